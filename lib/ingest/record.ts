@@ -1,0 +1,216 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { isRecord } from "./adapters/shared";
+import { normalizeEnvelope } from "./normalize";
+import { cleanText, redact, TooDeepError } from "./redact";
+import {
+  effectClassSchema,
+  phaseSchema,
+  probeResultSchema,
+  type EffectClass,
+  type NormalizedAttempt,
+  type Phase,
+  type ProbeResult,
+} from "./vocabulary";
+
+// One ingest record (SPEC §2) turned into the row Settle stores. Pure apart
+// from hashing: the same record and `receivedAt` always prepare the same way.
+
+const id = z.string().trim().min(1).max(256);
+const optionalText = (max: number) => z.string().max(max).nullish();
+
+export const ingestRecordSchema = z.object({
+  event_id: id.nullish(),
+  task_id: id,
+  invocation_id: id.nullish(),
+  attempt_id: optionalText(256),
+  attempt: z.number().int().min(0).max(1_000_000).nullish(),
+  tool: z.string().trim().min(1).max(200),
+  phase: phaseSchema.nullish(),
+  at: z.string().nullish(),
+  idempotency_key: optionalText(512),
+  effect_class: z.string().max(64).nullish(),
+  budget_left_s: z.number().min(0).max(31_536_000).nullish(),
+  args_digest: optionalText(256),
+  envelope: z.unknown().optional(),
+});
+export type IngestRecord = z.infer<typeof ingestRecordSchema>;
+
+/** seed 002's attempt log line, accepted as a record as is. */
+export const attemptLogLineSchema = z.object({
+  task: id,
+  call: z.string().trim().min(1).max(200),
+  intent_key: optionalText(512),
+  attempt: z.number().int().min(0).max(1_000_000).nullish(),
+  started: z.string().nullish(),
+  budget_left_s: z.number().min(0).nullish(),
+  outcome: z.enum(["ok", "retryable", "permanent", "unknown"]).nullish(),
+  effect_applied: z.enum(["yes", "no", "partial", "unknown"]).nullish(),
+  probe: probeResultSchema.nullish(),
+  effect_class: z.string().max(64).nullish(),
+});
+
+export type PreparedRecord = {
+  eventKey: string;
+  eventId: string | null;
+  taskId: string;
+  invocationId: string;
+  attemptId: string | null;
+  attemptNo: number | null;
+  tool: string;
+  phase: Phase;
+  at: string;
+  effectClass: EffectClass | null;
+  idempotencyKey: string | null;
+  budgetLeftS: number | null;
+  argsDigest: string | null;
+  normalized: NormalizedAttempt;
+  probeResult: ProbeResult | null;
+  envelope: unknown;
+};
+
+/** A write-ahead intent carries no result: nothing is known yet, by construction. */
+const INTENT: NormalizedAttempt = {
+  dialect: "settle",
+  wrapper_dialect: null,
+  outcome: "unknown",
+  commit_state: "unknown",
+  code: null,
+  category: null,
+  retry: { directive: "never", not_before: null, max_attempts_remaining: null },
+  next_action: "none",
+  dispatch_stage: "pre_dispatch",
+  safe_details: {},
+  agent_message: null,
+  user_message: null,
+  items: [],
+};
+
+export type RecordProblem = { code: string; message: string; path?: string };
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (isRecord(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+export function contentHash(value: unknown): string {
+  return createHash("sha256").update(canonicalJson(value)).digest("hex");
+}
+
+function deriveInvocationId(taskId: string, key: string): string {
+  const derived = `${taskId}:${key}`;
+  return derived.length <= 256 ? derived : `${taskId.slice(0, 180)}:sha256:${contentHash(derived).slice(0, 32)}`;
+}
+
+/** "05:12:04" (seed 002's log) is a time of day: it is placed on the day the line arrived. */
+function parseAt(value: string | null | undefined, receivedAt: Date): string | RecordProblem {
+  if (value === null || value === undefined || value === "") return receivedAt.toISOString();
+  if (/^\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(value)) {
+    return new Date(`${receivedAt.toISOString().slice(0, 10)}T${value}Z`).toISOString();
+  }
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
+    return { code: "INVALID_TIMESTAMP", message: "`at` must be an ISO 8601 date-time.", path: "at" };
+  }
+  return new Date(ms).toISOString();
+}
+
+function fromLogLine(line: z.infer<typeof attemptLogLineSchema>): IngestRecord & { probe: ProbeResult | null } {
+  // Written before the call (no outcome yet) it is the intent; updated after, the outcome.
+  const phase: Phase = line.outcome ? "outcome" : "intent";
+  return {
+    task_id: line.task,
+    tool: line.call,
+    idempotency_key: line.intent_key,
+    attempt: line.attempt,
+    at: line.started,
+    budget_left_s: line.budget_left_s,
+    effect_class: line.effect_class,
+    phase,
+    envelope: line,
+    probe: line.probe ?? null,
+  };
+}
+
+function firstIssue(error: z.ZodError): RecordProblem {
+  const issue = error.issues[0];
+  const path = issue?.path.join(".") ?? "";
+  return {
+    code: path === "task_id" || path === "tool" ? "MISSING_REQUIRED_FIELD" : "INVALID_RECORD",
+    message: path ? `${path}: ${issue?.message}` : (issue?.message ?? "invalid record"),
+    path,
+  };
+}
+
+export function prepareRecord(raw: unknown, receivedAt: Date): PreparedRecord | RecordProblem {
+  if (!isRecord(raw)) return { code: "INVALID_RECORD", message: "A record must be a JSON object." };
+  let record: IngestRecord;
+  let probe: ProbeResult | null = null;
+  let envelopeSource: unknown;
+  if (!("task_id" in raw) && "task" in raw && "call" in raw) {
+    const parsed = attemptLogLineSchema.safeParse(raw);
+    if (!parsed.success) return firstIssue(parsed.error);
+    const line = fromLogLine(parsed.data);
+    probe = line.probe;
+    record = line;
+    // The line's own outcome is read as a seed 002 envelope.
+    envelopeSource = parsed.data.outcome
+      ? { outcome: parsed.data.outcome, effect_applied: parsed.data.effect_applied ?? undefined, items: [] }
+      : undefined;
+  } else {
+    const parsed = ingestRecordSchema.safeParse(raw);
+    if (!parsed.success) return firstIssue(parsed.error);
+    record = parsed.data;
+    envelopeSource = record.envelope;
+  }
+
+  const at = parseAt(record.at, receivedAt);
+  if (typeof at !== "string") return at;
+
+  const envelope = isRecord(record.envelope) ? record.envelope : undefined;
+  const key = record.idempotency_key ?? (typeof envelope?.operation_ref === "string" ? envelope.operation_ref : null);
+  const invocationId = record.invocation_id ?? (key ? deriveInvocationId(record.task_id, key) : null);
+  if (!invocationId) {
+    return {
+      code: "MISSING_INVOCATION_ID",
+      message: "A record needs `invocation_id`, or an `idempotency_key` (operation_ref, intent_key) to derive it from.",
+      path: "invocation_id",
+    };
+  }
+
+  const effectClass = effectClassSchema.safeParse(record.effect_class).data ?? null;
+  const phase = record.phase ?? "outcome";
+  let storedEnvelope: unknown;
+  try {
+    storedEnvelope = record.envelope === undefined ? null : redact(record.envelope);
+  } catch (error) {
+    if (error instanceof TooDeepError) return { code: "ENVELOPE_TOO_DEEP", message: `envelope is ${error.message}.`, path: "envelope" };
+    throw error;
+  }
+
+  const ctx = { isWrite: effectClass !== "read", at };
+  const normalized = phase === "intent" ? INTENT : normalizeEnvelope(envelopeSource, ctx);
+
+  return {
+    eventKey: record.event_id ? cleanText(record.event_id) : `sha256:${contentHash(raw)}`,
+    eventId: record.event_id ? cleanText(record.event_id) : null,
+    taskId: cleanText(record.task_id),
+    invocationId: cleanText(invocationId),
+    attemptId: record.attempt_id ? cleanText(record.attempt_id) : null,
+    attemptNo: record.attempt ?? null,
+    tool: cleanText(record.tool),
+    phase,
+    at,
+    effectClass,
+    idempotencyKey: key ? cleanText(key) : null,
+    budgetLeftS: record.budget_left_s ?? null,
+    argsDigest: record.args_digest ? cleanText(record.args_digest) : null,
+    normalized,
+    probeResult: probe,
+    envelope: storedEnvelope,
+  };
+}
