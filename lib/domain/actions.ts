@@ -1,0 +1,114 @@
+import { z } from "zod";
+import { applyEvidence, type LifecycleConfig, type LifecycleState } from "./lifecycle";
+import { effectiveStatus, type InvocationStatus } from "./status";
+
+// Operator actions (SPEC §4) as transitions of the same state machine.
+
+export const operatorActionSchema = z.discriminatedUnion("action", [
+  z.object({ action: z.literal("approve"), note: z.string().max(4000).nullish() }),
+  z.object({ action: z.literal("reject"), note: z.string().max(4000).nullish() }),
+  z.object({ action: z.literal("request_verification"), note: z.string().max(4000).nullish() }),
+  z.object({
+    action: z.literal("record_verification"),
+    result: z.enum(["found", "absent", "inconclusive"]),
+    note: z.string().max(4000).nullish(),
+    evidence: z.string().max(4000).nullish(),
+  }),
+  z.object({
+    action: z.literal("mark_reconciled"),
+    commit_state: z.enum(["committed", "not_committed"]),
+    note: z.string().trim().min(1, "an evidence note is required").max(4000),
+  }),
+  z.object({ action: z.literal("escalate"), note: z.string().trim().min(1, "a reason is required").max(4000) }),
+  z.object({ action: z.literal("assign"), assignee: z.string().trim().min(1).max(320), note: z.string().max(4000).nullish() }),
+  z.object({ action: z.literal("unassign"), note: z.string().max(4000).nullish() }),
+  z.object({ action: z.literal("comment"), note: z.string().trim().min(1, "a comment needs text").max(4000) }),
+]);
+export type OperatorAction = z.infer<typeof operatorActionSchema>;
+export type ActionName = OperatorAction["action"];
+
+const unsettled: InvocationStatus[] = ["outcome_unknown", "stalled", "partially_applied", "verifying", "escalated"];
+
+/** SPEC §4's table: from which (effective) statuses each action is allowed. `null` = any. */
+export const allowedFrom: Record<ActionName, readonly InvocationStatus[] | null> = {
+  approve: ["awaiting_approval"],
+  reject: ["awaiting_approval"],
+  request_verification: ["outcome_unknown", "stalled", "partially_applied", "escalated"],
+  record_verification: unsettled,
+  mark_reconciled: unsettled,
+  escalate: ["outcome_unknown", "stalled", "partially_applied", "awaiting_approval", "verifying"],
+  assign: null,
+  unassign: null,
+  comment: null,
+};
+
+export type ActionContext = { actor: string; at: string; quorum?: number };
+export type ActionResult =
+  | { ok: true; state: LifecycleState; from: InvocationStatus; to: InvocationStatus }
+  | { ok: false; code: "TRANSITION_REFUSED" | "ALREADY_APPROVED"; from: InvocationStatus; message: string };
+
+export function actionsAllowed(state: LifecycleState, now: Date): ActionName[] {
+  const status = effectiveStatus(state.status, state.stallAt, now);
+  return (Object.keys(allowedFrom) as ActionName[]).filter((a) => allowedFrom[a]?.includes(status) ?? true);
+}
+
+function settle(state: LifecycleState, ctx: ActionContext, commit: "committed" | "not_committed", note: string | null): LifecycleState {
+  return {
+    ...state,
+    status: "reconciled",
+    commitState: commit,
+    nextAction: commit === "committed" ? "none" : "wait_and_retry",
+    resolution: { commit_state: commit, by: "operator", actor: ctx.actor, at: ctx.at, note },
+    settled: { attempt: state.lastAttempt, commitState: commit, by: "operator" },
+  };
+}
+
+function transition(state: LifecycleState, a: OperatorAction, ctx: ActionContext): LifecycleState | "already_approved" {
+  switch (a.action) {
+    case "approve": {
+      if (state.approvals.includes(ctx.actor)) return "already_approved";
+      const approvals = [...state.approvals, ctx.actor];
+      return approvals.length >= (ctx.quorum ?? 1)
+        ? { ...state, status: "approved", nextAction: "none", approvals: [] }
+        : { ...state, approvals };
+    }
+    case "reject":
+      return { ...state, status: "rejected", nextAction: "none", approvals: [] };
+    case "request_verification":
+      return { ...state, status: "verifying", nextAction: "verify_operation" };
+    case "record_verification":
+      if (a.result === "inconclusive") return state;
+      return settle(state, ctx, a.result === "found" ? "committed" : "not_committed", a.evidence ?? a.note ?? null);
+    case "mark_reconciled":
+      return settle(state, ctx, a.commit_state, a.note);
+    case "escalate":
+      return { ...state, status: "escalated", nextAction: "escalate" };
+    case "assign":
+      return { ...state, assignee: a.assignee };
+    case "unassign":
+      return { ...state, assignee: null };
+    case "comment":
+      return state;
+  }
+}
+
+export function applyAction(state: LifecycleState, a: OperatorAction, ctx: ActionContext): ActionResult {
+  const from = effectiveStatus(state.status, state.stallAt, new Date(ctx.at));
+  const allowed = allowedFrom[a.action];
+  if (allowed && !allowed.includes(from)) {
+    return { ok: false, code: "TRANSITION_REFUSED", from, message: `${a.action} is not allowed while the invocation is ${from}.` };
+  }
+  const next = transition(state, a, ctx);
+  if (next === "already_approved") {
+    return { ok: false, code: "ALREADY_APPROVED", from, message: `${ctx.actor} has already approved this invocation.` };
+  }
+  const moved: LifecycleState = {
+    ...next,
+    statusSince: next.status !== state.status ? ctx.at : state.statusSince,
+    stallAt: next.status === "pending" ? next.stallAt : null,
+    notBefore: next.status === "retry_scheduled" ? next.notBefore : null,
+  };
+  return { ok: true, state: moved, from, to: effectiveStatus(moved.status, moved.stallAt, new Date(ctx.at)) };
+}
+
+export { applyEvidence, type LifecycleConfig };
