@@ -1,12 +1,12 @@
 // Driver adapters handed to the WASM schema engine. @prisma/adapter-pg is
 // built for Prisma Client, not for the schema engine; the wrappers here fix
 // the three ways it breaks migrations (pitfalls 1-3 in
-// shared/notes/prisma-offline.md), and a stub answers the engine's start-up
-// probe when a command needs no database at all (pitfall 4).
+// shared/notes/prisma-offline.md).
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
-import { ColumnTypeEnum, DriverAdapterError } from "@prisma/driver-adapter-utils";
+import { ColumnTypeEnum } from "@prisma/driver-adapter-utils";
+import { stubAdapter } from "./stub-adapter.mjs";
 
 const TEXT = 25;
 const TEXT_ARRAY = 1009;
@@ -256,47 +256,4 @@ async function resetSchemas(pool, defaultSchema) {
   const sql = rows.map((r) => `DROP SCHEMA ${quoteIdent(r.nspname)} CASCADE;`);
   sql.push(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(defaultSchema)};`);
   await pool.query(sql.join("\n"));
-}
-
-const PROBE = /^\s*SELECT EXISTS\(SELECT 1 FROM pg_namespace WHERE nspname = \$1\), version\(\)/i;
-
-// Stands in for the main database when the engine only compares schema
-// files: it answers the connector's start-up probe and refuses everything
-// else, so a command that really needs a database fails loudly.
-export function stubAdapter() {
-  const refuse = (sql) => {
-    throw new DriverAdapterError({
-      kind: "postgres",
-      code: "N/A",
-      severity: "ERROR",
-      message: `The schema-engine bridge runs this command without a database and cannot execute: ${sql.slice(0, 120)}`,
-    });
-  };
-  return {
-    provider: "postgres",
-    adapterName: "schema-engine-bridge-stub",
-    async queryRaw(query) {
-      if (!PROBE.test(query.sql)) refuse(query.sql);
-      return {
-        columnNames: ["exists", "version", "numeric_version"],
-        columnTypes: [ColumnTypeEnum.Boolean, ColumnTypeEnum.Text, ColumnTypeEnum.Int32],
-        // The engine only uses the version to pick SQL features; PostgreSQL 15
-        // is what Settle runs on.
-        rows: [[true, "PostgreSQL 15.0 (schema-engine bridge, no database)", 150000]],
-      };
-    },
-    async executeRaw(query) {
-      refuse(query.sql);
-    },
-    async executeScript(script) {
-      refuse(script);
-    },
-    async startTransaction() {
-      refuse("BEGIN");
-    },
-    getConnectionInfo() {
-      return { supportsRelationJoins: true };
-    },
-    async dispose() {},
-  };
 }
