@@ -19,8 +19,10 @@ export function isSecretKey(key: string): boolean {
   return SECRET_KEY.test(key);
 }
 
+/** NUL and lone surrogates, which PostgreSQL cannot store, become U+FFFD. */
 export function cleanText(value: string): string {
-  return value.includes("\u0000") ? value.replaceAll("\u0000", "\uFFFD") : value;
+  const wellFormed = value.toWellFormed();
+  return wellFormed.includes("\u0000") ? wellFormed.replaceAll("\u0000", "\uFFFD") : wellFormed;
 }
 
 /** A deep copy with NUL replaced and secret-looking keys' values redacted. */

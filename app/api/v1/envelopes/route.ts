@@ -1,0 +1,13 @@
+import { json, withRoute } from "@/lib/api/route";
+import { parseIngestBody } from "@/lib/ingest/parse-body";
+import { ingestRecords } from "@/lib/ingest/process-batch";
+
+// Ingest attempt records from a runtime: one result per record, HTTP 207.
+export const POST = withRoute({
+  auth: true,
+  handler: async ({ req, db, principal }) => {
+    const { records, lineErrors } = await parseIngestBody(req);
+    const result = await ingestRecords(db, principal.runtime, records, new Date(), lineErrors);
+    return json(result, 207);
+  },
+});

@@ -1,0 +1,15 @@
+import { z } from "zod";
+import { ApiError } from "@/lib/api/errors";
+import { withRoute } from "@/lib/api/route";
+import { getTask } from "@/lib/domain/invocations";
+
+// A task and its invocations.
+export const GET = withRoute({
+  auth: true,
+  params: z.object({ task_id: z.string().min(1).max(512) }),
+  handler: async ({ db, principal, params }) => {
+    const found = await getTask(db, { runtimeId: principal.runtime.id }, params.task_id);
+    if (!found) throw new ApiError("NOT_FOUND", `No task ${params.task_id} for this runtime.`);
+    return found;
+  },
+});

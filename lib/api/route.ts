@@ -1,0 +1,93 @@
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { getDb, MigrationsPendingError, type Db } from "../db/client";
+import { isDatabaseUnavailable } from "../db/errors";
+import { authenticate, type Principal } from "./auth";
+import { ApiError, errorEnvelope, statusOf, type ErrorCode } from "./errors";
+
+// The one wrapper every API route goes through: it authenticates, parses
+// params and query with zod, runs one lib/ function and maps every failure to
+// Settle's error envelope — never an HTML page, never a bare 500.
+
+type RouteContext = { params: Promise<Record<string, string | string[]>> };
+
+type Handler<P, Q, A extends boolean> = (ctx: {
+  req: Request;
+  db: Db;
+  principal: A extends true ? Principal : null;
+  params: P;
+  query: Q;
+  requestId: string;
+}) => Promise<Response | unknown>;
+
+type Options<P, Q, A extends boolean> = {
+  auth: A;
+  /** false for routes that must answer without a database (the OpenAPI document). */
+  database?: boolean;
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  handler: Handler<P, Q, A>;
+};
+
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
+  });
+}
+
+export function errorResponse(code: ErrorCode, message: string, requestId: string, details: Record<string, unknown> = {}): Response {
+  return json(errorEnvelope(code, message, requestId, details), statusOf(code), { "x-request-id": requestId });
+}
+
+function requestIdOf(req: Request): string {
+  const given = req.headers.get("x-request-id");
+  return given && /^[\w.:-]{1,128}$/.test(given) ? given : `req_${randomBytes(9).toString("base64url")}`;
+}
+
+export function toErrorResponse(error: unknown, requestId: string): Response {
+  if (error instanceof ApiError) return errorResponse(error.code, error.message, requestId, error.safeDetails);
+  if (error instanceof z.ZodError) {
+    const issue = error.issues[0];
+    return errorResponse("INVALID_REQUEST", `${issue?.path.join(".") || "request"}: ${issue?.message}`, requestId, {
+      issues: error.issues.slice(0, 10).map((i) => ({ path: i.path.join("."), message: i.message })),
+    });
+  }
+  if (error instanceof MigrationsPendingError) return errorResponse("MIGRATIONS_PENDING", error.message, requestId);
+  if (isDatabaseUnavailable(error)) {
+    return errorResponse(
+      "DATABASE_UNAVAILABLE",
+      "Settle could not reach its database. Nothing from this request was stored; send it again after not_before (ingest is idempotent by event_id).",
+      requestId,
+    );
+  }
+  console.error(`[settle] ${requestId}`, error);
+  return errorResponse(
+    "INTERNAL",
+    "Settle failed unexpectedly. If this was an ingest request, sending it again is safe: records are idempotent by event_id.",
+    requestId,
+  );
+}
+
+export function withRoute<P = Record<string, never>, Q = Record<string, never>, A extends boolean = true>(options: Options<P, Q, A>) {
+  return async (req: Request, context?: RouteContext): Promise<Response> => {
+    const requestId = requestIdOf(req);
+    try {
+      const db = options.database === false ? (null as unknown as Db) : await getDb();
+      const principal = (options.auth ? await authenticate(db, req) : null) as A extends true ? Principal : null;
+      const rawParams = context ? await context.params : {};
+      const params = options.params ? options.params.parse(rawParams) : ({} as P);
+      const query = options.query
+        ? options.query.parse(Object.fromEntries(new URL(req.url).searchParams))
+        : ({} as Q);
+      const result = await options.handler({ req, db, principal, params, query, requestId });
+      if (result instanceof Response) {
+        result.headers.set("x-request-id", requestId);
+        return result;
+      }
+      return json(result, 200, { "x-request-id": requestId });
+    } catch (error) {
+      return toErrorResponse(error, requestId);
+    }
+  };
+}

@@ -1,0 +1,146 @@
+import { z } from "zod";
+import { invocationStatusSchema } from "../domain/status";
+import {
+  categorySchema,
+  commitStateSchema,
+  dialectSchema,
+  dispatchStageSchema,
+  itemSchema,
+  nextActionSchema,
+  outcomeSchema,
+  phaseSchema,
+  probeResultSchema,
+  retrySchema,
+} from "../ingest/vocabulary";
+import { errorEnvelopeSchema } from "./errors";
+
+// The public contract of the read API (SPEC §8). Responses are built to these
+// shapes and the OpenAPI document is generated from them.
+
+const time = z.string().meta({ format: "date-time" });
+
+export const resolutionSchema = z
+  .object({
+    commit_state: z.enum(["committed", "not_committed"]),
+    by: z.enum(["probe", "operator"]),
+    actor: z.string().nullable(),
+    at: time,
+    note: z.string().nullable(),
+  })
+  .meta({ id: "Resolution" });
+
+export const attemptSchema = z
+  .object({
+    event_id: z.string(),
+    attempt_id: z.string().nullable(),
+    attempt: z.number().int().nullable(),
+    phase: phaseSchema,
+    at: time,
+    received_at: time,
+    dialect: dialectSchema,
+    wrapper_dialect: dialectSchema.nullable(),
+    outcome: outcomeSchema,
+    commit_state: commitStateSchema,
+    code: z.string().nullable(),
+    category: categorySchema.nullable(),
+    retry: retrySchema,
+    next_action: nextActionSchema,
+    dispatch_stage: dispatchStageSchema.nullable(),
+    probe_result: probeResultSchema.nullable(),
+    safe_details: z.record(z.string(), z.unknown()),
+    agent_message: z.string().nullable(),
+    user_message: z.string().nullable(),
+    items: z.array(itemSchema),
+    envelope: z.unknown().describe("The envelope as received, secrets redacted."),
+  })
+  .meta({ id: "Attempt" });
+
+export const actionEntrySchema = z
+  .object({
+    action: z.string(),
+    actor: z.string(),
+    at: time,
+    from_status: invocationStatusSchema,
+    to_status: invocationStatusSchema,
+    note: z.string().nullable(),
+  })
+  .meta({ id: "ActionEntry" });
+
+export const invocationSummarySchema = z
+  .object({
+    invocation_id: z.string(),
+    task_id: z.string(),
+    runtime: z.string(),
+    tool: z.string(),
+    effect_class: z.string().nullable(),
+    idempotency_key: z.string().nullable(),
+    status: invocationStatusSchema,
+    commit_state: commitStateSchema,
+    next_action: nextActionSchema,
+    version: z.number().int(),
+    conflict: z.boolean(),
+    attempt_count: z.number().int(),
+    first_seen_at: time,
+    last_attempt_at: time,
+    status_since: time,
+    stall_at: time.nullable(),
+    not_before: time.nullable(),
+    assignee: z.string().nullable(),
+    user_message: z.string().nullable(),
+    resolution: resolutionSchema.nullable(),
+  })
+  .meta({ id: "InvocationSummary" });
+
+export const invocationSchema = invocationSummarySchema
+  .extend({ attempts: z.array(attemptSchema), actions: z.array(actionEntrySchema) })
+  .meta({ id: "Invocation" });
+
+export const taskSchema = z
+  .object({
+    task_id: z.string(),
+    runtime: z.string(),
+    first_seen_at: time,
+    last_seen_at: time,
+    invocations: z.array(invocationSummarySchema),
+  })
+  .meta({ id: "Task" });
+
+export const invocationPageSchema = z
+  .object({ items: z.array(invocationSummarySchema), next_cursor: z.string().nullable() })
+  .meta({ id: "InvocationPage" });
+
+const csv = <T extends z.ZodType<unknown, string>>(item: T) =>
+  z
+    .string()
+    .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
+    .pipe(z.array(item).min(1));
+
+export const listQuerySchema = z.object({
+  status: csv(invocationStatusSchema).optional().describe("One or more statuses, comma-separated."),
+  tool: z.string().max(200).optional(),
+  runtime: z.string().max(200).optional(),
+  effect_class: csv(z.string().max(64)).optional(),
+  q: z.string().trim().min(1).max(512).optional().describe("Matches task, invocation or idempotency key."),
+  cursor: z.string().max(512).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+export type ListQuery = z.infer<typeof listQuerySchema>;
+
+export const ingestResultSchema = z
+  .object({
+    results: z.array(
+      z.object({
+        index: z.number().int(),
+        status: z.enum(["accepted", "duplicate", "rejected"]),
+        event_id: z.string().nullable(),
+        invocation_id: z.string().nullable(),
+        error: errorEnvelopeSchema.optional(),
+      }),
+    ),
+    accepted: z.number().int(),
+    duplicates: z.number().int(),
+    rejected: z.number().int(),
+  })
+  .meta({ id: "IngestResult" });
+
+export const healthSchema = z.object({ ok: z.literal(true), db: z.literal("up"), database: z.enum(["postgres", "pglite"]) }).meta({ id: "Health" });

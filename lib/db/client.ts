@@ -1,0 +1,63 @@
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { env } from "../env";
+import { createPgliteDriver, createPostgresDriver, type SqlDriver } from "./driver";
+import { PrismaClient } from "./generated/client";
+import { applyMigrations, pendingMigrations } from "./migrate";
+
+export type Prisma = InstanceType<typeof PrismaClient>;
+export type Db = { prisma: Prisma; driver: SqlDriver };
+
+// One database per process, kept on globalThis: Next.js bundles route
+// handlers, pages and instrumentation separately, and PGlite's data directory
+// may only be opened once.
+const holder = globalThis as typeof globalThis & { __settleDb?: Promise<Db> };
+
+export class MigrationsPendingError extends Error {
+  constructor(readonly pending: string[]) {
+    super(`The database needs migrations (${pending.join(", ")}). Run: npm run -s settle -- migrate`);
+  }
+}
+
+async function open(): Promise<Db> {
+  const settings = env();
+  const driver = settings.DATABASE_URL
+    ? createPostgresDriver(settings.DATABASE_URL, settings.SETTLE_DB_POOL_SIZE)
+    : await createPgliteDriver(settings.SETTLE_DATA_DIR);
+  try {
+    // Embedded and development databases follow the code; a production
+    // PostgreSQL is migrated on purpose, with `settle migrate`.
+    if (driver.kind === "pglite" || settings.NODE_ENV !== "production") {
+      await applyMigrations(driver);
+    } else {
+      const pending = await pendingMigrations(driver);
+      if (pending.length > 0) throw new MigrationsPendingError(pending.map((m) => m.name));
+    }
+  } catch (error) {
+    await driver.close().catch(() => {});
+    throw error;
+  }
+  const adapter = driver.pool ? new PrismaPg(driver.pool) : new PrismaPGlite(driver.pglite!);
+  return { prisma: new PrismaClient({ adapter }), driver };
+}
+
+export function getDb(): Promise<Db> {
+  if (!holder.__settleDb) {
+    holder.__settleDb = open();
+    // A failed open (database down at start-up) is retried on the next call.
+    holder.__settleDb.catch(() => {
+      holder.__settleDb = undefined;
+    });
+  }
+  return holder.__settleDb;
+}
+
+export async function closeDb(): Promise<void> {
+  const pending = holder.__settleDb;
+  holder.__settleDb = undefined;
+  if (!pending) return;
+  const db = await pending.catch(() => null);
+  if (!db) return;
+  await db.prisma.$disconnect();
+  await db.driver.close();
+}

@@ -1,0 +1,127 @@
+import { env } from "../env";
+import type { OperatorAction } from "./actions";
+import { deriveInvocation, type DerivedInvocation, type FoldAction, type FoldRecord } from "./fold";
+
+// Loading what an invocation's state is folded from, and writing the result.
+// Used by ingest and by operator actions, inside their transactions.
+
+export type Sql = { $queryRawUnsafe: <T = unknown>(query: string, ...values: unknown[]) => Promise<T> };
+
+const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
+const isoOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : iso(v));
+
+type RecordRow = {
+  invocation_uid: string;
+  event_key: string;
+  seq: number;
+  attempt_no: number | null;
+  phase: FoldRecord["phase"];
+  at: Date;
+  outcome: FoldRecord["outcome"];
+  commit_state: FoldRecord["commitState"];
+  next_action: FoldRecord["nextAction"];
+  not_before: Date | null;
+  budget_left_s: number | null;
+  probe_result: FoldRecord["probeResult"];
+  tool: string;
+  effect_class: string | null;
+  idempotency_key: string | null;
+  user_message: string | null;
+  code: string | null;
+};
+
+type ActionRow = { invocation_uid: string; seq: number; at: Date; actor: string; payload: { action: OperatorAction; quorum?: number } };
+
+export type FoldInputs = Map<string, { records: FoldRecord[]; actions: FoldAction[] }>;
+
+export async function loadFoldInputs(sql: Sql, uids: string[]): Promise<FoldInputs> {
+  const inputs: FoldInputs = new Map(uids.map((uid) => [uid, { records: [], actions: [] }]));
+  if (uids.length === 0) return inputs;
+  const [records, actions] = [
+    await sql.$queryRawUnsafe<RecordRow[]>(
+      `SELECT invocation_uid::text, event_key, seq, attempt_no, phase, at, outcome, commit_state, next_action,
+              not_before, budget_left_s, probe_result, tool, effect_class, idempotency_key, user_message, code
+         FROM attempts WHERE invocation_uid = ANY($1::uuid[])`,
+      uids,
+    ),
+    await sql.$queryRawUnsafe<ActionRow[]>(
+      `SELECT invocation_uid::text, seq, at, actor, payload FROM invocation_actions
+        WHERE invocation_uid = ANY($1::uuid[]) AND action NOT IN ('comment')`,
+      uids,
+    ),
+  ];
+  for (const r of records) {
+    inputs.get(r.invocation_uid)?.records.push({
+      eventKey: r.event_key,
+      seq: r.seq,
+      attemptNo: r.attempt_no,
+      phase: r.phase,
+      at: iso(r.at),
+      outcome: r.outcome,
+      commitState: r.commit_state,
+      nextAction: r.next_action,
+      notBefore: isoOrNull(r.not_before),
+      budgetLeftS: r.budget_left_s,
+      probeResult: r.probe_result,
+      tool: r.tool,
+      effectClass: r.effect_class,
+      idempotencyKey: r.idempotency_key,
+      userMessage: r.user_message,
+      code: r.code,
+    });
+  }
+  for (const a of actions) {
+    inputs.get(a.invocation_uid)?.actions.push({ seq: a.seq, at: iso(a.at), actor: a.actor, action: a.payload.action, quorum: a.payload.quorum });
+  }
+  return inputs;
+}
+
+export function deriveAll(inputs: FoldInputs): Map<string, DerivedInvocation> {
+  const config = { stallWindowS: env().SETTLE_STALL_WINDOW_S };
+  const out = new Map<string, DerivedInvocation>();
+  for (const [uid, { records, actions }] of inputs) {
+    if (records.length > 0) out.set(uid, deriveInvocation(records, actions, config));
+  }
+  return out;
+}
+
+/** Writes derived state; `version` is the one each row now has. */
+export async function writeDerived(sql: Sql, rows: Array<{ uid: string; version: number; derived: DerivedInvocation }>): Promise<void> {
+  if (rows.length === 0) return;
+  const payload = rows.map(({ uid, version, derived: d }) => ({
+    id: uid,
+    version,
+    tool: d.tool,
+    effect_class: d.effectClass,
+    idempotency_key: d.idempotencyKey,
+    status: d.status,
+    commit_state: d.commitState,
+    next_action: d.nextAction,
+    conflict: d.conflict,
+    attempt_count: d.attemptCount,
+    first_seen_at: d.firstSeenAt,
+    last_attempt_at: d.lastAttemptAt,
+    status_since: d.statusSince,
+    stall_at: d.stallAt,
+    not_before: d.notBefore,
+    assignee: d.assignee,
+    user_message: d.userMessage,
+    last_code: d.lastCode,
+    resolution: d.resolution,
+  }));
+  await sql.$queryRawUnsafe(
+    `UPDATE invocations AS i SET
+        version = x.version, tool = x.tool, effect_class = x.effect_class, idempotency_key = x.idempotency_key,
+        status = x.status, commit_state = x.commit_state, next_action = x.next_action, conflict = x.conflict,
+        attempt_count = x.attempt_count, first_seen_at = x.first_seen_at, last_attempt_at = x.last_attempt_at,
+        status_since = x.status_since, stall_at = x.stall_at, not_before = x.not_before, assignee = x.assignee,
+        user_message = x.user_message, last_code = x.last_code, resolution = x.resolution, updated_at = now()
+       FROM jsonb_to_recordset($1::jsonb) AS x(
+        id uuid, version int, tool text, effect_class text, idempotency_key text, status text, commit_state text,
+        next_action text, conflict boolean, attempt_count int, first_seen_at timestamptz, last_attempt_at timestamptz,
+        status_since timestamptz, stall_at timestamptz, not_before timestamptz, assignee text, user_message text,
+        last_code text, resolution jsonb)
+      WHERE i.id = x.id`,
+    JSON.stringify(payload),
+  );
+}

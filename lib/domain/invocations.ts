@@ -1,0 +1,177 @@
+import type { z } from "zod";
+import type { attemptSchema, invocationSchema, invocationSummarySchema, ListQuery, taskSchema } from "../api/schemas";
+import type { Db } from "../db/client";
+import type { Prisma as P } from "../db/generated/client";
+import { effectiveStatus, type InvocationStatus, type StoredStatus } from "./status";
+import type { Resolution } from "./lifecycle";
+
+// Reading invocations and tasks in the shape of SPEC §8. `stalled` is
+// computed here, at read time, so it shows the moment the window passes.
+
+export type Scope = { runtimeId?: string };
+export type InvocationSummary = z.infer<typeof invocationSummarySchema>;
+export type InvocationView = z.infer<typeof invocationSchema>;
+export type TaskView = z.infer<typeof taskSchema>;
+
+type Row = P.InvocationGetPayload<{ include: { runtime: { select: { name: true } } } }>;
+type AttemptRow = P.AttemptGetPayload<object>;
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function toSummary(row: Row, now = new Date()): InvocationSummary {
+  const status = effectiveStatus(row.status as StoredStatus, row.stallAt, now);
+  return {
+    invocation_id: row.invocationId,
+    task_id: row.taskId,
+    runtime: row.runtime.name,
+    tool: row.tool,
+    effect_class: row.effectClass,
+    idempotency_key: row.idempotencyKey,
+    status,
+    commit_state: row.commitState as InvocationSummary["commit_state"],
+    // A stalled dispatch is an unknown outcome: verify before anything else.
+    next_action: status === "stalled" ? "verify_operation" : (row.nextAction as InvocationSummary["next_action"]),
+    version: row.version,
+    conflict: row.conflict,
+    attempt_count: row.attemptCount,
+    first_seen_at: row.firstSeenAt.toISOString(),
+    last_attempt_at: row.lastAttemptAt.toISOString(),
+    status_since: (status === "stalled" ? row.stallAt! : row.statusSince).toISOString(),
+    stall_at: iso(row.stallAt),
+    not_before: iso(row.notBefore),
+    assignee: row.assignee,
+    user_message: row.userMessage,
+    resolution: (row.resolution as Resolution | null) ?? null,
+  };
+}
+
+const phaseRank = { intent: 0, outcome: 1, probe: 2 } as Record<string, number>;
+
+function toAttempt(a: AttemptRow): z.infer<typeof attemptSchema> {
+  return {
+    event_id: a.eventId ?? a.eventKey,
+    attempt_id: a.attemptId,
+    attempt: a.attemptNo,
+    phase: a.phase as never,
+    at: a.at.toISOString(),
+    received_at: a.receivedAt.toISOString(),
+    dialect: a.dialect as never,
+    wrapper_dialect: a.wrapperDialect as never,
+    outcome: a.outcome as never,
+    commit_state: a.commitState as never,
+    code: a.code,
+    category: a.category as never,
+    retry: { directive: a.retryDirective as never, not_before: iso(a.notBefore), max_attempts_remaining: a.maxAttemptsRemaining },
+    next_action: a.nextAction as never,
+    dispatch_stage: a.dispatchStage as never,
+    probe_result: a.probeResult as never,
+    safe_details: (a.safeDetails ?? {}) as Record<string, unknown>,
+    agent_message: a.agentMessage,
+    user_message: a.userMessage,
+    items: (a.items ?? []) as never,
+    envelope: a.envelope,
+  };
+}
+
+export async function getInvocation(db: Db, scope: Scope, invocationId: string, now = new Date()): Promise<InvocationView | null> {
+  const row = await db.prisma.invocation.findFirst({
+    where: { invocationId, ...(scope.runtimeId ? { runtimeId: scope.runtimeId } : {}) },
+    include: { runtime: { select: { name: true } }, attempts: true, actions: { orderBy: { seq: "asc" } } },
+  });
+  if (!row) return null;
+  const attempts = [...row.attempts].sort(
+    (a, b) =>
+      (a.attemptNo ?? 0) - (b.attemptNo ?? 0) ||
+      a.at.getTime() - b.at.getTime() ||
+      (phaseRank[a.phase] ?? 0) - (phaseRank[b.phase] ?? 0) ||
+      a.receivedAt.getTime() - b.receivedAt.getTime(),
+  );
+  return {
+    ...toSummary(row, now),
+    attempts: attempts.map(toAttempt),
+    actions: row.actions.map((a) => ({
+      action: a.action,
+      actor: a.actor,
+      at: a.at.toISOString(),
+      from_status: a.fromStatus as InvocationStatus,
+      to_status: a.toStatus as InvocationStatus,
+      note: a.note,
+    })),
+  };
+}
+
+export async function getTask(db: Db, scope: Scope, taskId: string, now = new Date()): Promise<TaskView | null> {
+  const task = await db.prisma.task.findFirst({
+    where: { taskId, ...(scope.runtimeId ? { runtimeId: scope.runtimeId } : {}) },
+    include: { runtime: { select: { name: true } } },
+    orderBy: { lastSeenAt: "desc" },
+  });
+  if (!task) return null;
+  const invocations = await db.prisma.invocation.findMany({
+    where: { runtimeId: task.runtimeId, taskId },
+    include: { runtime: { select: { name: true } } },
+    orderBy: [{ firstSeenAt: "asc" }, { invocationId: "asc" }],
+  });
+  return {
+    task_id: task.taskId,
+    runtime: task.runtime.name,
+    first_seen_at: task.firstSeenAt.toISOString(),
+    last_seen_at: task.lastSeenAt.toISOString(),
+    invocations: invocations.map((r) => toSummary(r, now)),
+  };
+}
+
+function statusWhere(statuses: InvocationStatus[], now: Date): P.InvocationWhereInput {
+  const stored = statuses.filter((s) => s !== "stalled" && s !== "pending");
+  const or: P.InvocationWhereInput[] = [];
+  if (stored.length > 0) or.push({ status: { in: stored } });
+  if (statuses.includes("stalled")) or.push({ status: "pending", stallAt: { lte: now } });
+  if (statuses.includes("pending")) or.push({ status: "pending", OR: [{ stallAt: null }, { stallAt: { gt: now } }] });
+  return { OR: or };
+}
+
+function decodeCursor(cursor: string): { at: Date; id: string } | null {
+  try {
+    const [at, id] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
+    const date = new Date(at ?? "");
+    return id && !Number.isNaN(date.getTime()) ? { at: date, id } : null;
+  } catch {
+    return null;
+  }
+}
+
+export const encodeCursor = (at: Date, id: string) => Buffer.from(`${at.toISOString()}|${id}`).toString("base64url");
+
+export async function listInvocations(db: Db, scope: Scope, query: ListQuery, now = new Date()) {
+  const and: P.InvocationWhereInput[] = [];
+  if (scope.runtimeId) and.push({ runtimeId: scope.runtimeId });
+  if (query.status) and.push(statusWhere(query.status, now));
+  if (query.tool) and.push({ tool: query.tool });
+  if (query.runtime) and.push({ runtime: { name: query.runtime } });
+  if (query.effect_class) and.push({ effectClass: { in: query.effect_class } });
+  if (query.q) {
+    and.push({
+      OR: [
+        { taskId: { contains: query.q, mode: "insensitive" } },
+        { invocationId: { contains: query.q, mode: "insensitive" } },
+        { idempotencyKey: { contains: query.q, mode: "insensitive" } },
+      ],
+    });
+  }
+  if (query.cursor) {
+    const c = decodeCursor(query.cursor);
+    if (c) and.push({ OR: [{ lastAttemptAt: { lt: c.at } }, { lastAttemptAt: c.at, id: { lt: c.id } }] });
+  }
+  const rows = await db.prisma.invocation.findMany({
+    where: { AND: and },
+    include: { runtime: { select: { name: true } } },
+    orderBy: [{ lastAttemptAt: "desc" }, { id: "desc" }],
+    take: query.limit + 1,
+  });
+  const page = rows.slice(0, query.limit);
+  const last = page[page.length - 1];
+  return {
+    items: page.map((r) => toSummary(r, now)),
+    next_cursor: rows.length > query.limit && last ? encodeCursor(last.lastAttemptAt, last.id) : null,
+  };
+}

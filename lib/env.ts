@@ -1,0 +1,47 @@
+import { z } from "zod";
+
+// The only module that reads process.env. Parsed once, on first use, so a
+// test can set variables before anything touches the database.
+
+const schema = z.object({
+  NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgresql:// URL")
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  SETTLE_DATA_DIR: z.string().default("./.settle/data"),
+  SETTLE_STALL_WINDOW_S: z.coerce.number().int().positive().default(300),
+  SETTLE_DB_POOL_SIZE: z.coerce.number().int().positive().default(10),
+  SETTLE_PUBLIC_URL: z.string().url().optional(),
+  PORT: z.coerce.number().int().positive().default(3000),
+});
+
+export type Env = z.infer<typeof schema>;
+
+let cached: Env | undefined;
+
+export function env(): Env {
+  if (!cached) {
+    const parsed = schema.safeParse(process.env);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`).join("\n");
+      throw new Error(`Settle's settings are invalid:\n${problems}`);
+    }
+    cached = parsed.data;
+  }
+  return cached;
+}
+
+/** For tests and the CLI, which change settings after start-up. */
+export function resetEnv(): void {
+  cached = undefined;
+}
+
+export function setEnv(values: Record<string, string | undefined>): void {
+  for (const [key, value] of Object.entries(values)) {
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
+  resetEnv();
+}

@@ -1,0 +1,77 @@
+import { ApiError } from "../api/errors";
+
+// Reads an ingest body under SPEC §2's limits before anything is parsed.
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+export const MAX_RECORDS = 500;
+
+export type ParsedBody = { records: unknown[]; lineErrors: Map<number, string> };
+
+async function readLimited(req: Request): Promise<string> {
+  const declared = Number(req.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
+    throw new ApiError("PAYLOAD_TOO_LARGE", `The body is ${declared} bytes; the limit is ${MAX_BODY_BYTES} (1 MiB). Split it into several requests.`, { limit_bytes: MAX_BODY_BYTES });
+  }
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw new ApiError("PAYLOAD_TOO_LARGE", `The body exceeds ${MAX_BODY_BYTES} bytes (1 MiB). Split it into several requests.`, { limit_bytes: MAX_BODY_BYTES });
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function mediaType(req: Request): string {
+  return (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+function tooMany(count: number): ApiError {
+  return new ApiError("TOO_MANY_RECORDS", `${count} records in one request; the limit is ${MAX_RECORDS}.`, { limit_records: MAX_RECORDS, records: count });
+}
+
+export async function parseIngestBody(req: Request): Promise<ParsedBody> {
+  const type = mediaType(req);
+  const ndjson = type === "application/x-ndjson" || type === "application/jsonl";
+  if (type !== "application/json" && !ndjson) {
+    throw new ApiError("UNSUPPORTED_MEDIA_TYPE", `Content-Type ${type || "(none)"} is not accepted; send application/json or application/x-ndjson.`);
+  }
+  const text = await readLimited(req);
+  if (ndjson) {
+    // One bad line rejects that record, not the batch.
+    const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "");
+    if (lines.length > MAX_RECORDS) throw tooMany(lines.length);
+    const lineErrors = new Map<number, string>();
+    const records = lines.map((line, i) => {
+      try {
+        return JSON.parse(line) as unknown;
+      } catch (error) {
+        lineErrors.set(i, error instanceof Error ? error.message : "unparsable line");
+        return undefined;
+      }
+    });
+    if (records.length === 0) throw new ApiError("INVALID_REQUEST", "The body has no records.");
+    return { records, lineErrors };
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    throw new ApiError("INVALID_JSON", `The body is not valid JSON: ${error instanceof Error ? error.message : "parse error"}.`);
+  }
+  const records = Array.isArray(body)
+    ? body
+    : typeof body === "object" && body !== null && Array.isArray((body as { records?: unknown }).records)
+      ? (body as { records: unknown[] }).records
+      : [body];
+  if (records.length > MAX_RECORDS) throw tooMany(records.length);
+  if (records.length === 0) throw new ApiError("INVALID_REQUEST", "The body has no records.");
+  return { records, lineErrors: new Map() };
+}
