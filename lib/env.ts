@@ -15,6 +15,10 @@ const schema = z.object({
   SETTLE_DB_POOL_SIZE: z.coerce.number().int().positive().default(10),
   SETTLE_PUBLIC_URL: z.string().url().optional(),
   PORT: z.coerce.number().int().positive().default(3000),
+  /** The read-only page of recent invocations needs no sign-in on the embedded database, or when this is "1". */
+  SETTLE_OPEN_CONSOLE: z.enum(["0", "1"]).optional(),
+  NEXT_RUNTIME: z.string().optional(),
+  NEXT_PHASE: z.string().optional(),
 });
 
 export type Env = z.infer<typeof schema>;
@@ -31,6 +35,16 @@ export function env(): Env {
     cached = parsed.data;
   }
   return cached;
+}
+
+export function consoleIsOpen(): boolean {
+  const e = env();
+  return e.SETTLE_OPEN_CONSOLE ? e.SETTLE_OPEN_CONSOLE === "1" : !e.DATABASE_URL;
+}
+
+export function publicUrl(): string {
+  const e = env();
+  return e.SETTLE_PUBLIC_URL ?? `http://localhost:${e.PORT}`;
 }
 
 /** For tests and the CLI, which change settings after start-up. */

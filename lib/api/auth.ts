@@ -1,4 +1,5 @@
 import type { Db } from "../db/client";
+import { consoleIsOpen } from "../env";
 import { lookupRuntimeKey, RUNTIME_KEY_PREFIX } from "../domain/runtime-keys";
 import { ApiError } from "./errors";
 
@@ -26,4 +27,14 @@ export async function authenticate(db: Db, req: Request): Promise<Principal> {
   if (found.status === "revoked") throw new ApiError("KEY_REVOKED", "This runtime key was revoked. Ask an admin for a new one.");
   if (found.status === "unknown") throw new ApiError("UNAUTHENTICATED", "Unknown runtime key.");
   return { kind: "runtime", runtime: found.runtime };
+}
+
+export type ConsolePrincipal = { kind: "console" };
+
+/** The read-only local view: open on the embedded database, or when SETTLE_OPEN_CONSOLE=1. */
+export function authenticateConsole(): ConsolePrincipal {
+  if (!consoleIsOpen()) {
+    throw new ApiError("UNAUTHENTICATED", "This view is open only on the embedded database or with SETTLE_OPEN_CONSOLE=1; use the API with a key.");
+  }
+  return { kind: "console" };
 }

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { getDb, MigrationsPendingError, type Db } from "../db/client";
 import { isDatabaseUnavailable } from "../db/errors";
-import { authenticate, type Principal } from "./auth";
+import { authenticate, authenticateConsole, type ConsolePrincipal, type Principal } from "./auth";
 import { ApiError, errorEnvelope, statusOf, type ErrorCode } from "./errors";
 
 // The one wrapper every API route goes through: it authenticates, parses
@@ -11,16 +11,19 @@ import { ApiError, errorEnvelope, statusOf, type ErrorCode } from "./errors";
 
 type RouteContext = { params: Promise<Record<string, string | string[]>> };
 
-type Handler<P, Q, A extends boolean> = (ctx: {
+type AuthMode = boolean | "console";
+type PrincipalFor<A extends AuthMode> = A extends true ? Principal : A extends "console" ? ConsolePrincipal : null;
+
+type Handler<P, Q, A extends AuthMode> = (ctx: {
   req: Request;
   db: Db;
-  principal: A extends true ? Principal : null;
+  principal: PrincipalFor<A>;
   params: P;
   query: Q;
   requestId: string;
 }) => Promise<Response | unknown>;
 
-type Options<P, Q, A extends boolean> = {
+type Options<P, Q, A extends AuthMode> = {
   auth: A;
   /** false for routes that must answer without a database (the OpenAPI document). */
   database?: boolean;
@@ -69,12 +72,14 @@ export function toErrorResponse(error: unknown, requestId: string): Response {
   );
 }
 
-export function withRoute<P = Record<string, never>, Q = Record<string, never>, A extends boolean = true>(options: Options<P, Q, A>) {
+export function withRoute<P = Record<string, never>, Q = Record<string, never>, A extends AuthMode = true>(options: Options<P, Q, A>) {
   return async (req: Request, context?: RouteContext): Promise<Response> => {
     const requestId = requestIdOf(req);
     try {
       const db = options.database === false ? (null as unknown as Db) : await getDb();
-      const principal = (options.auth ? await authenticate(db, req) : null) as A extends true ? Principal : null;
+      const principal = (
+        options.auth === "console" ? authenticateConsole() : options.auth ? await authenticate(db, req) : null
+      ) as PrincipalFor<A>;
       const rawParams = context ? await context.params : {};
       const params = options.params ? options.params.parse(rawParams) : ({} as P);
       const query = options.query

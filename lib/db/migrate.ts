@@ -24,7 +24,8 @@ export class MigrationError extends Error {
 }
 
 export function defaultMigrationsDir(): string {
-  return path.join(process.cwd(), "prisma", "migrations");
+  // Resolved at run time from the app root; nothing to trace into the build.
+  return path.join(/* turbopackIgnore: true */ process.cwd(), "prisma", "migrations");
 }
 
 export function readMigrations(dir = defaultMigrationsDir()): Migration[] {

@@ -1,0 +1,5 @@
+import { withRoute } from "@/lib/api/route";
+import { listRecentInvocations } from "@/lib/domain/invocations";
+
+// Recent invocations across runtimes, for the console's live list.
+export const GET = withRoute({ auth: "console", handler: ({ db }) => listRecentInvocations(db) });

@@ -1,0 +1,9 @@
+// Runs once when the server starts (next dev / next start). NEXT_RUNTIME is
+// inlined at build time, which is what keeps the Node-only database code out
+// of the edge bundle; everything else reads settings through lib/env.ts.
+export async function register() {
+  if (process.env.NEXT_RUNTIME === "nodejs") {
+    const { startServer } = await import("./lib/server-start");
+    await startServer();
+  }
+}

@@ -1,0 +1,9 @@
+import { env } from "./env";
+import { firstRun } from "./first-run";
+
+export async function startServer(): Promise<void> {
+  if (env().NEXT_PHASE === "phase-production-build") return;
+  await firstRun().catch((error: unknown) => {
+    console.error(`Settle could not open its database at start-up: ${error instanceof Error ? error.message : String(error)}`);
+  });
+}
