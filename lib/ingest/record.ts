@@ -38,6 +38,7 @@ export type IngestRecord = z.infer<typeof ingestRecordSchema>;
 
 /** seed 002's attempt log line, accepted as a record as is. */
 export const attemptLogLineSchema = z.object({
+  event_id: id.nullish(),
   task: id,
   call: z.string().trim().min(1).max(200),
   intent_key: optionalText(512),
@@ -123,6 +124,7 @@ function fromLogLine(line: z.infer<typeof attemptLogLineSchema>): IngestRecord &
   // Written before the call (no outcome yet) it is the intent; updated after, the outcome.
   const phase: Phase = line.outcome ? "outcome" : "intent";
   return {
+    event_id: line.event_id,
     task_id: line.task,
     tool: line.call,
     idempotency_key: line.intent_key,
