@@ -3,7 +3,11 @@ import { operatorActionSchema } from "../domain/actions";
 import { ingestRecordSchema, attemptLogLineSchema } from "../ingest/record";
 import { errorEnvelopeSchema } from "./errors";
 import {
+  actionEntrySchema,
+  attemptSchema,
   healthSchema,
+  invocationSummarySchema,
+  resolutionSchema,
   ingestResultSchema,
   invocationPageSchema,
   invocationSchema,
@@ -27,12 +31,22 @@ function componentSchemas() {
   add("AttemptLogLine", attemptLogLineSchema);
   add("IngestResult", ingestResultSchema);
   add("Invocation", invocationSchema);
+  add("InvocationSummary", invocationSummarySchema);
+  add("Attempt", attemptSchema);
+  add("ActionEntry", actionEntrySchema);
+  add("Resolution", resolutionSchema);
   add("InvocationPage", invocationPageSchema);
   add("Task", taskSchema);
   add("Health", healthSchema);
   add("OperatorAction", operatorActionSchema);
   const out = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any", io: "output" });
-  return out.schemas;
+  // Components are not standalone JSON Schema documents: no $schema, no $id.
+  return Object.fromEntries(
+    Object.entries(out.schemas).map(([id, schema]) => {
+      const { $schema: _s, $id: _i, ...rest } = schema as Record<string, unknown>;
+      return [id, rest];
+    }),
+  );
 }
 
 function queryParameters() {

@@ -54,7 +54,7 @@ export async function openSettle(backend: Backend, extraEnv: Record<string, stri
   };
 }
 
-type Handler = (req: Request, ctx?: { params: Promise<Record<string, string>> }) => Promise<Response>;
+type Handler = (req: Request, ctx?: { params: Promise<Record<string, string>> }) => Promise<Response> | Response;
 
 export type CallOptions = {
   method?: string;

@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, openSettle, type TestContext } from "./harness";
+import { health, openapi } from "./routes";
+import { GET as unrouted } from "@/app/api/[...path]/route";
+import { GET as consoleRecent } from "@/app/api/console/invocations/route";
+
+describe("health, OpenAPI and unknown paths", () => {
+  let t: TestContext;
+  beforeAll(async () => {
+    t = await openSettle("pglite");
+  });
+  afterAll(async () => {
+    await t?.teardown();
+  });
+
+  it("health answers ok with the database up", async () => {
+    const res = await call(health);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ok: true, db: "up", database: "pglite" });
+  });
+
+  it("serves an OpenAPI 3.1 document generated from the zod schemas", async () => {
+    const res = await call(openapi);
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe("3.1.0");
+    expect(Object.keys(res.body.paths)).toEqual(
+      expect.arrayContaining(["/api/v1/envelopes", "/api/v1/invocations", "/api/v1/invocations/{invocation_id}", "/api/v1/tasks/{task_id}", "/api/health"]),
+    );
+    const schemas = res.body.components.schemas;
+    expect(schemas.ErrorEnvelope.required).toEqual(expect.arrayContaining(["ok", "code", "commit_state", "retry", "next_action", "operation_ref"]));
+    expect(schemas.Invocation.properties.status.enum).toContain("outcome_unknown");
+    expect(schemas.IngestRecord.required).toEqual(expect.arrayContaining(["task_id", "tool"]));
+    expect(JSON.stringify(res.body)).not.toMatch(/"\$ref":"#\/components\/schemas\/(?!(ErrorEnvelope|IngestRecord|AttemptLogLine|IngestResult|Invocation|InvocationSummary|Attempt|ActionEntry|Resolution|InvocationPage|Task|Health|OperatorAction)")/);
+  });
+
+  it("an unknown API path is a 404 error envelope, not an HTML page", async () => {
+    const res = await call(unrouted, { path: "/api/v2/nothing" });
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toMatch(/application\/json/);
+    expect(res.body).toMatchObject({ ok: false, code: "NOT_FOUND" });
+  });
+
+  it("the local console list is open on the embedded database", async () => {
+    const res = await call(consoleRecent, { path: "/api/console/invocations" });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ items: [], total: 0 });
+  });
+});
