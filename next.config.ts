@@ -4,6 +4,8 @@ const nextConfig: NextConfig = {
   // PGlite ships its own wasm and data files; bundling them breaks their lookup.
   serverExternalPackages: ["@electric-sql/pglite", "pglite-prisma-adapter"],
   poweredByHeader: false,
+  // `npm test` type-checks the whole project once (tsc --noEmit); the build need not repeat it.
+  typescript: { ignoreBuildErrors: true },
 };
 
 export default nextConfig;

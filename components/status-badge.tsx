@@ -40,7 +40,7 @@ export function StatusBadge({ status }: { status: InvocationStatus }) {
 export function CommitStateLabel({ state }: { state: CommitState }) {
   const look = commitLook[state];
   return (
-    <span className={`inline-flex items-center gap-1 whitespace-nowrap text-xs ${look.tone}`}>
+    <span data-testid="commit-state" className={`inline-flex items-center gap-1 whitespace-nowrap text-xs ${look.tone}`}>
       <span aria-hidden="true">{look.glyph}</span>
       {look.label}
     </span>

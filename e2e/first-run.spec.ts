@@ -1,0 +1,61 @@
+import { expect, test } from "@playwright/test";
+import { readState } from "./server";
+
+const state = readState();
+
+test.describe("first run on the embedded database", () => {
+  test("prints a local key with a curl example that works", async ({ request }) => {
+    expect(state.banner).toContain('A runtime ingest key named "local" was created');
+    expect(state.banner).toContain(`curl -sS ${"http://localhost:"}`);
+    const health = await request.get(`${state.baseURL}/api/health`);
+    expect(await health.json()).toEqual({ ok: true, db: "up", database: "pglite" });
+  });
+
+  test("an unknown outcome ingested through the API shows on the page, as unknown, within seconds", async ({ page, request }) => {
+    await page.goto(state.baseURL);
+    await expect(page.getByRole("heading", { name: "Settle" })).toBeVisible();
+    await expect(page.getByText("Nothing has been reported yet.")).toBeVisible();
+
+    const hostile = `<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>`;
+    const res = await request.post(`${state.baseURL}/api/v1/envelopes`, {
+      headers: { authorization: `Bearer ${state.key}` },
+      data: {
+        records: [
+          { event_id: "e2e-1", task_id: "ord-7741", invocation_id: "inv-7f3", attempt: 1, tool: "create_invoice", effect_class: "create", phase: "intent", at: new Date(Date.now() - 9_000).toISOString() },
+          {
+            event_id: "e2e-2",
+            task_id: "ord-7741",
+            invocation_id: "inv-7f3",
+            attempt: 1,
+            tool: "create_invoice",
+            effect_class: "create",
+            at: new Date(Date.now() - 1_000).toISOString(),
+            envelope: {
+              ok: false,
+              code: "OUTCOME_UNKNOWN",
+              category: "dependency",
+              commit_state: "unknown",
+              retry: { directive: "never", max_attempts_remaining: 0 },
+              next_action: "verify_operation",
+              user_message: hostile,
+            },
+          },
+          { event_id: "e2e-3", task_id: "ord-7742", invocation_id: "inv-ok", tool: "get_price", effect_class: "read", envelope: { outcome: "ok", effect_applied: "yes" } },
+        ],
+      },
+    });
+    expect(res.status()).toBe(207);
+
+    const row = page.getByTestId("invocation-row").filter({ hasText: "inv-7f3" });
+    await expect(row).toBeVisible({ timeout: 4_000 });
+    await expect(row.getByText("Outcome unknown")).toBeVisible();
+    await expect(row.getByTestId("commit-state")).toHaveText(/^\W*unknown$/);
+    await expect(row.getByText("verify_operation")).toBeVisible();
+    await expect(row.getByText(hostile, { exact: false })).toBeVisible();
+    await expect(page.getByTestId("invocation-row").filter({ hasText: "inv-ok" }).getByText("Succeeded")).toBeVisible();
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    await expect(page.locator("img[src=x]")).toHaveCount(0);
+
+    await page.screenshot({ path: "test-results/screenshots/recent-invocations.png", fullPage: true });
+  });
+});

@@ -1,0 +1,31 @@
+import { defineConfig } from "@playwright/test";
+
+// Debian's Chromium, kept off the network: these machines reach only localhost.
+const chromiumArgs = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--disable-quic",
+  "--no-first-run",
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost',
+];
+
+export default defineConfig({
+  testDir: "./e2e",
+  globalSetup: "./e2e/global-setup.ts",
+  globalTeardown: "./e2e/global-teardown.ts",
+  forbidOnly: Boolean(process.env.CI),
+  workers: 1,
+  timeout: 30_000,
+  expect: { timeout: 5_000 },
+  reporter: [["list"], ["json", { outputFile: "test-results/playwright.json" }]],
+  outputDir: "test-results/playwright",
+  use: {
+    browserName: "chromium",
+    launchOptions: { executablePath: "/usr/bin/chromium", args: chromiumArgs },
+    viewport: { width: 1400, height: 900 },
+    trace: "retain-on-failure",
+  },
+});
