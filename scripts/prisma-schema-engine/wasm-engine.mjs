@@ -40,12 +40,12 @@ async function loadGlue() {
   const runtime = await import("@prisma/schema-engine-wasm/schema_engine_bg");
   for (const file of wasmCandidates()) {
     if (!fs.existsSync(file)) continue;
-    const module = new WebAssembly.Module(fs.readFileSync(file));
+    const wasmModule = new WebAssembly.Module(fs.readFileSync(file));
     // After a version bump the glue and the CLI's wasm may stop matching;
     // detect that up front instead of failing later with a LinkError.
-    const missing = WebAssembly.Module.imports(module).filter((i) => !(i.name in runtime));
+    const missing = WebAssembly.Module.imports(wasmModule).filter((i) => !(i.name in runtime));
     if (missing.length > 0) continue;
-    const instance = new WebAssembly.Instance(module, { "./schema_engine_bg.js": runtime });
+    const instance = new WebAssembly.Instance(wasmModule, { "./schema_engine_bg.js": runtime });
     runtime.__wbg_set_wasm(instance.exports);
     instance.exports.__wbindgen_start();
     glue = runtime;

@@ -1,0 +1,66 @@
+#!/usr/bin/env node
+// `npm test`: every check and test runner in order, then one summary line.
+// Lint, type check, drift check and build count as one check each; Vitest and
+// Playwright count their tests. Each step runs even if an earlier one failed,
+// so one run shows everything that is wrong.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+
+const results = "test-results";
+mkdirSync(results, { recursive: true });
+const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", CHECKPOINT_DISABLE: "1" };
+const tally = { passed: 0, failed: 0 };
+const lines = [];
+
+function run(label, command, args) {
+  process.stdout.write(`\n── ${label}: ${command} ${args.join(" ")}\n`);
+  const started = Date.now();
+  const { status } = spawnSync(command, args, { stdio: "inherit", env });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  return { ok: status === 0, seconds };
+}
+
+function check(label, command, args) {
+  const { ok, seconds } = run(label, command, args);
+  tally[ok ? "passed" : "failed"] += 1;
+  lines.push(`${ok ? "ok  " : "FAIL"} ${label} (${seconds}s)`);
+  return ok;
+}
+
+function counted(label, command, args, reportFile, read) {
+  rmSync(reportFile, { force: true });
+  const { ok, seconds } = run(label, command, args);
+  let counts = { passed: 0, failed: ok ? 0 : 1 };
+  if (existsSync(reportFile)) {
+    counts = read(JSON.parse(readFileSync(reportFile, "utf8")));
+    if (!ok && counts.failed === 0) counts.failed = 1;
+  }
+  tally.passed += counts.passed;
+  tally.failed += counts.failed;
+  lines.push(`${counts.failed === 0 ? "ok  " : "FAIL"} ${label}: ${counts.passed} passed, ${counts.failed} failed (${seconds}s)`);
+}
+
+check("lint", "npx", ["eslint", "."]);
+check("typecheck", "npx", ["tsc", "--noEmit", "-p", "."]);
+check("migrations match schema.prisma", "node", ["scripts/db-drift.mjs"]);
+counted(
+  "vitest (unit + integration)",
+  "npx",
+  ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${results}/vitest.json`],
+  `${results}/vitest.json`,
+  (r) => ({ passed: r.numPassedTests, failed: r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0) }),
+);
+if (check("build", "npx", ["next", "build"])) {
+  counted("playwright (e2e)", "npx", ["playwright", "test"], `${results}/playwright.json`, (r) => ({
+    passed: (r.stats?.expected ?? 0) + (r.stats?.flaky ?? 0),
+    failed: r.stats?.unexpected ?? 0,
+  }));
+} else {
+  tally.failed += 1;
+  lines.push("FAIL playwright (e2e): not run, the build failed");
+}
+
+const summary = `${tally.passed} passed, ${tally.failed} failed`;
+writeFileSync(`${results}/summary.txt`, `${summary}\n`);
+process.stdout.write(`\n${lines.join("\n")}\n\n${summary}\n`);
+process.exit(tally.failed === 0 ? 0 : 1);
