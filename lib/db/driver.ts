@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import pg from "pg";
 import type { PGlite } from "@electric-sql/pglite";
+import { lockDataDir } from "./data-dir-lock";
 
 // The database underneath Prisma: a PostgreSQL pool, or PGlite (in-process
 // PostgreSQL) when no DATABASE_URL is set. The migration runner and the
@@ -63,8 +64,16 @@ export function createPostgresDriver(connectionString: string, max: number): Sql
 
 export async function createPgliteDriver(dataDir: string): Promise<SqlDriver> {
   const { PGlite } = await import("@electric-sql/pglite");
-  if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true });
-  const db = await PGlite.create(dataDir);
+  const inMemory = dataDir.startsWith("memory://");
+  if (!inMemory) mkdirSync(dataDir, { recursive: true });
+  const unlock = inMemory ? () => {} : lockDataDir(dataDir);
+  let db: PGlite;
+  try {
+    db = await PGlite.create(dataDir);
+  } catch (error) {
+    unlock();
+    throw error;
+  }
   const session: SqlSession = {
     query: async <T>(text: string, params: unknown[] = []) => {
       const result = await db.query<T>(text, params, {
@@ -81,6 +90,9 @@ export async function createPgliteDriver(dataDir: string): Promise<SqlDriver> {
     pglite: db,
     ...session,
     withSession: (fn) => fn(session),
-    close: () => db.close(),
+    close: async () => {
+      await db.close();
+      unlock();
+    },
   };
 }
