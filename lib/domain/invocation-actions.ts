@@ -1,0 +1,82 @@
+import { randomUUID } from "node:crypto";
+import type { Db } from "../db/client";
+import { applyAction, type OperatorAction } from "./actions";
+import { deriveAll, loadFoldInputs, writeDerived } from "./invocation-store";
+import { getInvocation, type InvocationView } from "./invocations";
+
+// An operator's action on one invocation: checked against the version the
+// operator saw, decided by the state machine, appended to the audit trail and
+// folded into the invocation, all in one transaction holding the row lock.
+
+export type ActionTarget = { invocationId: string; runtimeId?: string };
+export type ActionContext = { actor: string; version: number; quorum?: number; now?: Date };
+
+export type ActionOutcome =
+  | { ok: true; invocation: InvocationView }
+  | {
+      ok: false;
+      code: "NOT_FOUND" | "VERSION_CONFLICT" | "TRANSITION_REFUSED" | "ALREADY_APPROVED";
+      message: string;
+      current: InvocationView | null;
+    };
+
+type Refusal = Extract<ActionOutcome, { ok: false }>;
+
+function noteOf(action: OperatorAction): string | null {
+  if (action.action === "record_verification") return action.evidence ?? action.note ?? null;
+  if (action.action === "assign") return action.note ?? `assigned to ${action.assignee}`;
+  return action.note ?? null;
+}
+
+export async function actOnInvocation(db: Db, target: ActionTarget, action: OperatorAction, ctx: ActionContext): Promise<ActionOutcome> {
+  const at = (ctx.now ?? new Date()).toISOString();
+  const refusal = await db.prisma.$transaction(async (tx) => {
+    const rows = await tx.$queryRawUnsafe<Array<{ id: string; version: number }>>(
+      `SELECT id::text, version FROM invocations
+        WHERE invocation_id = $1 AND ($2::uuid IS NULL OR runtime_id = $2::uuid)
+        ORDER BY id FOR UPDATE`,
+      target.invocationId,
+      target.runtimeId ?? null,
+    );
+    const row = rows[0];
+    if (!row || rows.length > 1) {
+      return { code: "NOT_FOUND", message: rows.length > 1 ? "Several runtimes use this invocation id; name the runtime." : `No invocation ${target.invocationId}.` } as const;
+    }
+    if (row.version !== ctx.version) {
+      return {
+        code: "VERSION_CONFLICT",
+        message: `Someone else changed this invocation: you saw version ${ctx.version}, it is now version ${row.version}. Nothing was changed; look at the new state and decide again.`,
+      } as const;
+    }
+    const inputs = await loadFoldInputs(tx, [row.id]);
+    const current = deriveAll(inputs).get(row.id);
+    if (!current) return { code: "NOT_FOUND", message: `No invocation ${target.invocationId}.` } as const;
+    const decided = applyAction(current, action, { actor: ctx.actor, at, quorum: ctx.quorum });
+    if (!decided.ok) return { code: decided.code, message: decided.message } as const;
+
+    const seq = row.version + 1;
+    const payload = { action, ...(ctx.quorum ? { quorum: ctx.quorum } : {}) };
+    await tx.$queryRawUnsafe(
+      `INSERT INTO invocation_actions (id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
+       VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6::timestamptz, $7, $8, $9, $10::jsonb)`,
+      randomUUID(),
+      row.id,
+      seq,
+      action.action,
+      ctx.actor,
+      at,
+      decided.from,
+      decided.to,
+      noteOf(action),
+      JSON.stringify(payload),
+    );
+    inputs.get(row.id)!.actions.push({ seq, at, actor: ctx.actor, action, quorum: ctx.quorum });
+    const derived = deriveAll(inputs).get(row.id)!;
+    await writeDerived(tx, [{ uid: row.id, version: seq, derived }]);
+    return null;
+  });
+
+  const invocation = await getInvocation(db, { runtimeId: target.runtimeId }, target.invocationId);
+  if (refusal) return { ok: false, ...refusal, current: invocation } satisfies Refusal;
+  return { ok: true, invocation: invocation! };
+}
