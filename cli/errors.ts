@@ -1,0 +1,20 @@
+// Expected failures of a command. They are printed as one line, never with a
+// stack: the exit code says what kind of failure it was.
+
+export const EXIT_OK = 0;
+/** Bad input, rejected records, a failed check. */
+export const EXIT_FAILED = 1;
+/** The server or the database could not be reached, or refused the credentials. */
+export const EXIT_UNREACHABLE = 2;
+
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT_FAILED,
+  ) {
+    super(message);
+  }
+}
+
+/** The command line itself is wrong: the message is followed by a pointer to --help. */
+export class UsageError extends CliError {}

@@ -1,0 +1,118 @@
+import { MigrationsPendingError } from "@/lib/db/client";
+import { isDatabaseUnavailable } from "@/lib/db/errors";
+import { MigrationError } from "@/lib/db/migrate";
+import { parseCommandLine, type Command } from "./args";
+import { keysCreate } from "./commands/keys-create";
+import { keysList } from "./commands/keys-list";
+import { keysRevoke } from "./commands/keys-revoke";
+import { migrate } from "./commands/migrate";
+import { CliError, EXIT_FAILED, EXIT_UNREACHABLE, UsageError } from "./errors";
+import { printLine, type CliIo } from "./io";
+
+// `settle <command>`: finds the command, parses its options, runs it, and
+// turns every expected failure into one line on stderr and an exit code.
+
+const commands: Command[] = [keysCreate, keysList, keysRevoke, migrate];
+const groups = ["keys"];
+
+const mainHelp = `Usage: settle <command> [options]
+
+The command line of Settle, the console for AI-agent tool actions whose outcome
+is uncertain. Database commands use DATABASE_URL, or the embedded database in
+SETTLE_DATA_DIR (default ./.settle/data) when it is not set.
+
+Commands:
+${commands.map((c) => `  ${c.name.padEnd(14)}${c.summary}`).join("\n")}
+
+Run 'settle <command> --help' for a command's options and an example.
+Add --debug to any command to see the stack of an unexpected error.
+
+Exit codes: 0 done; 1 bad input, rejected records or a failed check;
+2 the server or database could not be reached, or refused the key.`;
+
+function groupHelp(group: string): string {
+  const members = commands.filter((c) => c.name.startsWith(`${group} `));
+  return `Usage: settle ${group} <command> [options]
+
+Commands:
+${members.map((c) => `  ${c.name.padEnd(14)}${c.summary}`).join("\n")}
+
+Run 'settle ${group} <command> --help' for its options and an example.`;
+}
+
+// PostgreSQL refusing the database or the credentials is as fatal as not reaching it.
+const unusableDatabaseCodes = new Set(["3D000", "28P01", "28000"]);
+
+function isDatabaseUnusable(error: unknown): boolean {
+  const code = (error as { code?: unknown; cause?: { code?: unknown } } | null)?.code ?? (error as { cause?: { code?: unknown } } | null)?.cause?.code;
+  return isDatabaseUnavailable(error) || (typeof code === "string" && unusableDatabaseCodes.has(code));
+}
+
+const oneLine = (message: string) => message.replace(/:\s*\n\s*/g, ": ").replace(/\s*\n\s*/g, "; ").trim();
+
+function reportError(error: unknown, command: string | null, io: CliIo, debug: boolean): number {
+  const prefix = `settle${command ? ` ${command}` : ""}:`;
+  const message = oneLine(error instanceof Error ? error.message : String(error));
+  if (error instanceof UsageError) {
+    printLine(io.stderr, `${prefix} ${message} (see: settle ${command ?? ""}${command ? " " : ""}--help)`);
+    return EXIT_FAILED;
+  }
+  if (error instanceof CliError) {
+    printLine(io.stderr, `${prefix} ${message}`);
+    return error.exitCode;
+  }
+  // lib/env.ts reports bad settings with a plain Error; the message already says what to fix.
+  const badSettings = error instanceof Error && error.message.startsWith("Settle's settings are invalid");
+  if (error instanceof MigrationsPendingError || error instanceof MigrationError || badSettings) {
+    printLine(io.stderr, `${prefix} ${message}`);
+    return EXIT_FAILED;
+  }
+  if (isDatabaseUnusable(error)) {
+    printLine(io.stderr, `${prefix} cannot use the database: ${message}`);
+    if (debug && error instanceof Error) printLine(io.stderr, error.stack);
+    return EXIT_UNREACHABLE;
+  }
+  printLine(io.stderr, `${prefix} ${message}${debug ? "" : " (run again with --debug for details)"}`);
+  if (debug && error instanceof Error) printLine(io.stderr, error.stack);
+  return EXIT_FAILED;
+}
+
+function findCommand(argv: string[]): { command: Command | null; rest: string[]; group: string | null } {
+  const [first, second] = argv;
+  if (first && groups.includes(first)) {
+    const command = commands.find((c) => c.name === `${first} ${second}`) ?? null;
+    return { command, rest: argv.slice(command ? 2 : 1), group: first };
+  }
+  return { command: commands.find((c) => c.name === first) ?? null, rest: argv.slice(1), group: null };
+}
+
+/** Runs one command line; returns the exit code. Never throws, never exits the process. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const debug = argv.includes("--debug");
+  const first = argv[0];
+  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+    printLine(first === undefined ? io.stderr : io.stdout, mainHelp);
+    return first === undefined ? EXIT_FAILED : 0;
+  }
+  const { command, rest, group } = findCommand(argv);
+  if (!command) {
+    if (group) {
+      const asked = rest[0];
+      const wantsHelp = asked === undefined || asked === "--help" || asked === "-h";
+      if (!wantsHelp) return reportError(new UsageError(`unknown command '${group} ${asked}'`), group, io, debug);
+      printLine(asked === undefined ? io.stderr : io.stdout, groupHelp(group));
+      return asked === undefined ? EXIT_FAILED : 0;
+    }
+    return reportError(new UsageError(`unknown command '${first}'`), null, io, debug);
+  }
+  try {
+    const input = parseCommandLine(command, rest);
+    if (input.values.help) {
+      printLine(io.stdout, command.help);
+      return 0;
+    }
+    return await command.run(input, io);
+  } catch (error) {
+    return reportError(error, command.name, io, debug);
+  }
+}
