@@ -2,6 +2,7 @@ import { MigrationsPendingError } from "@/lib/db/client";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { MigrationError } from "@/lib/db/migrate";
 import { parseCommandLine, type Command } from "./args";
+import { ingest } from "./commands/ingest";
 import { keysCreate } from "./commands/keys-create";
 import { keysList } from "./commands/keys-list";
 import { keysRevoke } from "./commands/keys-revoke";
@@ -12,7 +13,7 @@ import { printLine, type CliIo } from "./io";
 // `settle <command>`: finds the command, parses its options, runs it, and
 // turns every expected failure into one line on stderr and an exit code.
 
-const commands: Command[] = [keysCreate, keysList, keysRevoke, migrate];
+const commands: Command[] = [keysCreate, keysList, keysRevoke, migrate, ingest];
 const groups = ["keys"];
 
 const mainHelp = `Usage: settle <command> [options]
