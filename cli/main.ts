@@ -7,13 +7,14 @@ import { keysCreate } from "./commands/keys-create";
 import { keysList } from "./commands/keys-list";
 import { keysRevoke } from "./commands/keys-revoke";
 import { migrate } from "./commands/migrate";
+import { simulate } from "./commands/simulate";
 import { CliError, EXIT_FAILED, EXIT_UNREACHABLE, UsageError } from "./errors";
 import { printLine, type CliIo } from "./io";
 
 // `settle <command>`: finds the command, parses its options, runs it, and
 // turns every expected failure into one line on stderr and an exit code.
 
-const commands: Command[] = [keysCreate, keysList, keysRevoke, migrate, ingest];
+const commands: Command[] = [keysCreate, keysList, keysRevoke, migrate, ingest, simulate];
 const groups = ["keys"];
 
 const mainHelp = `Usage: settle <command> [options]
