@@ -25,9 +25,11 @@ const commonOptions: Record<string, OptionSpec> = {
   debug: { type: "boolean" },
 };
 
-function firstSentence(message: string): string {
-  const end = message.indexOf(". ");
-  return end > 0 ? message.slice(0, end) : message.replace(/\.$/, "");
+/** node:util's messages run to several sentences of advice; the first says what is wrong. */
+function parseProblem(message: string): string {
+  const ambiguous = /^Option '(--[\w-]+)' argument is ambiguous/.exec(message);
+  if (ambiguous) return `${ambiguous[1]} needs a value; to give one that starts with '-', write ${ambiguous[1]}=<value>`;
+  return message.split(/\.(?:\s|$)/)[0]!;
 }
 
 export function parseCommandLine(command: Command, argv: string[]): CommandInput {
@@ -35,7 +37,7 @@ export function parseCommandLine(command: Command, argv: string[]): CommandInput
   try {
     parsed = parseArgs({ args: argv, options: { ...commonOptions, ...command.options }, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError(firstSentence(error instanceof Error ? error.message : String(error)));
+    throw new UsageError(parseProblem(error instanceof Error ? error.message : String(error)));
   }
   const values = parsed.values as OptionValues;
   if (values.help) return { values, args: parsed.positionals };
