@@ -26,7 +26,9 @@ function createBar(io: CliIo, label: string, total: number): Progress {
   const multi = new MultiBar(
     {
       stream: io.stderr as unknown as NodeJS.WritableStream,
-      format: `${label} [{bar}] {percentage}% | {records} records | {accepted} accepted · {duplicates} duplicates · {rejected} rejected`,
+      // Short enough for an 80-column terminal, where cli-progress cuts the line.
+      format: `${label} {bar} {percentage}% {records} sent: {accepted} accepted, {duplicates} dup, {rejected} rejected`,
+      barsize: 16,
       hideCursor: true,
       clearOnComplete: false,
       gracefulExit: true,
