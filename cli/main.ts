@@ -1,4 +1,5 @@
 import { MigrationsPendingError } from "@/lib/db/client";
+import { DataDirInUseError } from "@/lib/db/data-dir-lock";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { MigrationError } from "@/lib/db/migrate";
 import { parseCommandLine, type Command } from "./args";
@@ -68,6 +69,10 @@ function reportError(error: unknown, command: string | null, io: CliIo, debug: b
   if (error instanceof MigrationsPendingError || error instanceof MigrationError || badSettings) {
     printLine(io.stderr, `${prefix} ${message}`);
     return EXIT_FAILED;
+  }
+  if (error instanceof DataDirInUseError) {
+    printLine(io.stderr, `${prefix} ${message}`);
+    return EXIT_UNREACHABLE;
   }
   if (isDatabaseUnusable(error)) {
     printLine(io.stderr, `${prefix} cannot use the database: ${message}`);

@@ -305,6 +305,13 @@ describe("settle CLI", () => {
     try {
       const list = await settle(["keys", "list"]);
       expect(list.stdout).toContain(`${stdout.slice(0, 15)}  launcher-test`);
+
+      // While another live process holds the directory, the CLI says so instead of opening it.
+      writeFileSync(`${dataDir}.lock`, String(process.ppid));
+      const busy = await settle(["keys", "list"]);
+      expect(busy.code).toBe(2);
+      expect(busy.stderr).toMatch(new RegExp(`^settle keys list: The embedded database in ${dataDir} is open in another process \\(pid ${process.ppid}`));
+      rmSync(`${dataDir}.lock`);
     } finally {
       setEnv({ DATABASE_URL: databaseUrl, SETTLE_DATA_DIR: undefined });
     }
