@@ -1,5 +1,6 @@
 import { MultiBar, Presets } from "cli-progress";
 import type { CliIo } from "./io";
+import { formatCount as fmt } from "./table";
 
 // Progress on stderr, so stdout stays a clean summary: a bar on a terminal,
 // plain lines (at most one every few seconds) in CI logs and pipes.
@@ -14,8 +15,6 @@ export type Progress = {
 };
 
 const PLAIN_INTERVAL_MS = 2_000;
-
-const fmt = (n: number) => n.toLocaleString("en-US");
 
 function describe(label: string, s: ProgressState): string {
   const percent = s.total > 0 ? Math.min(100, Math.floor((s.done / s.total) * 100)) : 100;

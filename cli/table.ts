@@ -16,4 +16,7 @@ export function shortTime(iso: string | null): string {
   return iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)}` : "-";
 }
 
-export const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
+/** 12,345: counts in summaries and progress are read at a glance. */
+export const formatCount = (n: number) => n.toLocaleString("en-US");
+
+export const plural = (n: number, one: string, many = `${one}s`) => `${formatCount(n)} ${n === 1 ? one : many}`;

@@ -8,7 +8,7 @@ import { createSettleClient, parseServerUrl } from "../http/settle-client";
 import { MAX_RECORDS, sendLines, toLine, type Line, type LineResult } from "../http/send-records";
 import { printLine, realSleep } from "../io";
 import { createProgress } from "../progress";
-import { plural } from "../table";
+import { formatCount, plural } from "../table";
 
 const SHOWN_REJECTIONS = 20;
 
@@ -86,9 +86,9 @@ Example:
     const { tally } = report;
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     printLine(io.stdout, `${path}: ${plural(tally.records, "record")} in ${plural(tally.requests, "request")} to ${url.origin} (${seconds} s)`);
-    printLine(io.stdout, `  accepted    ${tally.accepted.toLocaleString("en-US")}`);
-    printLine(io.stdout, `  duplicates  ${tally.duplicates.toLocaleString("en-US")}`);
-    printLine(io.stdout, `  rejected    ${tally.rejected.toLocaleString("en-US")}`);
+    printLine(io.stdout, `  accepted    ${formatCount(tally.accepted)}`);
+    printLine(io.stdout, `  duplicates  ${formatCount(tally.duplicates)}`);
+    printLine(io.stdout, `  rejected    ${formatCount(tally.rejected)}`);
     if (rejections.length > 0) {
       const shown = tally.rejected > rejections.length ? `first ${rejections.length} of ${tally.rejected}` : `${tally.rejected}`;
       printLine(io.stdout, `Rejected records (${shown}):`);

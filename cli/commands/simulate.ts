@@ -9,9 +9,7 @@ import { createProgress } from "../progress";
 import { buildPlan, type Plan } from "../simulate/plan";
 import { playPlan, type PlayReport } from "../simulate/play";
 import { requiredTasks } from "../simulate/required";
-import { plural } from "../table";
-
-const fmt = (n: number) => n.toLocaleString("en-US");
+import { formatCount as fmt, plural } from "../table";
 
 function describeSent(plan: Plan): string[] {
   const phases = new Map<string, number>();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { recordError } from "@/lib/api/errors";
 import { CliError, EXIT_UNREACHABLE } from "../errors";
 import { MAX_BODY_BYTES, sendLines, toLine } from "./send-records";
 import type { Answer, SettleClient } from "./settle-client";
@@ -17,13 +18,14 @@ function fakeSettle(options: { failOn?: number } = {}) {
         try {
           record = JSON.parse(line) as { task_id?: string };
         } catch {
-          return { index, status: "rejected", invocation_id: null, error: { code: "INVALID_JSON", agent_message: "not JSON" } };
+          return { index, status: "rejected", event_id: null, invocation_id: null, error: recordError({ code: "INVALID_JSON", message: "not JSON" }, `record ${index}`) };
         }
         return record?.task_id
-          ? { index, status: "accepted", invocation_id: `inv-${record.task_id}` }
-          : { index, status: "rejected", invocation_id: null, error: { code: "MISSING_REQUIRED_FIELD", agent_message: "task_id" } };
+          ? { index, status: "accepted", event_id: null, invocation_id: `inv-${record.task_id}` }
+          : { index, status: "rejected", event_id: null, invocation_id: null, error: recordError({ code: "MISSING_REQUIRED_FIELD", message: "task_id" }, `record ${index}`) };
       });
-      return { status: 207, body: { results } };
+      const count = (status: string) => results.filter((r) => r.status === status).length;
+      return { status: 207, body: { results, accepted: count("accepted"), duplicates: count("duplicate"), rejected: count("rejected") } };
     },
   };
   return { client, bodies };

@@ -1,3 +1,6 @@
+import type { z } from "zod";
+import { ingestResultSchema } from "@/lib/api/schemas";
+import { MAX_BODY_BYTES, MAX_RECORDS } from "@/lib/ingest/parse-body";
 import { CliError, EXIT_FAILED, EXIT_UNREACHABLE } from "../errors";
 import { describeAnswer, type SettleClient } from "./settle-client";
 
@@ -5,8 +8,7 @@ import { describeAnswer, type SettleClient } from "./settle-client";
 // SPEC §2's limits (≤ 500 records and ≤ 1 MiB each), as NDJSON so that Settle
 // itself judges every line, and maps its per-record answers back to lines.
 
-export const MAX_RECORDS = 500;
-export const MAX_BODY_BYTES = 1024 * 1024;
+export { MAX_BODY_BYTES, MAX_RECORDS };
 
 export type Line = { lineNo: number; text: string; bytes: number };
 export type RecordStatus = "accepted" | "duplicate" | "rejected";
@@ -28,22 +30,16 @@ export type SendOptions = {
 
 export type SendReport = { tally: Tally; stopped: CliError | null; lastLine: number };
 
-type IngestAnswer = {
-  results: Array<{ index: number; status: RecordStatus; invocation_id: string | null; error?: { code?: string; agent_message?: string } }>;
-};
-
 export function toLine(lineNo: number, text: string): Line {
   return { lineNo, text, bytes: Buffer.byteLength(text) };
 }
 
-function isIngestAnswer(body: unknown, count: number): body is IngestAnswer {
-  const results = (body as { results?: unknown } | null)?.results;
-  return Array.isArray(results) && results.length === count;
-}
+type IngestAnswer = z.infer<typeof ingestResultSchema>;
 
 async function postBatch(client: SettleClient, batch: Line[]): Promise<IngestAnswer> {
   const answer = await client.postNdjson(batch.map((l) => l.text).join("\n"));
-  if (answer.status === 207 && isIngestAnswer(answer.body, batch.length)) return answer.body;
+  const parsed = answer.status === 207 ? ingestResultSchema.safeParse(answer.body) : null;
+  if (parsed?.success && parsed.data.results.length === batch.length) return parsed.data;
   if (answer.status === 404 || answer.status === 405) {
     throw new CliError(`${client.url.origin} has no Settle ingest API at ${new URL("api/v1/envelopes", client.url).pathname} (${describeAnswer(answer)}); check --url`, EXIT_UNREACHABLE);
   }

@@ -1,3 +1,4 @@
+import { errorEnvelopeSchema, type ErrorEnvelope } from "@/lib/api/errors";
 import { CliError, EXIT_UNREACHABLE, UsageError } from "../errors";
 
 // Talks to Settle's API. Every request-level failure Settle can answer with
@@ -6,14 +7,6 @@ import { CliError, EXIT_UNREACHABLE, UsageError } from "../errors";
 // of attempts. Resending is safe because ingest is idempotent by event_id.
 
 export type Answer = { status: number; body: unknown };
-
-export type ErrorEnvelope = {
-  ok: false;
-  code: string;
-  next_action?: string;
-  agent_message?: string;
-  retry?: { directive?: string; not_before?: string | null; max_attempts_remaining?: number | null };
-};
 
 export type ClientOptions = {
   url: URL;
@@ -49,12 +42,12 @@ export function parseServerUrl(raw: string): URL {
 }
 
 export function isErrorEnvelope(body: unknown): body is ErrorEnvelope {
-  return typeof body === "object" && body !== null && (body as { ok?: unknown }).ok === false && typeof (body as { code?: unknown }).code === "string";
+  return errorEnvelopeSchema.safeParse(body).success;
 }
 
 export function describeAnswer(answer: Answer): string {
   return isErrorEnvelope(answer.body)
-    ? `HTTP ${answer.status} ${answer.body.code}: ${answer.body.agent_message ?? ""}`.trim()
+    ? `HTTP ${answer.status} ${answer.body.code}: ${answer.body.agent_message}`
     : `HTTP ${answer.status}`;
 }
 
@@ -80,7 +73,7 @@ function networkFailure(error: unknown): { code: string | null; reason: string }
 function retryDelay(answer: Answer, attempt: number, maxWaitMs: number): number | null {
   const { status, body } = answer;
   if (isErrorEnvelope(body)) {
-    const retry = body.retry ?? {};
+    const { retry } = body;
     if (retry.directive !== "after_delay" || body.next_action === "escalate" || retry.max_attempts_remaining === 0) return null;
     const notBefore = retry.not_before ? Date.parse(retry.not_before) : Number.NaN;
     const wait = Number.isNaN(notBefore) ? backoff(attempt) : notBefore - Date.now();
