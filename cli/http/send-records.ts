@@ -22,6 +22,19 @@ export type LineResult = {
 
 export type Tally = { records: number; requests: number; accepted: number; duplicates: number; rejected: number; bytes: number };
 
+export const emptyTally = (): Tally => ({ records: 0, requests: 0, accepted: 0, duplicates: 0, rejected: 0, bytes: 0 });
+
+export function addTallies(a: Tally, b: Tally): Tally {
+  return {
+    records: a.records + b.records,
+    requests: a.requests + b.requests,
+    accepted: a.accepted + b.accepted,
+    duplicates: a.duplicates + b.duplicates,
+    rejected: a.rejected + b.rejected,
+    bytes: a.bytes + b.bytes,
+  };
+}
+
 export type SendOptions = {
   batchSize: number;
   onResult?: (result: LineResult) => void;
@@ -48,7 +61,7 @@ async function postBatch(client: SettleClient, batch: Line[]): Promise<IngestAns
 }
 
 export async function sendLines(client: SettleClient, lines: AsyncIterable<Line> | Iterable<Line>, options: SendOptions): Promise<SendReport> {
-  const tally: Tally = { records: 0, requests: 0, accepted: 0, duplicates: 0, rejected: 0, bytes: 0 };
+  const tally = emptyTally();
   let batch: Line[] = [];
   let batchBytes = 0;
   let lastLine = 0;

@@ -1,7 +1,7 @@
 import type { InvocationSummary, InvocationView } from "@/lib/domain/invocations";
 import { CliError, EXIT_UNREACHABLE } from "../errors";
 import { describeAnswer, type SettleClient } from "../http/settle-client";
-import { sendLines, toLine, type Line, type LineResult, type SendOptions, type Tally } from "../http/send-records";
+import { addTallies, emptyTally, sendLines, toLine, type Line, type LineResult, type SendOptions, type Tally } from "../http/send-records";
 import type { Plan } from "./plan";
 import type { FollowUp } from "./recorder";
 
@@ -60,10 +60,10 @@ async function listRun(client: SettleClient, runTag: string): Promise<Invocation
   return items;
 }
 
-async function send(client: SettleClient, lines: Line[], options: SendOptions, total: Tally): Promise<void> {
+async function send(client: SettleClient, lines: Line[], options: SendOptions): Promise<Tally> {
   const report = await sendLines(client, lines, options);
-  for (const key of ["records", "requests", "accepted", "duplicates", "rejected", "bytes"] as const) total[key] += report.tally[key];
   if (report.stopped) throw report.stopped;
+  return report.tally;
 }
 
 function sentChecks(plan: Plan, results: Map<number, LineResult>): CheckResult[] {
@@ -104,22 +104,14 @@ function aggregateCheck(plan: Plan, listed: InvocationSummary[]): CheckResult {
 
 export async function playPlan(client: SettleClient, plan: Plan, options: Pick<SendOptions, "batchSize" | "onProgress">): Promise<PlayReport> {
   const results = new Map<number, LineResult>();
-  const sent: Tally = { records: 0, requests: 0, accepted: 0, duplicates: 0, rejected: 0, bytes: 0 };
+  let sent = emptyTally();
   const sendOptions: SendOptions = {
     batchSize: options.batchSize,
     onResult: (r) => results.set(r.line.lineNo, r),
     // Each send counts from zero; progress shows the whole run.
-    onProgress: (t) =>
-      options.onProgress?.({
-        records: sent.records + t.records,
-        requests: sent.requests + t.requests,
-        accepted: sent.accepted + t.accepted,
-        duplicates: sent.duplicates + t.duplicates,
-        rejected: sent.rejected + t.rejected,
-        bytes: sent.bytes + t.bytes,
-      }),
+    onProgress: (t) => options.onProgress?.(addTallies(sent, t)),
   };
-  await send(client, plan.lines, sendOptions, sent);
+  sent = await send(client, plan.lines, sendOptions);
 
   let pending: Array<{ id: string; followUp: FollowUp }> = plan.ctx.invocations.flatMap((p) => (p.followUp ? [{ id: p.invocationId, followUp: p.followUp }] : []));
   let rounds = 0;
@@ -137,7 +129,7 @@ export async function playPlan(client: SettleClient, plan: Plan, options: Pick<S
       return step.records;
     });
     followUpRecords += records.length;
-    if (records.length > 0) await send(client, records.map((r) => toLine(++lineNo, JSON.stringify(r))), sendOptions, sent);
+    if (records.length > 0) sent = addTallies(sent, await send(client, records.map((r) => toLine(++lineNo, JSON.stringify(r))), sendOptions));
     pending = next;
   }
 

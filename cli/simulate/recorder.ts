@@ -93,7 +93,7 @@ export function createWorld(): World {
 
 export function newTask(ctx: SimContext, prefix: string, actor: string, number: number, startedAt: number): TaskLog {
   const taskId = `${prefix}-${ctx.runTag}-${String(number).padStart(4, "0")}`;
-  const task = { taskId, actor, clock: startedAt, startedAt, budgetS: ctx.rng.pick([120, 300, 600]), records: [], count: 0 };
+  const task: TaskLog = { taskId, actor, clock: startedAt, startedAt, budgetS: ctx.rng.pick([120, 300, 600]), records: [], count: 0 };
   ctx.tasks.push(task);
   return task;
 }
@@ -116,9 +116,9 @@ export function envelopeInput(ctx: SimContext, inv: Inv, attempt: number): Envel
 export const attemptId = (inv: Inv, attempt: number) => `${inv.task.taskId}-${inv.index}-a${attempt}`;
 const iso = (ms: number) => new Date(ms).toISOString();
 
-function base(inv: Inv, attempt: number, phase: string, at: number, suffix = phase): SimRecord {
+function base(inv: Inv, attempt: number, phase: string, at: number): SimRecord {
   return {
-    event_id: `sim-${inv.task.taskId}:${inv.index}:a${attempt}:${suffix}`,
+    event_id: `sim-${inv.task.taskId}:${inv.index}:a${attempt}:${phase}`,
     task_id: inv.task.taskId,
     ...(inv.explicitId ? { invocation_id: inv.id } : {}),
     attempt_id: attemptId(inv, attempt),
@@ -131,7 +131,7 @@ function base(inv: Inv, attempt: number, phase: string, at: number, suffix = pha
   };
 }
 
-export function count(ctx: SimContext, envelope: Sent): void {
+export function countDialect(ctx: SimContext, envelope: Sent): void {
   const label = envelope.wrapper ? `${envelope.dialect} in ${envelope.wrapper}` : envelope.dialect;
   ctx.dialects.set(label, (ctx.dialects.get(label) ?? 0) + 1);
 }
@@ -151,21 +151,21 @@ export function intentRecord(inv: Inv, attempt: number, at: number, budgetLeftS:
 }
 
 export function outcomeRecord(ctx: SimContext, inv: Inv, attempt: number, at: number, envelope: Sent): SimRecord {
-  count(ctx, envelope);
+  countDialect(ctx, envelope);
   return { ...base(inv, attempt, "outcome", at), budget_left_s: budgetLeft(inv.task, at), envelope: envelope.envelope };
 }
 
 export function probeRecord(ctx: SimContext, inv: Inv, attempt: number, at: number, envelope: Sent): SimRecord {
-  count(ctx, envelope);
+  countDialect(ctx, envelope);
   return { ...base(inv, attempt, "probe", at), envelope: envelope.envelope };
 }
 
 /** Intent before dispatch, then the outcome a few seconds later: one transport attempt. */
-export function attemptRecords(ctx: SimContext, inv: Inv, attempt: number, envelope: (at: number) => Sent): void {
+export function attemptRecords(ctx: SimContext, inv: Inv, attempt: number, envelope: () => Sent): void {
   const started = tick(ctx, inv.task);
   inv.task.records.push(intentRecord(inv, attempt, started, budgetLeft(inv.task, started)));
   const finished = tick(ctx, inv.task);
-  inv.task.records.push(outcomeRecord(ctx, inv, attempt, finished, envelope(finished)));
+  inv.task.records.push(outcomeRecord(ctx, inv, attempt, finished, envelope()));
 }
 
 /** A moment after Settle's last record for the invocation, for what the runtime does next. */
