@@ -107,11 +107,19 @@ function deriveInvocationId(taskId: string, key: string): string {
   return derived.length <= 256 ? derived : `${taskId.slice(0, 180)}:sha256:${contentHash(derived).slice(0, 32)}`;
 }
 
-/** "05:12:04" (seed 002's log) is a time of day: it is placed on the day the line arrived. */
+/**
+ * "05:12:04" (seed 002's log) is a time of day: it is placed on the latest
+ * day that does not put it in the future, so a line written just before
+ * midnight and received just after stays on its own day.
+ */
 function parseAt(value: string | null | undefined, receivedAt: Date): string | RecordProblem {
   if (value === null || value === undefined || value === "") return receivedAt.toISOString();
   if (/^\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(value)) {
-    return new Date(`${receivedAt.toISOString().slice(0, 10)}T${value}Z`).toISOString();
+    const sameDay = new Date(`${receivedAt.toISOString().slice(0, 10)}T${value}Z`);
+    if (Number.isNaN(sameDay.getTime())) return { code: "INVALID_TIMESTAMP", message: "`started` is not a valid time of day.", path: "started" };
+    const clockSkew = 5 * 60 * 1000;
+    const day = 24 * 60 * 60 * 1000;
+    return new Date(sameDay.getTime() > receivedAt.getTime() + clockSkew ? sameDay.getTime() - day : sameDay.getTime()).toISOString();
   }
   const ms = Date.parse(value);
   if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
