@@ -1,0 +1,127 @@
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { parseArgs } from "node:util";
+import { runBaseline } from "./baseline";
+import { measureCpu } from "./cpu";
+import { runLoad } from "./load";
+import { evaluate, machine, printTable, SHARED_CORES_NOTE, writeReport, type Report } from "./report";
+import { createBenchDatabase, ensureBuild, freePort, prepareDatabase, ROOT, startServer, type BenchDatabase, type BenchServer } from "./setup";
+
+// `npm run bench:ingest [-- --no-build --duration 20 …]`: builds if needed,
+// stands Settle up on its own database, measures ingest over HTTP and a raw
+// INSERT baseline, prints a table, writes bench/results/ingest-<date>.json,
+// and tears everything down, on failure and Ctrl-C too.
+
+const { values: args } = parseArgs({
+  options: {
+    "no-build": { type: "boolean", default: false },
+    duration: { type: "string", default: "15" },
+    warmup: { type: "string", default: "3" },
+    "batch-connections": { type: "string", default: "8" },
+    "single-connections": { type: "string", default: "32" },
+    rate: { type: "string", default: "300" },
+    "rate-connections": { type: "string", default: "30" },
+    "rate-staggered": { type: "string", default: "10" },
+    "baseline-records": { type: "string", default: "60000" },
+    "pool-size": { type: "string" },
+  },
+});
+const num = (name: keyof typeof args) => {
+  const value = Number(args[name]);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} must be a number`);
+  return value;
+};
+
+let server: BenchServer | null = null;
+let database: BenchDatabase | null = null;
+let cleaning: Promise<void> | null = null;
+
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await server?.stop().catch((e) => console.error("could not stop the server:", e));
+    await database?.drop().catch((e) => console.error(`could not drop ${database?.name}:`, e));
+  })();
+  return cleaning;
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    console.error(`\n${signal}: stopping the server and dropping the bench database …`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+function gitHead(): string | null {
+  try {
+    const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: ROOT, encoding: "utf8" }).trim();
+    return dirty ? `${head}+dirty` : head;
+  } catch {
+    return null;
+  }
+}
+
+async function main(): Promise<void> {
+  const log = (line: string) => console.log(line);
+  const plan = {
+    duration: num("duration"),
+    warmup: num("warmup"),
+    batchConnections: num("batch-connections"),
+    singleConnections: num("single-connections"),
+    rate: num("rate"),
+    rateConnections: num("rate-connections"),
+    rateStaggered: Math.max(1, num("rate-staggered")),
+  };
+  log(`Settle ingest benchmark — ${SHARED_CORES_NOTE}`);
+  log(`• build: ${ensureBuild(args["no-build"] ? "skip" : "auto")}`);
+
+  database = await createBenchDatabase();
+  log(`• database ${database.name}`);
+  const { key, runtimeId } = await prepareDatabase(database.url);
+  const port = await freePort();
+  const serverEnv: Record<string, string> = args["pool-size"] ? { SETTLE_DB_POOL_SIZE: String(args["pool-size"]) } : {};
+  server = await startServer(database.url, port, serverEnv);
+  log(`• next start on ${server.url} (pid ${server.pid})`);
+
+  const idle = measureCpu(server.pid);
+  await new Promise((r) => setTimeout(r, 2_000));
+  const busyBefore = idle()?.machine ?? null;
+  log(`• machine busy before the run: ${busyBefore ?? "n/a"} of ${machine().cpus} cores${(busyBefore ?? 0) > 0.2 ? " — other processes are running; figures will be low" : ""}`);
+
+  const runId = randomBytes(4).toString("hex");
+  const load = await runLoad({ url: server.url, key, serverPid: server.pid, runId }, plan, log);
+
+  // The server is idle from here on; stopping it leaves the cores to the baseline alone.
+  await server.stop();
+  const records = num("baseline-records");
+  log(`• raw baseline: ${records} records in batches of 100, ${plan.batchConnections} connections, then 1`);
+  const baseline = await runBaseline(database.url, { runtimeId, runId, records, connections: plan.batchConnections, cpuGroup: server.pid });
+  log(`  ${baseline.rows_per_s} rows/s (${plan.batchConnections} connections)`);
+  const single = await runBaseline(database.url, { runtimeId, runId, records: Math.ceil(records / 3), connections: 1, cpuGroup: server.pid });
+  log(`  ${single.rows_per_s} rows/s (1 connection)`);
+
+  const ratio = Math.round((load.batched.records_per_s / baseline.rows_per_s) * 1000) / 1000;
+  const report: Report = {
+    date: new Date().toISOString(),
+    git: gitHead(),
+    machine: machine(),
+    machine_busy_before: busyBefore,
+    settings: { ...plan, records_per_batch: 100, baseline_records: records, pool_size: args["pool-size"] ?? "default (SETTLE_DB_POOL_SIZE)" },
+    ...load,
+    baseline,
+    baseline_single_connection: single,
+    ratio_batched_to_baseline: ratio,
+    targets: { batchedRecordsPerS: 5000, batchedShareOfBaseline: 0.5, singleReqPerS: 1000, p99AtRateMs: 50 },
+    met: {},
+  };
+  report.met = evaluate(report);
+  printTable(report);
+  log(`\nFigures written to ${writeReport(ROOT, report)}`);
+}
+
+main()
+  .catch((error) => {
+    console.error(error);
+    process.exitCode = 1;
+  })
+  .finally(() => cleanup());
