@@ -1,11 +1,29 @@
 import type { Db } from "../db/client";
-import { deriveAll, loadFoldInputs, writeDerived, type Sql } from "../domain/invocation-store";
+import { sqlLiteral, type PreparedStatement, type SqlDriver } from "../db/driver";
+import {
+  deriveAll,
+  derivedPayload,
+  foldInputQueries,
+  toFoldInputs,
+  updateDerivedQuery,
+  type ActionRow,
+  type RecordRow,
+} from "../domain/invocation-store";
 import { recordError, type ErrorEnvelope } from "../api/errors";
 import { prepareRecord, type PreparedRecord } from "./record";
 
 // Ingests a batch of records for one runtime in one transaction: every
 // accepted record is committed before the caller answers, a rejected one
 // stores nothing, a repeated event changes nothing.
+//
+// The transaction takes two round trips, whatever the batch size: the first
+// locks the invocations, stores the attempts and reads what their state folds
+// from; the second writes the folded state and the tasks, and commits. Each
+// trip is one simple query of several statements, so arguments travel as SQL
+// literals (`sqlLiteral`); the statements are prepared once per connection, so
+// PostgreSQL does not plan them again for every request. Under READ COMMITTED
+// every statement takes a new snapshot: the ones after the lock see whatever a
+// concurrent batch committed before releasing it.
 
 export type RecordResult = {
   index: number;
@@ -19,115 +37,200 @@ export type IngestResult = { results: RecordResult[]; accepted: number; duplicat
 
 export type RuntimeRef = { id: string; name: string };
 
-function attemptRow(p: PreparedRecord, invocationUid: string, seq: number) {
+// A record travels to PostgreSQL as a JSON array, in the order of these
+// columns: with the column names repeated in every object, a batch's payload
+// would be twice the size, and PostgreSQL would sort every object's keys.
+const recordColumns = [
+  ["pos", "int"], // the invocation's place in the lock order
+  ["ord", "int"], // the record's place in the batch
+  ["invocation_id", "text"],
+  ["task_id", "text"],
+  ["event_key", "text"],
+  ["event_id", "text"],
+  ["attempt_id", "text"],
+  ["attempt_no", "int"],
+  ["phase", "text"],
+  ["at", "timestamptz"],
+  ["tool", "text"],
+  ["effect_class", "text"],
+  ["idempotency_key", "text"],
+  ["budget_left_s", "int"],
+  ["args_digest", "text"],
+  ["dialect", "text"],
+  ["wrapper_dialect", "text"],
+  ["outcome", "text"],
+  ["commit_state", "text"],
+  ["code", "text"],
+  ["category", "text"],
+  ["retry_directive", "text"],
+  ["not_before", "timestamptz"],
+  ["max_attempts_remaining", "int"],
+  ["next_action", "text"],
+  ["dispatch_stage", "text"],
+  ["probe_result", "text"],
+  ["safe_details", "jsonb"],
+  ["agent_message", "text"],
+  ["user_message", "text"],
+  ["items", "jsonb"],
+  ["envelope", "jsonb"],
+] as const;
+
+function recordRow(p: PreparedRecord, pos: number, ord: number): unknown[] {
   const n = p.normalized;
-  return {
-    invocation_uid: invocationUid,
-    event_key: p.eventKey,
-    event_id: p.eventId,
-    seq,
-    attempt_id: p.attemptId,
-    attempt_no: p.attemptNo,
-    phase: p.phase,
-    at: p.at,
-    tool: p.tool,
-    effect_class: p.effectClass,
-    idempotency_key: p.idempotencyKey,
-    budget_left_s: p.budgetLeftS === null ? null : Math.round(p.budgetLeftS),
-    args_digest: p.argsDigest,
-    dialect: n.dialect,
-    wrapper_dialect: n.wrapper_dialect,
-    outcome: n.outcome,
-    commit_state: n.commit_state,
-    code: n.code,
-    category: n.category,
-    retry_directive: n.retry.directive,
-    not_before: n.retry.not_before,
-    max_attempts_remaining: n.retry.max_attempts_remaining,
-    next_action: n.next_action,
-    dispatch_stage: n.dispatch_stage,
-    probe_result: p.probeResult,
-    safe_details: n.safe_details,
-    agent_message: n.agent_message,
-    user_message: n.user_message,
-    items: n.items,
-    envelope: p.envelope,
-  };
+  return [
+    pos,
+    ord,
+    p.invocationId,
+    p.taskId,
+    p.eventKey,
+    p.eventId,
+    p.attemptId,
+    p.attemptNo,
+    p.phase,
+    p.at,
+    p.tool,
+    p.effectClass,
+    p.idempotencyKey,
+    p.budgetLeftS === null ? null : Math.round(p.budgetLeftS),
+    p.argsDigest,
+    n.dialect,
+    n.wrapper_dialect,
+    n.outcome,
+    n.commit_state,
+    n.code,
+    n.category,
+    n.retry.directive,
+    n.retry.not_before,
+    n.retry.max_attempts_remaining,
+    n.next_action,
+    n.dispatch_stage,
+    p.probeResult,
+    n.safe_details,
+    n.agent_message,
+    n.user_message,
+    n.items,
+    p.envelope,
+  ];
 }
 
-const attemptColumns = `invocation_uid uuid, event_key text, event_id text, seq int, attempt_id text, attempt_no int,
-  phase text, at timestamptz, tool text, effect_class text, idempotency_key text, budget_left_s int, args_digest text,
-  dialect text, wrapper_dialect text, outcome text, commit_state text, code text, category text, retry_directive text,
-  not_before timestamptz, max_attempts_remaining int, next_action text, dispatch_stage text, probe_result text,
-  safe_details jsonb, agent_message text, user_message text, items jsonb, envelope jsonb`;
-const attemptNames = attemptColumns
-  .split(",")
-  .map((c) => c.trim().split(/\s+/)[0])
-  .join(", ");
+/** The records in `param` (a jsonb array of `recordRow`s) as a relation with `recordColumns`. */
+const recordsIn = (param: string) =>
+  `(SELECT ${recordColumns
+    .map(([name, type], i) => (type === "jsonb" ? `r -> ${i}` : type === "text" ? `r ->> ${i}` : `(r ->> ${i})::${type}`) + ` AS ${name}`)
+    .join(", ")} FROM jsonb_array_elements(${param}) AS r)`;
+const attemptNames = recordColumns.slice(4).map(([name]) => name);
 
-async function storeBatch(sql: Sql, runtimeId: string, fresh: PreparedRecord[]): Promise<Set<string>> {
-  // Lock (or create) each invocation first, in a fixed order, so concurrent
-  // batches touching the same invocations queue up instead of deadlocking.
-  const firstOf = new Map<string, PreparedRecord>();
-  for (const p of fresh) if (!firstOf.has(p.invocationId)) firstOf.set(p.invocationId, p);
-  const skeletons = [...firstOf.values()]
-    .sort((a, b) => (a.invocationId < b.invocationId ? -1 : 1))
-    .map((p) => ({ invocation_id: p.invocationId, task_id: p.taskId, tool: p.tool, at: p.at }));
-  const locked = await sql.$queryRawUnsafe<Array<{ id: string; invocation_id: string; version: number }>>(
-    `INSERT INTO invocations (id, runtime_id, invocation_id, task_id, tool, status, commit_state, next_action, version,
-                              first_seen_at, last_attempt_at, status_since)
-     SELECT gen_random_uuid(), $1::uuid, x.invocation_id, x.task_id, x.tool, 'pending', 'unknown', 'none', 0, x.at, x.at, x.at
-       FROM jsonb_to_recordset($2::jsonb) AS x(invocation_id text, task_id text, tool text, at timestamptz)
-     ON CONFLICT (runtime_id, invocation_id) DO UPDATE SET updated_at = invocations.updated_at
-     RETURNING id::text, invocation_id, version`,
-    runtimeId,
-    JSON.stringify(skeletons),
-  );
-  const byInvocation = new Map(locked.map((r) => [r.invocation_id, r]));
+// Prepared statements keep the plan they were first given, possibly while the
+// tables were small, when every plan costs about the same. So each statement
+// is written such that a single index can serve each lookup: invocations are
+// found by primary key or through ON CONFLICT's arbiter, never by
+// (runtime_id, invocation_id), which two other indexes start like. And
+// sequential scans are disabled in this transaction: on a table that was
+// small at planning time, one would look cheapest and stay in the plan.
+const NO_SEQUENTIAL_SCANS = "SET LOCAL enable_seqscan = off";
 
-  const rows = fresh.map((p) => {
-    const inv = byInvocation.get(p.invocationId)!;
-    return attemptRow(p, inv.id, inv.version + 1);
-  });
-  const inserted = await sql.$queryRawUnsafe<Array<{ event_key: string; invocation_uid: string }>>(
-    `INSERT INTO attempts (id, runtime_id, ${attemptNames})
-     SELECT gen_random_uuid(), $1::uuid, ${attemptNames} FROM jsonb_to_recordset($2::jsonb) AS x(${attemptColumns})
-     ON CONFLICT (runtime_id, event_key) DO NOTHING
-     RETURNING event_key, invocation_uid::text`,
-    runtimeId,
-    JSON.stringify(rows),
-  );
+// $1 runtime id, $2 the records (`recordRow`).
+// Locks (or creates) every invocation with a record not stored before, in `pos`
+// order, so concurrent batches touching the same invocations queue up instead
+// of deadlocking; a record already stored is a duplicate, and the skeleton of
+// a new invocation comes from its first new record in the batch. Then stores
+// the attempts: all locks are taken first, because the aggregate in `lock_map`
+// emits nothing before it has read every locked row. A record whose invocation
+// is not locked was stored before; so, with a conflict, was one that a
+// concurrent batch stored meanwhile.
+const lockAndStore: PreparedStatement = {
+  name: "settle_ingest_lock_and_store",
+  params: ["uuid", "jsonb"],
+  text: `WITH locked AS (
+           INSERT INTO invocations (id, runtime_id, invocation_id, task_id, tool, status, commit_state, next_action, version,
+                                    first_seen_at, last_attempt_at, status_since)
+           SELECT gen_random_uuid(), $1, f.invocation_id, f.task_id, f.tool, 'pending', 'unknown', 'none', 0, f.at, f.at, f.at
+             FROM (SELECT DISTINCT ON (k.invocation_id) k.*
+                     FROM ${recordsIn("$2")} AS k
+                    WHERE (SELECT true FROM attempts WHERE runtime_id = $1 AND event_key = k.event_key) IS NULL
+                    ORDER BY k.invocation_id, k.ord) AS f
+            ORDER BY f.pos
+           ON CONFLICT (runtime_id, invocation_id) DO UPDATE SET updated_at = invocations.updated_at
+           RETURNING id, invocation_id, version),
+         lock_map AS (SELECT jsonb_object_agg(invocation_id, jsonb_build_array(id, version)) AS m FROM locked)
+       INSERT INTO attempts (id, runtime_id, invocation_uid, seq, ${attemptNames.join(", ")})
+       SELECT gen_random_uuid(), $1, (lock_map.m -> x.invocation_id ->> 0)::uuid, (lock_map.m -> x.invocation_id ->> 1)::int + 1,
+              ${attemptNames.map((name) => `x.${name}`).join(", ")}
+         FROM lock_map, ${recordsIn("$2")} AS x
+        WHERE lock_map.m ? x.invocation_id
+        ORDER BY x.ord
+       ON CONFLICT (runtime_id, event_key) DO NOTHING
+       RETURNING event_key, invocation_uid::text, seq`,
+};
 
-  const changed = [...new Set(inserted.map((r) => r.invocation_uid))];
-  const derived = deriveAll(await loadFoldInputs(sql, changed));
-  const versionOf = new Map(locked.map((r) => [r.id, r.version]));
-  await writeDerived(
-    sql,
-    [...derived].map(([uid, d]) => ({ uid, version: (versionOf.get(uid) ?? 0) + 1, derived: d })),
-  );
+// $1 runtime id, $2 the batch's event keys: what the invocations of its records fold from.
+// A statement after the one that locked them, so with a snapshot that sees all they hold.
+const [foldRecordsQuery, foldActionsQuery] = foldInputQueries(
+  `= ANY(ARRAY(SELECT (SELECT invocation_uid FROM attempts WHERE runtime_id = $1 AND event_key = v)
+                 FROM jsonb_array_elements_text($2) AS v))`,
+);
+const loadFoldRecords: PreparedStatement = { name: "settle_ingest_fold_records", params: ["uuid", "jsonb"], text: foldRecordsQuery };
+const loadFoldActions: PreparedStatement = { name: "settle_ingest_fold_actions", params: ["uuid", "jsonb"], text: foldActionsQuery };
 
-  const tasks = new Map<string, { task_id: string; first: string; last: string }>();
-  const insertedKeys = new Set(inserted.map((r) => r.event_key));
-  for (const p of fresh) {
-    if (!insertedKeys.has(p.eventKey)) continue;
-    const t = tasks.get(p.taskId) ?? { task_id: p.taskId, first: p.at, last: p.at };
-    if (p.at < t.first) t.first = p.at;
-    if (p.at > t.last) t.last = p.at;
-    tasks.set(p.taskId, t);
-  }
-  if (tasks.size > 0) {
-    await sql.$queryRawUnsafe(
-      `INSERT INTO tasks (runtime_id, task_id, first_seen_at, last_seen_at)
-       SELECT $1::uuid, x.task_id, x.first, x.last
-         FROM jsonb_to_recordset($2::jsonb) AS x(task_id text, first timestamptz, last timestamptz) ORDER BY x.task_id
-       ON CONFLICT (runtime_id, task_id) DO UPDATE
-         SET first_seen_at = LEAST(tasks.first_seen_at, excluded.first_seen_at),
-             last_seen_at = GREATEST(tasks.last_seen_at, excluded.last_seen_at)`,
-      runtimeId,
-      JSON.stringify([...tasks.values()].sort((a, b) => (a.task_id < b.task_id ? -1 : 1))),
+const writeState: PreparedStatement = { name: "settle_ingest_state", params: ["jsonb"], text: updateDerivedQuery("$1") };
+
+// $1 runtime id, $2 [{task_id, first, last}].
+const upsertTasks: PreparedStatement = {
+  name: "settle_ingest_tasks",
+  params: ["uuid", "jsonb"],
+  text: `INSERT INTO tasks (runtime_id, task_id, first_seen_at, last_seen_at)
+         SELECT $1, x.task_id, x.first, x.last
+           FROM jsonb_to_recordset($2) AS x(task_id text, first timestamptz, last timestamptz)
+          ORDER BY x.task_id
+         ON CONFLICT (runtime_id, task_id) DO UPDATE
+           SET first_seen_at = LEAST(tasks.first_seen_at, excluded.first_seen_at),
+               last_seen_at = GREATEST(tasks.last_seen_at, excluded.last_seen_at)`,
+};
+
+const json = (value: unknown) => sqlLiteral(JSON.stringify(value));
+
+type Inserted = { event_key: string; invocation_uid: string; seq: number };
+
+async function storeBatch(driver: SqlDriver, runtimeId: string, records: PreparedRecord[]): Promise<Set<string>> {
+  const runtime = sqlLiteral(runtimeId);
+  const order = [...new Set(records.map((p) => p.invocationId))].sort((a, b) => (a < b ? -1 : 1));
+  const position = new Map(order.map((id, i) => [id, i]));
+  const rows = records.map((p, ord) => recordRow(p, position.get(p.invocationId)!, ord));
+  const eventKeys = json(records.map((p) => p.eventKey));
+
+  return driver.scriptTransaction(async (tx) => {
+    const [, inserted, foldRecords, foldActions] = (await tx.run([
+      NO_SEQUENTIAL_SCANS,
+      { prepared: lockAndStore, args: [runtime, json(rows)] },
+      { prepared: loadFoldRecords, args: [runtime, eventKeys] },
+      { prepared: loadFoldActions, args: [runtime, eventKeys] },
+    ])) as [unknown[], Inserted[], RecordRow[], ActionRow[]];
+    const insertedKeys = new Set(inserted.map((r) => r.event_key));
+    if (inserted.length === 0) return insertedKeys;
+
+    // An attempt's seq is its invocation's version before this batch, plus one: the version it has after.
+    const versionAfter = new Map(inserted.map((r) => [r.invocation_uid, r.seq]));
+    const derived = deriveAll(toFoldInputs(versionAfter.keys(), foldRecords, foldActions));
+    const states = [...derived].map(([uid, d]) => ({ uid, version: versionAfter.get(uid)!, derived: d }));
+
+    const tasks = new Map<string, { task_id: string; first: string; last: string }>();
+    for (const p of records) {
+      if (!insertedKeys.has(p.eventKey)) continue;
+      const t = tasks.get(p.taskId) ?? { task_id: p.taskId, first: p.at, last: p.at };
+      if (p.at < t.first) t.first = p.at;
+      if (p.at > t.last) t.last = p.at;
+      tasks.set(p.taskId, t);
+    }
+    const taskRows = [...tasks.values()].sort((a, b) => (a.task_id < b.task_id ? -1 : 1));
+    await tx.run(
+      [
+        { prepared: writeState, args: [sqlLiteral(derivedPayload(states))] },
+        { prepared: upsertTasks, args: [runtime, json(taskRows)] },
+      ],
+      { commit: true },
     );
-  }
-  return insertedKeys;
+    return insertedKeys;
+  });
 }
 
 /** `unparsable` holds NDJSON lines that were not JSON: each rejects its own record only. */
@@ -165,18 +268,8 @@ export async function ingestRecords(
   });
 
   if (fresh.length > 0) {
-    const known = await db.prisma.$queryRawUnsafe<Array<{ event_key: string }>>(
-      `SELECT event_key FROM attempts WHERE runtime_id = $1::uuid AND event_key = ANY($2::text[])`,
-      runtime.id,
-      fresh.map((f) => f.prepared.eventKey),
-    );
-    const knownKeys = new Set(known.map((k) => k.event_key));
-    const toStore = fresh.filter((f) => !knownKeys.has(f.prepared.eventKey)).map((f) => f.prepared);
-    const stored =
-      toStore.length > 0
-        ? await db.prisma.$transaction((tx) => storeBatch(tx, runtime.id, toStore), { timeout: 30_000, maxWait: 10_000 })
-        : new Set<string>();
-    // Known before, or stored by a concurrent request in the meantime: either way a duplicate.
+    const stored = await storeBatch(db.driver, runtime.id, fresh.map((f) => f.prepared));
+    // Stored before, or by a concurrent request in the meantime: either way a duplicate.
     for (const f of fresh) if (!stored.has(f.prepared.eventKey)) f.result.status = "duplicate";
   }
 
