@@ -74,19 +74,19 @@ export type KeyLookup =
   | { status: "revoked" }
   | { status: "unknown" };
 
+// Runs on every request: straight on the driver, as a prepared statement, not through Prisma.
 export async function lookupRuntimeKey(db: Db, key: string): Promise<KeyLookup> {
-  const rows = await db.prisma.$queryRawUnsafe<
-    Array<{ id: string; runtime_id: string; runtime_name: string; revoked: boolean; stale: boolean }>
-  >(
+  const rows = await db.driver.query<{ id: string; runtime_id: string; runtime_name: string; revoked: boolean; stale: boolean }>(
     `SELECT k.id::text, k.runtime_id::text, r.name AS runtime_name, k.revoked_at IS NOT NULL AS revoked,
             (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute') AS stale
        FROM runtime_keys k JOIN runtimes r ON r.id = k.runtime_id WHERE k.hash = $1`,
-    hashToken(key),
+    [hashToken(key)],
+    { prepareAs: "settle_runtime_key" },
   );
   const row = rows[0];
   if (!row) return { status: "unknown" };
   if (row.revoked) return { status: "revoked" };
   // Recorded at most once a minute, so a busy key does not write on every request.
-  if (row.stale) await db.prisma.$queryRawUnsafe(`UPDATE runtime_keys SET last_used_at = now() WHERE id = $1::uuid`, row.id);
+  if (row.stale) await db.driver.query(`UPDATE runtime_keys SET last_used_at = now() WHERE id = $1::uuid`, [row.id]);
   return { status: "valid", runtime: { id: row.runtime_id, name: row.runtime_name } };
 }
