@@ -11,6 +11,12 @@ import { createBenchDatabase, ensureBuild, freePort, prepareDatabase, ROOT, star
 // stands Settle up on its own database, measures ingest over HTTP and a raw
 // INSERT baseline, prints a table, writes bench/results/ingest-<date>.json,
 // and tears everything down, on failure and Ctrl-C too.
+//
+// Flags (defaults): --duration 15 and --warmup 3 seconds per phase;
+// --batch-connections 8, --single-connections 32; --rate 300 req/s over
+// --rate-connections 30 from --rate-staggered 10 autocannon instances;
+// --baseline-records 60000; --pool-size (SETTLE_DB_POOL_SIZE for the server).
+// BENCH_PG_ADMIN_URL points at another PostgreSQL (default: postgres@127.0.0.1:5432).
 
 const { values: args } = parseArgs({
   options: {
