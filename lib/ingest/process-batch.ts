@@ -127,7 +127,9 @@ const attemptNames = recordColumns.slice(4).map(([name]) => name);
 // (runtime_id, invocation_id), which two other indexes start like. And
 // sequential scans are disabled in this transaction: on a table that was
 // small at planning time, one would look cheapest and stay in the plan.
-const NO_SEQUENTIAL_SCANS = "SET LOCAL enable_seqscan = off";
+// A statement that waits more than 30 s (for a lock) gives up, as the Prisma
+// transaction this replaced did, instead of holding its connection forever.
+const SETTINGS = ["SET LOCAL enable_seqscan = off", "SET LOCAL statement_timeout = '30s'"];
 
 // $1 runtime id, $2 the records (`recordRow`).
 // Locks (or creates) every invocation with a record not stored before, in `pos`
@@ -199,12 +201,12 @@ async function storeBatch(driver: SqlDriver, runtimeId: string, records: Prepare
   const eventKeys = json(records.map((p) => p.eventKey));
 
   return driver.scriptTransaction(async (tx) => {
-    const [, inserted, foldRecords, foldActions] = (await tx.run([
-      NO_SEQUENTIAL_SCANS,
+    const [, , inserted, foldRecords, foldActions] = (await tx.run([
+      ...SETTINGS,
       { prepared: lockAndStore, args: [runtime, json(rows)] },
       { prepared: loadFoldRecords, args: [runtime, eventKeys] },
       { prepared: loadFoldActions, args: [runtime, eventKeys] },
-    ])) as [unknown[], Inserted[], RecordRow[], ActionRow[]];
+    ])) as [unknown[], unknown[], Inserted[], RecordRow[], ActionRow[]];
     const insertedKeys = new Set(inserted.map((r) => r.event_key));
     if (inserted.length === 0) return insertedKeys;
 
