@@ -15,6 +15,7 @@ const unreachableCodes = new Set([
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now
   "53300", // too_many_connections
+  "57014", // query_canceled: the statement timeout of an overloaded database
   "08000",
   "08001",
   "08003",
