@@ -1,12 +1,20 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { DataDirInUseError, lockDataDir } from "./data-dir-lock";
 
 describe("embedded database lock", () => {
-  const dir = () => path.join(mkdtempSync(path.join(tmpdir(), "settle-lock-")), "data");
+  const made: string[] = [];
+  const dir = () => {
+    const parent = mkdtempSync(path.join(tmpdir(), "settle-lock-"));
+    made.push(parent);
+    return path.join(parent, "data");
+  };
+  afterAll(() => {
+    for (const parent of made) rmSync(parent, { recursive: true, force: true });
+  });
 
   it("takes and releases the lock", () => {
     const d = dir();

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, mkdirSync, writeFileSync, cpSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -58,6 +58,7 @@ describe.each(["postgres", "pglite"] as const)("migration runner on %s", (kind) 
   it("records a failed migration, rolls its script back, and refuses to go on (P3009)", async () => {
     const driver = await open();
     const dir = mkdtempSync(path.join(tmpdir(), "settle-migrations-"));
+    drops.push(async () => rmSync(dir, { recursive: true, force: true }));
     cpSync(path.join(process.cwd(), "prisma", "migrations"), dir, { recursive: true });
     mkdirSync(path.join(dir, "29990101000000_broken"));
     writeFileSync(path.join(dir, "29990101000000_broken", "migration.sql"), `CREATE TABLE half_done (id int);\nSELECT * FROM no_such_table;\n`);
