@@ -96,3 +96,15 @@ export function withRoute<P = Record<string, never>, Q = Record<string, never>, 
     }
   };
 }
+
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** A method a route does not serve answers 405 with the error envelope, not an empty body. */
+export function otherMethods(...allowed: Method[]): Record<Method, (req: Request) => Response> {
+  const refuse = (req: Request) => {
+    const res = errorResponse("METHOD_NOT_ALLOWED", `${req.method} is not supported here; use ${allowed.join(" or ")}.`, requestIdOf(req), { allowed });
+    res.headers.set("allow", allowed.join(", "));
+    return res;
+  };
+  return { GET: refuse, POST: refuse, PUT: refuse, PATCH: refuse, DELETE: refuse };
+}

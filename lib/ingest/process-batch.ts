@@ -249,7 +249,7 @@ export async function ingestRecords(
   raw.forEach((record, index) => {
     const lineError = unparsable.get(index);
     const prepared = lineError
-      ? { code: "INVALID_JSON", message: `line ${index + 1} is not valid JSON (${lineError}).` }
+      ? { code: "INVALID_JSON", message: `record ${index + 1} of this request (a non-blank NDJSON line) is not valid JSON (${lineError}).` }
       : prepareRecord(record, receivedAt);
     if ("code" in prepared) {
       const given = (record as { event_id?: unknown } | null)?.event_id;

@@ -46,3 +46,13 @@ describe("health, OpenAPI and unknown paths", () => {
     expect(res.body).toMatchObject({ items: [], total: 0 });
   });
 });
+
+describe("methods a route does not serve", () => {
+  it("answer 405 with the error envelope and an Allow header", async () => {
+    const { DELETE } = await import("@/app/api/v1/envelopes/route");
+    const res = await call(DELETE, { method: "DELETE", path: "/api/v1/envelopes" });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("POST");
+    expect(res.body).toMatchObject({ ok: false, code: "METHOD_NOT_ALLOWED", next_action: "correct_input" });
+  });
+});

@@ -1,5 +1,7 @@
-import { withRoute } from "@/lib/api/route";
+import { otherMethods, withRoute } from "@/lib/api/route";
 import { checkHealth } from "@/lib/db/health";
 
 // Liveness of Settle and its database; 503 with the error envelope when the database is down.
 export const GET = withRoute({ auth: false, handler: ({ db }) => checkHealth(db) });
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

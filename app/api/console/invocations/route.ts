@@ -1,5 +1,7 @@
-import { withRoute } from "@/lib/api/route";
+import { otherMethods, withRoute } from "@/lib/api/route";
 import { listRecentInvocations } from "@/lib/domain/invocations";
 
 // Recent invocations across runtimes, for the console's live list.
 export const GET = withRoute({ auth: "console", handler: ({ db }) => listRecentInvocations(db) });
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

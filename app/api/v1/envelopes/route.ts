@@ -1,4 +1,4 @@
-import { json, withRoute } from "@/lib/api/route";
+import { json, otherMethods, withRoute } from "@/lib/api/route";
 import { parseIngestBody } from "@/lib/ingest/parse-body";
 import { ingestRecords } from "@/lib/ingest/process-batch";
 
@@ -11,3 +11,5 @@ export const POST = withRoute({
     return json(result, 207);
   },
 });
+
+export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

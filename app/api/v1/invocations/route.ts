@@ -1,5 +1,5 @@
 import { listQuerySchema } from "@/lib/api/schemas";
-import { withRoute } from "@/lib/api/route";
+import { otherMethods, withRoute } from "@/lib/api/route";
 import { listInvocations } from "@/lib/domain/invocations";
 
 // Invocations, newest activity first, filtered and cursor-paginated.
@@ -8,3 +8,5 @@ export const GET = withRoute({
   query: listQuerySchema,
   handler: ({ db, principal, query }) => listInvocations(db, { runtimeId: principal.runtime.id }, query),
 });
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ApiError } from "@/lib/api/errors";
-import { withRoute } from "@/lib/api/route";
+import { otherMethods, withRoute } from "@/lib/api/route";
 import { getTask } from "@/lib/domain/invocations";
 
 // A task and its invocations.
@@ -13,3 +13,5 @@ export const GET = withRoute({
     return found;
   },
 });
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");
