@@ -52,7 +52,7 @@ export function RecentInvocations({ initial, curl }: { initial: Recent; curl: st
       ) : (
         <div className="overflow-x-auto">
           <table className="w-full text-left text-sm">
-            <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
+            <thead className="whitespace-nowrap bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
               <tr>
                 <th scope="col" className="px-4 py-2 font-medium">Status</th>
                 <th scope="col" className="px-4 py-2 font-medium">Commit state</th>
