@@ -37,6 +37,16 @@ describe.each<Backend>(["postgres", "pglite"])("request limits and auth on %s", 
     expectEnvelope(res.body, code);
   });
 
+  it("stores a key only as its SHA-256, under a recognizable prefix", async () => {
+    const rows = await t.db.prisma.runtimeKey.findMany();
+    expect(rows.length).toBeGreaterThan(0);
+    expect(JSON.stringify(rows)).not.toContain(t.key);
+    const mine = rows.find((r) => t.key.startsWith(`${r.prefix}_`));
+    expect(mine?.prefix).toMatch(/^stl_rk_[a-z0-9]{8}$/);
+    const { createHash } = await import("node:crypto");
+    expect(mine?.hash).toBe(createHash("sha256").update(t.key).digest("hex"));
+  });
+
   it("401 KEY_REVOKED once a key is revoked, at its next request", async () => {
     const { createRuntimeKey } = await import("@/lib/domain/runtime-keys");
     const { key, prefix } = await createRuntimeKey(t.db, "rt-revoke");
