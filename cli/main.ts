@@ -9,14 +9,16 @@ import { keysList } from "./commands/keys-list";
 import { keysRevoke } from "./commands/keys-revoke";
 import { migrate } from "./commands/migrate";
 import { simulate } from "./commands/simulate";
+import { tokensCreate } from "./commands/tokens-create";
+import { usersCreate } from "./commands/users-create";
 import { CliError, EXIT_FAILED, EXIT_UNREACHABLE, UsageError } from "./errors";
 import { printLine, type CliIo } from "./io";
 
 // `settle <command>`: finds the command, parses its options, runs it, and
 // turns every expected failure into one line on stderr and an exit code.
 
-const commands: Command[] = [keysCreate, keysList, keysRevoke, migrate, ingest, simulate];
-const groups = ["keys"];
+const commands: Command[] = [keysCreate, keysList, keysRevoke, usersCreate, tokensCreate, migrate, ingest, simulate];
+const groups = ["keys", "users", "tokens"];
 
 const mainHelp = `Usage: settle <command> [options]
 

@@ -1,19 +1,26 @@
 import { expect, test } from "@playwright/test";
 import { readState } from "./server";
+import { signIn } from "./sign-in";
 
 const state = readState();
 
 test.describe("first run on the embedded database", () => {
-  test("prints a local key with a curl example that works", async ({ request }) => {
+  test("prints a local key with a curl example, and an admin's sign-in", async ({ request, page }) => {
     expect(state.banner).toContain('A runtime ingest key named "local" was created');
-    expect(state.banner).toContain(`curl -sS ${"http://localhost:"}`);
+    expect(state.banner).toContain("An admin was created");
+    await page.goto(state.baseURL);
+    await expect(page).toHaveURL(/\/sign-in\?next=%2F$/);
+    await page.getByLabel("Email").fill(state.adminEmail);
+    await page.getByLabel("Password").fill("not the password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page.getByRole("alert")).toBeVisible();
+    expect(state.banner).toContain(`curl -sS ${state.baseURL}/api/v1/envelopes`);
     const health = await request.get(`${state.baseURL}/api/health`);
     expect(await health.json()).toEqual({ ok: true, db: "up", database: "pglite" });
   });
 
   test("an unknown outcome ingested through the API shows on the page, as unknown, within seconds", async ({ page, request }) => {
-    await page.goto(state.baseURL);
-    await expect(page.getByRole("heading", { name: "Settle" })).toBeVisible();
+    await signIn(page, state.baseURL, state.adminEmail, state.adminPassword);
     await expect(page.getByText("Nothing has been reported yet.")).toBeVisible();
 
     const hostile = `<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>`;

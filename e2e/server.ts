@@ -8,7 +8,7 @@ import path from "node:path";
 // embedded database, whose first-run banner prints the "local" runtime key.
 
 export const STATE_FILE = path.join(process.cwd(), "test-results", "e2e-state.json");
-export type E2EState = { baseURL: string; key: string; pid: number; dataDir: string; banner: string };
+export type E2EState = { baseURL: string; key: string; adminEmail: string; adminPassword: string; pid: number; dataDir: string; banner: string };
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -25,7 +25,14 @@ export async function startSettle(): Promise<{ state: E2EState; child: ChildProc
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), "settle-e2e-"));
   const child = spawn(path.join("node_modules", ".bin", "next"), ["start", "-p", String(port)], {
-    env: { ...process.env, SETTLE_DATA_DIR: dataDir, DATABASE_URL: "", NEXT_TELEMETRY_DISABLED: "1", PORT: String(port) },
+    env: {
+      ...process.env,
+      SETTLE_DATA_DIR: dataDir,
+      DATABASE_URL: "",
+      NEXT_TELEMETRY_DISABLED: "1",
+      PORT: String(port),
+      SETTLE_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -35,10 +42,12 @@ export async function startSettle(): Promise<{ state: E2EState; child: ChildProc
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     const key = /stl_rk_[a-z0-9]{8}_[A-Za-z0-9]{32}/.exec(output)?.[0];
-    if (key) {
+    const adminEmail = /email:\s+(\S+)/.exec(output)?.[1];
+    const adminPassword = /password:\s+(\S+)/.exec(output)?.[1];
+    if (key && adminEmail && adminPassword) {
       const baseURL = `http://127.0.0.1:${port}`;
       const res = await fetch(`${baseURL}/api/health`).catch(() => null);
-      if (res?.ok) return { state: { baseURL, key, pid: child.pid!, dataDir, banner: output }, child };
+      if (res?.ok) return { state: { baseURL, key, adminEmail, adminPassword, pid: child.pid!, dataDir, banner: output }, child };
     }
     if (child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 250));

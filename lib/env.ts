@@ -14,9 +14,11 @@ const schema = z.object({
   SETTLE_STALL_WINDOW_S: z.coerce.number().int().positive().default(300),
   SETTLE_DB_POOL_SIZE: z.coerce.number().int().positive().default(10),
   SETTLE_PUBLIC_URL: z.string().url().optional(),
+  /** Signs session cookies. Required for PostgreSQL in production; the embedded database keeps its own. */
+  SETTLE_AUTH_SECRET: z.string().min(32, "SETTLE_AUTH_SECRET must be at least 32 characters").optional(),
+  /** Sign-in attempts allowed per IP per minute (the limit lives in the database, shared by all instances). */
+  SETTLE_SIGN_IN_RATE_LIMIT: z.coerce.number().int().positive().default(10),
   PORT: z.coerce.number().int().positive().default(3000),
-  /** The read-only page of recent invocations needs no sign-in on the embedded database, or when this is "1". */
-  SETTLE_OPEN_CONSOLE: z.enum(["0", "1"]).optional(),
   NEXT_RUNTIME: z.string().optional(),
   NEXT_PHASE: z.string().optional(),
 });
@@ -35,11 +37,6 @@ export function env(): Env {
     cached = parsed.data;
   }
   return cached;
-}
-
-export function consoleIsOpen(): boolean {
-  const e = env();
-  return e.SETTLE_OPEN_CONSOLE ? e.SETTLE_OPEN_CONSOLE === "1" : !e.DATABASE_URL;
 }
 
 export function publicUrl(): string {

@@ -1,9 +1,12 @@
 import { getDb } from "./db/client";
 import { createRuntimeKey } from "./domain/runtime-keys";
+import { countUsers, createUser } from "./domain/users";
 import { env, publicUrl } from "./env";
 
 // On an empty embedded database, Settle makes itself usable at once: a
-// runtime key named "local", printed once with a request to paste.
+// runtime key named "local" and an admin, each printed once.
+
+export const FIRST_ADMIN_EMAIL = "admin@settle.local";
 
 const sample = {
   task_id: "ord-7741",
@@ -36,18 +39,21 @@ export function curlExample(url: string, key: string): string {
 export async function firstRun(log: (line: string) => void = console.log): Promise<void> {
   const settings = env();
   const db = await getDb();
-  const runtimes = await db.prisma.runtimeKey.count();
   const url = publicUrl();
   const where = settings.DATABASE_URL ? "PostgreSQL (DATABASE_URL)" : `the embedded database in ${settings.SETTLE_DATA_DIR}`;
-  if (runtimes > 0 || settings.DATABASE_URL) {
-    log(`Settle: using ${where}. Create a runtime key with: npm run -s settle -- keys create <runtime>`);
+  const lines: string[] = [];
+
+  if (settings.DATABASE_URL) {
+    if ((await countUsers(db)) === 0) {
+      lines.push(`Settle: no users yet. Create an admin: npm run -s settle -- users create --email you@example.com --role admin`);
+    }
+    log(lines.length ? lines.join("\n") : `Settle: using ${where}.`);
     return;
   }
-  const { key } = await createRuntimeKey(db, "local", "local");
-  log(
-    [
-      "",
-      `Settle is using ${where}.`,
+
+  if ((await db.prisma.runtimeKey.count()) === 0) {
+    const { key } = await createRuntimeKey(db, "local", "local");
+    lines.push(
       `A runtime ingest key named "local" was created. It is shown only this once; copy it now:`,
       "",
       `  ${key}`,
@@ -56,8 +62,23 @@ export async function firstRun(log: (line: string) => void = console.log): Promi
       "",
       curlExample(url, key),
       "",
-      `Then open ${url} to watch it arrive. More keys: npm run -s settle -- keys create <runtime>`,
+    );
+  }
+  if ((await countUsers(db)) === 0) {
+    const { password } = await createUser(db, { email: FIRST_ADMIN_EMAIL, role: "admin", name: "Admin" });
+    lines.push(
+      `An admin was created. Sign in at ${url}/sign-in with`,
       "",
-    ].join("\n"),
-  );
+      `  email:    ${FIRST_ADMIN_EMAIL}`,
+      `  password: ${password}`,
+      "",
+      "(shown only this once; add people under Admin → Users, or: npm run -s settle -- users create --email E --role operator)",
+      "",
+    );
+  }
+  if (lines.length === 0) {
+    log(`Settle: using ${where}. More runtime keys: npm run -s settle -- keys create <runtime>`);
+    return;
+  }
+  log(["", `Settle is using ${where}.`, ...lines, `Then open ${url}.`, ""].join("\n"));
 }

@@ -41,6 +41,9 @@ function counted(label, command, args, reportFile, read) {
 }
 
 check("lint", "npx", ["eslint", "."]);
+// Route types left in .next by an earlier build or dev server may name pages that moved since.
+rmSync(".next/types", { recursive: true, force: true });
+rmSync(".next/dev/types", { recursive: true, force: true });
 check("typecheck", "npx", ["tsc", "--noEmit", "-p", "."]);
 check("migrations match schema.prisma", "node", ["scripts/db-drift.mjs"]);
 counted(

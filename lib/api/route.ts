@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { getDb, MigrationsPendingError, type Db } from "../db/client";
 import { isDatabaseUnavailable } from "../db/errors";
-import { authenticate, authenticateConsole, type ConsolePrincipal, type Principal } from "./auth";
+import type { Permission } from "../auth/roles";
+import { authenticate, type AuthMode, type Principal, type RuntimePrincipal, type UserPrincipal } from "./auth";
 import { ApiError, errorEnvelope, statusOf, type ErrorCode } from "./errors";
 
 // The one wrapper every API route goes through: it authenticates, parses
@@ -11,26 +12,45 @@ import { ApiError, errorEnvelope, statusOf, type ErrorCode } from "./errors";
 
 type RouteContext = { params: Promise<Record<string, string | string[]>> };
 
-type AuthMode = boolean | "console";
-type PrincipalFor<A extends AuthMode> = A extends true ? Principal : A extends "console" ? ConsolePrincipal : null;
+type Auth = AuthMode | false;
+type PrincipalFor<A extends Auth> = A extends "runtime" ? RuntimePrincipal : A extends "user" ? UserPrincipal : A extends "any" ? Principal : null;
 
-type Handler<P, Q, A extends AuthMode> = (ctx: {
+type Handler<P, Q, A extends Auth, B> = (ctx: {
   req: Request;
   db: Db;
   principal: PrincipalFor<A>;
   params: P;
   query: Q;
+  body: B;
   requestId: string;
 }) => Promise<Response | unknown>;
 
-type Options<P, Q, A extends AuthMode> = {
+type Options<P, Q, A extends Auth, B> = {
   auth: A;
+  /** What a person must be allowed to do (runtime keys are scoped to their runtime instead). */
+  permission?: Permission;
   /** false for routes that must answer without a database (the OpenAPI document). */
   database?: boolean;
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
-  handler: Handler<P, Q, A>;
+  /** A JSON body (at most 64 KiB), parsed with this schema. */
+  body?: z.ZodType<B>;
+  handler: Handler<P, Q, A, B>;
 };
+
+const MAX_JSON_BODY = 64 * 1024;
+
+async function readJson(req: Request): Promise<unknown> {
+  const type = (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json") throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.");
+  const text = await req.text();
+  if (text.length > MAX_JSON_BODY) throw new ApiError("PAYLOAD_TOO_LARGE", `The body is over ${MAX_JSON_BODY} bytes.`);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError("INVALID_JSON", "The body is not valid JSON.");
+  }
+}
 
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
@@ -72,20 +92,21 @@ export function toErrorResponse(error: unknown, requestId: string): Response {
   );
 }
 
-export function withRoute<P = Record<string, never>, Q = Record<string, never>, A extends AuthMode = true>(options: Options<P, Q, A>) {
+export function withRoute<P = Record<string, never>, Q = Record<string, never>, A extends Auth = "runtime", B = undefined>(
+  options: Options<P, Q, A, B>,
+) {
   return async (req: Request, context?: RouteContext): Promise<Response> => {
     const requestId = requestIdOf(req);
     try {
       const db = options.database === false ? (null as unknown as Db) : await getDb();
-      const principal = (
-        options.auth === "console" ? authenticateConsole() : options.auth ? await authenticate(db, req) : null
-      ) as PrincipalFor<A>;
+      const principal = (options.auth ? await authenticate(db, req, options.auth, options.permission) : null) as PrincipalFor<A>;
       const rawParams = context ? await context.params : {};
       const params = options.params ? options.params.parse(rawParams) : ({} as P);
       const query = options.query
         ? options.query.parse(Object.fromEntries(new URL(req.url).searchParams))
         : ({} as Q);
-      const result = await options.handler({ req, db, principal, params, query, requestId });
+      const body = options.body ? options.body.parse(await readJson(req)) : (undefined as B);
+      const result = await options.handler({ req, db, principal, params, query, body, requestId });
       if (result instanceof Response) {
         result.headers.set("x-request-id", requestId);
         return result;

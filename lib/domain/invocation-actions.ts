@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { ApiError } from "../api/errors";
 import type { Db } from "../db/client";
-import { applyAction, type OperatorAction } from "./actions";
+import { applyAction, operatorActionSchema, type OperatorAction } from "./actions";
 import { deriveAll, loadFoldInputs, writeDerived } from "./invocation-store";
 import { getInvocation, type InvocationView } from "./invocations";
 
@@ -79,4 +81,19 @@ export async function actOnInvocation(db: Db, target: ActionTarget, action: Oper
   const invocation = await getInvocation(db, { runtimeId: target.runtimeId }, target.invocationId);
   if (refusal) return { ok: false, ...refusal, current: invocation } satisfies Refusal;
   return { ok: true, invocation: invocation! };
+}
+
+export const actionRequestSchema = z.intersection(operatorActionSchema, z.object({ version: z.number().int().min(0), runtime: z.string().max(200).optional() }));
+export type ActionRequest = z.infer<typeof actionRequestSchema>;
+
+const refusalCodes = { NOT_FOUND: "NOT_FOUND", VERSION_CONFLICT: "VERSION_CONFLICT", TRANSITION_REFUSED: "TRANSITION_REFUSED", ALREADY_APPROVED: "ALREADY_APPROVED" } as const;
+
+/** The API's form of actOnInvocation: the updated invocation, or a typed refusal carrying the current state. */
+export async function performAction(db: Db, invocationId: string, request: ActionRequest, actor: string): Promise<InvocationView> {
+  const { version, runtime, ...action } = request;
+  const runtimeId = runtime ? (await db.prisma.runtime.findUnique({ where: { name: runtime } }))?.id : undefined;
+  if (runtime && !runtimeId) throw new ApiError("NOT_FOUND", `No runtime ${runtime}.`);
+  const outcome = await actOnInvocation(db, { invocationId, runtimeId }, action as OperatorAction, { actor, version });
+  if (outcome.ok) return outcome.invocation;
+  throw new ApiError(refusalCodes[outcome.code], outcome.message, outcome.current ? { version: outcome.current.version, status: outcome.current.status } : {});
 }

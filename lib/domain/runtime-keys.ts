@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { hashToken, newToken } from "../auth/tokens";
 import type { Db } from "../db/client";
 
 // Runtime ingest keys: `stl_rk_<id>_<secret>`. Only the SHA-256 of the whole
@@ -6,22 +6,6 @@ import type { Db } from "../db/client";
 // See docs/decisions/003-tokens.md.
 
 export const RUNTIME_KEY_PREFIX = "stl_rk_";
-const ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-
-function randomString(length: number, alphabet = ALPHABET): string {
-  const bytes = randomBytes(length * 2);
-  let out = "";
-  // Rejection sampling keeps every character equally likely.
-  for (const b of bytes) {
-    if (b < Math.floor(256 / alphabet.length) * alphabet.length) out += alphabet[b % alphabet.length];
-    if (out.length === length) return out;
-  }
-  return out + randomString(length - out.length, alphabet);
-}
-
-export function hashToken(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
-}
 
 export type RuntimeKeyInfo = {
   prefix: string;
@@ -34,9 +18,8 @@ export type RuntimeKeyInfo = {
 
 export async function createRuntimeKey(db: Db, runtimeName: string, name = "default"): Promise<{ key: string; prefix: string; runtime: string }> {
   const runtime = await db.prisma.runtime.upsert({ where: { name: runtimeName }, create: { name: runtimeName }, update: {} });
-  const prefix = `${RUNTIME_KEY_PREFIX}${randomString(8, "abcdefghijklmnopqrstuvwxyz0123456789")}`;
-  const key = `${prefix}_${randomString(32)}`;
-  await db.prisma.runtimeKey.create({ data: { runtimeId: runtime.id, name, prefix, hash: hashToken(key) } });
+  const { token: key, prefix, hash } = newToken(RUNTIME_KEY_PREFIX);
+  await db.prisma.runtimeKey.create({ data: { runtimeId: runtime.id, name, prefix, hash } });
   return { key, prefix, runtime: runtime.name };
 }
 

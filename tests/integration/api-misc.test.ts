@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, openSettle, type TestContext } from "./harness";
+import { call, createOperator, openSettle, type TestContext } from "./harness";
 import { health, openapi } from "./routes";
 import { GET as unrouted } from "@/app/api/[...path]/route";
 import { GET as consoleRecent } from "@/app/api/console/invocations/route";
@@ -40,8 +40,11 @@ describe("health, OpenAPI and unknown paths", () => {
     expect(res.body).toMatchObject({ ok: false, code: "NOT_FOUND" });
   });
 
-  it("the local console list is open on the embedded database", async () => {
-    const res = await call(consoleRecent, { path: "/api/console/invocations" });
+  it("the console's list needs a person: not anonymous, not a runtime key", async () => {
+    expect((await call(consoleRecent, { path: "/api/console/invocations" })).status).toBe(401);
+    expect((await call(consoleRecent, { path: "/api/console/invocations", key: t.key })).status).toBe(403);
+    const { token } = await createOperator(t.db, "viewer");
+    const res = await call(consoleRecent, { path: "/api/console/invocations", key: token });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ items: [], total: 0 });
   });

@@ -90,3 +90,12 @@ export async function call(handler: Handler, options: CallOptions = {}): Promise
   }
   return { status: res.status, body: parsed, headers: res.headers };
 }
+
+/** A person with a role, and a personal access token that acts as them. */
+export async function createOperator(db: Db, role: "viewer" | "operator" | "manager" | "admin", email = `${role}-${randomBytes(3).toString("hex")}@example.com`) {
+  const { createUser } = await import("@/lib/domain/users");
+  const { createPersonalToken } = await import("@/lib/domain/personal-tokens");
+  const { user, password } = await createUser(db, { email, role, password: "correct horse battery" });
+  const { token } = await createPersonalToken(db, user.id, "tests");
+  return { user, password, token };
+}

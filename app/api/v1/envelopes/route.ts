@@ -4,7 +4,7 @@ import { ingestRecords } from "@/lib/ingest/process-batch";
 
 // Ingest attempt records from a runtime: one result per record, HTTP 207.
 export const POST = withRoute({
-  auth: true,
+  auth: "runtime",
   handler: async ({ req, db, principal }) => {
     const { records, lineErrors } = await parseIngestBody(req);
     const result = await ingestRecords(db, principal.runtime, records, new Date(), lineErrors);

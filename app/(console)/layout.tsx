@@ -1,0 +1,34 @@
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { SignOutButton } from "@/components/sign-out-button";
+import { can } from "@/lib/auth/roles";
+import { requireUser } from "@/lib/auth/session";
+
+export const dynamic = "force-dynamic";
+
+export default async function ConsoleLayout({ children }: { children: ReactNode }) {
+  const { user } = await requireUser("read");
+  const links = [{ href: "/", label: "Queue" }, ...(can(user.role, "administer") ? [] : [])];
+  return (
+    <div className="min-h-screen">
+      <header className="border-b border-slate-200 bg-white">
+        <div className="mx-auto flex max-w-7xl items-center gap-6 px-6 py-3">
+          <Link href="/" className="text-base font-semibold tracking-tight">Settle</Link>
+          <nav aria-label="Main" className="flex gap-1 text-sm">
+            {links.map((l) => (
+              <Link key={l.href} href={l.href} className="rounded-md px-2 py-1 text-slate-700 hover:bg-slate-100 hover:text-slate-900">
+                {l.label}
+              </Link>
+            ))}
+          </nav>
+          <div className="ml-auto flex items-center gap-3 text-sm">
+            <span className="text-slate-700">{user.email}</span>
+            <span className="rounded-full bg-slate-100 px-2 py-0.5 text-xs font-medium text-slate-700">{user.role}</span>
+            <SignOutButton />
+          </div>
+        </div>
+      </header>
+      {children}
+    </div>
+  );
+}

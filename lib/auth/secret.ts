@@ -1,0 +1,28 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { env } from "../env";
+
+// The secret that signs session cookies. Production PostgreSQL deployments set
+// SETTLE_AUTH_SECRET (every instance must share it). The embedded database
+// keeps one next to its data, so sessions survive a restart with no setup.
+
+const DEVELOPMENT_SECRET = "settle-development-secret-do-not-use-in-production";
+
+export function authSecret(): string {
+  const settings = env();
+  if (settings.SETTLE_AUTH_SECRET) return settings.SETTLE_AUTH_SECRET;
+  if (settings.DATABASE_URL) {
+    if (settings.NODE_ENV === "production") {
+      throw new Error("Set SETTLE_AUTH_SECRET (32+ random characters, the same on every instance) to sign sessions.");
+    }
+    return DEVELOPMENT_SECRET;
+  }
+  if (settings.SETTLE_DATA_DIR.startsWith("memory://")) return (globalThis as { __settleSecret?: string }).__settleSecret ??= randomBytes(32).toString("base64url");
+  const file = path.join(path.dirname(path.resolve(settings.SETTLE_DATA_DIR)), "auth-secret");
+  if (!existsSync(file)) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600, flag: "wx" });
+  }
+  return readFileSync(file, "utf8").trim();
+}

@@ -1,0 +1,48 @@
+import { hashToken, newToken } from "../auth/tokens";
+import type { Role } from "../auth/roles";
+import { parseRole } from "../auth/roles";
+import type { Db } from "../db/client";
+
+// Operators' personal access tokens: the same actions as the console, for
+// scripts. A token acts with its owner's current role; a deactivated owner's
+// tokens stop working with them.
+
+export const PERSONAL_TOKEN_PREFIX = "stl_pat_";
+
+export type TokenUser = { id: string; email: string; name: string; role: Role };
+export type PersonalTokenInfo = { prefix: string; name: string; created_at: string; last_used_at: string | null; revoked_at: string | null };
+
+export async function createPersonalToken(db: Db, userId: string, name = "default"): Promise<{ token: string; prefix: string }> {
+  const { token, prefix, hash } = newToken(PERSONAL_TOKEN_PREFIX);
+  await db.prisma.personalToken.create({ data: { userId, name, prefix, hash } });
+  return { token, prefix };
+}
+
+export async function listPersonalTokens(db: Db, userId: string): Promise<PersonalTokenInfo[]> {
+  const rows = await db.prisma.personalToken.findMany({ where: { userId }, orderBy: { createdAt: "desc" } });
+  return rows.map((t) => ({
+    prefix: t.prefix,
+    name: t.name,
+    created_at: t.createdAt.toISOString(),
+    last_used_at: t.lastUsedAt?.toISOString() ?? null,
+    revoked_at: t.revokedAt?.toISOString() ?? null,
+  }));
+}
+
+export async function revokePersonalToken(db: Db, userId: string, prefix: string): Promise<boolean> {
+  const { count } = await db.prisma.personalToken.updateMany({ where: { userId, prefix, revokedAt: null }, data: { revokedAt: new Date() } });
+  return count > 0;
+}
+
+export type TokenLookup = { status: "valid"; user: TokenUser } | { status: "revoked" } | { status: "unknown" };
+
+export async function lookupPersonalToken(db: Db, token: string): Promise<TokenLookup> {
+  const row = await db.prisma.personalToken.findUnique({ where: { hash: hashToken(token) }, include: { user: true } });
+  if (!row) return { status: "unknown" };
+  const role = parseRole(row.user.role);
+  if (row.revokedAt || row.user.banned || !role) return { status: "revoked" };
+  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > 60_000) {
+    await db.prisma.personalToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } });
+  }
+  return { status: "valid", user: { id: row.user.id, email: row.user.email, name: row.user.name, role } };
+}
