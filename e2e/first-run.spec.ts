@@ -2,7 +2,7 @@ import { expect, test } from "@playwright/test";
 import { readState } from "./server";
 import { signIn } from "./sign-in";
 
-const state = readState();
+const state = readState().embedded;
 
 test.describe("first run on the embedded database", () => {
   test("prints a local key with a curl example, and an admin's sign-in", async ({ request, page }) => {

@@ -1,9 +1,9 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { startSettle, STATE_FILE, writeState } from "./server";
+import { startConsole, startEmbedded, STATE_FILE, writeState } from "./server";
 
 export default async function globalSetup() {
   mkdirSync(path.dirname(STATE_FILE), { recursive: true });
-  const { state } = await startSettle();
-  writeState(state);
+  const [embedded, consoleServer] = await Promise.all([startEmbedded(), startConsole()]);
+  writeState({ embedded, console: consoleServer });
 }

@@ -1,14 +1,22 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
-// The e2e server is Settle as a new user meets it: `next start` on an empty
-// embedded database, whose first-run banner prints the "local" runtime key.
+// Two servers, both `next start` of the same build:
+// - "embedded": Settle as a new user meets it, on an empty embedded database,
+//   whose first-run banner prints the "local" runtime key and an admin.
+// - "console": Settle on a fresh PostgreSQL database, so tests can create
+//   people, keys and records with the CLI while the server runs.
 
 export const STATE_FILE = path.join(process.cwd(), "test-results", "e2e-state.json");
-export type E2EState = { baseURL: string; key: string; adminEmail: string; adminPassword: string; pid: number; dataDir: string; banner: string };
+export const PG_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres";
+
+export type EmbeddedState = { baseURL: string; key: string; adminEmail: string; adminPassword: string; pid: number; dataDir: string; banner: string };
+export type ConsoleState = { baseURL: string; key: string; adminEmail: string; adminPassword: string; pid: number; databaseUrl: string; databaseName: string };
+export type E2EState = { embedded: EmbeddedState; console: ConsoleState };
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -21,39 +29,74 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startSettle(): Promise<{ state: E2EState; child: ChildProcess }> {
-  const port = await freePort();
-  const dataDir = mkdtempSync(path.join(tmpdir(), "settle-e2e-"));
+function startNext(port: number, env: Record<string, string>): { child: ChildProcess; output: () => string } {
   const child = spawn(path.join("node_modules", ".bin", "next"), ["start", "-p", String(port)], {
-    env: {
-      ...process.env,
-      SETTLE_DATA_DIR: dataDir,
-      DATABASE_URL: "",
-      NEXT_TELEMETRY_DISABLED: "1",
-      PORT: String(port),
-      SETTLE_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    },
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port), SETTLE_PUBLIC_URL: `http://127.0.0.1:${port}`, ...env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
   let output = "";
   child.stdout?.on("data", (d) => (output += d));
   child.stderr?.on("data", (d) => (output += d));
+  return { child, output: () => output };
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | null>, output: () => string, child: ChildProcess): Promise<T> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    const key = /stl_rk_[a-z0-9]{8}_[A-Za-z0-9]{32}/.exec(output)?.[0];
-    const adminEmail = /email:\s+(\S+)/.exec(output)?.[1];
-    const adminPassword = /password:\s+(\S+)/.exec(output)?.[1];
-    if (key && adminEmail && adminPassword) {
-      const baseURL = `http://127.0.0.1:${port}`;
-      const res = await fetch(`${baseURL}/api/health`).catch(() => null);
-      if (res?.ok) return { state: { baseURL, key, adminEmail, adminPassword, pid: child.pid!, dataDir, banner: output }, child };
-    }
+    const value = await probe().catch(() => null);
+    if (value) return value;
     if (child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 250));
   }
   child.kill("SIGTERM");
-  throw new Error(`Settle did not start with a first-run key within 60 s. Output:\n${output}`);
+  throw new Error(`${what} within 60 s. Output:\n${output()}`);
+}
+
+const healthy = async (baseURL: string) => (await fetch(`${baseURL}/api/health`)).ok;
+
+export async function startEmbedded(): Promise<EmbeddedState> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(tmpdir(), "settle-e2e-"));
+  const { child, output } = startNext(port, { SETTLE_DATA_DIR: path.join(dataDir, "data"), DATABASE_URL: "" });
+  const baseURL = `http://127.0.0.1:${port}`;
+  return waitFor(
+    "Settle did not start with a first-run key and admin",
+    async () => {
+      const text = output();
+      const key = /stl_rk_[a-z0-9]{8}_[A-Za-z0-9]{32}/.exec(text)?.[0];
+      const adminEmail = /email:\s+(\S+)/.exec(text)?.[1];
+      const adminPassword = /password:\s+(\S+)/.exec(text)?.[1];
+      if (!key || !adminEmail || !adminPassword || !(await healthy(baseURL))) return null;
+      return { baseURL, key, adminEmail, adminPassword, pid: child.pid!, dataDir, banner: text };
+    },
+    output,
+    child,
+  );
+}
+
+/** Runs the `settle` CLI against the console server's database; returns stdout. */
+export function settleCli(databaseUrl: string, args: string[]): string {
+  const run = spawnSync(process.execPath, ["bin/settle.mjs", ...args], { env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: "utf8" });
+  if (run.status !== 0) throw new Error(`settle ${args.join(" ")} failed (${run.status}): ${run.stderr}`);
+  return run.stdout.trim();
+}
+
+export async function startConsole(): Promise<ConsoleState> {
+  const databaseName = `settle_e2e_${randomBytes(6).toString("hex")}`;
+  const psql = spawnSync("psql", [PG_ADMIN_URL, "-qc", `CREATE DATABASE ${databaseName}`], { encoding: "utf8" });
+  if (psql.status !== 0) throw new Error(`could not create ${databaseName}: ${psql.stderr}`);
+  const databaseUrl = `postgresql://postgres@127.0.0.1:5432/${databaseName}`;
+  settleCli(databaseUrl, ["migrate"]);
+  const adminEmail = "admin@example.com";
+  const adminPassword = "e2e admin password";
+  settleCli(databaseUrl, ["users", "create", "--email", adminEmail, "--role", "admin", "--password", adminPassword]);
+  const key = settleCli(databaseUrl, ["keys", "create", "billing-agent"]);
+  const port = await freePort();
+  const { child, output } = startNext(port, { DATABASE_URL: databaseUrl, SETTLE_AUTH_SECRET: randomBytes(24).toString("hex"), SETTLE_SIGN_IN_RATE_LIMIT: "1000" });
+  const baseURL = `http://127.0.0.1:${port}`;
+  await waitFor("The console server did not become healthy", async () => ((await healthy(baseURL)) ? true : null), output, child);
+  return { baseURL, key, adminEmail, adminPassword, pid: child.pid!, databaseUrl, databaseName };
 }
 
 export function readState(): E2EState {

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { CurrentUserProvider } from "@/components/current-user";
 import { SignOutButton } from "@/components/sign-out-button";
 import { can } from "@/lib/auth/roles";
 import { requireUser } from "@/lib/auth/session";
@@ -8,7 +9,12 @@ export const dynamic = "force-dynamic";
 
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
   const { user } = await requireUser("read");
-  const links = [{ href: "/", label: "Queue" }, ...(can(user.role, "administer") ? [] : [])];
+  const links = [
+    { href: "/", label: "Queue" },
+    { href: "/audit", label: "Audit" },
+    ...(can(user.role, "administer") ? [{ href: "/admin/users", label: "Users" }, { href: "/admin/keys", label: "Runtime keys" }] : []),
+    { href: "/account/tokens", label: "Access tokens" },
+  ];
   return (
     <div className="min-h-screen">
       <header className="border-b border-slate-200 bg-white">
@@ -28,7 +34,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           </div>
         </div>
       </header>
-      {children}
+      <CurrentUserProvider user={user}>{children}</CurrentUserProvider>
     </div>
   );
 }

@@ -4,5 +4,21 @@ export const queryKeys = {
   invocations: {
     all: ["invocations"] as const,
     recent: () => [...queryKeys.invocations.all, "recent"] as const,
+    queue: (filters: Record<string, string>) => [...queryKeys.invocations.all, "queue", filters] as const,
+    detail: (invocationId: string, runtime?: string) => [...queryKeys.invocations.all, "detail", invocationId, runtime ?? null] as const,
   },
+  tasks: {
+    all: ["tasks"] as const,
+    detail: (taskId: string, runtime?: string) => [...queryKeys.tasks.all, taskId, runtime ?? null] as const,
+  },
+  audit: {
+    all: ["audit"] as const,
+    list: (filters: Record<string, string>) => [...queryKeys.audit.all, filters] as const,
+  },
+  savedViews: { all: ["saved-views"] as const },
+  admin: {
+    users: ["admin", "users"] as const,
+    runtimeKeys: ["admin", "runtime-keys"] as const,
+  },
+  me: { tokens: ["me", "tokens"] as const },
 };

@@ -1,0 +1,146 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import type { InvocationView } from "@/lib/domain/invocations";
+import { api, ApiClientError } from "@/lib/query/api";
+import { queryKeys } from "@/lib/query/keys";
+import { Button } from "../ui/button";
+import { Dialog } from "../ui/dialog";
+import { TextArea, TextField } from "../ui/field";
+import { useCurrentUser } from "../current-user";
+import { actionMeta, type ConsoleAction } from "./action-meta";
+
+export type ActionTarget = { invocation_id: string; runtime: string; version: number; status: string; tool: string };
+
+/** The request body for one action; shared with bulk actions. */
+export function actionBody(action: ConsoleAction, form: FormData, me: string): Record<string, unknown> {
+  const text = (name: string) => {
+    const v = String(form.get(name) ?? "").trim();
+    return v === "" ? undefined : v;
+  };
+  switch (action) {
+    case "claim":
+      return { action: "assign", assignee: me };
+    case "assign":
+      return { action: "assign", assignee: text("assignee"), note: text("note") };
+    case "record_verification":
+      return { action, result: text("result"), evidence: text("evidence") };
+    case "mark_reconciled":
+      return { action, commit_state: text("commit_state"), note: text("note") };
+    default:
+      return { action, note: text("note") };
+  }
+}
+
+function Choice({ name, options, legend }: { name: string; legend: string; options: Array<{ value: string; label: string; hint: string }> }) {
+  return (
+    <fieldset className="space-y-1">
+      <legend className="text-sm font-medium text-slate-800">{legend}</legend>
+      {options.map((o, i) => (
+        <label key={o.value} className="flex items-start gap-2 rounded-md border border-slate-200 p-2 text-sm">
+          <input type="radio" name={name} value={o.value} defaultChecked={i === 0} className="mt-1" required />
+          <span>
+            <span className="font-medium">{o.label}</span> <span className="text-slate-600">— {o.hint}</span>
+          </span>
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+/** The fields an action asks for; the server validates them again. */
+export function ActionFields({ action }: { action: ConsoleAction }) {
+  switch (action) {
+    case "claim":
+      return <p className="text-sm text-slate-700">It will be assigned to you.</p>;
+    case "assign":
+      return <TextField label="Assignee (email)" name="assignee" type="email" required />;
+    case "record_verification":
+      return (
+        <div className="space-y-3">
+          <Choice name="result" legend="What did you find?" options={[
+            { value: "found", label: "Found", hint: "the effect happened: settle as committed" },
+            { value: "absent", label: "Absent", hint: "it did not happen: a retry with the same key is allowed" },
+            { value: "inconclusive", label: "Inconclusive", hint: "nothing changes; it stays in the queue" },
+          ]} />
+          <TextArea label="Evidence" name="evidence" placeholder="Where you looked and what you saw, e.g. Stripe charge ch_123" required />
+        </div>
+      );
+    case "mark_reconciled":
+      return (
+        <div className="space-y-3">
+          <Choice name="commit_state" legend="Settle as" options={[
+            { value: "committed", label: "Committed", hint: "the side effect exists; the runtime must not retry" },
+            { value: "not_committed", label: "Not committed", hint: "it does not exist; a retry with the same key is allowed" },
+          ]} />
+          <TextArea label="Evidence note (required)" name="note" required />
+        </div>
+      );
+    case "escalate":
+      return <TextArea label="Reason (required)" name="note" required />;
+    case "comment":
+      return <TextArea label="Comment" name="note" required />;
+    default:
+      return <TextArea label="Note (optional)" name="note" />;
+  }
+}
+
+export function ActionDialog({
+  target,
+  action,
+  onClose,
+}: {
+  target: ActionTarget;
+  action: ConsoleAction | null;
+  onClose: () => void;
+}) {
+  const me = useCurrentUser();
+  const queryClient = useQueryClient();
+  const [conflict, setConflict] = useState<string | null>(null);
+  const mutation = useMutation({
+    mutationFn: (body: Record<string, unknown>) =>
+      api<InvocationView>(`/api/v1/invocations/${encodeURIComponent(target.invocation_id)}/actions`, {
+        body: { ...body, version: target.version, runtime: target.runtime },
+      }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.invocations.all }),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.tasks.all });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.audit.all });
+      onClose();
+    },
+    onError: (error) => {
+      if (error instanceof ApiClientError && error.code === "VERSION_CONFLICT") {
+        const now = error.envelope?.safe_details as { status?: string; version?: number } | undefined;
+        setConflict(`Someone else changed this invocation while you were looking: it is now ${now?.status ?? "different"} (version ${now?.version ?? "?"}). Nothing was changed. Review the new state, then decide again.`);
+      }
+    },
+  });
+
+  if (!action) return null;
+  const meta = actionMeta[action];
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setConflict(null);
+    mutation.mutate(actionBody(action, new FormData(event.currentTarget), me.email));
+  };
+  const error = mutation.error instanceof ApiClientError && mutation.error.code !== "VERSION_CONFLICT" ? mutation.error.message : null;
+
+  return (
+    <Dialog open onOpenChange={(open) => (open ? null : onClose())} title={`${meta.label}: ${target.tool}`} description={meta.help}>
+      <form onSubmit={submit} className="space-y-4">
+        <ActionFields action={action} />
+        {conflict ? <p role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900">{conflict}</p> : null}
+        {error ? <p role="alert" className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-800">{error}</p> : null}
+        <div className="flex justify-end gap-2">
+          <Button onClick={onClose}>{conflict ? "Close and review" : "Cancel"}</Button>
+          {conflict ? null : (
+            <Button type="submit" variant="primary" disabled={mutation.isPending}>
+              {mutation.isPending ? "Saving…" : meta.label}
+            </Button>
+          )}
+        </div>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,22 @@
+import type { ButtonHTMLAttributes } from "react";
+
+const variants = {
+  primary: "bg-slate-900 text-white hover:bg-slate-800 disabled:bg-slate-400",
+  secondary: "border border-slate-300 bg-white text-slate-800 hover:bg-slate-50 disabled:text-slate-400",
+  danger: "bg-rose-700 text-white hover:bg-rose-800 disabled:bg-rose-300",
+  ghost: "text-slate-700 hover:bg-slate-100 disabled:text-slate-400",
+} as const;
+
+const sizes = { sm: "px-2 py-1 text-xs", md: "px-3 py-1.5 text-sm" } as const;
+
+export type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & { variant?: keyof typeof variants; size?: keyof typeof sizes };
+
+export function Button({ variant = "secondary", size = "md", className = "", type = "button", ...rest }: ButtonProps) {
+  return (
+    <button
+      type={type}
+      className={`inline-flex items-center justify-center gap-1.5 rounded-md font-medium shadow-sm transition-colors disabled:cursor-not-allowed ${variants[variant]} ${sizes[size]} ${className}`}
+      {...rest}
+    />
+  );
+}
