@@ -12,6 +12,8 @@ const chromiumArgs = [
   '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost',
 ];
 
+const out = process.env.SETTLE_E2E_OUT || "test-results";
+
 export default defineConfig({
   testDir: "./e2e",
   globalSetup: "./e2e/global-setup.ts",
@@ -20,8 +22,8 @@ export default defineConfig({
   workers: 1,
   timeout: 30_000,
   expect: { timeout: 5_000 },
-  reporter: [["list"], ["json", { outputFile: "test-results/playwright.json" }]],
-  outputDir: "test-results/playwright",
+  reporter: [["list"], ["json", { outputFile: `${out}/playwright.json` }]],
+  outputDir: `${out}/playwright`,
   use: {
     browserName: "chromium",
     launchOptions: { executablePath: "/usr/bin/chromium", args: chromiumArgs },

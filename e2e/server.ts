@@ -11,7 +11,9 @@ import path from "node:path";
 // - "console": Settle on a fresh PostgreSQL database, so tests can create
 //   people, keys and records with the CLI while the server runs.
 
-export const STATE_FILE = path.join(process.cwd(), "test-results", "e2e-state.json");
+/** SETTLE_E2E_OUT lets two e2e runs share a machine without sharing their files. */
+export const OUT_DIR = process.env.SETTLE_E2E_OUT || "test-results";
+export const STATE_FILE = path.join(process.cwd(), OUT_DIR, "e2e-state.json");
 export const PG_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres";
 
 export type EmbeddedState = { baseURL: string; key: string; adminEmail: string; adminPassword: string; pid: number; dataDir: string; banner: string };
