@@ -5,7 +5,7 @@ const config = [
   ...nextCoreWebVitals,
   ...nextTypescript,
   {
-    ignores: [".next/**", "lib/db/generated/**", "node_modules/**", "test-results/**", "next-env.d.ts"],
+    ignores: [".next/**", ".next-*/**", "lib/db/generated/**", "node_modules/**", "test-results/**", "test-results-*/**", "next-env.d.ts", "bench/results/**"],
   },
   {
     rules: {
