@@ -2,16 +2,18 @@ import { z } from "zod";
 import { ApiError } from "@/lib/api/errors";
 import { scopeOf } from "@/lib/api/auth";
 import { otherMethods, withRoute } from "@/lib/api/route";
-import { getInvocation } from "@/lib/domain/invocations";
+import { readInvocation } from "@/lib/domain/timeline";
 
-// One invocation with its attempts and audit trail.
+// One invocation with its attempts and audit trail. `runtime` names the
+// runtime when the same invocation id exists in several.
 export const GET = withRoute({
   auth: "any",
   permission: "read",
   params: z.object({ invocation_id: z.string().min(1).max(512) }),
-  handler: async ({ db, principal, params }) => {
-    const found = await getInvocation(db, scopeOf(principal), params.invocation_id);
-    if (!found) throw new ApiError("NOT_FOUND", `No invocation ${params.invocation_id} that you can see.`);
+  query: z.object({ runtime: z.string().min(1).max(200).optional().describe("The runtime's name, when several runtimes use this invocation id.") }),
+  handler: async ({ db, principal, params, query }) => {
+    const found = await readInvocation(db, scopeOf(principal), params.invocation_id, query.runtime);
+    if (!found) throw new ApiError("NOT_FOUND", `No invocation ${params.invocation_id}${query.runtime ? ` in runtime ${query.runtime}` : ""} that you can see.`);
     return found;
   },
 });

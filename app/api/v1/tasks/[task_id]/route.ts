@@ -2,16 +2,18 @@ import { z } from "zod";
 import { ApiError } from "@/lib/api/errors";
 import { scopeOf } from "@/lib/api/auth";
 import { otherMethods, withRoute } from "@/lib/api/route";
-import { getTask } from "@/lib/domain/invocations";
+import { readTask } from "@/lib/domain/timeline";
 
-// A task and its invocations.
+// A task and its invocations. `runtime` names the runtime when the same task
+// id exists in several.
 export const GET = withRoute({
   auth: "any",
   permission: "read",
   params: z.object({ task_id: z.string().min(1).max(512) }),
-  handler: async ({ db, principal, params }) => {
-    const found = await getTask(db, scopeOf(principal), params.task_id);
-    if (!found) throw new ApiError("NOT_FOUND", `No task ${params.task_id} that you can see.`);
+  query: z.object({ runtime: z.string().min(1).max(200).optional().describe("The runtime's name, when several runtimes use this task id.") }),
+  handler: async ({ db, principal, params, query }) => {
+    const found = await readTask(db, scopeOf(principal), params.task_id, query.runtime);
+    if (!found) throw new ApiError("NOT_FOUND", `No task ${params.task_id}${query.runtime ? ` in runtime ${query.runtime}` : ""} that you can see.`);
     return found;
   },
 });
