@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { hashToken, newToken } from "../auth/tokens";
 import type { Role } from "../auth/roles";
 import { parseRole } from "../auth/roles";
@@ -18,15 +19,48 @@ export async function createPersonalToken(db: Db, userId: string, name = "defaul
   return { token, prefix };
 }
 
-export async function listPersonalTokens(db: Db, userId: string): Promise<PersonalTokenInfo[]> {
-  const rows = await db.prisma.personalToken.findMany({ where: { userId }, orderBy: { createdAt: "desc" } });
-  return rows.map((t) => ({
+type TokenRow = { prefix: string; name: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null };
+
+function toInfo(t: TokenRow): PersonalTokenInfo {
+  return {
     prefix: t.prefix,
     name: t.name,
     created_at: t.createdAt.toISOString(),
     last_used_at: t.lastUsedAt?.toISOString() ?? null,
     revoked_at: t.revokedAt?.toISOString() ?? null,
-  }));
+  };
+}
+
+/** A user's own tokens, newest first. */
+export async function listPersonalTokens(db: Db, userId: string): Promise<PersonalTokenInfo[]> {
+  const rows = await db.prisma.personalToken.findMany({ where: { userId }, orderBy: { createdAt: "desc" } });
+  return rows.map(toInfo);
+}
+
+export const newPersonalTokenSchema = z.object({
+  name: z
+    .string()
+    .trim()
+    .min(1, "give it a name, e.g. the script or machine that will use it")
+    .max(100)
+    .regex(/^[^\p{Cc}]+$/u, "no control characters"),
+});
+
+/** A new token for `userId`: the secret is in this answer and nowhere else, ever. */
+export async function issuePersonalToken(db: Db, userId: string, name: string): Promise<PersonalTokenInfo & { token: string }> {
+  const { token, prefix } = await createPersonalToken(db, userId, name);
+  return { ...toInfo(await db.prisma.personalToken.findUniqueOrThrow({ where: { prefix } })), token };
+}
+
+/**
+ * Revokes one of the user's own tokens and says whether it had been revoked
+ * already. Someone else's token, or no token, is null: the caller cannot tell
+ * the two apart.
+ */
+export async function revokeOwnToken(db: Db, userId: string, prefix: string): Promise<{ token: PersonalTokenInfo; already_revoked: boolean } | null> {
+  const revoked = await revokePersonalToken(db, userId, prefix);
+  const row = await db.prisma.personalToken.findFirst({ where: { userId, prefix } });
+  return row ? { token: toInfo(row), already_revoked: !revoked } : null;
 }
 
 export async function revokePersonalToken(db: Db, userId: string, prefix: string): Promise<boolean> {

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { hashToken, newToken } from "../auth/tokens";
 import type { Db } from "../db/client";
 
@@ -23,16 +24,27 @@ export async function createRuntimeKey(db: Db, runtimeName: string, name = "defa
   return { key, prefix, runtime: runtime.name };
 }
 
-export async function listRuntimeKeys(db: Db): Promise<RuntimeKeyInfo[]> {
-  const keys = await db.prisma.runtimeKey.findMany({ include: { runtime: true }, orderBy: { createdAt: "asc" } });
-  return keys.map((k) => ({
+type KeyRow = { prefix: string; name: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; runtime: { name: string } };
+
+function toInfo(k: KeyRow): RuntimeKeyInfo {
+  return {
     prefix: k.prefix,
     name: k.name,
     runtime: k.runtime.name,
     created_at: k.createdAt.toISOString(),
     last_used_at: k.lastUsedAt?.toISOString() ?? null,
     revoked_at: k.revokedAt?.toISOString() ?? null,
-  }));
+  };
+}
+
+/** Every key, oldest first; `runtime` keeps one runtime's. */
+export async function listRuntimeKeys(db: Db, filter: { runtime?: string } = {}): Promise<RuntimeKeyInfo[]> {
+  const keys = await db.prisma.runtimeKey.findMany({
+    where: filter.runtime ? { runtime: { name: filter.runtime } } : {},
+    include: { runtime: true },
+    orderBy: { createdAt: "asc" },
+  });
+  return keys.map(toInfo);
 }
 
 /** Revokes by prefix (`stl_rk_ab12cd34`); the key stops working on its next request. */
@@ -42,14 +54,33 @@ export async function revokeRuntimeKey(db: Db, prefix: string): Promise<RuntimeK
   const k = found.revokedAt
     ? found
     : await db.prisma.runtimeKey.update({ where: { prefix }, data: { revokedAt: new Date() }, include: { runtime: true } });
-  return {
-    prefix: k.prefix,
-    name: k.name,
-    runtime: k.runtime.name,
-    created_at: k.createdAt.toISOString(),
-    last_used_at: k.lastUsedAt?.toISOString() ?? null,
-    revoked_at: k.revokedAt?.toISOString() ?? null,
-  };
+  return toInfo(k);
+}
+
+// A runtime's name is how records, filters and people refer to it: printable, no spaces at the ends.
+const printable = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .regex(/^[^\p{Cc}]+$/u, "no control characters");
+
+export const newRuntimeKeySchema = z.object({
+  runtime: printable(200).describe("The runtime's name; created if it does not exist yet."),
+  name: printable(100).default("default").describe("What the key is for, e.g. the host or deployment."),
+});
+
+/** Revokes a key and says whether it had been revoked already (that changes nothing); null when no key has this prefix. */
+export async function revokeRuntimeKeyOnce(db: Db, prefix: string): Promise<{ key: RuntimeKeyInfo; already_revoked: boolean } | null> {
+  const { count } = await db.prisma.runtimeKey.updateMany({ where: { prefix, revokedAt: null }, data: { revokedAt: new Date() } });
+  const found = await db.prisma.runtimeKey.findUnique({ where: { prefix }, include: { runtime: true } });
+  return found ? { key: toInfo(found), already_revoked: count === 0 } : null;
+}
+
+/** Every runtime's name, for pickers and filters. */
+export async function listRuntimeNames(db: Db): Promise<string[]> {
+  return (await db.prisma.runtime.findMany({ select: { name: true }, orderBy: { name: "asc" } })).map((r) => r.name);
 }
 
 export type KeyLookup =

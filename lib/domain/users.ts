@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { ApiError } from "../api/errors";
 import { getAuth } from "../auth/server";
 import { roleSchema, type Role } from "../auth/roles";
 import type { Db } from "../db/client";
@@ -34,6 +35,17 @@ export async function createUser(db: Db, input: NewUser): Promise<{ user: UserIn
   return { user: toInfo(user), password, generated: !data.password };
 }
 
+/** createUser for the admin API: an email already in use is a 400 naming the field. */
+export async function inviteUser(db: Db, input: NewUser): Promise<{ user: UserInfo; password: string | null }> {
+  try {
+    const { user, password, generated } = await createUser(db, input);
+    return { user, password: generated ? password : null };
+  } catch (error) {
+    if (error instanceof UserExistsError) throw new ApiError("INVALID_REQUEST", error.message, { field: "email", rule: "exists" });
+    throw error;
+  }
+}
+
 function toInfo(u: { id: string; email: string; name: string; role: string | null; banned: boolean | null; createdAt: Date }): UserInfo {
   return { id: u.id, email: u.email, name: u.name, role: roleSchema.safeParse(u.role).data ?? null, active: !u.banned, created_at: u.createdAt.toISOString() };
 }
@@ -47,17 +59,60 @@ export async function findUserByEmail(db: Db, email: string): Promise<UserInfo |
   return u ? toInfo(u) : null;
 }
 
-export async function setUserRole(db: Db, userId: string, role: Role): Promise<UserInfo> {
-  return toInfo(await db.prisma.user.update({ where: { id: userId }, data: { role } }));
+export const userPatchSchema = z
+  .object({ role: roleSchema.optional(), active: z.boolean().optional() })
+  .refine((p) => p.role !== undefined || p.active !== undefined, { message: "give a role, active, or both" });
+export type UserPatch = z.infer<typeof userPatchSchema>;
+
+/**
+ * Changes a user's role and/or deactivates or reactivates them. `actorId` is
+ * the admin doing it: an admin may not demote or deactivate themselves, and
+ * the last active admin can never be removed, so Settle always keeps someone
+ * who can manage it. Deactivating ends the user's sessions and revokes their
+ * personal access tokens (reactivating does not bring those back). Refusals
+ * are ApiErrors: NOT_FOUND, FORBIDDEN (yourself), TRANSITION_REFUSED (last admin).
+ */
+export async function updateUser(db: Db, userId: string, patch: UserPatch, actorId: string | null = null): Promise<UserInfo> {
+  const change = userPatchSchema.parse(patch);
+  const updated = await db.prisma.$transaction(async (tx) => {
+    // Every active admin row is locked, in one order: two admins demoting each
+    // other at the same moment are serialised, and the second sees one admin left.
+    const admins = await tx.$queryRawUnsafe<Array<{ id: string }>>(
+      `SELECT id FROM "user" WHERE role = 'admin' AND banned IS NOT TRUE ORDER BY id FOR UPDATE`,
+    );
+    const target = await tx.user.findUnique({ where: { id: userId } });
+    if (!target) throw new ApiError("NOT_FOUND", `No user ${userId}.`);
+    const isActiveAdmin = target.role === "admin" && !target.banned;
+    const losesAdmin = isActiveAdmin && ((change.role !== undefined && change.role !== "admin") || change.active === false);
+    if (losesAdmin && actorId === userId) {
+      throw new ApiError("FORBIDDEN", "You cannot demote or deactivate yourself; another admin has to do it.", { rule: "self" });
+    }
+    if (losesAdmin && admins.length <= 1) {
+      throw new ApiError("TRANSITION_REFUSED", `${target.email} is the last active admin. Make someone else an admin first.`, { rule: "last_admin" });
+    }
+    const deactivating = change.active === false && !target.banned;
+    const user = await tx.user.update({
+      where: { id: userId },
+      data: {
+        ...(change.role ? { role: change.role } : {}),
+        ...(change.active === undefined ? {} : { banned: !change.active, banReason: change.active ? null : "deactivated by an admin", banExpires: null }),
+      },
+    });
+    if (deactivating) {
+      await tx.session.deleteMany({ where: { userId } });
+      await tx.personalToken.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: new Date() } });
+    }
+    return user;
+  });
+  return toInfo(updated);
 }
 
-/** Deactivating ends the user's sessions at once; their tokens stop working with them. */
-export async function setUserActive(db: Db, userId: string, active: boolean): Promise<UserInfo> {
-  const [user] = await db.prisma.$transaction([
-    db.prisma.user.update({ where: { id: userId }, data: { banned: !active, banReason: active ? null : "deactivated by an admin" } }),
-    ...(active ? [] : [db.prisma.session.deleteMany({ where: { userId } })]),
-  ]);
-  return toInfo(user);
+export async function setUserRole(db: Db, userId: string, role: Role, actorId: string | null = null): Promise<UserInfo> {
+  return updateUser(db, userId, { role }, actorId);
+}
+
+export async function setUserActive(db: Db, userId: string, active: boolean, actorId: string | null = null): Promise<UserInfo> {
+  return updateUser(db, userId, { active }, actorId);
 }
 
 export async function countUsers(db: Db): Promise<number> {

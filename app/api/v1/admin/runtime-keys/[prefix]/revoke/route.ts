@@ -1,0 +1,18 @@
+import { z } from "zod";
+import { ApiError } from "@/lib/api/errors";
+import { otherMethods, withRoute } from "@/lib/api/route";
+import { revokeRuntimeKeyOnce, RUNTIME_KEY_PREFIX } from "@/lib/domain/runtime-keys";
+
+// Revoke a runtime key: refused with 401 KEY_REVOKED from its next request on.
+export const POST = withRoute({
+  auth: "user",
+  permission: "administer",
+  params: z.object({ prefix: z.string().regex(new RegExp(`^${RUNTIME_KEY_PREFIX}[a-z0-9]{8}$`), "a key prefix, like stl_rk_ab12cd34") }),
+  handler: async ({ db, params }) => {
+    const revoked = await revokeRuntimeKeyOnce(db, params.prefix);
+    if (!revoked) throw new ApiError("NOT_FOUND", `No runtime key ${params.prefix}.`);
+    return revoked;
+  },
+});
+
+export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

@@ -1,0 +1,18 @@
+import { json, otherMethods, withRoute } from "@/lib/api/route";
+import { inviteUser, listUsers, newUserSchema } from "@/lib/domain/users";
+
+// Admins list people and create them; without a password, one is generated and answered once.
+export const GET = withRoute({
+  auth: "user",
+  permission: "administer",
+  handler: async ({ db }) => ({ items: await listUsers(db) }),
+});
+
+export const POST = withRoute({
+  auth: "user",
+  permission: "administer",
+  body: newUserSchema,
+  handler: async ({ db, body }) => json(await inviteUser(db, body), 201),
+});
+
+export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");

@@ -1,0 +1,18 @@
+import { z } from "zod";
+import { ApiError } from "@/lib/api/errors";
+import { otherMethods, withRoute } from "@/lib/api/route";
+import { PERSONAL_TOKEN_PREFIX, revokeOwnToken } from "@/lib/domain/personal-tokens";
+
+// Revoke one of your own tokens; someone else's is not found.
+export const POST = withRoute({
+  auth: "user",
+  permission: "read",
+  params: z.object({ prefix: z.string().regex(new RegExp(`^${PERSONAL_TOKEN_PREFIX}[a-z0-9]{8}$`), "a token prefix, like stl_pat_ab12cd34") }),
+  handler: async ({ db, principal, params }) => {
+    const revoked = await revokeOwnToken(db, principal.user.id, params.prefix);
+    if (!revoked) throw new ApiError("NOT_FOUND", `You have no token ${params.prefix}.`);
+    return revoked;
+  },
+});
+
+export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");
