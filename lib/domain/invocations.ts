@@ -175,9 +175,3 @@ export async function listInvocations(db: Db, scope: Scope, query: ListQuery, no
     next_cursor: rows.length > query.limit && last ? encodeCursor(last.lastAttemptAt, last.id) : null,
   };
 }
-
-export async function listRecentInvocations(db: Db, limit = 100, now = new Date()) {
-  const page = await listInvocations(db, {}, { limit }, now);
-  const total = await db.prisma.invocation.count();
-  return { items: page.items, total, as_of: now.toISOString() };
-}

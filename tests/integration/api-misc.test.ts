@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, createOperator, openSettle, type TestContext } from "./harness";
 import { health, openapi } from "./routes";
 import { GET as unrouted } from "@/app/api/[...path]/route";
-import { GET as consoleRecent } from "@/app/api/console/invocations/route";
+import { GET as queue } from "@/app/api/v1/queue/route";
 
 describe("health, OpenAPI and unknown paths", () => {
   let t: TestContext;
@@ -40,13 +40,15 @@ describe("health, OpenAPI and unknown paths", () => {
     expect(res.body).toMatchObject({ ok: false, code: "NOT_FOUND" });
   });
 
-  it("the console's list needs a person: not anonymous, not a runtime key", async () => {
-    expect((await call(consoleRecent, { path: "/api/console/invocations" })).status).toBe(401);
-    expect((await call(consoleRecent, { path: "/api/console/invocations", key: t.key })).status).toBe(403);
+  it("the console's queue is not anonymous; a runtime key and a viewer may read it", async () => {
+    const anonymous = await call(queue, { path: "/api/v1/queue" });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body).toMatchObject({ ok: false, code: "UNAUTHENTICATED" });
+    expect((await call(queue, { path: "/api/v1/queue", key: t.key })).status).toBe(200);
     const { token } = await createOperator(t.db, "viewer");
-    const res = await call(consoleRecent, { path: "/api/console/invocations", key: token });
+    const res = await call(queue, { path: "/api/v1/queue", key: token });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ items: [], total: 0 });
+    expect(res.body).toMatchObject({ items: [], next_cursor: null, total: 0 });
   });
 });
 

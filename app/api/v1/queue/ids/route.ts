@@ -1,0 +1,14 @@
+import { actorOf, scopeOf } from "@/lib/api/auth";
+import { otherMethods, withRoute } from "@/lib/api/route";
+import { listQueueTargets, queueFilterSchema } from "@/lib/domain/queue";
+
+// "Select all matching this filter": up to 5,000 targets, each with its current version.
+export const GET = withRoute({
+  auth: "any",
+  permission: "read",
+  query: queueFilterSchema,
+  handler: ({ db, principal, query }) =>
+    listQueueTargets(db, query, { scope: scopeOf(principal), me: principal.kind === "user" ? actorOf(principal) : undefined }),
+});
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -1,0 +1,14 @@
+import { actorOf, scopeOf } from "@/lib/api/auth";
+import { otherMethods, withRoute } from "@/lib/api/route";
+import { listQueue, queueQuerySchema } from "@/lib/domain/queue";
+
+// The queue: everything that needs a person, headline first; keyset pages with a total.
+export const GET = withRoute({
+  auth: "any",
+  permission: "read",
+  query: queueQuerySchema,
+  handler: ({ db, principal, query }) =>
+    listQueue(db, query, { scope: scopeOf(principal), me: principal.kind === "user" ? actorOf(principal) : undefined }),
+});
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

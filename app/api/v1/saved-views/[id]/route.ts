@@ -1,0 +1,17 @@
+import { z } from "zod";
+import { ApiError } from "@/lib/api/errors";
+import { json, otherMethods, withRoute } from "@/lib/api/route";
+import { deleteSavedView } from "@/lib/domain/saved-views";
+
+// Deleting one of one's own saved views; someone else's is not found.
+export const DELETE = withRoute({
+  auth: "user",
+  permission: "read",
+  params: z.object({ id: z.uuid() }),
+  handler: async ({ db, principal, params }) => {
+    if (!(await deleteSavedView(db, principal.user.id, params.id))) throw new ApiError("NOT_FOUND", "You have no saved view with that id.");
+    return json({ deleted: true });
+  },
+});
+
+export const { GET, POST, PUT, PATCH } = otherMethods("DELETE");

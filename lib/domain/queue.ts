@@ -1,0 +1,300 @@
+import { z } from "zod";
+import { ApiError } from "../api/errors";
+import type { Db } from "../db/client";
+import { invocationStatusSchema, queueStatuses, type InvocationStatus } from "./status";
+import { toSummary, type InvocationSummary, type Scope } from "./invocations";
+
+// The queue (SPEC §4 "in the queue"): everything that needs a person, the
+// headline (outcome unknown, stalled) first, then money before destructive
+// before send before create before read, then the longest waiting. One SQL
+// query, ordered by the same expressions as the index
+// `invocations_queue_order_idx` (migration *_queue_order), so a page is an
+// index range scan however long the table is; pages are keyset, never OFFSET.
+
+export const effectClasses = ["money", "destructive", "send", "create", "read"] as const;
+/** Filter value for an effect class that is missing or not one of the five (treated as a write). */
+export const UNCLASSIFIED = "unclassified";
+export const ageOptions = ["15m", "1h", "4h", "1d", "7d"] as const;
+export const QUEUE_IDS_LIMIT = 5_000;
+/** URL parameters that make up a queue view (saved views keep only these). */
+export const queueFilterKeys = ["status", "tool", "runtime", "effect_class", "assignee", "age", "q"] as const;
+export type QueueFilterKey = (typeof queueFilterKeys)[number];
+
+const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
+const csv = <T extends z.ZodType<unknown, string>>(item: T) =>
+  z
+    .string()
+    .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
+    .pipe(z.array(item).min(1));
+
+export const queueFilterSchema = z.object({
+  status: optional(
+    z.union([z.literal("all"), csv(invocationStatusSchema)]).describe("Statuses, comma-separated; default: every status that needs a person; `all` includes settled ones."),
+  ),
+  tool: optional(z.string().trim().max(200)),
+  runtime: optional(z.string().trim().max(200).describe("Runtime name.")),
+  effect_class: optional(csv(z.enum([...effectClasses, UNCLASSIFIED])).describe("Effect classes, comma-separated; `unclassified` = none given.")),
+  assignee: optional(z.string().trim().max(320).describe("An email, `me`, or `none`.")),
+  age: optional(
+    z
+      .string()
+      .regex(/^\d{1,4}[mhd]$/, "use a number and m, h or d, e.g. 15m, 1h, 1d")
+      .describe("Waiting at least this long, e.g. 15m, 1h, 1d."),
+  ),
+  q: optional(z.string().trim().max(512).describe("Part of a task id, invocation id or idempotency key, as written (case-sensitive).")),
+});
+export type QueueFilters = z.infer<typeof queueFilterSchema>;
+
+export const queueQuerySchema = queueFilterSchema.extend({
+  cursor: optional(z.string().max(512)),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+export type QueueQuery = z.infer<typeof queueQuerySchema>;
+
+export type QueueContext = { scope: Scope; me?: string; now?: Date };
+export type QueuePage = { items: InvocationSummary[]; next_cursor: string | null; total: number; as_of: string };
+export type QueueTarget = { invocation_id: string; runtime: string; version: number };
+
+const NOW = "$1::timestamptz";
+
+/**
+ * The sort key, the same expressions as `invocations_queue_order_idx`, word
+ * for word (the planner matches them by form). It never reads the clock: in
+ * the queue a pending row is always a stalled one, ranked with the headline
+ * from the moment its window passed; with settled rows included ("all"), an
+ * in-flight intent ranks there too (by when it will stall), and everything
+ * settled comes after everything that needs a person.
+ */
+const KEY = {
+  tier: `CASE WHEN i.status IN ('outcome_unknown', 'pending') THEN 0 WHEN i.status IN ('partially_applied', 'awaiting_approval', 'verifying', 'escalated') THEN 1 ELSE 2 END`,
+  rank: `CASE i.effect_class WHEN 'money' THEN 0 WHEN 'destructive' THEN 1 WHEN 'send' THEN 2 WHEN 'read' THEN 4 ELSE 3 END`,
+  since: `CASE WHEN i.status = 'pending' AND i.stall_at IS NOT NULL THEN i.stall_at ELSE i.status_since END`,
+};
+const ORDER = `${KEY.tier}, ${KEY.rank}, ${KEY.since}, i.id`;
+
+type Cursor = { tier: number; rank: number; since: string; id: string };
+
+export function encodeQueueCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify([c.tier, c.rank, c.since, c.id])).toString("base64url");
+}
+
+function decodeQueueCursor(cursor: string): Cursor | null {
+  try {
+    const [tier, rank, since, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown[];
+    if (typeof tier !== "number" || typeof rank !== "number" || typeof since !== "string" || typeof id !== "string") return null;
+    if (Number.isNaN(Date.parse(since)) || !/^[0-9a-f-]{36}$/i.test(id)) return null;
+    return { tier, rank, since, id };
+  } catch {
+    return null;
+  }
+}
+
+const AGE_UNIT_S = { m: 60, h: 3600, d: 86400 } as const;
+
+export function ageSeconds(age: string): number {
+  const unit = age.slice(-1) as keyof typeof AGE_UNIT_S;
+  return Number(age.slice(0, -1)) * AGE_UNIT_S[unit];
+}
+
+const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * WHERE clause, parameters and sort key for a filter. `$1` is "now"; every
+ * query selects it (as `as_of`), since PostgreSQL refuses a parameter it never sees.
+ */
+function buildFilter(filters: QueueFilters, ctx: QueueContext) {
+  const now = (ctx.now ?? new Date()).toISOString();
+  const params: unknown[] = [now];
+  const p = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const statuses: InvocationStatus[] | "all" = filters.status ?? [...queueStatuses];
+  const where: string[] = [];
+  const queueOnly = statuses !== "all" && statuses.every((s) => queueStatuses.includes(s));
+
+  if (statuses !== "all") {
+    // `stalled` is stored as `pending`: the status list alone lets PostgreSQL use its status index.
+    const wantsStalled = statuses.includes("stalled");
+    const wantsPending = statuses.includes("pending");
+    const stored = [...new Set(statuses.map((s) => (s === "stalled" ? "pending" : s)))];
+    where.push(`i.status = ANY(${p(stored)}::text[])`);
+    if (wantsStalled && !wantsPending) where.push(`(i.status <> 'pending' OR i.stall_at <= ${NOW})`);
+    if (wantsPending && !wantsStalled) where.push(`(i.status <> 'pending' OR i.stall_at IS NULL OR i.stall_at > ${NOW})`);
+  }
+  if (ctx.scope.runtimeId) where.push(`i.runtime_id = ${p(ctx.scope.runtimeId)}::uuid`);
+  if (filters.runtime) where.push(`i.runtime_id = (SELECT id FROM runtimes WHERE name = ${p(filters.runtime)})`);
+  if (filters.tool) where.push(`i.tool = ${p(filters.tool)}`);
+  if (filters.effect_class) {
+    const named = filters.effect_class.filter((c) => c !== UNCLASSIFIED);
+    const or = named.length > 0 ? [`i.effect_class = ANY(${p(named)}::text[])`] : [];
+    if (filters.effect_class.includes(UNCLASSIFIED)) {
+      or.push(`(i.effect_class IS NULL OR i.effect_class NOT IN ('money', 'destructive', 'send', 'create', 'read'))`);
+    }
+    where.push(`(${or.join(" OR ")})`);
+  }
+  if (filters.assignee) {
+    // Compared as stored (an equality the planner has statistics for); emails are kept lower-case.
+    const who = filters.assignee;
+    if (who === "none") where.push(`i.assignee IS NULL`);
+    else if (who === "me") {
+      if (!ctx.me) throw new ApiError("INVALID_REQUEST", "assignee=me needs a person; a runtime key has no assignments.");
+      where.push(`i.assignee = ${p(ctx.me)}`);
+    } else where.push(`i.assignee = ${p(who)}`);
+  }
+  if (filters.q) {
+    const like = p(likePattern(filters.q));
+    // Identifiers are matched as written (LIKE, not ILIKE): three times faster on a full table, and ids are case-sensitive.
+    where.push(`(i.task_id LIKE ${like} OR i.invocation_id LIKE ${like} OR i.idempotency_key LIKE ${like})`);
+  }
+  if (filters.age) {
+    where.push(`${KEY.since} <= ${p(new Date(Date.parse(now) - ageSeconds(filters.age) * 1000).toISOString())}::timestamptz`);
+  }
+  return { now, params, p, where, queueOnly };
+}
+
+const whereSql = (where: string[]) => (where.length > 0 ? `WHERE ${where.join(" AND ")}` : "");
+
+type QueueRow = {
+  id: string;
+  runtime_id: string;
+  runtime: string;
+  invocation_id: string;
+  task_id: string;
+  tool: string;
+  effect_class: string | null;
+  idempotency_key: string | null;
+  status: string;
+  commit_state: string;
+  next_action: string;
+  version: number;
+  conflict: boolean;
+  attempt_count: number;
+  first_seen_at: Date | string;
+  last_attempt_at: Date | string;
+  status_since: Date | string;
+  stall_at: Date | string | null;
+  not_before: Date | string | null;
+  updated_at: Date | string;
+  assignee: string | null;
+  user_message: string | null;
+  last_code: string | null;
+  resolution: unknown;
+  k_tier: number;
+  k_rank: number;
+  k_since: Date | string;
+};
+
+const date = (v: Date | string) => (v instanceof Date ? v : new Date(v));
+const dateOrNull = (v: Date | string | null) => (v === null ? null : date(v));
+
+function summaryOf(r: QueueRow, now: Date): InvocationSummary {
+  return toSummary(
+    {
+      id: r.id,
+      runtimeId: r.runtime_id,
+      invocationId: r.invocation_id,
+      taskId: r.task_id,
+      tool: r.tool,
+      effectClass: r.effect_class,
+      idempotencyKey: r.idempotency_key,
+      status: r.status,
+      commitState: r.commit_state,
+      nextAction: r.next_action,
+      version: r.version,
+      conflict: r.conflict,
+      attemptCount: r.attempt_count,
+      firstSeenAt: date(r.first_seen_at),
+      lastAttemptAt: date(r.last_attempt_at),
+      statusSince: date(r.status_since),
+      stallAt: dateOrNull(r.stall_at),
+      notBefore: dateOrNull(r.not_before),
+      assignee: r.assignee,
+      userMessage: r.user_message,
+      lastCode: r.last_code,
+      resolution: (typeof r.resolution === "string" ? JSON.parse(r.resolution) : r.resolution) as never,
+      updatedAt: date(r.updated_at),
+      runtime: { name: r.runtime },
+    },
+    now,
+  );
+}
+
+/** One page of the queue for a filter, and how many invocations the filter matches in all. */
+export async function listQueue(db: Db, query: QueueQuery, ctx: QueueContext): Promise<QueuePage> {
+  const { now, params, p, where, queueOnly } = buildFilter(query, ctx);
+  const countSql = `SELECT count(*)::int AS total, ${NOW} AS as_of FROM invocations i ${whereSql(where)}`;
+  const countParams = [...params];
+  // Bounds the index scan to what needs a person, however many are settled (the count has a better index).
+  if (queueOnly) where.push(`${KEY.tier} <= 1`);
+  if (query.cursor) {
+    const c = decodeQueueCursor(query.cursor);
+    if (!c) throw new ApiError("INVALID_REQUEST", "The cursor is not one this queue handed out; start again without it.");
+    where.push(`(${KEY.tier}, ${KEY.rank}, ${KEY.since}, i.id) > (${p(c.tier)}::int, ${p(c.rank)}::int, ${p(c.since)}::timestamptz, ${p(c.id)}::uuid)`);
+  }
+  const limit = p(query.limit + 1);
+  const pageSql = `
+    SELECT i.id::text AS id, i.runtime_id::text AS runtime_id, r.name AS runtime, i.invocation_id, i.task_id, i.tool,
+           i.effect_class, i.idempotency_key, i.status, i.commit_state, i.next_action, i.version, i.conflict,
+           i.attempt_count, i.first_seen_at, i.last_attempt_at, i.status_since, i.stall_at, i.not_before, i.updated_at,
+           i.assignee, i.user_message, i.last_code, i.resolution,
+           ${KEY.tier} AS k_tier, ${KEY.rank} AS k_rank, ${KEY.since} AS k_since, ${NOW} AS as_of
+      FROM invocations i JOIN runtimes r ON r.id = i.runtime_id
+      ${whereSql(where)}
+     ORDER BY ${ORDER}
+     LIMIT ${limit}::int`;
+  const [rows, counted] = await Promise.all([
+    db.prisma.$queryRawUnsafe<QueueRow[]>(pageSql, ...params),
+    db.prisma.$queryRawUnsafe<Array<{ total: number }>>(countSql, ...countParams),
+  ]);
+  const page = rows.slice(0, query.limit);
+  const last = page[page.length - 1];
+  const asOf = new Date(now);
+  return {
+    items: page.map((r) => summaryOf(r, asOf)),
+    next_cursor:
+      rows.length > query.limit && last
+        ? encodeQueueCursor({ tier: Number(last.k_tier), rank: Number(last.k_rank), since: date(last.k_since).toISOString(), id: last.id })
+        : null,
+    total: Number(counted[0]?.total ?? 0),
+    as_of: now,
+  };
+}
+
+/** "Select all matching this filter": the first 5,000 in queue order, with the version each has now. */
+export async function listQueueTargets(db: Db, filters: QueueFilters, ctx: QueueContext): Promise<{ items: QueueTarget[]; total: number; truncated: boolean }> {
+  const { params, where, queueOnly } = buildFilter(filters, ctx);
+  if (queueOnly) where.push(`${KEY.tier} <= 1`);
+  const rows = await db.prisma.$queryRawUnsafe<Array<{ invocation_id: string; runtime: string; version: number; total: number }>>(
+    `SELECT i.invocation_id, r.name AS runtime, i.version, count(*) OVER ()::int AS total, ${NOW} AS as_of
+       FROM invocations i JOIN runtimes r ON r.id = i.runtime_id
+       ${whereSql(where)}
+      ORDER BY ${ORDER}
+      LIMIT ${QUEUE_IDS_LIMIT}`,
+    ...params,
+  );
+  const total = Number(rows[0]?.total ?? 0);
+  return {
+    items: rows.map((r) => ({ invocation_id: r.invocation_id, runtime: r.runtime, version: Number(r.version) })),
+    total,
+    truncated: total > rows.length,
+  };
+}
+
+/** Whether any runtime has ever reported anything (the console's first empty state). */
+export async function anyInvocations(db: Db): Promise<boolean> {
+  const rows = await db.prisma.$queryRawUnsafe<Array<{ any: boolean }>>(`SELECT EXISTS (SELECT 1 FROM invocations) AS any`);
+  return Boolean(rows[0]?.any);
+}
+
+/** Keeps only the queue's own filter parameters, in a stable order (for saved views and shared links). */
+export function normalizeQueueQuery(search: string | URLSearchParams): string {
+  const given = typeof search === "string" ? new URLSearchParams(search.replace(/^\?/, "")) : search;
+  const kept = new URLSearchParams();
+  for (const k of queueFilterKeys) {
+    const v = given.get(k)?.trim();
+    if (v) kept.set(k, v);
+  }
+  return kept.toString();
+}
