@@ -11,7 +11,18 @@ import type { Db } from "../db/client";
 export const PERSONAL_TOKEN_PREFIX = "stl_pat_";
 
 export type TokenUser = { id: string; email: string; name: string; role: Role };
-export type PersonalTokenInfo = { prefix: string; name: string; created_at: string; last_used_at: string | null; revoked_at: string | null };
+const time = z.string().meta({ format: "date-time" });
+
+export const personalTokenInfoSchema = z
+  .object({
+    prefix: z.string().describe("stl_pat_ and 8 characters: names the token; the secret is never stored or shown again."),
+    name: z.string(),
+    created_at: time,
+    last_used_at: time.nullable().describe("Updated at most once a minute."),
+    revoked_at: time.nullable(),
+  })
+  .meta({ id: "PersonalToken" });
+export type PersonalTokenInfo = z.infer<typeof personalTokenInfoSchema>;
 
 export async function createPersonalToken(db: Db, userId: string, name = "default"): Promise<{ token: string; prefix: string }> {
   const { token, prefix, hash } = newToken(PERSONAL_TOKEN_PREFIX);

@@ -8,14 +8,19 @@ import type { Db } from "../db/client";
 
 export const RUNTIME_KEY_PREFIX = "stl_rk_";
 
-export type RuntimeKeyInfo = {
-  prefix: string;
-  name: string;
-  runtime: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-};
+const time = z.string().meta({ format: "date-time" });
+
+export const runtimeKeyInfoSchema = z
+  .object({
+    prefix: z.string().describe("stl_rk_ and 8 characters: names the key; the secret is never stored or shown again."),
+    name: z.string(),
+    runtime: z.string(),
+    created_at: time,
+    last_used_at: time.nullable().describe("Updated at most once a minute."),
+    revoked_at: time.nullable(),
+  })
+  .meta({ id: "RuntimeKey" });
+export type RuntimeKeyInfo = z.infer<typeof runtimeKeyInfoSchema>;
 
 export async function createRuntimeKey(db: Db, runtimeName: string, name = "default"): Promise<{ key: string; prefix: string; runtime: string }> {
   const runtime = await db.prisma.runtime.upsert({ where: { name: runtimeName }, create: { name: runtimeName }, update: {} });

@@ -16,7 +16,17 @@ export const newUserSchema = z.object({
 });
 export type NewUser = z.infer<typeof newUserSchema>;
 
-export type UserInfo = { id: string; email: string; name: string; role: Role | null; active: boolean; created_at: string };
+export const userInfoSchema = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    name: z.string(),
+    role: roleSchema.nullable(),
+    active: z.boolean().describe("false once deactivated: no sign-in, no sessions, tokens revoked."),
+    created_at: z.string().meta({ format: "date-time" }),
+  })
+  .meta({ id: "User" });
+export type UserInfo = z.infer<typeof userInfoSchema>;
 
 export class UserExistsError extends Error {
   constructor(email: string) {
