@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildTimeline, type TimelineAttempt, type TimelineEvent, type TimelineInvocation } from "./timeline";
+import { axisOf, buildTimeline, type TimelineAttempt, type TimelineEvent, type TimelineInvocation } from "./timeline";
 
 const T0 = Date.parse("2026-11-29T05:12:00.000Z");
 const at = (s: number) => new Date(T0 + s * 1000).toISOString();
@@ -283,5 +283,36 @@ describe("buildTimeline", () => {
   it("an empty task is an empty axis at now", () => {
     const t = buildTimeline([], opts(0));
     expect(t).toEqual({ start: at(0), end: at(0), now: at(0), lanes: [], events: [] });
+  });
+});
+
+describe("axisOf", () => {
+  const events = (...seconds: number[]) => buildTimeline([inv({ attempts: seconds.map((s) => rec({ phase: "outcome", at: at(s) })) })], opts(0));
+
+  it("is linear when no interval stands out", () => {
+    const t = events(0, 10, 20, 40, 42, 50);
+    const axis = axisOf(t);
+    expect(axis.breaks).toEqual([]);
+    expect([0, 10, 20, 40, 50].map((s) => axis.x(at(s)))).toEqual([0, 0.2, 0.4, 0.8, 1]);
+    expect(axis.x(at(5))).toBeCloseTo(0.1);
+  });
+
+  it("draws a much longer interval shorter, with a break that keeps its real length", () => {
+    const t = events(0, 8, 20, 3000);
+    const axis = axisOf(t);
+    expect(axis.breaks).toHaveLength(1);
+    expect(axis.breaks[0]!.ms).toBe(2_980_000);
+    expect(axis.x(at(20))).toBeGreaterThan(0.25);
+    expect(axis.x(at(3000))).toBe(1);
+    const xs = [0, 4, 8, 20, 1000, 2999, 3000].map((s) => axis.x(at(s)));
+    expect([...xs].sort((a, b) => a - b)).toEqual(xs);
+  });
+
+  it("does not break an interval only a little longer than the rest", () => {
+    expect(axisOf(events(0, 4, 31, 34, 56, 57, 69, 72, 140, 150)).breaks).toEqual([]);
+  });
+
+  it("puts a single instant at the start", () => {
+    expect(axisOf(events(5)).x(at(5))).toBe(0);
   });
 });

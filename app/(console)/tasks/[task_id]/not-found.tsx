@@ -1,0 +1,5 @@
+import { Missing } from "@/components/invocation/missing";
+
+export default function TaskNotFound() {
+  return <Missing kind="task" />;
+}

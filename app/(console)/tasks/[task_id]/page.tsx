@@ -1,0 +1,36 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { taskHref } from "@/components/invocation/links";
+import { RuntimeChoice } from "@/components/invocation/runtime-choice";
+import { TaskDetail } from "@/components/invocation/task-detail";
+import { requireUser } from "@/lib/auth/session";
+import { getDb } from "@/lib/db/client";
+import { findTaskTimeline } from "@/lib/domain/timeline";
+import { env } from "@/lib/env";
+
+export const dynamic = "force-dynamic";
+
+type Props = { params: Promise<{ task_id: string }>; searchParams: Promise<{ runtime?: string | string[] }> };
+
+async function read({ params, searchParams }: Props) {
+  const id = decodeURIComponent((await params).task_id);
+  const runtime = (await searchParams).runtime;
+  return { id, runtime: typeof runtime === "string" && runtime !== "" ? runtime : undefined };
+}
+
+export async function generateMetadata(props: Props): Promise<Metadata> {
+  const { id } = await read(props);
+  return { title: `Task ${id} · Settle` };
+}
+
+export default async function TaskPage(props: Props) {
+  const { id, runtime } = await read(props);
+  await requireUser("read", runtime ? taskHref(id, runtime) : `/tasks/${encodeURIComponent(id)}`);
+  const now = new Date();
+  const found = await findTaskTimeline(await getDb(), {}, id, runtime, now);
+  if (found.kind === "missing") notFound();
+  if (found.kind === "ambiguous") {
+    return <RuntimeChoice kind="task" id={id} runtimes={found.runtimes} hrefFor={(r) => taskHref(id, r)} />;
+  }
+  return <TaskDetail initial={found.value} renderedAt={now.toISOString()} stallWindowS={env().SETTLE_STALL_WINDOW_S} />;
+}

@@ -1,0 +1,102 @@
+"use client";
+
+import { useEffect, useMemo, useState } from "react";
+import type { InvocationView } from "@/lib/domain/invocations";
+import { ActionDialog, type ActionTarget } from "@/components/actions/action-dialog";
+import { actionMeta, actionsFor, consoleActionOrder, type ConsoleAction } from "@/components/actions/action-meta";
+import { useCan, useCurrentUser } from "@/components/current-user";
+import { Button } from "@/components/ui/button";
+import { Dialog } from "@/components/ui/dialog";
+
+// What the operator can do here: only the actions the state machine allows
+// from this status, each with its key. The form captures the version on
+// screen when it opens, so a change by someone else in the meantime is a
+// "someone else changed this" refusal, never an overwrite. There is no retry.
+
+const unsettled = new Set(["outcome_unknown", "stalled", "partially_applied", "verifying", "escalated"]);
+const primary = new Set<ConsoleAction>(["request_verification", "approve"]);
+
+function isTyping(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  return target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName);
+}
+
+function Key({ k }: { k: string }) {
+  return <kbd className="rounded border border-slate-300 bg-slate-50 px-1 font-mono text-[11px] font-medium text-slate-700 shadow-[0_1px_0_rgb(203_213_225)]">{k}</kbd>;
+}
+
+export function InvocationActions({ inv }: { inv: InvocationView }) {
+  const me = useCurrentUser();
+  const mayAct = useCan("act");
+  const [open, setOpen] = useState<{ action: ConsoleAction; target: ActionTarget } | null>(null);
+  const [help, setHelp] = useState(false);
+  const allowed = useMemo(() => (mayAct ? actionsFor(inv.status, inv.assignee, me.email) : []), [mayAct, inv.status, inv.assignee, me.email]);
+
+  const start = (action: ConsoleAction) =>
+    setOpen({ action, target: { invocation_id: inv.invocation_id, runtime: inv.runtime, version: inv.version, status: inv.status, tool: inv.tool } });
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.defaultPrevented || event.metaKey || event.ctrlKey || event.altKey || isTyping(event.target)) return;
+      if (open || help || document.querySelector('[role="dialog"]')) return;
+      if (event.key === "?") {
+        event.preventDefault();
+        setHelp(true);
+        return;
+      }
+      const action = allowed.find((a) => actionMeta[a].key === event.key);
+      if (!action) return;
+      event.preventDefault();
+      setOpen({ action, target: { invocation_id: inv.invocation_id, runtime: inv.runtime, version: inv.version, status: inv.status, tool: inv.tool } });
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [allowed, open, help, inv.invocation_id, inv.runtime, inv.version, inv.status, inv.tool]);
+
+  return (
+    <section aria-labelledby="actions-heading" className="space-y-3 rounded-lg border border-slate-200 bg-white p-4">
+      <div className="flex items-center justify-between gap-3">
+        <h2 id="actions-heading" className="text-sm font-semibold">What you can do</h2>
+        <Button size="sm" variant="ghost" onClick={() => setHelp(true)} aria-keyshortcuts="?">
+          Keyboard shortcuts <Key k="?" />
+        </Button>
+      </div>
+      {mayAct ? (
+        <div className="flex flex-wrap gap-2" data-testid="invocation-actions">
+          {allowed.map((a) => (
+            <Button key={a} variant={primary.has(a) ? "primary" : "secondary"} onClick={() => start(a)} aria-keyshortcuts={actionMeta[a].key} title={actionMeta[a].help}>
+              {actionMeta[a].label} <Key k={actionMeta[a].key} />
+            </Button>
+          ))}
+        </div>
+      ) : (
+        <p className="text-sm text-slate-700">
+          Your role is <strong>{me.role}</strong>: you can read everything here. Acting on an invocation needs the operator role.
+        </p>
+      )}
+      {unsettled.has(inv.status) ? (
+        <p className="text-xs text-slate-600">
+          There is no retry here: whether this call took effect is not known, and a blind retry could do it twice. Settle it with evidence first;
+          once it is settled as not committed, the runtime may retry with the same idempotency key.
+        </p>
+      ) : null}
+      {open ? <ActionDialog key={`${open.action}-${open.target.version}`} target={open.target} action={open.action} onClose={() => setOpen(null)} /> : null}
+      <Dialog open={help} onOpenChange={setHelp} title="Keyboard shortcuts" description="They work anywhere on this page except while you type in a field.">
+        <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
+          {consoleActionOrder.map((a) => (
+            <div key={a} className="contents">
+              <dt><Key k={actionMeta[a].key} /></dt>
+              <dd className={allowed.includes(a) ? "text-slate-900" : "text-slate-400"}>
+                {actionMeta[a].label} — {actionMeta[a].help}
+                {allowed.includes(a) ? "" : " (not available now)"}
+              </dd>
+            </div>
+          ))}
+          <dt><Key k="?" /></dt>
+          <dd>Show this list</dd>
+        </dl>
+        <div className="mt-4 flex justify-end"><Button onClick={() => setHelp(false)}>Close</Button></div>
+      </Dialog>
+    </section>
+  );
+}

@@ -1,0 +1,105 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useMemo, useState } from "react";
+import type { InvocationView } from "@/lib/domain/invocations";
+import { buildTimeline } from "@/lib/domain/timeline";
+import { api } from "@/lib/query/api";
+import { queryKeys } from "@/lib/query/keys";
+import { StatusBadge } from "@/components/status-badge";
+import { formatClock } from "@/components/timeline/format";
+import { TimelineChart } from "@/components/timeline/timeline-chart";
+import { eventAnchor, TimelineStory } from "@/components/timeline/timeline-story";
+import { AttemptDetails } from "./attempt-details";
+import { AuditTrail } from "./audit-trail";
+import { InvocationActions } from "./invocation-actions";
+import { InvocationHeader } from "./invocation-header";
+import { attemptAnchor, invocationApiPath, taskHref } from "./links";
+import { NextStep } from "./next-step";
+
+// The invocation page, kept live: the server renders it once, then the
+// invocation is read again every 2 s and the whole story rebuilt from it.
+
+type Props = { initial: InvocationView; renderedAt: string; stallWindowS: number };
+
+export function InvocationDetail({ initial, renderedAt, stallWindowS }: Props) {
+  const { data: inv, dataUpdatedAt, error } = useQuery({
+    queryKey: queryKeys.invocations.detail(initial.invocation_id, initial.runtime),
+    queryFn: ({ signal }) => api<InvocationView>(invocationApiPath(initial.invocation_id, initial.runtime), { signal }),
+    initialData: initial,
+    initialDataUpdatedAt: Date.parse(renderedAt),
+    refetchInterval: 2_000,
+  });
+  const now = new Date(dataUpdatedAt).toISOString();
+  const timeline = useMemo(() => buildTimeline([inv], { now: new Date(now), stallWindowS }), [inv, now, stallWindowS]);
+
+  // Say so when the invocation changes under the operator's eyes (someone
+  // else acted, a probe arrived), instead of silently swapping the page.
+  const [seen, setSeen] = useState({ version: inv.version, status: inv.status });
+  const [notice, setNotice] = useState<string | null>(null);
+  if (inv.version !== seen.version) {
+    setSeen({ version: inv.version, status: inv.status });
+    setNotice(
+      `Updated at ${formatClock(now)} UTC: version ${seen.version} → ${inv.version}${inv.status !== seen.status ? `, status ${seen.status} → ${inv.status}` : ""}.`,
+    );
+  }
+
+  return (
+    <main className="mx-auto max-w-7xl space-y-6 px-6 py-6">
+      <nav aria-label="Breadcrumb" className="text-sm text-slate-600">
+        <ol className="flex flex-wrap items-center gap-1">
+          <li><Link href="/" className="text-indigo-700 hover:underline">Queue</Link> <span aria-hidden="true">/</span></li>
+          <li>
+            <Link href={taskHref(inv.task_id, inv.runtime)} className="break-all text-indigo-700 hover:underline">Task {inv.task_id}</Link>{" "}
+            <span aria-hidden="true">/</span>
+          </li>
+          <li aria-current="page" className="break-all">{inv.invocation_id}</li>
+        </ol>
+      </nav>
+
+      <InvocationHeader inv={inv} now={now} />
+
+      <p aria-live="polite" className="min-h-5 text-xs text-slate-500">
+        {error ? (
+          <span className="text-rose-700">Not refreshing: {error.message}</span>
+        ) : (
+          <>
+            <span aria-hidden="true" className="mr-1 inline-block h-2 w-2 rounded-full bg-emerald-500" />
+            Live, refreshes every 2 s. {notice ? <span className="font-medium text-slate-800" data-testid="change-notice">{notice}</span> : null}
+          </>
+        )}
+      </p>
+
+      <div className="grid gap-4 lg:grid-cols-2">
+        <NextStep inv={inv} now={now} />
+        <InvocationActions inv={inv} />
+      </div>
+
+      <section aria-labelledby="timeline-heading" className="space-y-4 rounded-lg border border-slate-200 bg-white p-4">
+        <h2 id="timeline-heading" className="text-sm font-semibold">Timeline</h2>
+        <TimelineChart
+          timeline={timeline}
+          hrefFor={(e) => `#${eventAnchor(e)}`}
+          laneLabel={(lane) => (
+            <span className="flex min-w-0 items-center gap-2">
+              <span className="truncate font-mono text-xs">attempts 1–{Math.max(lane.invocation.attempt_count, 1)}</span>
+              <StatusBadge status={lane.invocation.status} />
+            </span>
+          )}
+        />
+        <TimelineStory timeline={timeline} recordHref={(e) => `#${attemptAnchor(e.index)}`} />
+      </section>
+
+      <section aria-labelledby="attempts-heading" className="space-y-3">
+        <h2 id="attempts-heading" className="text-sm font-semibold">Records, as received and as read <span className="font-normal text-slate-500">({inv.attempts.length})</span></h2>
+        {inv.attempts.map((a, i) => <AttemptDetails key={a.event_id} attempt={a} index={i} />)}
+      </section>
+
+      <section aria-labelledby="audit-heading" className="space-y-3">
+        <h2 id="audit-heading" className="text-sm font-semibold">Audit trail</h2>
+        <AuditTrail actions={inv.actions} />
+      </section>
+    </main>
+  );
+}

@@ -1,0 +1,70 @@
+import Link from "next/link";
+import type { ReactNode } from "react";
+import type { InvocationView } from "@/lib/domain/invocations";
+import { CommitStateLabel, StatusBadge } from "@/components/status-badge";
+import { formatAgo, formatClock, formatDateTime } from "@/components/timeline/format";
+import { taskHref } from "./links";
+
+// The facts an operator decides on, at the top of the invocation page.
+
+function Fact({ term, children, mono = false }: { term: string; children: ReactNode; mono?: boolean }) {
+  return (
+    <div className="min-w-0">
+      <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{term}</dt>
+      <dd className={`mt-0.5 break-words text-sm text-slate-900 ${mono ? "font-mono" : ""}`}>{children}</dd>
+    </div>
+  );
+}
+
+/** The runtime's latest message for people, said to be from the record it came with: it may be older than the status. */
+function LatestMessage({ inv }: { inv: InvocationView }) {
+  if (!inv.user_message) return null;
+  const from = inv.attempts.findLast((a) => a.user_message === inv.user_message);
+  return (
+    <p className="mt-2 max-w-3xl whitespace-pre-wrap break-words text-sm text-slate-700">
+      <span className="text-slate-500">
+        Latest message for people{from ? ` (attempt ${from.attempt ?? 1} ${from.phase}, ${formatClock(from.at)} UTC)` : ""}:{" "}
+      </span>
+      “{inv.user_message}”
+    </p>
+  );
+}
+
+export function InvocationHeader({ inv, now }: { inv: InvocationView; now: string }) {
+  return (
+    <header className="space-y-4">
+      <div>
+        <p className="text-xs font-medium uppercase tracking-wide text-slate-500">Invocation</p>
+        <h1 className="mt-1 flex flex-wrap items-center gap-x-3 gap-y-2 text-xl font-semibold">
+          <span className="break-all font-mono">{inv.tool}</span>
+          <span className="rounded-md bg-slate-100 px-2 py-0.5 text-xs font-medium text-slate-700 ring-1 ring-inset ring-slate-300">
+            {inv.effect_class ?? "unclassified write"}
+          </span>
+          <StatusBadge status={inv.status} />
+          {inv.conflict ? (
+            <span className="rounded-full bg-rose-100 px-2 py-0.5 text-xs font-semibold text-rose-900 ring-1 ring-inset ring-rose-300">
+              <span aria-hidden="true">⚠ </span>Conflicting evidence
+            </span>
+          ) : null}
+        </h1>
+        <LatestMessage inv={inv} />
+      </div>
+      <dl className="grid grid-cols-2 gap-x-6 gap-y-3 sm:grid-cols-3 lg:grid-cols-6">
+        <Fact term="Commit state"><CommitStateLabel state={inv.commit_state} /></Fact>
+        <Fact term="Next action" mono>{inv.next_action}</Fact>
+        <Fact term="Assignee">{inv.assignee ?? <span className="text-slate-500">nobody</span>}</Fact>
+        <Fact term="Attempts">{inv.attempt_count}</Fact>
+        <Fact term="Status since"><time dateTime={inv.status_since} title={formatDateTime(inv.status_since)}>{formatAgo(inv.status_since, now)}</time></Fact>
+        <Fact term="Version" mono>{inv.version}</Fact>
+        <Fact term="Task" mono>
+          <Link href={taskHref(inv.task_id, inv.runtime)} className="break-all text-indigo-700 underline-offset-2 hover:underline">{inv.task_id}</Link>
+        </Fact>
+        <Fact term="Invocation id" mono><span className="break-all">{inv.invocation_id}</span></Fact>
+        <Fact term="Runtime" mono>{inv.runtime}</Fact>
+        <Fact term="Idempotency key" mono>{inv.idempotency_key ?? <span className="font-sans text-slate-500">none sent</span>}</Fact>
+        <Fact term="First seen"><time dateTime={inv.first_seen_at}>{formatDateTime(inv.first_seen_at)}</time></Fact>
+        <Fact term="Last attempt"><time dateTime={inv.last_attempt_at}>{formatDateTime(inv.last_attempt_at)}</time></Fact>
+      </dl>
+    </header>
+  );
+}

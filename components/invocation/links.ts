@@ -1,0 +1,21 @@
+// Console URLs for invocations and tasks. Ids are agent-chosen text: they are
+// always encoded, and `runtime` is named so that an id used by two runtimes
+// opens the right one.
+
+export function invocationHref(invocationId: string, runtime: string, hash?: string): string {
+  return `/invocations/${encodeURIComponent(invocationId)}?runtime=${encodeURIComponent(runtime)}${hash ? `#${hash}` : ""}`;
+}
+
+export function taskHref(taskId: string, runtime: string): string {
+  return `/tasks/${encodeURIComponent(taskId)}?runtime=${encodeURIComponent(runtime)}`;
+}
+
+export function invocationApiPath(invocationId: string, runtime: string): string {
+  return `/api/v1/invocations/${encodeURIComponent(invocationId)}?runtime=${encodeURIComponent(runtime)}`;
+}
+
+export function taskApiPath(taskId: string, runtime: string): string {
+  return `/api/v1/tasks/${encodeURIComponent(taskId)}?runtime=${encodeURIComponent(runtime)}`;
+}
+
+export const attemptAnchor = (index: number) => `attempt-${index + 1}`;

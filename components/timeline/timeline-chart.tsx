@@ -1,0 +1,153 @@
+import type { CSSProperties, ReactNode } from "react";
+import { axisOf, type GapEvent, type Lane, type Timeline, type TimelineEvent } from "@/lib/domain/timeline";
+import { EventGlyph } from "./event-glyph";
+import { eventLabel } from "./event-text";
+import { formatClock, formatDuration, spansDays } from "./format";
+
+// Lanes on one time axis: a row per invocation, its records, actions and
+// markers where they happened, the waits between them as bars (the part past
+// the stall window hatched). The story below the chart says the same in
+// words and is what keyboard and screen-reader users move through, so the
+// drawing itself is hidden from assistive technology.
+
+const hatch = (colour: string): CSSProperties => ({
+  backgroundImage: `repeating-linear-gradient(135deg, ${colour} 0 4px, transparent 4px 8px)`,
+});
+
+type Props = {
+  timeline: Timeline;
+  laneLabel: (lane: Lane) => ReactNode;
+  hrefFor: (event: TimelineEvent) => string;
+};
+
+function GapBar({ gap, x }: { gap: GapEvent; x: (iso: string) => number }) {
+  const left = x(gap.at);
+  const right = x(gap.until);
+  const stall = gap.stall_at && Date.parse(gap.stall_at) < Date.parse(gap.until) ? x(gap.stall_at) : null;
+  const pos = (a: number, b: number): CSSProperties => ({ left: `${a * 100}%`, width: `${Math.max(b - a, 0.002) * 100}%` });
+  if (gap.gap === "before_retry") {
+    return <div className="absolute top-1/2 border-t-2 border-dashed border-slate-400" style={pos(left, right)} />;
+  }
+  return (
+    <>
+      <div className={`absolute top-1/2 h-2 -translate-y-1/2 rounded-sm ${gap.open ? "bg-amber-200" : "bg-slate-300"}`} style={pos(left, stall ?? right)} />
+      {stall !== null ? (
+        <div className="absolute top-1/2 h-2 -translate-y-1/2 rounded-sm bg-orange-100 ring-1 ring-orange-400" style={{ ...pos(stall, right), ...hatch("rgb(251 146 60)") }} />
+      ) : null}
+    </>
+  );
+}
+
+const levels = ["50%", "18%", "82%"];
+
+/** Markers closer than about 1% of the width are stacked, so none hides another. */
+function stack<T extends { px: number }>(points: T[]): Array<T & { top: string }> {
+  const out: Array<T & { top: string }> = [];
+  for (let i = 0, level = 0; i < points.length; i += 1) {
+    const p = points[i]!;
+    const prev = points[i - 1];
+    level = prev && p.px - prev.px < 0.012 ? (level + 1) % levels.length : 0;
+    out.push({ ...p, top: levels[level]! });
+  }
+  return out;
+}
+
+function Track({ lane, x, hrefFor, now }: { lane: Lane; x: (iso: string) => number; hrefFor: Props["hrefFor"]; now: string }) {
+  const placed = stack(lane.events.filter((e) => e.kind !== "gap").map((e) => ({ e, px: x(e.at) })));
+  return (
+    <div className="relative h-10">
+      <div className="absolute top-1/2 h-px bg-slate-200" style={{ left: `${x(lane.start) * 100}%`, width: `${(x(lane.end) - x(lane.start)) * 100}%` }} />
+      {lane.events.filter((e): e is GapEvent => e.kind === "gap").map((g) => <GapBar key={g.key} gap={g} x={x} />)}
+      {placed.map(({ e, px, top }) => (
+        <a
+          key={e.key}
+          href={hrefFor(e)}
+          tabIndex={-1}
+          title={eventLabel(e, now)}
+          className="absolute -translate-x-1/2 -translate-y-1/2 hover:z-10 hover:scale-125"
+          style={{ left: `${px * 100}%`, top }}
+        >
+          <EventGlyph event={e} small />
+        </a>
+      ))}
+    </div>
+  );
+}
+
+function ticksOf(timeline: Timeline, x: (iso: string) => number): string[] {
+  const times = [...new Set(timeline.events.map((e) => e.at))];
+  const picked: Array<{ at: string; px: number }> = [{ at: timeline.start, px: 0 }, { at: timeline.end, px: 1 }];
+  for (const target of [0.25, 0.5, 0.75]) {
+    const best = times.map((at) => ({ at, px: x(at) })).sort((a, b) => Math.abs(a.px - target) - Math.abs(b.px - target))[0];
+    if (best && picked.every((p) => Math.abs(p.px - best.px) > 0.12)) picked.push(best);
+  }
+  return picked.sort((a, b) => a.px - b.px).map((p) => p.at);
+}
+
+export function TimelineChart({ timeline, laneLabel, hrefFor }: Props) {
+  const axis = axisOf(timeline);
+  const withDate = spansDays(timeline.start, timeline.end);
+  const open = timeline.events.some((e) => e.kind === "gap" && e.open);
+  const nowX = open ? axis.x(timeline.now) : null;
+  return (
+    <figure className="overflow-x-auto">
+      <figcaption className="sr-only">Timeline chart. The same events are listed below, in order, as text.</figcaption>
+      <div className="min-w-[40rem]">
+        <div className="grid grid-cols-[minmax(10rem,16rem)_1fr] gap-x-4">
+          <div className="text-xs text-slate-500">Times in UTC</div>
+          <div aria-hidden="true" className="relative mx-3 h-6 text-[11px] tabular-nums text-slate-500">
+            {ticksOf(timeline, axis.x).map((at) => {
+              const px = axis.x(at);
+              return (
+                <span key={at} className="absolute top-0 whitespace-nowrap" style={{ left: `${px * 100}%`, transform: `translateX(${px > 0.9 ? "-100%" : px < 0.1 ? "0" : "-50%"})` }}>
+                  {formatClock(at, withDate && (px === 0 || px === 1))}
+                </span>
+              );
+            })}
+          </div>
+          {timeline.lanes.map((lane) => (
+            <div key={lane.index} className="contents">
+              <div className="flex min-w-0 items-center border-t border-slate-100 py-1 text-sm">{laneLabel(lane)}</div>
+              <div aria-hidden="true" className="border-t border-slate-100 px-3">
+                <div className="relative">
+                  {axis.breaks.map((b) => (
+                    <div key={b.from} className="absolute inset-y-0 border-x border-dashed border-slate-300 bg-slate-100/70" style={{ left: `${b.from * 100}%`, width: `${(b.to - b.from) * 100}%` }} />
+                  ))}
+                  <Track lane={lane} x={axis.x} hrefFor={hrefFor} now={timeline.now} />
+                  {nowX !== null ? <div className="absolute inset-y-0 w-px bg-rose-400" style={{ left: `${nowX * 100}%` }} /> : null}
+                </div>
+              </div>
+            </div>
+          ))}
+          <div />
+          <div aria-hidden="true" className="relative mx-3 h-5 text-[11px] text-slate-500">
+            {axis.breaks.map((b) => (
+              <span key={b.from} className="absolute top-0 -translate-x-1/2 whitespace-nowrap" style={{ left: `${((b.from + b.to) / 2) * 100}%` }}>
+                ≈ {formatDuration(b.ms)}
+              </span>
+            ))}
+            {nowX !== null ? <span className="absolute top-0 -translate-x-full pr-1 text-rose-600" style={{ left: `${nowX * 100}%` }}>now</span> : null}
+          </div>
+        </div>
+        <Legend />
+      </div>
+    </figure>
+  );
+}
+
+function Legend() {
+  const item = "inline-flex items-center gap-1.5";
+  return (
+    <ul aria-hidden="true" className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-600">
+      <li className={item}><span className="inline-block h-3 w-3 rounded-full ring-1 ring-slate-400" /> intent (before dispatch)</li>
+      <li className={item}><span className="inline-flex h-3 w-3 items-center justify-center rounded-full bg-amber-400 text-[8px] font-bold">?</span> outcome (✓ committed, ✕ not, ? unknown, ◐ partial)</li>
+      <li className={item}><span className="inline-block h-3 w-3 rounded-sm bg-emerald-600" /> probe</li>
+      <li className={item}><span className="inline-block h-3 w-3 rounded-sm bg-indigo-600" /> operator action</li>
+      <li className={item}><span className="inline-block h-2 w-5 rounded-sm bg-slate-300" /> waited for the outcome</li>
+      <li className={item}><span className="inline-block h-2 w-5 rounded-sm bg-amber-200" /> still waiting</li>
+      <li className={item}><span className="inline-block h-2 w-5 rounded-sm ring-1 ring-orange-400" style={hatch("rgb(251 146 60)")} /> past the stall window</li>
+      <li className={item}><span className="inline-block w-5 border-t-2 border-dashed border-slate-400" /> pause before a retry</li>
+      <li className={item}><span className="inline-block h-3 w-5 border-x border-dashed border-slate-300 bg-slate-100" /> a long wait, drawn shorter (its length below the chart)</li>
+    </ul>
+  );
+}
