@@ -1,0 +1,27 @@
+import { CURL_KEY, CURL_ORIGIN } from "@/components/admin/curl-template";
+import { RuntimeKeysAdmin } from "@/components/admin/runtime-keys-admin";
+import { NotAllowed } from "@/components/not-allowed";
+import { requireUser } from "@/lib/auth/session";
+import { getDb } from "@/lib/db/client";
+import { listRuntimeKeys, listRuntimeNames } from "@/lib/domain/runtime-keys";
+import { curlExample } from "@/lib/first-run";
+
+export const dynamic = "force-dynamic";
+
+export default async function RuntimeKeysPage() {
+  const { user, allowed } = await requireUser("administer", "/admin/keys");
+  if (!allowed) {
+    return (
+      <main className="mx-auto max-w-7xl px-6 py-8">
+        <NotAllowed role={user.role} what="only admins manage runtime keys" />
+      </main>
+    );
+  }
+  const db = await getDb();
+  const [keys, runtimes] = await Promise.all([listRuntimeKeys(db), listRuntimeNames(db)]);
+  return (
+    <main className="mx-auto max-w-7xl px-6 py-8">
+      <RuntimeKeysAdmin initial={keys} runtimes={runtimes} curlTemplate={curlExample(CURL_ORIGIN, CURL_KEY)} />
+    </main>
+  );
+}

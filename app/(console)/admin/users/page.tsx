@@ -1,0 +1,24 @@
+import { UsersAdmin } from "@/components/admin/users-admin";
+import { NotAllowed } from "@/components/not-allowed";
+import { requireUser } from "@/lib/auth/session";
+import { getDb } from "@/lib/db/client";
+import { listUsers } from "@/lib/domain/users";
+
+export const dynamic = "force-dynamic";
+
+export default async function UsersPage() {
+  const { user, allowed } = await requireUser("administer", "/admin/users");
+  if (!allowed) {
+    return (
+      <main className="mx-auto max-w-7xl px-6 py-8">
+        <NotAllowed role={user.role} what="only admins manage users" />
+      </main>
+    );
+  }
+  const users = await listUsers(await getDb());
+  return (
+    <main className="mx-auto max-w-7xl px-6 py-8">
+      <UsersAdmin initial={users} />
+    </main>
+  );
+}
