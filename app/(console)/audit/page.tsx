@@ -1,0 +1,36 @@
+import { AuditView } from "@/components/audit/audit-view";
+import { auditParamNames, type AuditParams } from "@/components/audit/params";
+import { requireUser } from "@/lib/auth/session";
+import { getDb } from "@/lib/db/client";
+import { auditFiltersSchema, listAudit, type AuditPage } from "@/lib/domain/audit";
+import { listRuntimeNames } from "@/lib/domain/runtime-keys";
+
+export const dynamic = "force-dynamic";
+
+type SearchParams = Record<string, string | string[] | undefined>;
+
+/** The filters named in the URL, blank ones left out, so the query key and the CSV link carry only what narrows. */
+function paramsOf(search: SearchParams): AuditParams {
+  const params: AuditParams = {};
+  for (const name of auditParamNames) {
+    const raw = search[name];
+    const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+    if (value) params[name] = value;
+  }
+  return params;
+}
+
+export default async function AuditPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  await requireUser("read", "/audit");
+  const params = paramsOf(await searchParams);
+  const db = await getDb();
+  const parsed = auditFiltersSchema.safeParse(params);
+  const empty: AuditPage = { items: [], next_cursor: null };
+  const [page, runtimes] = await Promise.all([parsed.success ? listAudit(db, parsed.data, null, 50) : empty, listRuntimeNames(db)]);
+  const invalid = parsed.success ? null : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+  return (
+    <main className="mx-auto max-w-7xl px-6 py-8">
+      <AuditView initial={page} params={params} runtimes={runtimes} invalid={invalid} />
+    </main>
+  );
+}
