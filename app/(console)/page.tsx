@@ -1,27 +1,36 @@
-import { CommitStateLabel, StatusBadge } from "@/components/status-badge";
+import { Suspense } from "react";
+import { QueueView } from "@/components/queue/queue-view";
+import { filterQuery, readFilters } from "@/components/queue/filters";
 import { getDb } from "@/lib/db/client";
-import { listQueue, queueQuerySchema } from "@/lib/domain/queue";
+import { anyInvocations, listQueue, queueQuerySchema } from "@/lib/domain/queue";
+import { listRuntimeNames } from "@/lib/domain/runtime-keys";
+import { publicUrl } from "@/lib/env";
+import { curlExample } from "@/lib/first-run";
 import { requireUser } from "@/lib/auth/session";
 
 export const dynamic = "force-dynamic";
 
-// Interim: the queue as a plain server-rendered list, until the interactive queue lands.
-export default async function HomePage() {
+// The home page is the queue. The first page is read here so it paints at
+// once; the browser keeps it live from then on.
+export default async function QueuePage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { user } = await requireUser("read");
-  const page = await listQueue(await getDb(), queueQuerySchema.parse({}), { scope: {}, me: user.email });
+  const db = await getDb();
+  const query = filterQuery(readFilters(await searchParams));
+  const parsed = queueQuerySchema.safeParse(Object.fromEntries(new URLSearchParams(query)));
+  const [page, anyReported, runtimes] = await Promise.all([
+    // A filter the API would refuse is left to the browser, which shows the refusal.
+    parsed.success ? listQueue(db, parsed.data, { scope: {}, me: user.email }) : null,
+    anyInvocations(db),
+    listRuntimeNames(db),
+  ]);
   return (
-    <main className="mx-auto max-w-7xl space-y-4 px-6 py-8">
-      <h1 className="text-lg font-semibold">Queue <span className="font-normal text-slate-500">({page.total})</span></h1>
-      <ul className="divide-y divide-slate-100 rounded-lg border border-slate-200 bg-white text-sm">
-        {page.items.map((i) => (
-          <li key={`${i.runtime}/${i.invocation_id}`} data-testid="invocation-row" className="flex gap-3 px-4 py-2">
-            <StatusBadge status={i.status} />
-            <CommitStateLabel state={i.commit_state} />
-            <span className="font-medium">{i.tool}</span>
-            <span className="font-mono text-xs">{i.invocation_id}</span>
-          </li>
-        ))}
-      </ul>
-    </main>
+    <Suspense>
+      <QueueView
+        initial={page ? { query, page } : null}
+        anyReported={anyReported}
+        runtimes={runtimes}
+        curl={curlExample(publicUrl(), "<your runtime key>")}
+      />
+    </Suspense>
   );
 }

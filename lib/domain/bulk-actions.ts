@@ -2,13 +2,14 @@ import { z } from "zod";
 import type { Db } from "../db/client";
 import { operatorActionSchema, type OperatorAction } from "./actions";
 import { actOnInvocation } from "./invocation-actions";
+import { BULK_MAX_TARGETS } from "./queue";
 
 // One action on many invocations, each through the state machine with the
 // version the operator saw for it. Never all-or-nothing: a stale or refused
 // item is reported and the others still apply — the same per-item honesty
 // Settle asks of agents.
 
-export const BULK_MAX_TARGETS = 100;
+export { BULK_MAX_TARGETS };
 
 /**
  * Approving, rejecting, recording a verification and settling need someone to

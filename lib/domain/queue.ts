@@ -16,6 +16,8 @@ export const effectClasses = ["money", "destructive", "send", "create", "read"] 
 export const UNCLASSIFIED = "unclassified";
 export const ageOptions = ["15m", "1h", "4h", "1d", "7d"] as const;
 export const QUEUE_IDS_LIMIT = 5_000;
+/** Targets per bulk-action request (lib/domain/bulk-actions.ts); here so the console can import it without server code. */
+export const BULK_MAX_TARGETS = 100;
 /** URL parameters that make up a queue view (saved views keep only these). */
 export const queueFilterKeys = ["status", "tool", "runtime", "effect_class", "assignee", "age", "q"] as const;
 export type QueueFilterKey = (typeof queueFilterKeys)[number];

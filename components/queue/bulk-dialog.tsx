@@ -1,0 +1,168 @@
+"use client";
+
+import { useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState, type FormEvent } from "react";
+import type { BulkItemResult, BulkResult, BulkTarget } from "@/lib/domain/bulk-actions";
+import { BULK_MAX_TARGETS } from "@/lib/domain/queue";
+import { invocationStatusSchema } from "@/lib/domain/status";
+import { api, ApiClientError } from "@/lib/query/api";
+import { queryKeys } from "@/lib/query/keys";
+import { actionBody, ActionFields } from "../actions/action-dialog";
+import { actionMeta } from "../actions/action-meta";
+import { useCurrentUser } from "../current-user";
+import { StatusBadge } from "../status-badge";
+import { Button } from "../ui/button";
+import { Dialog } from "../ui/dialog";
+import { invocationHref } from "./filters";
+
+// One action on many invocations, sent in requests of at most 100, each item
+// with the version the operator saw when they selected it. Afterwards, a
+// result per item: what was done, what was refused and why.
+
+export type BulkChoice = "claim" | "assign" | "escalate" | "request_verification" | "comment";
+export const bulkChoices: BulkChoice[] = ["claim", "assign", "request_verification", "escalate", "comment"];
+
+type ItemResult = BulkItemResult & { outcome: "done" | "refused" | "unknown" | "not_sent" };
+
+function why(r: ItemResult): string {
+  if (r.outcome === "done") return "";
+  if (r.outcome === "not_sent") return "Not sent: an earlier request failed. Nothing was done to it.";
+  if (r.outcome === "unknown") return r.message ?? "The request failed on the way: it may or may not have been applied. Open it and check before acting again.";
+  if (r.code === "VERSION_CONFLICT") return `Changed since you selected it (now version ${r.version ?? "?"}). Nothing was done; look at it and decide again.`;
+  if (r.code === "TRANSITION_REFUSED") return "Not allowed in its current state.";
+  return r.message ?? r.code ?? "Refused.";
+}
+
+const glyph = { done: "✓ Done", refused: "✕ Refused", unknown: "? Unknown", not_sent: "– Not sent" } as const;
+
+export function BulkDialog({ action, targets, onClose }: { action: BulkChoice; targets: BulkTarget[]; onClose: (finished: boolean) => void }) {
+  const me = useCurrentUser();
+  const queryClient = useQueryClient();
+  const [phase, setPhase] = useState<"form" | "running" | "done">("form");
+  const [sent, setSent] = useState(0);
+  const [results, setResults] = useState<ItemResult[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const meta = actionMeta[action];
+
+  const run = async (body: Record<string, unknown>) => {
+    setError(null);
+    setPhase("running");
+    const collected: ItemResult[] = [];
+    for (let i = 0; i < targets.length; i += BULK_MAX_TARGETS) {
+      const chunk = targets.slice(i, i + BULK_MAX_TARGETS);
+      try {
+        const res = await api<BulkResult>("/api/v1/bulk-actions", { body: { ...body, targets: chunk } });
+        collected.push(...res.results.map((r) => ({ ...r, outcome: r.ok ? ("done" as const) : r.code === "INTERNAL" ? ("unknown" as const) : ("refused" as const) })));
+      } catch (e) {
+        const refusedWhole = e instanceof ApiClientError && e.status >= 400 && e.status < 500;
+        if (refusedWhole && i === 0) {
+          // The request itself was refused (a missing reason, a role): nothing was applied.
+          setError(e.message);
+          setPhase("form");
+          return;
+        }
+        const unknown = !refusedWhole;
+        collected.push(...chunk.map((t) => ({ ...t, ok: false, outcome: unknown ? ("unknown" as const) : ("refused" as const), message: e instanceof Error ? e.message : undefined })));
+        collected.push(...targets.slice(i + BULK_MAX_TARGETS).map((t) => ({ ...t, ok: false, outcome: "not_sent" as const })));
+        break;
+      } finally {
+        setSent(Math.min(targets.length, i + chunk.length));
+        setResults([...collected]);
+      }
+    }
+    setPhase("done");
+    void queryClient.invalidateQueries({ queryKey: queryKeys.invocations.all });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.tasks.all });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.audit.all });
+  };
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    void run(actionBody(action, new FormData(event.currentTarget), me.email));
+  };
+
+  const count = (o: ItemResult["outcome"]) => results.filter((r) => r.outcome === o).length;
+  const summary = [
+    `${count("done")} done`,
+    `${count("refused")} refused`,
+    ...(count("unknown") ? [`${count("unknown")} unknown — check them`] : []),
+    ...(count("not_sent") ? [`${count("not_sent")} not sent`] : []),
+  ].join(" · ");
+  const ordered = [...results].sort((a, b) => Number(a.outcome === "done") - Number(b.outcome === "done"));
+  const n = targets.length;
+
+  return (
+    <Dialog
+      open
+      onOpenChange={(open) => (open || phase === "running" ? null : onClose(phase === "done"))}
+      title={`${meta.label}: ${n} invocation${n === 1 ? "" : "s"}`}
+      description={meta.help}
+    >
+      {phase === "form" ? (
+        <form onSubmit={submit} className="space-y-4">
+          <ActionFields action={action} />
+          <p className="text-xs text-slate-600">
+            Each one is acted on with the version you saw when you selected it. Any that changed since, or whose state does not allow
+            this, is refused and listed — never overwritten. The rest still go ahead.
+          </p>
+          {error ? <p role="alert" className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-800">{error}</p> : null}
+          <div className="flex justify-end gap-2">
+            <Button onClick={() => onClose(false)}>Cancel</Button>
+            <Button type="submit" variant="primary">{`${meta.label} ${n}`}</Button>
+          </div>
+        </form>
+      ) : (
+        <div className="space-y-4">
+          <div>
+            <label htmlFor="bulk-progress" className="text-sm text-slate-700">
+              {phase === "running" ? `Sending… ${sent} of ${n}` : `Sent ${sent} of ${n}`}
+            </label>
+            <progress id="bulk-progress" value={sent} max={n} className="mt-1 h-2 w-full overflow-hidden rounded accent-slate-900" />
+          </div>
+          <p role="status" className="text-sm font-medium" data-testid="bulk-summary">
+            {summary}
+          </p>
+          {results.length > 0 ? (
+            <div className="max-h-80 overflow-auto rounded border border-slate-200">
+              <table className="w-full table-fixed text-left text-xs" aria-label="Result per invocation">
+                <thead className="sticky top-0 bg-slate-50 text-slate-500">
+                  <tr>
+                    <th scope="col" className="w-24 px-2 py-1.5 font-medium">Result</th>
+                    <th scope="col" className="w-44 px-2 py-1.5 font-medium">Invocation</th>
+                    <th scope="col" className="px-2 py-1.5 font-medium">Status now · why</th>
+                  </tr>
+                </thead>
+                <tbody className="divide-y divide-slate-100">
+                  {ordered.map((r) => {
+                    const status = invocationStatusSchema.safeParse(r.status).data;
+                    return (
+                      <tr key={`${r.runtime}\u0000${r.invocation_id}`} data-testid="bulk-result" data-outcome={r.outcome} className="align-top">
+                        <td className={`whitespace-nowrap px-2 py-1.5 font-medium ${r.outcome === "done" ? "text-emerald-800" : "text-rose-800"}`}>{glyph[r.outcome]}</td>
+                        <td className="px-2 py-1.5 font-mono">
+                          <Link href={invocationHref(r.invocation_id, r.runtime)} className="block truncate hover:underline" title={r.invocation_id}>
+                            {r.invocation_id}
+                          </Link>
+                          <div className="truncate text-slate-500" title={r.runtime}>{r.runtime}</div>
+                        </td>
+                        <td className="space-y-1 px-2 py-1.5 text-slate-700">
+                          {status ? <StatusBadge status={status} /> : null}
+                          {r.outcome === "done" ? null : <p>{why(r)}</p>}
+                        </td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            </div>
+          ) : null}
+          <div className="flex justify-end">
+            <Button variant="primary" disabled={phase === "running"} onClick={() => onClose(true)}>
+              {phase === "running" ? "Working…" : "Done"}
+            </Button>
+          </div>
+        </div>
+      )}
+    </Dialog>
+  );
+}

@@ -1,0 +1,103 @@
+import { queueFilterKeys, type QueueFilterKey } from "@/lib/domain/queue";
+import type { InvocationStatus } from "@/lib/domain/status";
+import type { NextAction } from "@/lib/ingest/vocabulary";
+
+// The queue's filter lives in the URL: these read it, write it, and name
+// what it holds. Kept free of React so server and client agree on it.
+
+export type QueueFilterState = Partial<Record<QueueFilterKey, string>>;
+
+export function readFilters(search: URLSearchParams | Record<string, string | string[] | undefined>): QueueFilterState {
+  const get = (k: string) => {
+    const v = search instanceof URLSearchParams ? search.get(k) : search[k];
+    return (Array.isArray(v) ? v[0] : v)?.trim() || undefined;
+  };
+  const out: QueueFilterState = {};
+  for (const k of queueFilterKeys) {
+    const v = get(k);
+    if (v) out[k] = v;
+  }
+  return out;
+}
+
+/** The URL query of a filter, keys in a fixed order so equal filters give equal strings. */
+export function filterQuery(filters: QueueFilterState): string {
+  const params = new URLSearchParams();
+  for (const k of queueFilterKeys) {
+    const v = filters[k]?.trim();
+    if (v) params.set(k, v);
+  }
+  return params.toString();
+}
+
+export const isFiltered = (filters: QueueFilterState) => queueFilterKeys.some((k) => Boolean(filters[k]));
+
+export const statusOptions: Array<{ value: string; label: string }> = [
+  { value: "", label: "Needs a person (all)" },
+  { value: "outcome_unknown,stalled", label: "Unknown or stalled" },
+  { value: "outcome_unknown", label: "Outcome unknown" },
+  { value: "stalled", label: "Stalled" },
+  { value: "partially_applied", label: "Partially applied" },
+  { value: "awaiting_approval", label: "Awaiting approval" },
+  { value: "verifying", label: "Verifying" },
+  { value: "escalated", label: "Escalated" },
+  { value: "all", label: "Everything, settled too" },
+];
+
+export const effectClassOptions = [
+  { value: "", label: "Any class" },
+  { value: "money", label: "Money" },
+  { value: "destructive", label: "Destructive" },
+  { value: "send", label: "Send" },
+  { value: "create", label: "Create" },
+  { value: "read", label: "Read" },
+  { value: "unclassified", label: "Unclassified (a write)" },
+];
+
+export const ageFilterOptions = [
+  { value: "", label: "Any age" },
+  { value: "15m", label: "Waiting 15 min +" },
+  { value: "1h", label: "Waiting 1 hour +" },
+  { value: "4h", label: "Waiting 4 hours +" },
+  { value: "1d", label: "Waiting 1 day +" },
+  { value: "7d", label: "Waiting 7 days +" },
+];
+
+/** A value the URL holds that no option names (a shared link, a hand-edited query) stays visible. */
+export function withCurrent(options: Array<{ value: string; label: string }>, current: string | undefined) {
+  return current && !options.some((o) => o.value === current) ? [...options, { value: current, label: current }] : options;
+}
+
+const nextActionWords: Record<NextAction, string> = {
+  none: "—",
+  correct_input: "Fix the input",
+  wait_and_retry: "Wait, then retry",
+  verify_operation: "Verify it happened",
+  request_approval: "Approve or reject",
+  escalate: "Manager decides",
+  choose_alternative: "Choose another way",
+};
+
+export const nextActionLabel = (n: NextAction) => nextActionWords[n] ?? n;
+
+const classWords: Record<string, string> = { money: "money", destructive: "destructive", send: "send", create: "create", read: "read" };
+
+/** An effect class as shown: a missing or unknown one is treated as a write, and says so. */
+export const effectClassLabel = (c: string | null) => (c && classWords[c]) || "write (unclassified)";
+
+/** "12m": how long something has been waiting, in its largest whole unit. */
+export function formatAge(fromIso: string, nowIso: string): string {
+  const s = Math.max(0, Math.floor((Date.parse(nowIso) - Date.parse(fromIso)) / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86400)}d`;
+}
+
+export const rowKey = (r: { runtime: string; invocation_id: string }) => JSON.stringify([r.runtime, r.invocation_id]);
+
+export function invocationHref(invocationId: string, runtime: string): string {
+  return `/invocations/${encodeURIComponent(invocationId)}?runtime=${encodeURIComponent(runtime)}`;
+}
+
+export const headline = (s: InvocationStatus) => s === "outcome_unknown" || s === "stalled";

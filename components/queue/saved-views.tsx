@@ -1,0 +1,88 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { X } from "lucide-react";
+import { useState, type FormEvent } from "react";
+import type { SavedViewInfo } from "@/lib/domain/saved-views";
+import { api } from "@/lib/query/api";
+import { queryKeys } from "@/lib/query/keys";
+import { Button } from "../ui/button";
+import { Dialog } from "../ui/dialog";
+import { TextField } from "../ui/field";
+
+// Views: a few everyone has, and the ones this person saved (name → filter).
+
+const builtIn: Array<{ name: string; query: string }> = [
+  { name: "Needs a person", query: "" },
+  { name: "Unknown or stalled", query: "status=outcome_unknown%2Cstalled" },
+  { name: "Mine", query: "assignee=me" },
+  { name: "Unassigned", query: "assignee=none" },
+  { name: "Everything", query: "status=all" },
+];
+
+const chip = (active: boolean) =>
+  `inline-flex items-center rounded-full border px-2.5 py-0.5 text-xs font-medium ${active ? "border-slate-900 bg-slate-900 text-white" : "border-slate-300 bg-white text-slate-700 hover:bg-slate-100"}`;
+
+export function SavedViews({ current, onApply }: { current: string; onApply: (query: string) => void }) {
+  const queryClient = useQueryClient();
+  const [naming, setNaming] = useState(false);
+  const views = useQuery({ queryKey: queryKeys.savedViews.all, queryFn: () => api<{ items: SavedViewInfo[] }>("/api/v1/saved-views") });
+  const done = () => queryClient.invalidateQueries({ queryKey: queryKeys.savedViews.all });
+  const save = useMutation({
+    mutationFn: (name: string) => api<SavedViewInfo>("/api/v1/saved-views", { body: { name, query: current } }),
+    onSuccess: () => {
+      setNaming(false);
+      void done();
+    },
+  });
+  const remove = useMutation({
+    mutationFn: (id: string) => api(`/api/v1/saved-views/${encodeURIComponent(id)}`, { method: "DELETE" }),
+    onSettled: done,
+  });
+
+  const submit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    save.mutate(String(new FormData(e.currentTarget).get("name") ?? ""));
+  };
+
+  return (
+    <nav aria-label="Views" className="flex flex-wrap items-center gap-1.5">
+      {builtIn.map((v) => (
+        <button key={v.name} type="button" className={chip(v.query === current)} aria-pressed={v.query === current} onClick={() => onApply(v.query)}>
+          {v.name}
+        </button>
+      ))}
+      {(views.data?.items ?? []).map((v) => (
+        <span key={v.id} className={`${chip(v.query === current)} gap-1 pr-1`}>
+          <button type="button" aria-pressed={v.query === current} onClick={() => onApply(v.query)} data-testid="saved-view">
+            {v.name}
+          </button>
+          <button
+            type="button"
+            aria-label={`Delete the view ${v.name}`}
+            className="rounded-full p-0.5 hover:bg-slate-300/50"
+            onClick={() => remove.mutate(v.id)}
+          >
+            <X aria-hidden="true" className="h-3 w-3" />
+          </button>
+        </span>
+      ))}
+      <Button size="sm" variant="ghost" onClick={() => setNaming(true)} disabled={current === ""}>
+        Save this view…
+      </Button>
+      {naming ? (
+        <Dialog open onOpenChange={(o) => (o ? null : setNaming(false))} title="Save this view" description="Saves the current filters under a name, for you only. A name you already use is updated.">
+          <form onSubmit={submit} className="space-y-4">
+            <TextField label="Name" name="name" required maxLength={80} autoFocus />
+            <p className="break-all font-mono text-xs text-slate-500">?{decodeURIComponent(current)}</p>
+            {save.error ? <p role="alert" className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-800">{save.error.message}</p> : null}
+            <div className="flex justify-end gap-2">
+              <Button onClick={() => setNaming(false)}>Cancel</Button>
+              <Button type="submit" variant="primary" disabled={save.isPending}>Save</Button>
+            </div>
+          </form>
+        </Dialog>
+      ) : null}
+    </nav>
+  );
+}
