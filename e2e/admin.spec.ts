@@ -145,13 +145,18 @@ test("a viewer cannot open the admin pages, and the admin API refuses them by se
 test("a person creates a personal access token, shown once, that works from a script; revoking it stops it", async ({ page, request }) => {
   const viewer = await addPerson("viewer");
   await signIn(page, base, viewer.email, viewer.password, "/account/tokens");
-  await page.getByLabel("New token name").fill("cron job");
-  await page.getByRole("button", { name: "Create token" }).click();
+  // Keyboard only: type the name, Enter creates; the secret is focused and selected; Escape closes.
+  await page.getByLabel("New token name").focus();
+  await page.keyboard.type("cron job");
+  await page.keyboard.press("Enter");
   const shown = page.getByRole("dialog", { name: "Token cron job" });
-  const token = await shown.getByLabel("Personal access token").inputValue();
+  const secret = shown.getByLabel("Personal access token");
+  await expect(secret).toBeFocused();
+  const token = await secret.inputValue();
   expect(token).toMatch(/^stl_pat_/);
   await expect(shown.locator("pre")).toContainText(`Authorization: Bearer ${token}`);
-  await shown.getByRole("button", { name: "I have copied it" }).click();
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("dialog")).toHaveCount(0);
   expect((await request.get(`${base}/api/v1/invocations`, { headers: { authorization: `Bearer ${token}` } })).status()).toBe(200);
 
   const prefix = token.slice(0, "stl_pat_".length + 8);
