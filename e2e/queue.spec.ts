@@ -211,7 +211,7 @@ test("a viewer reads the queue but is offered no action", async ({ page }) => {
   await expect(rows(page).first()).toBeVisible();
   await page.waitForLoadState("networkidle").catch(() => undefined);
   await expect(page.getByRole("checkbox")).toHaveCount(0);
-  await expect(page.getByRole("button", { name: /^Actions for / })).toHaveCount(0);
+  await expect(page.getByRole("combobox", { name: /^Act on / })).toHaveCount(0);
   await expect(page.getByRole("region", { name: "Selection" })).toHaveCount(0);
   await page.keyboard.press("j");
   await page.keyboard.press("v");

@@ -2,7 +2,10 @@
 
 import { actionMeta } from "../actions/action-meta";
 import { Button } from "../ui/button";
-import { bulkChoices, type BulkChoice } from "./bulk-dialog";
+
+/** What the queue offers in bulk (the API allows the same; claim is assign to oneself). */
+export type BulkChoice = "claim" | "assign" | "escalate" | "request_verification" | "comment";
+export const bulkChoices: BulkChoice[] = ["claim", "assign", "request_verification", "escalate", "comment"];
 
 type Props = {
   count: number;

@@ -4,8 +4,8 @@ import { useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import type { BulkItemResult, BulkResult, BulkTarget } from "@/lib/domain/bulk-actions";
-import { BULK_MAX_TARGETS } from "@/lib/domain/queue";
-import { invocationStatusSchema } from "@/lib/domain/status";
+import { BULK_MAX_TARGETS } from "@/lib/domain/queue-filters";
+import type { InvocationStatus } from "@/lib/domain/status";
 import { api, ApiClientError } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
 import { actionBody, ActionFields } from "../actions/action-dialog";
@@ -14,14 +14,13 @@ import { useCurrentUser } from "../current-user";
 import { StatusBadge } from "../status-badge";
 import { Button } from "../ui/button";
 import { Dialog } from "../ui/dialog";
+import type { BulkChoice } from "./bulk-bar";
 import { invocationHref } from "./filters";
 
 // One action on many invocations, sent in requests of at most 100, each item
 // with the version the operator saw when they selected it. Afterwards, a
 // result per item: what was done, what was refused and why.
 
-export type BulkChoice = "claim" | "assign" | "escalate" | "request_verification" | "comment";
-export const bulkChoices: BulkChoice[] = ["claim", "assign", "request_verification", "escalate", "comment"];
 
 type ItemResult = BulkItemResult & { outcome: "done" | "refused" | "unknown" | "not_sent" };
 
@@ -135,7 +134,7 @@ export function BulkDialog({ action, targets, onClose }: { action: BulkChoice; t
                 </thead>
                 <tbody className="divide-y divide-slate-100">
                   {ordered.map((r) => {
-                    const status = invocationStatusSchema.safeParse(r.status).data;
+                    const status = r.status as InvocationStatus | undefined; // the server names only statuses it has
                     return (
                       <tr key={`${r.runtime}\u0000${r.invocation_id}`} data-testid="bulk-result" data-outcome={r.outcome} className="align-top">
                         <td className={`whitespace-nowrap px-2 py-1.5 font-medium ${r.outcome === "done" ? "text-emerald-800" : "text-rose-800"}`}>{glyph[r.outcome]}</td>

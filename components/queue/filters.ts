@@ -1,4 +1,4 @@
-import { queueFilterKeys, type QueueFilterKey } from "@/lib/domain/queue";
+import { queueFilterKeys, type QueueFilterKey } from "@/lib/domain/queue-filters";
 import type { InvocationStatus } from "@/lib/domain/status";
 import type { NextAction } from "@/lib/ingest/vocabulary";
 

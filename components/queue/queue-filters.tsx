@@ -1,10 +1,9 @@
 "use client";
 
-import { Search } from "lucide-react";
 import { useEffect, useId, useRef, useState, type Ref } from "react";
 import { Button } from "../ui/button";
 import { ageFilterOptions, effectClassOptions, isFiltered, statusOptions, withCurrent, type QueueFilterState } from "./filters";
-import type { QueueFilterKey } from "@/lib/domain/queue";
+import type { QueueFilterKey } from "@/lib/domain/queue-filters";
 
 type Props = {
   filters: QueueFilterState;
@@ -66,7 +65,10 @@ export function QueueFilters({ filters, runtimes, tools, searchRef, onChange, on
           Search <kbd className="ml-1 rounded border border-slate-300 px-1 font-mono text-[10px] text-slate-500">/</kbd>
         </label>
         <div className="relative">
-          <Search aria-hidden="true" className="pointer-events-none absolute left-2 top-2 h-4 w-4 text-slate-400" />
+          <svg aria-hidden="true" viewBox="0 0 16 16" className="pointer-events-none absolute left-2 top-2.5 h-4 w-4 fill-none stroke-slate-400 stroke-2">
+            <circle cx="7" cy="7" r="4.5" />
+            <path d="m10.5 10.5 3.5 3.5" strokeLinecap="round" />
+          </svg>
           <input
             ref={searchRef}
             id={searchId}

@@ -1,25 +1,29 @@
 "use client";
 
+import dynamic from "next/dynamic";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } from "react";
 import type { BulkTarget } from "@/lib/domain/bulk-actions";
 import type { InvocationSummary } from "@/lib/domain/invocations";
-import type { QueueFilterKey } from "@/lib/domain/queue";
+import type { QueueFilterKey } from "@/lib/domain/queue-filters";
 import { api } from "@/lib/query/api";
-import { ActionDialog } from "../actions/action-dialog";
 import { actionsFor, type ConsoleAction } from "../actions/action-meta";
 import { useCan, useCurrentUser } from "../current-user";
 import { Button } from "../ui/button";
 import { BulkBar } from "./bulk-bar";
-import { BulkDialog, type BulkChoice } from "./bulk-dialog";
+import type { BulkChoice } from "./bulk-bar";
 import { NoMatch, NothingReported, QueueClear } from "./empty-states";
 import { filterQuery, invocationHref, isFiltered, readFilters, rowKey, type QueueFilterState } from "./filters";
-import { KeyboardHelp } from "./keyboard-help";
 import { QueueFilters } from "./queue-filters";
 import { QueueTable } from "./queue-table";
 import { SavedViews } from "./saved-views";
 import { LIVE_INTERVAL_MS, useAnyReported, useQueue, type InitialQueue } from "./use-queue";
 import { useQueueKeyboard } from "./use-queue-keyboard";
+
+// Dialogs load when first opened: they are not part of the queue's first paint.
+const ActionDialog = dynamic(() => import("../actions/action-dialog").then((m) => m.ActionDialog), { ssr: false });
+const BulkDialog = dynamic(() => import("./bulk-dialog").then((m) => m.BulkDialog), { ssr: false });
+const KeyboardHelp = dynamic(() => import("./keyboard-help").then((m) => m.KeyboardHelp), { ssr: false });
 
 type Props = { initial: InitialQueue | null; anyReported: boolean; runtimes: string[]; curl: string };
 
@@ -260,7 +264,7 @@ export function QueueView({ initial, anyReported, runtimes, curl }: Props) {
           }}
         />
       ) : null}
-      <KeyboardHelp open={help} onClose={() => setHelp(false)} canAct={canAct} />
+      {help ? <KeyboardHelp open onClose={() => setHelp(false)} canAct={canAct} /> : null}
     </main>
   );
 }

@@ -1,14 +1,15 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { X } from "lucide-react";
-import { useState, type FormEvent } from "react";
+import dynamic from "next/dynamic";
+import { useState } from "react";
 import type { SavedViewInfo } from "@/lib/domain/saved-views";
 import { api } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
 import { Button } from "../ui/button";
-import { Dialog } from "../ui/dialog";
-import { TextField } from "../ui/field";
+
+// Dialogs load when first opened: they are not part of the queue's first paint.
+const SaveViewDialog = dynamic(() => import("./save-view-dialog").then((m) => m.SaveViewDialog), { ssr: false });
 
 // Views: a few everyone has, and the ones this person saved (name → filter).
 
@@ -40,11 +41,6 @@ export function SavedViews({ current, onApply }: { current: string; onApply: (qu
     onSettled: done,
   });
 
-  const submit = (e: FormEvent<HTMLFormElement>) => {
-    e.preventDefault();
-    save.mutate(String(new FormData(e.currentTarget).get("name") ?? ""));
-  };
-
   return (
     <nav aria-label="Views" className="flex flex-wrap items-center gap-1.5">
       {builtIn.map((v) => (
@@ -63,7 +59,7 @@ export function SavedViews({ current, onApply }: { current: string; onApply: (qu
             className="rounded-full p-0.5 hover:bg-slate-300/50"
             onClick={() => remove.mutate(v.id)}
           >
-            <X aria-hidden="true" className="h-3 w-3" />
+            <span aria-hidden="true" className="block h-3 w-3 leading-3">×</span>
           </button>
         </span>
       ))}
@@ -71,17 +67,7 @@ export function SavedViews({ current, onApply }: { current: string; onApply: (qu
         Save this view…
       </Button>
       {naming ? (
-        <Dialog open onOpenChange={(o) => (o ? null : setNaming(false))} title="Save this view" description="Saves the current filters under a name, for you only. A name you already use is updated.">
-          <form onSubmit={submit} className="space-y-4">
-            <TextField label="Name" name="name" required maxLength={80} autoFocus />
-            <p className="break-all font-mono text-xs text-slate-500">?{decodeURIComponent(current)}</p>
-            {save.error ? <p role="alert" className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-800">{save.error.message}</p> : null}
-            <div className="flex justify-end gap-2">
-              <Button onClick={() => setNaming(false)}>Cancel</Button>
-              <Button type="submit" variant="primary" disabled={save.isPending}>Save</Button>
-            </div>
-          </form>
-        </Dialog>
+        <SaveViewDialog query={current} error={save.error?.message ?? null} saving={save.isPending} onSave={(name) => save.mutate(name)} onClose={() => setNaming(false)} />
       ) : null}
     </nav>
   );

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Db } from "../db/client";
 import { operatorActionSchema, type OperatorAction } from "./actions";
 import { actOnInvocation } from "./invocation-actions";
-import { BULK_MAX_TARGETS } from "./queue";
+import { BULK_MAX_TARGETS } from "./queue-filters";
 
 // One action on many invocations, each through the state machine with the
 // version the operator saw for it. Never all-or-nothing: a stale or refused

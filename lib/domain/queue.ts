@@ -3,6 +3,7 @@ import { ApiError } from "../api/errors";
 import type { Db } from "../db/client";
 import { invocationStatusSchema, queueStatuses, type InvocationStatus } from "./status";
 import { toSummary, type InvocationSummary, type Scope } from "./invocations";
+import { ageOptions, BULK_MAX_TARGETS, effectClasses, QUEUE_IDS_LIMIT, queueFilterKeys, UNCLASSIFIED, type QueueFilterKey } from "./queue-filters";
 
 // The queue (SPEC §4 "in the queue"): everything that needs a person, the
 // headline (outcome unknown, stalled) first, then money before destructive
@@ -11,16 +12,7 @@ import { toSummary, type InvocationSummary, type Scope } from "./invocations";
 // `invocations_queue_order_idx` (migration *_queue_order), so a page is an
 // index range scan however long the table is; pages are keyset, never OFFSET.
 
-export const effectClasses = ["money", "destructive", "send", "create", "read"] as const;
-/** Filter value for an effect class that is missing or not one of the five (treated as a write). */
-export const UNCLASSIFIED = "unclassified";
-export const ageOptions = ["15m", "1h", "4h", "1d", "7d"] as const;
-export const QUEUE_IDS_LIMIT = 5_000;
-/** Targets per bulk-action request (lib/domain/bulk-actions.ts); here so the console can import it without server code. */
-export const BULK_MAX_TARGETS = 100;
-/** URL parameters that make up a queue view (saved views keep only these). */
-export const queueFilterKeys = ["status", "tool", "runtime", "effect_class", "assignee", "age", "q"] as const;
-export type QueueFilterKey = (typeof queueFilterKeys)[number];
+export { ageOptions, BULK_MAX_TARGETS, effectClasses, QUEUE_IDS_LIMIT, queueFilterKeys, UNCLASSIFIED, type QueueFilterKey };
 
 const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
