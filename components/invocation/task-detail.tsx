@@ -16,9 +16,13 @@ import { attemptAnchor, invocationApiPath, invocationHref, taskApiPath } from ".
 
 // A task's invocations on one axis, kept live: the task (every invocation's
 // status and version) is read every 2 s, and only an invocation whose
-// summary moved is read again in full.
+// summary moved is read again in full. Envelopes are not shown here, so the
+// server leaves them out of the first render; these queries therefore live
+// under the task's key, apart from the invocation page's.
 
 type Props = { initial: TaskTimelineData; renderedAt: string; stallWindowS: number };
+
+const invocationKey = (taskId: string, runtime: string, invocationId: string) => [...queryKeys.tasks.detail(taskId, runtime), "invocation", invocationId] as const;
 
 const changed = (s: TaskView["invocations"][number], d: InvocationView) =>
   s.version !== d.version || s.status !== d.status || s.attempt_count !== d.attempt_count || s.last_attempt_at !== d.last_attempt_at;
@@ -49,7 +53,7 @@ export function TaskDetail({ initial, renderedAt, stallWindowS }: Props) {
   const initialById = useMemo(() => new Map(initial.invocations.map((i) => [i.invocation_id, i])), [initial.invocations]);
   const invocations = useQueries({
     queries: task.invocations.map((s) => ({
-      queryKey: queryKeys.invocations.detail(s.invocation_id, s.runtime),
+      queryKey: invocationKey(task_id, runtime, s.invocation_id),
       queryFn: ({ signal }: { signal: AbortSignal }) => api<InvocationView>(invocationApiPath(s.invocation_id, s.runtime), { signal }),
       initialData: initialById.get(s.invocation_id),
       initialDataUpdatedAt: Date.parse(renderedAt),
@@ -60,11 +64,11 @@ export function TaskDetail({ initial, renderedAt, stallWindowS }: Props) {
 
   useEffect(() => {
     for (const s of task.invocations) {
-      const key = queryKeys.invocations.detail(s.invocation_id, s.runtime);
+      const key = invocationKey(task_id, runtime, s.invocation_id);
       const cached = queryClient.getQueryData<InvocationView>(key);
       if (cached && changed(s, cached)) void queryClient.invalidateQueries({ queryKey: key, exact: true });
     }
-  }, [task, queryClient]);
+  }, [task, queryClient, task_id, runtime]);
 
   const now = new Date(dataUpdatedAt).toISOString();
   const timeline = useMemo(() => buildTimeline(invocations, { now: new Date(now), stallWindowS }), [invocations, now, stallWindowS]);

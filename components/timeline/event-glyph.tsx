@@ -23,11 +23,21 @@ export function EventGlyph({ event, small = false }: { event: TimelineEvent; sma
   const box = `inline-flex shrink-0 items-center justify-center ring-1 ${size[s]}`;
   if (event.kind === "record") {
     const commit = event.record.commit_state;
+    // Records are most of a long timeline's markers: on the chart they are
+    // plain shapes with a character, not SVG icons, to keep the page light.
     if (event.phase === "intent") {
-      return <span aria-hidden="true" className={`${box} rounded-full bg-white text-slate-600 ring-slate-400`}><CircleDashed size={iconSize[s]} /></span>;
+      return small ? (
+        <span aria-hidden="true" className={`${box} rounded-full border border-dashed border-slate-500 bg-white ring-0`} />
+      ) : (
+        <span aria-hidden="true" className={`${box} rounded-full bg-white text-slate-600 ring-slate-400`}><CircleDashed size={iconSize[s]} /></span>
+      );
     }
     if (event.phase === "probe") {
-      return <span aria-hidden="true" className={`${box} rounded-sm font-bold ${commitTone[commit]}`}><Search size={iconSize[s]} strokeWidth={3} /></span>;
+      return small ? (
+        <span aria-hidden="true" className={`${box} rounded-sm font-bold ${commitTone[commit]}`}>{commitGlyph[commit]}</span>
+      ) : (
+        <span aria-hidden="true" className={`${box} rounded-sm font-bold ${commitTone[commit]}`}><Search size={iconSize[s]} strokeWidth={3} /></span>
+      );
     }
     return <span aria-hidden="true" className={`${box} rounded-full font-bold ${commitTone[commit]}`}>{commitGlyph[commit]}</span>;
   }

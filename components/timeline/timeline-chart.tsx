@@ -14,6 +14,8 @@ const hatch = (colour: string): CSSProperties => ({
   backgroundImage: `repeating-linear-gradient(135deg, ${colour} 0 4px, transparent 4px 8px)`,
 });
 
+const pct = (fraction: number) => `${(fraction * 100).toFixed(3)}%`;
+
 type Props = {
   timeline: Timeline;
   laneLabel: (lane: Lane) => ReactNode;
@@ -24,7 +26,7 @@ function GapBar({ gap, x }: { gap: GapEvent; x: (iso: string) => number }) {
   const left = x(gap.at);
   const right = x(gap.until);
   const stall = gap.stall_at && Date.parse(gap.stall_at) < Date.parse(gap.until) ? x(gap.stall_at) : null;
-  const pos = (a: number, b: number): CSSProperties => ({ left: `${a * 100}%`, width: `${Math.max(b - a, 0.002) * 100}%` });
+  const pos = (a: number, b: number): CSSProperties => ({ left: pct(a), width: pct(Math.max(b - a, 0.002)) });
   if (gap.gap === "before_retry") {
     return <div className="absolute top-1/2 border-t-2 border-dashed border-slate-400" style={pos(left, right)} />;
   }
@@ -40,7 +42,39 @@ function GapBar({ gap, x }: { gap: GapEvent; x: (iso: string) => number }) {
 
 const levels = ["50%", "18%", "82%"];
 
-/** Markers closer than about 1% of the width are stacked, so none hides another. */
+// Events closer than a bin (0.4% of the width) cannot be told apart on screen:
+// the bin shows its most telling event and says how many it holds. A task
+// with a thousand attempts stays a light page; the story lists them all.
+const BIN = 0.004;
+
+function severity(e: TimelineEvent): number {
+  if (e.kind === "marker") return e.marker === "conflict" ? 9 : 8;
+  if (e.kind === "action") return 5;
+  if (e.kind !== "record") return 0;
+  if (e.phase === "intent") return 1;
+  return { unknown: 7, partial: 6, not_committed: 3, committed: 2 }[e.record.commit_state];
+}
+
+type Bin = { e: TimelineEvent; px: number; count: number; first: string; last: string };
+
+function binsOf(events: TimelineEvent[], x: (iso: string) => number): Bin[] {
+  const bins = new Map<number, Bin>();
+  for (const e of events) {
+    if (e.kind === "gap") continue;
+    const px = x(e.at);
+    const key = Math.round(px / BIN);
+    const bin = bins.get(key);
+    if (!bin) bins.set(key, { e, px, count: 1, first: e.at, last: e.at });
+    else {
+      bin.count += 1;
+      bin.last = e.at;
+      if (severity(e) > severity(bin.e)) Object.assign(bin, { e, px });
+    }
+  }
+  return [...bins.values()].sort((a, b) => a.px - b.px);
+}
+
+/** Bins closer than about 1% of the width are stacked, so none hides another. */
 function stack<T extends { px: number }>(points: T[]): Array<T & { top: string }> {
   const out: Array<T & { top: string }> = [];
   for (let i = 0, level = 0; i < points.length; i += 1) {
@@ -53,21 +87,24 @@ function stack<T extends { px: number }>(points: T[]): Array<T & { top: string }
 }
 
 function Track({ lane, x, hrefFor, now }: { lane: Lane; x: (iso: string) => number; hrefFor: Props["hrefFor"]; now: string }) {
-  const placed = stack(lane.events.filter((e) => e.kind !== "gap").map((e) => ({ e, px: x(e.at) })));
+  const placed = stack(binsOf(lane.events, x));
+  // A wait too short to see is not drawn.
+  const gaps = lane.events.filter((e): e is GapEvent => e.kind === "gap" && x(e.until) - x(e.at) >= 0.002);
   return (
     <div className="relative h-10">
-      <div className="absolute top-1/2 h-px bg-slate-200" style={{ left: `${x(lane.start) * 100}%`, width: `${(x(lane.end) - x(lane.start)) * 100}%` }} />
-      {lane.events.filter((e): e is GapEvent => e.kind === "gap").map((g) => <GapBar key={g.key} gap={g} x={x} />)}
-      {placed.map(({ e, px, top }) => (
+      <div className="absolute top-1/2 h-px bg-slate-200" style={{ left: pct(x(lane.start)), width: pct(x(lane.end) - x(lane.start)) }} />
+      {gaps.map((g) => <GapBar key={g.key} gap={g} x={x} />)}
+      {placed.map(({ e, px, top, count, first, last }) => (
         <a
           key={e.key}
           href={hrefFor(e)}
           tabIndex={-1}
-          title={eventLabel(e, now)}
+          title={count > 1 ? `${count} events, ${formatClock(first)}–${formatClock(last)}. The most telling: ${eventLabel(e, now)}` : eventLabel(e, now)}
           className="absolute -translate-x-1/2 -translate-y-1/2 hover:z-10 hover:scale-125"
-          style={{ left: `${px * 100}%`, top }}
+          style={{ left: pct(px), top }}
         >
           <EventGlyph event={e} small />
+          {count > 1 ? <span className="absolute -right-2 -top-1.5 rounded-full bg-slate-800 px-1 text-[9px] font-semibold leading-3 text-white">{count}</span> : null}
         </a>
       ))}
     </div>
@@ -99,34 +136,38 @@ export function TimelineChart({ timeline, laneLabel, hrefFor }: Props) {
             {ticksOf(timeline, axis.x).map((at) => {
               const px = axis.x(at);
               return (
-                <span key={at} className="absolute top-0 whitespace-nowrap" style={{ left: `${px * 100}%`, transform: `translateX(${px > 0.9 ? "-100%" : px < 0.1 ? "0" : "-50%"})` }}>
+                <span key={at} className="absolute top-0 whitespace-nowrap" style={{ left: pct(px), transform: `translateX(${px > 0.9 ? "-100%" : px < 0.1 ? "0" : "-50%"})` }}>
                   {formatClock(at, withDate && (px === 0 || px === 1))}
                 </span>
               );
             })}
           </div>
-          {timeline.lanes.map((lane) => (
-            <div key={lane.index} className="contents">
-              <div className="flex min-w-0 items-center border-t border-slate-100 py-1 text-sm">{laneLabel(lane)}</div>
-              <div aria-hidden="true" className="border-t border-slate-100 px-3">
-                <div className="relative">
-                  {axis.breaks.map((b) => (
-                    <div key={b.from} className="absolute inset-y-0 border-x border-dashed border-slate-300 bg-slate-100/70" style={{ left: `${b.from * 100}%`, width: `${(b.to - b.from) * 100}%` }} />
-                  ))}
+          <div>
+            {timeline.lanes.map((lane) => (
+              <div key={lane.index} className="flex h-11 min-w-0 items-center border-t border-slate-100 text-sm">{laneLabel(lane)}</div>
+            ))}
+          </div>
+          <div aria-hidden="true" className="px-3">
+            <div className="relative">
+              {axis.breaks.map((b) => (
+                <div key={b.from} className="absolute inset-y-0 border-x border-dashed border-slate-300 bg-slate-100/70" style={{ left: pct(b.from), width: pct(b.to - b.from) }} />
+              ))}
+              {timeline.lanes.map((lane) => (
+                <div key={lane.index} className="h-11 border-t border-slate-100 pt-0.5">
                   <Track lane={lane} x={axis.x} hrefFor={hrefFor} now={timeline.now} />
-                  {nowX !== null ? <div className="absolute inset-y-0 w-px bg-rose-400" style={{ left: `${nowX * 100}%` }} /> : null}
                 </div>
-              </div>
+              ))}
+              {nowX !== null ? <div className="absolute inset-y-0 w-px bg-rose-400" style={{ left: pct(nowX) }} /> : null}
             </div>
-          ))}
+          </div>
           <div />
           <div aria-hidden="true" className="relative mx-3 h-5 text-[11px] text-slate-500">
             {axis.breaks.map((b) => (
-              <span key={b.from} className="absolute top-0 -translate-x-1/2 whitespace-nowrap" style={{ left: `${((b.from + b.to) / 2) * 100}%` }}>
+              <span key={b.from} className="absolute top-0 -translate-x-1/2 whitespace-nowrap" style={{ left: pct((b.from + b.to) / 2) }}>
                 ≈ {formatDuration(b.ms)}
               </span>
             ))}
-            {nowX !== null ? <span className="absolute top-0 -translate-x-full pr-1 text-rose-600" style={{ left: `${nowX * 100}%` }}>now</span> : null}
+            {nowX !== null ? <span className="absolute top-0 -translate-x-full pr-1 text-rose-600" style={{ left: pct(nowX) }}>now</span> : null}
           </div>
         </div>
         <Legend />
@@ -139,9 +180,9 @@ function Legend() {
   const item = "inline-flex items-center gap-1.5";
   return (
     <ul aria-hidden="true" className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-600">
-      <li className={item}><span className="inline-block h-3 w-3 rounded-full ring-1 ring-slate-400" /> intent (before dispatch)</li>
+      <li className={item}><span className="inline-block h-3 w-3 rounded-full border border-dashed border-slate-500" /> intent (before dispatch)</li>
       <li className={item}><span className="inline-flex h-3 w-3 items-center justify-center rounded-full bg-amber-400 text-[8px] font-bold">?</span> outcome (✓ committed, ✕ not, ? unknown, ◐ partial)</li>
-      <li className={item}><span className="inline-block h-3 w-3 rounded-sm bg-emerald-600" /> probe</li>
+      <li className={item}><span className="inline-flex h-3 w-3 items-center justify-center rounded-sm bg-emerald-600 text-[8px] font-bold text-white">✓</span> probe (square)</li>
       <li className={item}><span className="inline-block h-3 w-3 rounded-sm bg-indigo-600" /> operator action</li>
       <li className={item}><span className="inline-block h-2 w-5 rounded-sm bg-slate-300" /> waited for the outcome</li>
       <li className={item}><span className="inline-block h-2 w-5 rounded-sm bg-amber-200" /> still waiting</li>

@@ -14,7 +14,7 @@ import { formatClock, formatDateTime, formatDuration, spansDays } from "./format
 
 export const eventAnchor = (e: Pick<TimelineEvent, "key">) => `ev-${e.key.replace(":", "-")}`;
 
-const PAGE = 300;
+const PAGE = 150;
 
 type Props = {
   timeline: Timeline;
@@ -104,9 +104,9 @@ function Row({ e, previous, withDate, children }: { e: TimelineEvent; previous: 
 }
 
 export function TimelineStory({ timeline, laneTag, recordHref }: Props) {
-  const [all, setAll] = useState(false);
+  const [shown, setShown] = useState(PAGE);
   const withDate = spansDays(timeline.start, timeline.end);
-  const events = all ? timeline.events : timeline.events.slice(0, PAGE);
+  const events = timeline.events.slice(0, shown);
   const previousOf = new Map<string, TimelineEvent | null>();
   for (let i = 0, last: TimelineEvent | null = null; i < events.length; i += 1) {
     const e = events[i]!;
@@ -140,8 +140,11 @@ export function TimelineStory({ timeline, laneTag, recordHref }: Props) {
           );
         })}
       </ol>
-      {!all && timeline.events.length > PAGE ? (
-        <Button onClick={() => setAll(true)}>Show all {timeline.events.length} events</Button>
+      {timeline.events.length > shown ? (
+        <p className="flex items-center gap-3 text-sm text-slate-600">
+          Showing the first {shown} of {timeline.events.length} events.
+          <Button onClick={() => setShown(shown + PAGE * 4)}>Show {Math.min(PAGE * 4, timeline.events.length - shown)} more</Button>
+        </p>
       ) : null}
     </>
   );

@@ -310,6 +310,7 @@ describe("axisOf", () => {
 
   it("does not break an interval only a little longer than the rest", () => {
     expect(axisOf(events(0, 4, 31, 34, 56, 57, 69, 72, 140, 150)).breaks).toEqual([]);
+    expect(axisOf(events(0, 5, 32, 35, 56, 57, 70, 73, 141, 151, 152)).breaks).toEqual([]);
   });
 
   it("puts a single instant at the start", () => {

@@ -84,8 +84,12 @@ const phaseRank: Record<Phase, number> = { intent: 0, outcome: 1, probe: 2 };
 const kindRank = (e: TimelineEvent) =>
   e.kind === "record" ? phaseRank[e.phase] : e.kind === "marker" ? 3 : e.kind === "action" ? 4 : 5;
 
+// Every time here is a UTC ISO string of one width (the read API's
+// toISOString), so text order is time order, and cheaper on long timelines.
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 export function compareEvents(a: TimelineEvent, b: TimelineEvent): number {
-  return ms(a.at) - ms(b.at) || a.lane - b.lane || kindRank(a) - kindRank(b) || a.key.localeCompare(b.key);
+  return byText(a.at, b.at) || a.lane - b.lane || kindRank(a) - kindRank(b) || byText(a.key, b.key);
 }
 
 type Definite = "committed" | "not_committed";
@@ -122,7 +126,7 @@ function laneEvents(inv: TimelineInvocation, lane: number, opts: TimelineOptions
   const numbers = attemptNumbers(inv.attempts);
   const firstAttempt = Math.min(...numbers.filter((_, i) => inv.attempts[i]!.phase !== "probe"), Infinity);
   const records: RecordEvent[] = inv.attempts
-    .map((record, index) => ({ ...base(`r${index}`, record.at), kind: "record" as const, phase: record.phase, attempt: numbers[index]!, index, record, retry_of: null, unanswered: false }))
+    .map((record, index): RecordEvent => ({ key: `${lane}:r${index}`, at: record.at, lane, invocation_id: inv.invocation_id, kind: "record", phase: record.phase, attempt: numbers[index]!, index, record, retry_of: null, unanswered: false }))
     .sort(compareEvents);
   const lastIntentAttempt = Math.max(...records.filter((r) => r.phase === "intent").map((r) => r.attempt), -Infinity);
   const steps: Array<RecordEvent | ActionEvent> = [
@@ -142,9 +146,10 @@ function laneEvents(inv: TimelineInvocation, lane: number, opts: TimelineOptions
     const r = intent.event;
     r.unanswered = gap === "no_outcome";
     const windowEnd = intent.opened ? intent.windowEnd : null;
-    out.push({ ...base(`g${r.index}`, r.at), kind: "gap", gap, attempt: r.attempt, until: isoOf(until), ms: until - ms(r.at), open: isOpen, stall_at: windowEnd === null ? null : isoOf(windowEnd) });
+    const start = ms(r.at);
+    out.push({ key: `${lane}:g${r.index}`, at: r.at, lane, invocation_id: inv.invocation_id, kind: "gap", gap, attempt: r.attempt, until: isoOf(until), ms: until - start, open: isOpen, stall_at: windowEnd === null ? null : isoOf(windowEnd) });
     if (windowEnd !== null && windowEnd <= until) {
-      const window_s = Math.round((windowEnd - ms(r.at)) / 1000);
+      const window_s = Math.round((windowEnd - start) / 1000);
       out.push({ ...base(`s${r.index}`, isoOf(windowEnd)), kind: "marker", marker: "stalled", attempt: r.attempt, intent_at: r.at, window_s });
     }
     open.delete(r.attempt);
@@ -312,8 +317,11 @@ const fullInclude = {
   attempts: true,
   actions: { orderBy: { seq: "asc" } },
 } as const satisfies P.InvocationInclude;
+// What the task page leaves out: it shows no envelopes, details or agent messages.
+const lightInclude = { ...fullInclude, attempts: { omit: { envelope: true, safeDetails: true, agentMessage: true } } } as const satisfies P.InvocationInclude;
 type FullRow = P.InvocationGetPayload<{ include: typeof fullInclude }>;
-type AttemptRow = FullRow["attempts"][number];
+type AttemptRow = Omit<FullRow["attempts"][number], "envelope" | "safeDetails" | "agentMessage"> & Partial<Pick<FullRow["attempts"][number], "envelope" | "safeDetails" | "agentMessage">>;
+type Row = Omit<FullRow, "attempts"> & { attempts: AttemptRow[] };
 
 const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -338,14 +346,14 @@ function attemptView(a: AttemptRow): TimelineAttempt {
     dispatch_stage: a.dispatchStage as never,
     probe_result: a.probeResult as never,
     safe_details: (a.safeDetails ?? {}) as Record<string, unknown>,
-    agent_message: a.agentMessage,
+    agent_message: a.agentMessage ?? null,
     user_message: a.userMessage,
     items: (a.items ?? []) as never,
-    envelope: a.envelope,
+    envelope: a.envelope ?? null,
   };
 }
 
-function invocationView(row: FullRow, now: Date): InvocationView {
+function invocationView(row: Row, now: Date): InvocationView {
   const attempts = [...row.attempts].sort(
     (a, b) =>
       (a.attemptNo ?? 0) - (b.attemptNo ?? 0) ||
@@ -362,8 +370,19 @@ function invocationView(row: FullRow, now: Date): InvocationView {
 
 export type TaskTimelineData = { task: TaskView; invocations: InvocationView[] };
 
-/** The task page: the task and all its invocations with their attempts and actions, in one query. */
-export async function findTaskTimeline(db: Db, scope: Scope, taskId: string, runtime?: string, now = new Date()): Promise<Lookup<TaskTimelineData>> {
+/**
+ * The task page: the task and all its invocations with their attempts and
+ * actions, in one query; `light` leaves out envelopes, safe details and agent
+ * messages (null, {} and null).
+ */
+export async function findTaskTimeline(
+  db: Db,
+  scope: Scope,
+  taskId: string,
+  runtime?: string,
+  now = new Date(),
+  light = false,
+): Promise<Lookup<TaskTimelineData>> {
   if (!runtime) {
     const runtimes = await runtimesOfTask(db, scope, taskId);
     if (runtimes.length > 1) return { kind: "ambiguous", runtimes };
@@ -378,7 +397,7 @@ export async function findTaskTimeline(db: Db, scope: Scope, taskId: string, run
   if (!task) return { kind: "missing" };
   const rows = await db.prisma.invocation.findMany({
     where: { runtimeId: narrowed.runtimeId, taskId },
-    include: fullInclude,
+    include: light ? lightInclude : fullInclude,
     orderBy: [{ firstSeenAt: "asc" }, { invocationId: "asc" }],
   });
   const invocations = rows.map((r) => invocationView(r, now));
@@ -413,10 +432,14 @@ export function axisOf(timeline: Pick<Timeline, "start" | "end" | "events">): Ax
   const intervals = points.slice(1).map((p, i) => p - points[i]!);
   const sorted = [...intervals].sort((a, b) => a - b);
   const cap = Math.max(4 * sorted[Math.floor((sorted.length - 1) * 0.75)]!, 1000);
-  const widths = intervals.map((d) => Math.min(d, cap));
+  // Only an interval at least twice the cap is drawn shorter: a break that
+  // saves little space would only make the axis harder to read.
+  const broken = (d: number) => d >= 2 * cap;
+  const widths = intervals.map((d) => (broken(d) ? cap : d));
   const total = widths.reduce((a, b) => a + b, 0);
-  const offsets = widths.reduce<number[]>((acc, w) => [...acc, acc[acc.length - 1]! + w / total], [0]);
-  const breaks = intervals.flatMap((d, i) => (d > cap ? [{ from: offsets[i]!, to: offsets[i + 1]!, ms: d }] : []));
+  const offsets = [0];
+  for (const w of widths) offsets.push(offsets[offsets.length - 1]! + w / total);
+  const breaks = intervals.flatMap((d, i) => (broken(d) ? [{ from: offsets[i]!, to: offsets[i + 1]!, ms: d }] : []));
   const x = (iso: string) => {
     const t = ms(iso);
     if (t <= points[0]!) return 0;

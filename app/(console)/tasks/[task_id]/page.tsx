@@ -27,7 +27,8 @@ export default async function TaskPage(props: Props) {
   const { id, runtime } = await read(props);
   await requireUser("read", runtime ? taskHref(id, runtime) : `/tasks/${encodeURIComponent(id)}`);
   const now = new Date();
-  const found = await findTaskTimeline(await getDb(), {}, id, runtime, now);
+  // The task page shows no envelopes or agent messages: they are not read.
+  const found = await findTaskTimeline(await getDb(), {}, id, runtime, now, true);
   if (found.kind === "missing") notFound();
   if (found.kind === "ambiguous") {
     return <RuntimeChoice kind="task" id={id} runtimes={found.runtimes} hrefFor={(r) => taskHref(id, r)} />;
