@@ -276,3 +276,28 @@ test("screenshots: an invocation and a task timeline at realistic data", async (
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Stalled");
   await page.screenshot({ path: `${OUT_DIR}/screenshots/invocation-stalled.png`, fullPage: true });
 });
+
+test("an id two runtimes use asks which one; an id nobody reported is a clear not-found page", async ({ page, request }) => {
+  const otherKey = settleCli(state.databaseUrl, ["keys", "create", `other-agent-${run}`]);
+  const id = `shared-${run}`;
+  const record = (tool: string) => ({ event_id: `${id}-${tool}`, task_id: `task-${id}`, invocation_id: id, tool, at: new Date().toISOString(), envelope: { ok: true, commit_state: "committed" } });
+  await ingest(request, [record("billing_tool")]);
+  const res = await request.post(`${base}/api/v1/envelopes`, { headers: { authorization: `Bearer ${otherKey}` }, data: record("other_tool") });
+  expect(res.status()).toBe(207);
+
+  await signIn(page, base, people.vi, password);
+  await page.goto(`${base}/invocations/${id}`);
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("Which runtime’s invocation?");
+  await page.getByRole("link", { name: `other-agent-${run}` }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("other_tool");
+  await page.getByRole("link", { name: `task-${id}` }).first().click();
+  await expect(page.getByRole("region", { name: "Invocations" })).toContainText("other_tool");
+  await expect(page.getByRole("region", { name: "Invocations" })).not.toContainText("billing_tool");
+
+  const missing = await page.goto(`${base}/invocations/${encodeURIComponent(`never reported ${run}`)}`);
+  expect(missing?.status()).toBe(404);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("No such invocation");
+  await expect(page.getByText(`never reported ${run}`)).toBeVisible();
+  expect((await page.goto(`${base}/tasks/nothing-${run}?runtime=billing-agent`))?.status()).toBe(404);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("No such task");
+});
