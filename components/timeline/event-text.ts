@@ -29,6 +29,7 @@ export function actionName(action: string): string {
 export function gapText(e: GapEvent, now: string): string {
   const duration = formatDuration(e.ms);
   if (e.gap === "before_retry") return `${duration} before attempt ${e.attempt}, a retry of the same invocation`;
+  if (e.gap === "unsettled") return e.open ? `Unsettled for ${duration} so far: waiting for a probe or a person` : `Unsettled for ${duration}`;
   if (e.gap === "awaiting_outcome") {
     return e.stall_at && Date.parse(e.stall_at) <= Date.parse(e.until)
       ? `${duration} until the outcome, which came ${formatDuration(Date.parse(e.until) - Date.parse(e.stall_at))} after the stall window had passed`

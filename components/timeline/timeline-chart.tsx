@@ -30,6 +30,9 @@ function GapBar({ gap, x }: { gap: GapEvent; x: (iso: string) => number }) {
   if (gap.gap === "before_retry") {
     return <div className="absolute top-1/2 border-t-2 border-dashed border-slate-400" style={pos(left, right)} />;
   }
+  if (gap.gap === "unsettled") {
+    return <div className={`absolute bottom-0.5 border-t-2 border-dotted ${gap.open ? "border-amber-500" : "border-amber-300"}`} style={pos(left, right)} />;
+  }
   return (
     <>
       <div className={`absolute top-1/2 h-2 -translate-y-1/2 rounded-sm ${gap.open ? "bg-amber-200" : "bg-slate-300"}`} style={pos(left, stall ?? right)} />
@@ -188,6 +191,7 @@ function Legend() {
       <li className={item}><span className="inline-block h-2 w-5 rounded-sm bg-amber-200" /> still waiting</li>
       <li className={item}><span className="inline-block h-2 w-5 rounded-sm ring-1 ring-orange-400" style={hatch("rgb(251 146 60)")} /> past the stall window</li>
       <li className={item}><span className="inline-block w-5 border-t-2 border-dashed border-slate-400" /> pause before a retry</li>
+      <li className={item}><span className="inline-block w-5 border-t-2 border-dotted border-amber-500" /> unsettled: waiting for a probe or a person</li>
       <li className={item}><span className="inline-block h-3 w-5 border-x border-dashed border-slate-300 bg-slate-100" /> a long wait, drawn shorter (its length below the chart)</li>
     </ul>
   );

@@ -95,7 +95,14 @@ describe("buildTimeline", () => {
       ],
       opts(60),
     );
-    expect(story(t.events)).toEqual(["intent#1", "gap:awaiting_outcome 8s", "outcome#1", "action:request_verification outcome_unknown->verifying", "probe#1"]);
+    expect(story(t.events)).toEqual([
+      "intent#1",
+      "gap:awaiting_outcome 8s",
+      "outcome#1",
+      "gap:unsettled 12s",
+      "action:request_verification outcome_unknown->verifying",
+      "probe#1",
+    ]);
     expect(t.start).toBe(at(0));
     expect(t.end).toBe(at(20));
     const gap = t.events[1];
@@ -154,14 +161,14 @@ describe("buildTimeline", () => {
       [inv({ attempts: [rec({ phase: "intent", at: at(0), budget_left_s: budget }), rec({ phase: "outcome", at: at(400) })] })],
       opts(500),
     );
-    expect(story(t.events)).toEqual(["intent#1", "gap:awaiting_outcome 400s", "marker:stalled", "outcome#1"]);
+    expect(story(t.events)).toEqual(["intent#1", "gap:awaiting_outcome 400s", "marker:stalled", "outcome#1", "gap:unsettled 100s open"]);
     expect(t.events[2]!.at).toBe(stalledAt);
     expect(t.events[1]).toMatchObject({ stall_at: stalledAt });
   });
 
   it("without the intent's budget a late outcome claims no stall it cannot place", () => {
     const t = buildTimeline([inv({ attempts: [rec({ phase: "intent", at: at(0) }), rec({ phase: "outcome", at: at(4000) })] })], opts(5000));
-    expect(story(t.events)).toEqual(["intent#1", "gap:awaiting_outcome 4000s", "outcome#1"]);
+    expect(story(t.events)).toEqual(["intent#1", "gap:awaiting_outcome 4000s", "outcome#1", "gap:unsettled 1000s open"]);
     expect(t.events[1]).toMatchObject({ stall_at: null });
   });
 
@@ -199,7 +206,15 @@ describe("buildTimeline", () => {
       ],
       opts(3600),
     );
-    expect(story(t.events)).toEqual(["intent#1", "gap:awaiting_outcome 3s", "outcome#1", "gap:before_retry 7s", "intent#2 retry-of#1 unanswered", "probe#1"]);
+    expect(story(t.events)).toEqual([
+      "intent#1",
+      "gap:awaiting_outcome 3s",
+      "outcome#1",
+      "gap:before_retry 7s",
+      "gap:unsettled 17s",
+      "intent#2 retry-of#1 unanswered",
+      "probe#1",
+    ]);
   });
 
   it("evidence that contradicts a committed outcome is flagged where it arrived", () => {
@@ -215,7 +230,7 @@ describe("buildTimeline", () => {
       ],
       opts(100),
     );
-    expect(story(t.events)).toEqual(["outcome#1", "probe#1", "marker:conflict"]);
+    expect(story(t.events)).toEqual(["outcome#1", "probe#1", "marker:conflict", "gap:unsettled 40s open"]);
     expect(t.events[2]).toMatchObject({ at: at(60), settled: { commit_state: "committed", by: "outcome" }, evidence: "not_committed" });
   });
 
@@ -231,8 +246,15 @@ describe("buildTimeline", () => {
       ],
       opts(100),
     );
-    expect(story(t.events)).toEqual(["outcome#1", "action:mark_reconciled outcome_unknown->reconciled", "probe#1", "marker:conflict"]);
-    expect(t.events[3]).toMatchObject({ settled: { commit_state: "not_committed", by: "operator" }, evidence: "committed" });
+    expect(story(t.events)).toEqual([
+      "outcome#1",
+      "gap:unsettled 30s",
+      "action:mark_reconciled outcome_unknown->reconciled",
+      "probe#1",
+      "marker:conflict",
+      "gap:unsettled 10s open",
+    ]);
+    expect(t.events[4]).toMatchObject({ settled: { commit_state: "not_committed", by: "operator" }, evidence: "committed" });
   });
 
   it.each([1, 2])("a committed retry (attempt %i) after a tool's own not-committed is not a conflict", (retryAttempt) => {
@@ -264,7 +286,7 @@ describe("buildTimeline", () => {
       ],
       opts(100),
     );
-    expect(story(t.events)).toEqual(["outcome#1", "gap:before_retry 30s", "outcome#2 retry-of#1", "probe#2"]);
+    expect(story(t.events)).toEqual(["outcome#1", "gap:before_retry 30s", "outcome#2 retry-of#1", "gap:unsettled 10s", "probe#2"]);
   });
 
   it("a task puts its invocations in lanes by first sight and interleaves their stories on one axis", () => {
@@ -272,10 +294,10 @@ describe("buildTimeline", () => {
     const first = inv({ invocation_id: "inv-a", attempts: [rec({ phase: "intent", at: at(0) }), rec({ phase: "outcome", at: at(10) })] });
     const t = buildTimeline([second, first], opts(100));
     expect(t.lanes.map((l) => [l.index, l.invocation.invocation_id, l.start, l.end])).toEqual([
-      [0, "inv-a", at(0), at(10)],
+      [0, "inv-a", at(0), at(100)],
       [1, "inv-b", at(5), at(5)],
     ]);
-    expect(t.events.map((e) => `${e.invocation_id}:${e.kind}`)).toEqual(["inv-a:record", "inv-a:gap", "inv-b:record", "inv-a:record"]);
+    expect(t.events.map((e) => `${e.invocation_id}:${e.kind}`)).toEqual(["inv-a:record", "inv-a:gap", "inv-b:record", "inv-a:record", "inv-a:gap"]);
     expect(new Set(t.events.map((e) => e.key)).size).toBe(t.events.length);
     expect(t.lanes[0]!.invocation).not.toHaveProperty("attempts");
   });

@@ -40,8 +40,12 @@ export type RecordEvent = Base & {
 
 export type GapEvent = Base & {
   kind: "gap";
-  /** awaiting_outcome: intent → its outcome; no_outcome: an intent nothing answered; before_retry: the pause before the next attempt. */
-  gap: "awaiting_outcome" | "no_outcome" | "before_retry";
+  /**
+   * awaiting_outcome: intent → its outcome; no_outcome: an intent nothing
+   * answered; before_retry: the pause before the next attempt; unsettled: the
+   * outcome unknown (or partial, escalated, being verified) until settled.
+   */
+  gap: "awaiting_outcome" | "no_outcome" | "before_retry" | "unsettled";
   attempt: number;
   until: string;
   ms: number;
@@ -95,6 +99,9 @@ export function compareEvents(a: TimelineEvent, b: TimelineEvent): number {
 type Definite = "committed" | "not_committed";
 const definite = (c: CommitState | null | undefined): c is Definite => c === "committed" || c === "not_committed";
 type Settled = { commit_state: Definite | null; by: "outcome" | "probe" | "operator"; attempt: number };
+
+// Waiting for evidence or a person (SPEC §4's queue, less `stalled`, which has its own window).
+const unsettledStatuses = new Set<InvocationStatus>(["outcome_unknown", "partially_applied", "verifying", "escalated"]);
 
 // As lib/domain/lifecycle.ts: a new attempt may start from these, so its intent opens a stall window.
 const reopenedByIntent = new Set<InvocationStatus>(["pending", "retry_scheduled", "needs_input", "approved", "failed"]);
@@ -175,8 +182,7 @@ function laneEvents(inv: TimelineInvocation, lane: number, opts: TimelineOptions
     if (definite(commit) && next !== "pending") settled = { commit_state: commit, by: "outcome", attempt: step.attempt };
   };
 
-  for (const step of steps) {
-    out.push(step);
+  const applyStep = (step: RecordEvent | ActionEvent): void => {
     if (step.kind === "action") {
       if (step.changed && (step.entry.from_status === "pending" || step.entry.from_status === "stalled")) {
         for (const intent of [...open.values()]) closeIntent(intent, ms(step.at), "no_outcome", false);
@@ -187,7 +193,7 @@ function laneEvents(inv: TimelineInvocation, lane: number, opts: TimelineOptions
         const own = r && r.by === "operator" && ms(r.at) === ms(step.at) ? r.commit_state : null;
         settled = { commit_state: own, by: "operator", attempt: lastAttempt };
       }
-      continue;
+      return;
     }
 
     if (step.phase !== "probe") {
@@ -212,7 +218,7 @@ function laneEvents(inv: TimelineInvocation, lane: number, opts: TimelineOptions
         status = "pending";
         if (settled && settled.commit_state !== "committed" && settled.by === "outcome") settled = null;
       }
-      continue;
+      return;
     }
 
     lastAttempt = Math.max(lastAttempt, step.attempt);
@@ -220,7 +226,26 @@ function laneEvents(inv: TimelineInvocation, lane: number, opts: TimelineOptions
     evidence(step, step.record.commit_state, step.phase);
     const probe = step.record.probe_result;
     if (probe) evidence(step, probe === "found" ? "committed" : probe === "absent" ? "not_committed" : "unknown", "probe");
+  };
+
+  // How long the invocation waited for a person or a probe: from the record or
+  // action that left it unsettled to the one that settled it.
+  let unsettledSince: { at: string; attempt: number; key: string } | null = null;
+  const closeUnsettled = (until: number, isOpen: boolean) => {
+    if (!unsettledSince) return;
+    const start = ms(unsettledSince.at);
+    out.push({ key: `${unsettledSince.key}:u`, at: unsettledSince.at, lane, invocation_id: inv.invocation_id, kind: "gap", gap: "unsettled", attempt: unsettledSince.attempt, until: isoOf(until), ms: until - start, open: isOpen, stall_at: null });
+    unsettledSince = null;
+  };
+
+  for (const step of steps) {
+    out.push(step);
+    applyStep(step);
+    const waiting = status !== null && unsettledStatuses.has(status);
+    if (waiting && !unsettledSince) unsettledSince = { at: step.at, attempt: step.kind === "record" ? step.attempt : lastAttempt, key: step.key };
+    else if (!waiting && unsettledSince) closeUnsettled(ms(step.at), false);
   }
+  if (unsettledSince && unsettledStatuses.has(inv.status)) closeUnsettled(Math.max(now, ms(unsettledSince.at)), true);
 
   for (const intent of open.values()) {
     const stillWaiting = intent.opened && intent.event.attempt === lastIntentAttempt && (inv.status === "pending" || inv.status === "stalled");

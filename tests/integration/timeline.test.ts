@@ -60,6 +60,7 @@ describe("timelines through the read API", () => {
       "intent#1 unknown",
       "gap:awaiting_outcome",
       "outcome#1 unknown",
+      "gap:unsettled",
       "request_verification by ana@example.com: outcome_unknown->verifying",
       "probe#1 committed",
     ]);
@@ -112,6 +113,13 @@ describe("timelines through the read API", () => {
     for (const inv of found.value.invocations) expect(inv).toEqual((await read(inv.invocation_id)).body);
     const task = await call(getTask, { key: t.key, params: { task_id: "ord-7741" }, path: "/api/v1/tasks/ord-7741" });
     expect(found.value.task).toEqual(task.body);
+
+    // The task page's light read leaves out only what it does not show.
+    const light = await findTaskTimeline(t.db, {}, "ord-7741", undefined, new Date(), true);
+    if (light.kind !== "found") throw new Error("not found");
+    const outcome = light.value.invocations[0]!.attempts[1]!;
+    expect(outcome).toEqual({ ...found.value.invocations[0]!.attempts[1], envelope: null, safe_details: {}, agent_message: null });
+    expect(found.value.invocations[0]!.attempts[1]!.envelope).not.toBeNull();
   });
 
   it("the same id in two runtimes: the page asks which, `runtime` picks one, and a runtime key never sees another's", async () => {
