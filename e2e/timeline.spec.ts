@@ -70,7 +70,11 @@ test("request verification → record verification (found) → reconciled, with 
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Outcome unknown");
   await expect(actionsArea(page).getByRole("button", { name: /retry/i })).toHaveCount(0);
 
-  // From the keyboard: v is "Request verification".
+  // From the keyboard: ? lists the keys, v is "Request verification".
+  await page.keyboard.press("?");
+  await expect(page.getByRole("dialog", { name: "Keyboard shortcuts" })).toContainText("Request verification");
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("dialog")).toHaveCount(0);
   await page.keyboard.press("v");
   const dialog = page.getByRole("dialog");
   await expect(dialog).toContainText("Request verification: create_order");
@@ -216,6 +220,7 @@ test("hostile text in every shown field stays text: no script runs, no element i
   await expect(records).toContainText(`E_${evil}`);
   await expect(records.getByRole("table", { name: "Per-item results" })).toContainText(`reason ${evil}`);
   await expect(records.getByRole("table", { name: "Per-item results" })).toContainText(`row ${evil}`);
+  await expect(records.getByTestId("item-counts")).toHaveText(/applied 1\s*✕ not applied 1\s*\? unknown 0/);
   await expect(records.locator("pre").filter({ hasText: "msg " })).toContainText(`"message": "msg ${evil.replaceAll('"', '\\"')}"`);
   await expect(page.getByTestId("audit-trail")).toContainText(`note ${evil}`);
   await expect(page.getByRole("list", { name: "Timeline, oldest first" })).toContainText(`note ${evil}`);
