@@ -23,6 +23,7 @@ async function addPerson(role: "viewer" | "operator") {
   return { email, password };
 }
 
+/** An unknown money write, for the audit test to act on. */
 async function ingestUnknown(request: APIRequestContext, key: string, invocationId: string) {
   return request.post(`${base}/api/v1/envelopes`, {
     headers: { authorization: `Bearer ${key}` },
@@ -35,6 +36,15 @@ async function ingestUnknown(request: APIRequestContext, key: string, invocation
       effect_class: "money",
       envelope: { title: "Gateway Timeout", status: 504 },
     },
+  });
+}
+
+// A settled read: proves a key works without leaving an unknown in the shared server's queue.
+async function ingestRead(request: APIRequestContext, key: string) {
+  const id = `inv-${unique()}`;
+  return request.post(`${base}/api/v1/envelopes`, {
+    headers: { authorization: `Bearer ${key}` },
+    data: { event_id: `${id}-o1`, task_id: `task-${id}`, invocation_id: id, tool: "get_price", effect_class: "read", envelope: { outcome: "ok", effect_applied: "yes" } },
   });
 }
 
@@ -104,7 +114,7 @@ test("an admin creates a runtime key and sees it once with a curl example, then 
   await expect(shown.locator("pre")).toContainText(`Authorization: Bearer ${key}`);
   await shown.getByRole("button", { name: "I have copied it" }).click();
 
-  expect((await ingestUnknown(request, key, `inv-${unique()}`)).status()).toBe(207);
+  expect((await ingestRead(request, key)).status()).toBe(207);
   const prefix = key.slice(0, "stl_rk_".length + 8);
   await page.reload();
   expect(await page.content()).not.toContain(key);
@@ -117,7 +127,7 @@ test("an admin creates a runtime key and sees it once with a curl example, then 
   await expect(confirm).toContainText("401 KEY_REVOKED");
   await confirm.getByRole("button", { name: "Revoke key" }).click();
   await expect(row).toContainText("Revoked");
-  const refused = await ingestUnknown(request, key, `inv-${unique()}`);
+  const refused = await ingestRead(request, key);
   expect(refused.status()).toBe(401);
   expect((await refused.json()).code).toBe("KEY_REVOKED");
 });
