@@ -1,5 +1,6 @@
 import type { CSSProperties, ReactNode } from "react";
-import { axisOf, type GapEvent, type Lane, type Timeline, type TimelineEvent } from "@/lib/domain/timeline";
+import type { GapEvent, Lane, Timeline, TimelineEvent } from "@/lib/domain/timeline";
+import { axisOf } from "./axis";
 import { EventGlyph } from "./event-glyph";
 import { eventLabel } from "./event-text";
 import { formatClock, formatDuration, spansDays } from "./format";

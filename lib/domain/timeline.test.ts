@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { axisOf, buildTimeline, type TimelineAttempt, type TimelineEvent, type TimelineInvocation } from "./timeline";
+import { axisOf } from "@/components/timeline/axis";
+import { buildTimeline, type TimelineAttempt, type TimelineEvent, type TimelineInvocation } from "./timeline";
 
 const T0 = Date.parse("2026-11-29T05:12:00.000Z");
 const at = (s: number) => new Date(T0 + s * 1000).toISOString();
