@@ -40,18 +40,24 @@ export async function createUser(db: Db, input: NewUser): Promise<{ user: UserIn
   if (await db.prisma.user.findUnique({ where: { email: data.email } })) throw new UserExistsError(data.email);
   const password = data.password ?? randomBytes(12).toString("base64url");
   const auth = await getAuth();
-  await auth.api.createUser({ body: { email: data.email, password, name: data.name ?? data.email.split("@")[0]!, role: data.role } });
+  try {
+    await auth.api.createUser({ body: { email: data.email, password, name: data.name ?? data.email.split("@")[0]!, role: data.role } });
+  } catch (error) {
+    // Two admins adding the same person at once: the second one lost the race.
+    if (await db.prisma.user.findUnique({ where: { email: data.email } })) throw new UserExistsError(data.email);
+    throw error;
+  }
   const user = await db.prisma.user.findUniqueOrThrow({ where: { email: data.email } });
   return { user: toInfo(user), password, generated: !data.password };
 }
 
-/** createUser for the admin API: an email already in use is a 400 naming the field. */
+/** createUser for the admin API: an email already in use is a 409 naming the field. */
 export async function inviteUser(db: Db, input: NewUser): Promise<{ user: UserInfo; password: string | null }> {
   try {
     const { user, password, generated } = await createUser(db, input);
     return { user, password: generated ? password : null };
   } catch (error) {
-    if (error instanceof UserExistsError) throw new ApiError("INVALID_REQUEST", error.message, { field: "email", rule: "exists" });
+    if (error instanceof UserExistsError) throw new ApiError("USER_EXISTS", error.message, { field: "email" });
     throw error;
   }
 }
@@ -98,7 +104,7 @@ export async function updateUser(db: Db, userId: string, patch: UserPatch, actor
       throw new ApiError("FORBIDDEN", "You cannot demote or deactivate yourself; another admin has to do it.", { rule: "self" });
     }
     if (losesAdmin && admins.length <= 1) {
-      throw new ApiError("TRANSITION_REFUSED", `${target.email} is the last active admin. Make someone else an admin first.`, { rule: "last_admin" });
+      throw new ApiError("LAST_ADMIN", `${target.email} is the last active admin. Make someone else an admin first.`);
     }
     const deactivating = change.active === false && !target.banned;
     const user = await tx.user.update({

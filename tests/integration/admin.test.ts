@@ -56,10 +56,10 @@ describe("admin: users, runtime keys and personal access tokens", () => {
       expect(list.body.items.map((u: { email: string }) => u.email)).toEqual(expect.arrayContaining(["root@example.com", "gen@example.com"]));
     });
 
-    it("refuses an email already in use, and a bad role or short password, as 400 envelopes", async () => {
+    it("refuses an email already in use (409), and a bad role or short password (400)", async () => {
       const dup = await call(usersRoute.POST, { key: admin.token, path: "/api/v1/admin/users", body: { email: "gen@example.com", role: "viewer" } });
-      expect(dup.status).toBe(400);
-      expect(dup.body).toMatchObject({ ok: false, code: "INVALID_REQUEST", safe_details: { field: "email" } });
+      expect(dup.status).toBe(409);
+      expect(dup.body).toMatchObject({ ok: false, code: "USER_EXISTS", safe_details: { field: "email" } });
       const role = await call(usersRoute.POST, { key: admin.token, path: "/api/v1/admin/users", body: { email: "x@example.com", role: "boss" } });
       expect(role.body.code).toBe("INVALID_REQUEST");
       const short = await call(usersRoute.POST, { key: admin.token, path: "/api/v1/admin/users", body: { email: "y@example.com", role: "viewer", password: "short" } });
@@ -112,7 +112,7 @@ describe("admin: users, runtime keys and personal access tokens", () => {
     it("the last active admin cannot be removed, and two admins demoting each other at once leave one", async () => {
       const only = await t.db.prisma.user.findMany({ where: { role: "admin", banned: { not: true } } });
       expect(only.map((u) => u.id)).toEqual([admin.user.id]);
-      await expect(updateUser(t.db, admin.user.id, { active: false })).rejects.toMatchObject({ code: "TRANSITION_REFUSED", safeDetails: { rule: "last_admin" } });
+      await expect(updateUser(t.db, admin.user.id, { active: false })).rejects.toMatchObject({ code: "LAST_ADMIN" });
 
       const second = await createOperator(t.db, "admin");
       const results = await Promise.allSettled([
@@ -120,7 +120,7 @@ describe("admin: users, runtime keys and personal access tokens", () => {
         updateUser(t.db, admin.user.id, { role: "operator" }, second.user.id),
       ]);
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-      expect(results.find((r) => r.status === "rejected")).toMatchObject({ reason: { code: "TRANSITION_REFUSED" } });
+      expect(results.find((r) => r.status === "rejected")).toMatchObject({ reason: { code: "LAST_ADMIN" } });
       expect(await t.db.prisma.user.count({ where: { role: "admin", banned: { not: true } } })).toBe(1);
       // Put the original admin back in charge for the tests after this one.
       const remaining = (await t.db.prisma.user.findFirstOrThrow({ where: { role: "admin", banned: { not: true } } })).id;
