@@ -9,3 +9,12 @@ test("the console on PostgreSQL: an admin signs in and sees the queue", async ({
   await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
   await expect(page.getByText(state.adminEmail)).toBeVisible();
 });
+
+test("a deep link survives sign-in", async ({ page }) => {
+  await page.goto(`${state.baseURL}/audit?actor=admin`);
+  await expect(page).toHaveURL(/\/sign-in\?next=%2Faudit%3Factor%3Dadmin$/);
+  await page.getByLabel("Email").fill(state.adminEmail);
+  await page.getByLabel("Password").fill(state.adminPassword);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/audit\?actor=admin$/);
+});

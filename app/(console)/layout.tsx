@@ -1,3 +1,4 @@
+import { headers } from "next/headers";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { CurrentUserProvider } from "@/components/current-user";
@@ -8,7 +9,7 @@ import { requireUser } from "@/lib/auth/session";
 export const dynamic = "force-dynamic";
 
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
-  const { user } = await requireUser("read");
+  const { user } = await requireUser("read", (await headers()).get("x-settle-path") ?? "/");
   const links = [
     { href: "/", label: "Queue" },
     { href: "/audit", label: "Audit" },

@@ -105,7 +105,7 @@ export function PersonalTokens({ initial }: { initial: PersonalTokenInfo[] }) {
                   </td>
                   <td className="px-4 py-2 text-right">
                     {t.revoked_at ? null : (
-                      <Button size="sm" variant="ghost" className="text-rose-700" onClick={() => { revoke.reset(); setRevoking(t); }} aria-label={`Revoke ${t.prefix}`}>
+                      <Button size="sm" variant="dangerGhost" onClick={() => { revoke.reset(); setRevoking(t); }} aria-label={`Revoke ${t.prefix}`}>
                         Revoke
                       </Button>
                     )}

@@ -135,7 +135,7 @@ export function RuntimeKeysAdmin({ initial, runtimes, curlTemplate }: { initial:
                   <td className="whitespace-nowrap px-4 py-2"><KeyState k={k} /></td>
                   <td className="px-4 py-2 text-right">
                     {k.revoked_at ? null : (
-                      <Button size="sm" variant="ghost" className="text-rose-700" onClick={() => { revoke.reset(); setRevoking(k); }} aria-label={`Revoke ${k.prefix}`}>
+                      <Button size="sm" variant="dangerGhost" onClick={() => { revoke.reset(); setRevoking(k); }} aria-label={`Revoke ${k.prefix}`}>
                         Revoke
                       </Button>
                     )}

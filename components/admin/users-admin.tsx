@@ -172,7 +172,7 @@ export function UsersAdmin({ initial }: { initial: UserInfo[] }) {
                       <span className="inline-flex gap-2">
                         <Button size="sm" onClick={() => setOpen({ kind: "role", user: u })} aria-label={`Change role of ${u.email}`}>Change role</Button>
                         {u.active ? (
-                          <Button size="sm" variant="ghost" className="text-rose-700" onClick={() => { deactivate.reset(); setOpen({ kind: "deactivate", user: u }); }} aria-label={`Deactivate ${u.email}`}>
+                          <Button size="sm" variant="dangerGhost" onClick={() => { deactivate.reset(); setOpen({ kind: "deactivate", user: u }); }} aria-label={`Deactivate ${u.email}`}>
                             Deactivate
                           </Button>
                         ) : (

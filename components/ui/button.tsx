@@ -5,6 +5,7 @@ const variants = {
   secondary: "border border-slate-300 bg-white text-slate-800 hover:bg-slate-50 disabled:text-slate-400",
   danger: "bg-rose-700 text-white hover:bg-rose-800 disabled:bg-rose-300",
   ghost: "text-slate-700 hover:bg-slate-100 disabled:text-slate-400",
+  dangerGhost: "text-rose-700 hover:bg-rose-50 disabled:text-rose-300",
 } as const;
 
 const sizes = { sm: "px-2 py-1 text-xs", md: "px-3 py-1.5 text-sm" } as const;
