@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ApiError } from "../api/errors";
+import { invocationSummarySchema } from "../api/schemas";
 import type { Db } from "../db/client";
 import { invocationStatusSchema, queueStatuses, type InvocationStatus } from "./status";
 import { toSummary, type InvocationSummary, type Scope } from "./invocations";
@@ -46,8 +47,25 @@ export const queueQuerySchema = queueFilterSchema.extend({
 });
 export type QueueQuery = z.infer<typeof queueQuerySchema>;
 
+/** The responses, for the OpenAPI document. */
+export const queuePageSchema = z
+  .object({
+    items: z.array(invocationSummarySchema),
+    next_cursor: z.string().nullable(),
+    total: z.number().int().describe("How many invocations the filter matches in all."),
+    as_of: z.string().meta({ format: "date-time" }).describe("The time the queue was read at (ages and stalls are computed against it)."),
+  })
+  .meta({ id: "QueuePage" });
+export const queueTargetsSchema = z
+  .object({
+    items: z.array(z.object({ invocation_id: z.string(), runtime: z.string(), version: z.number().int() })).max(QUEUE_IDS_LIMIT),
+    total: z.number().int(),
+    truncated: z.boolean().describe("More match than were returned (at most 5,000, in queue order)."),
+  })
+  .meta({ id: "QueueTargets" });
+
 export type QueueContext = { scope: Scope; me?: string; now?: Date };
-export type QueuePage = { items: InvocationSummary[]; next_cursor: string | null; total: number; as_of: string };
+export type QueuePage = z.infer<typeof queuePageSchema>;
 export type QueueTarget = { invocation_id: string; runtime: string; version: number };
 
 const NOW = "$1::timestamptz";
