@@ -65,8 +65,8 @@ test("a new unknown invocation appears within 2 s without a reload, keeping sele
   const scrolled = await page.evaluate(() => window.scrollY);
   expect(scrolled).toBeGreaterThan(300);
 
-  // Money sorts first: the new row lands above everything the operator is looking at.
-  await ingest(request, live, [{ id: `live-${run}-new`, tool: "charge_card", cls: "money", ageS: 1 }]);
+  // Destructive sorts before create: the new row lands above everything the operator is looking at.
+  await ingest(request, live, [{ id: `live-${run}-new`, tool: "delete_rows", cls: "destructive", ageS: 1 }]);
   await expect(row(page, `live-${run}-new`)).toBeAttached({ timeout: 2_000 });
   await expect(rows(page).first()).toContainText(`live-${run}-new`);
   await expect(page.getByTestId("queue-total")).toHaveText("· 61 need a person · filtered");
@@ -170,15 +170,15 @@ test("keyboard: j/k move, x selects, ? lists every shortcut, an action key opens
 test("filters live in the URL: they survive a reload, back and forward; views can be saved", async ({ page }) => {
   await signIn(page, base, op, password);
   await page.goto(`${base}/?runtime=${live}`);
-  await page.getByLabel("Effect class").selectOption("money");
-  await expect(page).toHaveURL(`${base}/?runtime=${live}&effect_class=money`);
+  await page.getByLabel("Effect class").selectOption("destructive");
+  await expect(page).toHaveURL(`${base}/?runtime=${live}&effect_class=destructive`);
   await expect(rows(page)).toHaveCount(1);
   await page.getByRole("searchbox").fill(`live-${run}-0`);
   await expect(page).toHaveURL(new RegExp(`q=live-${run}-0$`));
   await expect(page.getByRole("heading", { name: "No invocation matches these filters." })).toBeVisible();
 
   await page.reload();
-  await expect(page.getByLabel("Effect class")).toHaveValue("money");
+  await expect(page.getByLabel("Effect class")).toHaveValue("destructive");
   await expect(page.getByRole("searchbox")).toHaveValue(`live-${run}-0`);
   await expect(page.getByRole("heading", { name: "No invocation matches these filters." })).toBeVisible();
 
@@ -187,7 +187,7 @@ test("filters live in the URL: they survive a reload, back and forward; views ca
   await expect(page.getByLabel("Effect class")).toHaveValue("");
   await expect(page.getByTestId("queue-total")).toHaveText("· 61 need a person · filtered");
   await page.goForward();
-  await expect(page.getByLabel("Effect class")).toHaveValue("money");
+  await expect(page.getByLabel("Effect class")).toHaveValue("destructive");
 
   await page.getByRole("button", { name: "Clear filters" }).first().click();
   await expect(page).toHaveURL(`${base}/`);
@@ -220,15 +220,15 @@ test("a viewer reads the queue but is offered no action", async ({ page }) => {
 
 test("screenshot: the queue at realistic data", async ({ page }) => {
   test.setTimeout(240_000);
-  const key = settleCli(state.databaseUrl, ["keys", "create", `sim-${run}`]);
+  // On the console's own runtime, where the other specs look for simulated data too.
   // simulate exits 1 when one of its own checks fails; the data is what matters here.
   try {
-    settleCli(state.databaseUrl, ["simulate", "--url", base, "--key", key, "--tasks", "200", "--seed", "11"]);
+    settleCli(state.databaseUrl, ["simulate", "--url", base, "--key", state.key, "--tasks", "200", "--seed", "11"]);
   } catch (error) {
     console.log(String(error).slice(0, 500));
   }
   await signIn(page, base, op, password);
-  await page.goto(`${base}/?runtime=sim-${run}`);
+  await page.goto(`${base}/?runtime=billing-agent`);
   await expect(rows(page).first()).toBeVisible();
   await page.screenshot({ path: `${OUT_DIR}/screenshots/queue.png` });
   await page.goto(`${base}/`);
