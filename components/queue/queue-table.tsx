@@ -22,7 +22,7 @@ declare module "@tanstack/react-table" {
 }
 
 const column = createColumnHelper<InvocationSummary>();
-const cellClass = "px-2 py-1.5 align-top";
+const cellClass = "px-1.5 py-1.5 align-top";
 
 function buildColumns(canAct: boolean) {
   return [
@@ -77,7 +77,7 @@ function buildColumns(canAct: boolean) {
     column.accessor("task_id", {
       header: "Task / invocation",
       cell: ({ row }) => (
-        <div className="max-w-[14rem] font-mono text-xs">
+        <div className="max-w-[12rem] font-mono text-xs">
           <div className="truncate" title={row.original.task_id}>{row.original.task_id}</div>
           <div className="truncate text-slate-500" title={row.original.invocation_id}>{row.original.invocation_id}</div>
         </div>
@@ -96,7 +96,14 @@ function buildColumns(canAct: boolean) {
         </time>
       ),
     }),
-    column.accessor("runtime", { header: "Runtime", cell: ({ getValue }) => <span className="whitespace-nowrap text-xs">{getValue()}</span> }),
+    column.accessor("runtime", {
+      header: "Runtime",
+      cell: ({ getValue }) => (
+        <span className="block max-w-[9rem] truncate whitespace-nowrap text-xs" title={getValue()}>
+          {getValue()}
+        </span>
+      ),
+    }),
     column.accessor("assignee", {
       header: "Assignee",
       cell: ({ getValue, table }) => {
@@ -157,7 +164,7 @@ export const QueueTable = memo(function QueueTable({ items, asOf, me, canAct, se
         {table.getHeaderGroups().map((group) => (
           <tr key={group.id}>
             {group.headers.map((h) => (
-              <th key={h.id} scope="col" className="whitespace-nowrap border-b border-slate-200 px-2 py-2 font-medium">
+              <th key={h.id} scope="col" className="whitespace-nowrap border-b border-slate-200 px-1.5 py-2 font-medium">
                 {flexRender(h.column.columnDef.header, h.getContext())}
               </th>
             ))}
