@@ -1,45 +1,138 @@
 import { z } from "zod";
-import { operatorActionSchema } from "../domain/actions";
-import { ingestRecordSchema, attemptLogLineSchema } from "../ingest/record";
+import { actionRequestSchema } from "../domain/invocation-actions";
+import { auditPageSchema, auditQuerySchema, auditEntrySchema } from "../domain/audit";
+import { bulkActionRequestSchema, bulkResultSchema } from "../domain/bulk-actions";
+import { newPersonalTokenSchema, personalTokenInfoSchema } from "../domain/personal-tokens";
+import { queueFilterSchema, queuePageSchema, queueQuerySchema, queueTargetsSchema } from "../domain/queue";
+import { newRuntimeKeySchema, runtimeKeyInfoSchema } from "../domain/runtime-keys";
+import { savedViewInputSchema, savedViewSchema } from "../domain/saved-views";
+import { newUserSchema, userInfoSchema, userPatchSchema } from "../domain/users";
+import { attemptLogLineSchema, ingestRecordSchema } from "../ingest/record";
 import { errorEnvelopeSchema } from "./errors";
 import {
   actionEntrySchema,
   attemptSchema,
   healthSchema,
-  invocationSummarySchema,
-  resolutionSchema,
   ingestResultSchema,
   invocationPageSchema,
   invocationSchema,
+  invocationSummarySchema,
   listQuerySchema,
+  resolutionSchema,
   taskSchema,
 } from "./schemas";
 
 // OpenAPI 3.1, generated from the same zod schemas that parse requests and
-// shape responses, so the document cannot drift from the code.
+// shape responses, so the document cannot drift from the code. Operations are
+// declared as data below; components come from the schemas.
 
-const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
-const jsonContent = (schema: object) => ({ "application/json": { schema } });
-const errors = (...codes: number[]) =>
-  Object.fromEntries(codes.map((c) => [String(c), { description: `Error (${c})`, content: jsonContent(ref("ErrorEnvelope")) }]));
+const components: Record<string, z.ZodType> = {
+  ErrorEnvelope: errorEnvelopeSchema,
+  IngestRecord: ingestRecordSchema,
+  AttemptLogLine: attemptLogLineSchema,
+  IngestResult: ingestResultSchema,
+  Invocation: invocationSchema,
+  InvocationSummary: invocationSummarySchema,
+  Attempt: attemptSchema,
+  ActionEntry: actionEntrySchema,
+  Resolution: resolutionSchema,
+  InvocationPage: invocationPageSchema,
+  Task: taskSchema,
+  Health: healthSchema,
+  ActionRequest: actionRequestSchema,
+  QueuePage: queuePageSchema,
+  QueueTargets: queueTargetsSchema,
+  BulkActionRequest: bulkActionRequestSchema,
+  BulkActionResult: bulkResultSchema,
+  SavedView: savedViewSchema,
+  SavedViewInput: savedViewInputSchema,
+  AuditEntry: auditEntrySchema,
+  AuditPage: auditPageSchema,
+  User: userInfoSchema,
+  NewUser: newUserSchema,
+  UserPatch: userPatchSchema,
+  RuntimeKey: runtimeKeyInfoSchema,
+  NewRuntimeKey: newRuntimeKeySchema,
+  PersonalToken: personalTokenInfoSchema,
+  NewPersonalToken: newPersonalTokenSchema,
+};
+export const componentIds = Object.keys(components);
+
+type Body = { id: string } | { schema: object };
+type Operation = {
+  method: "get" | "post" | "patch" | "delete";
+  path: string;
+  summary: string;
+  description?: string;
+  /** runtime: ingest key; user: session or personal token; any: either; none: no auth. */
+  auth: "runtime" | "user" | "any" | "none";
+  query?: z.ZodObject;
+  body?: Body & { contentTypes?: Record<string, object> };
+  ok: { status: number; description: string } & Body;
+  extraOk?: Record<string, object>;
+  errors: number[];
+};
+
+const list = (id: string) => ({ schema: { type: "object", properties: { items: { type: "array", items: ref(id) } }, required: ["items"] } });
+const param = (name: string) => ({ name, in: "path", required: true, schema: { type: "string" } });
+
+const operations: Operation[] = [
+  {
+    method: "post", path: "/api/v1/envelopes", auth: "runtime", summary: "Ingest attempt records",
+    description: "One record, {\"records\": [...]} (at most 500), or application/x-ndjson. Body at most 1 MiB. Idempotent by event_id.",
+    body: {
+      schema: { oneOf: [ref("IngestRecord"), ref("AttemptLogLine"), { type: "object", properties: { records: { type: "array", maxItems: 500, items: ref("IngestRecord") } }, required: ["records"] }] },
+      contentTypes: { "application/x-ndjson": { schema: { type: "string", description: "One record per line." } } },
+    },
+    ok: { status: 207, description: "One result per record, in order.", id: "IngestResult" },
+    errors: [400, 401, 403, 413, 415, 500, 503],
+  },
+  { method: "get", path: "/api/v1/invocations", auth: "any", summary: "List invocations", query: listQuerySchema, ok: { status: 200, description: "A page.", id: "InvocationPage" }, errors: [400, 401, 403, 503] },
+  { method: "get", path: "/api/v1/invocations/{invocation_id}", auth: "any", summary: "An invocation with its attempts and audit trail", ok: { status: 200, description: "The invocation.", id: "Invocation" }, errors: [401, 403, 404, 503] },
+  {
+    method: "post", path: "/api/v1/invocations/{invocation_id}/actions", auth: "user", summary: "Act on an invocation",
+    description: "Checked against the version you saw (409 VERSION_CONFLICT otherwise) and the transitions SPEC §4 allows (409 TRANSITION_REFUSED).",
+    body: { id: "ActionRequest" }, ok: { status: 200, description: "The updated invocation.", id: "Invocation" }, errors: [400, 401, 403, 404, 409, 415, 503],
+  },
+  { method: "get", path: "/api/v1/tasks/{task_id}", auth: "any", summary: "A task and its invocations", ok: { status: 200, description: "The task.", id: "Task" }, errors: [401, 403, 404, 503] },
+  { method: "get", path: "/api/v1/queue", auth: "any", summary: "Everything that needs a person, headline first", query: queueQuerySchema, ok: { status: 200, description: "A page of the queue.", id: "QueuePage" }, errors: [400, 401, 403, 503] },
+  { method: "get", path: "/api/v1/queue/ids", auth: "any", summary: "Targets for 'select all matching this filter'", query: queueFilterSchema, ok: { status: 200, description: "Up to 5,000 targets.", id: "QueueTargets" }, errors: [400, 401, 403, 503] },
+  { method: "post", path: "/api/v1/bulk-actions", auth: "user", summary: "One action on many invocations, with a result per item", body: { id: "BulkActionRequest" }, ok: { status: 200, description: "Per-item results.", id: "BulkActionResult" }, errors: [400, 401, 403, 415, 503] },
+  { method: "get", path: "/api/v1/saved-views", auth: "user", summary: "Your saved queue views", ok: { status: 200, description: "Views.", ...list("SavedView") }, errors: [401, 503] },
+  { method: "post", path: "/api/v1/saved-views", auth: "user", summary: "Save a queue view", body: { id: "SavedViewInput" }, ok: { status: 200, description: "The view.", id: "SavedView" }, errors: [400, 401, 415, 503] },
+  { method: "delete", path: "/api/v1/saved-views/{id}", auth: "user", summary: "Delete one of your saved views", ok: { status: 200, description: "Deleted.", schema: { type: "object", properties: { deleted: { const: true } } } }, errors: [401, 404, 503] },
+  {
+    method: "get", path: "/api/v1/audit", auth: "user", summary: "The audit trail, newest first", description: "`format=csv` streams every matching entry as CSV.",
+    query: auditQuerySchema, ok: { status: 200, description: "A page of entries.", id: "AuditPage" }, extraOk: { "text/csv": { schema: { type: "string" } } }, errors: [400, 401, 403, 503],
+  },
+  { method: "get", path: "/api/v1/admin/users", auth: "user", summary: "Users (admins)", ok: { status: 200, description: "Users.", ...list("User") }, errors: [401, 403, 503] },
+  {
+    method: "post", path: "/api/v1/admin/users", auth: "user", summary: "Create a user (admins); a generated password is answered once", body: { id: "NewUser" },
+    ok: { status: 201, description: "The user, and the generated password or null.", schema: { type: "object", properties: { user: ref("User"), password: { type: ["string", "null"] } } } }, errors: [400, 401, 403, 409, 503],
+  },
+  { method: "patch", path: "/api/v1/admin/users/{user_id}", auth: "user", summary: "Change a user's role or deactivate them (admins)", body: { id: "UserPatch" }, ok: { status: 200, description: "The user.", id: "User" }, errors: [400, 401, 403, 404, 409, 503] },
+  { method: "get", path: "/api/v1/admin/runtime-keys", auth: "user", summary: "Runtime ingest keys (admins)", ok: { status: 200, description: "Keys.", ...list("RuntimeKey") }, errors: [401, 403, 503] },
+  {
+    method: "post", path: "/api/v1/admin/runtime-keys", auth: "user", summary: "Create a runtime key (admins); the key is answered once", body: { id: "NewRuntimeKey" },
+    ok: { status: 201, description: "The new key.", schema: { type: "object", properties: { key: { type: "string" }, prefix: { type: "string" }, runtime: { type: "string" } } } }, errors: [400, 401, 403, 503],
+  },
+  { method: "post", path: "/api/v1/admin/runtime-keys/{prefix}/revoke", auth: "user", summary: "Revoke a runtime key (admins)", ok: { status: 200, description: "The key and whether it was already revoked.", schema: { type: "object", properties: { key: ref("RuntimeKey"), already_revoked: { type: "boolean" } } } }, errors: [401, 403, 404, 503] },
+  { method: "get", path: "/api/v1/me/tokens", auth: "user", summary: "Your personal access tokens", ok: { status: 200, description: "Tokens.", ...list("PersonalToken") }, errors: [401, 503] },
+  { method: "post", path: "/api/v1/me/tokens", auth: "user", summary: "Create a personal access token; answered once", body: { id: "NewPersonalToken" }, ok: { status: 201, description: "The token, with its secret.", schema: { allOf: [ref("PersonalToken"), { type: "object", properties: { token: { type: "string" } } }] } }, errors: [400, 401, 503] },
+  { method: "post", path: "/api/v1/me/tokens/{prefix}/revoke", auth: "user", summary: "Revoke one of your tokens", ok: { status: 200, description: "The token and whether it was already revoked.", schema: { type: "object", properties: { token: ref("PersonalToken"), already_revoked: { type: "boolean" } } } }, errors: [401, 404, 503] },
+  { method: "get", path: "/api/health", auth: "none", summary: "Health of Settle and its database", ok: { status: 200, description: "Up.", id: "Health" }, errors: [503] },
+];
+
+function ref(id: string) {
+  return { $ref: `#/components/schemas/${id}` };
+}
+
+const schemaOf = (body: Body) => ("id" in body ? ref(body.id) : body.schema);
 
 function componentSchemas() {
   const registry = z.registry<{ id: string }>();
-  const add = (id: string, schema: z.ZodType) => registry.add(schema, { id });
-  add("ErrorEnvelope", errorEnvelopeSchema);
-  add("IngestRecord", ingestRecordSchema);
-  add("AttemptLogLine", attemptLogLineSchema);
-  add("IngestResult", ingestResultSchema);
-  add("Invocation", invocationSchema);
-  add("InvocationSummary", invocationSummarySchema);
-  add("Attempt", attemptSchema);
-  add("ActionEntry", actionEntrySchema);
-  add("Resolution", resolutionSchema);
-  add("InvocationPage", invocationPageSchema);
-  add("Task", taskSchema);
-  add("Health", healthSchema);
-  add("OperatorAction", operatorActionSchema);
-  const out = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any", io: "output" });
+  for (const [id, schema] of Object.entries(components)) registry.add(schema, { id });
+  const out = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any", io: "input" });
   // Components are not standalone JSON Schema documents: no $schema, no $id.
   return Object.fromEntries(
     Object.entries(out.schemas).map(([id, schema]) => {
@@ -49,19 +142,37 @@ function componentSchemas() {
   );
 }
 
-function queryParameters() {
-  const shape = listQuerySchema.shape;
-  return Object.entries(shape).map(([name, schema]) => ({
-    name,
-    in: "query",
-    required: false,
-    description: (schema as z.ZodType).description,
-    schema: name === "limit" ? { type: "integer", minimum: 1, maximum: 200, default: 50 } : { type: "string" },
-  }));
+function queryParameters(schema: z.ZodObject) {
+  return Object.entries(schema.shape).map(([name, field]) => {
+    const json = z.toJSONSchema(field as z.ZodType, { unrepresentable: "any", io: "input" }) as Record<string, unknown>;
+    const { $schema: _s, description, ...rest } = json;
+    return { name, in: "query", required: false, ...(description ? { description } : {}), schema: rest };
+  });
+}
+
+const security = { runtime: [{ runtimeKey: [] }], user: [{ personalToken: [] }, { session: [] }], any: [{ runtimeKey: [] }, { personalToken: [] }, { session: [] }], none: [] };
+
+function operationObject(op: Operation) {
+  const errors = Object.fromEntries(op.errors.map((c) => [String(c), { description: `Error (${c})`, content: { "application/json": { schema: ref("ErrorEnvelope") } } }]));
+  const pathParams = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => param(m[1]!));
+  return {
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    security: security[op.auth],
+    parameters: [...pathParams, ...(op.query ? queryParameters(op.query) : [])],
+    ...(op.body
+      ? { requestBody: { required: true, content: { "application/json": { schema: schemaOf(op.body) }, ...op.body.contentTypes } } }
+      : {}),
+    responses: {
+      [String(op.ok.status)]: { description: op.ok.description, content: { "application/json": { schema: schemaOf(op.ok) }, ...op.extraOk } },
+      ...errors,
+    },
+  };
 }
 
 export function openApiDocument() {
-  const auth = [{ bearer: [] }];
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of operations) (paths[op.path] ??= {})[op.method] = operationObject(op);
   return {
     openapi: "3.1.0",
     info: {
@@ -72,63 +183,13 @@ export function openApiDocument() {
     },
     servers: [{ url: "/" }],
     components: {
-      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "A runtime ingest key (stl_rk_…)." } },
+      securitySchemes: {
+        runtimeKey: { type: "http", scheme: "bearer", description: "A runtime ingest key (stl_rk_…): ingest, and read its own runtime's data." },
+        personalToken: { type: "http", scheme: "bearer", description: "A person's personal access token (stl_pat_…), with their role." },
+        session: { type: "apiKey", in: "cookie", name: "better-auth.session_token", description: "A signed-in browser session; state-changing requests must carry Settle's own Origin." },
+      },
       schemas: componentSchemas(),
     },
-    paths: {
-      "/api/v1/envelopes": {
-        post: {
-          summary: "Ingest attempt records",
-          description: "One record, {\"records\": [...]} (at most 500), or application/x-ndjson. Body at most 1 MiB.",
-          security: auth,
-          requestBody: {
-            required: true,
-            content: {
-              "application/json": {
-                schema: {
-                  oneOf: [
-                    ref("IngestRecord"),
-                    ref("AttemptLogLine"),
-                    { type: "object", properties: { records: { type: "array", maxItems: 500, items: ref("IngestRecord") } }, required: ["records"] },
-                  ],
-                },
-              },
-              "application/x-ndjson": { schema: { type: "string", description: "One record per line." } },
-            },
-          },
-          responses: { "207": { description: "One result per record, in order.", content: jsonContent(ref("IngestResult")) }, ...errors(400, 401, 413, 415, 500, 503) },
-        },
-      },
-      "/api/v1/invocations": {
-        get: {
-          summary: "List invocations",
-          security: auth,
-          parameters: queryParameters(),
-          responses: { "200": { description: "A page of invocations.", content: jsonContent(ref("InvocationPage")) }, ...errors(400, 401, 503) },
-        },
-      },
-      "/api/v1/invocations/{invocation_id}": {
-        get: {
-          summary: "Get an invocation with its attempts and audit trail",
-          security: auth,
-          parameters: [{ name: "invocation_id", in: "path", required: true, schema: { type: "string" } }],
-          responses: { "200": { description: "The invocation.", content: jsonContent(ref("Invocation")) }, ...errors(401, 404, 503) },
-        },
-      },
-      "/api/v1/tasks/{task_id}": {
-        get: {
-          summary: "Get a task and its invocations",
-          security: auth,
-          parameters: [{ name: "task_id", in: "path", required: true, schema: { type: "string" } }],
-          responses: { "200": { description: "The task.", content: jsonContent(ref("Task")) }, ...errors(401, 404, 503) },
-        },
-      },
-      "/api/health": {
-        get: {
-          summary: "Health of Settle and its database",
-          responses: { "200": { description: "Up.", content: jsonContent(ref("Health")) }, ...errors(503) },
-        },
-      },
-    },
+    paths,
   };
 }
