@@ -5,9 +5,9 @@ import type { InvocationStatus } from "@/lib/domain/status";
 
 const statusLook: Record<InvocationStatus, { label: string; glyph: string; tone: string }> = {
   outcome_unknown: { label: "Outcome unknown", glyph: "?", tone: "bg-amber-100 text-amber-900 ring-amber-300" },
-  stalled: { label: "Stalled", glyph: "⏸", tone: "bg-orange-100 text-orange-900 ring-orange-300" },
+  stalled: { label: "Stalled", glyph: "◷", tone: "bg-orange-100 text-orange-900 ring-orange-300" },
   partially_applied: { label: "Partially applied", glyph: "◐", tone: "bg-orange-100 text-orange-900 ring-orange-300" },
-  awaiting_approval: { label: "Awaiting approval", glyph: "✋", tone: "bg-violet-100 text-violet-900 ring-violet-300" },
+  awaiting_approval: { label: "Awaiting approval", glyph: "⚐", tone: "bg-violet-100 text-violet-900 ring-violet-300" },
   verifying: { label: "Verifying", glyph: "⟳", tone: "bg-sky-100 text-sky-900 ring-sky-300" },
   escalated: { label: "Escalated", glyph: "▲", tone: "bg-rose-100 text-rose-900 ring-rose-300" },
   needs_input: { label: "Needs input", glyph: "✎", tone: "bg-slate-100 text-slate-800 ring-slate-300" },

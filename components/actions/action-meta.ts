@@ -1,4 +1,4 @@
-import { allowedFrom, type ActionName } from "@/lib/domain/actions";
+import { allowedFrom, type ActionName } from "@/lib/domain/transitions";
 import type { InvocationStatus } from "@/lib/domain/status";
 
 // How each operator action is named, explained and reached from the keyboard.
@@ -12,7 +12,7 @@ export const actionMeta: Record<ConsoleAction, { label: string; key: string; hel
   mark_reconciled: { label: "Mark reconciled", key: "m", help: "Settle it as committed or not committed, with the evidence." },
   escalate: { label: "Escalate", key: "e", help: "Hand it to a manager, with the reason." },
   approve: { label: "Approve", key: "a", help: "Let the runtime proceed." },
-  reject: { label: "Reject", key: "x", help: "The runtime must abandon it." },
+  reject: { label: "Reject", key: "d", help: "Deny it: the runtime must abandon it." },
   claim: { label: "Claim", key: "c", help: "Assign it to yourself." },
   assign: { label: "Assign", key: "s", help: "Assign it to someone." },
   unassign: { label: "Unassign", key: "u", help: "Nobody owns it any more." },

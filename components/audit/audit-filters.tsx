@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import type { FormEvent } from "react";
-import { allowedFrom, type ActionName } from "@/lib/domain/actions";
+import { allowedFrom, type ActionName } from "@/lib/domain/transitions";
 import { invocationStatuses } from "@/lib/domain/status";
 import { actionMeta } from "../actions/action-meta";
 import { Button } from "../ui/button";

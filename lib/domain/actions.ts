@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { applyEvidence, type LifecycleConfig, type LifecycleState } from "./lifecycle";
 import { effectiveStatus, type InvocationStatus } from "./status";
+import { allowedFrom, type ActionName } from "./transitions";
 
 // Operator actions (SPEC §4) as transitions of the same state machine.
 
@@ -25,22 +26,8 @@ export const operatorActionSchema = z.discriminatedUnion("action", [
   z.object({ action: z.literal("comment"), note: z.string().trim().min(1, "a comment needs text").max(4000) }),
 ]);
 export type OperatorAction = z.infer<typeof operatorActionSchema>;
-export type ActionName = OperatorAction["action"];
-
-const unsettled: InvocationStatus[] = ["outcome_unknown", "stalled", "partially_applied", "verifying", "escalated"];
-
-/** SPEC §4's table: from which (effective) statuses each action is allowed. `null` = any. */
-export const allowedFrom: Record<ActionName, readonly InvocationStatus[] | null> = {
-  approve: ["awaiting_approval"],
-  reject: ["awaiting_approval"],
-  request_verification: ["outcome_unknown", "stalled", "partially_applied", "escalated"],
-  record_verification: unsettled,
-  mark_reconciled: unsettled,
-  escalate: ["outcome_unknown", "stalled", "partially_applied", "awaiting_approval", "verifying"],
-  assign: null,
-  unassign: null,
-  comment: null,
-};
+export type { ActionName };
+export { allowedFrom };
 
 export type ActionContext = { actor: string; at: string; quorum?: number };
 export type ActionResult =

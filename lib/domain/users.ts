@@ -2,11 +2,13 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { ApiError } from "../api/errors";
 import { getAuth } from "../auth/server";
-import { roleSchema, type Role } from "../auth/roles";
+import { roles, type Role } from "../auth/roles";
 import type { Db } from "../db/client";
 
 // Settle's users: created by an admin (there is no sign-up), given one role,
 // deactivated rather than deleted so the audit trail keeps its actors.
+
+export const roleSchema = z.enum(roles);
 
 export const newUserSchema = z.object({
   email: z.string().trim().toLowerCase().email(),
