@@ -75,6 +75,7 @@ type Operation = {
 
 const list = (id: string) => ({ schema: { type: "object", properties: { items: { type: "array", items: ref(id) } }, required: ["items"] } });
 const param = (name: string) => ({ name, in: "path", required: true, schema: { type: "string" } });
+const runtimeParam = z.object({ runtime: z.string().optional().describe("The runtime's name, when several runtimes use this id.") });
 
 const operations: Operation[] = [
   {
@@ -88,13 +89,13 @@ const operations: Operation[] = [
     errors: [400, 401, 403, 413, 415, 500, 503],
   },
   { method: "get", path: "/api/v1/invocations", auth: "any", summary: "List invocations", query: listQuerySchema, ok: { status: 200, description: "A page.", id: "InvocationPage" }, errors: [400, 401, 403, 503] },
-  { method: "get", path: "/api/v1/invocations/{invocation_id}", auth: "any", summary: "An invocation with its attempts and audit trail", ok: { status: 200, description: "The invocation.", id: "Invocation" }, errors: [401, 403, 404, 503] },
+  { method: "get", path: "/api/v1/invocations/{invocation_id}", auth: "any", summary: "An invocation with its attempts and audit trail", query: runtimeParam, ok: { status: 200, description: "The invocation.", id: "Invocation" }, errors: [401, 403, 404, 503] },
   {
     method: "post", path: "/api/v1/invocations/{invocation_id}/actions", auth: "user", summary: "Act on an invocation",
     description: "Checked against the version you saw (409 VERSION_CONFLICT otherwise) and the transitions SPEC §4 allows (409 TRANSITION_REFUSED).",
     body: { id: "ActionRequest" }, ok: { status: 200, description: "The updated invocation.", id: "Invocation" }, errors: [400, 401, 403, 404, 409, 415, 503],
   },
-  { method: "get", path: "/api/v1/tasks/{task_id}", auth: "any", summary: "A task and its invocations", ok: { status: 200, description: "The task.", id: "Task" }, errors: [401, 403, 404, 503] },
+  { method: "get", path: "/api/v1/tasks/{task_id}", auth: "any", summary: "A task and its invocations", query: runtimeParam, ok: { status: 200, description: "The task.", id: "Task" }, errors: [401, 403, 404, 503] },
   { method: "get", path: "/api/v1/queue", auth: "any", summary: "Everything that needs a person, headline first", query: queueQuerySchema, ok: { status: 200, description: "A page of the queue.", id: "QueuePage" }, errors: [400, 401, 403, 503] },
   { method: "get", path: "/api/v1/queue/ids", auth: "any", summary: "Targets for 'select all matching this filter'", query: queueFilterSchema, ok: { status: 200, description: "Up to 5,000 targets.", id: "QueueTargets" }, errors: [400, 401, 403, 503] },
   { method: "post", path: "/api/v1/bulk-actions", auth: "user", summary: "One action on many invocations, with a result per item", body: { id: "BulkActionRequest" }, ok: { status: 200, description: "Per-item results.", id: "BulkActionResult" }, errors: [400, 401, 403, 415, 503] },

@@ -37,6 +37,7 @@ export const attemptSchema = z
     phase: phaseSchema,
     at: time,
     received_at: time,
+    budget_left_s: z.number().int().nullable().describe("The record's budget_left_s: the intent's stall window, when it gave one."),
     dialect: dialectSchema,
     wrapper_dialect: dialectSchema.nullable(),
     outcome: outcomeSchema,

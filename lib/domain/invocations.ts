@@ -47,7 +47,10 @@ export function toSummary(row: Row, now = new Date()): InvocationSummary {
 
 const phaseRank = { intent: 0, outcome: 1, probe: 2 } as Record<string, number>;
 
-function toAttempt(a: AttemptRow): z.infer<typeof attemptSchema> {
+/** An attempt row as the API shows it; the task page may leave out the heavy columns (null, {} and null). */
+type AttemptInput = Omit<AttemptRow, "envelope" | "safeDetails" | "agentMessage"> & Partial<Pick<AttemptRow, "envelope" | "safeDetails" | "agentMessage">>;
+
+export function toAttempt(a: AttemptInput): z.infer<typeof attemptSchema> {
   return {
     event_id: a.eventId ?? a.eventKey,
     attempt_id: a.attemptId,
@@ -55,6 +58,7 @@ function toAttempt(a: AttemptRow): z.infer<typeof attemptSchema> {
     phase: a.phase as never,
     at: a.at.toISOString(),
     received_at: a.receivedAt.toISOString(),
+    budget_left_s: a.budgetLeftS,
     dialect: a.dialect as never,
     wrapper_dialect: a.wrapperDialect as never,
     outcome: a.outcome as never,
@@ -66,19 +70,18 @@ function toAttempt(a: AttemptRow): z.infer<typeof attemptSchema> {
     dispatch_stage: a.dispatchStage as never,
     probe_result: a.probeResult as never,
     safe_details: (a.safeDetails ?? {}) as Record<string, unknown>,
-    agent_message: a.agentMessage,
+    agent_message: a.agentMessage ?? null,
     user_message: a.userMessage,
     items: (a.items ?? []) as never,
-    envelope: a.envelope,
+    envelope: a.envelope ?? null,
   };
 }
 
-export async function getInvocation(db: Db, scope: Scope, invocationId: string, now = new Date()): Promise<InvocationView | null> {
-  const row = await db.prisma.invocation.findFirst({
-    where: { invocationId, ...(scope.runtimeId ? { runtimeId: scope.runtimeId } : {}) },
-    include: { runtime: { select: { name: true } }, attempts: true, actions: { orderBy: { seq: "asc" } } },
-  });
-  if (!row) return null;
+type ActionRow = P.ActionGetPayload<object>;
+export type InvocationRowWithHistory = Row & { attempts: AttemptInput[]; actions: ActionRow[] };
+
+/** The SPEC §8 invocation: summary, attempts in the fold's order, audit trail. */
+export function toInvocationView(row: InvocationRowWithHistory, now = new Date()): InvocationView {
   const attempts = [...row.attempts].sort(
     (a, b) =>
       (a.attemptNo ?? 0) - (b.attemptNo ?? 0) ||
@@ -89,15 +92,25 @@ export async function getInvocation(db: Db, scope: Scope, invocationId: string, 
   return {
     ...toSummary(row, now),
     attempts: attempts.map(toAttempt),
-    actions: row.actions.map((a) => ({
-      action: a.action,
-      actor: a.actor,
-      at: a.at.toISOString(),
-      from_status: a.fromStatus as InvocationStatus,
-      to_status: a.toStatus as InvocationStatus,
-      note: a.note,
-    })),
+    actions: [...row.actions]
+      .sort((a, b) => a.seq - b.seq)
+      .map((a) => ({
+        action: a.action,
+        actor: a.actor,
+        at: a.at.toISOString(),
+        from_status: a.fromStatus as InvocationStatus,
+        to_status: a.toStatus as InvocationStatus,
+        note: a.note,
+      })),
   };
+}
+
+export async function getInvocation(db: Db, scope: Scope, invocationId: string, now = new Date()): Promise<InvocationView | null> {
+  const row = await db.prisma.invocation.findFirst({
+    where: { invocationId, ...(scope.runtimeId ? { runtimeId: scope.runtimeId } : {}) },
+    include: { runtime: { select: { name: true } }, attempts: true, actions: { orderBy: { seq: "asc" } } },
+  });
+  return row ? toInvocationView(row, now) : null;
 }
 
 export async function getTask(db: Db, scope: Scope, taskId: string, now = new Date()): Promise<TaskView | null> {

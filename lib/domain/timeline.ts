@@ -1,7 +1,7 @@
 import type { Db } from "../db/client";
 import type { Prisma as P } from "../db/generated/client";
 import type { CommitState, Phase } from "../ingest/vocabulary";
-import { getInvocation, getTask, toSummary, type InvocationView, type Scope, type TaskView } from "./invocations";
+import { getInvocation, getTask, toInvocationView, type InvocationView, type Scope, type TaskView } from "./invocations";
 import { statusForOutcome } from "./lifecycle";
 import type { InvocationStatus } from "./status";
 
@@ -12,12 +12,8 @@ import type { InvocationStatus } from "./status";
 // (became stalled, evidence contradicted a settlement). Pure over the read
 // model of SPEC §8, so the console can rebuild it from every live refresh.
 
-/**
- * `budget_left_s` is not in the read API today: without it only the open
- * intent's stall time (the invocation's `stall_at`) is known, and the
- * timeline claims no stall it cannot place.
- */
-export type TimelineAttempt = InvocationView["attempts"][number] & { budget_left_s?: number | null };
+/** An intent's stall window is its `budget_left_s`, else Settle's default (SETTLE_STALL_WINDOW_S). */
+export type TimelineAttempt = InvocationView["attempts"][number];
 export type ActionEntry = InvocationView["actions"][number];
 export type TimelineInvocation = Omit<InvocationView, "attempts"> & { attempts: TimelineAttempt[] };
 export type TimelineOptions = { now: Date; stallWindowS: number };
@@ -212,7 +208,7 @@ function laneEvents(inv: TimelineInvocation, lane: number, opts: TimelineOptions
       lastAttempt = Math.max(lastAttempt, step.attempt);
       const latestOpen = opens && step.attempt === lastIntentAttempt && (inv.status === "pending" || inv.status === "stalled") && inv.stall_at;
       const budget = step.record.budget_left_s;
-      const windowEnd = latestOpen ? ms(inv.stall_at!) : budget !== undefined ? ms(step.at) + (budget ?? opts.stallWindowS) * 1000 : null;
+      const windowEnd = latestOpen ? ms(inv.stall_at!) : ms(step.at) + (budget ?? opts.stallWindowS) * 1000;
       open.set(step.attempt, { event: step, opened: opens, windowEnd });
       if (opens) {
         status = "pending";
@@ -344,54 +340,6 @@ const fullInclude = {
 } as const satisfies P.InvocationInclude;
 // What the task page leaves out: it shows no envelopes, details or agent messages.
 const lightInclude = { ...fullInclude, attempts: { omit: { envelope: true, safeDetails: true, agentMessage: true } } } as const satisfies P.InvocationInclude;
-type FullRow = P.InvocationGetPayload<{ include: typeof fullInclude }>;
-type AttemptRow = Omit<FullRow["attempts"][number], "envelope" | "safeDetails" | "agentMessage"> & Partial<Pick<FullRow["attempts"][number], "envelope" | "safeDetails" | "agentMessage">>;
-type Row = Omit<FullRow, "attempts"> & { attempts: AttemptRow[] };
-
-const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
-
-// The same shape and order as getInvocation (tests/integration/timeline.test.ts
-// checks they agree), for every invocation of a task in one query.
-function attemptView(a: AttemptRow): TimelineAttempt {
-  return {
-    event_id: a.eventId ?? a.eventKey,
-    attempt_id: a.attemptId,
-    attempt: a.attemptNo,
-    phase: a.phase as Phase,
-    at: a.at.toISOString(),
-    received_at: a.receivedAt.toISOString(),
-    dialect: a.dialect as never,
-    wrapper_dialect: a.wrapperDialect as never,
-    outcome: a.outcome as never,
-    commit_state: a.commitState as never,
-    code: a.code,
-    category: a.category as never,
-    retry: { directive: a.retryDirective as never, not_before: isoOrNull(a.notBefore), max_attempts_remaining: a.maxAttemptsRemaining },
-    next_action: a.nextAction as never,
-    dispatch_stage: a.dispatchStage as never,
-    probe_result: a.probeResult as never,
-    safe_details: (a.safeDetails ?? {}) as Record<string, unknown>,
-    agent_message: a.agentMessage ?? null,
-    user_message: a.userMessage,
-    items: (a.items ?? []) as never,
-    envelope: a.envelope ?? null,
-  };
-}
-
-function invocationView(row: Row, now: Date): InvocationView {
-  const attempts = [...row.attempts].sort(
-    (a, b) =>
-      (a.attemptNo ?? 0) - (b.attemptNo ?? 0) ||
-      a.at.getTime() - b.at.getTime() ||
-      phaseRank[a.phase as Phase] - phaseRank[b.phase as Phase] ||
-      a.receivedAt.getTime() - b.receivedAt.getTime(),
-  );
-  return {
-    ...toSummary(row, now),
-    attempts: attempts.map(attemptView),
-    actions: row.actions.map((a) => ({ action: a.action, actor: a.actor, at: a.at.toISOString(), from_status: a.fromStatus as InvocationStatus, to_status: a.toStatus as InvocationStatus, note: a.note })),
-  };
-}
 
 export type TaskTimelineData = { task: TaskView; invocations: InvocationView[] };
 
@@ -425,7 +373,7 @@ export async function findTaskTimeline(
     include: light ? lightInclude : fullInclude,
     orderBy: [{ firstSeenAt: "asc" }, { invocationId: "asc" }],
   });
-  const invocations = rows.map((r) => invocationView(r, now));
+  const invocations = rows.map((r) => toInvocationView(r, now));
   return {
     kind: "found",
     value: {

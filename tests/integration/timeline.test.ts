@@ -64,7 +64,8 @@ describe("timelines through the read API", () => {
       "request_verification by ana@example.com: outcome_unknown->verifying",
       "probe#1 committed",
     ]);
-    expect(timeline.events[1]).toMatchObject({ ms: 8000, stall_at: null });
+    // The intent's budget (42 s) is its stall window; the outcome came well within it.
+    expect(timeline.events[1]).toMatchObject({ ms: 8000, stall_at: new Date(started + 42_000).toISOString() });
     const outcome = timeline.events.find((e) => e.kind === "record" && e.phase === "outcome");
     expect(outcome).toMatchObject({ record: { dialect: "mcp", next_action: "verify_operation", commit_state: "unknown" } });
     expect(timeline.events.some((e) => e.kind === "marker")).toBe(false);
