@@ -18,6 +18,10 @@ const schema = z.object({
   SETTLE_AUTH_SECRET: z.string().min(32, "SETTLE_AUTH_SECRET must be at least 32 characters").optional(),
   /** Sign-in attempts allowed per IP per minute (the limit lives in the database, shared by all instances). */
   SETTLE_SIGN_IN_RATE_LIMIT: z.coerce.number().int().positive().default(10),
+  /** Background jobs (webhook deliveries, policy, queue samples) run in every app instance unless "off". */
+  SETTLE_BACKGROUND_JOBS: z.enum(["on", "off"]).default("on"),
+  /** How often each background job runs. */
+  SETTLE_JOBS_INTERVAL_S: z.coerce.number().positive().default(5),
   PORT: z.coerce.number().int().positive().default(3000),
   NEXT_RUNTIME: z.string().optional(),
   NEXT_PHASE: z.string().optional(),

@@ -1,0 +1,4 @@
+import type { Job } from "./scheduler";
+
+// Every background job, in the order runJobsOnce runs them.
+export const jobs: Job[] = [];
