@@ -5,7 +5,7 @@ const config = [
   ...nextCoreWebVitals,
   ...nextTypescript,
   {
-    ignores: [".next/**", ".next-*/**", "lib/db/generated/**", "node_modules/**", "test-results/**", "test-results-*/**", "next-env.d.ts", "bench/results/**"],
+    ignores: [".next/**", ".next-*/**", "lib/db/generated/**", "node_modules/**", "test-results/**", "test-results-*/**", "next-env.d.ts", "bench/results/**", "packages/*/dist/**"],
   },
   {
     rules: {

@@ -1,7 +1,10 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
-const alias = { "@": fileURLToPath(new URL(".", import.meta.url)) };
+const alias = {
+  "@settle/client": fileURLToPath(new URL("./packages/settle-client/src/index.ts", import.meta.url)),
+  "@": fileURLToPath(new URL(".", import.meta.url)),
+};
 
 export default defineConfig({
   resolve: { alias },
@@ -9,13 +12,13 @@ export default defineConfig({
     projects: [
       {
         resolve: { alias },
-        test: { name: "unit", include: ["lib/**/*.test.ts", "cli/**/*.test.ts"], environment: "node" },
+        test: { name: "unit", include: ["lib/**/*.test.ts", "cli/**/*.test.ts", "packages/*/test/**/*.test.ts"], environment: "node" },
       },
       {
         resolve: { alias },
         test: {
           name: "integration",
-          include: ["tests/integration/**/*.test.ts", "scripts/**/*.test.ts"],
+          include: ["tests/integration/**/*.test.ts", "scripts/**/*.test.ts", "examples/**/*.test.ts"],
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 120_000,

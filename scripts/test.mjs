@@ -45,6 +45,8 @@ check("lint", "npx", ["eslint", "."]);
 rmSync(".next/types", { recursive: true, force: true });
 rmSync(".next/dev/types", { recursive: true, force: true });
 check("typecheck", "npx", ["tsc", "--noEmit", "-p", "."]);
+// The client package on its own terms: NodeNext ESM, DOM types only (no Node APIs).
+check("typecheck @settle/client", "npx", ["tsc", "--noEmit", "-p", "packages/settle-client"]);
 check("migrations match schema.prisma", "node", ["scripts/db-drift.mjs"]);
 counted(
   "vitest (unit + integration)",
