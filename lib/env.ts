@@ -22,6 +22,10 @@ const schema = z.object({
   SETTLE_BACKGROUND_JOBS: z.enum(["on", "off"]).default("on"),
   /** How often each background job runs. */
   SETTLE_JOBS_INTERVAL_S: z.coerce.number().positive().default(5),
+  /** How long one webhook POST may take before it counts as a failed attempt. */
+  SETTLE_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** Tries per webhook delivery (with exponential back-off between them) before it is marked failed. */
+  SETTLE_WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().positive().default(12),
   PORT: z.coerce.number().int().positive().default(3000),
   NEXT_RUNTIME: z.string().optional(),
   NEXT_PHASE: z.string().optional(),
