@@ -14,6 +14,8 @@ export const permissions = {
   manage: ["manager", "admin"],
   /** users and runtime keys */
   administer: ["admin"],
+  /** runtimes' webhook endpoints, their secrets and delivery logs */
+  webhooks: ["admin"],
 } as const satisfies Record<string, readonly Role[]>;
 export type Permission = keyof typeof permissions;
 
