@@ -1,5 +1,5 @@
 import type { Db } from "../db/client";
-import { sqlLiteral, type PreparedStatement, type SqlDriver } from "../db/driver";
+import { sqlLiteral, type PreparedStatement, type ScriptTransaction, type SqlDriver } from "../db/driver";
 import {
   deriveAll,
   derivedPayload,
@@ -193,46 +193,59 @@ const json = (value: unknown) => sqlLiteral(JSON.stringify(value));
 
 type Inserted = { event_key: string; invocation_uid: string; seq: number };
 
-async function storeBatch(driver: SqlDriver, runtimeId: string, records: PreparedRecord[]): Promise<Set<string>> {
+/**
+ * Stores records inside an open script transaction, in two round trips; with
+ * `commit` the second one also commits. The guard (lib/domain/guard.ts) runs
+ * it after its own check, so a guarded intent is stored exactly like a posted one.
+ * Returns the event keys stored now (the others were stored before).
+ */
+export async function storeRecordsIn(
+  tx: ScriptTransaction,
+  runtimeId: string,
+  records: PreparedRecord[],
+  { commit }: { commit: boolean },
+): Promise<Set<string>> {
   const runtime = sqlLiteral(runtimeId);
   const order = [...new Set(records.map((p) => p.invocationId))].sort((a, b) => (a < b ? -1 : 1));
   const position = new Map(order.map((id, i) => [id, i]));
   const rows = records.map((p, ord) => recordRow(p, position.get(p.invocationId)!, ord));
   const eventKeys = json(records.map((p) => p.eventKey));
 
-  return driver.scriptTransaction(async (tx) => {
-    const [, , inserted, foldRecords, foldActions] = (await tx.run([
-      ...SETTINGS,
-      { prepared: lockAndStore, args: [runtime, json(rows)] },
-      { prepared: loadFoldRecords, args: [runtime, eventKeys] },
-      { prepared: loadFoldActions, args: [runtime, eventKeys] },
-    ])) as [unknown[], unknown[], Inserted[], RecordRow[], ActionRow[]];
-    const insertedKeys = new Set(inserted.map((r) => r.event_key));
-    if (inserted.length === 0) return insertedKeys;
+  const [, , inserted, foldRecords, foldActions] = (await tx.run([
+    ...SETTINGS,
+    { prepared: lockAndStore, args: [runtime, json(rows)] },
+    { prepared: loadFoldRecords, args: [runtime, eventKeys] },
+    { prepared: loadFoldActions, args: [runtime, eventKeys] },
+  ])) as [unknown[], unknown[], Inserted[], RecordRow[], ActionRow[]];
+  const insertedKeys = new Set(inserted.map((r) => r.event_key));
+  if (inserted.length === 0) return insertedKeys;
 
-    // An attempt's seq is its invocation's version before this batch, plus one: the version it has after.
-    const versionAfter = new Map(inserted.map((r) => [r.invocation_uid, r.seq]));
-    const derived = deriveAll(toFoldInputs(versionAfter.keys(), foldRecords, foldActions));
-    const states = [...derived].map(([uid, d]) => ({ uid, version: versionAfter.get(uid)!, derived: d }));
+  // An attempt's seq is its invocation's version before this batch, plus one: the version it has after.
+  const versionAfter = new Map(inserted.map((r) => [r.invocation_uid, r.seq]));
+  const derived = deriveAll(toFoldInputs(versionAfter.keys(), foldRecords, foldActions));
+  const states = [...derived].map(([uid, d]) => ({ uid, version: versionAfter.get(uid)!, derived: d }));
 
-    const tasks = new Map<string, { task_id: string; first: string; last: string }>();
-    for (const p of records) {
-      if (!insertedKeys.has(p.eventKey)) continue;
-      const t = tasks.get(p.taskId) ?? { task_id: p.taskId, first: p.at, last: p.at };
-      if (p.at < t.first) t.first = p.at;
-      if (p.at > t.last) t.last = p.at;
-      tasks.set(p.taskId, t);
-    }
-    const taskRows = [...tasks.values()].sort((a, b) => (a.task_id < b.task_id ? -1 : 1));
-    await tx.run(
-      [
-        { prepared: writeState, args: [sqlLiteral(derivedPayload(states))] },
-        { prepared: upsertTasks, args: [runtime, json(taskRows)] },
-      ],
-      { commit: true },
-    );
-    return insertedKeys;
-  });
+  const tasks = new Map<string, { task_id: string; first: string; last: string }>();
+  for (const p of records) {
+    if (!insertedKeys.has(p.eventKey)) continue;
+    const t = tasks.get(p.taskId) ?? { task_id: p.taskId, first: p.at, last: p.at };
+    if (p.at < t.first) t.first = p.at;
+    if (p.at > t.last) t.last = p.at;
+    tasks.set(p.taskId, t);
+  }
+  const taskRows = [...tasks.values()].sort((a, b) => (a.task_id < b.task_id ? -1 : 1));
+  await tx.run(
+    [
+      { prepared: writeState, args: [sqlLiteral(derivedPayload(states))] },
+      { prepared: upsertTasks, args: [runtime, json(taskRows)] },
+    ],
+    { commit },
+  );
+  return insertedKeys;
+}
+
+function storeBatch(driver: SqlDriver, runtimeId: string, records: PreparedRecord[]): Promise<Set<string>> {
+  return driver.scriptTransaction((tx) => storeRecordsIn(tx, runtimeId, records, { commit: true }));
 }
 
 /** `unparsable` holds NDJSON lines that were not JSON: each rejects its own record only. */

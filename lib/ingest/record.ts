@@ -102,7 +102,8 @@ export function contentHash(value: unknown): string {
   return createHash("sha256").update(canonicalJson(value)).digest("hex");
 }
 
-function deriveInvocationId(taskId: string, key: string): string {
+/** The invocation id of a record that names only its task and key (SPEC §1); the guard names new invocations the same way. */
+export function deriveInvocationId(taskId: string, key: string): string {
   const derived = `${taskId}:${key}`;
   return derived.length <= 256 ? derived : `${taskId.slice(0, 180)}:sha256:${contentHash(derived).slice(0, 32)}`;
 }

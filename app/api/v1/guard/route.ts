@@ -1,0 +1,12 @@
+import { otherMethods, withRoute } from "@/lib/api/route";
+import { guardRequestSchema, guardWrite } from "@/lib/domain/guard";
+
+// Asked by a runtime before a write: allows it and records the intent, or
+// denies it (already committed, outcome unknown, in flight). Always 200.
+export const POST = withRoute({
+  auth: "runtime",
+  body: guardRequestSchema,
+  handler: ({ db, principal, body }) => guardWrite(db, principal.runtime, body),
+});
+
+export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");
