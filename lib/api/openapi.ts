@@ -2,6 +2,8 @@ import { z } from "zod";
 import { actionRequestSchema } from "../domain/invocation-actions";
 import { auditPageSchema, auditQuerySchema, auditEntrySchema } from "../domain/audit";
 import { bulkActionRequestSchema, bulkResultSchema } from "../domain/bulk-actions";
+import { decisionQuerySchema, decisionSchema } from "../domain/decision-view";
+import { guardAnswerSchema, guardRequestSchema } from "../domain/guard";
 import { newPersonalTokenSchema, personalTokenInfoSchema } from "../domain/personal-tokens";
 import { queueFilterSchema, queuePageSchema, queueQuerySchema, queueTargetsSchema } from "../domain/queue";
 import { newRuntimeKeySchema, runtimeKeyInfoSchema } from "../domain/runtime-keys";
@@ -40,6 +42,9 @@ const components: Record<string, z.ZodType> = {
   Task: taskSchema,
   Health: healthSchema,
   ActionRequest: actionRequestSchema,
+  Decision: decisionSchema,
+  GuardRequest: guardRequestSchema,
+  GuardAnswer: guardAnswerSchema,
   QueuePage: queuePageSchema,
   QueueTargets: queueTargetsSchema,
   BulkActionRequest: bulkActionRequestSchema,
@@ -70,6 +75,8 @@ type Operation = {
   body?: Body & { contentTypes?: Record<string, object> };
   ok: { status: number; description: string } & Body;
   extraOk?: Record<string, object>;
+  /** Responses besides the success and the errors (a 304, say). */
+  extraResponses?: Record<string, object>;
   errors: number[];
 };
 
@@ -94,6 +101,23 @@ const operations: Operation[] = [
     method: "post", path: "/api/v1/invocations/{invocation_id}/actions", auth: "user", summary: "Act on an invocation",
     description: "Checked against the version you saw (409 VERSION_CONFLICT otherwise) and the transitions SPEC §4 allows (409 TRANSITION_REFUSED).",
     body: { id: "ActionRequest" }, ok: { status: 200, description: "The updated invocation.", id: "Invocation" }, errors: [400, 401, 403, 404, 409, 415, 503],
+  },
+  {
+    method: "get", path: "/api/v1/invocations/{invocation_id}/decision", auth: "runtime", summary: "What the runtime may do next with its own invocation",
+    description:
+      "SPEC §5. Another runtime's invocation is a 404. `wait=N` holds the request up to N seconds until the decision, status, version or commit state changes (compared with If-None-Match when given, else with the state when the request arrived). The answer carries a strong ETag; If-None-Match naming it answers 304 (with `wait`, only once the wait ran out unchanged). Cache-Control: no-store.",
+    query: decisionQuerySchema,
+    ok: { status: 200, description: "The decision. Header ETag.", id: "Decision" },
+    extraResponses: { "304": { description: "Unchanged since the ETag in If-None-Match. Header ETag." } },
+    errors: [400, 401, 403, 404, 503],
+  },
+  {
+    method: "post", path: "/api/v1/guard", auth: "runtime", summary: "Ask before a write; an allowed write's intent is recorded",
+    description:
+      "SPEC §5, seed 004. Looks at every invocation of the runtime with the idempotency key: committed → already_committed; unknown, partial, stalled, verifying or escalated → outcome_unknown; pending, awaiting approval, retry_scheduled before not_before, or approved under another invocation → in_flight. Otherwise allows and records an `intent` (the next attempt of the invocation named, or of an approved or settled-not-committed one of the task with this key, or of a new invocation `task_id:idempotency_key`), so the invocation is pending. Denials are answered 200 too; each is a duplicate prevented. 409 TRANSITION_REFUSED names a rejected invocation; 400 an invocation that carries another key.",
+    body: { id: "GuardRequest" },
+    ok: { status: 200, description: "Allowed or denied.", id: "GuardAnswer" },
+    errors: [400, 401, 403, 409, 415, 503],
   },
   { method: "get", path: "/api/v1/tasks/{task_id}", auth: "any", summary: "A task and its invocations", query: runtimeParam, ok: { status: 200, description: "The task.", id: "Task" }, errors: [401, 403, 404, 503] },
   { method: "get", path: "/api/v1/queue", auth: "any", summary: "Everything that needs a person, headline first", query: queueQuerySchema, ok: { status: 200, description: "A page of the queue.", id: "QueuePage" }, errors: [400, 401, 403, 503] },
@@ -166,6 +190,7 @@ function operationObject(op: Operation) {
       : {}),
     responses: {
       [String(op.ok.status)]: { description: op.ok.description, content: { "application/json": { schema: schemaOf(op.ok) }, ...op.extraOk } },
+      ...op.extraResponses,
       ...errors,
     },
   };

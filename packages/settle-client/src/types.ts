@@ -47,7 +47,8 @@ export type RecordResult = {
 /** A record's result as the client saw it: `resent` is true when the answer came only after sending the batch again. */
 export type ReportResult = RecordResult & { resent: boolean };
 
-export type GuardInput = { task_id: string; invocation_id?: string; tool: string; idempotency_key: string };
+/** SPEC §5's four fields; Settle also takes the effect class and the dispatch time for the intent it records. */
+export type GuardInput = { task_id: string; invocation_id?: string; tool: string; idempotency_key: string; effect_class?: EffectClass | (string & {}); at?: string };
 export type GuardAnswer = {
   allow: boolean;
   reason: null | "already_committed" | "outcome_unknown" | "in_flight";

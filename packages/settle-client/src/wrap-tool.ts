@@ -207,7 +207,14 @@ export function wrapTool<A, R>(deps: WrapDeps, fn: (args: A, call: ToolCall) => 
     }
 
     if (options.guard !== false) {
-      const answer = await deps.guard({ task_id: taskId, ...(options.invocationId ? { invocation_id: invocationId } : {}), tool: options.tool, idempotency_key: key });
+      const answer = await deps.guard({
+        task_id: taskId,
+        ...(options.invocationId ? { invocation_id: invocationId } : {}),
+        tool: options.tool,
+        idempotency_key: key,
+        effect_class: options.effectClass,
+        at: iso(),
+      });
       invocationId = answer.invocation_id;
       // Committed, unresolved or in flight elsewhere: never call; follow Settle.
       if (!answer.allow) return follow(await deps.getDecision(invocationId));

@@ -40,6 +40,7 @@ describe("wrapTool", () => {
     const run = await create({ sku: "a" });
     expect(run).toMatchObject({ status: "done", value: { id: "order-a" }, calls: 1, invocationId: "ord-1:key-1", decision: { decision: "do_not_retry" } });
     expect(log).toEqual(["POST guard", "post intent", "tool", "post outcome", "GET decision"]);
+    expect(settle.requests[0]!.body).toMatchObject({ task_id: "ord-1", tool: "create_order", idempotency_key: "key-1", effect_class: "create" });
     expect(calls[0]).toMatchObject({ idempotencyKey: "key-1", invocationId: "ord-1:key-1", attempt: 1 });
     expect(settle.records.map((r) => r.event_id)).toEqual(["ord-1:key-1:a1:intent", "ord-1:key-1:a1:outcome"]);
     expect(settle.records[0]).toMatchObject({ task_id: "ord-1", tool: "create_order", effect_class: "create", idempotency_key: "key-1", attempt: 1 });
