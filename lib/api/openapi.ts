@@ -5,9 +5,11 @@ import { bulkActionRequestSchema, bulkResultSchema } from "../domain/bulk-action
 import { decisionQuerySchema, decisionSchema } from "../domain/decision-view";
 import { guardAnswerSchema, guardRequestSchema } from "../domain/guard";
 import { newPersonalTokenSchema, personalTokenInfoSchema } from "../domain/personal-tokens";
-import { queueFilterSchema, queuePageSchema, queueQuerySchema, queueTargetsSchema } from "../domain/queue";
+import { policyChangeSchema, policyInputSchema, policyListSchema, policySchema } from "../domain/policies";
+import { queueFilterSchema, queueItemSchema, queuePageSchema, queueQuerySchema, queueTargetsSchema } from "../domain/queue";
 import { newRuntimeKeySchema, runtimeKeyInfoSchema } from "../domain/runtime-keys";
 import { savedViewInputSchema, savedViewSchema } from "../domain/saved-views";
+import { approvalsSchema, slaSchema } from "../domain/sla";
 import { newUserSchema, userInfoSchema, userPatchSchema } from "../domain/users";
 import { attemptLogLineSchema, ingestRecordSchema } from "../ingest/record";
 import { errorEnvelopeSchema } from "./errors";
@@ -46,6 +48,13 @@ const components: Record<string, z.ZodType> = {
   GuardRequest: guardRequestSchema,
   GuardAnswer: guardAnswerSchema,
   QueuePage: queuePageSchema,
+  QueueItem: queueItemSchema,
+  Sla: slaSchema,
+  Approvals: approvalsSchema,
+  Policy: policySchema,
+  PolicyInput: policyInputSchema,
+  PolicyChange: policyChangeSchema,
+  PolicyList: policyListSchema,
   QueueTargets: queueTargetsSchema,
   BulkActionRequest: bulkActionRequestSchema,
   BulkActionResult: bulkResultSchema,
@@ -65,7 +74,7 @@ export const componentIds = Object.keys(components);
 
 type Body = { id: string } | { schema: object };
 type Operation = {
-  method: "get" | "post" | "patch" | "delete";
+  method: "get" | "post" | "put" | "patch" | "delete";
   path: string;
   summary: string;
   description?: string;
@@ -145,6 +154,13 @@ const operations: Operation[] = [
   { method: "get", path: "/api/v1/me/tokens", auth: "user", summary: "Your personal access tokens", ok: { status: 200, description: "Tokens.", ...list("PersonalToken") }, errors: [401, 503] },
   { method: "post", path: "/api/v1/me/tokens", auth: "user", summary: "Create a personal access token; answered once", body: { id: "NewPersonalToken" }, ok: { status: 201, description: "The token, with its secret.", schema: { allOf: [ref("PersonalToken"), { type: "object", properties: { token: { type: "string" } } }] } }, errors: [400, 401, 503] },
   { method: "post", path: "/api/v1/me/tokens/{prefix}/revoke", auth: "user", summary: "Revoke one of your tokens", ok: { status: 200, description: "The token and whether it was already revoked.", schema: { type: "object", properties: { token: ref("PersonalToken"), already_revoked: { type: "boolean" } } } }, errors: [401, 404, 503] },
+  { method: "get", path: "/api/v1/policies", auth: "user", summary: "The policy in effect for every effect class, and the latest changes", ok: { status: 200, description: "Policies, the default (`*`) first.", id: "PolicyList" }, errors: [401, 403, 503] },
+  {
+    method: "put", path: "/api/v1/policies/{effect_class}", auth: "user", summary: "Set an effect class's own policy (admins)",
+    description: "`effect_class` is money, destructive, send, create, read or `*` (the default for classes without their own row). The body is the whole policy: null switches a timer off for this class. overdue_after_s must be shorter than escalate_after_s.",
+    body: { id: "PolicyInput" }, ok: { status: 200, description: "The policy now in effect for the class.", id: "Policy" }, errors: [400, 401, 403, 415, 503],
+  },
+  { method: "delete", path: "/api/v1/policies/{effect_class}", auth: "user", summary: "Remove an effect class's own policy; it uses the default again (admins)", ok: { status: 200, description: "The policy now in effect for the class.", id: "Policy" }, errors: [401, 403, 404, 503] },
   { method: "get", path: "/api/health", auth: "none", summary: "Health of Settle and its database", ok: { status: 200, description: "Up.", id: "Health" }, errors: [503] },
 ];
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { approvalsSchema, slaSchema } from "../domain/sla";
 import { invocationStatusSchema } from "../domain/status";
 import {
   categorySchema,
@@ -93,7 +94,12 @@ export const invocationSummarySchema = z
   .meta({ id: "InvocationSummary" });
 
 export const invocationSchema = invocationSummarySchema
-  .extend({ attempts: z.array(attemptSchema), actions: z.array(actionEntrySchema) })
+  .extend({
+    attempts: z.array(attemptSchema),
+    actions: z.array(actionEntrySchema),
+    sla: slaSchema.nullable().describe("What the policy of its effect class means for it now; null when no timer applies."),
+    approvals: approvalsSchema.nullable().describe("While awaiting approval: who has approved and the quorum."),
+  })
   .meta({ id: "Invocation" });
 
 export const taskSchema = z

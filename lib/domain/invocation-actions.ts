@@ -5,13 +5,22 @@ import type { Db } from "../db/client";
 import { applyAction, operatorActionSchema, type OperatorAction } from "./actions";
 import { deriveAll, loadFoldInputs, writeDerived } from "./invocation-store";
 import { getInvocation, type InvocationView } from "./invocations";
+import { quorumFor } from "./policies";
 
 // An operator's action on one invocation: checked against the version the
 // operator saw, decided by the state machine, appended to the audit trail and
 // folded into the invocation, all in one transaction holding the row lock.
 
 export type ActionTarget = { invocationId: string; runtimeId?: string };
-export type ActionContext = { actor: string; version: number; quorum?: number; now?: Date };
+export type ActionContext = {
+  actor: string;
+  version: number;
+  /** Approvals needed; by default the approval_quorum of the policy of the invocation's effect class. */
+  quorum?: number;
+  now?: Date;
+  /** Extra fields for the audit entry's payload, e.g. `{policy: "sla"}` on an escalation by the SLA (lib/jobs/apply-policies.ts). */
+  audit?: Record<string, unknown>;
+};
 
 export type ActionOutcome =
   | { ok: true; invocation: InvocationView }
@@ -53,11 +62,14 @@ export async function actOnInvocation(db: Db, target: ActionTarget, action: Oper
     const inputs = await loadFoldInputs(tx, [row.id]);
     const current = deriveAll(inputs).get(row.id);
     if (!current) return { code: "NOT_FOUND", message: `No invocation ${target.invocationId}.` } as const;
-    const decided = applyAction(current, action, { actor: ctx.actor, at, quorum: ctx.quorum });
+    // Every path that approves (API, console, CLI) gets the quorum of the policy in effect now;
+    // it is kept in the audit payload, so replaying the fold later counts as it did then.
+    const quorum = action.action === "approve" ? (ctx.quorum ?? (await quorumFor(tx, current.effectClass))) : ctx.quorum;
+    const decided = applyAction(current, action, { actor: ctx.actor, at, quorum });
     if (!decided.ok) return { code: decided.code, message: decided.message } as const;
 
     const seq = row.version + 1;
-    const payload = { action, ...(ctx.quorum ? { quorum: ctx.quorum } : {}) };
+    const payload = { ...ctx.audit, action, ...(quorum ? { quorum } : {}) };
     await tx.$queryRawUnsafe(
       `INSERT INTO invocation_actions (id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
        VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6::timestamptz, $7, $8, $9, $10::jsonb)`,
@@ -72,7 +84,7 @@ export async function actOnInvocation(db: Db, target: ActionTarget, action: Oper
       noteOf(action),
       JSON.stringify(payload),
     );
-    inputs.get(row.id)!.actions.push({ seq, at, actor: ctx.actor, action, quorum: ctx.quorum });
+    inputs.get(row.id)!.actions.push({ seq, at, actor: ctx.actor, action, quorum });
     const derived = deriveAll(inputs).get(row.id)!;
     await writeDerived(tx, [{ uid: row.id, version: seq, derived }]);
     return null;

@@ -4,6 +4,8 @@ import type { Db } from "../db/client";
 import type { Prisma as P } from "../db/generated/client";
 import { effectiveStatus, type InvocationStatus, type StoredStatus } from "./status";
 import type { Resolution } from "./lifecycle";
+import { loadPolicies, resolvePolicy, type PolicySet } from "./policies";
+import { approvalsOf, slaOf } from "./sla";
 
 // Reading invocations and tasks in the shape of SPEC §8. `stalled` is
 // computed here, at read time, so it shows the moment the window passes.
@@ -80,8 +82,8 @@ export function toAttempt(a: AttemptInput): z.infer<typeof attemptSchema> {
 type ActionRow = P.ActionGetPayload<object>;
 export type InvocationRowWithHistory = Row & { attempts: AttemptInput[]; actions: ActionRow[] };
 
-/** The SPEC §8 invocation: summary, attempts in the fold's order, audit trail. */
-export function toInvocationView(row: InvocationRowWithHistory, now = new Date()): InvocationView {
+/** The SPEC §8 invocation: summary, attempts in the fold's order, audit trail, and what its policy means for it now. */
+export function toInvocationView(row: InvocationRowWithHistory, policies: PolicySet, now = new Date()): InvocationView {
   const attempts = [...row.attempts].sort(
     (a, b) =>
       (a.attemptNo ?? 0) - (b.attemptNo ?? 0) ||
@@ -89,28 +91,36 @@ export function toInvocationView(row: InvocationRowWithHistory, now = new Date()
       (phaseRank[a.phase] ?? 0) - (phaseRank[b.phase] ?? 0) ||
       a.receivedAt.getTime() - b.receivedAt.getTime(),
   );
+  const summary = toSummary(row, now);
+  const actions = [...row.actions]
+    .sort((a, b) => a.seq - b.seq)
+    .map((a) => ({
+      action: a.action,
+      actor: a.actor,
+      at: a.at.toISOString(),
+      from_status: a.fromStatus as InvocationStatus,
+      to_status: a.toStatus as InvocationStatus,
+      note: a.note,
+    }));
+  const policy = resolvePolicy(policies, row.effectClass);
   return {
-    ...toSummary(row, now),
+    ...summary,
     attempts: attempts.map(toAttempt),
-    actions: [...row.actions]
-      .sort((a, b) => a.seq - b.seq)
-      .map((a) => ({
-        action: a.action,
-        actor: a.actor,
-        at: a.at.toISOString(),
-        from_status: a.fromStatus as InvocationStatus,
-        to_status: a.toStatus as InvocationStatus,
-        note: a.note,
-      })),
+    actions,
+    sla: slaOf(summary, policy, now),
+    approvals: approvalsOf({ ...summary, actions }, policy),
   };
 }
 
 export async function getInvocation(db: Db, scope: Scope, invocationId: string, now = new Date()): Promise<InvocationView | null> {
-  const row = await db.prisma.invocation.findFirst({
-    where: { invocationId, ...(scope.runtimeId ? { runtimeId: scope.runtimeId } : {}) },
-    include: { runtime: { select: { name: true } }, attempts: true, actions: { orderBy: { seq: "asc" } } },
-  });
-  return row ? toInvocationView(row, now) : null;
+  const [row, policies] = await Promise.all([
+    db.prisma.invocation.findFirst({
+      where: { invocationId, ...(scope.runtimeId ? { runtimeId: scope.runtimeId } : {}) },
+      include: { runtime: { select: { name: true } }, attempts: true, actions: { orderBy: { seq: "asc" } } },
+    }),
+    loadPolicies(db.prisma),
+  ]);
+  return row ? toInvocationView(row, policies, now) : null;
 }
 
 export async function getTask(db: Db, scope: Scope, taskId: string, now = new Date()): Promise<TaskView | null> {

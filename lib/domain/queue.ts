@@ -2,6 +2,8 @@ import { z } from "zod";
 import { ApiError } from "../api/errors";
 import { invocationSummarySchema } from "../api/schemas";
 import type { Db } from "../db/client";
+import { loadPolicies, resolvePolicy, type PolicySet } from "./policies";
+import { slaOf, slaSchema } from "./sla";
 import { invocationStatusSchema, queueStatuses, type InvocationStatus } from "./status";
 import { toSummary, type InvocationSummary, type Scope } from "./invocations";
 import { ageOptions, BULK_MAX_TARGETS, effectClasses, QUEUE_IDS_LIMIT, queueFilterKeys, UNCLASSIFIED, type QueueFilterKey } from "./queue-filters";
@@ -48,9 +50,14 @@ export const queueQuerySchema = queueFilterSchema.extend({
 export type QueueQuery = z.infer<typeof queueQuerySchema>;
 
 /** The responses, for the OpenAPI document. */
+export const queueItemSchema = invocationSummarySchema
+  .extend({ sla: slaSchema.nullable().describe("Overdue, and when it escalates or its approval expires, by the policy of its effect class.") })
+  .meta({ id: "QueueItem" });
+export type QueueItem = z.infer<typeof queueItemSchema>;
+
 export const queuePageSchema = z
   .object({
-    items: z.array(invocationSummarySchema),
+    items: z.array(queueItemSchema),
     next_cursor: z.string().nullable(),
     total: z.number().int().describe("How many invocations the filter matches in all."),
     as_of: z.string().meta({ format: "date-time" }).describe("The time the queue was read at (ages and stalls are computed against it)."),
@@ -201,6 +208,11 @@ type QueueRow = {
 const date = (v: Date | string) => (v instanceof Date ? v : new Date(v));
 const dateOrNull = (v: Date | string | null) => (v === null ? null : date(v));
 
+function itemOf(r: QueueRow, now: Date, policies: PolicySet): QueueItem {
+  const summary = summaryOf(r, now);
+  return { ...summary, sla: slaOf(summary, resolvePolicy(policies, summary.effect_class), now) };
+}
+
 function summaryOf(r: QueueRow, now: Date): InvocationSummary {
   return toSummary(
     {
@@ -256,15 +268,17 @@ export async function listQueue(db: Db, query: QueueQuery, ctx: QueueContext): P
       ${whereSql(where)}
      ORDER BY ${ORDER}
      LIMIT ${limit}::int`;
-  const [rows, counted] = await Promise.all([
+  // Overdue is computed here from the policies (a handful of rows, read once per page), never stored.
+  const [rows, counted, policies] = await Promise.all([
     db.prisma.$queryRawUnsafe<QueueRow[]>(pageSql, ...params),
     db.prisma.$queryRawUnsafe<Array<{ total: number }>>(countSql, ...countParams),
+    loadPolicies(db.prisma),
   ]);
   const page = rows.slice(0, query.limit);
   const last = page[page.length - 1];
   const asOf = new Date(now);
   return {
-    items: page.map((r) => summaryOf(r, asOf)),
+    items: page.map((r) => itemOf(r, asOf, policies)),
     next_cursor:
       rows.length > query.limit && last
         ? encodeQueueCursor({ tier: Number(last.k_tier), rank: Number(last.k_rank), since: date(last.k_since).toISOString(), id: last.id })

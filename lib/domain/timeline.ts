@@ -2,6 +2,7 @@ import type { Db } from "../db/client";
 import type { Prisma as P } from "../db/generated/client";
 import type { CommitState, Phase } from "../ingest/vocabulary";
 import { getInvocation, getTask, toInvocationView, type InvocationView, type Scope, type TaskView } from "./invocations";
+import { loadPolicies } from "./policies";
 import { statusForOutcome } from "./lifecycle";
 import type { InvocationStatus } from "./status";
 
@@ -15,7 +16,8 @@ import type { InvocationStatus } from "./status";
 /** An intent's stall window is its `budget_left_s`, else Settle's default (SETTLE_STALL_WINDOW_S). */
 export type TimelineAttempt = InvocationView["attempts"][number];
 export type ActionEntry = InvocationView["actions"][number];
-export type TimelineInvocation = Omit<InvocationView, "attempts"> & { attempts: TimelineAttempt[] };
+// The timeline draws records and actions; what a policy means now (sla, approvals) is not on it.
+export type TimelineInvocation = Omit<InvocationView, "attempts" | "sla" | "approvals"> & { attempts: TimelineAttempt[] };
 export type TimelineOptions = { now: Date; stallWindowS: number };
 
 type Base = { key: string; at: string; lane: number; invocation_id: string };
@@ -373,7 +375,8 @@ export async function findTaskTimeline(
     include: light ? lightInclude : fullInclude,
     orderBy: [{ firstSeenAt: "asc" }, { invocationId: "asc" }],
   });
-  const invocations = rows.map((r) => toInvocationView(r, now));
+  const policies = await loadPolicies(db.prisma);
+  const invocations = rows.map((r) => toInvocationView(r, policies, now));
   return {
     kind: "found",
     value: {
@@ -382,7 +385,7 @@ export async function findTaskTimeline(
         runtime: task.runtime.name,
         first_seen_at: task.firstSeenAt.toISOString(),
         last_seen_at: task.lastSeenAt.toISOString(),
-        invocations: invocations.map(({ attempts: _a, actions: _b, ...summary }) => summary),
+        invocations: invocations.map(({ attempts: _a, actions: _b, sla: _c, approvals: _d, ...summary }) => summary),
       },
       invocations,
     },
