@@ -1,5 +1,7 @@
 import { applyPoliciesJob } from "./apply-policies";
 import type { Job } from "./scheduler";
+import { webhookJob } from "./webhooks";
 
 // Every background job, in the order runJobsOnce runs them.
-export const jobs: Job[] = [applyPoliciesJob];
+// Webhooks last, so a policy's escalation is announced in the same tick.
+export const jobs: Job[] = [applyPoliciesJob, webhookJob];

@@ -1,0 +1,13 @@
+import { z } from "zod";
+import { otherMethods, withRoute } from "@/lib/api/route";
+import { getWebhookDelivery } from "@/lib/webhooks/deliveries";
+
+// One delivery: its payload and every try.
+export const GET = withRoute({
+  auth: "user",
+  permission: "webhooks",
+  params: z.object({ endpoint_id: z.string(), delivery_id: z.string() }),
+  handler: async ({ db, params }) => getWebhookDelivery(db, params.endpoint_id, params.delivery_id),
+});
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -1,0 +1,14 @@
+import { z } from "zod";
+import { otherMethods, withRoute } from "@/lib/api/route";
+import { deliveryQuerySchema, listWebhookDeliveries } from "@/lib/webhooks/deliveries";
+
+// An endpoint's delivery log, newest first.
+export const GET = withRoute({
+  auth: "user",
+  permission: "webhooks",
+  params: z.object({ endpoint_id: z.string() }),
+  query: deliveryQuerySchema,
+  handler: async ({ db, params, query }) => listWebhookDeliveries(db, params.endpoint_id, query),
+});
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -1,0 +1,13 @@
+import { z } from "zod";
+import { otherMethods, withRoute } from "@/lib/api/route";
+import { rotateWebhookSecret } from "@/lib/webhooks/endpoints";
+
+// A new signing secret, answered once; it signs every delivery from now on.
+export const POST = withRoute({
+  auth: "user",
+  permission: "webhooks",
+  params: z.object({ endpoint_id: z.string() }),
+  handler: async ({ db, params }) => rotateWebhookSecret(db, params.endpoint_id),
+});
+
+export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

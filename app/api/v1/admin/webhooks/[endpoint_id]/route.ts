@@ -1,0 +1,32 @@
+import { z } from "zod";
+import { otherMethods, withRoute } from "@/lib/api/route";
+import { deleteWebhookEndpoint, getWebhookEndpoint, updateWebhookEndpoint, webhookEndpointPatchSchema } from "@/lib/webhooks/endpoints";
+
+const params = z.object({ endpoint_id: z.string() });
+
+// One webhook endpoint (no secret).
+export const GET = withRoute({
+  auth: "user",
+  permission: "webhooks",
+  params,
+  handler: async ({ db, params }) => getWebhookEndpoint(db, params.endpoint_id),
+});
+
+// Change its URL, or enable / disable it.
+export const PATCH = withRoute({
+  auth: "user",
+  permission: "webhooks",
+  params,
+  body: webhookEndpointPatchSchema,
+  handler: async ({ db, params, body }) => updateWebhookEndpoint(db, params.endpoint_id, body),
+});
+
+// Delete it with its deliveries and their log.
+export const DELETE = withRoute({
+  auth: "user",
+  permission: "webhooks",
+  params,
+  handler: async ({ db, params }) => deleteWebhookEndpoint(db, params.endpoint_id),
+});
+
+export const { POST, PUT } = otherMethods("GET", "PATCH", "DELETE");

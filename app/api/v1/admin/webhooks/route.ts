@@ -1,0 +1,18 @@
+import { json, otherMethods, withRoute } from "@/lib/api/route";
+import { createWebhookEndpoint, listWebhookEndpoints, newWebhookEndpointSchema } from "@/lib/webhooks/endpoints";
+
+// Runtimes' webhook endpoints: listed without secrets; created with the secret answered once.
+export const GET = withRoute({
+  auth: "user",
+  permission: "webhooks",
+  handler: async ({ db }) => ({ items: await listWebhookEndpoints(db) }),
+});
+
+export const POST = withRoute({
+  auth: "user",
+  permission: "webhooks",
+  body: newWebhookEndpointSchema,
+  handler: async ({ db, body }) => json(await createWebhookEndpoint(db, body), 201),
+});
+
+export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");

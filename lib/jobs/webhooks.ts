@@ -1,0 +1,14 @@
+import { deliverDue } from "../webhooks/deliver";
+import { fanOutTransitions } from "../webhooks/fan-out";
+import type { Job } from "./scheduler";
+
+// Webhooks: turn new status changes into outbox rows, then send what is due.
+// Both steps claim rows with FOR UPDATE SKIP LOCKED, so every instance may run this.
+export const webhookJob: Job = {
+  name: "webhooks",
+  run: async (db, now) => {
+    const fanned = await fanOutTransitions(db, now);
+    const sent = await deliverDue(db, now);
+    return { fanned, sent };
+  },
+};

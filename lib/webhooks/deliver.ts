@@ -1,0 +1,173 @@
+import { randomUUID } from "node:crypto";
+import type { Db } from "../db/client";
+import { env } from "../env";
+import { bodyOf } from "./body";
+import { SIGNATURE_HEADER, signatureHeader } from "./signature";
+
+// Sends what the outbox holds. A delivery is claimed by setting a lease
+// (locked_until) in a short transaction, then POSTed outside any transaction:
+// no connection waits on a slow receiver. Another instance skips leased rows;
+// if this instance dies mid-send, the lease runs out and the row is due again
+// (delivery is at-least-once: receivers de-duplicate by Settle-Event-Id).
+
+export const BACKOFF_BASE_S = 30;
+export const BACKOFF_CAP_S = 6 * 60 * 60;
+/** How much longer than the POST timeout a claim is held, for the writes around it. */
+const LEASE_MARGIN_MS = 60_000;
+const ERROR_MAX = 500;
+
+/** ±20%, so that deliveries that failed together do not all retry in the same second. */
+export function jitterFactor(random: () => number = Math.random): number {
+  return 0.8 + 0.4 * random();
+}
+
+/** The wait after the n-th failed try: base·2^(n-1), at most the cap, times the jitter (recordTry computes the same in SQL). */
+export function backoffMs(failedTries: number, jitter = jitterFactor()): number {
+  return Math.round(Math.min(BACKOFF_BASE_S * 2 ** Math.max(0, failedTries - 1), BACKOFF_CAP_S) * 1000 * jitter);
+}
+
+type Claimed = {
+  id: string;
+  event_id: string;
+  event_type: string;
+  payload: unknown;
+  attempts: number;
+  url: string;
+  secret: string;
+};
+
+const CLAIM = `
+  WITH due AS (
+    SELECT d.id FROM webhook_deliveries d
+      JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled
+     WHERE d.status = 'pending' AND d.next_attempt_at <= $1::timestamptz
+       AND (d.locked_until IS NULL OR d.locked_until <= $1::timestamptz)
+     ORDER BY d.next_attempt_at
+     LIMIT $2
+     FOR UPDATE OF d SKIP LOCKED
+  )
+  UPDATE webhook_deliveries d SET locked_until = $3::timestamptz
+    FROM due, webhook_endpoints e
+   WHERE d.id = due.id AND e.id = d.endpoint_id
+  RETURNING d.id::text AS id, d.event_id, d.event_type, d.payload, d.attempts, e.url, e.secret`;
+
+type TryResult = { statusCode: number | null; error: string | null; durationMs: number };
+
+export type PostFn = typeof fetch;
+
+async function postOnce(delivery: Claimed, now: Date, timeoutMs: number, post: PostFn): Promise<TryResult> {
+  const body = bodyOf(delivery.payload);
+  const started = performance.now();
+  try {
+    const res = await post(delivery.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "user-agent": "Settle-Webhooks/1",
+        [SIGNATURE_HEADER]: signatureHeader(delivery.secret, body, now),
+        "Settle-Event-Id": delivery.event_id,
+        "Settle-Event-Type": delivery.event_type,
+      },
+      body,
+      // A redirect is not a delivery: the receiver must answer 2xx at the URL it gave.
+      redirect: "manual",
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const ok = res.status >= 200 && res.status < 300;
+    const text = ok ? (await res.body?.cancel(), "") : await res.text().catch(() => "");
+    return {
+      statusCode: res.status,
+      error: ok ? null : `HTTP ${res.status}${text ? `: ${text.slice(0, ERROR_MAX)}` : ""}`,
+      durationMs: Math.round(performance.now() - started),
+    };
+  } catch (error) {
+    return { statusCode: null, error: describeFailure(error, timeoutMs), durationMs: Math.round(performance.now() - started) };
+  }
+}
+
+function describeFailure(error: unknown, timeoutMs: number): string {
+  if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) return `No answer within ${timeoutMs} ms.`;
+  const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
+  const message = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+  return message.slice(0, ERROR_MAX);
+}
+
+/**
+ * Writes one try's outcome, and moves the delivery on only if this instance
+ * still holds its claim. The next state is computed from the row as it is now
+ * (a Resend during the try has reset its attempts), hence in SQL.
+ */
+async function recordTry(db: Db, delivery: Claimed, lease: string, at: Date, result: TryResult, maxAttempts: number): Promise<string> {
+  const delivered = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+  const jitter = jitterFactor();
+  return db.prisma.$transaction(async (tx) => {
+    await tx.$queryRawUnsafe(
+      `INSERT INTO webhook_attempts (id, delivery_id, at, status_code, error, duration_ms) VALUES ($1::uuid, $2::uuid, $3::timestamptz, $4::int, $5::text, $6::int)`,
+      randomUUID(),
+      delivery.id,
+      at.toISOString(),
+      result.statusCode,
+      result.error,
+      result.durationMs,
+    );
+    const moved = await tx.$queryRawUnsafe<Array<{ status: string }>>(
+      `UPDATE webhook_deliveries
+          SET status = CASE WHEN $3::boolean THEN 'delivered' WHEN attempts + 1 >= $4::int THEN 'failed' ELSE 'pending' END,
+              next_attempt_at = CASE WHEN $3::boolean OR attempts + 1 >= $4::int THEN next_attempt_at
+                ELSE $5::timestamptz + make_interval(secs => LEAST($6::float8 * power(2, attempts), $7::float8) * $8::float8) END,
+              attempts = attempts + 1, locked_until = NULL, last_status_code = $9::int, last_error = $10::text,
+              delivered_at = CASE WHEN $3::boolean THEN $5::timestamptz ELSE delivered_at END
+        WHERE id = $1::uuid AND locked_until = $2::timestamptz
+        RETURNING status`,
+      delivery.id,
+      lease,
+      delivered,
+      maxAttempts,
+      at.toISOString(),
+      BACKOFF_BASE_S,
+      BACKOFF_CAP_S,
+      jitter,
+      result.statusCode,
+      result.error,
+    );
+    // Lost the claim (the lease ran out and another instance took it over): the try is logged, the state is theirs.
+    return moved[0]?.status ?? "superseded";
+  });
+}
+
+export type DeliverResult = { tried: number; delivered: number; retrying: number; failed: number };
+
+export type DeliverOptions = { batch?: number; maxBatches?: number; timeoutMs?: number; maxAttempts?: number; post?: PostFn };
+
+/**
+ * Sends every due delivery, `batch` at a time in parallel. `now` is the job's
+ * clock; it moves on with real time between batches, so a long run's later
+ * claims get leases that really are long enough.
+ */
+export async function deliverDue(db: Db, now: Date, options: DeliverOptions = {}): Promise<DeliverResult> {
+  const settings = env();
+  const timeoutMs = options.timeoutMs ?? settings.SETTLE_WEBHOOK_TIMEOUT_MS;
+  const maxAttempts = options.maxAttempts ?? settings.SETTLE_WEBHOOK_MAX_ATTEMPTS;
+  const batch = options.batch ?? 20;
+  const post = options.post ?? fetch;
+  const startedAt = Date.now();
+  const clock = () => new Date(now.getTime() + (Date.now() - startedAt));
+  const total: DeliverResult = { tried: 0, delivered: 0, retrying: 0, failed: 0 };
+  for (let i = 0; i < (options.maxBatches ?? 5); i++) {
+    const at = clock();
+    const lease = new Date(at.getTime() + timeoutMs + LEASE_MARGIN_MS).toISOString();
+    const claimed = await db.prisma.$queryRawUnsafe<Claimed[]>(CLAIM, at.toISOString(), batch, lease);
+    if (claimed.length === 0) break;
+    const outcomes = await Promise.all(
+      claimed.map(async (delivery) => recordTry(db, delivery, lease, at, await postOnce(delivery, at, timeoutMs, post), maxAttempts)),
+    );
+    total.tried += outcomes.length;
+    for (const status of outcomes) {
+      if (status === "delivered") total.delivered++;
+      else if (status === "failed") total.failed++;
+      else if (status === "pending") total.retrying++;
+    }
+    if (claimed.length < batch) break;
+  }
+  return total;
+}

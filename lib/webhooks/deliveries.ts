@@ -1,0 +1,164 @@
+import { z } from "zod";
+import { ApiError } from "../api/errors";
+import type { Db } from "../db/client";
+import { getWebhookEndpoint } from "./endpoints";
+import { webhookEventTypes } from "./events";
+
+// The delivery log: what went to an endpoint, how each try went, and the
+// Resend button, which starts a delivery over (pending now, a fresh set of
+// attempts) and records who asked. The attempt log keeps every earlier try.
+
+const time = z.string().meta({ format: "date-time" });
+export const deliveryStatuses = ["pending", "delivered", "failed"] as const;
+
+export const webhookDeliverySchema = z
+  .object({
+    id: z.string(),
+    event_id: z.string().describe("Also sent as Settle-Event-Id: the same event to several endpoints has one id."),
+    event_type: z.enum(webhookEventTypes),
+    invocation_id: z.string().nullable(),
+    status: z.enum(deliveryStatuses),
+    attempts: z.number().int().describe("Tries since the delivery was created or last resent."),
+    last_status_code: z.number().int().nullable(),
+    last_error: z.string().nullable(),
+    next_attempt_at: time.nullable().describe("When the next try is due; null once delivered or failed."),
+    created_at: time,
+    delivered_at: time.nullable(),
+    resent_by: z.string().nullable(),
+    resent_at: time.nullable(),
+  })
+  .meta({ id: "WebhookDelivery" });
+export type WebhookDeliveryInfo = z.infer<typeof webhookDeliverySchema>;
+
+export const webhookAttemptSchema = z
+  .object({
+    at: time,
+    status_code: z.number().int().nullable().describe("null: no HTTP answer (refused, timed out)."),
+    error: z.string().nullable(),
+    duration_ms: z.number().int(),
+  })
+  .meta({ id: "WebhookAttempt" });
+
+export const webhookDeliveryDetailSchema = z
+  .object({
+    delivery: webhookDeliverySchema,
+    payload: z.record(z.string(), z.unknown()).describe("The event, as sent in the body."),
+    attempts: z.array(webhookAttemptSchema).describe("Every try, newest first."),
+  })
+  .meta({ id: "WebhookDeliveryDetail" });
+export type WebhookDeliveryDetail = z.infer<typeof webhookDeliveryDetailSchema>;
+
+export const webhookDeliveryPageSchema = z
+  .object({ items: z.array(webhookDeliverySchema), next_cursor: z.string().nullable() })
+  .meta({ id: "WebhookDeliveryPage" });
+export type WebhookDeliveryPage = z.infer<typeof webhookDeliveryPageSchema>;
+
+type Cursor = { at: Date; id: string };
+
+function encodeCursor(c: Cursor): string {
+  return Buffer.from(`${c.at.toISOString()}|${c.id}`, "utf8").toString("base64url");
+}
+
+function decodeCursor(text: string): Cursor | null {
+  const [at, id] = Buffer.from(text, "base64url").toString("utf8").split("|");
+  const date = new Date(at ?? "");
+  return id && /^[0-9a-f-]{36}$/i.test(id) && !Number.isNaN(date.getTime()) ? { at: date, id } : null;
+}
+
+export const deliveryQuerySchema = z.object({
+  status: z.enum(deliveryStatuses).optional().describe("Only deliveries in this state."),
+  cursor: z
+    .string()
+    .optional()
+    .refine((c) => c === undefined || decodeCursor(c) !== null, "not a cursor from this API: pass next_cursor as it was given"),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+export type DeliveryQuery = z.infer<typeof deliveryQuerySchema>;
+
+type DeliveryRow = {
+  id: string;
+  eventId: string;
+  eventType: string;
+  status: string;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: Date;
+  createdAt: Date;
+  deliveredAt: Date | null;
+  resentBy: string | null;
+  resentAt: Date | null;
+  payload: unknown;
+};
+
+function invocationIdOf(payload: unknown): string | null {
+  const data = (payload as { data?: { invocation_id?: unknown } } | null)?.data;
+  return typeof data?.invocation_id === "string" ? data.invocation_id : null;
+}
+
+function toInfo(row: DeliveryRow): WebhookDeliveryInfo {
+  return {
+    id: row.id,
+    event_id: row.eventId,
+    event_type: row.eventType as WebhookDeliveryInfo["event_type"],
+    invocation_id: invocationIdOf(row.payload),
+    status: row.status as WebhookDeliveryInfo["status"],
+    attempts: row.attempts,
+    last_status_code: row.lastStatusCode,
+    last_error: row.lastError,
+    next_attempt_at: row.status === "pending" ? row.nextAttemptAt.toISOString() : null,
+    created_at: row.createdAt.toISOString(),
+    delivered_at: row.deliveredAt?.toISOString() ?? null,
+    resent_by: row.resentBy,
+    resent_at: row.resentAt?.toISOString() ?? null,
+  };
+}
+
+/** One endpoint's deliveries, newest first. */
+export async function listWebhookDeliveries(db: Db, endpointId: string, query: DeliveryQuery): Promise<WebhookDeliveryPage> {
+  await getWebhookEndpoint(db, endpointId);
+  const cursor = query.cursor ? decodeCursor(query.cursor) : null;
+  const rows = await db.prisma.webhookDelivery.findMany({
+    where: {
+      endpointId,
+      ...(query.status ? { status: query.status } : {}),
+      ...(cursor ? { OR: [{ createdAt: { lt: cursor.at } }, { createdAt: cursor.at, id: { lt: cursor.id } }] } : {}),
+    },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: query.limit + 1,
+  });
+  const page = rows.slice(0, query.limit);
+  const last = page.at(-1);
+  return { items: page.map(toInfo), next_cursor: rows.length > query.limit && last ? encodeCursor({ at: last.createdAt, id: last.id }) : null };
+}
+
+async function findDelivery(db: Db, endpointId: string, deliveryId: string) {
+  const uuid = /^[0-9a-f-]{36}$/i;
+  const row = uuid.test(endpointId) && uuid.test(deliveryId) ? await db.prisma.webhookDelivery.findFirst({ where: { id: deliveryId, endpointId } }) : null;
+  if (!row) throw new ApiError("NOT_FOUND", `No delivery ${deliveryId} for webhook endpoint ${endpointId}.`);
+  return row;
+}
+
+export async function getWebhookDelivery(db: Db, endpointId: string, deliveryId: string): Promise<WebhookDeliveryDetail> {
+  const row = await findDelivery(db, endpointId, deliveryId);
+  const attempts = await db.prisma.webhookAttempt.findMany({ where: { deliveryId }, orderBy: [{ at: "desc" }, { id: "desc" }] });
+  return {
+    delivery: toInfo(row),
+    payload: row.payload as Record<string, unknown>,
+    attempts: attempts.map((a) => ({ at: a.at.toISOString(), status_code: a.statusCode, error: a.error, duration_ms: a.durationMs })),
+  };
+}
+
+/**
+ * Sends a delivery again from the start: pending now, its attempt count back to
+ * zero so it gets the whole back-off schedule. A try already in flight keeps its
+ * claim (locked_until), so pressing Resend never makes two instances send at once.
+ */
+export async function resendWebhookDelivery(db: Db, endpointId: string, deliveryId: string, actor: string, now = new Date()): Promise<WebhookDeliveryInfo> {
+  await findDelivery(db, endpointId, deliveryId);
+  const row = await db.prisma.webhookDelivery.update({
+    where: { id: deliveryId },
+    data: { status: "pending", attempts: 0, nextAttemptAt: now, resentBy: actor, resentAt: now },
+  });
+  return toInfo(row);
+}

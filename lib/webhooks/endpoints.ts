@@ -1,0 +1,143 @@
+import { z } from "zod";
+import { ApiError } from "../api/errors";
+import type { Db } from "../db/client";
+import { newWebhookSecret } from "./signature";
+
+// Where each runtime hears about settlements and decision changes. The secret
+// signs every delivery, so Settle keeps it (not a hash); it is answered only
+// when an endpoint is created or its secret rotated, never in a list.
+
+const time = z.string().meta({ format: "date-time" });
+
+export const webhookUrlSchema = z
+  .string()
+  .trim()
+  .max(2000)
+  .pipe(z.url({ protocol: /^https?$/, error: "an http:// or https:// URL" }))
+  .describe("Where Settle POSTs events: http or https only.");
+
+export const newWebhookEndpointSchema = z
+  .object({
+    runtime: z.string().trim().min(1).max(200).describe("The runtime (by name) whose events go to this URL."),
+    url: webhookUrlSchema,
+  })
+  .meta({ id: "NewWebhookEndpoint" });
+
+export const webhookEndpointPatchSchema = z
+  .object({
+    url: webhookUrlSchema.optional(),
+    enabled: z.boolean().optional().describe("A disabled endpoint gets no new events, and its pending deliveries wait until it is enabled again."),
+  })
+  .refine((p) => p.url !== undefined || p.enabled !== undefined, "send url, enabled or both")
+  .meta({ id: "WebhookEndpointPatch" });
+
+export const webhookEndpointSchema = z
+  .object({
+    id: z.string(),
+    runtime: z.string(),
+    url: z.string(),
+    enabled: z.boolean(),
+    created_at: time,
+    updated_at: time,
+    deliveries: z
+      .object({ pending: z.number().int(), delivered: z.number().int(), failed: z.number().int() })
+      .describe("How many deliveries are in each state."),
+    last_attempt_at: time.nullable(),
+    last_status_code: z.number().int().nullable().describe("The HTTP status of the latest try, null when it got no answer or there was none."),
+  })
+  .meta({ id: "WebhookEndpoint" });
+export type WebhookEndpointInfo = z.infer<typeof webhookEndpointSchema>;
+
+export const webhookSecretAnswerSchema = z
+  .object({ endpoint: webhookEndpointSchema, secret: z.string().describe("whsec_…: shown this once. Verify Settle-Signature with it.") })
+  .meta({ id: "WebhookEndpointWithSecret" });
+
+type EndpointRow = {
+  id: string;
+  runtime: string;
+  url: string;
+  enabled: boolean;
+  created_at: Date;
+  updated_at: Date;
+  pending: number;
+  delivered: number;
+  failed: number;
+  last_attempt_at: Date | null;
+  last_status_code: number | null;
+};
+
+const SELECT_ENDPOINTS = `
+  SELECT e.id::text AS id, r.name AS runtime, e.url, e.enabled, e.created_at, e.updated_at,
+         COALESCE(c.pending, 0)::int AS pending, COALESCE(c.delivered, 0)::int AS delivered, COALESCE(c.failed, 0)::int AS failed,
+         l.at AS last_attempt_at, l.status_code AS last_status_code
+    FROM webhook_endpoints e
+    JOIN runtimes r ON r.id = e.runtime_id
+    LEFT JOIN LATERAL (
+      SELECT count(*) FILTER (WHERE status = 'pending') AS pending,
+             count(*) FILTER (WHERE status = 'delivered') AS delivered,
+             count(*) FILTER (WHERE status = 'failed') AS failed
+        FROM webhook_deliveries WHERE endpoint_id = e.id
+    ) c ON true
+    LEFT JOIN LATERAL (
+      SELECT a.at, a.status_code FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id
+       WHERE d.endpoint_id = e.id ORDER BY a.at DESC LIMIT 1
+    ) l ON true`;
+
+function toInfo(row: EndpointRow): WebhookEndpointInfo {
+  return {
+    id: row.id,
+    runtime: row.runtime,
+    url: row.url,
+    enabled: row.enabled,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    deliveries: { pending: row.pending, delivered: row.delivered, failed: row.failed },
+    last_attempt_at: row.last_attempt_at?.toISOString() ?? null,
+    last_status_code: row.last_status_code,
+  };
+}
+
+/** Every endpoint, by runtime then age. */
+export async function listWebhookEndpoints(db: Db): Promise<WebhookEndpointInfo[]> {
+  const rows = await db.prisma.$queryRawUnsafe<EndpointRow[]>(`${SELECT_ENDPOINTS} ORDER BY r.name, e.created_at`);
+  return rows.map(toInfo);
+}
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function getWebhookEndpoint(db: Db, id: string): Promise<WebhookEndpointInfo> {
+  const rows = uuid.test(id) ? await db.prisma.$queryRawUnsafe<EndpointRow[]>(`${SELECT_ENDPOINTS} WHERE e.id = $1::uuid`, id) : [];
+  if (!rows[0]) throw new ApiError("NOT_FOUND", `No webhook endpoint ${id}.`);
+  return toInfo(rows[0]);
+}
+
+export async function createWebhookEndpoint(db: Db, input: z.infer<typeof newWebhookEndpointSchema>): Promise<{ endpoint: WebhookEndpointInfo; secret: string }> {
+  const runtime = await db.prisma.runtime.findUnique({ where: { name: input.runtime } });
+  if (!runtime) {
+    throw new ApiError("INVALID_REQUEST", `No runtime ${input.runtime}: a runtime exists once it has a key (Admin → Runtime keys).`, { path: "runtime" });
+  }
+  const secret = newWebhookSecret();
+  const created = await db.prisma.webhookEndpoint.create({ data: { runtimeId: runtime.id, url: input.url, secret } });
+  return { endpoint: await getWebhookEndpoint(db, created.id), secret };
+}
+
+export async function updateWebhookEndpoint(db: Db, id: string, patch: z.infer<typeof webhookEndpointPatchSchema>): Promise<WebhookEndpointInfo> {
+  await getWebhookEndpoint(db, id);
+  await db.prisma.webhookEndpoint.update({ where: { id }, data: { ...patch, updatedAt: new Date() } });
+  return getWebhookEndpoint(db, id);
+}
+
+/** A new secret at once: deliveries from now on (retries included) are signed with it. */
+export async function rotateWebhookSecret(db: Db, id: string): Promise<{ endpoint: WebhookEndpointInfo; secret: string }> {
+  await getWebhookEndpoint(db, id);
+  const secret = newWebhookSecret();
+  await db.prisma.webhookEndpoint.update({ where: { id }, data: { secret, updatedAt: new Date() } });
+  return { endpoint: await getWebhookEndpoint(db, id), secret };
+}
+
+/** Deletes the endpoint with its deliveries and their log. */
+export async function deleteWebhookEndpoint(db: Db, id: string): Promise<{ deleted: true }> {
+  const { count } = uuid.test(id) ? await db.prisma.webhookEndpoint.deleteMany({ where: { id } }) : { count: 0 };
+  if (count === 0) throw new ApiError("NOT_FOUND", `No webhook endpoint ${id}.`);
+  return { deleted: true };
+}

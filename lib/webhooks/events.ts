@@ -1,0 +1,124 @@
+import { decideFor, type Decision } from "../domain/decisions";
+import type { Resolution } from "../domain/lifecycle";
+import type { InvocationStatus } from "../domain/status";
+
+// Which status changes a runtime hears about, and what the event says. Pure:
+// the fan-out job reads transitions and calls eventFor for each.
+
+export const webhookEventTypes = ["invocation.settled", "invocation.decision_changed"] as const;
+export type WebhookEventType = (typeof webhookEventTypes)[number];
+
+/**
+ * Where the commit state is decided for good and nobody in Settle is still
+ * working on it. `approved` is not here: the effect has not happened yet, so it
+ * is a decision change (wait → proceed), not a settlement.
+ */
+export const settledStatuses: readonly InvocationStatus[] = ["succeeded", "failed", "reconciled", "rejected"];
+
+/** One row of invocation_transitions, with what the event names from its invocation and the state before it. */
+export type TransitionFacts = {
+  id: string;
+  status: InvocationStatus;
+  commitState: string;
+  resolutionBy: string | null;
+  notBefore: Date | null;
+  version: number;
+  at: Date;
+  fromStatus: InvocationStatus | null;
+  previous: { commitState: string; resolutionBy: string | null; notBefore: Date | null } | null;
+  /** The person (or `system`) whose action made this state, when an action did. */
+  actor: string | null;
+  invocationId: string;
+  taskId: string;
+  tool: string;
+  effectClass: string | null;
+  idempotencyKey: string | null;
+  runtime: string;
+};
+
+/** SPEC §5's decision body, and what the runtime needs to match it to its own call. */
+export type WebhookEventData = {
+  invocation_id: string;
+  status: InvocationStatus;
+  decision: Decision;
+  commit_state: string;
+  reason: string;
+  decided_by: string;
+  decided_at: string;
+  version: number;
+  previous_decision: Decision | null;
+  from_status: InvocationStatus | null;
+  to_status: InvocationStatus;
+  not_before: string | null;
+  task_id: string;
+  tool: string;
+  effect_class: string | null;
+  idempotency_key: string | null;
+  runtime: string;
+};
+
+export type WebhookEvent = { id: string; type: WebhookEventType; created_at: string; data: WebhookEventData };
+
+function resolutionOf(commitState: string, by: string | null, at: Date): Resolution | null {
+  if (by !== "probe" && by !== "operator") return null;
+  const settled = commitState === "committed" ? "committed" : "not_committed";
+  return { commit_state: settled, by, actor: null, at: at.toISOString(), note: null };
+}
+
+/** Who made this state: the acting person or `system`, a probe, or the runtime's own outcome record. */
+function decidedBy(facts: TransitionFacts): string {
+  if (facts.actor) return facts.actor;
+  return facts.resolutionBy === "probe" ? "probe" : "runtime";
+}
+
+/**
+ * The event a transition produces, or null when the runtime has nothing new to
+ * learn. Both decisions are read at the transition's own time, so a late
+ * fan-out says what the decision endpoint said then. A first state counts as
+ * coming from `wait` (nothing was decided before it existed).
+ */
+export function eventFor(facts: TransitionFacts, createdAt: Date): WebhookEvent | null {
+  const current = decideFor(
+    { status: facts.status, commitState: facts.commitState, notBefore: facts.notBefore, resolution: resolutionOf(facts.commitState, facts.resolutionBy, facts.at) },
+    facts.at,
+  );
+  const previous =
+    facts.fromStatus === null
+      ? null
+      : decideFor(
+          {
+            status: facts.fromStatus,
+            commitState: facts.previous?.commitState ?? "unknown",
+            notBefore: facts.previous?.notBefore ?? null,
+            resolution: facts.previous ? resolutionOf(facts.previous.commitState, facts.previous.resolutionBy, facts.at) : null,
+          },
+          facts.at,
+        ).decision;
+  const settled = settledStatuses.includes(facts.status);
+  const changed = current.decision !== (previous ?? "wait");
+  if (!settled && !changed) return null;
+  return {
+    id: `evt_${facts.id}`,
+    type: settled ? "invocation.settled" : "invocation.decision_changed",
+    created_at: createdAt.toISOString(),
+    data: {
+      invocation_id: facts.invocationId,
+      status: facts.status,
+      decision: current.decision,
+      commit_state: facts.commitState,
+      reason: current.reason,
+      decided_by: decidedBy(facts),
+      decided_at: facts.at.toISOString(),
+      version: facts.version,
+      previous_decision: previous,
+      from_status: facts.fromStatus,
+      to_status: facts.status,
+      not_before: facts.notBefore?.toISOString() ?? null,
+      task_id: facts.taskId,
+      tool: facts.tool,
+      effect_class: facts.effectClass,
+      idempotency_key: facts.idempotencyKey,
+      runtime: facts.runtime,
+    },
+  };
+}
