@@ -46,6 +46,16 @@ describe("report", () => {
     expect(results.map((r) => r.event_id)).toEqual(Array.from({ length: 7 }, (_, i) => `rt:t1:${i}:outcome`));
   });
 
+  it("keeps a request under the byte limit: large records travel in several requests", async () => {
+    const settle = createFakeSettle();
+    const client = createSettleClient({ url: "http://settle.test", key: "k", fetch: settle.fetch });
+    const big = (n: number) => record(n, { envelope: { outcome: "ok", effect_applied: "yes", message: "x".repeat(300_000) } });
+    const results = await client.report([big(1), big(2), big(3), big(4)]);
+    const sizes = posts(settle).map((r) => (r.body as { records: unknown[] }).records.length);
+    expect(sizes).toEqual([3, 1]);
+    expect(results.every((r) => r.status === "accepted")).toBe(true);
+  });
+
   it("gives a rejected record its rejection without failing the others", async () => {
     const { client } = setup();
     const [ok, bad] = await client.report([record(1), { ...record(2), task_id: "" }]);

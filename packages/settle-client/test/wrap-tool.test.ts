@@ -156,6 +156,30 @@ describe("wrapTool", () => {
     expect(run).toMatchObject({ status: "done", calls: 0, decision: { decision: "do_not_retry" } });
   });
 
+  it("the guard says another call is in flight: neither the tool nor the probe is called while it is", async () => {
+    const { settle, client } = setup();
+    await client.report({ event_id: "other:a1:intent", task_id: "ord-1", invocation_id: "ord-1:key-1", attempt: 1, phase: "intent", tool: "create_order" });
+    settle.guard = (input) => ({ allow: false, reason: "in_flight", invocation_id: `${input.task_id}:${input.idempotency_key}` });
+    let calls = 0;
+    let probes = 0;
+    const create = client.wrapTool(
+      async () => {
+        calls += 1;
+      },
+      {
+        ...options,
+        decisionTimeoutMs: 300,
+        probe: async () => {
+          probes += 1;
+          return { found: false };
+        },
+      },
+    );
+    const run = await create({});
+    expect({ calls, probes }).toEqual({ calls: 0, probes: 0 });
+    expect(run).toMatchObject({ status: "unresolved", calls: 0, decision: { status: "pending", decision: "wait" } });
+  });
+
   it("the intent cannot be written: the tool is never called", async () => {
     const { settle, client } = setup();
     for (let i = 0; i < 6; i += 1) settle.faults.push({ path: "/api/v1/envelopes", fault: "unreachable" });
