@@ -12,6 +12,9 @@ import { savedViewInputSchema, savedViewSchema } from "../domain/saved-views";
 import { approvalsSchema, slaSchema } from "../domain/sla";
 import { newUserSchema, userInfoSchema, userPatchSchema } from "../domain/users";
 import { attemptLogLineSchema, ingestRecordSchema } from "../ingest/record";
+import { deliveryQuerySchema, webhookAttemptSchema, webhookDeliveryDetailSchema, webhookDeliveryPageSchema, webhookDeliverySchema } from "../webhooks/deliveries";
+import { newWebhookEndpointSchema, webhookEndpointPatchSchema, webhookEndpointSchema, webhookSecretAnswerSchema } from "../webhooks/endpoints";
+import { webhookEventSchema } from "../webhooks/events";
 import { errorEnvelopeSchema } from "./errors";
 import {
   actionEntrySchema,
@@ -69,6 +72,15 @@ const components: Record<string, z.ZodType> = {
   NewRuntimeKey: newRuntimeKeySchema,
   PersonalToken: personalTokenInfoSchema,
   NewPersonalToken: newPersonalTokenSchema,
+  WebhookEndpoint: webhookEndpointSchema,
+  NewWebhookEndpoint: newWebhookEndpointSchema,
+  WebhookEndpointPatch: webhookEndpointPatchSchema,
+  WebhookEndpointWithSecret: webhookSecretAnswerSchema,
+  WebhookDelivery: webhookDeliverySchema,
+  WebhookDeliveryPage: webhookDeliveryPageSchema,
+  WebhookDeliveryDetail: webhookDeliveryDetailSchema,
+  WebhookAttempt: webhookAttemptSchema,
+  WebhookEvent: webhookEventSchema,
 };
 export const componentIds = Object.keys(components);
 
@@ -161,6 +173,15 @@ const operations: Operation[] = [
     body: { id: "PolicyInput" }, ok: { status: 200, description: "The policy now in effect for the class.", id: "Policy" }, errors: [400, 401, 403, 415, 503],
   },
   { method: "delete", path: "/api/v1/policies/{effect_class}", auth: "user", summary: "Remove an effect class's own policy; it uses the default again (admins)", ok: { status: 200, description: "The policy now in effect for the class.", id: "Policy" }, errors: [401, 403, 404, 503] },
+  { method: "get", path: "/api/v1/admin/webhooks", auth: "user", summary: "Runtimes' webhook endpoints, without secrets (admins)", ok: { status: 200, description: "Endpoints.", ...list("WebhookEndpoint") }, errors: [401, 403, 503] },
+  { method: "post", path: "/api/v1/admin/webhooks", auth: "user", summary: "Add a webhook endpoint to a runtime (admins); its signing secret is answered once", body: { id: "NewWebhookEndpoint" }, ok: { status: 201, description: "The endpoint and its secret.", id: "WebhookEndpointWithSecret" }, errors: [400, 401, 403, 415, 503] },
+  { method: "get", path: "/api/v1/admin/webhooks/{endpoint_id}", auth: "user", summary: "One webhook endpoint (admins)", ok: { status: 200, description: "The endpoint.", id: "WebhookEndpoint" }, errors: [401, 403, 404, 503] },
+  { method: "patch", path: "/api/v1/admin/webhooks/{endpoint_id}", auth: "user", summary: "Change a webhook endpoint's URL, or enable / disable it (admins)", body: { id: "WebhookEndpointPatch" }, ok: { status: 200, description: "The endpoint.", id: "WebhookEndpoint" }, errors: [400, 401, 403, 404, 415, 503] },
+  { method: "delete", path: "/api/v1/admin/webhooks/{endpoint_id}", auth: "user", summary: "Delete a webhook endpoint with its deliveries (admins)", ok: { status: 200, description: "Deleted.", schema: { type: "object", properties: { deleted: { const: true } } } }, errors: [401, 403, 404, 503] },
+  { method: "post", path: "/api/v1/admin/webhooks/{endpoint_id}/rotate-secret", auth: "user", summary: "Replace an endpoint's signing secret (admins); the new one is answered once and signs every delivery from now on", ok: { status: 200, description: "The endpoint and its new secret.", id: "WebhookEndpointWithSecret" }, errors: [401, 403, 404, 503] },
+  { method: "get", path: "/api/v1/admin/webhooks/{endpoint_id}/deliveries", auth: "user", summary: "An endpoint's delivery log, newest first (admins)", query: deliveryQuerySchema, ok: { status: 200, description: "A page of deliveries.", id: "WebhookDeliveryPage" }, errors: [400, 401, 403, 404, 503] },
+  { method: "get", path: "/api/v1/admin/webhooks/{endpoint_id}/deliveries/{delivery_id}", auth: "user", summary: "One delivery with its payload and every try (admins)", ok: { status: 200, description: "The delivery.", id: "WebhookDeliveryDetail" }, errors: [401, 403, 404, 503] },
+  { method: "post", path: "/api/v1/admin/webhooks/{endpoint_id}/deliveries/{delivery_id}/resend", auth: "user", summary: "Send a delivery again from the start: pending now, a fresh set of attempts; records who asked (admins)", ok: { status: 200, description: "The delivery.", id: "WebhookDelivery" }, errors: [401, 403, 404, 503] },
   { method: "get", path: "/api/health", auth: "none", summary: "Health of Settle and its database", ok: { status: 200, description: "Up.", id: "Health" }, errors: [503] },
 ];
 
@@ -233,5 +254,27 @@ export function openApiDocument() {
       schemas: componentSchemas(),
     },
     paths,
+    webhooks: outgoingWebhooks(),
+  };
+}
+
+/** What Settle POSTs to a runtime's webhook endpoint (README "Webhooks"). */
+function outgoingWebhooks() {
+  const header = (name: string, description: string) => ({ name, in: "header", required: true, description, schema: { type: "string" } });
+  const post = (summary: string) => ({
+    post: {
+      summary,
+      parameters: [
+        header("Settle-Signature", "t=<unix seconds>,v1=<hex HMAC-SHA256(secret, \"<t>.<raw body>\")>. Reject when it does not match or t is more than 5 minutes off."),
+        header("Settle-Event-Id", "The event's id: the same on every try; de-duplicate by it."),
+        header("Settle-Event-Type", "invocation.settled or invocation.decision_changed."),
+      ],
+      requestBody: { required: true, content: { "application/json": { schema: ref("WebhookEvent") } } },
+      responses: { "2XX": { description: "Delivered. Anything else (or no answer within the timeout) is retried with exponential back-off." } },
+    },
+  });
+  return {
+    "invocation.settled": post("An invocation reached succeeded, failed, reconciled or rejected"),
+    "invocation.decision_changed": post("What the runtime may do next changed (SPEC §5), without a settlement"),
   };
 }

@@ -1,6 +1,7 @@
-import { decideFor, type Decision } from "../domain/decisions";
+import { z } from "zod";
+import { decideFor, decisions } from "../domain/decisions";
 import type { Resolution } from "../domain/lifecycle";
-import type { InvocationStatus } from "../domain/status";
+import { invocationStatusSchema, type InvocationStatus } from "../domain/status";
 
 // Which status changes a runtime hears about, and what the event says. Pure:
 // the fan-out job reads transitions and calls eventFor for each.
@@ -36,28 +37,39 @@ export type TransitionFacts = {
   runtime: string;
 };
 
-/** SPEC §5's decision body, and what the runtime needs to match it to its own call. */
-export type WebhookEventData = {
-  invocation_id: string;
-  status: InvocationStatus;
-  decision: Decision;
-  commit_state: string;
-  reason: string;
-  decided_by: string;
-  decided_at: string;
-  version: number;
-  previous_decision: Decision | null;
-  from_status: InvocationStatus | null;
-  to_status: InvocationStatus;
-  not_before: string | null;
-  task_id: string;
-  tool: string;
-  effect_class: string | null;
-  idempotency_key: string | null;
-  runtime: string;
-};
+const time = z.string().meta({ format: "date-time" });
 
-export type WebhookEvent = { id: string; type: WebhookEventType; created_at: string; data: WebhookEventData };
+/** SPEC §5's decision body, and what the runtime needs to match it to its own call. */
+export const webhookEventDataSchema = z.object({
+  invocation_id: z.string(),
+  status: invocationStatusSchema,
+  decision: z.enum(decisions),
+  commit_state: z.string(),
+  reason: z.string(),
+  decided_by: z.string().describe('The operator\'s email or "system" when an action made this state, "probe" when a probe settled it, else "runtime" (its own record).'),
+  decided_at: time.describe("When this state began."),
+  version: z.number().int().describe("The invocation's version: events can arrive out of order, the highest version is the latest."),
+  previous_decision: z.enum(decisions).nullable().describe("null for an invocation's first state."),
+  from_status: invocationStatusSchema.nullable(),
+  to_status: invocationStatusSchema,
+  not_before: time.nullable().describe("For retry_scheduled: when a retry is allowed."),
+  task_id: z.string(),
+  tool: z.string(),
+  effect_class: z.string().nullable(),
+  idempotency_key: z.string().nullable(),
+  runtime: z.string(),
+});
+export type WebhookEventData = z.infer<typeof webhookEventDataSchema>;
+
+export const webhookEventSchema = z
+  .object({
+    id: z.string().describe("evt_…, also in the Settle-Event-Id header: the same on every try, so receivers de-duplicate by it."),
+    type: z.enum(webhookEventTypes),
+    created_at: time,
+    data: webhookEventDataSchema,
+  })
+  .meta({ id: "WebhookEvent" });
+export type WebhookEvent = z.infer<typeof webhookEventSchema>;
 
 function resolutionOf(commitState: string, by: string | null, at: Date): Resolution | null {
   if (by !== "probe" && by !== "operator") return null;

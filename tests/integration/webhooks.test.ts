@@ -6,6 +6,7 @@ import * as deliveriesRoute from "@/app/api/v1/admin/webhooks/[endpoint_id]/deli
 import * as rotateRoute from "@/app/api/v1/admin/webhooks/[endpoint_id]/rotate-secret/route";
 import * as endpointRoute from "@/app/api/v1/admin/webhooks/[endpoint_id]/route";
 import * as endpointsRoute from "@/app/api/v1/admin/webhooks/route";
+import { openApiDocument } from "@/lib/api/openapi";
 import { closeDb, getDb, type Db } from "@/lib/db/client";
 import { createPostgresDriver } from "@/lib/db/driver";
 import { PrismaClient } from "@/lib/db/generated/client";
@@ -293,5 +294,20 @@ describe.each<Backend>(["postgres", "pglite"])("webhooks on %s", (backend) => {
     receiver.setNow(at(100));
     await runJobsOnce(db, at(100));
     expect(seen("/registry")).toHaveLength(1);
+  });
+});
+
+describe("webhooks in the OpenAPI document", () => {
+  it("declares the admin routes and the events Settle sends, every $ref resolving", async () => {
+    const doc = openApiDocument();
+    for (const path of ["/api/v1/admin/webhooks", "/api/v1/admin/webhooks/{endpoint_id}", "/api/v1/admin/webhooks/{endpoint_id}/rotate-secret", "/api/v1/admin/webhooks/{endpoint_id}/deliveries", "/api/v1/admin/webhooks/{endpoint_id}/deliveries/{delivery_id}", "/api/v1/admin/webhooks/{endpoint_id}/deliveries/{delivery_id}/resend"]) {
+      expect(Object.keys(doc.paths)).toContain(path);
+    }
+    expect(Object.keys(doc.webhooks)).toEqual(["invocation.settled", "invocation.decision_changed"]);
+    const schemas = doc.components.schemas as Record<string, { properties?: Record<string, unknown> }>;
+    expect(Object.keys(schemas.WebhookEvent!.properties!)).toEqual(["id", "type", "created_at", "data"]);
+    expect(JSON.stringify(schemas.WebhookEndpoint)).not.toContain("secret");
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
+    for (const id of refs) expect(Object.keys(schemas)).toContain(id);
   });
 });
