@@ -1,0 +1,25 @@
+import { otherMethods, withRoute } from "@/lib/api/route";
+import { getMetrics } from "@/lib/domain/metrics";
+import { metricsCsv } from "@/lib/domain/metrics-csv";
+import { metricsQuerySchema } from "@/lib/domain/metrics-schema";
+
+// Trust metrics over [from, to) for managers and admins; `?format=csv` downloads them per tool.
+export const GET = withRoute({
+  auth: "user",
+  permission: "manage",
+  query: metricsQuerySchema,
+  handler: async ({ db, query: { format, ...range } }) => {
+    const metrics = await getMetrics(db, range);
+    if (format === "json") return metrics;
+    const csv = metricsCsv(metrics);
+    return new Response(csv.body, {
+      headers: {
+        "content-type": "text/csv; charset=utf-8; header=present",
+        "content-disposition": `attachment; filename="${csv.filename}"`,
+        "cache-control": "no-store",
+      },
+    });
+  },
+});
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

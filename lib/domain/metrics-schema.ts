@@ -1,0 +1,158 @@
+import { z } from "zod";
+
+// The shape of GET /api/v1/metrics (SPEC §6) and of its query. The fields SPEC
+// §6 names are the contract; `by_tool`, `series`, `bucket` and `invocations`
+// are added for the console's page and its CSV.
+
+const time = z.string().meta({ format: "date-time" });
+const percentiles = z
+  .object({ p50: z.number().nullable(), p90: z.number().nullable() })
+  .describe("Seconds; null when nothing in the range was measured.");
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** A plain date is its UTC midnight; a time needs its offset. */
+const instant = z
+  .string()
+  .trim()
+  .refine((s) => (DAY.test(s) || INSTANT.test(s)) && !Number.isNaN(Date.parse(DAY.test(s) ? `${s}T00:00:00Z` : s)), {
+    message: "use a date (2026-11-29) or a time with its offset (2026-11-29T05:12:04Z)",
+  })
+  .transform((s) => new Date(DAY.test(s) ? `${s}T00:00:00Z` : s));
+
+const blankIsAbsent = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
+
+export const MAX_RANGE_DAYS = 400;
+
+export const metricsQuerySchema = z.object({
+  from: blankIsAbsent(instant).describe("Start of the range, inclusive. Default: 24 hours before `to`."),
+  to: blankIsAbsent(instant).describe("End of the range, exclusive. Default: now."),
+  tool: blankIsAbsent(z.string().max(200)),
+  runtime: blankIsAbsent(z.string().max(200)).describe("A runtime's name."),
+  format: z.enum(["json", "csv"]).default("json").describe("`csv`: one row per tool and one for all tools."),
+});
+export type MetricsQuery = z.infer<typeof metricsQuerySchema>;
+
+export type MetricsRange = { from: Date; to: Date; tool: string | null; runtime: string | null };
+
+/** Fills the defaults and checks the range; `null` with a message when it is not a range. */
+export function resolveRange(query: Pick<MetricsQuery, "from" | "to" | "tool" | "runtime">, now: Date): MetricsRange | string {
+  const to = query.to ?? now;
+  const from = query.from ?? new Date(to.getTime() - 86_400_000);
+  if (from.getTime() >= to.getTime()) return "`from` must be before `to`.";
+  if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * 86_400_000) return `The range may span at most ${MAX_RANGE_DAYS} days.`;
+  return { from, to, tool: query.tool ?? null, runtime: query.runtime ?? null };
+}
+
+const toolRowSchema = z.object({
+  tool: z.string(),
+  duplicates_prevented: z.number().int(),
+  guard_denials: z.number().int(),
+  probe_found: z.number().int(),
+  receiver_replays: z.number().int(),
+  possible_duplicate_effects: z.number().int(),
+  unknown_outcomes: z.number().int(),
+  resolved_by_probe: z.number().int(),
+  resolved_by_operator: z.number().int(),
+  escalated: z.number().int(),
+  open: z.number().int(),
+  pending_recovery_p50: z.number().nullable(),
+  pending_recovery_p90: z.number().nullable(),
+  escalations: z.number().int(),
+  invocations: z.number().int(),
+  retries_per_invocation: z.number().nullable(),
+  approval_wait_p50: z.number().nullable(),
+  approval_wait_p90: z.number().nullable(),
+  sla_breaches: z.number().int(),
+});
+export type ToolRow = z.infer<typeof toolRowSchema>;
+
+const seriesPointSchema = z.object({
+  at: time.describe("Start of the bucket."),
+  guard_denials: z.number().int(),
+  probe_found: z.number().int(),
+  receiver_replays: z.number().int(),
+  unknown_outcomes: z.number().int(),
+  escalations: z.number().int(),
+  sla_breaches: z.number().int(),
+  queue_size_max: z.number().int().nullable().describe("Largest sampled queue (all matching runtimes together); null without samples."),
+  queue_size_avg: z.number().nullable(),
+});
+export type SeriesPoint = z.infer<typeof seriesPointSchema>;
+
+export const metricsSchema = z
+  .object({
+    from: time,
+    to: time,
+    duplicates_prevented: z.object({
+      total: z.number().int(),
+      guard_denials: z.number().int().describe("POST /api/v1/guard answers with allow: false."),
+      probe_found: z.number().int().describe("Probes that found the effect: the invocation became reconciled as committed by probe."),
+      receiver_replays: z.number().int().describe("A committed outcome for an attempt after an earlier attempt of the same invocation was already committed: the receiver recognised the key and returned the original result (seed 002 fixture 2)."),
+    }),
+    possible_duplicate_effects: z.number().int().describe("(runtime, idempotency key) pairs with two or more committed invocations, counted when the second one committed."),
+    unknown_outcomes: z.object({
+      total: z.number().int(),
+      resolved_by_probe: z.number().int(),
+      resolved_by_operator: z.number().int(),
+      escalated: z.number().int(),
+      open: z.number().int(),
+    }),
+    pending_recovery_seconds: percentiles,
+    escalations_by_tool: z.record(z.string(), z.number().int()),
+    retries_per_invocation: z.number().nullable(),
+    approval_wait_seconds: percentiles,
+    sla_breaches: z.number().int(),
+    invocations: z.number().int().describe("Invocations first seen in the range (the denominator of retries_per_invocation)."),
+    bucket: z.enum(["hour", "day"]),
+    by_tool: z.array(toolRowSchema),
+    series: z.array(seriesPointSchema),
+  })
+  .meta({ id: "Metrics" });
+export type Metrics = z.infer<typeof metricsSchema>;
+
+/** The numbers a case list exists for: each one names the invocations behind a number. */
+export const metricNames = [
+  "duplicates_prevented",
+  "guard_denials",
+  "probe_found",
+  "receiver_replays",
+  "possible_duplicate_effects",
+  "unknown_outcomes",
+  "resolved_by_probe",
+  "resolved_by_operator",
+  "escalated",
+  "open",
+  "pending_recovery",
+  "escalations",
+  "retries",
+  "approval_wait",
+  "sla_breaches",
+] as const;
+export type MetricName = (typeof metricNames)[number];
+
+export const metricCasesQuerySchema = metricsQuerySchema.omit({ format: true }).extend({
+  metric: z.enum(metricNames),
+  cursor: blankIsAbsent(z.string().regex(/^\d{1,7}$/, "a cursor from a previous page")),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+export type MetricCasesQuery = z.infer<typeof metricCasesQuerySchema>;
+
+export const metricCaseSchema = z
+  .object({
+    invocation_id: z.string(),
+    task_id: z.string(),
+    runtime: z.string(),
+    tool: z.string(),
+    status: z.string().describe("The invocation's stored status now (pending may read as stalled on its page)."),
+    at: time.describe("When the counted event happened."),
+    detail: z.string().nullable().describe("What was counted, e.g. the guard's reason or a duration."),
+  })
+  .meta({ id: "MetricCase" });
+export type MetricCase = z.infer<typeof metricCaseSchema>;
+
+export const metricCasesPageSchema = z
+  .object({ metric: z.enum(metricNames), items: z.array(metricCaseSchema), next_cursor: z.string().nullable() })
+  .meta({ id: "MetricCasesPage" });
+export type MetricCasesPage = z.infer<typeof metricCasesPageSchema>;
