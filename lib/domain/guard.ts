@@ -25,7 +25,10 @@ export const guardRequestSchema = z
     tool: z.string().trim().min(1).max(200),
     idempotency_key: z.string().min(1).max(512),
     effect_class: z.string().max(64).optional(),
-    at: z.string().optional().describe("When the write is about to be dispatched (ISO 8601); default now."),
+    at: z
+      .string()
+      .optional()
+      .describe("When the write is about to be dispatched (ISO 8601), by the clock that stamps its outcome record; default Settle's now."),
   })
   .meta({ id: "GuardRequest" });
 export type GuardRequestBody = z.infer<typeof guardRequestSchema>;
