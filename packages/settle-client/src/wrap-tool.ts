@@ -92,6 +92,8 @@ export function wrapTool<A, R>(deps: WrapDeps, fn: (args: A, call: ToolCall) => 
     let invocationId = options.invocationId ? pick(options.invocationId, args) : `${taskId}:${key}`;
     let attempt = 0;
     let calls = 0;
+    /** The decision version at which the guard last refused a call: that state does not allow one, whatever it says. */
+    let deniedAt: number | null = null;
     let value: R | undefined;
     const probedVersions = new Set<number>();
     const iso = () => new Date(deps.now()).toISOString();
@@ -136,8 +138,31 @@ export function wrapTool<A, R>(deps: WrapDeps, fn: (args: A, call: ToolCall) => 
       return result;
     }
 
-    /** One transport attempt: intent, call, outcome. Returns Settle's decision after it. */
+    /** Asks the guard before every call, so that two workers following one decision cannot both act on it. */
+    async function guardAllows(): Promise<boolean> {
+      if (options.guard === false) return true;
+      const named = options.invocationId !== undefined || calls > 0;
+      const answer = await deps.guard({
+        task_id: taskId,
+        ...(named ? { invocation_id: invocationId } : {}),
+        tool: options.tool,
+        idempotency_key: key,
+        effect_class: options.effectClass,
+        at: iso(),
+      });
+      // Before the first call Settle names the invocation: this one, or the one that blocks it.
+      if (!named) invocationId = answer.invocation_id;
+      return answer.allow;
+    }
+
+    /** One transport attempt: guard, intent, call, outcome. Returns Settle's decision after it. */
     async function attemptOnce(): Promise<Decision> {
+      if (!(await guardAllows())) {
+        // Committed, unresolved or in flight elsewhere: no call; follow Settle instead.
+        const decision = await deps.getDecision(invocationId);
+        deniedAt = decision.version;
+        return decision;
+      }
       attempt = await writeIntent(attempt + 1);
       calls += 1;
       const result = await callOnce(attempt);
@@ -181,44 +206,25 @@ export function wrapTool<A, R>(deps: WrapDeps, fn: (args: A, call: ToolCall) => 
           d = await probeOnce(d);
           continue;
         }
-        switch (d.decision) {
-          case "do_not_retry":
-            return finish("done", d);
-          case "correct_input":
-            return finish("needs_input", d);
-          case "abandon":
-            return finish("abandoned", d);
-          case "retry_allowed":
-          case "proceed":
-            if (calls >= maxCalls) return finish("unresolved", d);
-            d = await attemptOnce();
-            continue;
-          default: {
-            if (d.status === "partially_applied") return finish("partial", d);
-            const remaining = deadline - deps.now();
-            if (remaining <= 0) return finish("unresolved", d);
-            const seen = d;
-            const changed = (x: Decision) => x.version !== seen.version || x.decision !== seen.decision || x.status !== seen.status || mayProbe(x);
-            d = await deps.awaitDecision(invocationId, { timeout: remaining, until: changed });
-            if (!changed(d)) return finish("unresolved", d);
-          }
+        if ((d.decision === "retry_allowed" || d.decision === "proceed") && deniedAt !== d.version) {
+          if (calls >= maxCalls) return finish("unresolved", d);
+          d = await attemptOnce();
+          continue;
         }
+        if (d.decision === "do_not_retry") return finish("done", d);
+        if (d.decision === "correct_input") return finish("needs_input", d);
+        if (d.decision === "abandon") return finish("abandoned", d);
+        if (d.status === "partially_applied") return finish("partial", d);
+        // wait, verify without a probe, or an allowance the guard refused: until something changes.
+        const remaining = deadline - deps.now();
+        if (remaining <= 0) return finish("unresolved", d);
+        const seen = d;
+        const changed = (x: Decision) => x.version !== seen.version || x.decision !== seen.decision || x.status !== seen.status || mayProbe(x);
+        d = await deps.awaitDecision(invocationId, { timeout: remaining, until: changed });
+        if (!changed(d)) return finish("unresolved", d);
       }
     }
 
-    if (options.guard !== false) {
-      const answer = await deps.guard({
-        task_id: taskId,
-        ...(options.invocationId ? { invocation_id: invocationId } : {}),
-        tool: options.tool,
-        idempotency_key: key,
-        effect_class: options.effectClass,
-        at: iso(),
-      });
-      invocationId = answer.invocation_id;
-      // Committed, unresolved or in flight elsewhere: never call; follow Settle.
-      if (!answer.allow) return follow(await deps.getDecision(invocationId));
-    }
     return follow(await attemptOnce());
   };
 }

@@ -79,7 +79,7 @@ describe("wrapTool", () => {
     expect(run).toMatchObject({ status: "done", calls: 2, value: { id: "order-a" } });
     expect(keys).toEqual(["key-1", "key-1"]);
     const secondCall = log.indexOf("tool a2");
-    expect(log.slice(0, secondCall)).toEqual(["POST guard", "post intent", "tool a1", "post outcome", "GET decision", "post probe", "GET decision", "post intent"]);
+    expect(log.slice(0, secondCall)).toEqual(["POST guard", "post intent", "tool a1", "post outcome", "GET decision", "post probe", "GET decision", "POST guard", "post intent"]);
     expect(settle.records.map((r) => r.event_id)).toEqual([
       "ord-1:key-1:a1:intent",
       "ord-1:key-1:a1:outcome",
@@ -178,6 +178,29 @@ describe("wrapTool", () => {
     const run = await create({});
     expect({ calls, probes }).toEqual({ calls: 0, probes: 0 });
     expect(run).toMatchObject({ status: "unresolved", calls: 0, decision: { status: "pending", decision: "wait" } });
+  });
+
+  it("asks the guard again before a retry: when another worker holds the key, it waits instead of calling", async () => {
+    const { settle, client } = setup();
+    let guards = 0;
+    settle.guard = (input) => {
+      guards += 1;
+      return { allow: guards === 1, reason: guards === 1 ? null : "in_flight", invocation_id: input.invocation_id ?? `${input.task_id}:${input.idempotency_key}` };
+    };
+    let calls = 0;
+    const create = client.wrapTool(
+      async () => {
+        calls += 1;
+        throw new Error("reset");
+      },
+      { ...options, decisionTimeoutMs: 300, probe: async () => ({ found: false }) },
+    );
+    const run = await create({});
+    expect(calls).toBe(1);
+    expect(guards).toBe(2);
+    // The retry names its invocation, so the guard judges that one.
+    expect(settle.requests.filter((r) => r.path === "/api/v1/guard").at(-1)!.body).toMatchObject({ invocation_id: "ord-1:key-1" });
+    expect(run).toMatchObject({ status: "unresolved", calls: 1, decision: { decision: "retry_allowed" } });
   });
 
   it("the intent cannot be written: the tool is never called", async () => {
