@@ -103,6 +103,20 @@ describe.each<Backend>(["postgres", "pglite"])("example agent runtime on %s", (b
     expect(calls[1]!.at - calls[0]!.at).toBeGreaterThanOrEqual(1_000);
   });
 
+  it("two workers given the same intent at once: one calls, the other waits for its outcome; one effect", async () => {
+    const { settle, shop, timeline } = setup();
+    const worker2 = createSettleClient({ url: "http://settle.test", key: t.key, fetch: routeFetch });
+    const task = `two-workers-${backend}`;
+    const key = intentKey(task, "agent-7", "create_invoice", "customer-3");
+    shop.inject(key, { kind: "slow", ms: 300 });
+    const spec = { tool: "create_invoice", effectClass: "create" as const, taskId: task, idempotencyKey: key, decisionTimeoutMs: 10_000 };
+    const runs = await Promise.all([settle.wrapTool(shop.createInvoice, spec), worker2.wrapTool(shop.createInvoice, spec)].map((run) => run({ customer: "customer-3", amountCents: 100 })));
+    expect(runs.map((r) => r.status)).toEqual(["done", "done"]);
+    expect(runs.map((r) => r.calls).sort()).toEqual([0, 1]);
+    expect(shop.effects(key)).toBe(1);
+    expect(callsWithoutDecision(timeline, runs)).toEqual([]);
+  });
+
   it("an unknown outcome with no probe waits for a person: reconciled as not committed, it is called again with the same key", async () => {
     const { settle, shop, timeline } = setup();
     const task = `no-probe-${backend}`;
