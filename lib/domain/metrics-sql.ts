@@ -20,21 +20,26 @@ const DEFINITE = `('committed', 'not_committed')`;
 /**
  * A transition that starts an unknown outcome: into outcome_unknown or
  * partially_applied; into escalated with the commit state unknown (the
- * runtime said escalate, or its probe failed); or out of `pending` into the
- * states only a stalled intent reaches that way (verifying, reconciled).
- * Migration `trust_metrics` indexes exactly this predicate; keep them equal.
+ * runtime said escalate, or its probe failed); or into verifying or
+ * reconciled straight from `pending` (a stalled intent taken up by a person
+ * or a probe) or from nothing (the unknown outcome and the probe that settled
+ * it arrived in one batch, so no unknown state was ever stored).
+ * Migration `trust_metrics_entry` indexes exactly this predicate; keep them equal.
  */
 export const UNKNOWN_ENTRY = `(t.to_status IN ('outcome_unknown', 'partially_applied')
     OR (t.to_status = 'escalated' AND t.commit_state = 'unknown')
-    OR (t.from_status = 'pending' AND t.to_status IN ('verifying', 'reconciled')))`;
+    OR ((t.from_status IS NULL OR t.from_status = 'pending') AND t.to_status IN ('verifying', 'reconciled')))`;
 
-// A stall is not stored (SPEC §4 computes it at read time). Leaving `pending`
-// for a person's or a probe's state, it started at the intent's stall time:
-// the intent's `at` plus its budget, or the stall window.
-const stallStart = `least(t.at, coalesce((
-    SELECT a.at + coalesce(a.budget_left_s, $6::int) * interval '1 second' FROM attempts a
-     WHERE a.invocation_uid = t.invocation_uid AND a.phase = 'intent' AND a.at <= t.at
-     ORDER BY a.at DESC LIMIT 1), t.at))`;
+// When the unknown began, for a transition that does not say it (from nothing
+// or from pending): its first unknown or partial outcome record, else the
+// stall of its intent (the intent's `at` plus its budget, or the stall
+// window; SPEC §4 computes a stall at read time, it is not stored).
+const hiddenStart = `least(t.at,
+    coalesce((SELECT min(a.at) FROM attempts a
+               WHERE a.invocation_uid = t.invocation_uid AND a.phase = 'outcome' AND a.commit_state IN ('unknown', 'partial') AND a.at <= t.at), t.at),
+    coalesce((SELECT a.at + coalesce(a.budget_left_s, $6::int) * interval '1 second' FROM attempts a
+               WHERE a.invocation_uid = t.invocation_uid AND a.phase = 'intent' AND a.at <= t.at
+               ORDER BY a.at DESC LIMIT 1), t.at))`;
 
 /**
  * One row per invocation whose outcome became unknown before `to`: when it
@@ -47,7 +52,8 @@ const episodes = `
   SELECT e.uid, e.runtime_id, e.tool, e.entered_at, s.settled_at, s.settled_by, s.escalated_at
     FROM (
       SELECT DISTINCT ON (t.invocation_uid) t.invocation_uid AS uid, t.runtime_id, t.tool, t.id,
-             CASE WHEN t.from_status = 'pending' AND t.to_status IN ('verifying', 'reconciled', 'escalated') THEN ${stallStart} ELSE t.at END AS entered_at
+             CASE WHEN (t.from_status IS NULL OR t.from_status = 'pending') AND t.to_status IN ('verifying', 'reconciled', 'escalated')
+                  THEN ${hiddenStart} ELSE t.at END AS entered_at
         FROM invocation_transitions t
        WHERE ${UNKNOWN_ENTRY} AND t.at < $2::timestamptz AND ${filter("t")}
        ORDER BY t.invocation_uid, t.id
@@ -58,7 +64,7 @@ const episodes = `
                 FILTER (WHERE x.commit_state IN ${DEFINITE}))[1] AS settled_by,
              min(x.at) FILTER (WHERE x.to_status = 'escalated') AS escalated_at
         FROM invocation_transitions x
-       WHERE x.invocation_uid = e.uid AND x.id > e.id
+       WHERE x.invocation_uid = e.uid AND x.id >= e.id
     ) AS s ON true
   UNION ALL
   SELECT i.id, i.runtime_id, i.tool, i.stall_at, NULL::timestamptz, NULL::text, NULL::timestamptz
@@ -142,11 +148,11 @@ const approvalWait = `
     JOIN LATERAL (SELECT p.at FROM invocation_transitions p WHERE p.invocation_uid = t.invocation_uid AND p.id < t.id ORDER BY p.id DESC LIMIT 1) AS p ON true
    WHERE t.from_status = 'awaiting_approval' AND t.to_status IN ('approved', 'rejected') AND ${inRange("t.at")} AND ${filter("t")}`;
 
-// The escalation policy acts as `system` (lib/domain/invocation-actions.ts); its escalations are SLA breaches.
+// The policy job (lib/jobs/apply-policies.ts) escalates what waited past its SLA as `system`, marked policy: sla.
 const slaBreaches = `
   SELECT i.id AS uid, i.runtime_id, i.tool, a.at, a.note AS detail, NULL::float8 AS seconds
     FROM invocation_actions a JOIN invocations i ON i.id = a.invocation_uid
-   WHERE a.action = 'escalate' AND a.actor = 'system' AND ${inRange("a.at")} AND ${filter("i")}`;
+   WHERE a.action = 'escalate' AND a.actor = 'system' AND a.payload ->> 'policy' = 'sla' AND ${inRange("a.at")} AND ${filter("i")}`;
 
 export const sources = {
   guard_denials: guardDenials,
