@@ -4,6 +4,7 @@ import { auditPageSchema, auditQuerySchema, auditEntrySchema } from "../domain/a
 import { bulkActionRequestSchema, bulkResultSchema } from "../domain/bulk-actions";
 import { decisionQuerySchema, decisionSchema } from "../domain/decision-view";
 import { guardAnswerSchema, guardRequestSchema } from "../domain/guard";
+import { metricCaseSchema, metricCasesPageSchema, metricCasesQuerySchema, metricsQuerySchema, metricsSchema } from "../domain/metrics-schema";
 import { newPersonalTokenSchema, personalTokenInfoSchema } from "../domain/personal-tokens";
 import { policyChangeSchema, policyInputSchema, policyListSchema, policySchema } from "../domain/policies";
 import { queueFilterSchema, queueItemSchema, queuePageSchema, queueQuerySchema, queueTargetsSchema } from "../domain/queue";
@@ -81,6 +82,9 @@ const components: Record<string, z.ZodType> = {
   WebhookDeliveryDetail: webhookDeliveryDetailSchema,
   WebhookAttempt: webhookAttemptSchema,
   WebhookEvent: webhookEventSchema,
+  Metrics: metricsSchema,
+  MetricCase: metricCaseSchema,
+  MetricCasesPage: metricCasesPageSchema,
 };
 export const componentIds = Object.keys(components);
 
@@ -150,6 +154,15 @@ const operations: Operation[] = [
   {
     method: "get", path: "/api/v1/audit", auth: "user", summary: "The audit trail, newest first", description: "`format=csv` streams every matching entry as CSV.",
     query: auditQuerySchema, ok: { status: 200, description: "A page of entries.", id: "AuditPage" }, extraOk: { "text/csv": { schema: { type: "string" } } }, errors: [400, 401, 403, 503],
+  },
+  {
+    method: "get", path: "/api/v1/metrics", auth: "user", summary: "Trust metrics over [from, to) (managers and admins)",
+    description: "SPEC §6, per tool and runtime, with a per-tool breakdown and a series per hour (ranges up to 2 days) or day. `format=csv`: one row per tool and one for all tools. Runtime keys get 403.",
+    query: metricsQuerySchema, ok: { status: 200, description: "The metrics.", id: "Metrics" }, extraOk: { "text/csv": { schema: { type: "string" } } }, errors: [400, 401, 403, 404, 503],
+  },
+  {
+    method: "get", path: "/api/v1/metrics/cases", auth: "user", summary: "The invocations behind one number of the metrics (managers and admins)",
+    query: metricCasesQuerySchema, ok: { status: 200, description: "A page of cases, newest event first.", id: "MetricCasesPage" }, errors: [400, 401, 403, 404, 503],
   },
   { method: "get", path: "/api/v1/admin/users", auth: "user", summary: "Users (admins)", ok: { status: 200, description: "Users.", ...list("User") }, errors: [401, 403, 503] },
   {
