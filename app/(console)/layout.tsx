@@ -14,6 +14,8 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
     { href: "/", label: "Queue" },
     { href: "/audit", label: "Audit" },
     ...(can(user.role, "administer") ? [{ href: "/admin/users", label: "Users" }, { href: "/admin/keys", label: "Runtime keys" }] : []),
+    // Everyone may read the policies; only admins edit them (the page and the API check).
+    { href: "/admin/policies", label: "Policies" },
     { href: "/account/tokens", label: "Access tokens" },
   ];
   return (

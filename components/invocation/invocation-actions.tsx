@@ -30,7 +30,12 @@ export function InvocationActions({ inv }: { inv: InvocationView }) {
   const mayAct = useCan("act");
   const [open, setOpen] = useState<{ action: ConsoleAction; target: ActionTarget } | null>(null);
   const [help, setHelp] = useState(false);
-  const allowed = useMemo(() => (mayAct ? actionsFor(inv.status, inv.assignee, me.email) : []), [mayAct, inv.status, inv.assignee, me.email]);
+  // The same person cannot approve twice (the server refuses ALREADY_APPROVED): do not offer it.
+  const approvedByMe = inv.approvals?.by.includes(me.email) ?? false;
+  const allowed = useMemo(
+    () => (mayAct ? actionsFor(inv.status, inv.assignee, me.email).filter((a) => !(a === "approve" && approvedByMe)) : []),
+    [mayAct, inv.status, inv.assignee, me.email, approvedByMe],
+  );
 
   const start = (action: ConsoleAction) =>
     setOpen({ action, target: { invocation_id: inv.invocation_id, runtime: inv.runtime, version: inv.version, status: inv.status, tool: inv.tool } });
@@ -74,6 +79,12 @@ export function InvocationActions({ inv }: { inv: InvocationView }) {
           Your role is <strong>{me.role}</strong>: you can read everything here. Acting on an invocation needs the operator role.
         </p>
       )}
+      {approvedByMe && inv.approvals ? (
+        <p className="text-xs text-slate-600" data-testid="approved-by-me">
+          You approved this. It needs {inv.approvals.quorum - inv.approvals.count} more approval{inv.approvals.quorum - inv.approvals.count === 1 ? "" : "s"} from
+          someone else ({inv.approvals.count} of {inv.approvals.quorum} so far).
+        </p>
+      ) : null}
       {unsettled.has(inv.status) ? (
         <p className="text-xs text-slate-600">
           There is no retry here: whether this call took effect is not known, and a blind retry could do it twice. Settle it with evidence first;

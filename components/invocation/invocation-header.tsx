@@ -2,6 +2,7 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import type { InvocationView } from "@/lib/domain/invocations";
 import { CommitStateLabel, StatusBadge } from "@/components/status-badge";
+import { SlaSentence } from "@/components/sla-note";
 import { formatAgo, formatClock, formatDateTime } from "@/components/timeline/format";
 import { taskHref } from "./links";
 
@@ -30,6 +31,24 @@ function LatestMessage({ inv }: { inv: InvocationView }) {
   );
 }
 
+/** What the policy of its effect class means now: approvals so far against the quorum, overdue, when Settle acts on its own. */
+function PolicyLine({ inv, now }: { inv: InvocationView; now: string }) {
+  if (!inv.sla && !inv.approvals) return null;
+  const a = inv.approvals;
+  return (
+    <p data-testid="policy-line" className="mt-2 flex flex-wrap items-center gap-x-4 gap-y-1 text-sm text-slate-700">
+      {a ? (
+        <span data-testid="approvals">
+          <span aria-hidden="true">⚐ </span>
+          <strong>{a.count} of {a.quorum}</strong> approval{a.quorum === 1 ? "" : "s"}
+          {a.by.length > 0 ? <span className="text-slate-500"> — approved by {a.by.join(", ")}; the next must come from someone else</span> : null}
+        </span>
+      ) : null}
+      {inv.sla ? <SlaSentence sla={inv.sla} now={now} /> : null}
+    </p>
+  );
+}
+
 export function InvocationHeader({ inv, now }: { inv: InvocationView; now: string }) {
   return (
     <header className="space-y-4">
@@ -47,6 +66,7 @@ export function InvocationHeader({ inv, now }: { inv: InvocationView; now: strin
             </span>
           ) : null}
         </h1>
+        <PolicyLine inv={inv} now={now} />
         <LatestMessage inv={inv} />
       </div>
       <dl className="grid grid-cols-2 gap-x-6 gap-y-3 sm:grid-cols-3 lg:grid-cols-6">

@@ -4,6 +4,8 @@ import { createColumnHelper, flexRender, getCoreRowModel, useReactTable, type Ro
 import Link from "next/link";
 import { memo, useMemo, type MouseEvent } from "react";
 import type { InvocationSummary } from "@/lib/domain/invocations";
+import type { QueueItem } from "@/lib/domain/queue";
+import { SlaNote } from "../sla-note";
 import { CommitStateLabel, StatusBadge } from "../status-badge";
 import { effectClassLabel, formatAge, headline, invocationHref, nextActionLabel, rowKey } from "./filters";
 import { RowActions } from "./row-actions";
@@ -21,7 +23,7 @@ declare module "@tanstack/react-table" {
   }
 }
 
-const column = createColumnHelper<InvocationSummary>();
+const column = createColumnHelper<QueueItem>();
 const cellClass = "px-1.5 py-1.5 align-top";
 
 function buildColumns(canAct: boolean) {
@@ -89,11 +91,14 @@ function buildColumns(canAct: boolean) {
       cell: ({ getValue }) => <span className="block text-right tabular-nums">{getValue()}</span>,
     }),
     column.accessor("status_since", {
-      header: () => <span title="How long it has waited in this status">Age</span>,
-      cell: ({ getValue, table }) => (
-        <time dateTime={getValue()} title={`since ${getValue()}`} className="whitespace-nowrap tabular-nums">
-          {formatAge(getValue(), table.options.meta!.asOf)}
-        </time>
+      header: () => <span title="How long it has waited in this status; overdue and when it escalates, by the policy of its effect class">Age</span>,
+      cell: ({ getValue, row, table }) => (
+        <>
+          <time dateTime={getValue()} title={`since ${getValue()}`} className="whitespace-nowrap tabular-nums">
+            {formatAge(getValue(), table.options.meta!.asOf)}
+          </time>
+          <SlaNote sla={row.original.sla} now={table.options.meta!.asOf} />
+        </>
       ),
     }),
     column.accessor("runtime", {
@@ -137,7 +142,7 @@ function buildColumns(canAct: boolean) {
 }
 
 type Props = {
-  items: InvocationSummary[];
+  items: QueueItem[];
   asOf: string;
   me: string;
   canAct: boolean;

@@ -21,6 +21,19 @@ export function formatDuration(seconds: number): string {
   return rest > 0 && next ? `${Math.floor(s / size)}${unit} ${rest}${next[0]}` : `${Math.floor(s / size)}${unit}`;
 }
 
+/** Every unit, so that parsing it gives the same seconds back: 90_061 → "1d 1h 1m 1s". For form fields. */
+export function formatDurationExact(seconds: number): string {
+  let left = Math.max(0, Math.floor(seconds));
+  const parts: string[] = [];
+  for (const [unit, size] of UNITS) {
+    if (left >= size) {
+      parts.push(`${Math.floor(left / size)}${unit}`);
+      left %= size;
+    }
+  }
+  return parts.length > 0 ? parts.join(" ") : "0s";
+}
+
 /**
  * "2h 30m", "90m", "1d 4h", "45s" or a bare number of seconds → seconds.
  * Blank → null (no value). Anything else → undefined (not a duration).

@@ -154,7 +154,8 @@ export async function listPolicies(db: Db, changes = 20): Promise<PolicyList> {
     db.prisma.$queryRawUnsafe<ChangeRow[]>(`SELECT effect_class, actor, at, before, after FROM policy_changes ORDER BY at DESC, id LIMIT $1::int`, changes),
   ]);
   return {
-    items: [DEFAULT_POLICY, ...effectClassSchema.options].map((key) => resolvePolicy(set, key)),
+    // The queue's order of classes: the riskiest first.
+    items: ([DEFAULT_POLICY, "money", "destructive", "send", "create", "read"] as const).map((key) => resolvePolicy(set, key)),
     changes: history.map((c) => ({ effect_class: c.effect_class as PolicyKey, actor: c.actor, at: iso(c.at), before: c.before, after: c.after })),
   };
 }

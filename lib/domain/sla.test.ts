@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { formatDuration, parseDuration } from "./durations";
-import { builtInPolicy, resolvePolicy, type Policy, type PolicySet } from "./policies";
+import { formatDuration, formatDurationExact, parseDuration } from "./durations";
+import { builtInPolicy, resolvePolicy, type PolicySet, type PolicyValues } from "./policies";
 import { approvalsOf, escalatesBySla, slaOf } from "./sla";
 
-const row = (effect_class: string, p: Partial<Policy>) => ({ ...builtInPolicy, effect_class, updated_at: "2026-12-01T00:00:00.000Z", updated_by: "a@example.com", ...p });
+const row = (effect_class: string, p: Partial<PolicyValues>) => ({ ...builtInPolicy, effect_class, updated_at: "2026-12-01T00:00:00.000Z", updated_by: "a@example.com", ...p });
 const set: PolicySet = new Map([
   ["*", row("*", { overdue_after_s: 600, escalate_after_s: 3600 })],
   ["money", row("money", { escalate_after_s: 7200, approval_expires_after_s: 14400, approval_quorum: 2 })],
@@ -47,6 +47,8 @@ describe("slaOf", () => {
 describe("durations", () => {
   it("formats the two largest units and parses what people type", () => {
     expect([7500, 7200, 7201, 45, 0, 90_061].map(formatDuration)).toEqual(["2h 5m", "2h", "2h", "45s", "0s", "1d 1h"]);
+    expect([90_061, 7200, 0].map(formatDurationExact)).toEqual(["1d 1h 1m 1s", "2h", "0s"]);
+    expect(parseDuration(formatDurationExact(90_061))).toBe(90_061);
     expect(["2h 30m", "90m", "1d", "3600", " ", "2x", "h"].map(parseDuration)).toEqual([9000, 5400, 86_400, 3600, null, undefined, undefined]);
   });
 });

@@ -21,4 +21,5 @@ export const queryKeys = {
     runtimeKeys: ["admin", "runtime-keys"] as const,
   },
   me: { tokens: ["me", "tokens"] as const },
+  policies: ["policies"] as const,
 };

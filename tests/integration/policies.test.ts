@@ -166,7 +166,7 @@ describe("the policy API", () => {
   it("anyone signed in reads every class with the built-in policy before any is set", async () => {
     const res = await call(listPoliciesRoute, { key: viewer });
     expect(res.status).toBe(200);
-    expect(res.body.items.map((p: { effect_class: string }) => p.effect_class)).toEqual(["*", "read", "create", "send", "money", "destructive"]);
+    expect(res.body.items.map((p: { effect_class: string }) => p.effect_class)).toEqual(["*", "money", "destructive", "send", "create", "read"]);
     expect(res.body.items[0]).toMatchObject({ source: "built_in", approval_quorum: 1, escalate_after_s: null, updated_by: null });
     expect((await call(listPoliciesRoute, { key: t.key })).status).toBe(403);
   });

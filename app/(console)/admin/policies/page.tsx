@@ -1,0 +1,19 @@
+import type { Metadata } from "next";
+import { PoliciesAdmin } from "@/components/admin/policies-admin";
+import { requireUser } from "@/lib/auth/session";
+import { getDb } from "@/lib/db/client";
+import { listPolicies } from "@/lib/domain/policies";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Policies · Settle" };
+
+// Everyone signed in reads the policies (they explain what Settle does on its own); admins edit them.
+export default async function PoliciesPage() {
+  await requireUser("read", "/admin/policies");
+  const policies = await listPolicies(await getDb());
+  return (
+    <main className="mx-auto max-w-7xl px-6 py-8">
+      <PoliciesAdmin initial={policies} />
+    </main>
+  );
+}

@@ -1,0 +1,246 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useId, useState, type FormEvent } from "react";
+import { formatDuration, formatDurationExact, parseDuration } from "@/lib/domain/durations";
+import type { Policy, PolicyChange, PolicyKey, PolicyList, PolicyValues } from "@/lib/domain/policies";
+import { api, ApiClientError } from "@/lib/query/api";
+import { queryKeys } from "@/lib/query/keys";
+import { formatUtc } from "../audit/time";
+import { useCan } from "../current-user";
+import { Button } from "../ui/button";
+import { errorText } from "./confirm-dialog";
+
+// Policies per effect class, edited inline by admins (everyone else reads
+// them). A row states the whole policy of its class; an empty duration is
+// "off". The server validates again and its messages land next to the field.
+
+type Field = "overdue_after_s" | "escalate_after_s" | "approval_expires_after_s" | "approval_quorum";
+type Draft = Record<Field, string>;
+type Errors = Partial<Record<Field | "form", string>>;
+
+const durationFields: Array<{ field: Exclude<Field, "approval_quorum">; label: string }> = [
+  { field: "overdue_after_s", label: "Overdue after" },
+  { field: "escalate_after_s", label: "Escalates after" },
+  { field: "approval_expires_after_s", label: "Approval expires after" },
+];
+
+const classHelp: Record<PolicyKey, string> = {
+  "*": "every class without its own policy, and unclassified invocations",
+  money: "payments, refunds, transfers",
+  destructive: "deletes and overwrites",
+  send: "emails, messages, notifications",
+  create: "new records",
+  read: "lookups without side effects",
+};
+
+const show = (s: number | null) => (s === null ? "off" : formatDuration(s));
+const className = (key: PolicyKey) => (key === "*" ? "Default (*)" : key);
+
+function toDraft(p: Policy): Draft {
+  const d = (s: number | null) => (s === null ? "" : formatDurationExact(s));
+  return { overdue_after_s: d(p.overdue_after_s), escalate_after_s: d(p.escalate_after_s), approval_expires_after_s: d(p.approval_expires_after_s), approval_quorum: String(p.approval_quorum) };
+}
+
+/** Reads the form; what it cannot read is an error here, everything else the server judges. */
+function fromDraft(d: Draft): { body: PolicyValues | null; errors: Errors } {
+  const errors: Errors = {};
+  const body = { approval_quorum: 0 } as PolicyValues;
+  for (const { field } of durationFields) {
+    const s = parseDuration(d[field]);
+    if (s === undefined) errors[field] = "Write a duration such as 30m, 2h or 1d 4h, or leave it empty for off.";
+    else body[field] = s;
+  }
+  if (/^\s*\d{1,3}\s*$/.test(d.approval_quorum)) body.approval_quorum = Number(d.approval_quorum);
+  else errors.approval_quorum = "A whole number of people, from 1.";
+  return Object.keys(errors).length > 0 ? { body: null, errors } : { body, errors };
+}
+
+/** The server's validation issues, next to the fields they are about. */
+function serverErrors(error: unknown): Errors {
+  if (!(error instanceof ApiClientError)) return { form: errorText(error) ?? "Saving failed." };
+  const issues = (error.envelope?.safe_details as { issues?: Array<{ path: string; message: string }> } | undefined)?.issues ?? [];
+  const out: Errors = {};
+  for (const issue of issues) {
+    const field = issue.path as Field;
+    if (["overdue_after_s", "escalate_after_s", "approval_expires_after_s", "approval_quorum"].includes(field)) out[field] ??= issue.message;
+  }
+  return Object.keys(out).length > 0 ? out : { form: error.message };
+}
+
+function Source({ p }: { p: Policy }) {
+  const who = p.updated_by && p.updated_at ? <span className="block text-xs text-slate-500">changed by {p.updated_by}, <time dateTime={p.updated_at}>{formatUtc(p.updated_at, { seconds: false })}</time></span> : null;
+  if (p.source === "own") return <span>{p.effect_class === "*" ? "set" : "own policy"}{who}</span>;
+  if (p.effect_class !== "*") return <span className="text-slate-600">uses the default{p.source === "built_in" ? " (built-in)" : ""}</span>;
+  return <span className="text-slate-600">built-in (nothing set)</span>;
+}
+
+function EditRow({ policy, onDone }: { policy: Policy; onDone: (message: string) => void }) {
+  const queryClient = useQueryClient();
+  const formId = useId();
+  const [draft, setDraft] = useState<Draft>(() => toDraft(policy));
+  const [errors, setErrors] = useState<Errors>({});
+  const path = `/api/v1/policies/${encodeURIComponent(policy.effect_class)}`;
+  const save = useMutation({
+    mutationFn: (body: PolicyValues) => api<Policy>(path, { method: "PUT", body }),
+    onSuccess: () => onDone(`Saved the ${className(policy.effect_class)} policy.`),
+    onError: (error) => setErrors(serverErrors(error)),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.policies }),
+  });
+  const reset = useMutation({
+    mutationFn: () => api<Policy>(path, { method: "DELETE" }),
+    onSuccess: () => onDone(policy.effect_class === "*" ? "The default is Settle's built-in policy again." : `${policy.effect_class} uses the default policy again.`),
+    onError: (error) => setErrors({ form: errorText(error) ?? "Failed." }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.policies }),
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const { body, errors } = fromDraft(draft);
+    setErrors(errors);
+    if (body) save.mutate(body);
+  };
+  const input = (field: Field, label: string, hint: string) => {
+    const id = `${formId}-${field}`;
+    const error = errors[field];
+    return (
+      <td className="px-3 py-2 align-top">
+        <label htmlFor={id} className="sr-only">{`${label} (${className(policy.effect_class)})`}</label>
+        <input
+          id={id}
+          form={formId}
+          value={draft[field]}
+          onChange={(e) => setDraft({ ...draft, [field]: e.target.value })}
+          inputMode={field === "approval_quorum" ? "numeric" : "text"}
+          placeholder={field === "approval_quorum" ? "1" : "off"}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? `${id}-error` : `${id}-hint`}
+          className={`w-28 rounded-md border px-2 py-1 text-sm shadow-sm ${error ? "border-rose-600" : "border-slate-300"}`}
+        />
+        {error ? (
+          <p id={`${id}-error`} className="mt-1 max-w-[14rem] text-xs text-rose-800"><span aria-hidden="true">✕ </span>{error}</p>
+        ) : (
+          <p id={`${id}-hint`} className="mt-1 text-xs text-slate-500">{hint}</p>
+        )}
+      </td>
+    );
+  };
+  return (
+    <tr data-testid="policy-row" data-class={policy.effect_class} className="bg-indigo-50/50">
+      <th scope="row" className="px-3 py-2 text-left align-top font-medium">{className(policy.effect_class)}</th>
+      {durationFields.map(({ field, label }) => input(field, label, "e.g. 30m, 2h; empty: off"))}
+      {input("approval_quorum", "Approvals needed", "different people")}
+      <td className="px-3 py-2 align-top text-xs text-slate-600">{policy.source === "own" ? "editing its own policy" : "saving gives it its own policy"}</td>
+      <td className="px-3 py-2 align-top">
+        <form id={formId} onSubmit={submit} className="flex flex-wrap justify-end gap-2">
+          <Button type="submit" size="sm" variant="primary" disabled={save.isPending}>{save.isPending ? "Saving…" : "Save"}</Button>
+          <Button size="sm" onClick={() => onDone("")}>Cancel</Button>
+          {policy.source === "own" ? (
+            <Button size="sm" variant="dangerGhost" onClick={() => reset.mutate()} disabled={reset.isPending}>
+              {policy.effect_class === "*" ? "Reset to built-in" : "Use the default"}
+            </Button>
+          ) : null}
+        </form>
+        {errors.form ? <p role="alert" className="mt-1 text-right text-xs text-rose-800">{errors.form}</p> : null}
+        {Object.keys(errors).some((k) => k !== "form") ? <p role="alert" className="sr-only">Not saved: check the fields marked invalid.</p> : null}
+      </td>
+    </tr>
+  );
+}
+
+function ChangeLine({ c }: { c: PolicyChange }) {
+  const fields: Array<[keyof PolicyValues, string]> = [
+    ["overdue_after_s", "overdue after"],
+    ["escalate_after_s", "escalates after"],
+    ["approval_expires_after_s", "approval expires after"],
+    ["approval_quorum", "approvals needed"],
+  ];
+  const fmt = (k: keyof PolicyValues, v: number | null | undefined) => (k === "approval_quorum" ? String(v ?? 1) : show(v ?? null));
+  const what = !c.after
+    ? "removed its own policy (it uses the default again)"
+    : fields
+        .filter(([k]) => !c.before || c.before[k] !== c.after![k])
+        .map(([k, label]) => (c.before ? `${label} ${fmt(k, c.before[k])} → ${fmt(k, c.after![k])}` : `${label} ${fmt(k, c.after![k])}`))
+        .join(", ") || "saved without changes";
+  return (
+    <li className="text-sm text-slate-700">
+      <time dateTime={c.at} className="tabular-nums text-slate-500">{formatUtc(c.at, { seconds: false })}</time> · {c.actor} · <strong>{className(c.effect_class)}</strong>: {what}
+    </li>
+  );
+}
+
+export function PoliciesAdmin({ initial }: { initial: PolicyList }) {
+  const canEdit = useCan("administer");
+  const [editing, setEditing] = useState<PolicyKey | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const { data, error } = useQuery({ queryKey: queryKeys.policies, queryFn: () => api<PolicyList>("/api/v1/policies"), initialData: initial });
+
+  return (
+    <section aria-labelledby="policies-heading" className="space-y-4">
+      <div>
+        <h1 id="policies-heading" className="text-xl font-semibold">Policies</h1>
+        <p className="mt-1 max-w-3xl text-sm text-slate-600">
+          Per effect class: when an invocation waiting in the queue shows as overdue, when Settle escalates it on its own (as <code>system</code>,
+          in the audit trail), when an approval expires and is rejected — failing closed, so the runtime abandons it — and how many different
+          people must approve. An approval with an expiry expires rather than escalating. A class without its own policy uses the default.
+          Time in the queue counts from when its current status began.
+        </p>
+      </div>
+      <p role="status" aria-live="polite" className="text-sm text-emerald-800">{notice}</p>
+      {error ? <p role="alert" className="text-sm text-rose-700">Could not refresh: {errorText(error)}</p> : null}
+
+      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
+        <table className="w-full text-left text-sm">
+          <caption className="sr-only">Policies per effect class</caption>
+          <thead className="whitespace-nowrap bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
+            <tr>
+              <th scope="col" className="px-3 py-2 font-medium">Effect class</th>
+              {durationFields.map((f) => <th key={f.field} scope="col" className="px-3 py-2 font-medium">{f.label}</th>)}
+              <th scope="col" className="px-3 py-2 font-medium">Approvals needed</th>
+              <th scope="col" className="px-3 py-2 font-medium">Source</th>
+              <th scope="col" className="px-3 py-2 font-medium"><span className="sr-only">Actions</span></th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {data.items.map((p) =>
+              editing === p.effect_class ? (
+                <EditRow
+                  key={p.effect_class}
+                  policy={p}
+                  onDone={(message) => {
+                    setEditing(null);
+                    setNotice(message || null);
+                  }}
+                />
+              ) : (
+                <tr key={p.effect_class} data-testid="policy-row" data-class={p.effect_class}>
+                  <th scope="row" className="px-3 py-2 text-left align-top font-medium">
+                    {className(p.effect_class)}
+                    <span className="block text-xs font-normal text-slate-500">{classHelp[p.effect_class]}</span>
+                  </th>
+                  {durationFields.map((f) => <td key={f.field} className="px-3 py-2 align-top tabular-nums">{show(p[f.field])}</td>)}
+                  <td className="px-3 py-2 align-top tabular-nums">{p.approval_quorum}</td>
+                  <td className="px-3 py-2 align-top"><Source p={p} /></td>
+                  <td className="px-3 py-2 text-right align-top">
+                    {canEdit ? (
+                      <Button size="sm" onClick={() => { setNotice(null); setEditing(p.effect_class); }} aria-label={`Edit the ${className(p.effect_class)} policy`}>Edit</Button>
+                    ) : null}
+                  </td>
+                </tr>
+              ),
+            )}
+          </tbody>
+        </table>
+      </div>
+      {canEdit ? null : <p className="text-sm text-slate-600">Only admins change policies.</p>}
+
+      <section aria-labelledby="policy-changes-heading" className="space-y-2">
+        <h2 id="policy-changes-heading" className="text-sm font-semibold">Recent changes</h2>
+        {data.changes.length === 0 ? (
+          <p className="text-sm text-slate-500">No policy has been changed yet.</p>
+        ) : (
+          <ul className="space-y-1" data-testid="policy-changes">{data.changes.map((c, i) => <ChangeLine key={`${c.at}-${i}`} c={c} />)}</ul>
+        )}
+      </section>
+    </section>
+  );
+}
