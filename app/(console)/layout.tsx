@@ -13,6 +13,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   const links = [
     { href: "/", label: "Queue" },
     { href: "/audit", label: "Audit" },
+    ...(can(user.role, "manage") ? [{ href: "/metrics", label: "Metrics" }] : []),
     ...(can(user.role, "administer") ? [{ href: "/admin/users", label: "Users" }, { href: "/admin/keys", label: "Runtime keys" }] : []),
     // Everyone may read the policies; only admins edit them (the page and the API check).
     { href: "/admin/policies", label: "Policies" },
