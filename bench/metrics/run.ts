@@ -78,6 +78,7 @@ async function main() {
       await generateMetricsWorkload(url);
       console.log(`  generated in ${((Date.now() - started) / 1000).toFixed(0)} s`);
     }
+    else await migrateDatabase(url);
     const rows = await counts(url);
     console.log(`• ${Object.entries(rows).map(([t, n]) => `${t} ${n.toLocaleString("en")}`).join(", ")}`);
 
