@@ -15,6 +15,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
     { href: "/audit", label: "Audit" },
     ...(can(user.role, "manage") ? [{ href: "/metrics", label: "Metrics" }] : []),
     ...(can(user.role, "administer") ? [{ href: "/admin/users", label: "Users" }, { href: "/admin/keys", label: "Runtime keys" }] : []),
+    ...(can(user.role, "webhooks") ? [{ href: "/admin/webhooks", label: "Webhooks" }] : []),
     // Everyone may read the policies; only admins edit them (the page and the API check).
     { href: "/admin/policies", label: "Policies" },
     { href: "/account/tokens", label: "Access tokens" },

@@ -6,7 +6,8 @@ import { Dialog } from "../ui/dialog";
 import { CopyButton } from "./copy-button";
 
 /**
- * A secret Settle keeps only as a hash: shown in this dialog and never again.
+ * A secret shown in this dialog and never again (Settle keeps only a hash, or,
+ * for a webhook signing secret, keeps it but never shows it: `note` says which).
  * Closing asks nothing more: the warning is in the dialog itself.
  */
 export function ShownOnceDialog({
@@ -14,12 +15,14 @@ export function ShownOnceDialog({
   label,
   secret,
   onClose,
+  note = "Copy it now. It is shown only this once: Settle stores only a hash of it and cannot show it again.",
   children,
 }: {
   title: string;
   label: string;
   secret: string;
   onClose: () => void;
+  note?: string;
   children?: ReactNode;
 }) {
   const input = useRef<HTMLInputElement>(null);
@@ -29,9 +32,7 @@ export function ShownOnceDialog({
       onOpenChange={(open) => (open ? null : onClose())}
       title={title}
       description={
-        <span className="font-medium text-amber-900">
-          Copy it now. It is shown only this once: Settle stores only a hash of it and cannot show it again.
-        </span>
+        <span className="font-medium text-amber-900">{note}</span>
       }
     >
       <div className="space-y-4">

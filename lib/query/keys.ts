@@ -19,6 +19,11 @@ export const queryKeys = {
   admin: {
     users: ["admin", "users"] as const,
     runtimeKeys: ["admin", "runtime-keys"] as const,
+    /** The endpoint list; a prefix of every key below, so invalidating it refreshes all of webhooks. */
+    webhooks: ["admin", "webhooks"] as const,
+    webhookEndpoint: (endpointId: string) => [...queryKeys.admin.webhooks, endpointId] as const,
+    webhookDeliveries: (endpointId: string, status: string) => [...queryKeys.admin.webhookEndpoint(endpointId), "deliveries", status] as const,
+    webhookDelivery: (endpointId: string, deliveryId: string) => [...queryKeys.admin.webhookEndpoint(endpointId), "delivery", deliveryId] as const,
   },
   me: { tokens: ["me", "tokens"] as const },
   policies: ["policies"] as const,

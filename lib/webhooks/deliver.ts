@@ -102,7 +102,9 @@ async function recordTry(db: Db, delivery: Claimed, lease: string, at: Date, res
   const jitter = jitterFactor();
   return db.prisma.$transaction(async (tx) => {
     await tx.$queryRawUnsafe(
-      `INSERT INTO webhook_attempts (id, delivery_id, at, status_code, error, duration_ms) VALUES ($1::uuid, $2::uuid, $3::timestamptz, $4::int, $5::text, $6::int)`,
+      // The endpoint (and with it the delivery) may have been deleted during the try: then there is nothing to log.
+      `INSERT INTO webhook_attempts (id, delivery_id, at, status_code, error, duration_ms)
+       SELECT $1::uuid, id, $3::timestamptz, $4::int, $5::text, $6::int FROM webhook_deliveries WHERE id = $2::uuid`,
       randomUUID(),
       delivery.id,
       at.toISOString(),

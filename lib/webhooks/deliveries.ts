@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ApiError } from "../api/errors";
 import type { Db } from "../db/client";
+import { bodyOf } from "./body";
 import { getWebhookEndpoint } from "./endpoints";
 import { webhookEventTypes } from "./events";
 
@@ -144,7 +145,8 @@ export async function getWebhookDelivery(db: Db, endpointId: string, deliveryId:
   const attempts = await db.prisma.webhookAttempt.findMany({ where: { deliveryId }, orderBy: [{ at: "desc" }, { id: "desc" }] });
   return {
     delivery: toInfo(row),
-    payload: row.payload as Record<string, unknown>,
+    // In the order it is sent (the outbox's jsonb keeps its own key order).
+    payload: JSON.parse(bodyOf(row.payload)) as Record<string, unknown>,
     attempts: attempts.map((a) => ({ at: a.at.toISOString(), status_code: a.statusCode, error: a.error, duration_ms: a.durationMs })),
   };
 }

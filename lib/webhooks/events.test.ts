@@ -8,6 +8,7 @@ const createdAt = new Date("2026-12-01T04:00:03.000Z");
 function facts(over: Partial<TransitionFacts>): TransitionFacts {
   return {
     id: "41",
+    invocationUid: "0b7e3f5c-1d2a-4c3b-9e8f-7a6b5c4d3e2f",
     status: "pending",
     commitState: "unknown",
     resolutionBy: null,
@@ -55,7 +56,7 @@ describe("which transitions become webhook events", () => {
       createdAt,
     );
     expect(event).toEqual({
-      id: "evt_41",
+      id: "evt_0b7e3f5c1d2a4c3b9e8f7a6b5c4d3e2f_41",
       type: "invocation.settled",
       created_at: "2026-12-01T04:00:03.000Z",
       data: {

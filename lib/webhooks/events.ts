@@ -18,7 +18,9 @@ export const settledStatuses: readonly InvocationStatus[] = ["succeeded", "faile
 
 /** One row of invocation_transitions, with what the event names from its invocation and the state before it. */
 export type TransitionFacts = {
+  /** invocation_transitions.id */
   id: string;
+  invocationUid: string;
   status: InvocationStatus;
   commitState: string;
   resolutionBy: string | null;
@@ -110,7 +112,8 @@ export function eventFor(facts: TransitionFacts, createdAt: Date): WebhookEvent 
   const changed = current.decision !== (previous ?? "wait");
   if (!settled && !changed) return null;
   return {
-    id: `evt_${facts.id}`,
+    // The transition's id is unique in this database; the invocation's random uuid makes the event id unique across installations too.
+    id: `evt_${facts.invocationUid.replaceAll("-", "")}_${facts.id}`,
     type: settled ? "invocation.settled" : "invocation.decision_changed",
     created_at: createdAt.toISOString(),
     data: {

@@ -65,6 +65,7 @@ function factsOf(row: Row): TransitionFacts | null {
   if (row.invocation_id === null || row.task_id === null || row.runtime === null) return null;
   return {
     id: row.id,
+    invocationUid: row.invocation_uid,
     status: row.to_status,
     commitState: row.commit_state,
     resolutionBy: row.resolution_by,

@@ -25,7 +25,7 @@ export type Receiver = {
   delayMs: (ms: number) => void;
   /** The secret each path's endpoint signs with. */
   secrets: Map<string, string>;
-  /** The receiver's clock for the timestamp check: tests move Settle's clock, so they move this one with it. */
+  /** The receiver's clock for the timestamp check (the wall clock until set): tests move Settle's clock, so they move this one with it. */
   setNow: (now: Date) => void;
   close: () => Promise<void>;
 };
@@ -44,11 +44,11 @@ export async function startReceiver(): Promise<Receiver> {
   const secrets = new Map<string, string>();
   let failures = 0;
   let delay = 0;
-  let now = new Date();
+  let now: Date | null = null;
   const server = createServer(async (req, res) => {
     const body = await readBody(req);
     const path = req.url ?? "/";
-    const check = verifySignature(secrets.get(path) ?? "", req.headers["settle-signature"] as string | undefined, body, { now });
+    const check = verifySignature(secrets.get(path) ?? "", req.headers["settle-signature"] as string | undefined, body, { now: now ?? new Date() });
     received.push({
       path,
       eventId: String(req.headers["settle-event-id"] ?? ""),

@@ -1,0 +1,26 @@
+import { NotAllowed } from "@/components/not-allowed";
+import { WebhooksAdmin } from "@/components/webhooks/webhooks-admin";
+import { requireUser } from "@/lib/auth/session";
+import { getDb } from "@/lib/db/client";
+import { listRuntimeNames } from "@/lib/domain/runtime-keys";
+import { listWebhookEndpoints } from "@/lib/webhooks/endpoints";
+
+export const dynamic = "force-dynamic";
+
+export default async function WebhooksPage() {
+  const { user, allowed } = await requireUser("webhooks", "/admin/webhooks");
+  if (!allowed) {
+    return (
+      <main className="mx-auto max-w-7xl px-6 py-8">
+        <NotAllowed role={user.role} what="only admins manage webhooks" />
+      </main>
+    );
+  }
+  const db = await getDb();
+  const [endpoints, runtimes] = await Promise.all([listWebhookEndpoints(db), listRuntimeNames(db)]);
+  return (
+    <main className="mx-auto max-w-7xl px-6 py-8">
+      <WebhooksAdmin initial={endpoints} runtimes={runtimes} />
+    </main>
+  );
+}

@@ -1,0 +1,114 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import type { WebhookEndpointInfo } from "@/lib/webhooks/endpoints";
+import { api } from "@/lib/query/api";
+import { queryKeys } from "@/lib/query/keys";
+import { ConfirmDialog, errorText } from "../admin/confirm-dialog";
+import { ShownOnceDialog } from "../admin/shown-once";
+import { formatUtc } from "../audit/time";
+import { Button } from "../ui/button";
+import { DeliveryLog } from "./delivery-log";
+import { EndpointState, SECRET_NOTE } from "./webhooks-admin";
+
+// One endpoint: enable / disable, rotate its secret, delete it, and its delivery log.
+
+type Confirming = "rotate" | "delete" | null;
+
+export function EndpointAdmin({ initial }: { initial: WebhookEndpointInfo }) {
+  const queryClient = useQueryClient();
+  const router = useRouter();
+  const [confirming, setConfirming] = useState<Confirming>(null);
+  const [secret, setSecret] = useState<string | null>(null);
+  const { data: endpoint } = useQuery({
+    queryKey: queryKeys.admin.webhookEndpoint(initial.id),
+    queryFn: () => api<WebhookEndpointInfo>(`/api/v1/admin/webhooks/${initial.id}`),
+    initialData: initial,
+    refetchInterval: 5000,
+  });
+  const path = `/api/v1/admin/webhooks/${endpoint.id}`;
+  const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.admin.webhooks });
+  const toggle = useMutation({
+    mutationFn: (enabled: boolean) => api<WebhookEndpointInfo>(path, { method: "PATCH", body: { enabled } }),
+    onSettled: refresh,
+  });
+  const rotate = useMutation({
+    mutationFn: () => api<{ endpoint: WebhookEndpointInfo; secret: string }>(`${path}/rotate-secret`, { method: "POST" }),
+    onSuccess: (answer) => {
+      setConfirming(null);
+      setSecret(answer.secret);
+    },
+    onSettled: refresh,
+  });
+  const remove = useMutation({
+    mutationFn: () => api<{ deleted: true }>(path, { method: "DELETE" }),
+    onSuccess: () => {
+      void refresh();
+      router.push("/admin/webhooks");
+    },
+  });
+
+  return (
+    <div className="space-y-6">
+      <nav aria-label="Breadcrumb" className="text-sm">
+        <Link href="/admin/webhooks" className="text-slate-700 underline underline-offset-2">Webhooks</Link>
+        <span aria-hidden="true" className="px-1 text-slate-400">/</span>
+        <span>{endpoint.runtime}</span>
+      </nav>
+      <section aria-labelledby="endpoint-heading" className="space-y-3 rounded-lg border border-slate-200 bg-white p-4 shadow-sm">
+        <div className="flex flex-wrap items-start justify-between gap-4">
+          <div className="min-w-0">
+            <h1 id="endpoint-heading" className="text-xl font-semibold">Webhook for {endpoint.runtime}</h1>
+            <p className="mt-1 break-all font-mono text-sm text-slate-700">{endpoint.url}</p>
+            <p className="mt-1 text-sm text-slate-600">
+              <EndpointState enabled={endpoint.enabled} /> · added {formatUtc(endpoint.created_at, { seconds: false })} ·{" "}
+              {endpoint.deliveries.delivered} delivered, {endpoint.deliveries.pending} pending, {endpoint.deliveries.failed} failed
+            </p>
+          </div>
+          <div className="flex flex-wrap gap-2">
+            <Button onClick={() => toggle.mutate(!endpoint.enabled)} disabled={toggle.isPending}>
+              {endpoint.enabled ? "Disable" : "Enable"}
+            </Button>
+            <Button onClick={() => { rotate.reset(); setConfirming("rotate"); }}>Rotate secret</Button>
+            <Button variant="dangerGhost" onClick={() => { remove.reset(); setConfirming("delete"); }}>Delete</Button>
+          </div>
+        </div>
+        {!endpoint.enabled ? (
+          <p className="text-sm text-slate-700">Disabled: no new events are queued for it, and its pending deliveries wait until it is enabled again.</p>
+        ) : null}
+        {toggle.error ? <p role="alert" className="text-sm text-rose-700">{errorText(toggle.error)}</p> : null}
+      </section>
+
+      <DeliveryLog endpointId={endpoint.id} runtime={endpoint.runtime} />
+
+      {confirming === "rotate" ? (
+        <ConfirmDialog
+          title="Rotate the signing secret?"
+          description="Every delivery from now on, retries included, is signed with the new secret; the old one stops verifying at once. Update the receiver right after."
+          confirmLabel="Rotate secret"
+          pending={rotate.isPending}
+          error={errorText(rotate.error)}
+          onConfirm={() => rotate.mutate()}
+          onCancel={() => setConfirming(null)}
+        />
+      ) : null}
+      {confirming === "delete" ? (
+        <ConfirmDialog
+          title="Delete this endpoint?"
+          description={`${endpoint.runtime} stops getting events at ${endpoint.url}, and its delivery log is deleted with it. This cannot be undone.`}
+          confirmLabel="Delete endpoint"
+          pending={remove.isPending}
+          error={errorText(remove.error)}
+          onConfirm={() => remove.mutate()}
+          onCancel={() => setConfirming(null)}
+        />
+      ) : null}
+      {secret ? (
+        <ShownOnceDialog title={`New signing secret for ${endpoint.runtime}`} label="Webhook signing secret" secret={secret} note={SECRET_NOTE} onClose={() => setSecret(null)} />
+      ) : null}
+    </div>
+  );
+}
