@@ -165,12 +165,14 @@ export function createPostgresDriver(connectionString: string, max: number): Sql
 
 export async function createPgliteDriver(dataDir: string): Promise<SqlDriver> {
   const { PGlite } = await import("@electric-sql/pglite");
+  // The queue's search index (migration *_queue_search) needs pg_trgm, which PGlite ships but loads only when asked.
+  const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
   const inMemory = dataDir.startsWith("memory://");
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
   const unlock = inMemory ? () => {} : lockDataDir(dataDir);
   let db: PGlite;
   try {
-    db = await PGlite.create(dataDir);
+    db = await PGlite.create(dataDir, { extensions: { pg_trgm } });
   } catch (error) {
     unlock();
     throw error;

@@ -127,6 +127,10 @@ describe.each<Backend>(["postgres", "pglite"])("the queue on %s", (backend) => {
     expect(await ids({ q: "100%_Sure" })).toEqual(["G-unclassified"]); // by idempotency key; % and _ are literal
     expect(await ids({ q: "0%" })).toEqual(["G-unclassified"]);
     expect(await ids({ q: "_" })).toEqual(["G-unclassified"]);
+    // The trigram index reads the three ids joined by spaces; a q spanning two of them matches neither.
+    expect(await ids({ q: "task-B-money B-money", status: "all" })).toEqual([]);
+    const search = await t.db.prisma.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM pg_indexes WHERE indexname = 'invocation_search_ids_trgm_idx'`);
+    expect(search).toHaveLength(1);
     expect(await ids({ effect_class: "money", age: "1h" })).toEqual(["D-escalated"]);
 
     const assigned = await actOnInvocation(t.db, { invocationId: "A-read" }, { action: "assign", assignee: "ana@example.com" }, { actor: "ana@example.com", version: await version("A-read") });
@@ -266,5 +270,16 @@ describe.each<Backend>(["postgres", "pglite"])("the queue on %s", (backend) => {
     expect((await call(listViews, { key: ana.token, path: "/api/v1/saved-views" })).body.items).toEqual([]);
     expect((await call(saveViewRoute, { key: ana.token, path: "/api/v1/saved-views", body: { name: " ", query: "" } })).status).toBe(400);
     expect((await call(listViews, { key: t.key, path: "/api/v1/saved-views" })).status).toBe(403);
+  });
+
+  it("search follows an idempotency key that arrives with a later record", async () => {
+    const base = { task_id: "task-late", invocation_id: "L-late", tool: "create_order", effect_class: "create", attempt: 1 };
+    const intent = await call(ingest, { key: t.key, body: { records: [{ ...base, event_id: "L-late-i", phase: "intent", budget_left_s: 3600, at: ago(20) }] } });
+    expect(intent.body.rejected).toBe(0);
+    expect(await ids({ q: "late-key", status: "all" })).toEqual([]);
+    const outcome = await call(ingest, { key: t.key, body: { records: [{ ...base, event_id: "L-late-o", idempotency_key: "late-key-1", at: ago(10), envelope: envelopes.committed }] } });
+    expect(outcome.body.rejected).toBe(0);
+    expect(await ids({ q: "late-key", status: "all" })).toEqual(["L-late"]);
+    expect(await ids({ q: "task-late", status: "all" })).toEqual(["L-late"]);
   });
 });
