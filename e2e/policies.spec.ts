@@ -3,8 +3,8 @@ import { readState } from "./server";
 import { signIn } from "./sign-in";
 
 // The policy page on the shared console server. It edits `read` only, with
-// timers far longer than any run, and puts it back on the default afterwards,
-// so the other specs' queues are never escalated or flagged by it.
+// timers of weeks (no record of any spec is that old), and puts it back on
+// the default afterwards, so the other specs' queues are never escalated or flagged by it.
 
 const state = readState().console;
 const base = state.baseURL;
@@ -33,25 +33,25 @@ test("an admin edits a policy inline: a validation error is shown at the field, 
   await expect(row).toContainText("Write a duration such as 30m");
 
   // Overdue after escalation: the server refuses it, and says why at the field.
-  await overdue.fill("13h");
-  await escalate.fill("12h");
+  await overdue.fill("61d");
+  await escalate.fill("60d");
   await row.getByLabel("Approvals needed (read)").fill("2");
   await row.getByRole("button", { name: "Save" }).click();
   await expect(row).toContainText("overdue after must be shorter than escalate after");
   await expect(overdue).toHaveAttribute("aria-invalid", "true");
 
-  await overdue.fill("6h 30m");
+  await overdue.fill("30d 12h");
   await overdue.press("Enter");
   await expect(page.getByRole("status")).toHaveText("Saved the read policy.");
-  await expect(row.getByRole("cell").nth(0)).toHaveText("6h 30m");
-  await expect(row.getByRole("cell").nth(1)).toHaveText("12h");
+  await expect(row.getByRole("cell").nth(0)).toHaveText("30d 12h");
+  await expect(row.getByRole("cell").nth(1)).toHaveText("60d");
   await expect(row.getByRole("cell").nth(2)).toHaveText("off");
   await expect(row.getByRole("cell").nth(3)).toHaveText("2");
   await expect(row).toContainText(`changed by ${state.adminEmail}`);
-  await expect(page.getByTestId("policy-changes")).toContainText("read: overdue after 6h 30m, escalates after 12h, approval expires after off, approvals needed 2");
+  await expect(page.getByTestId("policy-changes")).toContainText("read: overdue after 30d 12h, escalates after 60d, approval expires after off, approvals needed 2");
 
   // Saved in the database, not only on the screen.
   await page.reload();
-  await expect(row.getByRole("cell").nth(0)).toHaveText("6h 30m");
+  await expect(row.getByRole("cell").nth(0)).toHaveText("30d 12h");
   await expect(row).toContainText("own policy");
 });
