@@ -1,9 +1,9 @@
 import type { Db } from "../db/client";
-import type { Prisma as P } from "../db/generated/client";
 import type { CommitState, Phase } from "../ingest/vocabulary";
 import { getInvocation, getTask, toInvocationView, type InvocationView, type Scope, type TaskView } from "./invocations";
 import { loadPolicies } from "./policies";
 import { statusForOutcome } from "./lifecycle";
+import { readTaskInvocations } from "./timeline-read";
 import type { InvocationStatus } from "./status";
 
 // The story of a task or an invocation on one time axis: a lane per
@@ -335,20 +335,12 @@ export async function findInvocation(db: Db, scope: Scope, invocationId: string,
   return found ? { kind: "found", value: found } : { kind: "missing" };
 }
 
-const fullInclude = {
-  ...runtimeName,
-  attempts: true,
-  actions: { orderBy: { seq: "asc" } },
-} as const satisfies P.InvocationInclude;
-// What the task page leaves out: it shows no envelopes, details or agent messages.
-const lightInclude = { ...fullInclude, attempts: { omit: { envelope: true, safeDetails: true, agentMessage: true } } } as const satisfies P.InvocationInclude;
-
 export type TaskTimelineData = { task: TaskView; invocations: InvocationView[] };
 
 /**
  * The task page: the task and all its invocations with their attempts and
- * actions, in one query; `light` leaves out envelopes, safe details and agent
- * messages (null, {} and null).
+ * actions (timeline-read.ts, in plain SQL); `light` leaves out envelopes, safe
+ * details and agent messages (null, {} and null).
  */
 export async function findTaskTimeline(
   db: Db,
@@ -370,11 +362,7 @@ export async function findTaskTimeline(
     include: runtimeName,
   });
   if (!task) return { kind: "missing" };
-  const rows = await db.prisma.invocation.findMany({
-    where: { runtimeId: narrowed.runtimeId, taskId },
-    include: light ? lightInclude : fullInclude,
-    orderBy: [{ firstSeenAt: "asc" }, { invocationId: "asc" }],
-  });
+  const rows = await readTaskInvocations(db, narrowed.runtimeId, taskId, light);
   const policies = await loadPolicies(db.prisma);
   const invocations = rows.map((r) => toInvocationView(r, policies, now));
   return {
