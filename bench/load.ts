@@ -49,8 +49,8 @@ type Phase = {
 
 let streams = 0;
 
-const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
-const round = (v: number) => Math.round(v * 10) / 10;
+export const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
+export const round = (v: number) => Math.round(v * 10) / 10;
 
 async function run(target: LoadTarget, phase: Phase): Promise<LoadResult> {
   const totals = { accepted: 0, duplicates: 0, rejected: 0 };

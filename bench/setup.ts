@@ -33,22 +33,23 @@ function newestMtime(entry: string): number {
   return newest;
 }
 
-/** Builds when `.next` is missing or older than any source file. */
-export function ensureBuild(force: "auto" | "skip"): "built" | "up to date" | "skipped" {
+/** Builds into `distDir` when it is missing or older than any source file. */
+export function ensureBuild(force: "auto" | "skip", distDir = ".next"): "built" | "up to date" | "skipped" {
   if (force === "skip") return "skipped";
   let built = 0;
   try {
-    built = statSync(path.join(ROOT, ".next", "BUILD_ID")).mtimeMs;
+    built = statSync(path.join(ROOT, distDir, "BUILD_ID")).mtimeMs;
   } catch {
     built = 0;
   }
   const sources = Math.max(...SOURCES.map((s) => newestMtime(path.join(ROOT, s))));
   if (built > sources) return "up to date";
-  console.log("• next build (sources are newer than .next) …");
+  console.log(`• next build into ${distDir} (sources are newer than the build) …`);
   const result = spawnSync(path.join(ROOT, "node_modules", ".bin", "next"), ["build"], {
     cwd: ROOT,
     stdio: ["ignore", "inherit", "inherit"],
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    // next.config.ts reads the build folder from SETTLE_NEXT_DIST_DIR.
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", SETTLE_NEXT_DIST_DIR: distDir },
   });
   if (result.status !== 0) throw new Error(`next build failed (exit ${result.status})`);
   return "built";
@@ -83,14 +84,18 @@ export async function createBenchDatabase(): Promise<BenchDatabase> {
   };
 }
 
-/** Migrates the bench database and creates a runtime key, through lib/db directly. */
-export async function prepareDatabase(url: string): Promise<{ key: string; runtimeId: string }> {
+export async function migrateDatabase(url: string): Promise<void> {
   const driver = createPostgresDriver(url, 2);
   try {
     await applyMigrations(driver);
   } finally {
     await driver.close();
   }
+}
+
+/** Migrates the bench database and creates a runtime key, through lib/db directly. */
+export async function prepareDatabase(url: string): Promise<{ key: string; runtimeId: string }> {
+  await migrateDatabase(url);
   setEnv({ DATABASE_URL: url, NODE_ENV: "production" });
   const db = await getDb();
   try {
