@@ -4,6 +4,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { closeDb, getDb } from "@/lib/db/client";
+import { refreshMetricRollups } from "@/lib/domain/metrics-rollup";
 import { createPersonalToken } from "@/lib/domain/personal-tokens";
 import { createUser } from "@/lib/domain/users";
 import { setEnv } from "@/lib/env";
@@ -25,7 +26,10 @@ const { values: args } = parseArgs({
     runs: { type: "string", default: "20" },
     keep: { type: "boolean", default: false },
     url: { type: "string" },
+    // --no-rollups: time the raw path (the job never ran).
+    rollups: { type: "boolean", default: true },
   },
+  allowNegative: true,
 });
 const RUNS = Number(args.runs);
 const TARGET_MS = 300;
@@ -66,6 +70,21 @@ async function counts(url: string): Promise<Record<string, number>> {
   }
 }
 
+async function rollupCounts(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT (SELECT count(*) FROM metric_hours) AS hours, (SELECT count(*) FROM metric_episodes) AS episodes,
+              (SELECT rolled_before FROM metric_rollup_state WHERE id = 1) AS rolled_before`,
+    );
+    const r = rows[0];
+    return `metric_hours ${Number(r.hours).toLocaleString("en")} rows, metric_episodes ${Number(r.episodes).toLocaleString("en")} rows, rolled up before ${new Date(r.rolled_before).toISOString()}`;
+  } finally {
+    await client.end();
+  }
+}
+
 async function main() {
   const database = args.url ? null : await createBenchDatabase();
   const url = args.url ?? database!.url;
@@ -86,6 +105,13 @@ async function main() {
     const db = await getDb();
     const { user } = await createUser(db, { email: `bench-${Date.now()}@example.com`, role: "manager", password: "correct horse battery" });
     const { token } = await createPersonalToken(db, user.id, "bench");
+    if (args.rollups) {
+      // What the metrics-rollup job does in the background, here up front and timed.
+      const rolling = Date.now();
+      const run = await refreshMetricRollups(db, 3_600_000);
+      const rolled = await rollupCounts(url);
+      console.log(`• rollups (the job's first run): ${run.steps} steps in ${((Date.now() - rolling) / 1000).toFixed(1)} s; ${rolled}`);
+    }
     await closeDb();
 
     let fetchMetrics: (query: string) => Promise<{ status: number; body: string }>;
@@ -130,7 +156,7 @@ async function main() {
     const dir = path.join(ROOT, "bench", "results");
     mkdirSync(dir, { recursive: true });
     const file = path.join(dir, `metrics-${new Date().toISOString().replace(/[:.]/g, "-").slice(0, 19)}Z.json`);
-    writeFileSync(file, `${JSON.stringify({ mode: args.mode, rows, results }, null, 2)}\n`);
+    writeFileSync(file, `${JSON.stringify({ mode: args.mode, rollups: args.rollups, rows, results }, null, 2)}\n`);
     console.log(`• ${path.relative(ROOT, file)}`);
   } finally {
     await stopServer();

@@ -3,14 +3,20 @@ import type { Db } from "../db/client";
 import { env } from "../env";
 import type { MetricCasesPage, MetricCasesQuery, Metrics, MetricsRange, SeriesPoint, ToolRow } from "./metrics-schema";
 import { resolveRange } from "./metrics-schema";
-import { casesQuery, countQuery, durationsQuery, queueSeriesQuery, type SourceName } from "./metrics-sql";
+import { casesQuery } from "./metrics-cases-sql";
+import { planRange, readCoverage, rollupQuery, type Coverage, type RangePlan } from "./metrics-rollup";
+import { countQuery, durationsQuery, queueSeriesQuery, type SourceName } from "./metrics-sql";
 
 // Trust metrics (SPEC §6): what happened in [from, to), per tool, for
 // managers. The SQL lives in metrics-sql.ts; this module runs it (the queries
 // concurrently: PostgreSQL serves them on several pool connections) and
 // folds the rows into totals, a per-tool breakdown and a series per bucket.
+// Whole hours of the hourly sources come from metric_hours, episodes of
+// invocations first seen before the last hour or so from metric_episodes
+// (metrics-rollup.ts): same numbers, fewer rows read.
 
 type CountRow = { tool: string; bucket: Date; kind: string | null; n: number; total: number | null };
+type RollupRow = { tool: string; bucket: Date; invocations: number; attempts: number; receiver_replays: number; possible_duplicates: number };
 type DurationRow = { tool: string; seconds: number };
 type QueueRow = { bucket: Date; max: number; avg: number };
 
@@ -71,8 +77,12 @@ function rangeOf(query: Pick<MetricCasesQuery, "from" | "to" | "tool" | "runtime
   return range;
 }
 
-function paramsOf(range: MetricsRange, runtimeId: string | null, now: Date): unknown[] {
-  return [range.from.toISOString(), range.to.toISOString(), range.tool, runtimeId, now.toISOString(), env().SETTLE_STALL_WINDOW_S];
+/** The parameters of every metrics query (metrics-sql.ts `declare`). */
+function paramsOf(range: MetricsRange, runtimeId: string | null, now: Date, unit: "hour" | "day", cover: Coverage, plan: RangePlan): unknown[] {
+  return [
+    range.from.toISOString(), range.to.toISOString(), range.tool, runtimeId, now.toISOString(), env().SETTLE_STALL_WINDOW_S, unit,
+    cover.rolledBefore?.toISOString() ?? "-infinity", ...plan.segments, cover.staleUids, plan.coveredFrom, plan.coveredTo, plan.staleHours,
+  ];
 }
 
 function emptyTool(tool: string): ToolRow {
@@ -111,15 +121,25 @@ function emptyPoint(at: string): SeriesPoint {
   return { at, guard_denials: 0, probe_found: 0, receiver_replays: 0, unknown_outcomes: 0, escalations: 0, sla_breaches: 0, queue_size_max: null, queue_size_avg: null };
 }
 
-export async function getMetrics(db: Db, query: Pick<MetricCasesQuery, "from" | "to" | "tool" | "runtime">, now = new Date()): Promise<Metrics> {
+/** Nothing rolled up: every source read raw (`rollups: false`, for checks and comparisons). */
+const RAW: Coverage = { rolledBefore: null, staleUids: [], staleHours: [] };
+
+export async function getMetrics(
+  db: Db,
+  query: Pick<MetricCasesQuery, "from" | "to" | "tool" | "runtime">,
+  now = new Date(),
+  { rollups = true }: { rollups?: boolean } = {},
+): Promise<Metrics> {
   const range = rangeOf(query, now);
-  const runtimeId = await runtimeIdOf(db, range.runtime);
+  const [runtimeId, cover] = await Promise.all([runtimeIdOf(db, range.runtime), rollups ? readCoverage(db) : RAW]);
   const unit = bucketOf(range);
-  const params = [...paramsOf(range, runtimeId, now), unit];
+  const plan = planRange(range.from, range.to, cover);
+  const params = paramsOf(range, runtimeId, now, unit, cover, plan);
   const sql = <T>(text: string) => runQuery<T>(db, text, params);
 
-  const [counts, recoveries, waits, queue] = await Promise.all([
+  const [counts, rollup, recoveries, waits, queue] = await Promise.all([
     Promise.all(COUNTED.map((source) => sql<CountRow>(countQuery(source)).then((rows) => ({ source, rows })))),
+    plan.coveredFrom < plan.coveredTo ? sql<RollupRow>(rollupQuery) : Promise.resolve([]),
     sql<DurationRow>(durationsQuery("pending_recovery")),
     sql<DurationRow>(durationsQuery("approval_wait")),
     sql<QueueRow>(queueSeriesQuery),
@@ -161,6 +181,15 @@ export async function getMetrics(db: Db, query: Pick<MetricCasesQuery, "from" | 
           break;
       }
     }
+  }
+  for (const r of rollup) {
+    const t = toolRow(r.tool);
+    const p = point(new Date(r.bucket));
+    t.invocations += r.invocations;
+    attempts.set(r.tool, (attempts.get(r.tool) ?? 0) + r.attempts);
+    t.receiver_replays += r.receiver_replays;
+    p.receiver_replays += r.receiver_replays;
+    t.possible_duplicate_effects += r.possible_duplicates;
   }
   for (const q of queue) {
     const p = point(new Date(q.bucket));
@@ -226,9 +255,12 @@ type CaseRow = { invocation_id: string; task_id: string; runtime: string; tool: 
 /** The invocations behind one number of getMetrics, newest event first. */
 export async function listMetricCases(db: Db, query: MetricCasesQuery, now = new Date()): Promise<MetricCasesPage> {
   const range = rangeOf(query, now);
-  const runtimeId = await runtimeIdOf(db, range.runtime);
+  const [runtimeId, cover] = await Promise.all([runtimeIdOf(db, range.runtime), readCoverage(db)]);
   const offset = Number(query.cursor ?? 0);
-  const rows = await runQuery<CaseRow>(db, casesQuery(query.metric), [...paramsOf(range, runtimeId, now), query.limit + 1, offset]);
+  // A list reads the hourly sources raw over the whole range; episodes as the numbers do.
+  const whole: RangePlan = { segments: [[range.from.toISOString()], [range.to.toISOString()]], coveredFrom: range.from.toISOString(), coveredTo: range.from.toISOString(), staleHours: [] };
+  const params = paramsOf(range, runtimeId, now, bucketOf(range), cover, whole);
+  const rows = await runQuery<CaseRow>(db, casesQuery(query.metric), [...params, query.limit + 1, offset]);
   return {
     metric: query.metric,
     items: rows.slice(0, query.limit).map((r) => ({ ...r, at: new Date(r.at).toISOString() })),

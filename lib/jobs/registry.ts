@@ -1,8 +1,10 @@
 import { applyPoliciesJob } from "./apply-policies";
+import { rollUpMetricsJob } from "./roll-up-metrics";
 import { sampleQueueJob } from "./sample-queue";
 import type { Job } from "./scheduler";
 import { webhookJob } from "./webhooks";
 
 // Every background job, in the order runJobsOnce runs them.
-// Webhooks last, so a policy's escalation is announced in the same tick.
-export const jobs: Job[] = [applyPoliciesJob, sampleQueueJob, webhookJob];
+// Webhooks after the policies, so a policy's escalation is announced in the same tick;
+// metric rollups last, after the changes the others made.
+export const jobs: Job[] = [applyPoliciesJob, sampleQueueJob, webhookJob, rollUpMetricsJob];
