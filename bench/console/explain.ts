@@ -3,19 +3,25 @@ import type { Db } from "@/lib/db/client";
 import { listQueue, queueQuerySchema } from "@/lib/domain/queue";
 
 // EXPLAIN (ANALYZE, BUFFERS) of the queue's own SQL: listQueue runs against a
-// stand-in database that only records the statements it is given, so what is
-// explained is exactly what the API sends, parameters included.
+// stand-in database that records the page and count statements it is given,
+// so what is explained is exactly what the API sends, parameters included.
+// Statements it reads to decide on a plan (whether a search is narrowed
+// through its index) are answered by the real database.
 
 export type CapturedQuery = { sql: string; params: unknown[] };
 
+const isPage = (sql: string) => /ORDER BY/.test(sql) && /LIMIT/.test(sql);
+const isCount = (sql: string) => /count\(\*\)::int AS total/.test(sql);
+
 /** The statements listQueue sends for a URL query: the page and the count. */
-export async function queueStatements(search: string): Promise<{ page: CapturedQuery; count: CapturedQuery }> {
+export async function queueStatements(client: pg.Client, search: string): Promise<{ page: CapturedQuery; count: CapturedQuery }> {
   const captured: CapturedQuery[] = [];
-  // Raw SQL is recorded; any other read (a model's findMany, say) finds nothing.
+  // Any read through a Prisma model (the policies, say) finds nothing.
   const models = new Proxy({}, { get: () => async () => [] });
   const prisma = new Proxy(
     {
       $queryRawUnsafe: async (sql: string, ...params: unknown[]) => {
+        if (!isPage(sql) && !isCount(sql)) return (await client.query(sql, params)).rows;
         captured.push({ sql, params });
         return [];
       },
@@ -24,8 +30,8 @@ export async function queueStatements(search: string): Promise<{ page: CapturedQ
   );
   const query = queueQuerySchema.parse(Object.fromEntries(new URLSearchParams(search)));
   await listQueue({ prisma } as unknown as Db, query, { scope: {}, me: "bench-operator@example.com" });
-  const page = captured.find((q) => /ORDER BY/.test(q.sql) && /LIMIT/.test(q.sql));
-  const count = captured.find((q) => /count\(\*\)/.test(q.sql) && q !== page);
+  const page = captured.find((q) => isPage(q.sql));
+  const count = captured.find((q) => isCount(q.sql));
   if (!page || !count) throw new Error(`listQueue sent no page and count query for "${search}"`);
   return { page, count };
 }
@@ -45,18 +51,21 @@ export type IndexComparison = { index: string; query: string; without: { page: P
 
 /** The page and count queries of `search` with `index` dropped, then as its migration creates it. */
 export async function compareWithIndex(url: string, index: string, search: string): Promise<IndexComparison> {
-  const { page, count } = await queueStatements(search);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
+  const plans = async () => {
+    const { page, count } = await queueStatements(client, search);
+    return { page: await explain(client, page), count: await explain(client, count) };
+  };
   try {
     const { rows } = await client.query(`SELECT 1 FROM pg_indexes WHERE indexname = $1`, [index]);
     if (rows.length === 0) throw new Error(`index ${index} is missing from the bench database`);
     // Inside a transaction that is rolled back: the index is never really gone.
     await client.query("BEGIN");
     await client.query(`DROP INDEX "${index}"`);
-    const without = { page: await explain(client, page), count: await explain(client, count) };
+    const without = await plans();
     await client.query("ROLLBACK");
-    return { index, query: search || "(default)", without, with: { page: await explain(client, page), count: await explain(client, count) } };
+    return { index, query: search || "(default)", without, with: await plans() };
   } finally {
     await client.end();
   }

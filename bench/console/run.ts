@@ -49,6 +49,8 @@ const positive = (value: string | undefined, name: string) => {
 
 // A q an operator would paste: part of a task id (11 tasks, 44 invocations match).
 const SEARCH = "task-6123";
+// And one that matches 44% of all invocations, which no index narrows.
+const BROAD = "inv-1";
 const OPERATOR = { email: "bench-operator@example.com", password: randomBytes(18).toString("base64url") };
 
 let server: BenchServer | null = null;
@@ -130,8 +132,8 @@ async function explainQueries(url: string): Promise<ConsoleReport["explain"]> {
   await client.connect();
   try {
     const queries: ConsoleReport["explain"]["queries"] = [];
-    for (const search of ["runtime=billing-agent&effect_class=money,destructive", "status=all", `q=${SEARCH}`]) {
-      const { page, count } = await queueStatements(search);
+    for (const search of ["runtime=billing-agent&effect_class=money,destructive", "status=all", `q=${SEARCH}`, `status=all&q=${BROAD}`]) {
+      const { page, count } = await queueStatements(client, search);
       queries.push({ query: search, statement: "page", plan: await explain(client, page) });
       queries.push({ query: search, statement: "count", plan: await explain(client, count) });
     }
@@ -186,6 +188,7 @@ async function main(): Promise<void> {
     { label: "queue API, status=all", path: "/api/v1/queue?status=all", headers: api, kind: "api" },
     { label: "queue API, search", path: `/api/v1/queue?q=${SEARCH}`, headers: api, kind: "api" },
     { label: "queue API, all + search", path: `/api/v1/queue?status=all&q=${SEARCH}`, headers: api, kind: "api" },
+    { label: "queue API, all + broad search", path: `/api/v1/queue?status=all&q=${BROAD}`, headers: api, kind: "api" },
     { label: "queue page", path: "/", headers: browser, kind: "page" },
     { label: "queue page, all + search", path: `/?status=all&q=${SEARCH}`, headers: browser, kind: "page" },
     { label: "task API (100 invocations)", path: `/api/v1/tasks/${BIG_TASK}`, headers: api, kind: "api" },
@@ -212,7 +215,7 @@ async function main(): Promise<void> {
     git: gitHead(),
     machine: machine(),
     machine_busy_before: busyBefore,
-    settings: { duration, warmup, connections, invocations, dist_dir: distDir, search: SEARCH },
+    settings: { duration, warmup, connections, invocations, dist_dir: distDir, search: SEARCH, broad_search: BROAD },
     data,
     first_load_js: firstLoad,
     explain: explained,

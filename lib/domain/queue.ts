@@ -118,11 +118,33 @@ export function ageSeconds(age: string): number {
 
 const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
+/** Above this many candidates, narrowing a search through the trigram index costs more than reading the table. */
+export const SEARCH_INDEX_LIMIT = 2_000;
+
+/**
+ * Whether to narrow a search through invocation_search's trigram index
+ * (migration *_queue_search). A selective q ("task-6123": 44 of 250,000) is
+ * found there in a few ms; a broad one ("inv-1": 111,000) is cheaper to test
+ * row by row than to join, so the index is counted up to the limit first. Not
+ * when the index is missing (PostgreSQL without pg_trgm). Either way the exact
+ * per-id test decides what matches; this only picks the plan.
+ */
+async function narrowsSearch(db: Db, q: string): Promise<boolean> {
+  const rows = await db.prisma.$queryRawUnsafe<Array<{ n: number }>>(
+    `SELECT CASE WHEN to_regclass('invocation_search_ids_trgm_idx') IS NULL THEN -1
+                 ELSE (SELECT count(*) FROM (SELECT 1 FROM invocation_search WHERE ids LIKE $1 LIMIT ${SEARCH_INDEX_LIMIT + 1}) AS c)
+            END::int AS n`,
+    likePattern(q),
+  );
+  const n = Number(rows[0]?.n ?? -1);
+  return n >= 0 && n <= SEARCH_INDEX_LIMIT;
+}
+
 /**
  * WHERE clause, parameters and sort key for a filter. `$1` is "now"; every
  * query selects it (as `as_of`), since PostgreSQL refuses a parameter it never sees.
  */
-function buildFilter(filters: QueueFilters, ctx: QueueContext) {
+function buildFilter(filters: QueueFilters, ctx: QueueContext, narrowSearch = false) {
   const now = (ctx.now ?? new Date()).toISOString();
   const params: unknown[] = [now];
   const p = (value: unknown) => {
@@ -164,10 +186,10 @@ function buildFilter(filters: QueueFilters, ctx: QueueContext) {
   }
   if (filters.q) {
     const like = p(likePattern(filters.q));
-    // Identifiers are matched as written (LIKE, not ILIKE): ids are case-sensitive. The first test finds
-    // candidates through the trigram index of invocation_search (migration *_queue_search: the three ids
-    // joined); it holds whenever one of the ids matches, so the second, exact test alone decides.
-    where.push(`i.id IN (SELECT s.invocation_uid FROM invocation_search s WHERE s.ids LIKE ${like})`);
+    // Identifiers are matched as written (LIKE, not ILIKE): ids are case-sensitive. With `narrowSearch`,
+    // candidates come from the trigram index of invocation_search (the three ids joined): a test that
+    // holds whenever one of the ids matches, so the second, exact test alone decides.
+    if (narrowSearch) where.push(`i.id IN (SELECT s.invocation_uid FROM invocation_search s WHERE s.ids LIKE ${like})`);
     where.push(`(i.task_id LIKE ${like} OR i.invocation_id LIKE ${like} OR i.idempotency_key LIKE ${like})`);
   }
   if (filters.age) {
@@ -250,7 +272,7 @@ function summaryOf(r: QueueRow, now: Date): InvocationSummary {
 
 /** One page of the queue for a filter, and how many invocations the filter matches in all. */
 export async function listQueue(db: Db, query: QueueQuery, ctx: QueueContext): Promise<QueuePage> {
-  const { now, params, p, where, queueOnly } = buildFilter(query, ctx);
+  const { now, params, p, where, queueOnly } = buildFilter(query, ctx, query.q ? await narrowsSearch(db, query.q) : false);
   const countSql = `SELECT count(*)::int AS total, ${NOW} AS as_of FROM invocations i ${whereSql(where)}`;
   const countParams = [...params];
   // Bounds the index scan to what needs a person, however many are settled (the count has a better index).
@@ -293,7 +315,7 @@ export async function listQueue(db: Db, query: QueueQuery, ctx: QueueContext): P
 
 /** "Select all matching this filter": the first 5,000 in queue order, with the version each has now. */
 export async function listQueueTargets(db: Db, filters: QueueFilters, ctx: QueueContext): Promise<{ items: QueueTarget[]; total: number; truncated: boolean }> {
-  const { params, where, queueOnly } = buildFilter(filters, ctx);
+  const { params, where, queueOnly } = buildFilter(filters, ctx, filters.q ? await narrowsSearch(db, filters.q) : false);
   if (queueOnly) where.push(`${KEY.tier} <= 1`);
   const rows = await db.prisma.$queryRawUnsafe<Array<{ invocation_id: string; runtime: string; version: number; total: number }>>(
     `SELECT i.invocation_id, r.name AS runtime, i.version, count(*) OVER ()::int AS total, ${NOW} AS as_of
