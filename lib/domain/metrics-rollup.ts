@@ -176,6 +176,8 @@ async function advance(db: Db): Promise<boolean> {
       await tx.$executeRawUnsafe(`DELETE FROM metric_hours WHERE hour >= $1::timestamptz AND hour < $2::timestamptz`, iso(start), iso(end));
       await tx.$executeRawUnsafe(insertHours, ...jobParams(new Date(end), [[iso(start)], [iso(end)]]));
       await tx.$executeRawUnsafe(upsertNewEpisodes, ...jobParams(new Date(end), [[], []], [[], iso(start), iso(end)]));
+      // A catch-up over days changes the tables' shape before autovacuum notices; the readers' plans depend on it.
+      if (end - start > 6 * HOUR_MS) await tx.$executeRawUnsafe("ANALYZE metric_hours, metric_episodes");
     }
     if (end > start || !s!.rolled_before) {
       await tx.$executeRawUnsafe(
