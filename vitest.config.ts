@@ -22,7 +22,8 @@ export default defineConfig({
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          fileParallelism: false,
+          // Every file opens its own databases, so two run side by side; more only adds contention on 2 cores.
+          maxWorkers: 2,
         },
       },
     ],

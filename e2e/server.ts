@@ -33,7 +33,8 @@ async function freePort(): Promise<number> {
 
 function startNext(port: number, env: Record<string, string>): { child: ChildProcess; output: () => string } {
   const child = spawn(path.join("node_modules", ".bin", "next"), ["start", "-p", String(port)], {
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port), SETTLE_PUBLIC_URL: `http://127.0.0.1:${port}`, ...env },
+    // Background jobs every second, so specs that wait on one (webhook deliveries) wait less.
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port), SETTLE_PUBLIC_URL: `http://127.0.0.1:${port}`, SETTLE_JOBS_INTERVAL_S: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

@@ -3,7 +3,7 @@
 // Lint, type check, drift check and build count as one check each; Vitest and
 // Playwright count their tests. Each step runs even if an earlier one failed,
 // so one run shows everything that is wrong.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 
 const results = process.env.SETTLE_E2E_OUT || "test-results";
@@ -40,14 +40,39 @@ function counted(label, command, args, reportFile, read) {
   lines.push(`${counts.failed === 0 ? "ok  " : "FAIL"} ${label}: ${counts.passed} passed, ${counts.failed} failed (${seconds}s)`);
 }
 
-check("lint", "npx", ["eslint", "."]);
 // Route types left in .next by an earlier build or dev server may name pages that moved since.
 rmSync(".next/types", { recursive: true, force: true });
 rmSync(".next/dev/types", { recursive: true, force: true });
-check("typecheck", "npx", ["tsc", "--noEmit", "-p", "."]);
-// The client package on its own terms: NodeNext ESM, DOM types only (no Node APIs).
-check("typecheck @settle/client", "npx", ["tsc", "--noEmit", "-p", "packages/settle-client"]);
-check("migrations match schema.prisma", "node", ["scripts/db-drift.mjs"]);
+
+/** Runs a check in the background; its output is printed when it ends, so outputs never interleave. */
+function checkInBackground(label, command, args) {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (d) => (output += d));
+    child.stderr.on("data", (d) => (output += d));
+    child.on("close", (status) => {
+      const ok = status === 0;
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      process.stdout.write(`\n── ${label}: ${command} ${args.join(" ")}\n${output}`);
+      resolve({ label, ok, seconds });
+    });
+  });
+}
+
+// The static checks are independent of each other: they run side by side.
+const staticChecks = await Promise.all([
+  checkInBackground("lint", "npx", ["eslint", "."]),
+  checkInBackground("typecheck", "npx", ["tsc", "--noEmit", "-p", "."]),
+  // The client package on its own terms: NodeNext ESM, DOM types only (no Node APIs).
+  checkInBackground("typecheck @settle/client", "npx", ["tsc", "--noEmit", "-p", "packages/settle-client"]),
+  checkInBackground("migrations match schema.prisma", "node", ["scripts/db-drift.mjs"]),
+]);
+for (const { label, ok, seconds } of staticChecks) {
+  tally[ok ? "passed" : "failed"] += 1;
+  lines.push(`${ok ? "ok  " : "FAIL"} ${label} (${seconds}s)`);
+}
 counted(
   "vitest (unit + integration)",
   "npx",
