@@ -15,6 +15,7 @@ import type { BulkChoice } from "./bulk-bar";
 import { NoMatch, NothingReported, QueueClear } from "./empty-states";
 import { filterQuery, invocationHref, isFiltered, readFilters, rowKey, type QueueFilterState } from "./filters";
 import { QueueFilters } from "./queue-filters";
+import { countText } from "./count-text";
 import { QueueTable } from "./queue-table";
 import { SavedViews } from "./saved-views";
 import { LIVE_INTERVAL_MS, useAnyReported, useQueue, type InitialQueue } from "./use-queue";
@@ -179,7 +180,7 @@ export function QueueView({ initial, anyReported, runtimes, curl }: Props) {
         <h1 className="text-lg font-semibold">
           Queue{" "}
           <span className="font-normal text-slate-600" data-testid="queue-total">
-            · {queue.total.toLocaleString()} {heading}
+            · {countText(queue.total, queue.totalCapped)} {heading}
           </span>
         </h1>
         <div className="flex items-center gap-3 text-xs text-slate-500">
@@ -213,6 +214,7 @@ export function QueueView({ initial, anyReported, runtimes, curl }: Props) {
             shown={items.length}
             allShownSelected={allShownSelected}
             total={queue.total}
+            totalCapped={queue.totalCapped}
             selectingAll={selectingAll}
             truncatedAt={truncatedAt}
             onSelectShown={selectShown}
@@ -239,7 +241,7 @@ export function QueueView({ initial, anyReported, runtimes, curl }: Props) {
         {queue.hasNextPage ? (
           <div className="border-t border-slate-100 p-2 text-center">
             <Button size="sm" onClick={() => void queue.fetchNextPage()} disabled={queue.isFetchingNextPage}>
-              {queue.isFetchingNextPage ? "Loading…" : `Show more (${(queue.total - items.length).toLocaleString()} not shown)`}
+              {queue.isFetchingNextPage ? "Loading…" : `Show more (${countText(queue.total - items.length, queue.totalCapped)} not shown)`}
             </Button>
           </div>
         ) : null}

@@ -50,6 +50,8 @@ export function useQueue(filters: QueueFilterState, initial: InitialQueue | null
     ...result,
     items,
     total: first?.total ?? 0,
+    // Older servers send no flag: their total is exact.
+    totalCapped: first?.total_capped ?? false,
     asOf: pages[pages.length - 1]?.as_of ?? new Date().toISOString(),
     loaded: Boolean(first),
   };

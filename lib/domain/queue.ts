@@ -6,7 +6,7 @@ import { loadPolicies, resolvePolicy, type PolicySet } from "./policies";
 import { slaOf, slaSchema } from "./sla";
 import { invocationStatusSchema, queueStatuses, type InvocationStatus } from "./status";
 import { toSummary, type InvocationSummary, type Scope } from "./invocations";
-import { ageOptions, BULK_MAX_TARGETS, effectClasses, QUEUE_IDS_LIMIT, queueFilterKeys, UNCLASSIFIED, type QueueFilterKey } from "./queue-filters";
+import { ageOptions, BULK_MAX_TARGETS, effectClasses, QUEUE_COUNT_LIMIT, QUEUE_IDS_LIMIT, queueFilterKeys, UNCLASSIFIED, type QueueFilterKey } from "./queue-filters";
 
 // The queue (SPEC §4 "in the queue"): everything that needs a person, the
 // headline (outcome unknown, stalled) first, then money before destructive
@@ -15,7 +15,7 @@ import { ageOptions, BULK_MAX_TARGETS, effectClasses, QUEUE_IDS_LIMIT, queueFilt
 // `invocations_queue_order_idx` (migration *_queue_order), so a page is an
 // index range scan however long the table is; pages are keyset, never OFFSET.
 
-export { ageOptions, BULK_MAX_TARGETS, effectClasses, QUEUE_IDS_LIMIT, queueFilterKeys, UNCLASSIFIED, type QueueFilterKey };
+export { ageOptions, BULK_MAX_TARGETS, effectClasses, QUEUE_COUNT_LIMIT, QUEUE_IDS_LIMIT, queueFilterKeys, UNCLASSIFIED, type QueueFilterKey };
 
 const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
@@ -59,19 +59,25 @@ export const queuePageSchema = z
   .object({
     items: z.array(queueItemSchema),
     next_cursor: z.string().nullable(),
-    total: z.number().int().describe("How many invocations the filter matches in all."),
+    total: z
+      .number()
+      .int()
+      .describe(`How many invocations the filter matches in all; when \`total_capped\`, more than this (counting stops at ${QUEUE_COUNT_LIMIT.toLocaleString("en-US")}).`),
+    total_capped: z.boolean().describe("More than `total` match: counting stopped there, so a broad filter costs no more than a narrow one."),
     as_of: z.string().meta({ format: "date-time" }).describe("The time the queue was read at (ages and stalls are computed against it)."),
   })
   .meta({ id: "QueuePage" });
 export const queueTargetsSchema = z
   .object({
     items: z.array(z.object({ invocation_id: z.string(), runtime: z.string(), version: z.number().int() })).max(QUEUE_IDS_LIMIT),
-    total: z.number().int(),
+    total: z.number().int().describe("How many match; when `total_capped`, more than this."),
+    total_capped: z.boolean(),
     truncated: z.boolean().describe("More match than were returned (at most 5,000, in queue order)."),
   })
   .meta({ id: "QueueTargets" });
 
-export type QueueContext = { scope: Scope; me?: string; now?: Date };
+/** `limits` are smaller caps, for tests. */
+export type QueueContext = { scope: Scope; me?: string; now?: Date; limits?: { count?: number; targets?: number } };
 export type QueuePage = z.infer<typeof queuePageSchema>;
 export type QueueTarget = { invocation_id: string; runtime: string; version: number };
 
@@ -270,10 +276,24 @@ function summaryOf(r: QueueRow, now: Date): InvocationSummary {
   );
 }
 
-/** One page of the queue for a filter, and how many invocations the filter matches in all. */
+type QueueCount = { total: number; total_capped: boolean };
+
+/** Counts the rows a filter matches, reading at most `limit` + 1 of them. */
+async function countQueue(db: Db, where: string[], params: unknown[], limit: number): Promise<QueueCount> {
+  const rows = await db.prisma.$queryRawUnsafe<Array<{ n: number }>>(
+    `SELECT count(*)::int AS n, ${NOW} AS as_of FROM (SELECT 1 FROM invocations i ${whereSql(where)} LIMIT ${limit + 1}) AS c`,
+    ...params,
+  );
+  const n = Number(rows[0]?.n ?? 0);
+  return n > limit ? { total: limit, total_capped: true } : { total: n, total_capped: false };
+}
+
+const countLimitOf = (ctx: QueueContext) => ctx.limits?.count ?? QUEUE_COUNT_LIMIT;
+
+/** One page of the queue for a filter, and how many invocations the filter matches in all (up to a cap). */
 export async function listQueue(db: Db, query: QueueQuery, ctx: QueueContext): Promise<QueuePage> {
   const { now, params, p, where, queueOnly } = buildFilter(query, ctx, query.q ? await narrowsSearch(db, query.q) : false);
-  const countSql = `SELECT count(*)::int AS total, ${NOW} AS as_of FROM invocations i ${whereSql(where)}`;
+  const countWhere = [...where];
   const countParams = [...params];
   // Bounds the index scan to what needs a person, however many are settled (the count has a better index).
   if (queueOnly) where.push(`${KEY.tier} <= 1`);
@@ -296,7 +316,7 @@ export async function listQueue(db: Db, query: QueueQuery, ctx: QueueContext): P
   // Overdue is computed here from the policies (a handful of rows, read once per page), never stored.
   const [rows, counted, policies] = await Promise.all([
     db.prisma.$queryRawUnsafe<QueueRow[]>(pageSql, ...params),
-    db.prisma.$queryRawUnsafe<Array<{ total: number }>>(countSql, ...countParams),
+    countQueue(db, countWhere, countParams, countLimitOf(ctx)),
     loadPolicies(db.prisma),
   ]);
   const page = rows.slice(0, query.limit);
@@ -308,29 +328,37 @@ export async function listQueue(db: Db, query: QueueQuery, ctx: QueueContext): P
       rows.length > query.limit && last
         ? encodeQueueCursor({ tier: Number(last.k_tier), rank: Number(last.k_rank), since: date(last.k_since).toISOString(), id: last.id })
         : null,
-    total: Number(counted[0]?.total ?? 0),
+    ...counted,
     as_of: now,
   };
 }
 
-/** "Select all matching this filter": the first 5,000 in queue order, with the version each has now. */
-export async function listQueueTargets(db: Db, filters: QueueFilters, ctx: QueueContext): Promise<{ items: QueueTarget[]; total: number; truncated: boolean }> {
+/**
+ * "Select all matching this filter": the first 5,000 in queue order, with the
+ * version each has now, and the (capped) count. `truncated` comes from the
+ * same read as the items, so "the first 5,000" is said whenever there are more.
+ */
+export async function listQueueTargets(db: Db, filters: QueueFilters, ctx: QueueContext): Promise<z.infer<typeof queueTargetsSchema>> {
   const { params, where, queueOnly } = buildFilter(filters, ctx, filters.q ? await narrowsSearch(db, filters.q) : false);
+  const max = ctx.limits?.targets ?? QUEUE_IDS_LIMIT;
+  const count = countQueue(db, [...where], [...params], Math.max(countLimitOf(ctx), max));
   if (queueOnly) where.push(`${KEY.tier} <= 1`);
-  const rows = await db.prisma.$queryRawUnsafe<Array<{ invocation_id: string; runtime: string; version: number; total: number }>>(
-    `SELECT i.invocation_id, r.name AS runtime, i.version, count(*) OVER ()::int AS total, ${NOW} AS as_of
-       FROM invocations i JOIN runtimes r ON r.id = i.runtime_id
-       ${whereSql(where)}
-      ORDER BY ${ORDER}
-      LIMIT ${QUEUE_IDS_LIMIT}`,
-    ...params,
-  );
-  const total = Number(rows[0]?.total ?? 0);
-  return {
-    items: rows.map((r) => ({ invocation_id: r.invocation_id, runtime: r.runtime, version: Number(r.version) })),
-    total,
-    truncated: total > rows.length,
-  };
+  const [rows, counted] = await Promise.all([
+    db.prisma.$queryRawUnsafe<Array<{ invocation_id: string; runtime: string; version: number }>>(
+      `SELECT i.invocation_id, r.name AS runtime, i.version, ${NOW} AS as_of
+         FROM invocations i JOIN runtimes r ON r.id = i.runtime_id
+         ${whereSql(where)}
+        ORDER BY ${ORDER}
+        LIMIT ${max + 1}`,
+      ...params,
+    ),
+    count,
+  ]);
+  const items = rows.slice(0, max).map((r) => ({ invocation_id: r.invocation_id, runtime: r.runtime, version: Number(r.version) }));
+  const truncated = rows.length > max;
+  // Two statements, two snapshots: never report fewer matches than the targets read saw.
+  const total = counted.total_capped ? counted.total : Math.max(counted.total, rows.length);
+  return { items, total, total_capped: counted.total_capped, truncated };
 }
 
 /** Whether any runtime has ever reported anything (the console's first empty state). */

@@ -6,7 +6,7 @@ import { GET as listViews, POST as saveViewRoute } from "@/app/api/v1/saved-view
 import { DELETE as deleteViewRoute } from "@/app/api/v1/saved-views/[id]/route";
 import { createRuntimeKey } from "@/lib/domain/runtime-keys";
 import { actOnInvocation } from "@/lib/domain/invocation-actions";
-import { listQueue, queueQuerySchema } from "@/lib/domain/queue";
+import { listQueue, listQueueTargets, queueFilterSchema, queueQuerySchema } from "@/lib/domain/queue";
 import { call, createOperator, openSettle, type Backend, type TestContext } from "./harness";
 import { getInvocation, ingest } from "./routes";
 
@@ -200,6 +200,28 @@ describe.each<Backend>(["postgres", "pglite"])("the queue on %s", (backend) => {
     const first = res.body.items[0].invocation_id;
     expect(res.body.items[0]).toEqual({ invocation_id: first, runtime: "rt-test", version: await version(first) });
     expect(res.body).toMatchObject({ total: res.body.items.length, truncated: false });
+  });
+
+  it("counts up to a cap, then says more than that; select all says how many it took", async () => {
+    const capped = (params: Record<string, string>, count: number) => listQueue(t.db, queueQuerySchema.parse(params), { scope: {}, now: NOW, limits: { count } });
+    const exact = (await queue({ effect_class: "money" })).total;
+    expect(exact).toBeGreaterThan(2);
+    // A cap equal to the count is still exact; one below it is a lower bound.
+    expect(await capped({ effect_class: "money" }, exact)).toMatchObject({ total: exact, total_capped: false });
+    expect(await capped({ effect_class: "money" }, exact - 1)).toMatchObject({ total: exact - 1, total_capped: true });
+    const all = await capped({ status: "all", q: "tie-", limit: "10" }, 5);
+    expect(all).toMatchObject({ total: 5, total_capped: true });
+    expect(all.items).toHaveLength(10);
+    const api = await call(queueRoute, { key: t.key, path: "/api/v1/queue?effect_class=money" });
+    expect(api.body).toMatchObject({ total: exact, total_capped: false });
+
+    const targets = (count: number, max: number) => listQueueTargets(t.db, queueFilterSchema.parse({ status: "all", q: "tie-" }), { scope: {}, now: NOW, limits: { count, targets: max } });
+    // Never fewer told than taken: the first 3 of more than 5, or all when they fit.
+    expect(await targets(5, 3)).toMatchObject({ items: expect.any(Array), total: 5, total_capped: true, truncated: true });
+    expect((await targets(5, 3)).items.map((i) => i.invocation_id)).toEqual(all.items.slice(0, 3).map((i) => i.invocation_id));
+    const every = await targets(1_000, 1_000);
+    expect(every).toMatchObject({ total: every.items.length, total_capped: false, truncated: false });
+    expect(every.items.length).toBeGreaterThan(5);
   });
 
   it("a bulk action applies item by item: one stale, one refused, the rest applied and audited", async () => {
