@@ -17,12 +17,13 @@ export default async function QueuePage({ searchParams }: { searchParams: Promis
   const db = await getDb();
   const query = filterQuery(readFilters(await searchParams));
   const parsed = queueQuerySchema.safeParse(Object.fromEntries(new URLSearchParams(query)));
-  const [page, anyReported, runtimes] = await Promise.all([
+  const [page, runtimes] = await Promise.all([
     // A filter the API would refuse is left to the browser, which shows the refusal.
     parsed.success ? listQueue(db, parsed.data, { scope: {}, me: user.email }) : null,
-    anyInvocations(db),
     listRuntimeNames(db),
   ]);
+  // Asked only when it decides something: which empty state an empty queue shows.
+  const anyReported = page !== null && page.items.length > 0 ? true : await anyInvocations(db);
   return (
     <Suspense>
       <QueueView

@@ -1,5 +1,6 @@
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
+import { cache } from "react";
 import { can, parseRole, type Permission, type Role } from "./roles";
 import { getAuth } from "./server";
 
@@ -8,7 +9,8 @@ import { getAuth } from "./server";
 
 export type SessionUser = { id: string; email: string; name: string; role: Role };
 
-export async function currentUser(): Promise<SessionUser | null> {
+/** Once per request: the layout and the page both ask, and each ask is a session read. */
+export const currentUser = cache(async (): Promise<SessionUser | null> => {
   const auth = await getAuth();
   const session = await auth.api.getSession({ headers: await headers() });
   if (!session) return null;
@@ -16,7 +18,7 @@ export async function currentUser(): Promise<SessionUser | null> {
   const role = parseRole(user.role);
   if (!role || user.banned) return null;
   return { id: user.id, email: user.email, name: user.name, role };
-}
+});
 
 /**
  * The signed-in user, and whether they hold `permission`; redirects to
