@@ -145,6 +145,16 @@ const operations: Operation[] = [
     errors: [400, 401, 403, 409, 415, 503],
   },
   { method: "get", path: "/api/v1/tasks/{task_id}", auth: "any", summary: "A task and its invocations", query: runtimeParam, ok: { status: 200, description: "The task.", id: "Task" }, errors: [401, 403, 404, 503] },
+  {
+    method: "get", path: "/api/v1/tasks/{task_id}/timeline", auth: "any", summary: "A task's timeline events, oldest first",
+    description: "The first `limit` events (records without envelopes, waits, actions, markers) of the task's timeline, `total` of them in all; `lanes` names the invocation of each event's `lane`.",
+    query: runtimeParam.extend({ limit: z.coerce.number().int().min(1).max(5000).optional().describe("How many events, from the first (150).") }),
+    ok: {
+      status: 200, description: "The events.",
+      schema: { type: "object", properties: { start: { type: "string" }, end: { type: "string" }, now: { type: "string" }, total: { type: "integer" }, lanes: { type: "array", items: { type: "object" } }, events: { type: "array", items: { type: "object" } } }, required: ["start", "end", "now", "total", "lanes", "events"] },
+    },
+    errors: [400, 401, 403, 404, 503],
+  },
   { method: "get", path: "/api/v1/queue", auth: "any", summary: "Everything that needs a person, headline first", query: queueQuerySchema, ok: { status: 200, description: "A page of the queue.", id: "QueuePage" }, errors: [400, 401, 403, 503] },
   { method: "get", path: "/api/v1/queue/ids", auth: "any", summary: "Targets for 'select all matching this filter'", query: queueFilterSchema, ok: { status: 200, description: "Up to 5,000 targets.", id: "QueueTargets" }, errors: [400, 401, 403, 503] },
   { method: "post", path: "/api/v1/bulk-actions", auth: "user", summary: "One action on many invocations, with a result per item", body: { id: "BulkActionRequest" }, ok: { status: 200, description: "Per-item results.", id: "BulkActionResult" }, errors: [400, 401, 403, 415, 503] },

@@ -30,7 +30,7 @@ const attemptColumns = (light: boolean) =>
    retry_directive, not_before, max_attempts_remaining, next_action, dispatch_stage, probe_result, user_message, items
    ${light ? "" : ", safe_details, agent_message, envelope"}`;
 
-function invocationOf(r: Raw): Omit<InvocationRowWithHistory, "attempts" | "actions"> {
+function invocationOf(r: Raw): InvocationRow {
   return {
     id: text(r.id),
     runtimeId: text(r.runtime_id),
@@ -110,14 +110,18 @@ function actionOf(r: Raw): InvocationRowWithHistory["actions"][number] {
   };
 }
 
-/**
- * One runtime's task: its invocations (first seen first) with their attempts
- * and actions (by seq). `light` leaves out envelopes, safe details and agent messages.
- */
-export async function readTaskInvocations(db: Db, runtimeId: string, taskId: string, light: boolean): Promise<InvocationRowWithHistory[]> {
+type InvocationRow = Omit<InvocationRowWithHistory, "attempts" | "actions">;
+
+/** One runtime's task: its invocations, first seen first, without attempts or actions. */
+export async function readTaskInvocationRows(db: Db, runtimeId: string, taskId: string): Promise<InvocationRow[]> {
   const rows = await db.prisma.$queryRawUnsafe<Raw[]>(INVOCATIONS, runtimeId, taskId);
+  return rows.map(invocationOf);
+}
+
+/** The attempts and actions (by seq) of these invocations. `light` leaves out envelopes, safe details and agent messages. */
+export async function readHistories(db: Db, rows: InvocationRow[], light: boolean): Promise<InvocationRowWithHistory[]> {
   if (rows.length === 0) return [];
-  const ids = rows.map((r) => text(r.id));
+  const ids = rows.map((r) => r.id);
   const [attempts, actions] = await Promise.all([
     db.prisma.$queryRawUnsafe<Raw[]>(`SELECT ${attemptColumns(light)} FROM attempts WHERE invocation_uid = ANY($1::uuid[])`, ids),
     db.prisma.$queryRawUnsafe<Raw[]>(
@@ -126,8 +130,13 @@ export async function readTaskInvocations(db: Db, runtimeId: string, taskId: str
       ids,
     ),
   ]);
-  const byId = new Map(rows.map((r) => [text(r.id), { ...invocationOf(r), attempts: [], actions: [] } as InvocationRowWithHistory]));
+  const byId = new Map(rows.map((r) => [r.id, { ...r, attempts: [], actions: [] } as InvocationRowWithHistory]));
   for (const a of attempts) byId.get(text(a.invocation_uid))?.attempts.push(attemptOf(a, light));
   for (const a of actions) byId.get(text(a.invocation_uid))?.actions.push(actionOf(a));
   return [...byId.values()];
+}
+
+/** One runtime's task: its invocations (first seen first) with their attempts and actions. */
+export async function readTaskInvocations(db: Db, runtimeId: string, taskId: string, light: boolean): Promise<InvocationRowWithHistory[]> {
+  return readHistories(db, await readTaskInvocationRows(db, runtimeId, taskId), light);
 }

@@ -342,6 +342,23 @@ export type TaskTimelineData = { task: TaskView; invocations: InvocationView[] }
  * actions (timeline-read.ts, in plain SQL); `light` leaves out envelopes, safe
  * details and agent messages (null, {} and null).
  */
+export type ResolvedTask = { runtimeId: string; task: { task_id: string; runtime: string; first_seen_at: string; last_seen_at: string } };
+
+/** Which runtime's task the caller means: the runtimes to choose from when the id is in several. */
+export async function resolveTask(db: Db, scope: Scope, taskId: string, runtime?: string): Promise<Lookup<ResolvedTask>> {
+  if (!runtime) {
+    const runtimes = await runtimesOfTask(db, scope, taskId);
+    if (runtimes.length > 1) return { kind: "ambiguous", runtimes };
+    runtime = runtimes[0];
+  }
+  const narrowed = runtime ? await narrow(db, scope, runtime) : null;
+  if (!narrowed?.runtimeId) return { kind: "missing" };
+  const task = await db.prisma.task.findUnique({ where: { runtimeId_taskId: { runtimeId: narrowed.runtimeId, taskId } }, include: runtimeName });
+  if (!task) return { kind: "missing" };
+  const value = { task_id: task.taskId, runtime: task.runtime.name, first_seen_at: task.firstSeenAt.toISOString(), last_seen_at: task.lastSeenAt.toISOString() };
+  return { kind: "found", value: { runtimeId: narrowed.runtimeId, task: value } };
+}
+
 export async function findTaskTimeline(
   db: Db,
   scope: Scope,
@@ -350,32 +367,11 @@ export async function findTaskTimeline(
   now = new Date(),
   light = false,
 ): Promise<Lookup<TaskTimelineData>> {
-  if (!runtime) {
-    const runtimes = await runtimesOfTask(db, scope, taskId);
-    if (runtimes.length > 1) return { kind: "ambiguous", runtimes };
-    runtime = runtimes[0];
-  }
-  const narrowed = runtime ? await narrow(db, scope, runtime) : null;
-  if (!narrowed?.runtimeId) return { kind: "missing" };
-  const task = await db.prisma.task.findUnique({
-    where: { runtimeId_taskId: { runtimeId: narrowed.runtimeId, taskId } },
-    include: runtimeName,
-  });
-  if (!task) return { kind: "missing" };
-  const rows = await readTaskInvocations(db, narrowed.runtimeId, taskId, light);
+  const found = await resolveTask(db, scope, taskId, runtime);
+  if (found.kind !== "found") return found;
+  const rows = await readTaskInvocations(db, found.value.runtimeId, taskId, light);
   const policies = await loadPolicies(db.prisma);
   const invocations = rows.map((r) => toInvocationView(r, policies, now));
-  return {
-    kind: "found",
-    value: {
-      task: {
-        task_id: task.taskId,
-        runtime: task.runtime.name,
-        first_seen_at: task.firstSeenAt.toISOString(),
-        last_seen_at: task.lastSeenAt.toISOString(),
-        invocations: invocations.map(({ attempts: _a, actions: _b, sla: _c, approvals: _d, ...summary }) => summary),
-      },
-      invocations,
-    },
-  };
+  const summaries = invocations.map(({ attempts: _a, actions: _b, sla: _c, approvals: _d, ...summary }) => summary);
+  return { kind: "found", value: { task: { ...found.value.task, invocations: summaries }, invocations } };
 }

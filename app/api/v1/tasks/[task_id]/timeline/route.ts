@@ -1,0 +1,25 @@
+import { z } from "zod";
+import { ApiError } from "@/lib/api/errors";
+import { scopeOf } from "@/lib/api/auth";
+import { otherMethods, withRoute } from "@/lib/api/route";
+import { readTaskStory } from "@/lib/domain/task-page";
+import { env } from "@/lib/env";
+
+// A task's timeline events, oldest first: what the task page's story loads on
+// demand, a page at a time, so the page itself stays small.
+export const GET = withRoute({
+  auth: "any",
+  permission: "read",
+  params: z.object({ task_id: z.string().min(1).max(512) }),
+  query: z.object({
+    runtime: z.string().min(1).max(200).optional().describe("The runtime's name, when several runtimes use this task id."),
+    limit: z.coerce.number().int().min(1).max(5000).default(150).describe("How many events, from the first."),
+  }),
+  handler: async ({ db, principal, params, query }) => {
+    const found = await readTaskStory(db, scopeOf(principal), params.task_id, query.runtime, query.limit, env().SETTLE_STALL_WINDOW_S);
+    if (!found) throw new ApiError("NOT_FOUND", `No task ${params.task_id}${query.runtime ? ` in runtime ${query.runtime}` : ""} that you can see.`);
+    return found;
+  },
+});
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");
