@@ -19,3 +19,7 @@ export function taskApiPath(taskId: string, runtime: string): string {
 }
 
 export const attemptAnchor = (index: number) => `attempt-${index + 1}`;
+
+export function taskTimelineApiPath(taskId: string, runtime: string, limit: number): string {
+  return `/api/v1/tasks/${encodeURIComponent(taskId)}/timeline?runtime=${encodeURIComponent(runtime)}&limit=${limit}`;
+}

@@ -1,92 +1,99 @@
 "use client";
 
-import { useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useEffect, useMemo } from "react";
-import type { InvocationView, TaskView } from "@/lib/domain/invocations";
-import { buildTimeline, type Lane, type TaskTimelineData } from "@/lib/domain/timeline";
+import { useRouter } from "next/navigation";
+import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import type { InvocationSummary, TaskView } from "@/lib/domain/invocations";
+import type { TaskPageData } from "@/lib/domain/task-page";
+import { compareRelevance, countNeedingPerson, TASK_PAGE_SIZE } from "@/lib/domain/task-order";
+import { queueStatuses } from "@/lib/domain/status";
 import { api } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
 import { CommitStateLabel, StatusBadge } from "@/components/status-badge";
-import { queueStatuses } from "@/lib/domain/status";
+import { Button } from "@/components/ui/button";
 import { formatDateTime } from "@/components/timeline/format";
-import { TimelineChart } from "@/components/timeline/timeline-chart";
-import { eventAnchor, TimelineStory } from "@/components/timeline/timeline-story";
-import { attemptAnchor, invocationApiPath, invocationHref, taskApiPath } from "./links";
+import { invocationHref, taskApiPath } from "./links";
+import { TaskStory, taskStoryKey } from "./task-story";
 
-// A task's invocations on one axis, kept live: the task (every invocation's
-// status and version) is read every 2 s, and only an invocation whose
-// summary moved is read again in full. Envelopes are not shown here, so the
-// server leaves them out of the first render; these queries therefore live
-// under the task's key, apart from the invocation page's.
+// A task, kept live: the server renders the first page of its invocations
+// (those that need a person, then the latest) and their chart; the task's
+// summaries are read every 2 s, give the rest of the list ("Show more"), and
+// when one moved, the chart is rendered again and the story read again.
 
-type Props = { initial: TaskTimelineData; renderedAt: string; stallWindowS: number };
+type Props = { initial: Omit<TaskPageData, "invocations">; chart: ReactNode };
 
-const invocationKey = (taskId: string, runtime: string, invocationId: string) => [...queryKeys.tasks.detail(taskId, runtime), "invocation", invocationId] as const;
+const MORE = 200;
 
-const changed = (s: TaskView["invocations"][number], d: InvocationView) =>
-  s.version !== d.version || s.status !== d.status || s.attempt_count !== d.attempt_count || s.last_attempt_at !== d.last_attempt_at;
+const signature = (rows: Pick<InvocationSummary, "invocation_id" | "version" | "status">[]) =>
+  rows.map((s) => `${s.invocation_id}:${s.version}:${s.status}`).sort().join("\n");
 
-function LaneLabel({ lane }: { lane: Lane }) {
-  const inv = lane.invocation;
+function Row({ s }: { s: InvocationSummary }) {
   return (
-    <Link href={invocationHref(inv.invocation_id, inv.runtime)} className="group flex min-w-0 flex-col rounded px-1 py-0.5 hover:bg-slate-50">
-      <span className="flex min-w-0 items-center gap-2">
-        <span className="truncate font-mono text-xs font-medium text-indigo-700 group-hover:underline">{inv.tool}</span>
-        <StatusBadge status={inv.status} />
-      </span>
-      <span className="truncate font-mono text-[11px] text-slate-500">{inv.invocation_id}</span>
-    </Link>
+    <tr className="align-top">
+      <td className="px-4 py-2">
+        <Link href={invocationHref(s.invocation_id, s.runtime)} className="break-all font-mono text-xs font-medium text-indigo-700 hover:underline">{s.tool}</Link>
+        <div className="break-all font-mono text-[11px] text-slate-500">{s.invocation_id}</div>
+        {s.user_message && queueStatuses.includes(s.status) ? <div className="mt-0.5 whitespace-pre-wrap break-words text-xs text-slate-600">“{s.user_message}”</div> : null}
+      </td>
+      <td className="px-4 py-2">
+        <StatusBadge status={s.status} />
+        {s.conflict ? <div className="mt-1 text-xs font-semibold text-rose-800"><span aria-hidden="true">⚠ </span>conflicting evidence</div> : null}
+      </td>
+      <td className="px-4 py-2"><CommitStateLabel state={s.commit_state} /></td>
+      <td className="px-4 py-2 font-mono text-xs">{s.next_action}</td>
+      <td className="px-4 py-2 text-right tabular-nums">{s.attempt_count}</td>
+      <td className="break-all px-4 py-2 text-xs">{s.assignee ?? <span className="text-slate-400">nobody</span>}</td>
+    </tr>
   );
 }
 
-export function TaskDetail({ initial, renderedAt, stallWindowS }: Props) {
+export function TaskDetail({ initial, chart }: Props) {
+  const router = useRouter();
   const queryClient = useQueryClient();
   const { task_id, runtime } = initial.task;
-  const { data: task, dataUpdatedAt, error } = useQuery({
+  const [shown, setShown] = useState(TASK_PAGE_SIZE);
+  const { data, error } = useQuery({
     queryKey: queryKeys.tasks.detail(task_id, runtime),
     queryFn: ({ signal }) => api<TaskView>(taskApiPath(task_id, runtime), { signal }),
-    initialData: initial.task,
-    initialDataUpdatedAt: Date.parse(renderedAt),
     refetchInterval: 2_000,
   });
-  const initialById = useMemo(() => new Map(initial.invocations.map((i) => [i.invocation_id, i])), [initial.invocations]);
-  const invocations = useQueries({
-    queries: task.invocations.map((s) => ({
-      queryKey: invocationKey(task_id, runtime, s.invocation_id),
-      queryFn: ({ signal }: { signal: AbortSignal }) => api<InvocationView>(invocationApiPath(s.invocation_id, s.runtime), { signal }),
-      initialData: initialById.get(s.invocation_id),
-      initialDataUpdatedAt: Date.parse(renderedAt),
-      staleTime: Infinity,
-    })),
-    combine: (results) => results.flatMap((r) => (r.data ? [r.data] : [])),
-  });
+  const all = useMemo(() => (data ? [...data.invocations].sort(compareRelevance) : null), [data]);
+  const rows = all ? all.slice(0, shown) : initial.rows;
+  const total = all?.length ?? initial.total;
+  const needPerson = all ? countNeedingPerson(all) : initial.need_person;
+  const task = data ?? initial.task;
 
+  // What the server drew: when the task moves past it, draw again.
+  const drawn = useRef<string | null>(null);
   useEffect(() => {
-    for (const s of task.invocations) {
-      const key = invocationKey(task_id, runtime, s.invocation_id);
-      const cached = queryClient.getQueryData<InvocationView>(key);
-      if (cached && changed(s, cached)) void queryClient.invalidateQueries({ queryKey: key, exact: true });
+    if (!all) return;
+    const now = signature(all);
+    if (drawn.current === null) {
+      const seen = new Map(all.map((s) => [s.invocation_id, s]));
+      const moved = all.length !== initial.total || initial.rows.some((r) => seen.get(r.invocation_id)?.version !== r.version || seen.get(r.invocation_id)?.status !== r.status);
+      drawn.current = moved ? "" : now;
     }
-  }, [task, queryClient, task_id, runtime]);
-
-  const now = new Date(dataUpdatedAt).toISOString();
-  const timeline = useMemo(() => buildTimeline(invocations, { now: new Date(now), stallWindowS }), [invocations, now, stallWindowS]);
-  const needPerson = task.invocations.filter((i) => queueStatuses.includes(i.status)).length;
+    if (drawn.current !== now) {
+      drawn.current = now;
+      router.refresh();
+      void queryClient.invalidateQueries({ queryKey: taskStoryKey(task_id, runtime) });
+    }
+  }, [all, initial, router, queryClient, task_id, runtime]);
 
   return (
     <main className="mx-auto max-w-7xl space-y-6 px-6 py-6">
       <nav aria-label="Breadcrumb" className="text-sm text-slate-600">
         <ol className="flex flex-wrap items-center gap-1">
           <li><Link href="/" className="text-indigo-700 hover:underline">Queue</Link> <span aria-hidden="true">/</span></li>
-          <li aria-current="page" className="break-all">Task {task.task_id}</li>
+          <li aria-current="page" className="break-all">Task {task_id}</li>
         </ol>
       </nav>
       <header className="space-y-2">
         <p className="text-xs font-medium uppercase tracking-wide text-slate-500">Task</p>
-        <h1 className="break-all font-mono text-xl font-semibold">{task.task_id}</h1>
+        <h1 className="break-all font-mono text-xl font-semibold">{task_id}</h1>
         <p className="text-sm text-slate-700">
-          Runtime <span className="font-mono">{task.runtime}</span> · {task.invocations.length} invocation{task.invocations.length === 1 ? "" : "s"}
+          Runtime <span className="font-mono">{runtime}</span> · {total} invocation{total === 1 ? "" : "s"}
           {needPerson > 0 ? <span className="font-medium text-amber-900"> · {needPerson} need{needPerson === 1 ? "s" : ""} a person</span> : null} · first seen{" "}
           <time dateTime={task.first_seen_at}>{formatDateTime(task.first_seen_at)}</time>, last{" "}
           <time dateTime={task.last_seen_at}>{formatDateTime(task.last_seen_at)}</time>
@@ -97,7 +104,10 @@ export function TaskDetail({ initial, renderedAt, stallWindowS }: Props) {
       </header>
 
       <section aria-labelledby="invocations-heading" className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-        <h2 id="invocations-heading" className="px-4 pt-3 text-sm font-semibold">Invocations</h2>
+        <h2 id="invocations-heading" className="px-4 pt-3 text-sm font-semibold">
+          Invocations{" "}
+          {total > TASK_PAGE_SIZE ? <span className="font-normal text-slate-500">(those that need a person first, then the latest)</span> : null}
+        </h2>
         <table className="mt-2 w-full text-left text-sm">
           <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
             <tr>
@@ -110,42 +120,28 @@ export function TaskDetail({ initial, renderedAt, stallWindowS }: Props) {
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">
-            {task.invocations.map((s) => (
-              <tr key={s.invocation_id} className="align-top">
-                <td className="px-4 py-2">
-                  <Link href={invocationHref(s.invocation_id, s.runtime)} className="break-all font-mono text-xs font-medium text-indigo-700 hover:underline">{s.tool}</Link>
-                  <div className="break-all font-mono text-[11px] text-slate-500">{s.invocation_id}</div>
-                  {s.user_message && queueStatuses.includes(s.status) ? <div className="mt-0.5 whitespace-pre-wrap break-words text-xs text-slate-600">“{s.user_message}”</div> : null}
-                </td>
-                <td className="px-4 py-2">
-                  <StatusBadge status={s.status} />
-                  {s.conflict ? <div className="mt-1 text-xs font-semibold text-rose-800"><span aria-hidden="true">⚠ </span>conflicting evidence</div> : null}
-                </td>
-                <td className="px-4 py-2"><CommitStateLabel state={s.commit_state} /></td>
-                <td className="px-4 py-2 font-mono text-xs">{s.next_action}</td>
-                <td className="px-4 py-2 text-right tabular-nums">{s.attempt_count}</td>
-                <td className="break-all px-4 py-2 text-xs">{s.assignee ?? <span className="text-slate-400">nobody</span>}</td>
-              </tr>
-            ))}
+            {rows.map((s) => <Row key={s.invocation_id} s={s} />)}
           </tbody>
         </table>
+        {total > rows.length ? (
+          <p className="flex items-center gap-3 border-t border-slate-100 px-4 py-2 text-sm text-slate-600">
+            Showing {rows.length} of {total}.
+            <Button disabled={!all} onClick={() => setShown(rows.length + MORE)}>
+              {all ? `Show ${Math.min(MORE, total - rows.length)} more` : "Loading…"}
+            </Button>
+          </p>
+        ) : null}
       </section>
 
       <section aria-labelledby="timeline-heading" className="space-y-4 rounded-lg border border-slate-200 bg-white p-4">
-        <h2 id="timeline-heading" className="text-sm font-semibold">Timeline <span className="font-normal text-slate-500">(a lane per invocation)</span></h2>
-        <TimelineChart timeline={timeline} hrefFor={(e) => `#${eventAnchor(e)}`} laneLabel={(lane) => <LaneLabel lane={lane} />} />
-        <TimelineStory
-          timeline={timeline}
-          laneTag={(lane) => (
-            <span className="inline-block max-w-full truncate rounded bg-slate-100 px-1.5 py-0.5 font-mono text-[11px] text-slate-700">
-              {lane.invocation.tool} · {lane.invocation.invocation_id}
-            </span>
-          )}
-          recordHref={(e) => {
-            const lane = timeline.lanes[e.lane]!.invocation;
-            return invocationHref(lane.invocation_id, lane.runtime, attemptAnchor(e.index));
-          }}
-        />
+        <h2 id="timeline-heading" className="text-sm font-semibold">
+          Timeline{" "}
+          <span className="font-normal text-slate-500">
+            {initial.total > TASK_PAGE_SIZE ? `(a lane for each of the first ${TASK_PAGE_SIZE} invocations listed; every event below)` : "(a lane per invocation)"}
+          </span>
+        </h2>
+        {chart}
+        <TaskStory taskId={task_id} runtime={runtime} />
       </section>
     </main>
   );

@@ -24,20 +24,17 @@ export function EventGlyph({ event, small = false }: { event: TimelineEvent; sma
   if (event.kind === "record") {
     const commit = event.record.commit_state;
     // Records are most of a long timeline's markers: on the chart they are
-    // plain shapes with a character, not SVG icons, to keep the page light.
+    // plain shapes with a character and short class names (app/globals.css,
+    // .tl-*), not SVG icons, to keep the page light.
+    if (small) {
+      if (event.phase === "intent") return <span aria-hidden="true" className="tl-g tl-intent" />;
+      return <span aria-hidden="true" className={`tl-g ${event.phase === "probe" ? "tl-probe" : "tl-out"} tl-${commit}`}>{commitGlyph[commit]}</span>;
+    }
     if (event.phase === "intent") {
-      return small ? (
-        <span aria-hidden="true" className={`${box} rounded-full border border-dashed border-slate-500 bg-white ring-0`} />
-      ) : (
-        <span aria-hidden="true" className={`${box} rounded-full bg-white text-slate-600 ring-slate-400`}><CircleDashed size={iconSize[s]} /></span>
-      );
+      return <span aria-hidden="true" className={`${box} rounded-full bg-white text-slate-600 ring-slate-400`}><CircleDashed size={iconSize[s]} /></span>;
     }
     if (event.phase === "probe") {
-      return small ? (
-        <span aria-hidden="true" className={`${box} rounded-sm font-bold ${commitTone[commit]}`}>{commitGlyph[commit]}</span>
-      ) : (
-        <span aria-hidden="true" className={`${box} rounded-sm font-bold ${commitTone[commit]}`}><Search size={iconSize[s]} strokeWidth={3} /></span>
-      );
+      return <span aria-hidden="true" className={`${box} rounded-sm font-bold ${commitTone[commit]}`}><Search size={iconSize[s]} strokeWidth={3} /></span>;
     }
     return <span aria-hidden="true" className={`${box} rounded-full font-bold ${commitTone[commit]}`}>{commitGlyph[commit]}</span>;
   }

@@ -20,7 +20,8 @@ const pct = (fraction: number) => `${(fraction * 100).toFixed(3)}%`;
 type Props = {
   timeline: Timeline;
   laneLabel: (lane: Lane) => ReactNode;
-  hrefFor: (event: TimelineEvent) => string;
+  /** Where a mark links to (a keyboard skips them: the story says the same); without it, a mark only has its title. */
+  hrefFor?: (event: TimelineEvent) => string;
 };
 
 function GapBar({ gap, x }: { gap: GapEvent; x: (iso: string) => number }) {
@@ -36,9 +37,9 @@ function GapBar({ gap, x }: { gap: GapEvent; x: (iso: string) => number }) {
   }
   return (
     <>
-      <div className={`absolute top-1/2 h-2 -translate-y-1/2 rounded-sm ${gap.open ? "bg-amber-200" : "bg-slate-300"}`} style={pos(left, stall ?? right)} />
+      <div className={`tl-wait ${gap.open ? "bg-amber-200" : "bg-slate-300"}`} style={pos(left, stall ?? right)} />
       {stall !== null ? (
-        <div className="absolute top-1/2 h-2 -translate-y-1/2 rounded-sm bg-orange-100 ring-1 ring-orange-400" style={{ ...pos(stall, right), ...hatch("rgb(251 146 60)") }} />
+        <div className="tl-wait bg-orange-100 ring-1 ring-orange-400" style={{ ...pos(stall, right), ...hatch("rgb(251 146 60)") }} />
       ) : null}
     </>
   );
@@ -98,19 +99,20 @@ function Track({ lane, x, hrefFor, now }: { lane: Lane; x: (iso: string) => numb
     <div className="relative h-10">
       <div className="absolute top-1/2 h-px bg-slate-200" style={{ left: pct(x(lane.start)), width: pct(x(lane.end) - x(lane.start)) }} />
       {gaps.map((g) => <GapBar key={g.key} gap={g} x={x} />)}
-      {placed.map(({ e, px, top, count, first, last }) => (
-        <a
-          key={e.key}
-          href={hrefFor(e)}
-          tabIndex={-1}
-          title={count > 1 ? `${count} events, ${formatClock(first)}–${formatClock(last)}. The most telling: ${eventLabel(e, now)}` : eventLabel(e, now)}
-          className="absolute -translate-x-1/2 -translate-y-1/2 hover:z-10 hover:scale-125"
-          style={{ left: pct(px), top }}
-        >
-          <EventGlyph event={e} small />
-          {count > 1 ? <span className="absolute -right-2 -top-1.5 rounded-full bg-slate-800 px-1 text-[9px] font-semibold leading-3 text-white">{count}</span> : null}
-        </a>
-      ))}
+      {placed.map(({ e, px, top, count, first, last }) => {
+        const title = count > 1 ? `${count} events, ${formatClock(first)}–${formatClock(last)}. The most telling: ${eventLabel(e, now)}` : eventLabel(e, now);
+        const body = (
+          <>
+            <EventGlyph event={e} small />
+            {count > 1 ? <span className="absolute -right-2 -top-1.5 rounded-full bg-slate-800 px-1 text-[9px] font-semibold leading-3 text-white">{count}</span> : null}
+          </>
+        );
+        return hrefFor ? (
+          <a key={e.key} href={hrefFor(e)} tabIndex={-1} title={title} className="tl-mark" style={{ left: pct(px), top }}>{body}</a>
+        ) : (
+          <span key={e.key} title={title} className="tl-mark" style={{ left: pct(px), top }}>{body}</span>
+        );
+      })}
     </div>
   );
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, type ReactNode } from "react";
-import type { ActionEvent, Lane, RecordEvent, Timeline, TimelineEvent } from "@/lib/domain/timeline";
+import type { ActionEvent, RecordEvent, Timeline, TimelineEvent } from "@/lib/domain/timeline";
 import { CommitStateLabel, StatusBadge } from "@/components/status-badge";
 import { Button } from "@/components/ui/button";
 import { EventGlyph } from "./event-glyph";
@@ -16,10 +16,14 @@ export const eventAnchor = (e: Pick<TimelineEvent, "key">) => `ev-${e.key.replac
 
 const PAGE = 150;
 
+/** Events loaded a page at a time by the caller (the task page): `total` in all, `onMore(n)` asks for n more. */
+type Paging = { total: number; onMore: (count: number) => void; loading: boolean };
+
 type Props = {
-  timeline: Timeline;
+  timeline: Pick<Timeline, "start" | "end" | "now" | "events">;
   /** Shown before each event on a task's timeline, to say which invocation it belongs to. */
-  laneTag?: (lane: Lane) => ReactNode;
+  laneTag?: (e: TimelineEvent) => ReactNode;
+  paging?: Paging;
   /** Where an attempt's normalized fields and envelope are shown. */
   recordHref: (e: RecordEvent) => string;
 };
@@ -103,8 +107,11 @@ function Row({ e, previous, withDate, children }: { e: TimelineEvent; previous: 
   );
 }
 
-export function TimelineStory({ timeline, laneTag, recordHref }: Props) {
-  const [shown, setShown] = useState(PAGE);
+export function TimelineStory({ timeline, laneTag, recordHref, paging }: Props) {
+  const [shownHere, setShown] = useState(PAGE);
+  const shown = paging ? timeline.events.length : shownHere;
+  const total = paging?.total ?? timeline.events.length;
+  const more = Math.min(PAGE * 4, total - shown);
   const withDate = spansDays(timeline.start, timeline.end);
   const events = timeline.events.slice(0, shown);
   const previousOf = new Map<string, TimelineEvent | null>();
@@ -114,7 +121,7 @@ export function TimelineStory({ timeline, laneTag, recordHref }: Props) {
     previousOf.set(e.key, last);
     last = e;
   }
-  const lane = (e: TimelineEvent) => (laneTag ? laneTag(timeline.lanes[e.lane]!) : null);
+  const lane = (e: TimelineEvent) => (laneTag ? laneTag(e) : null);
 
   return (
     <>
@@ -140,10 +147,12 @@ export function TimelineStory({ timeline, laneTag, recordHref }: Props) {
           );
         })}
       </ol>
-      {timeline.events.length > shown ? (
+      {total > shown ? (
         <p className="flex items-center gap-3 text-sm text-slate-600">
-          Showing the first {shown} of {timeline.events.length} events.
-          <Button onClick={() => setShown(shown + PAGE * 4)}>Show {Math.min(PAGE * 4, timeline.events.length - shown)} more</Button>
+          Showing the first {shown} of {total} events.
+          <Button disabled={paging?.loading} onClick={() => (paging ? paging.onMore(more) : setShown(shown + more))}>
+            {paging?.loading ? "Loading…" : `Show ${more} more`}
+          </Button>
         </p>
       ) : null}
     </>

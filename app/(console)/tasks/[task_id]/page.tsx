@@ -2,10 +2,11 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { taskHref } from "@/components/invocation/links";
 import { RuntimeChoice } from "@/components/invocation/runtime-choice";
+import { TaskChart } from "@/components/invocation/task-chart";
 import { TaskDetail } from "@/components/invocation/task-detail";
 import { requireUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db/client";
-import { findTaskTimeline } from "@/lib/domain/timeline";
+import { findTaskPage } from "@/lib/domain/task-page";
 import { env } from "@/lib/env";
 
 export const dynamic = "force-dynamic";
@@ -27,11 +28,13 @@ export default async function TaskPage(props: Props) {
   const { id, runtime } = await read(props);
   await requireUser("read", runtime ? taskHref(id, runtime) : `/tasks/${encodeURIComponent(id)}`);
   const now = new Date();
-  // The task page shows no envelopes or agent messages: they are not read.
-  const found = await findTaskTimeline(await getDb(), {}, id, runtime, now, true);
+  // A page, not the whole task: the first invocations with their chart lanes;
+  // the rest of the list and the story are loaded on demand (task-detail.tsx).
+  const found = await findTaskPage(await getDb(), {}, id, runtime, now);
   if (found.kind === "missing") notFound();
   if (found.kind === "ambiguous") {
     return <RuntimeChoice kind="task" id={id} runtimes={found.runtimes} hrefFor={(r) => taskHref(id, r)} />;
   }
-  return <TaskDetail initial={found.value} renderedAt={now.toISOString()} stallWindowS={env().SETTLE_STALL_WINDOW_S} />;
+  const { invocations, ...initial } = found.value;
+  return <TaskDetail initial={initial} chart={<TaskChart invocations={invocations} now={now} stallWindowS={env().SETTLE_STALL_WINDOW_S} />} />;
 }
