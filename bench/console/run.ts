@@ -29,7 +29,8 @@ import { evaluate, printTable, writeReport, type ConsoleReport } from "./report"
 // Flags (defaults): --duration 8 and --warmup 2 seconds per measurement, at
 // --connections 1,4 (the targets are judged at the first: one request at a time,
 // the latency an operator sees; the second shows the server under load); --invocations 250000;
-// --dist-dir .next-bench. BENCH_PG_ADMIN_URL points at another PostgreSQL.
+// --dist-dir .next-bench; --only <text> measures only the targets whose label holds it (`--only task`).
+// BENCH_PG_ADMIN_URL points at another PostgreSQL.
 
 const { values: args } = parseArgs({
   options: {
@@ -39,6 +40,7 @@ const { values: args } = parseArgs({
     connections: { type: "string", default: "1,4" },
     invocations: { type: "string", default: String(DEFAULT_WORKLOAD.invocations) },
     "dist-dir": { type: "string", default: ".next-bench" },
+    only: { type: "string", default: "" },
   },
 });
 const positive = (value: string | undefined, name: string) => {
@@ -182,7 +184,7 @@ async function main(): Promise<void> {
 
   const api = { authorization: `Bearer ${token}` };
   const browser = { cookie };
-  const targets: Target[] = [
+  const allTargets: Target[] = [
     { label: "queue API, default", path: "/api/v1/queue", headers: api, kind: "api" },
     { label: "queue API, filtered", path: "/api/v1/queue?runtime=billing-agent&effect_class=money,destructive", headers: api, kind: "api" },
     { label: "queue API, status=all", path: "/api/v1/queue?status=all", headers: api, kind: "api" },
@@ -194,6 +196,12 @@ async function main(): Promise<void> {
     { label: "task API (100 invocations)", path: `/api/v1/tasks/${BIG_TASK}`, headers: api, kind: "api" },
     { label: "task page (1,000 attempts)", path: `/tasks/${BIG_TASK}`, headers: browser, kind: "page" },
   ];
+  const targets = allTargets.filter((t) => t.label.includes(args.only));
+  for (const t of targets.filter((x) => x.kind === "page")) {
+    // What a browser downloads: the HTML with the RSC payload inlined in it.
+    const bytes = (await (await fetch(`${baseUrl}${t.path}`, { headers: t.headers })).arrayBuffer()).byteLength;
+    log(`• ${t.label}: ${(bytes / 1000).toFixed(1)} kB of HTML`);
+  }
 
   const idle = measureCpu(server.pid);
   await new Promise((r) => setTimeout(r, 2_000));
