@@ -195,6 +195,8 @@ async function main(): Promise<void> {
     { label: "queue page, all + search", path: `/?status=all&q=${SEARCH}`, headers: browser, kind: "page" },
     { label: "task API (100 invocations)", path: `/api/v1/tasks/${BIG_TASK}`, headers: api, kind: "api" },
     { label: "task page (1,000 attempts)", path: `/tasks/${BIG_TASK}`, headers: browser, kind: "page" },
+    // What the task page loads after it renders: the story's first 150 events.
+    { label: "task timeline API (first 150 events)", path: `/api/v1/tasks/${BIG_TASK}/timeline?limit=150`, headers: api, kind: "api" },
   ];
   const targets = allTargets.filter((t) => t.label.includes(args.only));
   for (const t of targets.filter((x) => x.kind === "page")) {
