@@ -280,11 +280,11 @@ type QueueCount = { total: number; total_capped: boolean };
 
 /** Counts the rows a filter matches, reading at most `limit` + 1 of them. */
 async function countQueue(db: Db, where: string[], params: unknown[], limit: number): Promise<QueueCount> {
-  const rows = await db.prisma.$queryRawUnsafe<Array<{ n: number }>>(
-    `SELECT count(*)::int AS n, ${NOW} AS as_of FROM (SELECT 1 FROM invocations i ${whereSql(where)} LIMIT ${limit + 1}) AS c`,
+  const rows = await db.prisma.$queryRawUnsafe<Array<{ total: number }>>(
+    `SELECT count(*)::int AS total, ${NOW} AS as_of FROM (SELECT 1 FROM invocations i ${whereSql(where)} LIMIT ${limit + 1}) AS c`,
     ...params,
   );
-  const n = Number(rows[0]?.n ?? 0);
+  const n = Number(rows[0]?.total ?? 0);
   return n > limit ? { total: limit, total_capped: true } : { total: n, total_capped: false };
 }
 
