@@ -9,6 +9,8 @@ const alias = {
 export default defineConfig({
   resolve: { alias },
   test: {
+    // Every integration file opens its own databases, so two run side by side; more only adds contention on 2 cores.
+    maxWorkers: 2,
     projects: [
       {
         resolve: { alias },
@@ -22,8 +24,6 @@ export default defineConfig({
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          // Every file opens its own databases, so two run side by side; more only adds contention on 2 cores.
-          maxWorkers: 2,
         },
       },
     ],
