@@ -1,30 +1,26 @@
+"use client";
+
 import Link from "next/link";
-import type { InvocationView } from "@/lib/domain/invocations";
-import { buildTimeline, type Lane } from "@/lib/domain/timeline";
 import { StatusBadge } from "@/components/status-badge";
-import { TimelineChart } from "@/components/timeline/timeline-chart";
+import { OverviewChart } from "@/components/timeline/overview-chart";
+import type { Overview, OverviewLane } from "@/components/timeline/overview";
 import { invocationHref } from "./links";
 
-// The task page's chart, rendered on the server only: a lane for each
-// invocation of the page's first page, compact marks, no data for the client
-// to rebuild it from. The page refreshes it when the task changes.
+// The task page's chart: a lane for each invocation of the page's first
+// page, from the compact marks the server computed (components/timeline/overview.ts).
 
-type Props = { invocations: InvocationView[]; now: Date; stallWindowS: number };
-
-function LaneLabel({ lane }: { lane: Lane }) {
-  const inv = lane.invocation;
+function LaneLabel({ lane }: { lane: OverviewLane }) {
   return (
-    <Link href={invocationHref(inv.invocation_id, inv.runtime)} className="group flex min-w-0 flex-col rounded px-1 py-0.5 hover:bg-slate-50">
+    <Link href={invocationHref(lane.invocation_id, lane.runtime)} className="group flex min-w-0 flex-col rounded px-1 py-0.5 hover:bg-slate-50">
       <span className="flex min-w-0 items-center gap-2">
-        <span className="truncate font-mono text-xs font-medium text-indigo-700 group-hover:underline">{inv.tool}</span>
-        <StatusBadge status={inv.status} />
+        <span className="truncate font-mono text-xs font-medium text-indigo-700 group-hover:underline">{lane.tool}</span>
+        <StatusBadge status={lane.status} />
       </span>
-      <span className="truncate font-mono text-[11px] text-slate-500">{inv.invocation_id}</span>
+      <span className="truncate font-mono text-[11px] text-slate-500">{lane.invocation_id}</span>
     </Link>
   );
 }
 
-export function TaskChart({ invocations, now, stallWindowS }: Props) {
-  const timeline = buildTimeline(invocations, { now, stallWindowS });
-  return <TimelineChart timeline={timeline} laneLabel={(lane) => <LaneLabel lane={lane} />} />;
+export function TaskChart({ overview }: { overview: Overview }) {
+  return <OverviewChart overview={overview} laneLabel={(lane) => <LaneLabel lane={lane} />} />;
 }

@@ -3,7 +3,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import type { InvocationSummary, TaskView } from "@/lib/domain/invocations";
 import type { TaskPageData } from "@/lib/domain/task-page";
 import { compareRelevance, countNeedingPerson, TASK_PAGE_SIZE } from "@/lib/domain/task-order";
@@ -13,7 +13,9 @@ import { queryKeys } from "@/lib/query/keys";
 import { CommitStateLabel, StatusBadge } from "@/components/status-badge";
 import { Button } from "@/components/ui/button";
 import { formatDateTime } from "@/components/timeline/format";
+import type { Overview } from "@/components/timeline/overview";
 import { invocationHref, taskApiPath } from "./links";
+import { TaskChart } from "./task-chart";
 import { TaskStory, taskStoryKey } from "./task-story";
 
 // A task, kept live: the server renders the first page of its invocations
@@ -21,7 +23,7 @@ import { TaskStory, taskStoryKey } from "./task-story";
 // summaries are read every 2 s, give the rest of the list ("Show more"), and
 // when one moved, the chart is rendered again and the story read again.
 
-type Props = { initial: Omit<TaskPageData, "invocations">; chart: ReactNode };
+type Props = { initial: Omit<TaskPageData, "invocations">; overview: Overview };
 
 const MORE = 200;
 
@@ -48,7 +50,7 @@ function Row({ s }: { s: InvocationSummary }) {
   );
 }
 
-export function TaskDetail({ initial, chart }: Props) {
+export function TaskDetail({ initial, overview }: Props) {
   const router = useRouter();
   const queryClient = useQueryClient();
   const { task_id, runtime } = initial.task;
@@ -140,7 +142,7 @@ export function TaskDetail({ initial, chart }: Props) {
             {initial.total > TASK_PAGE_SIZE ? `(a lane for each of the first ${TASK_PAGE_SIZE} invocations listed; every event below)` : "(a lane per invocation)"}
           </span>
         </h2>
-        {chart}
+        <TaskChart overview={overview} />
         <TaskStory taskId={task_id} runtime={runtime} />
       </section>
     </main>

@@ -11,11 +11,11 @@ import { formatClock, formatDuration, spansDays } from "./format";
 // words and is what keyboard and screen-reader users move through, so the
 // drawing itself is hidden from assistive technology.
 
-const hatch = (colour: string): CSSProperties => ({
+export const hatch = (colour: string): CSSProperties => ({
   backgroundImage: `repeating-linear-gradient(135deg, ${colour} 0 4px, transparent 4px 8px)`,
 });
 
-const pct = (fraction: number) => `${(fraction * 100).toFixed(3)}%`;
+export const pct = (fraction: number) => `${(fraction * 100).toFixed(3)}%`;
 
 type Props = {
   timeline: Timeline;
@@ -45,7 +45,7 @@ function GapBar({ gap, x }: { gap: GapEvent; x: (iso: string) => number }) {
   );
 }
 
-const levels = ["50%", "18%", "82%"];
+export const levels = ["50%", "18%", "82%"];
 
 // Events closer than a bin (0.4% of the width) cannot be told apart on screen:
 // the bin shows its most telling event and says how many it holds. A task
@@ -62,7 +62,7 @@ function severity(e: TimelineEvent): number {
 
 type Bin = { e: TimelineEvent; px: number; count: number; first: string; last: string };
 
-function binsOf(events: TimelineEvent[], x: (iso: string) => number): Bin[] {
+export function binsOf(events: TimelineEvent[], x: (iso: string) => number): Bin[] {
   const bins = new Map<number, Bin>();
   for (const e of events) {
     if (e.kind === "gap") continue;
@@ -80,7 +80,7 @@ function binsOf(events: TimelineEvent[], x: (iso: string) => number): Bin[] {
 }
 
 /** Bins closer than about 1% of the width are stacked, so none hides another. */
-function stack<T extends { px: number }>(points: T[]): Array<T & { top: string }> {
+export function stack<T extends { px: number }>(points: T[]): Array<T & { top: string }> {
   const out: Array<T & { top: string }> = [];
   for (let i = 0, level = 0; i < points.length; i += 1) {
     const p = points[i]!;
@@ -117,7 +117,7 @@ function Track({ lane, x, hrefFor, now }: { lane: Lane; x: (iso: string) => numb
   );
 }
 
-function ticksOf(timeline: Timeline, x: (iso: string) => number): string[] {
+export function ticksOf(timeline: Pick<Timeline, "start" | "end" | "events">, x: (iso: string) => number): string[] {
   const times = [...new Set(timeline.events.map((e) => e.at))];
   const picked: Array<{ at: string; px: number }> = [{ at: timeline.start, px: 0 }, { at: timeline.end, px: 1 }];
   for (const target of [0.25, 0.5, 0.75]) {
@@ -182,7 +182,7 @@ export function TimelineChart({ timeline, laneLabel, hrefFor }: Props) {
   );
 }
 
-function Legend() {
+export function Legend() {
   const item = "inline-flex items-center gap-1.5";
   return (
     <ul aria-hidden="true" className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-600">

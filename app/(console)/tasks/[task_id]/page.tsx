@@ -2,11 +2,12 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { taskHref } from "@/components/invocation/links";
 import { RuntimeChoice } from "@/components/invocation/runtime-choice";
-import { TaskChart } from "@/components/invocation/task-chart";
 import { TaskDetail } from "@/components/invocation/task-detail";
 import { requireUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db/client";
 import { findTaskPage } from "@/lib/domain/task-page";
+import { buildTimeline } from "@/lib/domain/timeline";
+import { overviewOf } from "@/components/timeline/overview";
 import { env } from "@/lib/env";
 
 export const dynamic = "force-dynamic";
@@ -36,5 +37,7 @@ export default async function TaskPage(props: Props) {
     return <RuntimeChoice kind="task" id={id} runtimes={found.runtimes} hrefFor={(r) => taskHref(id, r)} />;
   }
   const { invocations, ...initial } = found.value;
-  return <TaskDetail initial={initial} chart={<TaskChart invocations={invocations} now={now} stallWindowS={env().SETTLE_STALL_WINDOW_S} />} />;
+  // The chart goes to the client as compact marks, not as the attempts it is drawn from.
+  const overview = overviewOf(buildTimeline(invocations, { now, stallWindowS: env().SETTLE_STALL_WINDOW_S }));
+  return <TaskDetail initial={initial} overview={overview} />;
 }
