@@ -282,6 +282,45 @@ test("screenshots: an invocation and a task timeline at realistic data", async (
   await page.screenshot({ path: `${OUT_DIR}/screenshots/invocation-stalled.png`, fullPage: true });
 });
 
+test("a long task: the page lists the first 50 (those that need a person first), loads the rest and more of the story on demand", async ({ page, request }) => {
+  const taskId = `long-${run}`;
+  const t0 = Date.now() - 3_600_000;
+  const at = (s: number) => new Date(t0 + s * 1000).toISOString();
+  const records = Array.from({ length: 60 }, (_, n) => {
+    const r = { task_id: taskId, invocation_id: `${taskId}-${String(n).padStart(2, "0")}`, tool: n % 2 ? "send_email" : "create_order", effect_class: "create" };
+    const e = (k: string) => `${r.invocation_id}-${k}`;
+    // Three of them time out (outcome unknown: they need a person); the rest are retried once and commit.
+    if (n % 20 === 5) return [{ ...r, event_id: e("i1"), attempt: 1, phase: "intent", at: at(n * 30) }, { ...r, event_id: e("o1"), attempt: 1, at: at(n * 30 + 5), envelope: { ok: false, commit_state: "unknown", code: "TIMEOUT", next_action: "verify_operation" } }];
+    return [
+      { ...r, event_id: e("i1"), attempt: 1, phase: "intent", at: at(n * 30) },
+      { ...r, event_id: e("o1"), attempt: 1, at: at(n * 30 + 2), envelope: { ok: false, commit_state: "not_committed", code: "RATE_LIMITED", next_action: "retry" } },
+      { ...r, event_id: e("i2"), attempt: 2, phase: "intent", at: at(n * 30 + 10) },
+      { ...r, event_id: e("o2"), attempt: 2, at: at(n * 30 + 12), envelope: { ok: true, commit_state: "committed" } },
+    ];
+  });
+  await ingest(request, records.flat());
+
+  await signIn(page, base, people.ana, password);
+  await page.goto(`${base}/tasks/${taskId}?runtime=billing-agent`);
+  const list = page.getByRole("region", { name: /Invocations/ });
+  await expect(list.locator("tbody tr")).toHaveCount(50);
+  await expect(list.locator("tbody tr").first()).toContainText("Outcome unknown");
+  await expect(page.getByText("3 need a person")).toBeVisible();
+  await expect(page.locator(".tl-mark").first()).toBeVisible();
+  expect(await page.locator("figure .h-11 .relative.h-10").count()).toBe(50);
+  const story = page.getByRole("list", { name: "Timeline, oldest first" });
+  await expect(story.locator(":scope > li")).toHaveCount(150);
+  await page.screenshot({ path: `${OUT_DIR}/screenshots/task-long.png`, fullPage: true });
+
+  await list.getByRole("button", { name: "Show 10 more" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(list.locator("tbody tr")).toHaveCount(60);
+  const more = page.getByRole("button", { name: /^Show \d+ more$/ }).last();
+  await more.click();
+  await expect(story.locator(":scope > li")).not.toHaveCount(150);
+  expect(await story.locator(":scope > li").count()).toBeGreaterThan(150);
+});
+
 test("an id two runtimes use asks which one; an id nobody reported is a clear not-found page", async ({ page, request }) => {
   const otherKey = settleCli(state.databaseUrl, ["keys", "create", `other-agent-${run}`]);
   const id = `shared-${run}`;
