@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { axisOf } from "@/components/timeline/axis";
+import { OVERVIEW_SCALE, overviewOf } from "@/components/timeline/overview";
 import { buildTimeline, type TimelineAttempt, type TimelineEvent, type TimelineInvocation } from "./timeline";
 
 const T0 = Date.parse("2026-11-29T05:12:00.000Z");
@@ -334,5 +335,23 @@ describe("axisOf", () => {
 
   it("puts a single instant at the start", () => {
     expect(axisOf(events(5)).x(at(5))).toBe(0);
+  });
+});
+
+describe("overviewOf (the task page's compact chart)", () => {
+  it("sends marks and waits per lane, not the records they are drawn from", () => {
+    const stalled = inv({ invocation_id: "inv-s", status: "pending", stall_at: at(300), attempts: [rec({ phase: "intent", at: at(0), user_message: "secret words" })] });
+    const done = inv({ invocation_id: "inv-d", status: "succeeded", attempts: [rec({ phase: "intent", at: at(10) }), rec({ phase: "outcome", at: at(20), commit_state: "committed", outcome: "ok" })] });
+    const o = overviewOf(buildTimeline([done, stalled], opts(600)));
+    expect(o.lanes.map((l) => l.invocation_id)).toEqual(["inv-s", "inv-d"]);
+    const [s, d] = o.lanes;
+    expect(s!.marks.map((m) => m[2])).toEqual(["i", "s"]);
+    expect(s!.bars).toEqual([["W", 0, expect.any(Number), expect.any(Number)]]);
+    expect(s!.bars[0]![3]).toBeGreaterThan(0);
+    expect(s!.bars[0]![3]).toBeLessThan(s!.bars[0]![2]);
+    expect(d!.marks.map((m) => [m[2], m[3], m[4], m[5]])).toEqual([["i", 1, 10_000, 1], ["o:committed", 1, 20_000, 1]]);
+    // Still waiting: the now line is drawn, at the right edge.
+    expect(o.now).toBe(OVERVIEW_SCALE);
+    expect(JSON.stringify(o)).not.toMatch(/secret words|event_id|envelope/);
   });
 });
