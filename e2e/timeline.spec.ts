@@ -312,6 +312,12 @@ test("a long task: the page lists the first 50 (those that need a person first),
   await expect(story.locator(":scope > li")).toHaveCount(150);
   await page.screenshot({ path: `${OUT_DIR}/screenshots/task-long.png`, fullPage: true });
 
+  // Live: a probe settles one that needed a person; the list and the chart the server drew follow.
+  const settled = `${taskId}-05`;
+  await ingest(request, [{ task_id: taskId, invocation_id: settled, tool: "send_email", effect_class: "create", event_id: `${settled}-p1`, attempt: 1, phase: "probe", at: new Date().toISOString(), envelope: { ok: true, commit_state: "committed" } }]);
+  await expect(page.getByText("2 need a person")).toBeVisible({ timeout: 10_000 });
+  await expect(page.locator(`figure a[href*="${settled}"]`)).not.toContainText("Outcome unknown", { timeout: 10_000 });
+
   await list.getByRole("button", { name: "Show 10 more" }).focus();
   await page.keyboard.press("Enter");
   await expect(list.locator("tbody tr")).toHaveCount(60);
