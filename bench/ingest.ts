@@ -1,11 +1,10 @@
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { runBaseline } from "./baseline";
 import { measureCpu } from "./cpu";
 import { runLoad } from "./load";
 import { evaluate, machine, printTable, SHARED_CORES_NOTE, writeReport, type Report } from "./report";
-import { createBenchDatabase, ensureBuild, freePort, prepareDatabase, ROOT, startServer, type BenchDatabase, type BenchServer } from "./setup";
+import { createBenchDatabase, ensureBuild, freePort, gitHead, prepareDatabase, releaseOnExit, ROOT, startServer, type BenchDatabase, type BenchServer } from "./setup";
 
 // `npm run bench:ingest [-- --no-build --duration 20 …]`: builds if needed,
 // stands Settle up on its own database, measures ingest over HTTP and a raw
@@ -40,32 +39,7 @@ const num = (name: keyof typeof args) => {
 
 let server: BenchServer | null = null;
 let database: BenchDatabase | null = null;
-let cleaning: Promise<void> | null = null;
-
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    await server?.stop().catch((e) => console.error("could not stop the server:", e));
-    await database?.drop().catch((e) => console.error(`could not drop ${database?.name}:`, e));
-  })();
-  return cleaning;
-}
-
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    console.error(`\n${signal}: stopping the server and dropping the bench database …`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
-
-function gitHead(): string | null {
-  try {
-    const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: ROOT, encoding: "utf8" }).trim();
-    return dirty ? `${head}+dirty` : head;
-  } catch {
-    return null;
-  }
-}
+const cleanup = releaseOnExit(() => ({ server, database }));
 
 async function main(): Promise<void> {
   const log = (line: string) => console.log(line);

@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
 import { createServer } from "node:net";
@@ -171,4 +171,35 @@ export async function startServer(databaseUrl: string, port: number, extraEnv: R
     await new Promise((r) => setTimeout(r, 200));
   }
   return { url, pid: child.pid!, stop };
+}
+
+/** Stops the run's server and drops its database once, however the run ends (Ctrl-C too). */
+export function releaseOnExit(held: () => { server: BenchServer | null; database: BenchDatabase | null }): () => Promise<void> {
+  let cleaning: Promise<void> | null = null;
+  const cleanup = () => {
+    cleaning ??= (async () => {
+      const { server, database } = held();
+      await server?.stop().catch((e) => console.error("could not stop the server:", e));
+      await database?.drop().catch((e) => console.error(`could not drop ${database?.name}:`, e));
+    })();
+    return cleaning;
+  };
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      console.error(`\n${signal}: stopping the server and dropping the bench database …`);
+      void cleanup().finally(() => process.exit(130));
+    });
+  }
+  return cleanup;
+}
+
+/** The commit a run measured, marked +dirty when tracked files differ from it. */
+export function gitHead(): string | null {
+  try {
+    const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: ROOT, encoding: "utf8" }).trim();
+    return dirty ? `${head}+dirty` : head;
+  } catch {
+    return null;
+  }
 }

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -9,7 +8,7 @@ import { createUser } from "@/lib/domain/users";
 import { setEnv } from "@/lib/env";
 import { measureCpu } from "../cpu";
 import { machine, SHARED_CORES_NOTE } from "../report";
-import { createBenchDatabase, ensureBuild, freePort, migrateDatabase, ROOT, startServer, type BenchDatabase, type BenchServer } from "../setup";
+import { createBenchDatabase, ensureBuild, freePort, gitHead, migrateDatabase, releaseOnExit, ROOT, startServer, type BenchDatabase, type BenchServer } from "../setup";
 import { checkWorkload } from "./check";
 import { compareWithIndex, explain, queueStatements } from "./explain";
 import { measureFirstLoad } from "./first-load";
@@ -58,32 +57,7 @@ const OPERATOR = { email: "bench-operator@example.com", password: randomBytes(18
 
 let server: BenchServer | null = null;
 let database: BenchDatabase | null = null;
-let cleaning: Promise<void> | null = null;
-
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    await server?.stop().catch((e) => console.error("could not stop the server:", e));
-    await database?.drop().catch((e) => console.error(`could not drop ${database?.name}:`, e));
-  })();
-  return cleaning;
-}
-
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    console.error(`\n${signal}: stopping the server and dropping the bench database …`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
-
-function gitHead(): string | null {
-  try {
-    const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: ROOT, encoding: "utf8" }).trim();
-    return dirty ? `${head}+dirty` : head;
-  } catch {
-    return null;
-  }
-}
+const cleanup = releaseOnExit(() => ({ server, database }));
 
 async function counts(url: string): Promise<Omit<ConsoleReport["data"], "generate_s" | "fold_checked">> {
   const client = new pg.Client({ connectionString: url });

@@ -1,29 +1,9 @@
-import type { Metrics, ToolRow } from "./metrics-schema";
+import { toolRowSchema, type Metrics, type ToolRow } from "./metrics-schema";
 
 // The metrics as CSV (RFC 4180, CRLF): one row per tool, then one for all
 // tools, with the same columns as the console's per-tool table.
 
-export const metricsCsvColumns: (keyof ToolRow)[] = [
-  "tool",
-  "duplicates_prevented",
-  "guard_denials",
-  "probe_found",
-  "receiver_replays",
-  "possible_duplicate_effects",
-  "unknown_outcomes",
-  "resolved_by_probe",
-  "resolved_by_operator",
-  "escalated",
-  "open",
-  "pending_recovery_p50",
-  "pending_recovery_p90",
-  "escalations",
-  "invocations",
-  "retries_per_invocation",
-  "approval_wait_p50",
-  "approval_wait_p90",
-  "sla_breaches",
-];
+export const metricsCsvColumns = Object.keys(toolRowSchema.shape) as (keyof ToolRow)[];
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return "";

@@ -45,7 +45,8 @@ export function resolveRange(query: Pick<MetricsQuery, "from" | "to" | "tool" | 
   return { from, to, tool: query.tool ?? null, runtime: query.runtime ?? null };
 }
 
-const toolRowSchema = z.object({
+/** One tool's numbers; its key order is also the CSV export's column order. */
+export const toolRowSchema = z.object({
   tool: z.string(),
   duplicates_prevented: z.number().int(),
   guard_denials: z.number().int(),
