@@ -72,9 +72,16 @@ export function QueueView({ initial, anyReported, runtimes, curl }: Props) {
     [current, clearSelection],
   );
 
+  // Two changes in quick succession (runtime, then age) must both land: until the URL of the
+  // first has rendered, the second builds on what was asked for, not on the URL still shown.
+  const requested = useRef<QueueFilterState | null>(null);
+  useEffect(() => {
+    requested.current = null;
+  }, [filters]);
   const setFilters = useCallback(
     (patch: Partial<Record<QueueFilterKey, string | undefined>>, how: "push" | "replace" = "push") => {
-      const next: QueueFilterState = { ...filters, ...patch };
+      const next: QueueFilterState = { ...(requested.current ?? filters), ...patch };
+      requested.current = next;
       applyQuery(filterQuery(next), how);
     },
     [filters, applyQuery],
