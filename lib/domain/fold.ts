@@ -1,5 +1,5 @@
 import type { CommitState, NextAction, Outcome, Phase, ProbeResult } from "../ingest/vocabulary";
-import { applyAction, type OperatorAction } from "./actions";
+import { applyAction, type ActionContext, type ActionResult, type OperatorAction } from "./actions";
 import { applyEvidence, applyProbeResult, initialState, type LifecycleConfig, type LifecycleState } from "./lifecycle";
 
 // An invocation's state is a fold over its records and operator actions.
@@ -7,6 +7,12 @@ import { applyEvidence, applyProbeResult, initialState, type LifecycleConfig, ty
 // arrival, so late, repeated or shuffled delivery folds to the same state.
 // Operator actions are placed where they happened relative to arrivals
 // (`seq`): an operator decided on the records that had arrived by then.
+//
+// A fold also says where it stopped (its cursor), so the write path can fold
+// new records onto the stored state instead of reading the whole history
+// again (`resumeFold`). When a new record belongs before what was folded, or
+// could change which attempt a stored record speaks for, resuming refuses and
+// the caller folds the whole history: the same function, so the same answer.
 
 export type FoldRecord = {
   eventKey: string;
@@ -40,19 +46,35 @@ export type DerivedInvocation = LifecycleState & {
   lastCode: string | null;
 };
 
+/** Where in the fold order a record stands: its attempt, then `at`, then phase, then event key. */
+export type RecordKey = { attempt: number; at: string; phase: Phase; eventKey: string };
+
+export type FoldCursor = {
+  /** The last record folded after the last operator action; null when an action was the last step. */
+  last: RecordKey | null;
+  /** The highest attempt of a transport record (intent or outcome); null before the first. */
+  maxTransport: number | null;
+  /** Numbered transport records: the highest attempt number and the latest `at` among them. */
+  numbered: { maxN: number; maxAt: string } | null;
+  /** Unnumbered probes: the lowest attempt one speaks for, the latest `at`, and whether one had no numbered record before it. */
+  probes: { minAttempt: number; maxAt: string; beforeAny: boolean } | null;
+};
+
+export type FoldSnapshot = DerivedInvocation & { cursor: FoldCursor };
+
 const phaseRank: Record<Phase, number> = { intent: 0, outcome: 1, probe: 2 };
+const ms = (iso: string) => Date.parse(iso);
+const isNumberedTransport = (r: FoldRecord) => r.attemptNo !== null && r.phase !== "probe";
 
 /** Unnumbered records: transport attempts count as 1; a probe speaks for the latest attempt before it. */
 function effectiveAttempts(records: FoldRecord[]): Map<FoldRecord, number> {
-  const numbered = records
-    .filter((r) => r.attemptNo !== null && r.phase !== "probe")
-    .map((r) => ({ n: r.attemptNo as number, at: Date.parse(r.at) }));
+  const numbered = records.filter(isNumberedTransport).map((r) => ({ n: r.attemptNo as number, at: ms(r.at) }));
   const result = new Map<FoldRecord, number>();
   for (const r of records) {
     if (r.attemptNo !== null) result.set(r, r.attemptNo);
     else if (r.phase !== "probe") result.set(r, 1);
     else {
-      const at = Date.parse(r.at);
+      const at = ms(r.at);
       const before = numbered.filter((x) => x.at <= at).map((x) => x.n);
       const pool = before.length > 0 ? before : numbered.map((x) => x.n);
       result.set(r, pool.length > 0 ? Math.max(...pool) : 1);
@@ -61,14 +83,16 @@ function effectiveAttempts(records: FoldRecord[]): Map<FoldRecord, number> {
   return result;
 }
 
-function compareRecords(a: FoldRecord, b: FoldRecord, attempt: Map<FoldRecord, number>): number {
+function compareKeys(a: RecordKey, b: RecordKey): number {
   return (
-    (attempt.get(a) ?? 1) - (attempt.get(b) ?? 1) ||
-    Date.parse(a.at) - Date.parse(b.at) ||
+    a.attempt - b.attempt ||
+    ms(a.at) - ms(b.at) ||
     phaseRank[a.phase] - phaseRank[b.phase] ||
     (a.eventKey < b.eventKey ? -1 : a.eventKey > b.eventKey ? 1 : 0)
   );
 }
+
+const keyOf = (r: FoldRecord, attempt: number): RecordKey => ({ attempt, at: r.at, phase: r.phase, eventKey: r.eventKey });
 
 type Step = { kind: "record"; record: FoldRecord; attempt: number } | { kind: "action"; action: FoldAction };
 
@@ -80,7 +104,7 @@ export function orderEvents(records: FoldRecord[], actions: FoldAction[]): Step[
   for (const r of records) segments[segmentOf(r)]?.push(r);
   const steps: Step[] = [];
   segments.forEach((segment, i) => {
-    segment.sort((a, b) => compareRecords(a, b, attempt));
+    segment.sort((a, b) => compareKeys(keyOf(a, attempt.get(a) ?? 1), keyOf(b, attempt.get(b) ?? 1)));
     for (const record of segment) steps.push({ kind: "record", record, attempt: attempt.get(record) ?? 1 });
     const action = sortedActions[i];
     if (action) steps.push({ kind: "action", action });
@@ -88,46 +112,148 @@ export function orderEvents(records: FoldRecord[], actions: FoldAction[]): Step[
   return steps;
 }
 
-export function deriveInvocation(records: FoldRecord[], actions: FoldAction[], config: LifecycleConfig): DerivedInvocation {
+/** One record folded onto a snapshot: the body shared by the whole fold and a resumed one. */
+function foldRecord(d: FoldSnapshot, r: FoldRecord, attempt: number, config: LifecycleConfig): FoldSnapshot {
+  const evidence = { ...r, attempt };
+  let state: LifecycleState = applyEvidence(d, evidence, config);
+  if (r.probeResult) state = applyProbeResult(state, evidence, config);
+  return {
+    ...d,
+    ...state,
+    effectClass: d.effectClass ?? r.effectClass,
+    idempotencyKey: d.idempotencyKey ?? r.idempotencyKey,
+    userMessage: r.userMessage ? r.userMessage : d.userMessage,
+    lastCode: r.code ? r.code : d.lastCode,
+    cursor: { ...d.cursor, last: keyOf(r, attempt) },
+  };
+}
+
+function foldAction(d: FoldSnapshot, a: FoldAction): { snapshot: FoldSnapshot; result: ActionResult } {
+  const result = applyAction(d, a.action, { actor: a.actor, at: a.at, quorum: a.quorum });
+  const state = result.ok ? result.state : d;
+  return { snapshot: { ...d, ...state, cursor: { ...d.cursor, last: null } }, result };
+}
+
+function summaries(records: FoldRecord[], attempt: Map<FoldRecord, number>): Pick<FoldCursor, "numbered" | "probes"> {
+  const numbered = records.filter(isNumberedTransport);
+  const probes = records.filter((x) => x.attemptNo === null && x.phase === "probe");
+  const latest = (rs: FoldRecord[]) => rs.reduce((a, r) => (ms(r.at) > ms(a) ? r.at : a), rs[0]!.at);
+  return {
+    numbered: numbered.length === 0 ? null : { maxN: Math.max(...numbered.map((r) => r.attemptNo as number)), maxAt: latest(numbered) },
+    probes:
+      probes.length === 0
+        ? null
+        : {
+            minAttempt: Math.min(...probes.map((r) => attempt.get(r) ?? 1)),
+            maxAt: latest(probes),
+            beforeAny: probes.some((p) => !numbered.some((x) => ms(x.at) <= ms(p.at))),
+          },
+  };
+}
+
+/** The whole fold, and where it stopped. */
+export function foldInvocation(records: FoldRecord[], actions: FoldAction[], config: LifecycleConfig): FoldSnapshot {
   if (records.length === 0) throw new Error("an invocation has at least one record");
   const steps = orderEvents(records, actions);
-  const times = records.map((r) => Date.parse(r.at));
+  const times = records.map((r) => ms(r.at));
   const firstSeenAt = new Date(Math.min(...times)).toISOString();
-  let state = initialState(firstSeenAt);
-  let tool: string | null = null;
-  let effectClass: string | null = null;
-  let idempotencyKey: string | null = null;
-  let userMessage: string | null = null;
-  let lastCode: string | null = null;
-  const transportAttempts = new Set<number>();
-
-  for (const step of steps) {
-    if (step.kind === "action") {
-      const result = applyAction(state, step.action.action, { actor: step.action.actor, at: step.action.at, quorum: step.action.quorum });
-      if (result.ok) state = result.state;
-      continue;
-    }
-    const r = step.record;
-    tool ??= r.tool;
-    effectClass ??= r.effectClass;
-    idempotencyKey ??= r.idempotencyKey;
-    if (r.phase !== "probe") transportAttempts.add(step.attempt);
-    if (r.userMessage) userMessage = r.userMessage;
-    if (r.code) lastCode = r.code;
-    const evidence = { ...r, attempt: step.attempt };
-    state = applyEvidence(state, evidence, config);
-    if (r.probeResult) state = applyProbeResult(state, evidence, config);
-  }
-
-  return {
-    ...state,
-    tool: tool ?? records[0]!.tool,
-    effectClass,
-    idempotencyKey,
-    attemptCount: transportAttempts.size,
+  const first = steps.find((s) => s.kind === "record")!;
+  let d: FoldSnapshot = {
+    ...initialState(firstSeenAt),
+    tool: first.kind === "record" ? first.record.tool : records[0]!.tool,
+    effectClass: null,
+    idempotencyKey: null,
+    attemptCount: 0,
     firstSeenAt,
     lastAttemptAt: new Date(Math.max(...times)).toISOString(),
-    userMessage,
-    lastCode,
+    userMessage: null,
+    lastCode: null,
+    cursor: { last: null, maxTransport: null, numbered: null, probes: null },
   };
+  const transport = new Set<number>();
+  for (const step of steps) {
+    if (step.kind === "action") {
+      d = foldAction(d, step.action).snapshot;
+      continue;
+    }
+    if (step.record.phase !== "probe") transport.add(step.attempt);
+    d = foldRecord(d, step.record, step.attempt, config);
+  }
+  const attempt = new Map(steps.flatMap((s) => (s.kind === "record" ? [[s.record, s.attempt] as const] : [])));
+  return {
+    ...d,
+    attemptCount: transport.size,
+    cursor: { last: d.cursor.last, maxTransport: transport.size > 0 ? Math.max(...transport) : null, ...summaries(records, attempt) },
+  };
+}
+
+export function deriveInvocation(records: FoldRecord[], actions: FoldAction[], config: LifecycleConfig): DerivedInvocation {
+  const { cursor: _cursor, ...derived } = foldInvocation(records, actions, config);
+  return derived;
+}
+
+/**
+ * Folds `records` (new to this invocation, arrived after everything the
+ * snapshot holds) onto the snapshot. Null when that would not give what the
+ * whole fold gives: a record belongs before what was folded, is older than the
+ * first record, or could change which attempt a stored record speaks for.
+ */
+export function resumeFold(snapshot: FoldSnapshot, records: FoldRecord[], config: LifecycleConfig): FoldSnapshot | null {
+  if (records.length === 0) return snapshot;
+  const c = snapshot.cursor;
+  if (records.some((r) => ms(r.at) < ms(snapshot.firstSeenAt))) return null;
+  const newNumbered = records.filter(isNumberedTransport);
+  // A stored unnumbered probe speaks for the latest numbered attempt before it: a higher one arriving now may change that.
+  if (c.probes && newNumbered.some((r) => (r.attemptNo as number) > c.probes!.minAttempt && (c.probes!.beforeAny || ms(r.at) <= ms(c.probes!.maxAt)))) {
+    return null;
+  }
+  const attempt = new Map<FoldRecord, number>();
+  for (const r of records) {
+    if (r.attemptNo !== null) attempt.set(r, r.attemptNo);
+    else if (r.phase !== "probe") attempt.set(r, 1);
+    else {
+      // Only decidable here when every stored numbered record is before it.
+      if (c.numbered && ms(r.at) < ms(c.numbered.maxAt)) return null;
+      const before = newNumbered.filter((x) => ms(x.at) <= ms(r.at)).map((x) => x.attemptNo as number);
+      if (c.numbered) before.push(c.numbered.maxN);
+      const pool = before.length > 0 ? before : newNumbered.map((x) => x.attemptNo as number);
+      attempt.set(r, pool.length > 0 ? Math.max(...pool) : 1);
+    }
+  }
+  const sorted = [...records].sort((a, b) => compareKeys(keyOf(a, attempt.get(a)!), keyOf(b, attempt.get(b)!)));
+  if (c.last && compareKeys(keyOf(sorted[0]!, attempt.get(sorted[0]!)!), c.last) <= 0) return null;
+
+  let d = snapshot;
+  let { attemptCount, cursor: { maxTransport } } = snapshot;
+  for (const r of sorted) {
+    const n = attempt.get(r)!;
+    if (r.phase !== "probe") {
+      if (maxTransport === null || n > maxTransport) {
+        attemptCount += 1;
+        maxTransport = n;
+      } else if (n < maxTransport) {
+        return null; // an attempt number below the highest: whether it is a new one only the history knows
+      }
+    }
+    d = foldRecord(d, r, n, config);
+  }
+  const added = summaries(records, attempt);
+  const merge = <T extends { maxAt: string }>(a: T | null, b: T | null, join: (x: T, y: T) => T): T | null => (a && b ? join(a, b) : (a ?? b));
+  const later = (x: string, y: string) => (ms(x) >= ms(y) ? x : y);
+  return {
+    ...d,
+    attemptCount,
+    lastAttemptAt: new Date(Math.max(ms(snapshot.lastAttemptAt), ...records.map((r) => ms(r.at)))).toISOString(),
+    cursor: {
+      last: d.cursor.last,
+      maxTransport,
+      numbered: merge(c.numbered, added.numbered, (x, y) => ({ maxN: Math.max(x.maxN, y.maxN), maxAt: later(x.maxAt, y.maxAt) })),
+      probes: merge(c.probes, added.probes, (x, y) => ({ minAttempt: Math.min(x.minAttempt, y.minAttempt), maxAt: later(x.maxAt, y.maxAt), beforeAny: x.beforeAny || y.beforeAny })),
+    },
+  };
+}
+
+/** An operator action folded onto the stored state: it comes after every record that has arrived (its seq is the newest). */
+export function resumeWithAction(snapshot: FoldSnapshot, action: OperatorAction, ctx: ActionContext): { snapshot: FoldSnapshot; result: ActionResult } {
+  return foldAction(snapshot, { seq: Number.MAX_SAFE_INTEGER, at: ctx.at, actor: ctx.actor, action, quorum: ctx.quorum });
 }
