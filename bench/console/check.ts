@@ -1,5 +1,6 @@
 import pg from "pg";
-import { deriveAll, loadFoldInputs, type Sql } from "@/lib/domain/invocation-store";
+import type { Tx } from "@/lib/db/driver";
+import { foldFromHistory } from "@/lib/domain/invocation-store";
 import type { DerivedInvocation } from "@/lib/domain/fold";
 import { BIG_TASK } from "./generate";
 
@@ -10,6 +11,7 @@ import { BIG_TASK } from "./generate";
 
 type Stored = {
   id: string;
+  runtime_id: string;
   invocation_id: string;
   status: string;
   commit_state: string;
@@ -59,7 +61,7 @@ export async function checkWorkload(url: string, sample = 2_000): Promise<number
   await client.connect();
   try {
     const { rows } = await client.query<Stored>(
-      `SELECT i.id::text, i.invocation_id, i.status, i.commit_state, i.next_action, i.version, i.conflict, i.attempt_count,
+      `SELECT i.id::text, i.runtime_id::text, i.invocation_id, i.status, i.commit_state, i.next_action, i.version, i.conflict, i.attempt_count,
               i.first_seen_at, i.last_attempt_at, i.status_since, i.stall_at, i.not_before, i.assignee, i.user_message,
               i.last_code, i.resolution,
               (SELECT count(*) FROM attempts a WHERE a.invocation_uid = i.id)::int
@@ -69,8 +71,12 @@ export async function checkWorkload(url: string, sample = 2_000): Promise<number
            OR i.task_id = $1`,
       [BIG_TASK],
     );
-    const sql: Sql = { $queryRawUnsafe: async <T>(q: string, ...values: unknown[]) => (await client.query(q, values)).rows as T };
-    const derived = deriveAll(await loadFoldInputs(sql, rows.map((r) => r.id)));
+    const tx: Tx = { query: async <T>(q: string | { text: string }, values: unknown[] = []) => (await client.query(typeof q === "string" ? q : q.text, values)).rows as T[] };
+    const derived = new Map<string, DerivedInvocation>();
+    for (const runtimeId of new Set(rows.map((r) => r.runtime_id))) {
+      const folded = await foldFromHistory(tx, runtimeId, rows.filter((r) => r.runtime_id === runtimeId).map((r) => r.id));
+      for (const [uid, d] of folded) derived.set(uid, d);
+    }
     const problems: string[] = [];
     for (const row of rows) {
       const d = derived.get(row.id);

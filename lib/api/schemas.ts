@@ -20,6 +20,8 @@ import { errorEnvelopeSchema } from "./errors";
 
 const time = z.string().meta({ format: "date-time" });
 
+export const ignoredHintSchema = z.object({ field: z.string().describe("The normalized field, e.g. retry.not_before, or the envelope key it came from."), reason: z.string() });
+
 export const resolutionSchema = z
   .object({
     commit_state: z.enum(["committed", "not_committed"]),
@@ -54,6 +56,9 @@ export const attemptSchema = z
     user_message: z.string().nullable(),
     items: z.array(itemSchema),
     envelope: z.unknown().describe("The envelope as received, secrets redacted."),
+    ignored: z
+      .array(ignoredHintSchema)
+      .describe("Hints in the envelope Settle left out of its reading (a retry delay beyond what it can store, an unreadable count); the envelope keeps them."),
   })
   .meta({ id: "Attempt" });
 
@@ -95,7 +100,11 @@ export const invocationSummarySchema = z
 
 export const invocationSchema = invocationSummarySchema
   .extend({
-    attempts: z.array(attemptSchema),
+    attempts: z.array(attemptSchema).describe("In the fold's order: all of them, or the latest ones when there are more (see attempts_total)."),
+    attempts_total: z
+      .number()
+      .int()
+      .describe("How many attempts the invocation has; older ones than `attempts` holds come a page at a time from GET /api/v1/invocations/{id}/attempts."),
     actions: z.array(actionEntrySchema),
     sla: slaSchema.nullable().describe("What the policy of its effect class means for it now; null when no timer applies."),
     approvals: approvalsSchema.nullable().describe("While awaiting approval: who has approved and the quorum."),
@@ -141,6 +150,7 @@ export const ingestResultSchema = z
         status: z.enum(["accepted", "duplicate", "rejected"]),
         event_id: z.string().nullable(),
         invocation_id: z.string().nullable(),
+        ignored: z.array(ignoredHintSchema).optional().describe("Accepted, but these hints in its envelope were left out of the reading."),
         error: errorEnvelopeSchema.optional(),
       }),
     ),

@@ -15,92 +15,59 @@ export type SqlSession = {
   exec: (script: string) => Promise<void>;
 };
 
-export type ScriptRows = Array<Record<string, unknown>>;
+/** A statement for `Tx.query`: `name` makes PostgreSQL parse and plan it once per connection (PGlite ignores it). */
+export type Statement = { name?: string; text: string };
 
-/** Parsed and planned once per connection (SQL PREPARE), then only EXECUTEd. */
-export type PreparedStatement = { name: string; params: string[]; text: string };
-
-/** A statement for `ScriptTransaction.run`: plain SQL, or a prepared statement with SQL literals as arguments. */
-export type ScriptStatement = string | { prepared: PreparedStatement; args: string[] };
-
-export type ScriptTransaction = {
-  /**
-   * Runs statements without parameters (see `sqlLiteral`) as one simple query:
-   * one round trip, each statement with its own snapshot. `commit` ends the
-   * transaction in that same round trip. Returns each statement's rows, in order.
-   */
-  run: (statements: ScriptStatement[], options?: { commit?: boolean }) => Promise<ScriptRows[]>;
+/** A transaction's one operation: a statement with bound parameters, never with request text in its SQL. */
+export type Tx = {
+  query: <T = Record<string, unknown>>(statement: Statement | string, params?: unknown[]) => Promise<T[]>;
 };
 
-/** The text of one round trip, and where each statement's result is in the answer. */
-function buildScript(statements: ScriptStatement[], preparedHere: Set<string>, wrap: { begin: boolean; commit: boolean }) {
-  const parts: string[] = wrap.begin ? ["BEGIN"] : [];
-  const positions: number[] = [];
-  const preparing: string[] = [];
-  for (const statement of statements) {
-    if (typeof statement === "string") {
-      positions.push(parts.length);
-      parts.push(statement);
-      continue;
-    }
-    const { name, params, text } = statement.prepared;
-    if (!preparedHere.has(name) && !preparing.includes(name)) {
-      parts.push(`PREPARE ${name} (${params.join(", ")}) AS ${text}`);
-      preparing.push(name);
-    }
-    positions.push(parts.length);
-    parts.push(`EXECUTE ${name}(${statement.args.join(", ")})`);
-  }
-  if (wrap.commit) parts.push("COMMIT");
-  return { text: parts.join(";\n"), positions, preparing };
-}
-
-/** After a failure nobody knows which PREPAREs ran (they outlive a rollback): ask the session. */
-async function preparedNames(query: (text: string) => Promise<ScriptRows>): Promise<Set<string>> {
-  const rows = await query("SELECT name FROM pg_prepared_statements");
-  return new Set(rows.map((r) => String(r.name)));
-}
+/**
+ * Fixed settings for one transaction (`SET LOCAL`), sent with its BEGIN in
+ * one round trip. Constants of the calling code only, never request data.
+ */
+export type TransactionOptions = { settings?: readonly string[] };
 
 export type SqlDriver = SqlSession & {
   kind: "postgres" | "pglite";
   /** A session that keeps one connection, for session-scoped locks. */
   withSession: <T>(fn: (session: SqlSession) => Promise<T>) => Promise<T>;
-  /**
-   * A transaction in as few round trips as PostgreSQL allows: BEGIN travels
-   * with the first statements, COMMIT with the last. Rolled back if `fn` throws.
-   */
-  scriptTransaction: <T>(fn: (tx: ScriptTransaction) => Promise<T>) => Promise<T>;
+  /** A transaction: committed when `fn` resolves, rolled back when it throws. */
+  transaction: <T>(fn: (tx: Tx) => Promise<T>, options?: TransactionOptions) => Promise<T>;
   close: () => Promise<void>;
   pool?: pg.Pool;
   pglite?: PGlite;
 };
 
 /**
- * A string as an SQL literal, dollar-quoted with a tag the text does not
- * contain, so nothing inside it needs escaping or can end it early.
+ * A timestamp as PostgreSQL writes it ("0001-01-01 00:00:00+00") as an ISO
+ * string. Read as ISO 8601, never by Date's lenient parser, which takes year
+ * 0001 for 2001. Values without an offset (timestamp) are UTC.
  */
-export function sqlLiteral(text: string): string {
-  let tag = "$s$";
-  for (let n = 0; text.includes(tag); n += 1) tag = `$s${n}$`;
-  return `${tag}${text}${tag}`;
+export function isoFromPg(value: string): string {
+  const iso = value.replace(" ", "T");
+  const zoned = /[+-]\d\d(:\d\d){0,2}$/.test(iso.slice(19)) ? iso.replace(/([+-]\d\d)$/, "$1:00") : `${iso}Z`;
+  return new Date(zoned).toISOString();
 }
 
 // Dates stay ISO strings and bigints stay exact: the domain code decides types.
 const types = {
   getTypeParser: (oid: number, format?: string) => {
-    if (oid === 1184 || oid === 1114) return (v: string) => new Date(v).toISOString();
+    if (oid === 1184 || oid === 1114) return isoFromPg;
     return pg.types.getTypeParser(oid, format as "text");
   },
 };
 
 export function createPostgresDriver(connectionString: string, max: number): SqlDriver {
-  const preparedOn = new WeakMap<pg.PoolClient, Set<string>>();
   const pool = new pg.Pool({
     connectionString,
     max,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
     application_name: "settle",
+    // Timestamps are read and written in UTC whatever the server's time zone.
+    options: "-c TimeZone=UTC",
   });
   // A dropped connection must not crash the process; the next query reports it.
   pool.on("error", () => {});
@@ -123,35 +90,25 @@ export function createPostgresDriver(connectionString: string, max: number): Sql
         client.release();
       }
     },
-    scriptTransaction: async (fn) => {
+    transaction: async (fn, options = {}) => {
       const client = await pool.connect();
-      const preparedHere = preparedOn.get(client) ?? new Set<string>();
-      preparedOn.set(client, preparedHere);
-      // Held in an object: the closures below change it behind the compiler's back.
-      const progress: { state: "idle" | "open" | "committed" } = { state: "idle" };
-      const tx: ScriptTransaction = {
-        run: async (statements, { commit = false } = {}) => {
-          if (progress.state === "committed") throw new Error("the transaction is already committed");
-          const script = buildScript(statements, preparedHere, { begin: progress.state === "idle", commit });
-          progress.state = "open";
-          const results = await client.query({ text: script.text, types });
-          if (commit) progress.state = "committed";
-          for (const name of script.preparing) preparedHere.add(name);
-          const all = (Array.isArray(results) ? results : [results]) as pg.QueryResult[];
-          return script.positions.map((i) => all[i]!.rows as ScriptRows);
+      const tx: Tx = {
+        query: async <T>(statement: Statement | string, params: unknown[] = []) => {
+          const { name, text } = typeof statement === "string" ? { name: undefined, text: statement } : statement;
+          return (await client.query({ name, text, values: params, types })).rows as T[];
         },
       };
       try {
+        await client.query(["BEGIN", ...(options.settings ?? []).map((s) => `SET LOCAL ${s}`)].join("; "));
         const value = await fn(tx);
-        if (progress.state === "open") await client.query("COMMIT");
+        await client.query("COMMIT");
         client.release();
         return value;
       } catch (error) {
-        // A failed statement leaves the transaction aborted; a connection that cannot even roll back is discarded.
+        // A connection that cannot even roll back is discarded.
         let healthy = true;
         try {
           await client.query("ROLLBACK");
-          preparedOn.set(client, await preparedNames(async (text) => (await client.query(text)).rows));
         } catch {
           healthy = false;
         }
@@ -177,8 +134,7 @@ export async function createPgliteDriver(dataDir: string): Promise<SqlDriver> {
     unlock();
     throw error;
   }
-  let preparedHere = new Set<string>();
-  const parsers = { 1184: (v: string) => new Date(v).toISOString(), 1114: (v: string) => new Date(v).toISOString() };
+  const parsers = { 1184: isoFromPg, 1114: isoFromPg };
   const session: SqlSession = {
     query: async <T>(text: string, params: unknown[] = []) => {
       const result = await db.query<T>(text, params, { parsers });
@@ -193,24 +149,15 @@ export async function createPgliteDriver(dataDir: string): Promise<SqlDriver> {
     pglite: db,
     ...session,
     withSession: (fn) => fn(session),
-    // PGlite runs in-process: round trips cost nothing, and its transaction() keeps other queries out meanwhile.
-    scriptTransaction: async (fn) => {
-      try {
-        return await db.transaction((t) =>
-          fn({
-            run: async (statements) => {
-              const script = buildScript(statements, preparedHere, { begin: false, commit: false });
-              const results = await t.exec(script.text, { parsers });
-              for (const name of script.preparing) preparedHere.add(name);
-              return script.positions.map((i) => results[i]!.rows as ScriptRows);
-            },
-          }),
-        );
-      } catch (error) {
-        preparedHere = await preparedNames(async (text) => (await db.query<Record<string, unknown>>(text)).rows);
-        throw error;
-      }
-    },
+    // PGlite runs in-process: its transaction() keeps other queries out meanwhile.
+    transaction: (fn, options = {}) =>
+      db.transaction(async (t) => {
+        for (const setting of options.settings ?? []) await t.exec(`SET LOCAL ${setting}`);
+        return fn({
+          query: async <T>(statement: Statement | string, params: unknown[] = []) =>
+            (await t.query<T>(typeof statement === "string" ? statement : statement.text, params, { parsers })).rows,
+        });
+      }),
     close: async () => {
       await db.close();
       unlock();

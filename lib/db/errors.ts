@@ -55,3 +55,28 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return false;
 }
+
+/** The SQLSTATE of a database error, wherever it is in the cause chain. */
+export function sqlState(error: unknown): string | null {
+  const seen = new Set<unknown>();
+  let current: unknown = error;
+  while (current && typeof current === "object" && !seen.has(current)) {
+    seen.add(current);
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
+/** PostgreSQL refused a value (class 22, data exception) or a constraint (class 23): the data's fault, not Settle's. */
+export function isDataError(error: unknown): boolean {
+  const state = sqlState(error);
+  return state !== null && (state.startsWith("22") || state.startsWith("23"));
+}
+
+/** A deadlock or serialization failure: the transaction may simply be run again. */
+export function isRetryableConflict(error: unknown): boolean {
+  const state = sqlState(error);
+  return state === "40P01" || state === "40001";
+}

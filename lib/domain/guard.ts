@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { ApiError } from "../api/errors";
 import type { Db } from "../db/client";
-import { sqlLiteral, type ScriptTransaction } from "../db/driver";
+import type { Tx } from "../db/driver";
 import { storeRecordsIn, type RuntimeRef } from "../ingest/process-batch";
 import { deriveInvocationId, prepareRecord } from "../ingest/record";
 import { cleanText } from "../ingest/redact";
@@ -27,6 +27,7 @@ export const guardRequestSchema = z
     effect_class: z.string().max(64).optional(),
     at: z
       .string()
+      .max(64)
       .optional()
       .describe("When the write is about to be dispatched (ISO 8601), by the clock that stamps its outcome record; default Settle's now."),
   })
@@ -52,32 +53,43 @@ type CandidateRow = {
   not_before: string | null;
   resolution: GuardCandidate["resolution"];
   last_attempt_at: string;
-  last_attempt: number;
+  uid: string;
+  last_attempt: number | null;
 };
 
-// The invocations with the key, and those with the ids the call may use (named, or derived from task and key).
-function candidatesQuery(runtimeId: string, key: string, ids: string[]): string {
-  return `SELECT i.invocation_id, i.task_id, i.idempotency_key, i.status, i.commit_state, i.stall_at, i.not_before,
-                 i.resolution, i.last_attempt_at,
-                 (SELECT coalesce(max(coalesce(a.attempt_no, 1)), 0)::int FROM attempts a WHERE a.invocation_uid = i.id) AS last_attempt
-            FROM invocations i
-           WHERE i.runtime_id = ${sqlLiteral(runtimeId)}::uuid
-             AND (i.idempotency_key = ${sqlLiteral(key)}
-                  OR i.invocation_id = ANY(ARRAY[${ids.map(sqlLiteral).join(", ")}]::text[]))`;
-}
+// $1 runtime, $2 the key, $3 the ids the call may use (named, or derived from task and key):
+// the invocations with the key, and those with those ids. The last attempt is the fold's, kept on the row.
+const candidatesQuery = {
+  name: "settle_guard_candidates",
+  text: `SELECT i.invocation_id, i.task_id, i.idempotency_key, i.status, i.commit_state, i.stall_at, i.not_before,
+                i.resolution, i.last_attempt_at, i.id::text AS uid, (i.fold ->> 'lastAttempt')::int AS last_attempt
+           FROM invocations i
+          WHERE i.runtime_id = $1::uuid AND (i.idempotency_key = $2 OR i.invocation_id = ANY($3::text[]))`,
+};
+
+// Rows from before the fold was kept have no last attempt stored: counted from their attempts.
+const lastAttemptQuery = {
+  name: "settle_guard_last_attempt",
+  text: `SELECT invocation_uid::text AS uid, coalesce(max(coalesce(attempt_no, 1)), 0)::int AS last_attempt
+           FROM attempts WHERE runtime_id = $1::uuid AND invocation_uid = ANY($2::uuid[]) GROUP BY invocation_uid`,
+};
+
+const recordCheckQuery = {
+  name: "settle_guard_check",
+  text: `INSERT INTO guard_checks (id, runtime_id, task_id, invocation_id, tool, idempotency_key, allow, reason, at)
+         VALUES (gen_random_uuid(), $1::uuid, $2, $3, $4, $5, $6, $7, $8::timestamptz)`,
+};
 
 async function recordCheck(
-  tx: ScriptTransaction,
+  tx: Tx,
   runtimeId: string,
   check: { taskId: string; invocationId: string; tool: string; key: string; allow: boolean; reason: GuardReason | null; at: Date },
 ): Promise<void> {
-  const text = (v: string | null) => (v === null ? "NULL" : sqlLiteral(v));
-  await tx.run([
-    `INSERT INTO guard_checks (id, runtime_id, task_id, invocation_id, tool, idempotency_key, allow, reason, at)
-     VALUES (gen_random_uuid(), ${text(runtimeId)}::uuid, ${text(check.taskId)}, ${text(check.invocationId)}, ${text(check.tool)},
-             ${text(check.key)}, ${check.allow}, ${text(check.reason)}, ${text(check.at.toISOString())}::timestamptz)`,
-  ]);
+  await tx.query(recordCheckQuery, [runtimeId, check.taskId, check.invocationId, check.tool, check.key, check.allow, check.reason, check.at.toISOString()]);
 }
+
+// Two-key advisory lock: its own space, apart from the migration runner's one-key lock.
+const lockQuery = { name: "settle_guard_lock", text: `SELECT pg_advisory_xact_lock(hashtext('settle:guard'), hashtext($1))::text` };
 
 export async function guardWrite(db: Db, runtime: RuntimeRef, body: GuardRequestBody, now = new Date()): Promise<GuardAnswer> {
   const taskId = cleanText(body.task_id);
@@ -86,13 +98,14 @@ export async function guardWrite(db: Db, runtime: RuntimeRef, body: GuardRequest
   const named = body.invocation_id === undefined ? null : cleanText(body.invocation_id);
   const derived = deriveInvocationId(taskId, key);
 
-  return db.driver.scriptTransaction(async (tx) => {
-    // Two-key advisory lock: its own space, apart from the migration runner's one-key lock.
-    const [, , rows] = (await tx.run([
-      "SET LOCAL statement_timeout = '30s'",
-      `SELECT pg_advisory_xact_lock(hashtext('settle:guard'), hashtext(${sqlLiteral(`${runtime.id}:${key}`)}))::text`,
-      candidatesQuery(runtime.id, key, named === null ? [derived] : [named, derived]),
-    ])) as [unknown, unknown, CandidateRow[]];
+  return db.driver.transaction(async (tx) => {
+    await tx.query(lockQuery, [`${runtime.id}:${key}`]);
+    const rows = await tx.query<CandidateRow>(candidatesQuery, [runtime.id, key, named === null ? [derived] : [named, derived]]);
+    const unknownLast = rows.filter((r) => r.last_attempt === null).map((r) => r.uid);
+    if (unknownLast.length > 0) {
+      const counted = new Map((await tx.query<{ uid: string; last_attempt: number }>(lastAttemptQuery, [runtime.id, unknownLast])).map((r) => [r.uid, r.last_attempt]));
+      for (const r of rows) if (r.last_attempt === null) r.last_attempt = counted.get(r.uid) ?? 0;
+    }
     const candidates: GuardCandidate[] = rows.map((r) => ({
       invocationId: r.invocation_id,
       taskId: r.task_id,
@@ -130,8 +143,8 @@ export async function guardWrite(db: Db, runtime: RuntimeRef, body: GuardRequest
       now,
     );
     if ("code" in intent) throw new ApiError("INVALID_REQUEST", intent.message, intent.path ? { path: intent.path } : {});
-    await storeRecordsIn(tx, runtime.id, [intent], { commit: false });
+    await storeRecordsIn(tx, runtime.id, [intent]);
     await recordCheck(tx, runtime.id, { taskId, invocationId, tool, key, allow: true, reason: null, at: now });
     return { allow: true, reason: null, invocation_id: invocationId };
-  });
+  }, { settings: ["statement_timeout = '30s'"] });
 }

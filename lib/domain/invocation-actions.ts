@@ -1,9 +1,9 @@
-import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { ApiError } from "../api/errors";
 import type { Db } from "../db/client";
-import { applyAction, operatorActionSchema, type OperatorAction } from "./actions";
-import { deriveAll, loadFoldInputs, writeDerived } from "./invocation-store";
+import { operatorActionSchema, type OperatorAction } from "./actions";
+import { resumeWithAction } from "./fold";
+import { foldFromHistory, INVOCATION_COLUMNS, snapshotOf, writeStates, type InvocationRow } from "./invocation-store";
 import { getInvocation, type InvocationView } from "./invocations";
 import { quorumFor } from "./policies";
 
@@ -39,56 +39,51 @@ function noteOf(action: OperatorAction): string | null {
   return action.note ?? null;
 }
 
+const lockQuery = {
+  name: "settle_action_lock",
+  text: `SELECT ${INVOCATION_COLUMNS}, runtime_id::text FROM invocations
+          WHERE invocation_id = $1 AND ($2::uuid IS NULL OR runtime_id = $2::uuid)
+          ORDER BY id FOR UPDATE`,
+};
+
+const auditQuery = {
+  name: "settle_action_audit",
+  text: `INSERT INTO invocation_actions (id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
+         VALUES (gen_random_uuid(), $1::uuid, $2, $3, $4, $5::timestamptz, $6, $7, $8, $9::jsonb)`,
+};
+
 export async function actOnInvocation(db: Db, target: ActionTarget, action: OperatorAction, ctx: ActionContext): Promise<ActionOutcome> {
   const at = (ctx.now ?? new Date()).toISOString();
-  const refusal = await db.prisma.$transaction(async (tx) => {
-    const rows = await tx.$queryRawUnsafe<Array<{ id: string; version: number }>>(
-      `SELECT id::text, version FROM invocations
-        WHERE invocation_id = $1 AND ($2::uuid IS NULL OR runtime_id = $2::uuid)
-        ORDER BY id FOR UPDATE`,
-      target.invocationId,
-      target.runtimeId ?? null,
-    );
-    const row = rows[0];
-    if (!row || rows.length > 1) {
-      return { code: "NOT_FOUND", message: rows.length > 1 ? "Several runtimes use this invocation id; name the runtime." : `No invocation ${target.invocationId}.` } as const;
-    }
-    if (row.version !== ctx.version) {
-      return {
-        code: "VERSION_CONFLICT",
-        message: `Someone else changed this invocation: you saw version ${ctx.version}, it is now version ${row.version}. Nothing was changed; look at the new state and decide again.`,
-      } as const;
-    }
-    const inputs = await loadFoldInputs(tx, [row.id]);
-    const current = deriveAll(inputs).get(row.id);
-    if (!current) return { code: "NOT_FOUND", message: `No invocation ${target.invocationId}.` } as const;
-    // Every path that approves (API, console, CLI) gets the quorum of the policy in effect now;
-    // it is kept in the audit payload, so replaying the fold later counts as it did then.
-    const quorum = action.action === "approve" ? (ctx.quorum ?? (await quorumFor(tx, current.effectClass))) : ctx.quorum;
-    const decided = applyAction(current, action, { actor: ctx.actor, at, quorum });
-    if (!decided.ok) return { code: decided.code, message: decided.message } as const;
+  const refusal = await db.driver.transaction(
+    async (tx) => {
+      const rows = await tx.query<InvocationRow & { runtime_id: string }>(lockQuery, [target.invocationId, target.runtimeId ?? null]);
+      const row = rows[0];
+      if (!row || rows.length > 1) {
+        return { code: "NOT_FOUND", message: rows.length > 1 ? "Several runtimes use this invocation id; name the runtime." : `No invocation ${target.invocationId}.` } as const;
+      }
+      if (row.version !== ctx.version) {
+        return {
+          code: "VERSION_CONFLICT",
+          message: `Someone else changed this invocation: you saw version ${ctx.version}, it is now version ${row.version}. Nothing was changed; look at the new state and decide again.`,
+        } as const;
+      }
+      const current = snapshotOf(row) ?? (await foldFromHistory(tx, row.runtime_id, [row.id])).get(row.id);
+      if (!current) return { code: "NOT_FOUND", message: `No invocation ${target.invocationId}.` } as const;
+      // Every path that approves (API, console, CLI) gets the quorum of the policy in effect now;
+      // it is kept in the audit payload, so replaying the fold later counts as it did then.
+      const quorum = action.action === "approve" ? (ctx.quorum ?? (await quorumFor(tx, current.effectClass))) : ctx.quorum;
+      // The action comes after every record that has arrived: it folds onto the stored state.
+      const { snapshot, result } = resumeWithAction(current, action, { actor: ctx.actor, at, quorum });
+      if (!result.ok) return { code: result.code, message: result.message } as const;
 
-    const seq = row.version + 1;
-    const payload = { ...ctx.audit, action, ...(quorum ? { quorum } : {}) };
-    await tx.$queryRawUnsafe(
-      `INSERT INTO invocation_actions (id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
-       VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6::timestamptz, $7, $8, $9, $10::jsonb)`,
-      randomUUID(),
-      row.id,
-      seq,
-      action.action,
-      ctx.actor,
-      at,
-      decided.from,
-      decided.to,
-      noteOf(action),
-      JSON.stringify(payload),
-    );
-    inputs.get(row.id)!.actions.push({ seq, at, actor: ctx.actor, action, quorum });
-    const derived = deriveAll(inputs).get(row.id)!;
-    await writeDerived(tx, [{ uid: row.id, version: seq, derived }]);
-    return null;
-  });
+      const seq = row.version + 1;
+      const payload = { ...ctx.audit, action, ...(quorum ? { quorum } : {}) };
+      await tx.query(auditQuery, [row.id, seq, action.action, ctx.actor, at, result.from, result.to, noteOf(action), JSON.stringify(payload)]);
+      await writeStates(tx, row.runtime_id, [], [{ before: row, version: seq, state: snapshot }]);
+      return null;
+    },
+    { settings: ["statement_timeout = '30s'"] },
+  );
 
   const invocation = await getInvocation(db, { runtimeId: target.runtimeId }, target.invocationId);
   if (refusal) return { ok: false, ...refusal, current: invocation } satisfies Refusal;

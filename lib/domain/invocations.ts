@@ -6,6 +6,7 @@ import { effectiveStatus, type InvocationStatus, type StoredStatus } from "./sta
 import type { Resolution } from "./lifecycle";
 import { loadPolicies, resolvePolicy, type PolicySet } from "./policies";
 import { approvalsOf, slaOf } from "./sla";
+import { readActions, readAttemptsPage, readInvocationRow } from "./timeline-read";
 
 // Reading invocations and tasks in the shape of SPEC §8. `stalled` is
 // computed here, at read time, so it shows the moment the window passes.
@@ -15,7 +16,7 @@ export type InvocationSummary = z.infer<typeof invocationSummarySchema>;
 export type InvocationView = z.infer<typeof invocationSchema>;
 export type TaskView = z.infer<typeof taskSchema>;
 
-type Row = P.InvocationGetPayload<{ include: { runtime: { select: { name: true } } } }>;
+type Row = Omit<P.InvocationGetPayload<{ include: { runtime: { select: { name: true } } } }>, "fold">;
 type AttemptRow = P.AttemptGetPayload<object>;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -50,7 +51,7 @@ export function toSummary(row: Row, now = new Date()): InvocationSummary {
 const phaseRank = { intent: 0, outcome: 1, probe: 2 } as Record<string, number>;
 
 /** An attempt row as the API shows it; the task page may leave out the heavy columns (null, {} and null). */
-type AttemptInput = Omit<AttemptRow, "envelope" | "safeDetails" | "agentMessage"> & Partial<Pick<AttemptRow, "envelope" | "safeDetails" | "agentMessage">>;
+type AttemptInput = Omit<AttemptRow, "envelope" | "safeDetails" | "agentMessage" | "ignored"> & Partial<Pick<AttemptRow, "envelope" | "safeDetails" | "agentMessage" | "ignored">>;
 
 export function toAttempt(a: AttemptInput): z.infer<typeof attemptSchema> {
   return {
@@ -76,11 +77,12 @@ export function toAttempt(a: AttemptInput): z.infer<typeof attemptSchema> {
     user_message: a.userMessage,
     items: (a.items ?? []) as never,
     envelope: a.envelope ?? null,
+    ignored: (a.ignored ?? []) as never,
   };
 }
 
 type ActionRow = P.ActionGetPayload<object>;
-export type InvocationRowWithHistory = Row & { attempts: AttemptInput[]; actions: ActionRow[] };
+export type InvocationRowWithHistory = Row & { attempts: AttemptInput[]; actions: ActionRow[]; attemptsTotal?: number };
 
 /** The SPEC §8 invocation: summary, attempts in the fold's order, audit trail, and what its policy means for it now. */
 export function toInvocationView(row: InvocationRowWithHistory, policies: PolicySet, now = new Date()): InvocationView {
@@ -106,21 +108,21 @@ export function toInvocationView(row: InvocationRowWithHistory, policies: Policy
   return {
     ...summary,
     attempts: attempts.map(toAttempt),
+    attempts_total: row.attemptsTotal ?? attempts.length,
     actions,
     sla: slaOf(summary, policy, now),
     approvals: approvalsOf({ ...summary, actions }, policy),
   };
 }
 
+/** How many of an invocation's attempts its view carries: the latest ones; older pages come from the attempts API. */
+export const INVOCATION_ATTEMPTS_SHOWN = 200;
+
 export async function getInvocation(db: Db, scope: Scope, invocationId: string, now = new Date()): Promise<InvocationView | null> {
-  const [row, policies] = await Promise.all([
-    db.prisma.invocation.findFirst({
-      where: { invocationId, ...(scope.runtimeId ? { runtimeId: scope.runtimeId } : {}) },
-      include: { runtime: { select: { name: true } }, attempts: true, actions: { orderBy: { seq: "asc" } } },
-    }),
-    loadPolicies(db.prisma),
-  ]);
-  return row ? toInvocationView(row, policies, now) : null;
+  const [row, policies] = await Promise.all([readInvocationRow(db, scope.runtimeId, invocationId), loadPolicies(db.prisma)]);
+  if (!row) return null;
+  const [page, actions] = await Promise.all([readAttemptsPage(db, row, { limit: INVOCATION_ATTEMPTS_SHOWN }), readActions(db, row.id)]);
+  return toInvocationView({ ...row, attempts: page.attempts, actions, attemptsTotal: page.total }, policies, now);
 }
 
 export async function getTask(db: Db, scope: Scope, taskId: string, now = new Date()): Promise<TaskView | null> {

@@ -1,8 +1,11 @@
 import { z } from "zod";
 import { ApiError } from "../api/errors";
 import type { Db } from "../db/client";
+import type { Tx } from "../db/driver";
 import { effectClassSchema } from "../ingest/vocabulary";
-import type { Sql } from "./invocation-store";
+
+/** Prisma's raw query, inside or outside a transaction. */
+type Sql = { $queryRawUnsafe: <T = unknown>(query: string, ...values: unknown[]) => Promise<T> };
 
 // Policies per effect class (issue 4 "Policy"): when a queued invocation shows
 // as overdue, when it escalates itself, when an approval expires and fails
@@ -140,8 +143,8 @@ export function resolvePolicy(set: PolicySet, effectClass: string | null): Polic
 }
 
 /** The quorum an approval of this effect class needs, read in the acting transaction. */
-export async function quorumFor(sql: Sql, effectClass: string | null): Promise<number> {
-  const rows = await sql.$queryRawUnsafe<Row[]>(`${SELECT_ROWS} WHERE effect_class = ANY($1::text[])`, [effectClass ?? DEFAULT_POLICY, DEFAULT_POLICY]);
+export async function quorumFor(tx: Tx, effectClass: string | null): Promise<number> {
+  const rows = await tx.query<Row>(`${SELECT_ROWS} WHERE effect_class = ANY($1::text[])`, [[effectClass ?? DEFAULT_POLICY, DEFAULT_POLICY]]);
   return resolvePolicy(new Map(rows.map((r) => [r.effect_class, r])), effectClass).approval_quorum;
 }
 

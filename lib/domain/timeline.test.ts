@@ -31,6 +31,7 @@ function rec(r: Partial<TimelineAttempt> & Pick<TimelineAttempt, "phase" | "at">
     user_message: null,
     items: [],
     envelope: null,
+    ignored: [],
     ...r,
   };
 }

@@ -1,8 +1,9 @@
 import { leafAdapters, normalizeUnrecognized, wrapperAdapters, type AdapterContext } from "./adapters";
 import { isRecord } from "./adapters/shared";
 import { parseJsonObject } from "./adapters/wrapped-text";
+import { storableCount, storableIso, type IgnoredHint } from "./limits";
 import { cleanText, redact } from "./redact";
-import type { NormalizedAttempt, SafeValue } from "./vocabulary";
+import type { NormalizedAttempt, Retry, SafeValue } from "./vocabulary";
 
 function normalizeLeaf(value: unknown, ctx: AdapterContext): NormalizedAttempt | null {
   if (!isRecord(value)) return null;
@@ -27,11 +28,26 @@ function detect(envelope: unknown, ctx: AdapterContext): NormalizedAttempt {
 
 const nullableText = (v: string | null) => (v === null ? null : cleanText(v));
 
+/** Whatever an adapter read, the stored retry hints are ones PostgreSQL holds; the rest is ignored, not fatal. */
+function storableRetry(retry: Retry, ignored: IgnoredHint[]): Retry {
+  const notBefore = retry.not_before === null ? null : storableIso(Date.parse(retry.not_before));
+  if (retry.not_before !== null && notBefore === null) ignored.push({ field: "retry.not_before", reason: "beyond what Settle can store" });
+  const max = retry.max_attempts_remaining;
+  const storableMax = max === null || storableCount(max);
+  if (!storableMax) ignored.push({ field: "retry.max_attempts_remaining", reason: "not a whole number from 0 to 2147483647" });
+  return { ...retry, not_before: notBefore, max_attempts_remaining: storableMax ? max : null };
+}
+
 /** Reads any supported envelope into Settle's outcome model. Pure: no I/O, no clock. */
 export function normalizeEnvelope(envelope: unknown, ctx: AdapterContext): NormalizedAttempt {
   const n = detect(envelope, ctx);
+  const ignored = [...(n.ignored ?? [])];
+  const retry = storableRetry(n.retry, ignored);
+  const { ignored: _ignored, ...rest } = n;
   return {
-    ...n,
+    ...rest,
+    retry,
+    ...(ignored.length > 0 ? { ignored } : {}),
     code: nullableText(n.code),
     agent_message: nullableText(n.agent_message),
     user_message: nullableText(n.user_message),

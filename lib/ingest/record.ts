@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { isRecord } from "./adapters/shared";
+import { storableIso } from "./limits";
 import { normalizeEnvelope } from "./normalize";
 import { cleanText, redact, TooDeepError } from "./redact";
 import {
@@ -27,7 +28,7 @@ export const ingestRecordSchema = z.object({
   attempt: z.number().int().min(0).max(1_000_000).nullish(),
   tool: z.string().trim().min(1).max(200),
   phase: phaseSchema.nullish(),
-  at: z.string().nullish(),
+  at: z.string().max(64).nullish(),
   idempotency_key: optionalText(512),
   effect_class: z.string().max(64).nullish(),
   budget_left_s: z.number().min(0).max(31_536_000).nullish(),
@@ -43,8 +44,8 @@ export const attemptLogLineSchema = z.object({
   call: z.string().trim().min(1).max(200),
   intent_key: optionalText(512),
   attempt: z.number().int().min(0).max(1_000_000).nullish(),
-  started: z.string().nullish(),
-  budget_left_s: z.number().min(0).nullish(),
+  started: z.string().max(64).nullish(),
+  budget_left_s: z.number().min(0).max(31_536_000).nullish(),
   outcome: z.enum(["ok", "retryable", "permanent", "unknown"]).nullish(),
   effect_applied: z.enum(["yes", "no", "partial", "unknown"]).nullish(),
   probe: probeResultSchema.nullish(),
@@ -126,7 +127,7 @@ function parseAt(value: string | null | undefined, receivedAt: Date): string | R
   if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
     return { code: "INVALID_TIMESTAMP", message: "`at` must be an ISO 8601 date-time.", path: "at" };
   }
-  return new Date(ms).toISOString();
+  return storableIso(ms) ?? { code: "INVALID_TIMESTAMP", message: "`at` must lie between the years 1 and 9999 (UTC).", path: "at" };
 }
 
 function fromLogLine(line: z.infer<typeof attemptLogLineSchema>): IngestRecord & { probe: ProbeResult | null } {
@@ -218,7 +219,8 @@ export function prepareRecord(raw: unknown, receivedAt: Date): PreparedRecord | 
     at,
     effectClass,
     idempotencyKey: key ? cleanText(key) : null,
-    budgetLeftS: record.budget_left_s ?? null,
+    // Whole seconds, as stored: the fold reads the same value from a new record as from the database.
+    budgetLeftS: record.budget_left_s === null || record.budget_left_s === undefined ? null : Math.round(record.budget_left_s),
     argsDigest: record.args_digest ? cleanText(record.args_digest) : null,
     normalized,
     probeResult: probe,

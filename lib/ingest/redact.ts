@@ -31,11 +31,10 @@ export function redact(value: unknown, depth = 0): unknown {
   if (typeof value === "string") return SECRET_VALUE.test(value) ? REDACTED : cleanText(value);
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   if (typeof value === "object" && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [key, v] of Object.entries(value)) {
-      out[cleanText(key)] = isSecretKey(key) && v !== null && v !== "" ? REDACTED : redact(v, depth + 1);
-    }
-    return out;
+    // fromEntries defines own properties, so a key such as "__proto__" is kept as data, not taken for the prototype.
+    return Object.fromEntries(
+      Object.entries(value).map(([key, v]) => [cleanText(key), isSecretKey(key) && v !== null && v !== "" ? REDACTED : redact(v, depth + 1)]),
+    );
   }
   return value;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { IgnoredHint } from "./limits";
 
 // The closed vocabularies of SPEC §2–§4. Their string values are the public
 // contract: API responses, stored rows and the console all use them verbatim.
@@ -100,4 +101,6 @@ export type NormalizedAttempt = {
   agent_message: string | null;
   user_message: string | null;
   items: Item[];
+  /** Hints the envelope gave that Settle could not use (out of range, unreadable); the envelope keeps them. */
+  ignored?: IgnoredHint[];
 };

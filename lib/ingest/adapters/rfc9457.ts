@@ -1,16 +1,19 @@
 import type { Category } from "../vocabulary";
 import {
-  addSeconds,
   compact,
+  delayHint,
   failureWithoutEvidence,
   flatDetails,
   inputError,
   isRecord,
   pick,
   refusal,
-  seconds,
   text,
+  withHints,
+  type AdapterContext,
+  type AdapterResult,
   type DialectAdapter,
+  type Hints,
 } from "./shared";
 
 // RFC 9457 problem details, with Cloudflare's agent extensions
@@ -58,44 +61,47 @@ export const rfc9457Adapter: DialectAdapter = {
     (typeof v.title === "string" || typeof v.type === "string") &&
     (typeof v.status === "number" || typeof v.detail === "string"),
   normalize: (v, ctx) => {
-    const status = typeof v.status === "number" ? v.status : null;
-    const pointer = pointerOf(v);
-    const retryAfter = seconds(v.retry_after);
-    const notBefore = retryAfter !== null ? addSeconds(ctx.at, retryAfter) : null;
-    const common = {
-      code: codeOf(v, status),
-      category: categoryOf(status, pick.category(v.error_category)),
-      agent_message: text(v.detail) ?? text(v.title),
-      safe_details: compact({
-        ...flatDetails({ status, title: v.title, instance: v.instance, retryable: v.retryable, retry_after: v.retry_after }),
-        pointer,
-        owner_action_required: typeof v.owner_action_required === "boolean" ? v.owner_action_required : undefined,
-      }),
-    };
-
-    if (status !== null && status >= 400 && status < 500 && status !== 408) {
-      if (status === 429) {
-        return refusal({
-          ...common,
-          outcome: "retryable",
-          next_action: "wait_and_retry",
-          retry: { directive: "after_delay", not_before: notBefore, max_attempts_remaining: null },
-        });
-      }
-      if (v.owner_action_required === true || status === 401 || status === 403) {
-        return refusal({ ...common, retry: { directive: "never", not_before: null, max_attempts_remaining: 0 } });
-      }
-      if (pointer !== null || status === 400 || status === 422) return inputError(common);
-      if (status === 409 || status === 412) return refusal(common);
-      return refusal({ ...common, next_action: "choose_alternative" });
-    }
-    // 5xx, 408, a problem with no status, or a problem inside a 2xx: the
-    // document does not say whether the effect landed.
-    return failureWithoutEvidence(ctx, {
-      ...common,
-      retry: ctx.isWrite
-        ? { directive: "never", not_before: null, max_attempts_remaining: 0 }
-        : { directive: "after_delay", not_before: notBefore, max_attempts_remaining: null },
-    });
+    const ignored: Hints = [];
+    return withHints(read(v, ctx, delayHint(ctx, v.retry_after, "retry_after", ignored)), ignored);
   },
 };
+
+function read(v: Record<string, unknown>, ctx: AdapterContext, notBefore: string | null): AdapterResult {
+  const status = typeof v.status === "number" ? v.status : null;
+  const pointer = pointerOf(v);
+  const common = {
+    code: codeOf(v, status),
+    category: categoryOf(status, pick.category(v.error_category)),
+    agent_message: text(v.detail) ?? text(v.title),
+    safe_details: compact({
+      ...flatDetails({ status, title: v.title, instance: v.instance, retryable: v.retryable, retry_after: v.retry_after }),
+      pointer,
+      owner_action_required: typeof v.owner_action_required === "boolean" ? v.owner_action_required : undefined,
+    }),
+  };
+
+  if (status !== null && status >= 400 && status < 500 && status !== 408) {
+    if (status === 429) {
+      return refusal({
+        ...common,
+        outcome: "retryable",
+        next_action: "wait_and_retry",
+        retry: { directive: "after_delay", not_before: notBefore, max_attempts_remaining: null },
+      });
+    }
+    if (v.owner_action_required === true || status === 401 || status === 403) {
+      return refusal({ ...common, retry: { directive: "never", not_before: null, max_attempts_remaining: 0 } });
+    }
+    if (pointer !== null || status === 400 || status === 422) return inputError(common);
+    if (status === 409 || status === 412) return refusal(common);
+    return refusal({ ...common, next_action: "choose_alternative" });
+  }
+  // 5xx, 408, a problem with no status, or a problem inside a 2xx: the
+  // document does not say whether the effect landed.
+  return failureWithoutEvidence(ctx, {
+    ...common,
+    retry: ctx.isWrite
+      ? { directive: "never", not_before: null, max_attempts_remaining: 0 }
+      : { directive: "after_delay", not_before: notBefore, max_attempts_remaining: null },
+  });
+}

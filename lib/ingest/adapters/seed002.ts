@@ -1,13 +1,15 @@
 import { outcomeSchema, type CommitState, type NextAction, type Outcome } from "../vocabulary";
 import {
-  addSeconds,
   commitFromItems,
   compact,
+  delayHint,
   readItems,
   seconds,
   success,
   text,
+  withHints,
   type DialectAdapter,
+  type Hints,
 } from "./shared";
 
 // seed 002's outcome: four outcomes, an explicit effect flag, per-item results.
@@ -52,14 +54,16 @@ export const seed002Adapter: DialectAdapter = {
     else next = "choose_alternative";
 
     const retryable = next === "wait_and_retry";
-    return success({
+    const ignored: Hints = [];
+    const notBefore = retryable ? delayHint(ctx, v.retry_after_s, "retry_after_s", ignored) : null;
+    return withHints(success({
       outcome: commit === "unknown" ? "unknown" : outcome,
       commit_state: commit,
       code: text(v.code),
       next_action: next,
       retry: {
         directive: retryable ? "after_delay" : "never",
-        not_before: retryable && retryAfter !== null ? addSeconds(ctx.at, retryAfter) : null,
+        not_before: notBefore,
         max_attempts_remaining: budgetSpent || commit === "unknown" ? 0 : null,
       },
       dispatch_stage: commit === "unknown" ? "dispatch_unconfirmed" : "dispatched",
@@ -70,6 +74,6 @@ export const seed002Adapter: DialectAdapter = {
         deadline_left_s: deadlineLeft,
       }),
       items,
-    });
+    }), ignored);
   },
 };

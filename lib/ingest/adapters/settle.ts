@@ -1,14 +1,16 @@
 import type { CommitState, NextAction, Outcome, RetryDirective } from "../vocabulary";
 import {
+  countHint,
   failureWithoutEvidence,
   flatDetails,
-  integer,
-  isoTime,
   pick,
   readItems,
   success,
   text,
+  timeHint,
+  withHints,
   type DialectAdapter,
+  type Hints,
 } from "./shared";
 import { dispatchStageSchema } from "../vocabulary";
 
@@ -54,16 +56,17 @@ export const settleAdapter: DialectAdapter = {
     }
     const next = pick.nextAction(v.next_action) ?? nextActionFor(stated, directive);
     const finalDirective = directive ?? (stated === "unknown" ? "never" : next === "wait_and_retry" ? "after_delay" : "never");
-    return {
+    const ignored: Hints = [];
+    return withHints({
       ...common,
       outcome: outcomeFor(stated, next, finalDirective),
       commit_state: stated,
       next_action: next,
       retry: {
         directive: finalDirective,
-        not_before: isoTime(retry.not_before),
-        max_attempts_remaining: integer(retry.max_attempts_remaining),
+        not_before: timeHint(retry.not_before, "retry.not_before", ignored),
+        max_attempts_remaining: countHint(retry.max_attempts_remaining, "retry.max_attempts_remaining", ignored),
       },
-    };
+    }, ignored);
   },
 };

@@ -13,6 +13,7 @@ import {
   type RetryDirective,
   type SafeValue,
 } from "../vocabulary";
+import { storableCount, storableIso, type IgnoredHint } from "../limits";
 
 /** What an adapter may know besides the envelope: never I/O, only the record's own facts. */
 export type AdapterContext = {
@@ -57,14 +58,46 @@ export function seconds(value: unknown): number | null {
   return null;
 }
 
-export function addSeconds(iso: string, s: number): string {
-  return new Date(Date.parse(iso) + Math.round(s * 1000)).toISOString();
+/** `iso` plus `s` seconds, or null when the result is not a time Settle can store. */
+export function addSeconds(iso: string, s: number): string | null {
+  return storableIso(Date.parse(iso) + Math.round(s * 1000));
 }
 
-export function isoTime(value: unknown): string | null {
-  if (typeof value !== "string") return null;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+/**
+ * Reading hints (a retry delay, a retry time, a count) from an envelope: a
+ * value that is present but unusable — too far in the future, too large,
+ * unreadable — is left out of the reading and named in `ignored`, never an error.
+ */
+export type Hints = IgnoredHint[];
+
+/** The time `raw` seconds after the record's `at`. */
+export function delayHint(ctx: AdapterContext, raw: unknown, field: string, ignored: Hints): string | null {
+  if (raw === undefined || raw === null) return null;
+  const s = seconds(raw);
+  const at = s === null ? null : addSeconds(ctx.at, s);
+  if (at === null) ignored.push({ field, reason: s === null ? "not a number of seconds" : `${s} s after the record's time is beyond what Settle can store` });
+  return at;
+}
+
+/** An ISO 8601 time. */
+export function timeHint(raw: unknown, field: string, ignored: Hints): string | null {
+  if (raw === undefined || raw === null) return null;
+  const at = typeof raw === "string" ? storableIso(Date.parse(raw)) : null;
+  if (at === null) ignored.push({ field, reason: "not a date-time Settle can store (ISO 8601, years 1 to 9999)" });
+  return at;
+}
+
+/** A count: a whole number from 0 to 2^31 - 1. */
+export function countHint(raw: unknown, field: string, ignored: Hints): number | null {
+  if (raw === undefined || raw === null) return null;
+  if (storableCount(raw)) return raw;
+  ignored.push({ field, reason: "not a whole number from 0 to 2147483647" });
+  return null;
+}
+
+/** Attaches the hints an adapter could not use to its reading. */
+export function withHints<T extends object>(result: T, ignored: Hints): T & { ignored?: IgnoredHint[] } {
+  return ignored.length > 0 ? { ...result, ignored } : result;
 }
 
 export const pick = {
