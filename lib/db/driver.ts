@@ -35,6 +35,12 @@ export type SqlDriver = SqlSession & {
   withSession: <T>(fn: (session: SqlSession) => Promise<T>) => Promise<T>;
   /** A transaction: committed when `fn` resolves, rolled back when it throws. */
   transaction: <T>(fn: (tx: Tx) => Promise<T>, options?: TransactionOptions) => Promise<T>;
+  /**
+   * The write path's statements outside a transaction, each its own (one
+   * round trip, atomic). On PostgreSQL its own connections, whose plans never
+   * scan a table and whose statements give up after 30 s (see `WRITE_SETTINGS`).
+   */
+  write: Tx;
   close: () => Promise<void>;
   pool?: pg.Pool;
   pglite?: PGlite;
@@ -59,18 +65,44 @@ const types = {
   },
 };
 
-export function createPostgresDriver(connectionString: string, max: number): SqlDriver {
+/**
+ * The write path's connections. Its statements are prepared once per
+ * connection and always run their generic plan: PostgreSQL would otherwise
+ * plan some of them again on every run, since a plan for the exact array
+ * sizes looks cheaper, and pay more for planning than for running. The plan
+ * may have been made while the tables were small, when a sequential scan
+ * looks cheapest; every lookup they make is by a key, so they never scan
+ * (and lib/db/planner-stats.ts has it planned again as the tables grow). A
+ * statement that waits more than 30 s (for a lock) gives up instead of
+ * holding its connection.
+ */
+const WRITE_SETTINGS = "-c enable_seqscan=off -c statement_timeout=30s -c plan_cache_mode=force_generic_plan";
+
+function newPool(connectionString: string, max: number, applicationName: string, options = ""): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
     max,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
-    application_name: "settle",
+    application_name: applicationName,
     // Timestamps are read and written in UTC whatever the server's time zone.
-    options: "-c TimeZone=UTC",
+    options: `-c TimeZone=UTC ${options}`.trim(),
   });
   // A dropped connection must not crash the process; the next query reports it.
   pool.on("error", () => {});
+  return pool;
+}
+
+const txOf = (client: pg.Pool | pg.PoolClient): Tx => ({
+  query: async <T>(statement: Statement | string, params: unknown[] = []) => {
+    const { name, text } = typeof statement === "string" ? { name: undefined, text: statement } : statement;
+    return (await client.query({ name, text, values: params, types })).rows as T[];
+  },
+});
+
+export function createPostgresDriver(connectionString: string, max: number): SqlDriver {
+  const pool = newPool(connectionString, max, "settle");
+  const writePool = newPool(connectionString, max, "settle-write", WRITE_SETTINGS);
   const sessionOf = (client: pg.Pool | pg.PoolClient): SqlSession => ({
     query: async <T>(text: string, params: unknown[] = [], options: { prepareAs?: string } = {}) =>
       (await client.query({ name: options.prepareAs, text, values: params, types })).rows as T[],
@@ -90,14 +122,10 @@ export function createPostgresDriver(connectionString: string, max: number): Sql
         client.release();
       }
     },
+    write: txOf(writePool),
     transaction: async (fn, options = {}) => {
       const client = await pool.connect();
-      const tx: Tx = {
-        query: async <T>(statement: Statement | string, params: unknown[] = []) => {
-          const { name, text } = typeof statement === "string" ? { name: undefined, text: statement } : statement;
-          return (await client.query({ name, text, values: params, types })).rows as T[];
-        },
-      };
+      const tx = txOf(client);
       try {
         await client.query(["BEGIN", ...(options.settings ?? []).map((s) => `SET LOCAL ${s}`)].join("; "));
         const value = await fn(tx);
@@ -116,7 +144,9 @@ export function createPostgresDriver(connectionString: string, max: number): Sql
         throw error;
       }
     },
-    close: () => pool.end(),
+    close: async () => {
+      await Promise.all([pool.end(), writePool.end()]);
+    },
   };
 }
 
@@ -149,6 +179,8 @@ export async function createPgliteDriver(dataDir: string): Promise<SqlDriver> {
     pglite: db,
     ...session,
     withSession: (fn) => fn(session),
+    // In-process and one query at a time: no plan outlives its query, and nothing waits on a lock.
+    write: { query: async <T>(statement: Statement | string, params: unknown[] = []) => (await db.query<T>(typeof statement === "string" ? statement : statement.text, params, { parsers })).rows },
     // PGlite runs in-process: its transaction() keeps other queries out meanwhile.
     transaction: (fn, options = {}) =>
       db.transaction(async (t) => {

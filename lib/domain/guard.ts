@@ -3,7 +3,8 @@ import { z } from "zod";
 import { ApiError } from "../api/errors";
 import type { Db } from "../db/client";
 import type { Tx } from "../db/driver";
-import { storeRecordsIn, type RuntimeRef } from "../ingest/process-batch";
+import type { RuntimeRef } from "../ingest/process-batch";
+import { storeRecords } from "../ingest/store-records";
 import { deriveInvocationId, prepareRecord } from "../ingest/record";
 import { cleanText } from "../ingest/redact";
 import { decideGuard, guardReasons, type GuardCandidate, type GuardReason } from "./guard-rules";
@@ -61,10 +62,15 @@ type CandidateRow = {
 // the invocations with the key, and those with those ids. The last attempt is the fold's, kept on the row.
 const candidatesQuery = {
   name: "settle_guard_candidates",
-  text: `SELECT i.invocation_id, i.task_id, i.idempotency_key, i.status, i.commit_state, i.stall_at, i.not_before,
-                i.resolution, i.last_attempt_at, i.id::text AS uid, (i.fold ->> 'lastAttempt')::int AS last_attempt
-           FROM invocations i
-          WHERE i.runtime_id = $1::uuid AND (i.idempotency_key = $2 OR i.invocation_id = ANY($3::text[]))`,
+  // Two exact lookups, each by every column of its index (see readStates in lib/domain/invocation-store.ts).
+  text: `WITH found AS (
+      SELECT * FROM invocations WHERE runtime_id = $1::uuid AND idempotency_key = $2
+      UNION
+      SELECT i.* FROM unnest($3::text[]) AS k(invocation_id)
+        JOIN LATERAL (SELECT * FROM invocations WHERE runtime_id = $1::uuid AND invocation_id = k.invocation_id LIMIT 1) AS i ON true)
+    SELECT i.invocation_id, i.task_id, i.idempotency_key, i.status, i.commit_state, i.stall_at, i.not_before,
+           i.resolution, i.last_attempt_at, i.id::text AS uid, (i.fold ->> 'lastAttempt')::int AS last_attempt
+      FROM found AS i`,
 };
 
 // Rows from before the fold was kept have no last attempt stored: counted from their attempts.
@@ -143,7 +149,7 @@ export async function guardWrite(db: Db, runtime: RuntimeRef, body: GuardRequest
       now,
     );
     if ("code" in intent) throw new ApiError("INVALID_REQUEST", intent.message, intent.path ? { path: intent.path } : {});
-    await storeRecordsIn(tx, runtime.id, [intent]);
+    await storeRecords(tx, runtime.id, [intent], { lock: true });
     await recordCheck(tx, runtime.id, { taskId, invocationId, tool, key, allow: true, reason: null, at: now });
     return { allow: true, reason: null, invocation_id: invocationId };
   }, { settings: ["statement_timeout = '30s'"] });

@@ -79,7 +79,7 @@ export async function actOnInvocation(db: Db, target: ActionTarget, action: Oper
       const seq = row.version + 1;
       const payload = { ...ctx.audit, action, ...(quorum ? { quorum } : {}) };
       await tx.query(auditQuery, [row.id, seq, action.action, ctx.actor, at, result.from, result.to, noteOf(action), JSON.stringify(payload)]);
-      await writeStates(tx, row.runtime_id, [], [{ before: row, version: seq, state: snapshot }]);
+      await writeStates(tx, row.runtime_id, { updated: [{ before: row, version: seq, state: snapshot }] });
       return null;
     },
     { settings: ["statement_timeout = '30s'"] },

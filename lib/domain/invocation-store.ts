@@ -4,6 +4,7 @@ import type { OperatorAction } from "./actions";
 import { foldInvocation, type FoldAction, type FoldCursor, type FoldRecord, type FoldSnapshot } from "./fold";
 import type { LifecycleState, Resolution } from "./lifecycle";
 import type { StoredStatus } from "./status";
+import { STATE_COLUMNS, writeStatement, type WriteParts } from "./write-statement";
 
 // The one path that writes an invocation's state, whoever changes it: ingest,
 // the guard (through ingest), operator actions and the policy job. One
@@ -16,27 +17,6 @@ import type { StoredStatus } from "./status";
 // cursor), so the next change folds onto the stored state instead of reading
 // the invocation's whole history.
 
-/** Columns of `invocations` that the fold writes, and their SQL types. */
-const STATE_COLUMNS = [
-  ["tool", "text"],
-  ["effect_class", "text"],
-  ["idempotency_key", "text"],
-  ["status", "text"],
-  ["commit_state", "text"],
-  ["next_action", "text"],
-  ["conflict", "boolean"],
-  ["attempt_count", "int"],
-  ["first_seen_at", "timestamptz"],
-  ["last_attempt_at", "timestamptz"],
-  ["status_since", "timestamptz"],
-  ["stall_at", "timestamptz"],
-  ["not_before", "timestamptz"],
-  ["assignee", "text"],
-  ["user_message", "text"],
-  ["last_code", "text"],
-  ["resolution", "jsonb"],
-  ["fold", "jsonb"],
-] as const;
 type StateColumn = (typeof STATE_COLUMNS)[number][0];
 
 /** The rest of the fold, kept in `invocations.fold`. */
@@ -50,8 +30,38 @@ export type InvocationRow = {
   version: number;
 } & { [K in StateColumn]: unknown };
 
-/** What the write path selects of a locked invocation. */
-export const INVOCATION_COLUMNS = `id::text, invocation_id, task_id, version, ${STATE_COLUMNS.map(([c]) => c).join(", ")}`;
+const ROW_COLUMNS = [["id::text", "text"], ["invocation_id", "text"], ["task_id", "text"], ["version", "int"], ...STATE_COLUMNS] as const;
+
+/** What the write path selects of an invocation it folds onto. */
+export const INVOCATION_COLUMNS = ROW_COLUMNS.map(([c]) => c).join(", ");
+
+// Each key is looked up on its own (LATERAL … LIMIT 1, which the planner cannot
+// turn into a join): with equalities on every column of the unique key, no
+// plan — not even one made while the table was empty — can take another
+// index that starts with runtime_id and filter the runtime's rows one by one.
+const readStatement = (lock: boolean) => ({
+  name: lock ? "settle_read_states_locked" : "settle_read_states",
+  // $1 runtime, $2 invocation ids (sorted: the order they are locked in), $3 event keys:
+  // the invocations (locked, when asked) and which of the keys are stored already, in one round trip.
+  text: `SELECT i.*, NULL::text[] AS stored
+      FROM unnest($2::text[]) AS k(invocation_id)
+      JOIN LATERAL (SELECT ${INVOCATION_COLUMNS} FROM invocations
+                     WHERE runtime_id = $1::uuid AND invocation_id = k.invocation_id LIMIT 1${lock ? " FOR UPDATE" : ""}) AS i ON true
+    UNION ALL
+    SELECT ${ROW_COLUMNS.map(([, t]) => `NULL::${t}`).join(", ")},
+           ARRAY(SELECT a.event_key FROM unnest($3::text[]) AS e(event_key)
+                   JOIN LATERAL (SELECT event_key FROM attempts WHERE runtime_id = $1::uuid AND event_key = e.event_key LIMIT 1) AS a ON true)`,
+});
+
+/**
+ * The stored rows of these invocations, and which of these event keys are
+ * stored already. `lock` holds the rows until the enclosing transaction ends.
+ */
+export async function readStates(tx: Tx, runtimeId: string, invocationIds: string[], eventKeys: string[], lock = false): Promise<{ rows: InvocationRow[]; stored: Set<string> }> {
+  const result = await tx.query<InvocationRow & { stored: string[] | null }>(readStatement(lock), [runtimeId, invocationIds, eventKeys]);
+  const rows = result.filter((r) => r.stored === null);
+  return { rows, stored: new Set(result.find((r) => r.stored !== null)?.stored ?? []) };
+}
 
 const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
@@ -84,7 +94,7 @@ export function snapshotOf(row: InvocationRow): FoldSnapshot | null {
   };
 }
 
-function stateOf(d: FoldSnapshot): Record<StateColumn, unknown> {
+export function stateOf(d: FoldSnapshot): Record<StateColumn, unknown> {
   const fold: StoredFold = { settled: d.settled, lastAttempt: d.lastAttempt, approvals: d.approvals, cursor: d.cursor };
   return {
     tool: d.tool,
@@ -170,9 +180,9 @@ export const toFoldRecord = (r: HistoryRecordRow): FoldRecord => ({
 /**
  * Folds these invocations from their whole history: for a record that
  * belongs before the stored ones, and for rows written before the fold was
- * kept. `extra` adds actions not yet stored.
+ * kept. `fresh` adds records not stored yet, by invocation uid.
  */
-export async function foldFromHistory(tx: Tx, runtimeId: string, uids: string[]): Promise<Map<string, FoldSnapshot>> {
+export async function foldFromHistory(tx: Tx, runtimeId: string, uids: string[], fresh: ReadonlyMap<string, FoldRecord[]> = new Map()): Promise<Map<string, FoldSnapshot>> {
   const out = new Map<string, FoldSnapshot>();
   if (uids.length === 0) return out;
   const records = await tx.query<HistoryRecordRow>(loadRecords, [runtimeId, uids]);
@@ -180,72 +190,23 @@ export async function foldFromHistory(tx: Tx, runtimeId: string, uids: string[])
   const byUid = new Map(uids.map((uid) => [uid, { records: [] as FoldRecord[], actions: [] as FoldAction[] }]));
   for (const r of records) byUid.get(r.invocation_uid)?.records.push(toFoldRecord(r));
   for (const a of actions) byUid.get(a.invocation_uid)?.actions.push({ seq: Number(a.seq), at: a.at, actor: a.actor, action: a.payload.action, quorum: a.payload.quorum });
+  for (const [uid, records] of fresh) byUid.get(uid)?.records.push(...records);
   for (const [uid, h] of byUid) if (h.records.length > 0) out.set(uid, foldInvocation(h.records, h.actions, foldConfig()));
   return out;
 }
 
 // ── Writing ────────────────────────────────────────────────────────────────
 
-/** A new invocation: its row is inserted with its first state (no placeholder, one index entry each). */
+/** A new invocation: its row is inserted with its first state (version 1), never as a placeholder. */
 export type CreatedState = { uid: string; invocationId: string; taskId: string; state: FoldSnapshot };
-/** A stored one: `before` is the row as locked, `version` the one it gets. */
+/** A stored one: `before` is the row the state was folded from, `version` the one it gets. */
 export type UpdatedState = { before: InvocationRow; version: number; state: FoldSnapshot };
 export type TaskSpan = { taskId: string; first: string; last: string };
-
-const recordset = (columns: ReadonlyArray<readonly [string, string]>) => columns.map(([c, t]) => `${c} ${t}`).join(", ");
-const STATE_NAMES = STATE_COLUMNS.map(([c]) => c);
-
-// $1 runtime, $2 created rows, $3 updated rows, $4 transitions, $5 search rows, $6 task spans, $7 metric notes.
-// Rows are inserted in invocation id order, as every writer locks them, so concurrent writers queue instead of deadlocking.
-const writeStatesStatement = {
-  name: "settle_write_states",
-  text: `WITH created AS (
-      INSERT INTO invocations (id, runtime_id, invocation_id, task_id, version, updated_at, ${STATE_NAMES.join(", ")})
-      SELECT x.id, $1::uuid, x.invocation_id, x.task_id, x.version, now(), ${STATE_NAMES.map((c) => `x.${c}`).join(", ")}
-        FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, invocation_id text, task_id text, version int, ${recordset(STATE_COLUMNS)})
-       ORDER BY x.invocation_id
-      ON CONFLICT (runtime_id, invocation_id) DO NOTHING
-      RETURNING id),
-    changes AS (SELECT * FROM jsonb_to_recordset($3::jsonb) AS x(id uuid, version int, ${recordset(STATE_COLUMNS)})),
-    updated AS (
-      UPDATE invocations AS i SET version = x.version, updated_at = now(), ${STATE_NAMES.map((c) => `${c} = x.${c}`).join(", ")}
-        FROM changes AS x
-       WHERE i.id = x.id AND i.id = ANY(ARRAY(SELECT id FROM changes))
-      RETURNING i.id),
-    transitions AS (
-      INSERT INTO invocation_transitions (invocation_uid, runtime_id, tool, effect_class, from_status, to_status, commit_state, resolution_by, not_before, version, at)
-      SELECT t.uid, $1::uuid, t.tool, t.effect_class, t.from_status, t.to_status, t.commit_state, t.resolution_by, t.not_before, t.version, t.at
-        FROM jsonb_to_recordset($4::jsonb) AS t(uid uuid, created boolean, tool text, effect_class text, from_status text, to_status text,
-                                                 commit_state text, resolution_by text, not_before timestamptz, version int, at timestamptz)
-       WHERE NOT t.created OR t.uid IN (SELECT id FROM created)
-       ORDER BY t.uid),
-    search AS (
-      INSERT INTO invocation_search (invocation_uid, ids)
-      SELECT s.uid, s.ids FROM jsonb_to_recordset($5::jsonb) AS s(uid uuid, created boolean, ids text)
-       WHERE NOT s.created OR s.uid IN (SELECT id FROM created)
-      ON CONFLICT (invocation_uid) DO UPDATE SET ids = excluded.ids),
-    tasks AS (
-      INSERT INTO tasks (runtime_id, task_id, first_seen_at, last_seen_at)
-      SELECT $1::uuid, t.task_id, t.first, t.last FROM jsonb_to_recordset($6::jsonb) AS t(task_id text, first timestamptz, last timestamptz)
-       ORDER BY t.task_id
-      ON CONFLICT (runtime_id, task_id) DO UPDATE
-        SET first_seen_at = LEAST(tasks.first_seen_at, excluded.first_seen_at), last_seen_at = GREATEST(tasks.last_seen_at, excluded.last_seen_at)
-        WHERE tasks.first_seen_at > excluded.first_seen_at OR tasks.last_seen_at < excluded.last_seen_at),
-    -- Trust-metric rollups (decision 009) may already count an invocation first seen more than 10 minutes
-    -- ago: a change to one is noted with the values it had before. The 5 minutes between this bound and
-    -- the rollups' 15 cover the time from this statement to its commit.
-    notes AS (
-      INSERT INTO metric_dirty (uid, runtime_id, first_seen_at, committed_since, idempotency_key)
-      SELECT n.uid, $1::uuid, n.first_seen_at, n.committed_since, n.idempotency_key
-        FROM jsonb_to_recordset($7::jsonb) AS n(uid uuid, created boolean, first_seen_at timestamptz, earliest timestamptz, committed_since timestamptz, idempotency_key text)
-       WHERE n.earliest < clock_timestamp() - interval '10 minutes' AND (NOT n.created OR n.uid IN (SELECT id FROM created)))
-    SELECT (SELECT coalesce(array_agg(id::text), '{}') FROM created) AS created,
-           (SELECT count(*)::int FROM updated) AS updated`,
-};
+/** An attempt row as the write travels it: its invocation's uid, its seq, then the columns of `attemptColumns`. */
+export type AttemptRow = [uid: string, seq: number, ...values: unknown[]];
 
 type Transition = {
   uid: string;
-  created: boolean;
   tool: string;
   effect_class: string | null;
   from_status: string | null;
@@ -257,9 +218,8 @@ type Transition = {
   at: string;
 };
 
-const transitionOf = (uid: string, created: boolean, from: string | null, s: FoldSnapshot, version: number): Transition => ({
+const transitionOf = (uid: string, from: string | null, s: FoldSnapshot, version: number): Transition => ({
   uid,
-  created,
   tool: s.tool,
   effect_class: s.effectClass,
   from_status: from,
@@ -273,44 +233,59 @@ const transitionOf = (uid: string, created: boolean, from: string | null, s: Fol
 });
 
 /**
- * Writes new and changed invocation states in one statement, with their
- * status changes (invocation_transitions), search rows and metrics notes.
- * Returns the uids of the created rows: a new invocation that a concurrent
- * writer created first is not among them, and nothing of it was written.
+ * Notes for the metrics rollups are due for an invocation first seen more than
+ * 10 minutes ago (by the database's clock, in the statement); this process's
+ * clock only leaves out the ones that cannot be due.
  */
-export async function writeStates(tx: Tx, runtimeId: string, created: CreatedState[], updated: UpdatedState[], tasks: TaskSpan[] = []): Promise<Set<string>> {
-  if (created.length === 0 && updated.length === 0 && tasks.length === 0) return new Set();
+const NOTE_AFTER_MS = 9 * 60 * 1000;
+
+export type Write = { created?: CreatedState[]; updated?: UpdatedState[]; attempts?: AttemptRow[]; tasks?: TaskSpan[] };
+
+/**
+ * Writes new attempts and the invocation states folded from them, with their
+ * status changes (invocation_transitions), search rows and metrics notes, in
+ * one statement. Throws serialization_failure (40001) if anything it was
+ * folded from changed meanwhile: nothing is then written, and the caller
+ * reads again.
+ */
+export async function writeStates(tx: Tx, runtimeId: string, write: Write): Promise<void> {
+  const { created = [], updated = [], attempts = [], tasks = [] } = write;
+  if (created.length === 0 && updated.length === 0 && attempts.length === 0) return;
   const transitions: Transition[] = [];
-  const search: Array<{ uid: string; created: boolean; ids: string }> = [];
-  const notes: Array<{ uid: string; created: boolean; first_seen_at: unknown; earliest: string; committed_since: unknown; idempotency_key: unknown }> = [];
+  const search: Array<{ uid: string; ids: string }> = [];
+  const notes: Array<{ uid: string; first_seen_at: unknown; earliest: string; committed_since: unknown; idempotency_key: unknown }> = [];
   for (const c of created) {
-    transitions.push(transitionOf(c.uid, true, null, c.state, 1));
-    search.push({ uid: c.uid, created: true, ids: searchText(c.taskId, c.invocationId, c.state.idempotencyKey) });
+    transitions.push(transitionOf(c.uid, null, c.state, 1));
+    search.push({ uid: c.uid, ids: searchText(c.taskId, c.invocationId, c.state.idempotencyKey) });
     // Late data: a new invocation first seen in an hour the rollups may already have counted.
-    notes.push({ uid: c.uid, created: true, first_seen_at: c.state.firstSeenAt, earliest: c.state.firstSeenAt, committed_since: null, idempotency_key: null });
+    notes.push({ uid: c.uid, first_seen_at: c.state.firstSeenAt, earliest: c.state.firstSeenAt, committed_since: null, idempotency_key: null });
   }
   for (const u of updated) {
     const b = u.before;
-    if (b.status !== u.state.status || b.commit_state !== u.state.commitState) transitions.push(transitionOf(b.id, false, String(b.status), u.state, u.version));
-    if (b.idempotency_key !== u.state.idempotencyKey) search.push({ uid: b.id, created: false, ids: searchText(b.task_id, b.invocation_id, u.state.idempotencyKey) });
+    if (b.status !== u.state.status || b.commit_state !== u.state.commitState) transitions.push(transitionOf(b.id, String(b.status), u.state, u.version));
+    if (b.idempotency_key !== u.state.idempotencyKey) search.push({ uid: b.id, ids: searchText(b.task_id, b.invocation_id, u.state.idempotencyKey) });
     const firstSeen = String(b.first_seen_at);
     notes.push({
       uid: b.id,
-      created: false,
       first_seen_at: firstSeen,
       earliest: Date.parse(firstSeen) <= Date.parse(u.state.firstSeenAt) ? firstSeen : u.state.firstSeenAt,
       committed_since: b.commit_state === "committed" ? b.status_since : null,
       idempotency_key: b.idempotency_key,
     });
   }
-  const rows = await tx.query<{ created: string[]; updated: number }>(writeStatesStatement, [
-    runtimeId,
-    JSON.stringify(created.map((c) => ({ id: c.uid, invocation_id: c.invocationId, task_id: c.taskId, version: 1, ...stateOf(c.state) }))),
-    JSON.stringify(updated.map((u) => ({ id: u.before.id, version: u.version, ...stateOf(u.state) }))),
-    JSON.stringify(transitions),
-    JSON.stringify(search),
-    JSON.stringify(tasks.map((t) => ({ task_id: t.taskId, first: t.first, last: t.last }))),
-    JSON.stringify(notes),
-  ]);
-  return new Set(rows[0]?.created ?? []);
+  // Only what this write has: a single record writes three or four of the parts, and a part
+  // left out costs nothing (each part's table and indexes are opened even for no rows).
+  const dueNotes = notes.filter((n) => Date.parse(n.earliest) < Date.now() - NOTE_AFTER_MS);
+  const parts: Array<[keyof WriteParts, unknown[]]> = [
+    ["created", created.map((c) => ({ id: c.uid, invocation_id: c.invocationId, task_id: c.taskId, ...stateOf(c.state) }))],
+    ["changes", updated.map((u) => ({ id: u.before.id, expected: u.before.version, version: u.version, ...stateOf(u.state) }))],
+    ["attempts", attempts],
+    ["transitions", transitions],
+    ["search", search],
+    ["tasks", tasks.map((t) => ({ task_id: t.taskId, first: t.first, last: t.last }))],
+    ["notes", dueNotes],
+  ];
+  const present = parts.filter(([, rows]) => rows.length > 0);
+  const shape = Object.fromEntries(parts.map(([name, rows]) => [name, rows.length > 0])) as WriteParts;
+  await tx.query(writeStatement(shape), [runtimeId, ...present.map(([, rows]) => JSON.stringify(rows))]);
 }

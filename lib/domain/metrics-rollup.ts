@@ -37,7 +37,7 @@ const touchedQuery = `
     SELECT d.first_seen_at AS at FROM d
     UNION ALL SELECT d.committed_since FROM d WHERE d.committed_since IS NOT NULL
     UNION ALL SELECT i.first_seen_at FROM d JOIN invocations i ON i.id = d.uid
-    UNION ALL SELECT a.at FROM d JOIN attempts a ON a.invocation_uid = d.uid
+    UNION ALL SELECT a.at FROM d JOIN attempts a ON a.runtime_id = d.runtime_id AND a.invocation_uid = d.uid
                WHERE a.phase = 'outcome' AND a.commit_state = 'committed' AND a.attempt_no > 1
     UNION ALL SELECT m.status_since FROM d LEFT JOIN invocations i ON i.id = d.uid
                 JOIN invocations m ON m.runtime_id = d.runtime_id AND m.idempotency_key IN (d.idempotency_key, i.idempotency_key)

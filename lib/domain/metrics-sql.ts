@@ -50,9 +50,9 @@ export const UNKNOWN_ENTRY = `(t.to_status IN ('outcome_unknown', 'partially_app
 // window; SPEC §4 computes a stall at read time, it is not stored).
 const hiddenStart = `least(t.at,
     coalesce((SELECT min(a.at) FROM attempts a
-               WHERE a.invocation_uid = t.invocation_uid AND a.phase = 'outcome' AND a.commit_state IN ('unknown', 'partial') AND a.at <= t.at), t.at),
+               WHERE a.runtime_id = t.runtime_id AND a.invocation_uid = t.invocation_uid AND a.phase = 'outcome' AND a.commit_state IN ('unknown', 'partial') AND a.at <= t.at), t.at),
     coalesce((SELECT a.at + coalesce(a.budget_left_s, $6::int) * interval '1 second' FROM attempts a
-               WHERE a.invocation_uid = t.invocation_uid AND a.phase = 'intent' AND a.at <= t.at
+               WHERE a.runtime_id = t.runtime_id AND a.invocation_uid = t.invocation_uid AND a.phase = 'intent' AND a.at <= t.at
                ORDER BY a.at DESC LIMIT 1), t.at))`;
 
 /**
@@ -139,7 +139,7 @@ const receiverReplays = `
     FROM ${segments} JOIN attempts a ON ${inSegment("a.at")}
    WHERE a.phase = 'outcome' AND a.commit_state = 'committed' AND a.attempt_no > 1 AND ${filter("a")}
      AND EXISTS (SELECT 1 FROM attempts b
-                  WHERE b.invocation_uid = a.invocation_uid AND b.attempt_no < a.attempt_no
+                  WHERE b.runtime_id = a.runtime_id AND b.invocation_uid = a.invocation_uid AND b.attempt_no < a.attempt_no
                     AND (b.commit_state = 'committed' OR b.probe_result = 'found'))`;
 
 // Every stored status, so that (status, status_since) serves a range of status_since.

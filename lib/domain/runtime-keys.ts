@@ -54,6 +54,7 @@ export async function listRuntimeKeys(db: Db, filter: { runtime?: string } = {})
 
 /** Revokes by prefix (`stl_rk_ab12cd34`); the key stops working on its next request. */
 export async function revokeRuntimeKey(db: Db, prefix: string): Promise<RuntimeKeyInfo | null> {
+  forgetKey(prefix);
   const found = await db.prisma.runtimeKey.findUnique({ where: { prefix }, include: { runtime: true } });
   if (!found) return null;
   const k = found.revokedAt
@@ -78,6 +79,7 @@ export const newRuntimeKeySchema = z.object({
 
 /** Revokes a key and says whether it had been revoked already (that changes nothing); null when no key has this prefix. */
 export async function revokeRuntimeKeyOnce(db: Db, prefix: string): Promise<{ key: RuntimeKeyInfo; already_revoked: boolean } | null> {
+  forgetKey(prefix);
   const { count } = await db.prisma.runtimeKey.updateMany({ where: { prefix, revokedAt: null }, data: { revokedAt: new Date() } });
   const found = await db.prisma.runtimeKey.findUnique({ where: { prefix }, include: { runtime: true } });
   return found ? { key: toInfo(found), already_revoked: count === 0 } : null;
@@ -93,13 +95,27 @@ export type KeyLookup =
   | { status: "revoked" }
   | { status: "unknown" };
 
+// A valid key is remembered for a moment: every ingest request looks its key
+// up, and a round trip costs this machine about as much as the rest of a
+// single-record request. Revoking in this process forgets it at once; a
+// revocation elsewhere (another instance, the CLI) takes effect within KEY_CACHE_MS.
+export const KEY_CACHE_MS = 2_000;
+const validKeys = new Map<string, { runtime: { id: string; name: string }; prefix: string; until: number }>();
+
+function forgetKey(prefix: string): void {
+  for (const [hash, entry] of validKeys) if (entry.prefix === prefix) validKeys.delete(hash);
+}
+
 // Runs on every request: straight on the driver, as a prepared statement, not through Prisma.
 export async function lookupRuntimeKey(db: Db, key: string): Promise<KeyLookup> {
+  const hash = hashToken(key);
+  const known = validKeys.get(hash);
+  if (known && known.until > Date.now()) return { status: "valid", runtime: known.runtime };
   const rows = await db.driver.query<{ id: string; runtime_id: string; runtime_name: string; revoked: boolean; stale: boolean }>(
     `SELECT k.id::text, k.runtime_id::text, r.name AS runtime_name, k.revoked_at IS NOT NULL AS revoked,
             (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute') AS stale
        FROM runtime_keys k JOIN runtimes r ON r.id = k.runtime_id WHERE k.hash = $1`,
-    [hashToken(key)],
+    [hash],
     { prepareAs: "settle_runtime_key" },
   );
   const row = rows[0];
@@ -107,5 +123,8 @@ export async function lookupRuntimeKey(db: Db, key: string): Promise<KeyLookup> 
   if (row.revoked) return { status: "revoked" };
   // Recorded at most once a minute, so a busy key does not write on every request.
   if (row.stale) await db.driver.query(`UPDATE runtime_keys SET last_used_at = now() WHERE id = $1::uuid`, [row.id]);
-  return { status: "valid", runtime: { id: row.runtime_id, name: row.runtime_name } };
+  const runtime = { id: row.runtime_id, name: row.runtime_name };
+  if (validKeys.size > 1_000) validKeys.clear();
+  validKeys.set(hash, { runtime, prefix: key.slice(0, RUNTIME_KEY_PREFIX.length + 8), until: Date.now() + KEY_CACHE_MS });
+  return { status: "valid", runtime };
 }

@@ -204,8 +204,9 @@ export async function readTaskInvocationRows(db: Db, runtimeId: string, taskId: 
 export async function readHistories(db: Db, rows: InvocationRow[], light: boolean): Promise<InvocationRowWithHistory[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
+  // Every row here is one runtime's (a task's invocations): the lookup names it, as the index does.
   const [attempts, actions] = await Promise.all([
-    db.prisma.$queryRawUnsafe<Raw[]>(`SELECT ${attemptColumns(light)} FROM attempts WHERE invocation_uid = ANY($1::uuid[])`, ids),
+    db.prisma.$queryRawUnsafe<Raw[]>(`SELECT ${attemptColumns(light)} FROM attempts WHERE runtime_id = $1::uuid AND invocation_uid = ANY($2::uuid[])`, rows[0]!.runtimeId, ids),
     db.prisma.$queryRawUnsafe<Raw[]>(
       `SELECT id::text, invocation_uid::text, seq, action, actor, at, from_status, to_status, note, payload
          FROM invocation_actions WHERE invocation_uid = ANY($1::uuid[]) ORDER BY seq`,
