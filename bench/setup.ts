@@ -15,7 +15,7 @@ import { setEnv } from "@/lib/env";
 
 export const ROOT = path.resolve(import.meta.dirname, "..");
 const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-const SOURCES = ["app", "lib", "components", "instrumentation.ts", "next.config.ts", "package.json", "package-lock.json", "tsconfig.json", "postcss.config.mjs"];
+const SOURCES = ["app", "lib", "components", "instrumentation.ts", "proxy.ts", "next.config.ts", "package.json", "package-lock.json", "tsconfig.json", "postcss.config.mjs"];
 
 function newestMtime(entry: string): number {
   let stat;

@@ -69,12 +69,12 @@ function Json({ value }: { value: unknown }) {
   return <pre className="max-h-96 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-900 p-3 font-mono text-xs text-slate-100">{JSON.stringify(value, null, 2)}</pre>;
 }
 
-export function AttemptDetails({ attempt: a, index }: { attempt: TimelineAttempt; index: number }) {
+export function AttemptDetails({ attempt: a, index, anchor = attemptAnchor(index) }: { attempt: TimelineAttempt; index: number; anchor?: string }) {
   const lateMs = Date.parse(a.received_at) - Date.parse(a.at);
   const dialect = a.wrapper_dialect ? `${a.dialect} (inside ${a.wrapper_dialect})` : a.dialect;
-  const headingId = `${attemptAnchor(index)}-heading`;
+  const headingId = `${anchor}-heading`;
   return (
-    <section id={attemptAnchor(index)} aria-labelledby={headingId} className="scroll-mt-24 rounded-lg border border-slate-200 bg-white p-4 target:ring-2 target:ring-indigo-400">
+    <section id={anchor} aria-labelledby={headingId} className="scroll-mt-24 rounded-lg border border-slate-200 bg-white p-4 target:ring-2 target:ring-indigo-400">
       <h3 id={headingId} className="flex flex-wrap items-center gap-x-3 gap-y-1 text-sm font-semibold">
         <span>Attempt {a.attempt ?? "(unnumbered)"}: {phaseWords[a.phase]}</span>
         <time dateTime={a.at} title={formatDateTime(a.at)} className="font-normal tabular-nums text-slate-600">{formatClock(a.at, true)} UTC</time>
@@ -123,6 +123,16 @@ export function AttemptDetails({ attempt: a, index }: { attempt: TimelineAttempt
         </div>
       ) : null}
       {a.items.length > 0 ? <div className="mt-3"><ItemResults items={a.items} /></div> : null}
+      {a.ignored.length > 0 ? (
+        <div className="mt-3 rounded-md border border-amber-200 bg-amber-50 p-2 text-xs text-amber-900" data-testid="ignored-hints">
+          <p className="font-medium">Hints in the envelope Settle left out of this reading (the envelope below keeps them):</p>
+          <ul className="mt-1 list-disc pl-5">
+            {a.ignored.map((h) => (
+              <li key={h.field}><span className="font-mono">{h.field}</span>: {h.reason}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
       {Object.keys(a.safe_details).length > 0 ? (
         <details className="mt-3">
           <summary className="cursor-pointer text-sm font-medium text-slate-800">safe_details</summary>

@@ -13,6 +13,7 @@ import { TimelineChart } from "@/components/timeline/timeline-chart";
 import { eventAnchor, TimelineStory } from "@/components/timeline/timeline-story";
 import { AttemptDetails } from "./attempt-details";
 import { AuditTrail } from "./audit-trail";
+import { EarlierAttempts } from "./earlier-attempts";
 import { InvocationActions } from "./invocation-actions";
 import { InvocationHeader } from "./invocation-header";
 import { attemptAnchor, invocationApiPath, taskHref } from "./links";
@@ -92,7 +93,10 @@ export function InvocationDetail({ initial, renderedAt, stallWindowS }: Props) {
       </section>
 
       <section aria-labelledby="attempts-heading" className="space-y-3">
-        <h2 id="attempts-heading" className="text-sm font-semibold">Records, as received and as read <span className="font-normal text-slate-500">({inv.attempts.length})</span></h2>
+        <h2 id="attempts-heading" className="text-sm font-semibold">Records, as received and as read <span className="font-normal text-slate-500">({inv.attempts_total.toLocaleString("en-US")})</span></h2>
+        {inv.attempts_earlier ? (
+          <EarlierAttempts invocationId={inv.invocation_id} runtime={inv.runtime} from={inv.attempts_earlier} shown={inv.attempts.length} total={inv.attempts_total} />
+        ) : null}
         {inv.attempts.map((a, i) => <AttemptDetails key={a.event_id} attempt={a} index={i} />)}
       </section>
 

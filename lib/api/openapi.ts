@@ -28,6 +28,7 @@ import {
   listQuerySchema,
   resolutionSchema,
   taskSchema,
+  attemptPageSchema,
 } from "./schemas";
 
 // OpenAPI 3.1, generated from the same zod schemas that parse requests and
@@ -42,6 +43,7 @@ const components: Record<string, z.ZodType> = {
   Invocation: invocationSchema,
   InvocationSummary: invocationSummarySchema,
   Attempt: attemptSchema,
+  AttemptPage: attemptPageSchema,
   ActionEntry: actionEntrySchema,
   Resolution: resolutionSchema,
   InvocationPage: invocationPageSchema,
@@ -121,7 +123,12 @@ const operations: Operation[] = [
     errors: [400, 401, 403, 413, 415, 500, 503],
   },
   { method: "get", path: "/api/v1/invocations", auth: "any", summary: "List invocations", query: listQuerySchema, ok: { status: 200, description: "A page.", id: "InvocationPage" }, errors: [400, 401, 403, 503] },
-  { method: "get", path: "/api/v1/invocations/{invocation_id}", auth: "any", summary: "An invocation with its attempts and audit trail", query: runtimeParam, ok: { status: 200, description: "The invocation.", id: "Invocation" }, errors: [401, 403, 404, 503] },
+  { method: "get", path: "/api/v1/invocations/{invocation_id}", auth: "any", summary: "An invocation with its attempts and audit trail", description: "Its latest 200 attempts, with attempts_total and, when there are more, attempts_earlier.", query: runtimeParam, ok: { status: 200, description: "The invocation.", id: "Invocation" }, errors: [401, 403, 404, 503] },
+  {
+    method: "get", path: "/api/v1/invocations/{invocation_id}/attempts", auth: "any", summary: "An invocation's attempts, a page at a time",
+    query: z.object({ runtime: z.string().optional(), before: z.string().optional().describe("attempts_earlier, or a page's earlier; left out, the latest page."), limit: z.coerce.number().int().min(1).max(500).default(200) }),
+    ok: { status: 200, description: "A page, oldest first.", id: "AttemptPage" }, errors: [400, 401, 403, 404, 503],
+  },
   {
     method: "post", path: "/api/v1/invocations/{invocation_id}/actions", auth: "user", summary: "Act on an invocation",
     description: "Checked against the version you saw (409 VERSION_CONFLICT otherwise) and the transitions SPEC §4 allows (409 TRANSITION_REFUSED).",

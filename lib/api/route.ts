@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { getDb, MigrationsPendingError, type Db } from "../db/client";
-import { isDatabaseUnavailable } from "../db/errors";
+import { isDatabaseUnavailable, sqlState } from "../db/errors";
+import { cleanText } from "../ingest/redact";
 import type { Permission } from "../auth/roles";
 import { authenticate, type AuthMode, type Principal, type RuntimePrincipal, type UserPrincipal } from "./auth";
 import { ApiError, errorEnvelope, statusOf, type ErrorCode } from "./errors";
@@ -40,16 +41,32 @@ type Options<P, Q, A extends Auth, B> = {
 
 const MAX_JSON_BODY = 64 * 1024;
 
+/**
+ * Every string a request carries, as Settle stores text: NUL and lone
+ * surrogates (which PostgreSQL cannot hold) become U+FFFD. Ids were stored so
+ * at ingest, so a lookup with the raw form still finds them.
+ */
+function cleanStrings(value: unknown): unknown {
+  if (typeof value === "string") return cleanText(value);
+  if (Array.isArray(value)) return value.map(cleanStrings);
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [cleanText(k), cleanStrings(v)]));
+  }
+  return value;
+}
+
 async function readJson(req: Request): Promise<unknown> {
   const type = (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/json") throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.");
   const text = await req.text();
   if (text.length > MAX_JSON_BODY) throw new ApiError("PAYLOAD_TOO_LARGE", `The body is over ${MAX_JSON_BODY} bytes.`);
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch {
     throw new ApiError("INVALID_JSON", "The body is not valid JSON.");
   }
+  return cleanStrings(parsed);
 }
 
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
@@ -77,6 +94,12 @@ export function toErrorResponse(error: unknown, requestId: string): Response {
     });
   }
   if (error instanceof MigrationsPendingError) return errorResponse("MIGRATIONS_PENDING", error.message, requestId);
+  // A value the database refused (class 22, data exception) is the request's, not Settle's: every
+  // input is checked before it gets there, so this is the net under those checks.
+  if (sqlState(error)?.startsWith("22")) {
+    console.error(`[settle] ${requestId} a request value reached the database unchecked:`, error);
+    return errorResponse("INVALID_REQUEST", "A value in this request is outside what Settle can store; nothing was changed.", requestId);
+  }
   if (isDatabaseUnavailable(error)) {
     return errorResponse(
       "DATABASE_UNAVAILABLE",
@@ -100,10 +123,10 @@ export function withRoute<P = Record<string, never>, Q = Record<string, never>, 
     try {
       const db = options.database === false ? (null as unknown as Db) : await getDb();
       const principal = (options.auth ? await authenticate(db, req, options.auth, options.permission) : null) as PrincipalFor<A>;
-      const rawParams = context ? await context.params : {};
+      const rawParams = context ? cleanStrings(await context.params) : {};
       const params = options.params ? options.params.parse(rawParams) : ({} as P);
       const query = options.query
-        ? options.query.parse(Object.fromEntries(new URL(req.url).searchParams))
+        ? options.query.parse(cleanStrings(Object.fromEntries(new URL(req.url).searchParams)))
         : ({} as Q);
       const body = options.body ? options.body.parse(await readJson(req)) : (undefined as B);
       const result = await options.handler({ req, db, principal, params, query, body, requestId });

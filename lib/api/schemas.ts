@@ -105,11 +105,20 @@ export const invocationSchema = invocationSummarySchema
       .number()
       .int()
       .describe("How many attempts the invocation has; older ones than `attempts` holds come a page at a time from GET /api/v1/invocations/{id}/attempts."),
+    attempts_earlier: z.string().nullable().describe("When there are older attempts: the `before` cursor of GET /api/v1/invocations/{id}/attempts for the page before `attempts`."),
     actions: z.array(actionEntrySchema),
     sla: slaSchema.nullable().describe("What the policy of its effect class means for it now; null when no timer applies."),
     approvals: approvalsSchema.nullable().describe("While awaiting approval: who has approved and the quorum."),
   })
   .meta({ id: "Invocation" });
+
+export const attemptPageSchema = z
+  .object({
+    items: z.array(attemptSchema).describe("In the fold's order, oldest first: the page just before `before`."),
+    total: z.number().int().describe("How many attempts the invocation has in all."),
+    earlier: z.string().nullable().describe("The `before` cursor of the page before this one; null at the first attempt."),
+  })
+  .meta({ id: "AttemptPage" });
 
 export const taskSchema = z
   .object({

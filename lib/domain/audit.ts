@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../db/client";
 import type { Prisma as P } from "../db/generated/client";
+import { decodeTimeIdCursor, encodeTimeIdCursor, type TimeIdCursor } from "./cursor";
 import { invocationStatusSchema, type InvocationStatus } from "./status";
 
 // The audit trail: every entry of the append-only `invocation_actions` table,
@@ -68,17 +69,9 @@ const boundary = (end: boolean) =>
       return end ? new Date(midnight.getTime() + 86_400_000) : midnight;
     });
 
-type Cursor = { at: Date; id: string };
-
-export function encodeAuditCursor(at: Date, id: string): string {
-  return Buffer.from(`${at.toISOString()}|${id}`).toString("base64url");
-}
-
-function decodeAuditCursor(cursor: string): Cursor | null {
-  const [at, id] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
-  const date = new Date(at ?? "");
-  return id && /^[0-9a-f-]{36}$/.test(id) && !Number.isNaN(date.getTime()) ? { at: date, id } : null;
-}
+type Cursor = TimeIdCursor;
+export const encodeAuditCursor = encodeTimeIdCursor;
+const decodeAuditCursor = decodeTimeIdCursor;
 
 export const auditFiltersSchema = z.object({
   actor: blankIsAbsent(z.string().trim().min(1).max(320)).describe("Part of the actor's email (case-insensitive)."),

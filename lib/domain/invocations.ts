@@ -1,12 +1,14 @@
 import type { z } from "zod";
-import type { attemptSchema, invocationSchema, invocationSummarySchema, ListQuery, taskSchema } from "../api/schemas";
+import type { attemptPageSchema, attemptSchema, invocationSchema, invocationSummarySchema, ListQuery, taskSchema } from "../api/schemas";
 import type { Db } from "../db/client";
 import type { Prisma as P } from "../db/generated/client";
 import { effectiveStatus, type InvocationStatus, type StoredStatus } from "./status";
 import type { Resolution } from "./lifecycle";
 import { loadPolicies, resolvePolicy, type PolicySet } from "./policies";
+import { ApiError } from "../api/errors";
+import { decodeTimeIdCursor, encodeTimeIdCursor, NOT_A_CURSOR } from "./cursor";
 import { approvalsOf, slaOf } from "./sla";
-import { readActions, readAttemptsPage, readInvocationRow } from "./timeline-read";
+import { decodeAttemptCursor, readActions, readAttemptsPage, readInvocationRow } from "./timeline-read";
 
 // Reading invocations and tasks in the shape of SPEC §8. `stalled` is
 // computed here, at read time, so it shows the moment the window passes.
@@ -82,7 +84,7 @@ export function toAttempt(a: AttemptInput): z.infer<typeof attemptSchema> {
 }
 
 type ActionRow = P.ActionGetPayload<object>;
-export type InvocationRowWithHistory = Row & { attempts: AttemptInput[]; actions: ActionRow[]; attemptsTotal?: number };
+export type InvocationRowWithHistory = Row & { attempts: AttemptInput[]; actions: ActionRow[]; attemptsTotal?: number; attemptsEarlier?: string | null };
 
 /** The SPEC §8 invocation: summary, attempts in the fold's order, audit trail, and what its policy means for it now. */
 export function toInvocationView(row: InvocationRowWithHistory, policies: PolicySet, now = new Date()): InvocationView {
@@ -109,6 +111,7 @@ export function toInvocationView(row: InvocationRowWithHistory, policies: Policy
     ...summary,
     attempts: attempts.map(toAttempt),
     attempts_total: row.attemptsTotal ?? attempts.length,
+    attempts_earlier: row.attemptsEarlier ?? null,
     actions,
     sla: slaOf(summary, policy, now),
     approvals: approvalsOf({ ...summary, actions }, policy),
@@ -122,7 +125,19 @@ export async function getInvocation(db: Db, scope: Scope, invocationId: string, 
   const [row, policies] = await Promise.all([readInvocationRow(db, scope.runtimeId, invocationId), loadPolicies(db.prisma)]);
   if (!row) return null;
   const [page, actions] = await Promise.all([readAttemptsPage(db, row, { limit: INVOCATION_ATTEMPTS_SHOWN }), readActions(db, row.id)]);
-  return toInvocationView({ ...row, attempts: page.attempts, actions, attemptsTotal: page.total }, policies, now);
+  return toInvocationView({ ...row, attempts: page.attempts, actions, attemptsTotal: page.total, attemptsEarlier: page.earlier }, policies, now);
+}
+
+export type AttemptPage = z.infer<typeof attemptPageSchema>;
+
+/** A page of an invocation's attempts before `before` (a cursor from `attempts_earlier` or a page's `earlier`); null when there is no such invocation. */
+export async function listAttempts(db: Db, scope: Scope, invocationId: string, query: { before?: string; limit: number }): Promise<AttemptPage | null> {
+  const before = query.before === undefined ? undefined : decodeAttemptCursor(query.before);
+  if (before === null) throw new ApiError("INVALID_REQUEST", `before: ${NOT_A_CURSOR}.`, { path: "before" });
+  const row = await readInvocationRow(db, scope.runtimeId, invocationId);
+  if (!row) return null;
+  const page = await readAttemptsPage(db, row, { limit: query.limit, before });
+  return { items: page.attempts.map(toAttempt), total: page.total, earlier: page.earlier };
 }
 
 export async function getTask(db: Db, scope: Scope, taskId: string, now = new Date()): Promise<TaskView | null> {
@@ -155,17 +170,6 @@ function statusWhere(statuses: InvocationStatus[], now: Date): P.InvocationWhere
   return { OR: or };
 }
 
-function decodeCursor(cursor: string): { at: Date; id: string } | null {
-  try {
-    const [at, id] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
-    const date = new Date(at ?? "");
-    return id && !Number.isNaN(date.getTime()) ? { at: date, id } : null;
-  } catch {
-    return null;
-  }
-}
-
-export const encodeCursor = (at: Date, id: string) => Buffer.from(`${at.toISOString()}|${id}`).toString("base64url");
 
 export async function listInvocations(db: Db, scope: Scope, query: ListQuery, now = new Date()) {
   const and: P.InvocationWhereInput[] = [];
@@ -184,8 +188,9 @@ export async function listInvocations(db: Db, scope: Scope, query: ListQuery, no
     });
   }
   if (query.cursor) {
-    const c = decodeCursor(query.cursor);
-    if (c) and.push({ OR: [{ lastAttemptAt: { lt: c.at } }, { lastAttemptAt: c.at, id: { lt: c.id } }] });
+    const c = decodeTimeIdCursor(query.cursor);
+    if (!c) throw new ApiError("INVALID_REQUEST", `cursor: ${NOT_A_CURSOR}.`, { path: "cursor" });
+    and.push({ OR: [{ lastAttemptAt: { lt: c.at } }, { lastAttemptAt: c.at, id: { lt: c.id } }] });
   }
   const rows = await db.prisma.invocation.findMany({
     where: { AND: and },
@@ -197,6 +202,6 @@ export async function listInvocations(db: Db, scope: Scope, query: ListQuery, no
   const last = page[page.length - 1];
   return {
     items: page.map((r) => toSummary(r, now)),
-    next_cursor: rows.length > query.limit && last ? encodeCursor(last.lastAttemptAt, last.id) : null,
+    next_cursor: rows.length > query.limit && last ? encodeTimeIdCursor(last.lastAttemptAt, last.id) : null,
   };
 }

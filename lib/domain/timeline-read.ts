@@ -10,7 +10,8 @@ type Raw = Record<string, unknown>;
 
 const date = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
 const dateOrNull = (v: unknown): Date | null => (v === null || v === undefined ? null : date(v));
-const json = (v: unknown): unknown => (typeof v === "string" ? JSON.parse(v) : v);
+// jsonb arrives parsed (pg and Prisma both parse it); a JSON string is a string value, not text to parse again.
+const json = (v: unknown): unknown => v;
 const int = (v: unknown): number => Number(v);
 const intOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const text = (v: unknown): string => String(v);

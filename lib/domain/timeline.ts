@@ -17,7 +17,7 @@ import type { InvocationStatus } from "./status";
 export type TimelineAttempt = InvocationView["attempts"][number];
 export type ActionEntry = InvocationView["actions"][number];
 // The timeline draws records and actions; what a policy means now (sla, approvals) is not on it.
-export type TimelineInvocation = Omit<InvocationView, "attempts" | "attempts_total" | "sla" | "approvals"> & { attempts: TimelineAttempt[] };
+export type TimelineInvocation = Omit<InvocationView, "attempts" | "attempts_total" | "attempts_earlier" | "sla" | "approvals"> & { attempts: TimelineAttempt[] };
 export type TimelineOptions = { now: Date; stallWindowS: number };
 
 type Base = { key: string; at: string; lane: number; invocation_id: string };
@@ -293,6 +293,8 @@ export function buildTimeline(invocations: TimelineInvocation[], opts: TimelineO
 export type Lookup<T> = { kind: "found"; value: T } | { kind: "ambiguous"; runtimes: string[] } | { kind: "missing" };
 
 /** The scope narrowed to one runtime by name; null when that runtime is not one the caller can see. */
+export const resolveScope = (db: Db, scope: Scope, runtime: string | undefined) => narrow(db, scope, runtime);
+
 async function narrow(db: Db, scope: Scope, runtime: string | undefined): Promise<Scope | null> {
   if (!runtime) return scope;
   const found = await db.prisma.runtime.findUnique({ where: { name: runtime }, select: { id: true } });
@@ -372,6 +374,6 @@ export async function findTaskTimeline(
   const rows = await readTaskInvocations(db, found.value.runtimeId, taskId, light);
   const policies = await loadPolicies(db.prisma);
   const invocations = rows.map((r) => toInvocationView(r, policies, now));
-  const summaries = invocations.map(({ attempts: _a, attempts_total: _t, actions: _b, sla: _c, approvals: _d, ...summary }) => summary);
+  const summaries = invocations.map(({ attempts: _a, attempts_total: _t, attempts_earlier: _e, actions: _b, sla: _c, approvals: _d, ...summary }) => summary);
   return { kind: "found", value: { task: { ...found.value.task, invocations: summaries }, invocations } };
 }

@@ -6,6 +6,7 @@ export const queryKeys = {
     recent: () => [...queryKeys.invocations.all, "recent"] as const,
     queue: (filters: Record<string, string>) => [...queryKeys.invocations.all, "queue", filters] as const,
     detail: (invocationId: string, runtime?: string) => [...queryKeys.invocations.all, "detail", invocationId, runtime ?? null] as const,
+    earlierAttempts: (invocationId: string, runtime: string, from: string) => [...queryKeys.invocations.all, "earlier-attempts", invocationId, runtime, from] as const,
   },
   tasks: {
     all: ["tasks"] as const,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ApiError } from "../api/errors";
 import type { Db } from "../db/client";
+import { decodeTimeIdCursor, encodeTimeIdCursor, type TimeIdCursor } from "../domain/cursor";
 import { bodyOf } from "./body";
 import { getWebhookEndpoint } from "./endpoints";
 import { webhookEventTypes } from "./events";
@@ -54,17 +55,8 @@ export const webhookDeliveryPageSchema = z
   .meta({ id: "WebhookDeliveryPage" });
 export type WebhookDeliveryPage = z.infer<typeof webhookDeliveryPageSchema>;
 
-type Cursor = { at: Date; id: string };
-
-function encodeCursor(c: Cursor): string {
-  return Buffer.from(`${c.at.toISOString()}|${c.id}`, "utf8").toString("base64url");
-}
-
-function decodeCursor(text: string): Cursor | null {
-  const [at, id] = Buffer.from(text, "base64url").toString("utf8").split("|");
-  const date = new Date(at ?? "");
-  return id && /^[0-9a-f-]{36}$/i.test(id) && !Number.isNaN(date.getTime()) ? { at: date, id } : null;
-}
+const encodeCursor = (c: TimeIdCursor) => encodeTimeIdCursor(c.at, c.id);
+const decodeCursor = decodeTimeIdCursor;
 
 export const deliveryQuerySchema = z.object({
   status: z.enum(deliveryStatuses).optional().describe("Only deliveries in this state."),

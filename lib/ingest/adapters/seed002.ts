@@ -3,6 +3,7 @@ import {
   commitFromItems,
   compact,
   delayHint,
+  lookup,
   readItems,
   seconds,
   success,
@@ -37,7 +38,7 @@ export const seed002Adapter: DialectAdapter = {
   normalize: (v, ctx) => {
     const outcome = outcomeSchema.parse(v.outcome);
     const items = readItems(v.items);
-    const stated = effectToCommit[text(v.effect_applied) ?? ""] ?? null;
+    const stated = lookup(effectToCommit, text(v.effect_applied));
     const commit = commitState(outcome, stated, commitFromItems(items), ctx.isWrite);
     const retryAfter = seconds(v.retry_after_s);
     const deadlineLeft = seconds(v.deadline_left_s);

@@ -108,23 +108,21 @@ export const pick = {
 };
 
 /** Keeps only flat, primitive values: safe_details is an allowlist, never a raw payload. */
+const primitive = (v: unknown) => v === null || ["string", "number", "boolean"].includes(typeof v);
+
+// Built with fromEntries, which defines own properties: a key such as "__proto__" stays data.
 export function flatDetails(source: unknown): Record<string, SafeValue> {
-  const out: Record<string, SafeValue> = {};
-  if (!isRecord(source)) return out;
-  for (const [key, value] of Object.entries(source)) {
-    if (value === null || ["string", "number", "boolean"].includes(typeof value)) {
-      out[key] = value as SafeValue;
-    } else if (Array.isArray(value) && value.every((v) => v === null || ["string", "number", "boolean"].includes(typeof v))) {
-      out[key] = value as SafeValue;
-    }
-  }
-  return out;
+  if (!isRecord(source)) return {};
+  return Object.fromEntries(Object.entries(source).filter(([, v]) => primitive(v) || (Array.isArray(v) && v.every(primitive)))) as Record<string, SafeValue>;
 }
 
 export function compact(details: Record<string, SafeValue | undefined>): Record<string, SafeValue> {
-  const out: Record<string, SafeValue> = {};
-  for (const [k, v] of Object.entries(details)) if (v !== undefined && v !== null) out[k] = v;
-  return out;
+  return Object.fromEntries(Object.entries(details).filter(([, v]) => v !== undefined && v !== null)) as Record<string, SafeValue>;
+}
+
+/** A value of a closed table, looked up by text from an envelope: own entries only, so "toString" finds nothing. */
+export function lookup<T>(table: Readonly<Record<string, T>>, key: string | null): T | null {
+  return key !== null && Object.hasOwn(table, key) ? table[key]! : null;
 }
 
 export function readItems(value: unknown): Item[] {

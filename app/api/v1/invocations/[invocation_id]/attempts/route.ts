@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { ApiError } from "@/lib/api/errors";
+import { scopeOf } from "@/lib/api/auth";
+import { otherMethods, withRoute } from "@/lib/api/route";
+import { listAttempts } from "@/lib/domain/invocations";
+import { resolveScope } from "@/lib/domain/timeline";
+
+// An invocation's attempts a page at a time, newest pages first: the
+// invocation itself carries the latest ones and `attempts_earlier`.
+export const GET = withRoute({
+  auth: "any",
+  permission: "read",
+  params: z.object({ invocation_id: z.string().min(1).max(512) }),
+  query: z.object({
+    runtime: z.string().min(1).max(200).optional().describe("The runtime's name, when several runtimes use this invocation id."),
+    before: z.string().max(2048).optional().describe("`attempts_earlier` of the invocation, or `earlier` of a page; left out, the latest page."),
+    limit: z.coerce.number().int().min(1).max(500).default(200),
+  }),
+  handler: async ({ db, principal, params, query }) => {
+    const scope = await resolveScope(db, scopeOf(principal), query.runtime);
+    const page = scope ? await listAttempts(db, scope, params.invocation_id, query) : null;
+    if (!page) throw new ApiError("NOT_FOUND", `No invocation ${params.invocation_id}${query.runtime ? ` in runtime ${query.runtime}` : ""} that you can see.`);
+    return page;
+  },
+});
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

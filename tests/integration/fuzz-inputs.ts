@@ -1,0 +1,135 @@
+import fc from "fast-check";
+
+// What an attacker, a buggy runtime or a strange upstream API sends. The
+// constants are the values that once broke Settle (the issue that asked for
+// this suite lists them); the generators go around them.
+
+const sqlAndQuoting = ["'", "\\", "$$", "$s", "k$s", "$1", "$s$", "'; DROP TABLE attempts; --", "\"", "%", "%E0%A4%A", "_", "\\x00"];
+const oddUnicode = ["\u0000", "a\u0000b", "\ud800", "x\udc00y", "\ufeff", "\u202eevil", "😀🧪", "ﷺ", "\u0301", "\r", "\t"];
+const protoKeys = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty"];
+
+const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((n) => String.fromCharCode(n));
+
+export const hostileText: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(...sqlAndQuoting, ...oddUnicode, ...protoKeys, "", " ", "null", "a".repeat(600)),
+  fc.string({ maxLength: 30 }),
+  fc.string({ unit: codeUnit, maxLength: 20 }),
+  fc.tuple(fc.constantFrom(...sqlAndQuoting, ...oddUnicode), fc.string({ maxLength: 8 })).map(([a, b]) => `${b}${a}${b}`),
+);
+
+export const hostileNumber: fc.Arbitrary<number> = fc.oneof(
+  fc.constantFrom(1e13, 1e308, -1e308, 2 ** 31, 2 ** 31 - 1, 2 ** 32, 2 ** 53, 2 ** 63, -1, -0, 0.5, 1e-300, 31_536_001, 1_000_001, Number.MAX_SAFE_INTEGER),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.integer(),
+);
+
+export const hostileTime: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(
+    "0000-01-01T00:00:00Z",
+    "9999-12-31T23:59:59-23:59",
+    "+275760-09-13T00:00:00.000Z",
+    "-000001-01-01T00:00:00Z",
+    "10000-01-01T00:00:00Z",
+    "2026-13-45T99:99:99Z",
+    "2026-02-30T00:00:00Z",
+    "2026-11-29",
+    "05:12:04",
+    "25:61:00",
+    "0001-01-01T00:00:00Z",
+    "9999-12-31T23:59:59.999Z",
+  ),
+  fc.date({ min: new Date(-8.64e15), max: new Date(8.64e15), noInvalidDate: true }).map((d) => d.toISOString()),
+);
+
+const prototypeObject = fc.constant(JSON.parse('{"__proto__": {"admin": true}, "constructor": {"prototype": {"polluted": 1}}, "toString": 5}') as unknown);
+
+export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constant(null),
+  fc.boolean(),
+  hostileNumber,
+  hostileText,
+  prototypeObject,
+  fc.jsonValue({ maxDepth: 3 }),
+  fc.array(hostileText, { maxLength: 4 }),
+);
+
+function nest(depth: number, kind: "array" | "object"): unknown {
+  let value: unknown = "bottom";
+  for (let i = 0; i < depth; i += 1) value = kind === "array" ? [value] : { d: value };
+  return value;
+}
+export const deepValue: fc.Arbitrary<unknown> = fc.tuple(fc.integer({ min: 20, max: 400 }), fc.constantFrom("array" as const, "object" as const)).map(([d, k]) => nest(d, k));
+
+const duration = fc.oneof(hostileNumber, hostileNumber.map(String), hostileText);
+const inner: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
+  fc.record({ type: fc.constant("about:blank"), title: hostileText, status: fc.oneof(fc.constantFrom(429, 503, 400, 502), hostileNumber), retry_after: duration, detail: hostileText }),
+  fc.record({
+    ok: fc.boolean(),
+    commit_state: fc.oneof(fc.constantFrom("committed", "not_committed", "unknown", "partial"), hostileText),
+    code: hostileText,
+    retry: fc.record({ directive: fc.oneof(fc.constantFrom("never", "after_delay", "allowed"), hostileText), not_before: fc.oneof(hostileTime, hostileText), max_attempts_remaining: fc.oneof(hostileNumber, hostileText) }),
+    agent_message: hostileText,
+    safe_details: fc.dictionary(hostileText, fc.oneof(hostileText, hostileNumber), { maxKeys: 4 }),
+    items: fc.array(fc.record({ item_id: fc.oneof(hostileText, hostileNumber), applied: hostileText, reason: hostileText }), { maxLength: 3 }),
+  }),
+  fc.record({ outcome: fc.constantFrom("retryable", "unknown", "ok", "permanent"), effect_applied: fc.oneof(fc.constantFrom("yes", "no", "partial", "unknown"), hostileText), retry_after_s: duration, deadline_left_s: duration }),
+);
+
+/** An envelope in a known dialect with hostile values where its hints are: kept as evidence, never fatal. */
+export const envelopeArb: fc.Arbitrary<unknown> = fc.oneof(
+  inner,
+  inner.map((e) => ({ content: [{ type: "text", text: JSON.stringify(e) }], isError: true })),
+  fc.tuple(inner, hostileText).map(([e, id]) => ({ type: "tool_result", tool_use_id: id, is_error: true, content: JSON.stringify(e) })),
+  fc.tuple(inner, hostileText).map(([e, id]) => ({ type: "function_call_output", call_id: id, output: JSON.stringify(e) })),
+  fc.tuple(hostileText, hostileValue).map(([text, structured]) => ({ content: [{ type: "text", text }], structuredContent: structured, isError: false })),
+  hostileValue,
+);
+
+let serial = 0;
+const run = `fz${Date.now().toString(36)}`;
+const recent = fc.integer({ min: -86_400, max: 60 }).map((s) => new Date(Date.now() + s * 1000).toISOString());
+const anyText = fc.oneof(hostileText, fc.string({ minLength: 1, maxLength: 20 }));
+
+/** A record Settle must accept whatever is inside its envelope and whatever its neighbours are. */
+export const goodRecord = fc
+  .record({
+    idSuffix: anyText,
+    task: anyText,
+    tool: fc.oneof(fc.constantFrom("create_order", "charge_card", "send_email"), anyText),
+    effect_class: fc.option(fc.oneof(fc.constantFrom("money", "create", "read", "send", "destructive"), hostileText.map((s) => s.slice(0, 64)))),
+    phase: fc.option(fc.constantFrom("intent", "outcome", "probe")),
+    attempt: fc.option(fc.integer({ min: 0, max: 1_000_000 })),
+    at: fc.option(recent),
+    budget_left_s: fc.option(fc.integer({ min: 0, max: 31_536_000 })),
+    idempotency_key: fc.option(fc.string({ maxLength: 512 })),
+    envelope: envelopeArb,
+  })
+  .map(({ idSuffix, task, tool, ...r }) => {
+    serial += 1;
+    return {
+      ...r,
+      good: true as const,
+      event_id: `${run}-e${serial}`,
+      // Ids may hold anything but blanks at the ends (they are trimmed) and must have a character.
+      invocation_id: `${run}-i${serial}-${idSuffix}`.slice(0, 256).trim(),
+      task_id: `${run}-t${serial % 7}-${task}`.slice(0, 256).trim(),
+      tool: `${tool}`.trim().slice(0, 200) || "tool",
+    };
+  });
+
+/** A record with one thing wrong (or nearly: some mutations still pass), or a value that is no record at all. */
+export const badRecord: fc.Arbitrary<unknown> = fc
+  .tuple(
+    goodRecord,
+    fc.constantFrom("at", "budget_left_s", "attempt", "task_id", "tool", "invocation_id", "event_id", "phase", "envelope", "idempotency_key", "effect_class"),
+    fc.oneof(hostileValue, hostileTime, hostileNumber, deepValue),
+  )
+  .map(([record, field, value]) => {
+    const { good: _good, ...rest } = record;
+    return { ...rest, [field]: value };
+  });
+
+/** A line of an NDJSON body: records, broken JSON, JSON that is no record. Never a line break inside. */
+export const ndjsonLine: fc.Arbitrary<string> = fc
+  .oneof(badRecord.map((r) => JSON.stringify(r) ?? "null"), hostileText, fc.constantFrom("{", "[1,2]", "null", "{\"records\":[]}", "\"x\""))
+  .map((line) => line.replace(/\r?\n/g, " "));
