@@ -3,7 +3,8 @@ import { parseArgs } from "node:util";
 import { runBaseline } from "./baseline";
 import { measureCpu } from "./cpu";
 import { runLoad } from "./load";
-import { evaluate, machine, printTable, SHARED_CORES_NOTE, writeReport, type Report } from "./report";
+import { watchStatements } from "./pg-statements";
+import { BEFORE, evaluate, machine, printTable, SHARED_CORES_NOTE, TARGETS, writeReport, type Report } from "./report";
 import { createBenchDatabase, ensureBuild, freePort, gitHead, prepareDatabase, releaseOnExit, ROOT, startServer, type BenchDatabase, type BenchServer } from "./setup";
 
 // `npm run bench:ingest [-- --no-build --duration 20 …]`: builds if needed,
@@ -57,7 +58,9 @@ async function main(): Promise<void> {
 
   database = await createBenchDatabase();
   log(`• database ${database.name}`);
-  const { key, runtimeId } = await prepareDatabase(database.url);
+  const { key, runtimeId, operatorToken } = await prepareDatabase(database.url);
+  const statements = await watchStatements(database.url);
+  log(`• pg_stat_statements: ${statements.available ? "read per phase" : "not loaded on this server (no per-statement breakdown)"}`);
   const port = await freePort();
   const serverEnv: Record<string, string> = args["pool-size"] ? { SETTLE_DB_POOL_SIZE: String(args["pool-size"]) } : {};
   server = await startServer(database.url, port, serverEnv);
@@ -69,7 +72,10 @@ async function main(): Promise<void> {
   log(`• machine busy before the run: ${busyBefore ?? "n/a"} of ${machine().cpus} cores${(busyBefore ?? 0) > 0.2 ? " — other processes are running; figures will be low" : ""}`);
 
   const runId = randomBytes(4).toString("hex");
-  const load = await runLoad({ url: server.url, key, serverPid: server.pid, runId }, plan, log);
+  const load = await runLoad({ url: server.url, key, serverPid: server.pid, runId }, plan, log, statements);
+  await statements.close();
+  const visibility = await measureVisibility(server.url, key, operatorToken, runId);
+  log(`• ingest → queue visibility: ${visibility ?? "not seen within 10 s"} ms`);
 
   // The server is idle from here on; stopping it leaves the cores to the baseline alone.
   await server.stop();
@@ -81,6 +87,7 @@ async function main(): Promise<void> {
   log(`  ${single.rows_per_s} rows/s (1 connection)`);
 
   const ratio = Math.round((load.batched.records_per_s / baseline.rows_per_s) * 1000) / 1000;
+  const singleRatio = Math.round((load.single.req_per_s / load.health.req_per_s) * 1000) / 1000;
   const report: Report = {
     date: new Date().toISOString(),
     git: gitHead(),
@@ -91,12 +98,35 @@ async function main(): Promise<void> {
     baseline,
     baseline_single_connection: single,
     ratio_batched_to_baseline: ratio,
-    targets: { batchedRecordsPerS: 5000, batchedShareOfBaseline: 0.5, singleReqPerS: 1000, p99AtRateMs: 50 },
+    ratio_single_to_health: singleRatio,
+    visibility_ms: visibility,
+    statements_available: statements.available,
+    before: BEFORE,
+    targets: TARGETS,
     met: {},
   };
   report.met = evaluate(report);
   printTable(report);
   log(`\nFigures written to ${writeReport(ROOT, report)}`);
+}
+
+/** From sending a record with an unknown outcome to seeing its invocation in the queue API, as an operator would. */
+async function measureVisibility(url: string, key: string, token: string, runId: string): Promise<number | null> {
+  const id = `${runId}-visible`;
+  const started = performance.now();
+  const sent = await fetch(`${url}/api/v1/envelopes`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+    body: JSON.stringify({ event_id: id, task_id: `${runId}-visible-task`, invocation_id: id, tool: "charge_card", effect_class: "money", attempt: 1, envelope: { ok: false, commit_state: "unknown", next_action: "verify_operation" } }),
+  });
+  if (sent.status !== 207) return null;
+  while (performance.now() - started < 10_000) {
+    const res = await fetch(`${url}/api/v1/queue?q=${encodeURIComponent(id)}`, { headers: { authorization: `Bearer ${token}` } });
+    const page = (await res.json()) as { items?: Array<{ invocation_id: string }> };
+    if (page.items?.some((i) => i.invocation_id === id)) return Math.round(performance.now() - started);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return null;
 }
 
 main()

@@ -1,5 +1,6 @@
 import autocannon, { type Client, type Result } from "autocannon";
 import { measureCpu, type CpuUse } from "./cpu";
+import type { StatementCost, StatementWatch } from "./pg-statements";
 import { createRecordStream } from "./records";
 
 // The three HTTP measurements, through autocannon's programmatic API. Each
@@ -29,6 +30,10 @@ export type LoadResult = {
   errors: number;
   timeouts: number;
   cpu_cores_used: CpuUse;
+  /** PostgreSQL's CPU per record stored (per request for the health reference), in µs. */
+  db_cpu_us_per_record: number | null;
+  /** The statements that took the database's time in this phase (pg_stat_statements, when loaded). */
+  statements: StatementCost[];
 };
 
 type Phase = {
@@ -121,7 +126,14 @@ async function run(target: LoadTarget, phase: Phase): Promise<LoadResult> {
     errors: results.reduce((n, r) => n + r.errors, 0),
     timeouts: results.reduce((n, r) => n + r.timeouts, 0),
     cpu_cores_used: cpuUse,
+    db_cpu_us_per_record: null,
+    statements: [],
   };
+}
+
+function dbCpuPerRecord(r: LoadResult): number | null {
+  const per = r.records_per_s > 0 ? r.records_per_s : r.req_per_s;
+  return r.cpu_cores_used && per > 0 ? Math.round((r.cpu_cores_used.postgres / per) * 1e6) : null;
 }
 
 export type LoadPlan = {
@@ -134,7 +146,7 @@ export type LoadPlan = {
   rateStaggered: number;
 };
 
-export async function runLoad(target: LoadTarget, plan: LoadPlan, log: (line: string) => void) {
+export async function runLoad(target: LoadTarget, plan: LoadPlan, log: (line: string) => void, statements?: StatementWatch) {
   const phases: Phase[] = [
     // What Next.js alone can serve here: a route that authenticates nobody and runs one SELECT 1.
     { label: "health", recordsPerRequest: 0, connections: plan.singleConnections, duration: Math.min(plan.duration, 10) },
@@ -150,8 +162,11 @@ export async function runLoad(target: LoadTarget, plan: LoadPlan, log: (line: st
     }
     const rate = phase.overallRate ? `, ${phase.overallRate} req/s from ${phase.staggered} staggered autocannon instances` : "";
     log(`• ${phase.label}: ${phase.duration} s, ${phase.connections} connections${rate}`);
+    await statements?.reset();
     const result = await run(target, phase);
-    log(`  ${result.req_per_s} req/s, ${result.records_accepted > 0 ? `${result.records_per_s} records/s, ` : ""}p50 ${result.latency_ms.p50} ms, p99 ${result.latency_ms.p99} ms, cpu ${JSON.stringify(result.cpu_cores_used)}`);
+    result.db_cpu_us_per_record = dbCpuPerRecord(result);
+    result.statements = (await statements?.top()) ?? [];
+    log(`  ${result.req_per_s} req/s, ${result.records_accepted > 0 ? `${result.records_per_s} records/s, ` : ""}p50 ${result.latency_ms.p50} ms, p99 ${result.latency_ms.p99} ms, db ${result.db_cpu_us_per_record ?? "n/a"} µs/record, cpu ${JSON.stringify(result.cpu_cores_used)}`);
     results.push(result);
   }
   return { health: results[0]!, batched: results[1]!, single: results[2]!, rate: results[3]! };

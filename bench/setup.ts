@@ -1,13 +1,15 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import pg from "pg";
 import { closeDb, getDb } from "@/lib/db/client";
 import { createPostgresDriver } from "@/lib/db/driver";
 import { applyMigrations } from "@/lib/db/migrate";
+import { createPersonalToken } from "@/lib/domain/personal-tokens";
 import { createRuntimeKey } from "@/lib/domain/runtime-keys";
+import { createUser } from "@/lib/domain/users";
 import { setEnv } from "@/lib/env";
 
 // Everything the benchmark stands up and tears down: the build, its own
@@ -45,13 +47,20 @@ export function ensureBuild(force: "auto" | "skip", distDir = ".next"): "built" 
   const sources = Math.max(...SOURCES.map((s) => newestMtime(path.join(ROOT, s))));
   if (built > sources) return "up to date";
   console.log(`• next build into ${distDir} (sources are newer than the build) …`);
-  const result = spawnSync(path.join(ROOT, "node_modules", ".bin", "next"), ["build"], {
-    cwd: ROOT,
-    stdio: ["ignore", "inherit", "inherit"],
-    // next.config.ts reads the build folder from SETTLE_NEXT_DIST_DIR.
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", SETTLE_NEXT_DIST_DIR: distDir },
-  });
-  if (result.status !== 0) throw new Error(`next build failed (exit ${result.status})`);
+  // next build adds its build folder's type paths to tsconfig.json: a bench leaves the tracked tree as it found it.
+  const tsconfig = path.join(ROOT, "tsconfig.json");
+  const before = readFileSync(tsconfig, "utf8");
+  try {
+    const result = spawnSync(path.join(ROOT, "node_modules", ".bin", "next"), ["build"], {
+      cwd: ROOT,
+      stdio: ["ignore", "inherit", "inherit"],
+      // next.config.ts reads the build folder from SETTLE_NEXT_DIST_DIR.
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", SETTLE_NEXT_DIST_DIR: distDir },
+    });
+    if (result.status !== 0) throw new Error(`next build failed (exit ${result.status})`);
+  } finally {
+    if (readFileSync(tsconfig, "utf8") !== before) writeFileSync(tsconfig, before);
+  }
   return "built";
 }
 
@@ -93,15 +102,18 @@ export async function migrateDatabase(url: string): Promise<void> {
   }
 }
 
-/** Migrates the bench database and creates a runtime key, through lib/db directly. */
-export async function prepareDatabase(url: string): Promise<{ key: string; runtimeId: string }> {
+/** Migrates the bench database and creates a runtime key and an operator's token, through lib/db directly. */
+export async function prepareDatabase(url: string): Promise<{ key: string; runtimeId: string; operatorToken: string }> {
   await migrateDatabase(url);
-  setEnv({ DATABASE_URL: url, NODE_ENV: "production" });
+  // Creating a person goes through Better Auth, which signs with this (the server never needs it: tokens, not sessions).
+  setEnv({ DATABASE_URL: url, NODE_ENV: "production", SETTLE_AUTH_SECRET: randomBytes(24).toString("hex") });
   const db = await getDb();
   try {
     const { key, runtime } = await createRuntimeKey(db, "bench-runtime");
     const found = await db.prisma.runtime.findUniqueOrThrow({ where: { name: runtime } });
-    return { key, runtimeId: found.id };
+    const { user } = await createUser(db, { email: "bench-operator@example.com", role: "operator", password: randomBytes(12).toString("hex") });
+    const { token } = await createPersonalToken(db, user.id, "bench");
+    return { key, runtimeId: found.id, operatorToken: token };
   } finally {
     await closeDb();
   }

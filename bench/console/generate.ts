@@ -113,11 +113,11 @@ function fillPlan(from: string): string {
 /** Records for every plan row: intents and outcomes of attempts 1..n, then a probe where the group has one. */
 function attemptsFromPlan(): string {
   const dialects = "ARRAY['settle','seed002','mcp','rfc9457','anthropic','openai']";
-  return `INSERT INTO attempts (id, invocation_uid, runtime_id, event_key, event_id, seq, attempt_id, attempt_no, phase, at, received_at, tool,
+  return `INSERT INTO attempts (invocation_uid, runtime_id, event_key, event_id, seq, attempt_id, attempt_no, phase, at, received_at, tool,
                         effect_class, idempotency_key, budget_left_s, dialect, outcome, commit_state, code, category, retry_directive,
                         not_before, max_attempts_remaining, next_action, dispatch_stage, probe_result, safe_details, agent_message,
                         user_message, items, envelope)
-    SELECT gen_random_uuid(), r.uid, r.runtime_id, r.key, r.key, r.seq, r.invocation_id || '-a' || r.a, r.a, r.phase, r.at, r.at + interval '1 second',
+    SELECT r.uid, r.runtime_id, r.key, r.key, r.seq, r.invocation_id || '-a' || r.a, r.a, r.phase, r.at, r.at + interval '1 second',
            r.tool, r.effect_class, r.idem, CASE WHEN r.phase = 'intent' THEN r.budget END,
            CASE WHEN r.phase = 'outcome' THEN (${dialects})[1 + (r.i + r.a) % 6] ELSE 'settle' END,
            r.outcome, r.commit, r.code, CASE WHEN r.code = 'RATE_LIMITED' THEN 'rate_limit' END,
@@ -244,6 +244,8 @@ export async function generateWorkload(url: string, workload = DEFAULT_WORKLOAD,
     await step("invocations", invocationsFromPlan());
     await step("attempts", attemptsFromPlan());
     await step("audit entries", actionsFromPlan());
+    // What the write path's statement (lib/domain/write-statement.ts) writes beside a new invocation.
+    await step("search rows", `INSERT INTO invocation_search (invocation_uid, ids) SELECT id, task_id || ' ' || invocation_id || ' ' || coalesce(idempotency_key, '') FROM invocations`);
     const rebuilt = Date.now();
     for (const index of indexes) await step("", index.indexdef);
     log(`  ${indexes.length} indexes rebuilt in ${((Date.now() - rebuilt) / 1000).toFixed(1)} s`);

@@ -11,6 +11,10 @@ import type { SqlDriver } from "./driver";
 
 const TABLES = ["invocations", "attempts"] as const;
 const FIRST_CHECK = 500;
+// Past this the statistics tell the planner the table is no longer empty, which is all the
+// plans here need; autovacuum keeps them current from then on (an ANALYZE of a big table costs
+// about a second of CPU here).
+const LAST_CHECK = 20_000;
 
 type Keeper = { written: number; nextCheck: number; running: boolean };
 const keepers = new WeakMap<SqlDriver, Keeper>();
@@ -34,7 +38,7 @@ export function noteWrites(driver: SqlDriver, rows: number): void {
   const k = keepers.get(driver) ?? { written: 0, nextCheck: FIRST_CHECK, running: false };
   keepers.set(driver, k);
   k.written += rows;
-  if (k.written < k.nextCheck || k.running) return;
+  if (k.written < k.nextCheck || k.running || k.nextCheck > LAST_CHECK) return;
   k.nextCheck = k.written * 2;
   k.running = true;
   refresh(driver)

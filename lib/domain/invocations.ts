@@ -173,10 +173,8 @@ function statusWhere(statuses: InvocationStatus[], now: Date): P.InvocationWhere
 
 export async function listInvocations(db: Db, scope: Scope, query: ListQuery, now = new Date()) {
   const and: P.InvocationWhereInput[] = [];
-  if (scope.runtimeId) and.push({ runtimeId: scope.runtimeId });
   if (query.status) and.push(statusWhere(query.status, now));
   if (query.tool) and.push({ tool: query.tool });
-  if (query.runtime) and.push({ runtime: { name: query.runtime } });
   if (query.effect_class) and.push({ effectClass: { in: query.effect_class } });
   if (query.q) {
     and.push({
@@ -192,12 +190,25 @@ export async function listInvocations(db: Db, scope: Scope, query: ListQuery, no
     if (!c) throw new ApiError("INVALID_REQUEST", `cursor: ${NOT_A_CURSOR}.`, { path: "cursor" });
     and.push({ OR: [{ lastAttemptAt: { lt: c.at } }, { lastAttemptAt: c.at, id: { lt: c.id } }] });
   }
-  const rows = await db.prisma.invocation.findMany({
-    where: { AND: and },
-    include: { runtime: { select: { name: true } } },
-    orderBy: [{ lastAttemptAt: "desc" }, { id: "desc" }],
-    take: query.limit + 1,
-  });
+  // Newest first, one runtime at a time by (runtime_id, last_attempt_at), then merged: a list across
+  // runtimes fans out rather than reading one index that spans them all (shared/notes/scale-out.md).
+  const runtimeIds = scope.runtimeId
+    ? [scope.runtimeId]
+    : (await db.prisma.runtime.findMany({ where: query.runtime ? { name: query.runtime } : {}, select: { id: true } })).map((r) => r.id);
+  if (scope.runtimeId && query.runtime) and.push({ runtime: { name: query.runtime } });
+  const perRuntime = await Promise.all(
+    runtimeIds.map((runtimeId) =>
+      db.prisma.invocation.findMany({
+        where: { AND: [...and, { runtimeId }] },
+        include: { runtime: { select: { name: true } } },
+        orderBy: [{ lastAttemptAt: "desc" }, { id: "desc" }],
+        take: query.limit + 1,
+      }),
+    ),
+  );
+  const newestFirst = (a: { lastAttemptAt: Date; id: string }, b: { lastAttemptAt: Date; id: string }) =>
+    b.lastAttemptAt.getTime() - a.lastAttemptAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+  const rows = perRuntime.flat().sort(newestFirst).slice(0, query.limit + 1);
   const page = rows.slice(0, query.limit);
   const last = page[page.length - 1];
   return {

@@ -131,9 +131,12 @@ function build(p: WriteParts): string {
     checks.push(`(SELECT count(*) FROM updated) <> jsonb_array_length(${param.changes}) THEN settle_write_conflict('an invocation changed since it was read')`);
   }
   if (p.transitions) {
+    // With no enabled webhook endpoint for the runtime there is nobody to fan a change out to: it is
+    // written as fanned out, so the job neither rewrites it nor finds it in its index.
     ctes.push(`transitions AS (
-      INSERT INTO invocation_transitions (invocation_uid, runtime_id, tool, effect_class, from_status, to_status, commit_state, resolution_by, not_before, version, at)
-      SELECT t.uid, $1::uuid, t.tool, t.effect_class, t.from_status, t.to_status, t.commit_state, t.resolution_by, t.not_before, t.version, t.at
+      INSERT INTO invocation_transitions (invocation_uid, runtime_id, tool, effect_class, from_status, to_status, commit_state, resolution_by, not_before, version, at, fanned_out)
+      SELECT t.uid, $1::uuid, t.tool, t.effect_class, t.from_status, t.to_status, t.commit_state, t.resolution_by, t.not_before, t.version, t.at,
+             NOT EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.runtime_id = $1::uuid AND e.enabled)
         FROM jsonb_to_recordset(${param.transitions}) AS t(uid uuid, tool text, effect_class text, from_status text, to_status text,
                                                  commit_state text, resolution_by text, not_before timestamptz, version int, at timestamptz))`);
   }

@@ -104,9 +104,10 @@ export type Stored = {
   rows: InvocationRow[];
 };
 
+// The row as the database now holds it. It may share objects with the fold that made it: folds
+// never change what they are given (each step makes new objects), so neither can change the other.
 const rowOf = (uid: string, invocationId: string, taskId: string, version: number, state: FoldSnapshot): InvocationRow =>
-  // Through JSON, as the database gives it back: nothing of it is shared with the fold that made it.
-  JSON.parse(JSON.stringify({ id: uid, invocation_id: invocationId, task_id: taskId, version, ...stateOf(state) })) as InvocationRow;
+  ({ id: uid, invocation_id: invocationId, task_id: taskId, version, ...stateOf(state) }) as InvocationRow;
 
 /**
  * Stores records: folds the new ones onto their invocations' stored states

@@ -44,6 +44,8 @@ async function findDue(db: Db, now: Date, set: PolicySet, q: { statuses: string[
   if (thresholds.length === 0) return [];
   const bound = new Date(now.getTime() - Math.min(...thresholds) * 1000).toISOString();
   const since = `i.${q.sinceColumn}`;
+  // Stalls are read from the partial index of pending invocations, which only the literal predicate matches.
+  const pendingOnly = q.statuses.length === 1 && q.statuses[0] === "pending";
   return db.prisma.$queryRawUnsafe<Candidate[]>(
     `WITH d AS (SELECT * FROM policies WHERE effect_class = '${DEFAULT_POLICY}')
      SELECT i.invocation_id, i.runtime_id::text AS runtime_id, i.version, ${since} AS since,
@@ -51,7 +53,7 @@ async function findDue(db: Db, now: Date, set: PolicySet, q: { statuses: string[
        FROM invocations i
        LEFT JOIN policies own ON own.effect_class = i.effect_class
        LEFT JOIN d ON true
-      WHERE i.status = ANY($2::text[]) AND ${since} <= $3::timestamptz
+      WHERE ${pendingOnly ? "i.status = 'pending' AND $2::text[] IS NOT NULL" : "i.status = ANY($2::text[])"} AND ${since} <= $3::timestamptz
         AND ${resolved(q.column)} IS NOT NULL
         AND ${since} + ${resolved(q.column)} * interval '1 second' <= $1::timestamptz
         ${q.extra ?? ""}

@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { actOnInvocation } from "@/lib/domain/invocation-actions";
+import { createRuntimeKey } from "@/lib/domain/runtime-keys";
+import { createWebhookEndpoint } from "@/lib/webhooks/endpoints";
 import { call, openSettle, type Backend, type TestContext } from "./harness";
 import { ingest } from "./routes";
 
-// The trigger of migration close_the_loop records every status change, on
-// both databases, whichever path made it.
+// The write path's statement (lib/domain/write-statement.ts) records every
+// status change, on both databases, whichever writer made it (ingest, an
+// operator). A change waits for the webhook fan-out only when the runtime has
+// an endpoint to tell.
 
 describe.each<Backend>(["postgres", "pglite"])("invocation transitions on %s", (backend) => {
   let t: TestContext;
@@ -16,6 +20,7 @@ describe.each<Backend>(["postgres", "pglite"])("invocation transitions on %s", (
   });
 
   it("records the first state, each evidence change and an operator's settlement, and nothing for unchanged states", async () => {
+    await createWebhookEndpoint(t.db, { runtime: t.runtime, url: "http://127.0.0.1:9/hook" });
     const base = { task_id: "tr-1", invocation_id: "tr-inv", tool: "create_invoice", effect_class: "create", idempotency_key: "k-tr" };
     await call(ingest, { key: t.key, body: { ...base, event_id: "tr-i1", attempt: 1, phase: "intent", at: "2026-12-01T01:00:00Z" } });
     await call(ingest, { key: t.key, body: { ...base, event_id: "tr-o1", attempt: 1, at: "2026-12-01T01:00:05Z", envelope: { title: "Gateway Timeout", status: 504 } } });
@@ -31,5 +36,13 @@ describe.each<Backend>(["postgres", "pglite"])("invocation transitions on %s", (
       ["outcome_unknown", "reconciled", "not_committed", "operator", "2026-12-01T02:00:00.000Z"],
     ]);
     expect(rows.every((r) => r.tool === "create_invoice" && r.effectClass === "create" && !r.fannedOut)).toBe(true);
+  });
+
+  it("a runtime with no webhook endpoint has nobody to tell: its changes are written as fanned out", async () => {
+    const { key } = await createRuntimeKey(t.db, "rt-no-hooks");
+    await call(ingest, { key, body: { event_id: "nh-1", task_id: "nh", invocation_id: "nh-inv", tool: "send_email", attempt: 1, envelope: { outcome: "ok", effect_applied: "yes" } } });
+    const rows = await t.db.prisma.invocationTransition.findMany({ where: { tool: "send_email" } });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ toStatus: "succeeded", fannedOut: true });
   });
 });

@@ -21,10 +21,19 @@ DROP INDEX "attempts_received_at_idx";
 DROP INDEX "attempts_runtime_id_event_key_key";
 
 -- DropIndex
+DROP INDEX "invocation_transitions_at_idx";
+
+-- DropIndex
 DROP INDEX "invocation_transitions_fanned_out_id_idx";
 
 -- DropIndex
 DROP INDEX "invocations_idempotency_key_idx";
+
+-- DropIndex
+DROP INDEX "invocations_last_attempt_at_idx";
+
+-- DropIndex
+DROP INDEX "invocations_status_stall_at_idx";
 
 -- DropIndex
 DROP INDEX "tasks_last_seen_at_idx";
@@ -76,3 +85,8 @@ BEGIN
   RAISE EXCEPTION 'a concurrent write changed what this one was folded from (%)', detail USING ERRCODE = 'serialization_failure';
 END
 $$;
+
+-- Stalls are found among pending invocations only (the policy job, the queue
+-- sampler, trust metrics): a partial index holds just the in-flight ones, so
+-- the write that settles an invocation leaves it.
+CREATE INDEX "invocations_pending_stall_at_idx" ON "invocations" ("stall_at") WHERE "status" = 'pending';
