@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { deriveInvocation, type FoldRecord } from "@/lib/domain/fold";
+import { deriveInvocation } from "@/lib/domain/fold";
+import { foldRecordOf } from "@/lib/ingest/store-records";
 import { prepareRecord, type PreparedRecord } from "@/lib/ingest/record";
 import { measureCpu, type CpuUse } from "./cpu";
 import { createRecordStream } from "./records";
@@ -58,27 +59,7 @@ const ATTEMPT_COLUMNS = `runtime_id, invocation_uid, event_key, event_id, seq, a
   category, retry_directive, not_before, max_attempts_remaining, next_action, dispatch_stage, probe_result,
   safe_details, agent_message, user_message, items, envelope`;
 
-function foldRecord(p: PreparedRecord): FoldRecord {
-  const n = p.normalized;
-  return {
-    eventKey: p.eventKey,
-    seq: 1,
-    attemptNo: p.attemptNo,
-    phase: p.phase,
-    at: p.at,
-    outcome: n.outcome,
-    commitState: n.commit_state,
-    nextAction: n.next_action,
-    notBefore: n.retry.not_before,
-    budgetLeftS: p.budgetLeftS,
-    probeResult: p.probeResult,
-    tool: p.tool,
-    effectClass: p.effectClass,
-    idempotencyKey: p.idempotencyKey,
-    userMessage: n.user_message,
-    code: n.code,
-  };
-}
+
 
 /** One batch's three statements, built ahead of the timed part. */
 function batchStatements(runtimeId: string, prepared: PreparedRecord[], uids: Map<string, string>): Statement[] {
@@ -89,7 +70,7 @@ function batchStatements(runtimeId: string, prepared: PreparedRecord[], uids: Ma
     .map(([invocationId, records]) => {
       let uid = uids.get(invocationId);
       if (!uid) uids.set(invocationId, (uid = randomUUID()));
-      const d = deriveInvocation(records.map(foldRecord), [], { stallWindowS: 300 });
+      const d = deriveInvocation(records.map((p) => foldRecordOf(p, 1)), [], { stallWindowS: 300 });
       const first = records[0]!;
       return [uid, runtimeId, invocationId, first.taskId, d.tool, d.effectClass, d.idempotencyKey, d.status, d.commitState, d.nextAction,
         1, d.conflict, d.attemptCount, d.firstSeenAt, d.lastAttemptAt, d.statusSince, d.stallAt, d.notBefore, d.assignee, d.userMessage,

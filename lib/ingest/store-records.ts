@@ -59,7 +59,7 @@ function attemptRow(p: PreparedRecord, uid: string, seq: number): AttemptRow {
 }
 
 /** What the fold reads of a prepared record; the same as of the row it is stored as (`toFoldRecord`). */
-function foldRecordOf(p: PreparedRecord, seq: number): FoldRecord {
+export function foldRecordOf(p: PreparedRecord, seq: number): FoldRecord {
   const n = p.normalized;
   return {
     eventKey: p.eventKey,
