@@ -93,10 +93,32 @@ function newPool(connectionString: string, max: number, applicationName: string,
   return pool;
 }
 
+/** An error PostgreSQL answered with (it has a SQLSTATE): the connection is still good. */
+const answered = (error: unknown) => typeof (error as { code?: unknown })?.code === "string" && /^[0-9A-Z]{5}$/.test((error as { code: string }).code);
+
+/**
+ * One query on a pooled connection. pg's `pool.query` closes the connection
+ * on any error, so every refused write (a conflict, a value PostgreSQL
+ * refuses) would cost a new connection, and PostgreSQL a new backend process;
+ * here only a connection that failed is dropped.
+ */
+async function pooledQuery(pool: pg.Pool, config: pg.QueryConfig): Promise<pg.QueryResult> {
+  const client = await pool.connect();
+  try {
+    const result = await client.query(config);
+    client.release();
+    return result;
+  } catch (error) {
+    client.release(answered(error) ? undefined : (error as Error));
+    throw error;
+  }
+}
+
 const txOf = (client: pg.Pool | pg.PoolClient): Tx => ({
   query: async <T>(statement: Statement | string, params: unknown[] = []) => {
     const { name, text } = typeof statement === "string" ? { name: undefined, text: statement } : statement;
-    return (await client.query({ name, text, values: params, types })).rows as T[];
+    const config = { name, text, values: params, types };
+    return (client instanceof pg.Pool ? await pooledQuery(client, config) : await client.query(config)).rows as T[];
   },
 });
 
@@ -104,8 +126,10 @@ export function createPostgresDriver(connectionString: string, max: number): Sql
   const pool = newPool(connectionString, max, "settle");
   const writePool = newPool(connectionString, max, "settle-write", WRITE_SETTINGS);
   const sessionOf = (client: pg.Pool | pg.PoolClient): SqlSession => ({
-    query: async <T>(text: string, params: unknown[] = [], options: { prepareAs?: string } = {}) =>
-      (await client.query({ name: options.prepareAs, text, values: params, types })).rows as T[],
+    query: async <T>(text: string, params: unknown[] = [], options: { prepareAs?: string } = {}) => {
+      const config = { name: options.prepareAs, text, values: params, types };
+      return (client instanceof pg.Pool ? await pooledQuery(client, config) : await client.query(config)).rows as T[];
+    },
     exec: async (script: string) => {
       await client.query(script);
     },
