@@ -104,12 +104,20 @@ const answered = (error: unknown) => typeof (error as { code?: unknown })?.code 
  */
 async function pooledQuery(pool: pg.Pool, config: pg.QueryConfig): Promise<pg.QueryResult> {
   const client = await pool.connect();
+  // A connection that drops mid-query also emits "error": heard here, it fails the query, not the process.
+  let lost: Error | null = null;
+  const onError = (error: Error) => {
+    lost = error;
+  };
+  client.on("error", onError);
   try {
     const result = await client.query(config);
-    client.release();
+    client.removeListener("error", onError);
+    client.release(lost ?? undefined);
     return result;
   } catch (error) {
-    client.release(answered(error) ? undefined : (error as Error));
+    client.removeListener("error", onError);
+    client.release(lost ?? (answered(error) ? undefined : (error as Error)));
     throw error;
   }
 }
@@ -140,20 +148,29 @@ export function createPostgresDriver(connectionString: string, max: number): Sql
     ...sessionOf(pool),
     withSession: async (fn) => {
       const client = await pool.connect();
+      let lost = false;
+      const onError = () => {
+        lost = true;
+      };
+      client.on("error", onError);
       try {
         return await fn(sessionOf(client));
       } finally {
-        client.release();
+        client.removeListener("error", onError);
+        client.release(lost ? true : undefined);
       }
     },
     write: txOf(writePool),
     transaction: async (fn, options = {}) => {
       const client = await pool.connect();
+      const onError = () => {}; // a dropped connection fails the statement in flight, and ROLLBACK below discards it
+      client.on("error", onError);
       const tx = txOf(client);
       try {
         await client.query(["BEGIN", ...(options.settings ?? []).map((s) => `SET LOCAL ${s}`)].join("; "));
         const value = await fn(tx);
         await client.query("COMMIT");
+        client.removeListener("error", onError);
         client.release();
         return value;
       } catch (error) {
@@ -164,6 +181,7 @@ export function createPostgresDriver(connectionString: string, max: number): Sql
         } catch {
           healthy = false;
         }
+        client.removeListener("error", onError);
         client.release(healthy ? undefined : true);
         throw error;
       }

@@ -237,8 +237,11 @@ export function resumeFold(snapshot: FoldSnapshot, records: FoldRecord[], config
   const c = snapshot.cursor;
   if (records.some((r) => ms(r.at) < ms(snapshot.firstSeenAt))) return null;
   const newNumbered = records.filter(isNumberedTransport);
-  // A stored unnumbered probe speaks for the latest numbered attempt before it: a higher one arriving now may change that.
-  if (c.probes && newNumbered.some((r) => (r.attemptNo as number) > c.probes!.minAttempt && (c.probes!.beforeAny || ms(r.at) <= ms(c.probes!.maxAt)))) {
+  // A stored unnumbered probe speaks for the latest numbered attempt before it: a higher one arriving
+  // before it may change that. One that had none before it spoke for a default (the highest of all,
+  // or 1), which any numbered record may change, up or down.
+  const probes = c.probes;
+  if (probes && newNumbered.some((r) => probes.beforeAny || ((r.attemptNo as number) > probes.minAttempt && ms(r.at) <= ms(probes.maxAt)))) {
     return null;
   }
   const attempt = new Map<FoldRecord, number>();

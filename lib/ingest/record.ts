@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { isRecord } from "./adapters/shared";
+import { memberOf } from "./vocabulary";
 import { storableIso } from "./limits";
 import { normalizeEnvelope } from "./normalize";
 import { cleanText, redact, TooDeepError } from "./redact";
@@ -51,6 +52,8 @@ export const attemptLogLineSchema = z.object({
   probe: probeResultSchema.nullish(),
   effect_class: z.string().max(64).nullish(),
 });
+
+const effectClassOf = memberOf(effectClassSchema);
 
 export type PreparedRecord = {
   eventKey: string;
@@ -194,7 +197,7 @@ export function prepareRecord(raw: unknown, receivedAt: Date): PreparedRecord | 
     };
   }
 
-  const effectClass = effectClassSchema.safeParse(record.effect_class).data ?? null;
+  const effectClass = effectClassOf(record.effect_class);
   const phase = record.phase ?? "outcome";
   let storedEnvelope: unknown;
   try {

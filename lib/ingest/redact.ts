@@ -25,16 +25,35 @@ export function cleanText(value: string): string {
   return wellFormed.includes("\u0000") ? wellFormed.replaceAll("\u0000", "\uFFFD") : wellFormed;
 }
 
-/** A deep copy with NUL replaced and secret-looking keys' values redacted. */
+/**
+ * The value with NUL replaced and secret-looking keys' values redacted. What
+ * needs no change is returned as it is (most envelopes): only a part with
+ * something to change is copied, so a clean envelope costs a walk, no copy.
+ */
 export function redact(value: unknown, depth = 0): unknown {
   if (depth > MAX_DEPTH) throw new TooDeepError();
   if (typeof value === "string") return SECRET_VALUE.test(value) ? REDACTED : cleanText(value);
-  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
+  if (Array.isArray(value)) {
+    let out: unknown[] | null = null;
+    for (let i = 0; i < value.length; i += 1) {
+      const v: unknown = value[i];
+      const r = redact(v, depth + 1);
+      if (r !== v && out === null) out = value.slice(0, i);
+      out?.push(r);
+    }
+    return out ?? value;
+  }
   if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value);
+    let changed = false;
+    const redacted = entries.map(([key, v]) => {
+      const k = cleanText(key);
+      const r = isSecretKey(key) && v !== null && v !== "" ? REDACTED : redact(v, depth + 1);
+      if (k !== key || r !== v) changed = true;
+      return [k, r] as const;
+    });
     // fromEntries defines own properties, so a key such as "__proto__" is kept as data, not taken for the prototype.
-    return Object.fromEntries(
-      Object.entries(value).map(([key, v]) => [cleanText(key), isSecretKey(key) && v !== null && v !== "" ? REDACTED : redact(v, depth + 1)]),
-    );
+    return changed || Object.getPrototypeOf(value) !== Object.prototype ? Object.fromEntries(redacted) : value;
   }
   return value;
 }

@@ -84,6 +84,15 @@ export const itemSchema = z.object({
 });
 export type Item = z.infer<typeof itemSchema>;
 
+/**
+ * A member of one of the closed vocabularies above, or null: the same test as
+ * the schema's safeParse, as a set lookup (adapters make several per record).
+ */
+export function memberOf<T extends string>(schema: { options: readonly T[] }): (v: unknown) => T | null {
+  const members = new Set<string>(schema.options);
+  return (v) => (typeof v === "string" && members.has(v) ? (v as T) : null);
+}
+
 export type SafeValue = string | number | boolean | null | Array<string | number | boolean | null>;
 
 /** What every adapter produces: one attempt read in Settle's outcome model. */

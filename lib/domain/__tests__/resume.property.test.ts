@@ -148,6 +148,18 @@ describe("resuming a fold equals folding the whole history", () => {
     );
   });
 
+  it("an unnumbered probe with no numbered record before it refuses to resume once one arrives (it spoke for a default)", () => {
+    const blank = { budgetLeftS: null, notBefore: null, effectClass: null, idempotencyKey: null, userMessage: null, code: null, tool: "create_order", probeResult: null };
+    // The probe speaks for attempt 1 while nothing is numbered; an attempt 0 recorded at the same time makes it speak for 0.
+    // (An operator's action after the probe, so the new record comes after it whatever its attempt.)
+    const probe = toRecord({ ...blank, attemptNo: null, phase: "probe", t: 0, evidence: evidence[0] }, 1);
+    const approve: FoldAction = { seq: 2, at: new Date(T0).toISOString(), actor: "ana", action: { action: "approve" } };
+    const snapshot = foldInvocation([probe], [approve], config);
+    const zero = toRecord({ ...blank, attemptNo: 0, phase: "intent", t: 0, evidence: evidence[0] }, 3);
+    expect(resumeFold(snapshot, [zero], config)).toBeNull();
+    expect(state(foldInvocation([probe, zero], [approve], config)).status).toBe("pending");
+  });
+
   it("a late record that belongs before the stored ones refuses to resume", () => {
     const first = [toRecord({ attemptNo: 2, phase: "intent", t: 10, evidence: evidence[0], probeResult: null, budgetLeftS: null, notBefore: null, effectClass: null, idempotencyKey: null, userMessage: null, code: null, tool: "create_order" }, 1)];
     const snapshot = foldInvocation(first, [], config);

@@ -1,9 +1,10 @@
-import { outcomeSchema, type CommitState, type NextAction, type Outcome } from "../vocabulary";
+import type { CommitState, NextAction, Outcome } from "../vocabulary";
 import {
   commitFromItems,
   compact,
   delayHint,
   lookup,
+  pick,
   readItems,
   seconds,
   success,
@@ -34,9 +35,9 @@ function commitState(outcome: Outcome, stated: CommitState | null, fromItems: Co
 export const seed002Adapter: DialectAdapter = {
   dialect: "seed002",
   detect: (v) =>
-    outcomeSchema.safeParse(v.outcome).success && ("effect_applied" in v || Array.isArray(v.items)),
+    pick.outcome(v.outcome) !== null && ("effect_applied" in v || Array.isArray(v.items)),
   normalize: (v, ctx) => {
-    const outcome = outcomeSchema.parse(v.outcome);
+    const outcome = pick.outcome(v.outcome) as Outcome; // detect admitted only a known outcome
     const items = readItems(v.items);
     const stated = lookup(effectToCommit, text(v.effect_applied));
     const commit = commitState(outcome, stated, commitFromItems(items), ctx.isWrite);

@@ -12,7 +12,6 @@ import {
   type DialectAdapter,
   type Hints,
 } from "./shared";
-import { dispatchStageSchema } from "../vocabulary";
 
 // seed 000's ToolError / ToolSuccess, which is also Settle's own envelope.
 // The envelope states its commit state, so it is trusted as written; only
@@ -43,7 +42,7 @@ export const settleAdapter: DialectAdapter = {
       agent_message: text(v.agent_message),
       user_message: text(v.user_message),
       items: readItems(v.items),
-      dispatch_stage: dispatchStageSchema.safeParse(v.dispatch_stage).data ?? null,
+      dispatch_stage: pick.dispatchStage(v.dispatch_stage),
     };
     if (v.ok === true) {
       return success({ ...common, commit_state: pick.commitState(v.commit_state) ?? "committed", dispatch_stage: common.dispatch_stage ?? "dispatched" });

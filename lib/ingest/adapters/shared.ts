@@ -1,8 +1,12 @@
 import {
   categorySchema,
   commitStateSchema,
+  dispatchStageSchema,
+  effectClassSchema,
   itemAppliedSchema,
+  memberOf,
   nextActionSchema,
+  outcomeSchema,
   retryDirectiveSchema,
   type Category,
   type CommitState,
@@ -101,10 +105,14 @@ export function withHints<T extends object>(result: T, ignored: Hints): T & { ig
 }
 
 export const pick = {
-  commitState: (v: unknown): CommitState | null => commitStateSchema.safeParse(v).data ?? null,
-  nextAction: (v: unknown): NextAction | null => nextActionSchema.safeParse(v).data ?? null,
-  category: (v: unknown): Category | null => categorySchema.safeParse(v).data ?? null,
-  directive: (v: unknown): RetryDirective | null => retryDirectiveSchema.safeParse(v).data ?? null,
+  commitState: memberOf<CommitState>(commitStateSchema),
+  nextAction: memberOf<NextAction>(nextActionSchema),
+  category: memberOf<Category>(categorySchema),
+  directive: memberOf<RetryDirective>(retryDirectiveSchema),
+  applied: memberOf(itemAppliedSchema),
+  dispatchStage: memberOf(dispatchStageSchema),
+  outcome: memberOf(outcomeSchema),
+  effectClass: memberOf(effectClassSchema),
 };
 
 /** Keeps only flat, primitive values: safe_details is an allowlist, never a raw payload. */
@@ -129,7 +137,7 @@ export function readItems(value: unknown): Item[] {
   if (!Array.isArray(value)) return [];
   return value.filter(isRecord).map((item, index) => ({
     item_id: text(item.item_id ?? item.id) ?? String(index),
-    applied: itemAppliedSchema.safeParse(item.applied).data ?? "unknown",
+    applied: pick.applied(item.applied) ?? "unknown",
     reason: text(item.reason),
   }));
 }
