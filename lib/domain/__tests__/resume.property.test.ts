@@ -149,7 +149,7 @@ describe("resuming a fold equals folding the whole history", () => {
   });
 
   it("an unnumbered probe with no numbered record before it refuses to resume once one arrives (it spoke for a default)", () => {
-    const blank = { budgetLeftS: null, notBefore: null, effectClass: null, idempotencyKey: null, userMessage: null, code: null, tool: "create_order", probeResult: null };
+    const blank = { budgetLeftS: null, notBefore: null, effectClass: null, idempotencyKey: null, userMessage: null, code: null, tool: "create_order" as const, probeResult: null };
     // The probe speaks for attempt 1 while nothing is numbered; an attempt 0 recorded at the same time makes it speak for 0.
     // (An operator's action after the probe, so the new record comes after it whatever its attempt.)
     const probe = toRecord({ ...blank, attemptNo: null, phase: "probe", t: 0, evidence: evidence[0] }, 1);
