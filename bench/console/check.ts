@@ -1,5 +1,5 @@
 import pg from "pg";
-import type { Tx } from "@/lib/db/driver";
+import { txOf, type Tx } from "@/lib/db/driver";
 import { foldFromHistory } from "@/lib/domain/invocation-store";
 import type { DerivedInvocation } from "@/lib/domain/fold";
 import { BIG_TASK } from "./generate";
@@ -71,7 +71,7 @@ export async function checkWorkload(url: string, sample = 2_000): Promise<number
            OR i.task_id = $1`,
       [BIG_TASK],
     );
-    const tx: Tx = { query: async <T>(q: string | { text: string }, values: unknown[] = []) => (await client.query(typeof q === "string" ? q : q.text, values)).rows as T[] };
+    const tx: Tx = txOf(client);
     const derived = new Map<string, DerivedInvocation>();
     for (const runtimeId of new Set(rows.map((r) => r.runtime_id))) {
       const folded = await foldFromHistory(tx, runtimeId, rows.filter((r) => r.runtime_id === runtimeId).map((r) => r.id));

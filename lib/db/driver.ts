@@ -122,7 +122,8 @@ async function pooledQuery(pool: pg.Pool, config: pg.QueryConfig): Promise<pg.Qu
   }
 }
 
-const txOf = (client: pg.Pool | pg.PoolClient): Tx => ({
+/** Statements on a pool or one connection, with Settle's readers of timestamps (ISO strings) and bigints. */
+export const txOf = (client: pg.Pool | pg.PoolClient | pg.Client): Tx => ({
   query: async <T>(statement: Statement | string, params: unknown[] = []) => {
     const { name, text } = typeof statement === "string" ? { name: undefined, text: statement } : statement;
     const config = { name, text, values: params, types };
