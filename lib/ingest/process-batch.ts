@@ -1,6 +1,7 @@
 import type { Db } from "../db/client";
 import { isDataError, isRetryableConflict, sqlState } from "../db/errors";
 import { noteWrites } from "../db/planner-stats";
+import { coalesce } from "./coalesce";
 import { forgetRows, knownRows, rememberRows } from "./known-rows";
 import { storeRecords } from "./store-records";
 import { recordError, type ErrorEnvelope } from "../api/errors";
@@ -93,6 +94,22 @@ async function storeIsolated(db: Db, runtimeId: string, pending: Pending[]): Pro
   }
 }
 
+/**
+ * Requests merged into one write may carry the same event: the first one is
+ * stored, the others answer duplicate (as within one request).
+ */
+function once(merged: Pending[]): Pending[] {
+  const seen = new Set<string>();
+  return merged.filter((p) => {
+    if (seen.has(p.prepared.eventKey)) {
+      p.result.status = "duplicate";
+      return false;
+    }
+    seen.add(p.prepared.eventKey);
+    return true;
+  });
+}
+
 function prepareSafely(record: unknown, receivedAt: Date): PreparedRecord | RecordProblem {
   try {
     return prepareRecord(record, receivedAt);
@@ -138,7 +155,7 @@ export async function ingestRecords(
     if (!duplicate) pending.push({ prepared, result });
   });
 
-  if (pending.length > 0) await storeIsolated(db, runtime.id, pending);
+  if (pending.length > 0) await coalesce(db.driver, runtime.id, pending, (merged) => storeIsolated(db, runtime.id, once(merged)));
 
   return {
     results,

@@ -41,11 +41,16 @@ function record(prefix: string, g: number): Record<string, unknown> {
 const batches = (prefix: string) =>
   Array.from({ length: REQUESTS }, (_, q) => Array.from({ length: PER_REQUEST }, (_, r) => record(prefix, q * PER_REQUEST + r)));
 
-/** The invocation as the API shows it, minus what differs between two deliveries of the same records. */
+/**
+ * The invocation as the API shows it, minus what differs between two deliveries of the same records:
+ * when they were received, and the version, which counts the writes that carried them (concurrent
+ * requests of one runtime are written together, lib/ingest/coalesce.ts).
+ */
 async function view(key: string, invocationId: string) {
   const res = await call(getInvocation, { key, params: { invocation_id: invocationId } });
   expect(res.status).toBe(200);
-  const { runtime: _runtime, attempts, ...rest } = res.body;
+  const { runtime: _runtime, version, attempts, ...rest } = res.body;
+  expect(version).toBeGreaterThanOrEqual(1);
   return { ...rest, attempts: attempts.map(({ received_at: _received, ...a }: Record<string, unknown>) => a) };
 }
 
