@@ -1,19 +1,22 @@
 import type { SqlDriver } from "../db/driver";
 
-// Natural batching of concurrent requests for one runtime: while a write is
-// on its way, the records of requests that arrive meanwhile wait and then go
-// together, in one statement. A lone request is written at once (no timer,
-// no added wait); under load, one round trip and one statement carry many
-// requests' records. Every request still answers only after its own records
+// Natural batching of concurrent requests for one runtime: up to
+// WRITES_IN_FLIGHT writes run side by side (the database works on several at
+// once); while they are all on their way, the records of requests that arrive
+// meanwhile wait and then go together, in one statement. A request that finds
+// a free slot is written at once (no timer, no added wait); under load, one
+// round trip and one statement carry many requests' records. Every request still answers only after its own records
 // are committed, and its results stay its own (a record the database refuses
 // is found by halving, whichever request brought it).
 
 /** At most this many records go in one statement, as in one request. */
 const MERGE_LIMIT = 500;
+/** Writes of one runtime at once: enough to keep a few database cores busy, few enough to merge under load. */
+export const WRITES_IN_FLIGHT = 3;
 
 type Write<T> = (merged: T[]) => Promise<void>;
 type Waiting<T> = { items: T[]; write: Write<T>; done: () => void; failed: (error: unknown) => void };
-type Lane<T> = { busy: boolean; waiting: Array<Waiting<T>> };
+type Lane<T> = { running: number; waiting: Array<Waiting<T>> };
 
 const lanes = new WeakMap<SqlDriver, Map<string, Lane<unknown>>>();
 
@@ -21,7 +24,7 @@ function laneOf<T>(driver: SqlDriver, key: string): Lane<T> {
   let byKey = lanes.get(driver);
   if (!byKey) lanes.set(driver, (byKey = new Map()));
   let lane = byKey.get(key) as Lane<T> | undefined;
-  if (!lane) byKey.set(key, (lane = { busy: false, waiting: [] }));
+  if (!lane) byKey.set(key, (lane = { running: 0, waiting: [] }));
   return lane;
 }
 
@@ -35,12 +38,13 @@ export function coalesce<T>(driver: SqlDriver, key: string, items: T[], write: W
   const lane = laneOf<T>(driver, key);
   return new Promise<void>((done, failed) => {
     lane.waiting.push({ items, write, done, failed });
-    if (!lane.busy) void drain(lane);
+    if (lane.running < WRITES_IN_FLIGHT) void drain(lane);
   });
 }
 
+/** One slot: writes what waits, merged, until nothing does. */
 async function drain<T>(lane: Lane<T>): Promise<void> {
-  lane.busy = true;
+  lane.running += 1;
   while (lane.waiting.length > 0) {
     const batch: Array<Waiting<T>> = [];
     let size = 0;
@@ -56,5 +60,5 @@ async function drain<T>(lane: Lane<T>): Promise<void> {
       for (const w of batch) w.failed(error);
     }
   }
-  lane.busy = false;
+  lane.running -= 1;
 }
