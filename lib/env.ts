@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { z } from "zod";
 
 // The only module that reads process.env. Parsed once, on first use, so a
@@ -18,6 +19,26 @@ const schema = z.object({
   SETTLE_AUTH_SECRET: z.string().min(32, "SETTLE_AUTH_SECRET must be at least 32 characters").optional(),
   /** Sign-in attempts allowed per IP per minute (the limit lives in the database, shared by all instances). */
   SETTLE_SIGN_IN_RATE_LIMIT: z.coerce.number().int().positive().default(10),
+  /** Failed sign-ins one account may have in 15 minutes before it is locked for 15 minutes, whatever the address. */
+  SETTLE_SIGN_IN_ACCOUNT_LIMIT: z.coerce.number().int().positive().default(10),
+  /**
+   * Reverse proxies whose X-Forwarded-For is believed (comma-separated IPs or CIDRs). Empty: the client
+   * address is the socket's, and every forwarded header is ignored.
+   */
+  SETTLE_TRUSTED_PROXIES: z
+    .string()
+    .default("")
+    .transform((s, ctx) => {
+      const list = s.split(",").map((x) => x.trim()).filter(Boolean);
+      for (const entry of list) {
+        if (!isCidr(entry)) ctx.addIssue({ code: "custom", message: `"${entry}" is not an IP address or CIDR (e.g. 10.0.0.0/8, 2001:db8::/32)` });
+      }
+      return list;
+    }),
+  /** Webhook URLs may point at loopback, private and link-local addresses (tests and local development only). */
+  SETTLE_WEBHOOK_ALLOW_PRIVATE: z.enum(["0", "1"]).default("0").transform((v) => v === "1"),
+  /** How long a new personal access token lives unless its creator picks otherwise. */
+  SETTLE_TOKEN_DEFAULT_DAYS: z.coerce.number().int().min(1).max(366).default(90),
   /** Background jobs (webhook deliveries, policy, queue samples) run in every app instance unless "off". */
   SETTLE_BACKGROUND_JOBS: z.enum(["on", "off"]).default("on"),
   /** How often each background job runs. */
@@ -30,6 +51,15 @@ const schema = z.object({
   NEXT_RUNTIME: z.string().optional(),
   NEXT_PHASE: z.string().optional(),
 });
+
+function isCidr(entry: string): boolean {
+  const [address, bits, ...rest] = entry.split("/");
+  const family = isIP(address ?? "");
+  if (!family || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  const n = Number(bits);
+  return /^\d{1,3}$/.test(bits) && n <= (family === 4 ? 32 : 128);
+}
 
 export type Env = z.infer<typeof schema>;
 

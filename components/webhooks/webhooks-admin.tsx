@@ -37,7 +37,7 @@ function CreateEndpointDialog({ runtimes, onClose, onCreated }: { runtimes: stri
     <Dialog open onOpenChange={(open) => (open ? null : onClose())} title="Add a webhook endpoint" description="Settle POSTs a signed event to this URL whenever one of the runtime's invocations settles or its decision changes.">
       <form onSubmit={submit} className="space-y-4">
         <SelectField label="Runtime" name="runtime" required options={runtimes.map((r) => ({ value: r, label: r }))} />
-        <TextField label="URL" name="url" type="url" required placeholder="https://agent.example.com/settle-events" autoComplete="off" hint="http:// or https:// only. The receiver answers any 2xx within 10 seconds." />
+        <TextField label="URL" name="url" type="url" required placeholder="https://agent.example.com/settle-events" autoComplete="off" hint="http:// or https:// at a public address (not localhost or a private network). The receiver answers any 2xx within 10 seconds." />
         {create.error ? <p role="alert" className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-800">{errorText(create.error)}</p> : null}
         <div className="flex justify-end gap-2">
           <Button onClick={onClose}>Cancel</Button>

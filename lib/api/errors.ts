@@ -40,6 +40,7 @@ type Spec = {
 const catalog = {
   UNAUTHENTICATED: { status: 401, category: "authorization", commit: "not_committed", directive: "never", next: "escalate", user: "The request was not authenticated." },
   KEY_REVOKED: { status: 401, category: "authorization", commit: "not_committed", directive: "never", next: "escalate", user: "This key has been revoked." },
+  TOKEN_EXPIRED: { status: 401, category: "authorization", commit: "not_committed", directive: "never", next: "escalate", user: "This token has expired." },
   FORBIDDEN: { status: 403, category: "authorization", commit: "not_committed", directive: "never", next: "request_approval", user: "You are not allowed to do this." },
   INVALID_ORIGIN: { status: 403, category: "authorization", commit: "not_committed", directive: "never", next: "escalate", user: "The request did not come from Settle." },
   NOT_FOUND: { status: 404, category: "validation", commit: "not_committed", directive: "never", next: "correct_input", user: "Nothing was found there." },
@@ -54,6 +55,7 @@ const catalog = {
   USER_EXISTS: { status: 409, category: "conflict", commit: "not_committed", directive: "after_input_fix", next: "correct_input", user: "Someone with that email already exists." },
   LAST_ADMIN: { status: 409, category: "conflict", commit: "not_committed", directive: "never", next: "choose_alternative", user: "Settle needs at least one active admin." },
   ALREADY_APPROVED: { status: 409, category: "conflict", commit: "not_committed", directive: "never", next: "none", user: "You have already approved this." },
+  UNSAFE_URL: { status: 400, category: "validation", commit: "not_committed", directive: "after_input_fix", next: "correct_input", user: "That address is not allowed." },
   RATE_LIMITED: { status: 429, category: "rate_limit", commit: "not_committed", directive: "after_delay", next: "wait_and_retry", user: "Too many requests; slow down.", delayS: 1, attempts: 10 },
   DATABASE_UNAVAILABLE: { status: 503, category: "dependency", commit: "not_committed", directive: "after_delay", next: "wait_and_retry", user: "Settle's database is unavailable; nothing was stored.", delayS: 30, attempts: 5 },
   MIGRATIONS_PENDING: { status: 503, category: "dependency", commit: "not_committed", directive: "after_delay", next: "escalate", user: "Settle's database needs migrating.", delayS: 60, attempts: 5 },

@@ -1,7 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "../db/client";
 import { env } from "../env";
+import { describeAnswerBody, printableSnippet, SNIPPET_MAX_CHARS } from "./answer";
 import { bodyOf } from "./body";
+import { pinnedPost, type PostFn } from "./pinned-post";
+import { checkUrlShape, checkWebhookUrl, describeRule, systemLookup, type LookupFn, type UrlRefusal } from "./safe-url";
 import { SIGNATURE_HEADER, signatureHeader } from "./signature";
 
 // Sends what the outbox holds. A delivery is claimed by setting a lease
@@ -14,7 +17,6 @@ export const BACKOFF_BASE_S = 30;
 export const BACKOFF_CAP_S = 6 * 60 * 60;
 /** How much longer than the POST timeout a claim is held, for the writes around it. */
 const LEASE_MARGIN_MS = 60_000;
-const ERROR_MAX = 500;
 
 /** ±20%, so that deliveries that failed together do not all retry in the same second. */
 export function jitterFactor(random: () => number = Math.random): number {
@@ -53,13 +55,42 @@ const CLAIM = `
 
 type TryResult = { statusCode: number | null; error: string | null; durationMs: number };
 
-export type PostFn = typeof fetch;
+export type { PostFn } from "./pinned-post";
 
-async function postOnce(delivery: Claimed, now: Date, timeoutMs: number, post: PostFn): Promise<TryResult> {
+type Sender = { timeoutMs: number; post: PostFn; lookup: LookupFn; allowPrivate: boolean };
+
+/** A lookup that gives up with the try: getaddrinfo has no timeout of its own. */
+function boundedLookup(lookup: LookupFn, signal: AbortSignal): LookupFn {
+  return (host) =>
+    new Promise((resolve, reject) => {
+      if (signal.aborted) return reject(Object.assign(new Error("DNS lookup timed out"), { code: "ETIMEOUT" }));
+      signal.addEventListener("abort", () => reject(Object.assign(new Error("DNS lookup timed out"), { code: "ETIMEOUT" })), { once: true });
+      lookup(host).then(resolve, reject);
+    });
+}
+
+function refusalText(refusal: UrlRefusal, host: string | null): string {
+  if ("address" in refusal) return `refused: ${host ? `${host} resolves to ` : ""}${describeRule(refusal.rule)} (${refusal.address})`;
+  // A name that does not resolve now may resolve at the next try: a failure, not a refusal.
+  if (refusal.rule === "unresolvable") return `DNS: the URL ${refusal.message}`;
+  return `refused: the URL ${refusal.message}`;
+}
+
+function hostOf(url: string): string | null {
+  const shape = checkUrlShape(url);
+  return shape.ok && shape.literal === null ? shape.host : null;
+}
+
+async function postOnce(delivery: Claimed, now: Date, sender: Sender): Promise<TryResult> {
   const body = bodyOf(delivery.payload);
   const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const signal = AbortSignal.timeout(sender.timeoutMs);
+  // Checked again at every try, on the addresses the name has now: it may have changed since it was saved.
+  const target = await checkWebhookUrl(delivery.url, { allowPrivate: sender.allowPrivate, lookup: boundedLookup(sender.lookup, signal) });
+  if (!target.ok) return { statusCode: null, error: printableSnippet(refusalText(target, hostOf(delivery.url))), durationMs: elapsed() };
   try {
-    const res = await post(delivery.url, {
+    const res = await sender.post(delivery.url, {
       method: "POST",
       headers: {
         "content-type": "application/json",
@@ -71,25 +102,29 @@ async function postOnce(delivery: Claimed, now: Date, timeoutMs: number, post: P
       body,
       // A redirect is not a delivery: the receiver must answer 2xx at the URL it gave.
       redirect: "manual",
-      signal: AbortSignal.timeout(timeoutMs),
+      signal,
+      address: target.addresses[0]!,
     });
     const ok = res.status >= 200 && res.status < 300;
-    const text = ok ? (await res.body?.cancel(), "") : await res.text().catch(() => "");
-    return {
-      statusCode: res.status,
-      error: ok ? null : `HTTP ${res.status}${text ? `: ${text.slice(0, ERROR_MAX)}` : ""}`,
-      durationMs: Math.round(performance.now() - started),
-    };
+    if (ok) {
+      await res.body?.cancel().catch(() => {});
+      return { statusCode: res.status, error: null, durationMs: elapsed() };
+    }
+    const head = `HTTP ${res.status}${res.status >= 300 && res.status < 400 ? " (redirects are not followed)" : ""}`;
+    // The whole logged line, answer included, stays within SNIPPET_MAX_CHARS.
+    const text = await describeAnswerBody(res, SNIPPET_MAX_CHARS - head.length - 2);
+    return { statusCode: res.status, error: text ? `${head}: ${text}` : head, durationMs: elapsed() };
   } catch (error) {
-    return { statusCode: null, error: describeFailure(error, timeoutMs), durationMs: Math.round(performance.now() - started) };
+    return { statusCode: null, error: describeFailure(error, sender.timeoutMs), durationMs: elapsed() };
   }
 }
 
 function describeFailure(error: unknown, timeoutMs: number): string {
   if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) return `No answer within ${timeoutMs} ms.`;
   const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
-  const message = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
-  return message.slice(0, ERROR_MAX);
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = cause?.code ?? cause?.message ?? (typeof code === "string" ? code : undefined) ?? (error instanceof Error ? error.message : String(error));
+  return printableSnippet(message);
 }
 
 /**
@@ -139,7 +174,17 @@ async function recordTry(db: Db, delivery: Claimed, lease: string, at: Date, res
 
 export type DeliverResult = { tried: number; delivered: number; retrying: number; failed: number };
 
-export type DeliverOptions = { batch?: number; maxBatches?: number; timeoutMs?: number; maxAttempts?: number; post?: PostFn };
+export type DeliverOptions = {
+  batch?: number;
+  maxBatches?: number;
+  timeoutMs?: number;
+  maxAttempts?: number;
+  post?: PostFn;
+  /** How host names are resolved before each try (tests answer for the DNS). */
+  lookup?: LookupFn;
+  /** Overrides SETTLE_WEBHOOK_ALLOW_PRIVATE. */
+  allowPrivate?: boolean;
+};
 
 /**
  * Sends every due delivery, `batch` at a time in parallel. `now` is the job's
@@ -151,7 +196,12 @@ export async function deliverDue(db: Db, now: Date, options: DeliverOptions = {}
   const timeoutMs = options.timeoutMs ?? settings.SETTLE_WEBHOOK_TIMEOUT_MS;
   const maxAttempts = options.maxAttempts ?? settings.SETTLE_WEBHOOK_MAX_ATTEMPTS;
   const batch = options.batch ?? 20;
-  const post = options.post ?? fetch;
+  const sender: Sender = {
+    timeoutMs,
+    post: options.post ?? pinnedPost,
+    lookup: options.lookup ?? systemLookup,
+    allowPrivate: options.allowPrivate ?? settings.SETTLE_WEBHOOK_ALLOW_PRIVATE,
+  };
   const startedAt = Date.now();
   const clock = () => new Date(now.getTime() + (Date.now() - startedAt));
   const total: DeliverResult = { tried: 0, delivered: 0, retrying: 0, failed: 0 };
@@ -161,7 +211,7 @@ export async function deliverDue(db: Db, now: Date, options: DeliverOptions = {}
     const claimed = await db.prisma.$queryRawUnsafe<Claimed[]>(CLAIM, at.toISOString(), batch, lease);
     if (claimed.length === 0) break;
     const outcomes = await Promise.all(
-      claimed.map(async (delivery) => recordTry(db, delivery, lease, at, await postOnce(delivery, at, timeoutMs, post), maxAttempts)),
+      claimed.map(async (delivery) => recordTry(db, delivery, lease, at, await postOnce(delivery, at, sender), maxAttempts)),
     );
     total.tried += outcomes.length;
     for (const status of outcomes) {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ApiError } from "../api/errors";
 import type { Db } from "../db/client";
+import { recordAdminAction } from "../domain/admin-audit";
 import { decodeTimeIdCursor, encodeTimeIdCursor, type TimeIdCursor } from "../domain/cursor";
 import { bodyOf } from "./body";
 import { getWebhookEndpoint } from "./endpoints";
@@ -149,10 +150,15 @@ export async function getWebhookDelivery(db: Db, endpointId: string, deliveryId:
  * claim (locked_until), so pressing Resend never makes two instances send at once.
  */
 export async function resendWebhookDelivery(db: Db, endpointId: string, deliveryId: string, actor: string, now = new Date()): Promise<WebhookDeliveryInfo> {
-  await findDelivery(db, endpointId, deliveryId);
-  const row = await db.prisma.webhookDelivery.update({
-    where: { id: deliveryId },
-    data: { status: "pending", attempts: 0, nextAttemptAt: now, resentBy: actor, resentAt: now },
+  const before = await findDelivery(db, endpointId, deliveryId);
+  const row = await db.prisma.$transaction(async (tx) => {
+    const updated = await tx.webhookDelivery.update({
+      where: { id: deliveryId },
+      data: { status: "pending", attempts: 0, nextAttemptAt: now, resentBy: actor, resentAt: now },
+    });
+    const snapshot = (d: typeof before) => ({ endpoint_id: endpointId, event_id: d.eventId, event_type: d.eventType, status: d.status, attempts: d.attempts });
+    await recordAdminAction(tx, { actor, action: "webhook_delivery_resent", targetType: "webhook_delivery", targetId: deliveryId, before: snapshot(before), after: snapshot(updated) });
+    return updated;
   });
   return toInfo(row);
 }

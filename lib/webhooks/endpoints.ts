@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { ApiError } from "../api/errors";
 import type { Db } from "../db/client";
+import { recordAdminAction } from "../domain/admin-audit";
+import { env } from "../env";
+import { checkWebhookUrl, type LookupFn } from "./safe-url";
 import { newWebhookSecret } from "./signature";
 
 // Where each runtime hears about settlements and decision changes. The secret
@@ -14,7 +17,9 @@ export const webhookUrlSchema = z
   .trim()
   .max(2000)
   .pipe(z.url({ protocol: /^https?$/, error: "an http:// or https:// URL" }))
-  .describe("Where Settle POSTs events: http or https only.");
+  .describe(
+    "Where Settle POSTs events: http or https only, no user:pass@, and a public address (a host name must resolve, to public addresses only) unless SETTLE_WEBHOOK_ALLOW_PRIVATE=1.",
+  );
 
 export const newWebhookEndpointSchema = z
   .object({
@@ -111,33 +116,91 @@ export async function getWebhookEndpoint(db: Db, id: string): Promise<WebhookEnd
   return toInfo(rows[0]);
 }
 
-export async function createWebhookEndpoint(db: Db, input: z.infer<typeof newWebhookEndpointSchema>): Promise<{ endpoint: WebhookEndpointInfo; secret: string }> {
+type SaveOptions = { lookup?: LookupFn };
+
+/**
+ * Refuses a URL that reaches Settle's own machine or network (SSRF). It is
+ * checked again before every try, on the addresses the name has then.
+ */
+async function assertSafeUrl(url: string, options: SaveOptions): Promise<void> {
+  const check = await checkWebhookUrl(url, { allowPrivate: env().SETTLE_WEBHOOK_ALLOW_PRIVATE, lookup: options.lookup });
+  if (!check.ok) throw new ApiError("UNSAFE_URL", `The webhook URL ${check.message}.`, { field: "url", rule: check.rule });
+}
+
+/** What the admin audit keeps of an endpoint: never its secret. */
+function snapshotOf(endpoint: Pick<WebhookEndpointInfo, "url" | "enabled" | "runtime">): Record<string, unknown> {
+  return { url: endpoint.url, enabled: endpoint.enabled, runtime: endpoint.runtime };
+}
+
+export async function createWebhookEndpoint(
+  db: Db,
+  input: z.infer<typeof newWebhookEndpointSchema>,
+  actor: string,
+  options: SaveOptions = {},
+): Promise<{ endpoint: WebhookEndpointInfo; secret: string }> {
   const runtime = await db.prisma.runtime.findUnique({ where: { name: input.runtime } });
   if (!runtime) {
     throw new ApiError("INVALID_REQUEST", `No runtime ${input.runtime}: a runtime exists once it has a key (Admin → Runtime keys).`, { path: "runtime" });
   }
+  await assertSafeUrl(input.url, options);
   const secret = newWebhookSecret();
-  const created = await db.prisma.webhookEndpoint.create({ data: { runtimeId: runtime.id, url: input.url, secret } });
+  const created = await db.prisma.$transaction(async (tx) => {
+    const row = await tx.webhookEndpoint.create({ data: { runtimeId: runtime.id, url: input.url, secret } });
+    await recordAdminAction(tx, {
+      actor,
+      action: "webhook_endpoint_created",
+      targetType: "webhook_endpoint",
+      targetId: row.id,
+      after: snapshotOf({ url: row.url, enabled: row.enabled, runtime: runtime.name }),
+    });
+    return row;
+  });
   return { endpoint: await getWebhookEndpoint(db, created.id), secret };
 }
 
-export async function updateWebhookEndpoint(db: Db, id: string, patch: z.infer<typeof webhookEndpointPatchSchema>): Promise<WebhookEndpointInfo> {
-  await getWebhookEndpoint(db, id);
-  await db.prisma.webhookEndpoint.update({ where: { id }, data: { ...patch, updatedAt: new Date() } });
+export async function updateWebhookEndpoint(
+  db: Db,
+  id: string,
+  patch: z.infer<typeof webhookEndpointPatchSchema>,
+  actor: string,
+  options: SaveOptions = {},
+): Promise<WebhookEndpointInfo> {
+  const before = await getWebhookEndpoint(db, id);
+  if (patch.url !== undefined) await assertSafeUrl(patch.url, options);
+  await db.prisma.$transaction(async (tx) => {
+    const row = await tx.webhookEndpoint.update({ where: { id }, data: { ...patch, updatedAt: new Date() } });
+    await recordAdminAction(tx, {
+      actor,
+      action: "webhook_endpoint_updated",
+      targetType: "webhook_endpoint",
+      targetId: id,
+      before: snapshotOf(before),
+      after: snapshotOf({ url: row.url, enabled: row.enabled, runtime: before.runtime }),
+    });
+  });
   return getWebhookEndpoint(db, id);
 }
 
 /** A new secret at once: deliveries from now on (retries included) are signed with it. */
-export async function rotateWebhookSecret(db: Db, id: string): Promise<{ endpoint: WebhookEndpointInfo; secret: string }> {
-  await getWebhookEndpoint(db, id);
+export async function rotateWebhookSecret(db: Db, id: string, actor: string): Promise<{ endpoint: WebhookEndpointInfo; secret: string }> {
+  const before = await getWebhookEndpoint(db, id);
   const secret = newWebhookSecret();
-  await db.prisma.webhookEndpoint.update({ where: { id }, data: { secret, updatedAt: new Date() } });
+  await db.prisma.$transaction(async (tx) => {
+    await tx.webhookEndpoint.update({ where: { id }, data: { secret, updatedAt: new Date() } });
+    // Which secret it was and is stays out of the audit: that the secret changed is the entry.
+    await recordAdminAction(tx, { actor, action: "webhook_secret_rotated", targetType: "webhook_endpoint", targetId: id, before: snapshotOf(before), after: snapshotOf(before) });
+  });
   return { endpoint: await getWebhookEndpoint(db, id), secret };
 }
 
 /** Deletes the endpoint with its deliveries and their log. */
-export async function deleteWebhookEndpoint(db: Db, id: string): Promise<{ deleted: true }> {
-  const { count } = uuid.test(id) ? await db.prisma.webhookEndpoint.deleteMany({ where: { id } }) : { count: 0 };
-  if (count === 0) throw new ApiError("NOT_FOUND", `No webhook endpoint ${id}.`);
+export async function deleteWebhookEndpoint(db: Db, id: string, actor: string): Promise<{ deleted: true }> {
+  const before = await getWebhookEndpoint(db, id);
+  await db.prisma.$transaction(async (tx) => {
+    const { count } = await tx.webhookEndpoint.deleteMany({ where: { id } });
+    // Deleted by someone else since it was read: theirs is the entry.
+    if (count === 0) throw new ApiError("NOT_FOUND", `No webhook endpoint ${id}.`);
+    await recordAdminAction(tx, { actor, action: "webhook_endpoint_deleted", targetType: "webhook_endpoint", targetId: id, before: snapshotOf(before) });
+  });
   return { deleted: true };
 }

@@ -13,14 +13,14 @@ import { ingest } from "./routes";
 describe.each<Backend>(["postgres", "pglite"])("invocation transitions on %s", (backend) => {
   let t: TestContext;
   beforeAll(async () => {
-    t = await openSettle(backend);
+    t = await openSettle(backend, { SETTLE_WEBHOOK_ALLOW_PRIVATE: "1" });
   });
   afterAll(async () => {
     await t?.teardown();
   });
 
   it("records the first state, each evidence change and an operator's settlement, and nothing for unchanged states", async () => {
-    await createWebhookEndpoint(t.db, { runtime: t.runtime, url: "http://127.0.0.1:9/hook" });
+    await createWebhookEndpoint(t.db, { runtime: t.runtime, url: "http://127.0.0.1:9/hook" }, "admin@example.com");
     const base = { task_id: "tr-1", invocation_id: "tr-inv", tool: "create_invoice", effect_class: "create", idempotency_key: "k-tr" };
     await call(ingest, { key: t.key, body: { ...base, event_id: "tr-i1", attempt: 1, phase: "intent", at: "2026-12-01T01:00:00Z" } });
     await call(ingest, { key: t.key, body: { ...base, event_id: "tr-o1", attempt: 1, at: "2026-12-01T01:00:05Z", envelope: { title: "Gateway Timeout", status: 504 } } });

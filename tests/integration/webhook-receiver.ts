@@ -1,13 +1,16 @@
-import { createServer, type IncomingMessage } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { verifySignature } from "@/lib/webhooks/signature";
 
 // A webhook receiver for tests, on 127.0.0.1 and a random port: it checks
 // every request's signature the way the README tells runtimes to, answers 500
-// while told to fail, and can hold answers back (slow or hanging receivers).
+// while told to fail, and can hold answers back (slow or hanging receivers)
+// or answer what a test sets for a path (huge, binary, endless, redirects).
 
 export type Received = {
   path: string;
+  /** The Host header: the URL's name even when Settle connected to an address it checked. */
+  host: string;
   eventId: string;
   eventType: string;
   body: string;
@@ -16,6 +19,9 @@ export type Received = {
   verifyFailure: string | null;
 };
 
+/** A canned answer. `endless` keeps writing chunks of `body` until the client goes away. */
+export type CannedAnswer = { status: number; headers?: Record<string, string>; body?: string | Buffer; endless?: boolean };
+
 export type Receiver = {
   url: (path?: string) => string;
   received: Received[];
@@ -23,6 +29,8 @@ export type Receiver = {
   failNext: (n: number) => void;
   /** Wait this long before answering every request. */
   delayMs: (ms: number) => void;
+  /** What a path answers instead of 204 (or 500 while failing). */
+  answers: Map<string, CannedAnswer>;
   /** The secret each path's endpoint signs with. */
   secrets: Map<string, string>;
   /** The receiver's clock for the timestamp check (the wall clock until set): tests move Settle's clock, so they move this one with it. */
@@ -39,8 +47,23 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+function answer(res: ServerResponse, canned: CannedAnswer): void {
+  res.writeHead(canned.status, canned.headers);
+  if (!canned.endless) {
+    res.end(canned.body);
+    return;
+  }
+  const chunk = Buffer.from(canned.body ?? "x".repeat(16_384));
+  const pump = () => {
+    while (!res.destroyed && res.write(chunk));
+    if (!res.destroyed) res.once("drain", pump);
+  };
+  pump();
+}
+
 export async function startReceiver(): Promise<Receiver> {
   const received: Received[] = [];
+  const answers = new Map<string, CannedAnswer>();
   const secrets = new Map<string, string>();
   let failures = 0;
   let delay = 0;
@@ -51,6 +74,7 @@ export async function startReceiver(): Promise<Receiver> {
     const check = verifySignature(secrets.get(path) ?? "", req.headers["settle-signature"] as string | undefined, body, { now: now ?? new Date() });
     received.push({
       path,
+      host: String(req.headers.host ?? ""),
       eventId: String(req.headers["settle-event-id"] ?? ""),
       eventType: String(req.headers["settle-event-type"] ?? ""),
       body,
@@ -64,7 +88,9 @@ export async function startReceiver(): Promise<Receiver> {
       res.writeHead(500, { "content-type": "text/plain" }).end("receiver is down");
       return;
     }
-    res.writeHead(check.ok ? 204 : 400).end();
+    const canned = answers.get(path);
+    if (canned) answer(res, canned);
+    else res.writeHead(check.ok ? 204 : 400).end();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -77,6 +103,7 @@ export async function startReceiver(): Promise<Receiver> {
     delayMs: (ms) => {
       delay = ms;
     },
+    answers,
     secrets,
     setNow: (value) => {
       now = value;

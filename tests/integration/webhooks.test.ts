@@ -37,7 +37,8 @@ describe.each<Backend>(["postgres", "pglite"])("webhooks on %s", (backend) => {
 
   beforeAll(async () => {
     // The default 10 s timeout: a short one would make a busy machine's slow answers count as failures.
-    t = await openSettle(backend, { SETTLE_WEBHOOK_MAX_ATTEMPTS: "4" });
+    // The receiver listens on 127.0.0.1, which only SETTLE_WEBHOOK_ALLOW_PRIVATE lets Settle reach.
+    t = await openSettle(backend, { SETTLE_WEBHOOK_MAX_ATTEMPTS: "4", SETTLE_WEBHOOK_ALLOW_PRIVATE: "1" });
     db = t.db;
     receiver = await startReceiver();
     admin = await createOperator(db, "admin");

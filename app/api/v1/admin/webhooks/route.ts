@@ -12,7 +12,7 @@ export const POST = withRoute({
   auth: "user",
   permission: "webhooks",
   body: newWebhookEndpointSchema,
-  handler: async ({ db, body }) => json(await createWebhookEndpoint(db, body), 201),
+  handler: async ({ db, body, principal }) => json(await createWebhookEndpoint(db, body, principal.user.email), 201),
 });
 
 export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");

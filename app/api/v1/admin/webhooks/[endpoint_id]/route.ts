@@ -12,13 +12,13 @@ export const GET = withRoute({
   handler: async ({ db, params }) => getWebhookEndpoint(db, params.endpoint_id),
 });
 
-// Change its URL, or enable / disable it.
+// Change its URL (refused with UNSAFE_URL when it reaches a private address), or enable / disable it.
 export const PATCH = withRoute({
   auth: "user",
   permission: "webhooks",
   params,
   body: webhookEndpointPatchSchema,
-  handler: async ({ db, params, body }) => updateWebhookEndpoint(db, params.endpoint_id, body),
+  handler: async ({ db, params, body, principal }) => updateWebhookEndpoint(db, params.endpoint_id, body, principal.user.email),
 });
 
 // Delete it with its deliveries and their log.
@@ -26,7 +26,7 @@ export const DELETE = withRoute({
   auth: "user",
   permission: "webhooks",
   params,
-  handler: async ({ db, params }) => deleteWebhookEndpoint(db, params.endpoint_id),
+  handler: async ({ db, params, principal }) => deleteWebhookEndpoint(db, params.endpoint_id, principal.user.email),
 });
 
 export const { POST, PUT } = otherMethods("GET", "PATCH", "DELETE");

@@ -7,7 +7,7 @@ export const POST = withRoute({
   auth: "user",
   permission: "webhooks",
   params: z.object({ endpoint_id: z.string() }),
-  handler: async ({ db, params }) => rotateWebhookSecret(db, params.endpoint_id),
+  handler: async ({ db, params, principal }) => rotateWebhookSecret(db, params.endpoint_id, principal.user.email),
 });
 
 export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");
