@@ -134,7 +134,7 @@ export async function freePort(): Promise<number> {
 export type BenchServer = { url: string; pid: number; stop: () => Promise<void> };
 
 export async function startServer(databaseUrl: string, port: number, extraEnv: Record<string, string> = {}): Promise<BenchServer> {
-  const child: ChildProcess = spawn(path.join(ROOT, "node_modules", ".bin", "next"), ["start", "-p", String(port), "-H", "127.0.0.1"], {
+  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, "bin", "settle-server.mjs"), "-p", String(port), "-H", "127.0.0.1"], {
     cwd: ROOT,
     // Its own process group, so stopping it also stops any worker it forks.
     detached: true,

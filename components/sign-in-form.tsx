@@ -20,7 +20,10 @@ export function SignInForm({ next }: { next: string }) {
     });
     setPending(false);
     if (failure) {
-      setError(failure.status === 429 ? "Too many attempts. Wait a minute, then try again." : (failure.message ?? "Sign-in failed."));
+      // Settle's own refusals (account locked, wrong address) carry their explanation in agent_message.
+      const explained = (failure as { agent_message?: unknown }).agent_message;
+      if (typeof explained === "string") setError(explained);
+      else setError(failure.status === 429 ? "Too many attempts. Wait a minute, then try again." : (failure.message ?? "Sign-in failed."));
       return;
     }
     router.replace(next);

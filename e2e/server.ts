@@ -5,7 +5,7 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
-// Two servers, both `next start` of the same build:
+// Two servers, both `npm start` (bin/settle-server.mjs) of the same build:
 // - "embedded": Settle as a new user meets it, on an empty embedded database,
 //   whose first-run banner prints the "local" runtime key and an admin.
 // - "console": Settle on a fresh PostgreSQL database, so tests can create
@@ -32,7 +32,7 @@ async function freePort(): Promise<number> {
 }
 
 function startNext(port: number, env: Record<string, string>): { child: ChildProcess; output: () => string } {
-  const child = spawn(path.join("node_modules", ".bin", "next"), ["start", "-p", String(port)], {
+  const child = spawn(process.execPath, [path.join("bin", "settle-server.mjs"), "-p", String(port), "-H", "127.0.0.1"], {
     // Background jobs every second, so specs that wait on one (webhook deliveries) wait less.
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port), SETTLE_PUBLIC_URL: `http://127.0.0.1:${port}`, SETTLE_JOBS_INTERVAL_S: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -96,7 +96,7 @@ export async function startConsole(): Promise<ConsoleState> {
   settleCli(databaseUrl, ["users", "create", "--email", adminEmail, "--role", "admin", "--password", adminPassword]);
   const key = settleCli(databaseUrl, ["keys", "create", "billing-agent"]);
   const port = await freePort();
-  const { child, output } = startNext(port, { DATABASE_URL: databaseUrl, SETTLE_AUTH_SECRET: randomBytes(24).toString("hex"), SETTLE_SIGN_IN_RATE_LIMIT: "1000" });
+  const { child, output } = startNext(port, { DATABASE_URL: databaseUrl, SETTLE_AUTH_SECRET: randomBytes(24).toString("hex"), SETTLE_SIGN_IN_RATE_LIMIT: "1000", SETTLE_WEBHOOK_ALLOW_PRIVATE: "1" });
   const baseURL = `http://127.0.0.1:${port}`;
   await waitFor("The console server did not become healthy", async () => ((await healthy(baseURL)) ? true : null), output, child);
   return { baseURL, key, adminEmail, adminPassword, pid: child.pid!, databaseUrl, databaseName };

@@ -52,7 +52,7 @@ export async function firstRun(log: (line: string) => void = console.log): Promi
   }
 
   if ((await db.prisma.runtimeKey.count()) === 0) {
-    const { key } = await createRuntimeKey(db, "local", "local");
+    const { key } = await createRuntimeKey(db, "local", "local", "first-run");
     lines.push(
       `A runtime ingest key named "local" was created. It is shown only this once; copy it now:`,
       "",

@@ -1,9 +1,44 @@
+import { authSecret } from "./auth/secret";
 import { env } from "./env";
+import { socketAddressIsTrusted } from "./http/client-ip";
 import { firstRun } from "./first-run";
 import { startBackgroundJobs } from "./jobs/scheduler";
 
-export async function startServer(): Promise<void> {
+/**
+ * What is wrong with the settings, in one line that says what to do, or null.
+ * Checked before the server takes a request: a setting that is missing or
+ * malformed stops Settle at start-up instead of failing every page later.
+ */
+export function settingsProblem(): string | null {
+  try {
+    if (env().NEXT_PHASE === "phase-production-build") return null;
+    authSecret();
+    return null;
+  } catch (error) {
+    return (error instanceof Error ? error.message : String(error)).replace(/\n\s*/g, " ");
+  }
+}
+
+const startup = globalThis as typeof globalThis & { __settleStartup?: Promise<void> };
+
+/** Start-up, once: bin/settle-server.mjs waits for it before it listens, so nothing is served by a server that is about to stop. */
+export function startServer(): Promise<void> {
+  startup.__settleStartup ??= start();
+  return startup.__settleStartup;
+}
+
+async function start(): Promise<void> {
+  const problem = settingsProblem();
+  if (problem) {
+    console.error(`Settle cannot start: ${problem}`);
+    process.exit(1);
+  }
   if (env().NEXT_PHASE === "phase-production-build") return;
+  if (env().NODE_ENV === "production" && !socketAddressIsTrusted()) {
+    console.warn(
+      "Settle: started without bin/settle-server.mjs (use `npm start`), so client addresses are unknown: sign-in limits per address are shared by everyone.",
+    );
+  }
   await firstRun().catch((error: unknown) => {
     console.error(`Settle could not open its database at start-up: ${error instanceof Error ? error.message : String(error)}`);
   });

@@ -10,7 +10,14 @@ import { CommandExample, ShownOnceDialog } from "../admin/shown-once";
 import { formatUtc } from "../audit/time";
 import { useCurrentUser } from "../current-user";
 import { Button } from "../ui/button";
-import { TextField } from "../ui/field";
+import { SelectField, TextField } from "../ui/field";
+
+const LIFETIMES = [
+  { value: "7", label: "7 days" },
+  { value: "30", label: "30 days" },
+  { value: "90", label: "90 days" },
+  { value: "366", label: "1 year" },
+];
 
 type Tokens = { items: PersonalTokenInfo[] };
 type Created = PersonalTokenInfo & { token: string };
@@ -27,7 +34,7 @@ export function PersonalTokens({ initial }: { initial: PersonalTokenInfo[] }) {
     initialData: { items: initial },
   });
   const create = useMutation({
-    mutationFn: (name: string) => api<Created>("/api/v1/me/tokens", { body: { name } }),
+    mutationFn: (input: { name: string; expires_in_days: number }) => api<Created>("/api/v1/me/tokens", { body: input }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.me.tokens }),
     onSuccess: (token) => {
       setCreated(token);
@@ -45,7 +52,11 @@ export function PersonalTokens({ initial }: { initial: PersonalTokenInfo[] }) {
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = event.currentTarget;
-    create.mutate(String(new FormData(form).get("name") ?? "").trim(), { onSuccess: () => form.reset() });
+    const fields = new FormData(form);
+    create.mutate(
+      { name: String(fields.get("name") ?? "").trim(), expires_in_days: Number(fields.get("expires_in_days") ?? 90) },
+      { onSuccess: () => form.reset() },
+    );
   };
   const tokens = data.items;
   const canAct = me.role !== "viewer";
@@ -56,14 +67,18 @@ export function PersonalTokens({ initial }: { initial: PersonalTokenInfo[] }) {
         <h1 id="tokens-heading" className="text-xl font-semibold">Personal access tokens</h1>
         <p className="mt-1 max-w-3xl text-sm text-slate-600">
           A token acts as you, with your role ({me.role}){canAct ? ": it can read and take the same actions you can in the console" : ": it can read, like you"}.
-          Use it as <span className="font-mono">Authorization: Bearer stl_pat_…</span> from scripts. It stops working when you revoke it or
-          when an admin deactivates you. Settle keeps only a hash: a token is shown once, when you create it.
+          Use it as <span className="font-mono">Authorization: Bearer stl_pat_…</span> from scripts. It stops working when it expires, when
+          you revoke it, or when an admin deactivates you. Settle keeps only a hash: a token is shown once, when you create it. Tokens are
+          created only here, signed in: a token cannot create another.
         </p>
       </div>
 
       <form onSubmit={submit} className="flex max-w-xl items-end gap-2 rounded-lg border border-slate-200 bg-white p-4 shadow-sm">
         <div className="flex-1">
           <TextField label="New token name" name="name" required maxLength={100} placeholder="nightly-reconcile-script" autoComplete="off" hint="What will use it, so you know which to revoke." />
+        </div>
+        <div className="w-32">
+          <SelectField label="Expires in" name="expires_in_days" defaultValue="90" options={LIFETIMES} hint="Then it stops." />
         </div>
         <Button type="submit" variant="primary" disabled={create.isPending} className="mb-5">{create.isPending ? "Creating…" : "Create token"}</Button>
       </form>
@@ -85,6 +100,7 @@ export function PersonalTokens({ initial }: { initial: PersonalTokenInfo[] }) {
                 <th scope="col" className="px-4 py-2 font-medium">Name</th>
                 <th scope="col" className="px-4 py-2 font-medium">Created</th>
                 <th scope="col" className="px-4 py-2 font-medium">Last used</th>
+                <th scope="col" className="px-4 py-2 font-medium">Expires</th>
                 <th scope="col" className="px-4 py-2 font-medium">State</th>
                 <th scope="col" className="px-4 py-2 font-medium"><span className="sr-only">Actions</span></th>
               </tr>
@@ -96,15 +112,18 @@ export function PersonalTokens({ initial }: { initial: PersonalTokenInfo[] }) {
                   <td className="px-4 py-2 font-medium">{t.name}</td>
                   <td className="whitespace-nowrap px-4 py-2">{formatUtc(t.created_at, { seconds: false })}</td>
                   <td className="whitespace-nowrap px-4 py-2">{t.last_used_at ? formatUtc(t.last_used_at, { seconds: false }) : "never"}</td>
+                  <td className="whitespace-nowrap px-4 py-2">{formatUtc(t.expires_at, { seconds: false })}</td>
                   <td className="whitespace-nowrap px-4 py-2">
                     {t.revoked_at ? (
                       <span className="inline-flex items-center gap-1 text-slate-600"><span aria-hidden="true">⊘</span>Revoked {formatUtc(t.revoked_at, { seconds: false })}</span>
+                    ) : t.expired ? (
+                      <span className="inline-flex items-center gap-1 text-amber-800"><span aria-hidden="true">⌛</span>Expired</span>
                     ) : (
                       <span className="inline-flex items-center gap-1 text-emerald-800"><span aria-hidden="true">●</span>Active</span>
                     )}
                   </td>
                   <td className="px-4 py-2 text-right">
-                    {t.revoked_at ? null : (
+                    {t.revoked_at || t.expired ? null : (
                       <Button size="sm" variant="dangerGhost" onClick={() => { revoke.reset(); setRevoking(t); }} aria-label={`Revoke ${t.prefix}`}>
                         Revoke
                       </Button>

@@ -25,7 +25,38 @@ function actionLabel(e: AuditEntry): { label: string; detail: string | null } {
   return { label, detail: null };
 }
 
+/** What an admin action changed: the fields whose value differs, before → after. */
+function changeText(e: AuditEntry): string {
+  const keys = [...new Set([...Object.keys(e.before ?? {}), ...Object.keys(e.after ?? {})])];
+  const show = (v: unknown) => (v === undefined || v === null ? "—" : typeof v === "string" ? v : JSON.stringify(v));
+  const changed = keys.filter((k) => JSON.stringify(e.before?.[k]) !== JSON.stringify(e.after?.[k]));
+  if (!e.before) return keys.map((k) => `${k}: ${show(e.after?.[k])}`).join(", ");
+  if (!e.after) return `removed (${keys.map((k) => `${k}: ${show(e.before?.[k])}`).join(", ")})`;
+  return changed.map((k) => `${k}: ${show(e.before?.[k])} → ${show(e.after?.[k])}`).join(", ") || "no change";
+}
+
+function AdminRow({ e }: { e: AuditEntry }) {
+  return (
+    <tr data-testid="audit-row" data-kind="admin" className="align-top">
+      <td className="whitespace-nowrap px-3 py-2 font-mono text-xs text-slate-700">
+        <time dateTime={e.at}>{formatUtc(e.at).replace(" UTC", "")}</time>
+      </td>
+      <td className="max-w-[14rem] break-words px-3 py-2">{e.actor}</td>
+      <td className="px-3 py-2">
+        <div className="whitespace-nowrap font-medium">{e.action.replaceAll("_", " ")}</div>
+        <div className="text-xs text-slate-600">admin</div>
+      </td>
+      <td colSpan={2} className="max-w-[16rem] px-3 py-2">
+        <span className="break-all font-mono text-xs text-slate-800">{e.target_id}</span>
+        <div className="text-xs text-slate-600">{e.target_type?.replaceAll("_", " ")}</div>
+      </td>
+      <td colSpan={2} className="max-w-md whitespace-pre-wrap break-words px-3 py-2 text-slate-800">{changeText(e)}</td>
+    </tr>
+  );
+}
+
 function Row({ e }: { e: AuditEntry }) {
+  if (e.kind === "admin" || !e.invocation_id || !e.task_id || !e.runtime || !e.from_status || !e.to_status) return <AdminRow e={e} />;
   const { label, detail } = actionLabel(e);
   const runtime = encodeURIComponent(e.runtime);
   return (

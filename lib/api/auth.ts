@@ -1,6 +1,6 @@
 import type { Db } from "../db/client";
-import { can, parseRole, type Permission, type Role } from "../auth/roles";
-import { getAuth } from "../auth/server";
+import { can, type Permission, type Role } from "../auth/roles";
+import { readSessionUser } from "../auth/session-user";
 import { lookupPersonalToken, PERSONAL_TOKEN_PREFIX } from "../domain/personal-tokens";
 import { lookupRuntimeKey, RUNTIME_KEY_PREFIX } from "../domain/runtime-keys";
 import type { Scope } from "../domain/invocations";
@@ -14,8 +14,8 @@ export type RuntimePrincipal = { kind: "runtime"; runtime: { id: string; name: s
 export type UserPrincipal = { kind: "user"; via: "session" | "token"; user: { id: string; email: string; name: string; role: Role } };
 export type Principal = RuntimePrincipal | UserPrincipal;
 
-/** runtime: ingest keys only; user: sessions and personal tokens; any: either. */
-export type AuthMode = "runtime" | "user" | "any";
+/** runtime: ingest keys only; user: sessions and personal tokens; session: a signed-in browser only; any: either. */
+export type AuthMode = "runtime" | "user" | "session" | "any";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -49,13 +49,8 @@ function assertSameOrigin(req: Request): void {
 }
 
 async function sessionUser(req: Request): Promise<UserPrincipal | null> {
-  const auth = await getAuth();
-  const session = await auth.api.getSession({ headers: req.headers });
-  if (!session) return null;
-  const user = session.user as typeof session.user & { role?: string | null; banned?: boolean | null };
-  const role = parseRole(user.role);
-  if (!role || user.banned) return null;
-  return { kind: "user", via: "session", user: { id: user.id, email: user.email, name: user.name, role } };
+  const user = await readSessionUser(req.headers);
+  return user ? { kind: "user", via: "session", user } : null;
 }
 
 async function identify(db: Db, req: Request): Promise<Principal> {
@@ -69,6 +64,9 @@ async function identify(db: Db, req: Request): Promise<Principal> {
   if (token?.startsWith(PERSONAL_TOKEN_PREFIX)) {
     const found = await lookupPersonalToken(db, token);
     if (found.status === "revoked") throw new ApiError("KEY_REVOKED", "This personal access token was revoked, or its owner deactivated.");
+    if (found.status === "expired") {
+      throw new ApiError("TOKEN_EXPIRED", `This personal access token expired at ${found.expiresAt}. Create a new one on the Account page.`, { expired_at: found.expiresAt });
+    }
     if (found.status === "unknown") throw new ApiError("UNAUTHENTICATED", "Unknown personal access token.");
     return { kind: "user", via: "token", user: found.user };
   }
@@ -84,12 +82,19 @@ async function identify(db: Db, req: Request): Promise<Principal> {
 }
 
 export async function authenticate(db: Db, req: Request, mode: AuthMode, permission?: Permission): Promise<Principal> {
+  // A runtime route needs a key: no session is read (nor its settings touched) to refuse a request without one.
+  if (mode === "runtime" && !bearerToken(req)) {
+    throw new ApiError("UNAUTHENTICATED", "Send `Authorization: Bearer <runtime key>` (a runtime ingest key, `stl_rk_…`).");
+  }
   const principal = await identify(db, req);
   if (mode === "runtime" && principal.kind !== "runtime") {
     throw new ApiError("FORBIDDEN", "Only a runtime ingest key (`stl_rk_…`) can send records.");
   }
-  if (mode === "user" && principal.kind !== "user") {
+  if ((mode === "user" || mode === "session") && principal.kind !== "user") {
     throw new ApiError("FORBIDDEN", "This needs a person: sign in, or use a personal access token (`stl_pat_…`).");
+  }
+  if (mode === "session" && principal.kind === "user" && principal.via !== "session") {
+    throw new ApiError("FORBIDDEN", "Only a signed-in session can do this, not a token: sign in to the console (Account → Tokens).", { needs: "session" });
   }
   if (principal.kind === "user" && permission && !can(principal.user.role, permission)) {
     throw new ApiError("FORBIDDEN", `Your role (${principal.user.role}) may not do this.`, { role: principal.user.role, needs: permission });

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { getDb, MigrationsPendingError, type Db } from "../db/client";
 import { isDatabaseUnavailable, sqlState } from "../db/errors";
+import { readBodyLimited } from "../http/read-body";
 import { cleanText } from "../ingest/redact";
 import type { Permission } from "../auth/roles";
 import { authenticate, type AuthMode, type Principal, type RuntimePrincipal, type UserPrincipal } from "./auth";
@@ -14,7 +15,13 @@ import { ApiError, errorEnvelope, statusOf, type ErrorCode } from "./errors";
 type RouteContext = { params: Promise<Record<string, string | string[]>> };
 
 type Auth = AuthMode | false;
-type PrincipalFor<A extends Auth> = A extends "runtime" ? RuntimePrincipal : A extends "user" ? UserPrincipal : A extends "any" ? Principal : null;
+type PrincipalFor<A extends Auth> = A extends "runtime"
+  ? RuntimePrincipal
+  : A extends "user" | "session"
+    ? UserPrincipal
+    : A extends "any"
+      ? Principal
+      : null;
 
 type Handler<P, Q, A extends Auth, B> = (ctx: {
   req: Request;
@@ -58,8 +65,7 @@ function cleanStrings(value: unknown): unknown {
 async function readJson(req: Request): Promise<unknown> {
   const type = (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/json") throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.");
-  const text = await req.text();
-  if (text.length > MAX_JSON_BODY) throw new ApiError("PAYLOAD_TOO_LARGE", `The body is over ${MAX_JSON_BODY} bytes.`);
+  const text = await readBodyLimited(req, MAX_JSON_BODY, "Send less in one request.");
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -115,10 +121,14 @@ export function toErrorResponse(error: unknown, requestId: string): Response {
   );
 }
 
+/** What a route declares about who may call it: read by the authorization matrix test (and, later, the API description). */
+export type RouteMeta = { auth: Auth; permission: Permission | null };
+export type RouteHandler = ((req: Request, context?: RouteContext) => Promise<Response>) & { route: RouteMeta };
+
 export function withRoute<P = Record<string, never>, Q = Record<string, never>, A extends Auth = "runtime", B = undefined>(
   options: Options<P, Q, A, B>,
-) {
-  return async (req: Request, context?: RouteContext): Promise<Response> => {
+): RouteHandler {
+  const handle = async (req: Request, context?: RouteContext): Promise<Response> => {
     const requestId = requestIdOf(req);
     try {
       const db = options.database === false ? (null as unknown as Db) : await getDb();
@@ -139,6 +149,7 @@ export function withRoute<P = Record<string, never>, Q = Record<string, never>, 
       return toErrorResponse(error, requestId);
     }
   };
+  return Object.assign(handle, { route: { auth: options.auth, permission: options.permission ?? null } });
 }
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";

@@ -14,7 +14,9 @@ export function authSecret(): string {
   if (settings.SETTLE_AUTH_SECRET) return settings.SETTLE_AUTH_SECRET;
   if (settings.DATABASE_URL) {
     if (settings.NODE_ENV === "production") {
-      throw new Error("Set SETTLE_AUTH_SECRET (32+ random characters, the same on every instance) to sign sessions.");
+      throw new Error(
+        "SETTLE_AUTH_SECRET is not set. With DATABASE_URL in production it signs every session and must be the same on every instance: set it to 32+ random characters, e.g. SETTLE_AUTH_SECRET=$(openssl rand -base64 32).",
+      );
     }
     return DEVELOPMENT_SECRET;
   }

@@ -5,12 +5,14 @@ import { nextCookies } from "better-auth/next-js";
 import { admin } from "better-auth/plugins";
 import { getDb, type Db } from "../db/client";
 import { env } from "../env";
+import { CLIENT_ADDRESS_HEADER } from "../http/client-ip";
 import { ac, accessRoles } from "./access-control";
 import { authSecret } from "./secret";
 
 // Better Auth: email + password sign-in, sessions in the database, the admin
 // plugin for roles and deactivation. Sign-up is closed: admins create users
-// (console or `settle users create`).
+// (console or `settle users create`). The admin plugin's HTTP endpoints are
+// closed too (lib/auth/handler.ts): Settle calls it only from lib/domain/users.ts.
 
 function createAuth(prisma: Db["prisma"]) {
   const settings = env();
@@ -28,7 +30,13 @@ function createAuth(prisma: Db["prisma"]) {
       max: 300,
       customRules: { "/sign-in/email": { window: 60, max: settings.SETTLE_SIGN_IN_RATE_LIMIT } },
     },
-    advanced: { database: { generateId: () => randomUUID() } },
+    advanced: {
+      database: { generateId: () => randomUUID() },
+      // Set by lib/auth/handler.ts from the socket and SETTLE_TRUSTED_PROXIES, replacing anything a client sent.
+      ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] },
+      // Better Auth skips its origin check under NODE_ENV=test; the tests check what production does.
+      disableOriginCheck: false,
+    },
     telemetry: { enabled: false },
     // Without SETTLE_PUBLIC_URL the origin comes from each request, on purpose; no need to warn about it.
     logger: { level: settings.SETTLE_PUBLIC_URL ? "warn" : "error" },

@@ -1,24 +1,16 @@
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { cache } from "react";
-import { can, parseRole, type Permission, type Role } from "./roles";
-import { getAuth } from "./server";
+import { can, type Permission } from "./roles";
+import { readSessionUser, type SessionUser } from "./session-user";
 
 // For server components and server actions: the signed-in person, or a
 // redirect to sign-in. Pages call this before reading anything.
 
-export type SessionUser = { id: string; email: string; name: string; role: Role };
+export type { SessionUser };
 
 /** Once per request: the layout and the page both ask, and each ask is a session read. */
-export const currentUser = cache(async (): Promise<SessionUser | null> => {
-  const auth = await getAuth();
-  const session = await auth.api.getSession({ headers: await headers() });
-  if (!session) return null;
-  const user = session.user as typeof session.user & { role?: string | null; banned?: boolean | null };
-  const role = parseRole(user.role);
-  if (!role || user.banned) return null;
-  return { id: user.id, email: user.email, name: user.name, role };
-});
+export const currentUser = cache(async (): Promise<SessionUser | null> => readSessionUser(await headers()));
 
 /**
  * The signed-in user, and whether they hold `permission`; redirects to

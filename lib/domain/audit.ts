@@ -1,33 +1,41 @@
 import { z } from "zod";
 import type { Db } from "../db/client";
 import type { Prisma as P } from "../db/generated/client";
+import { listAdminActions, type AdminAuditRow } from "./admin-audit";
 import { decodeTimeIdCursor, encodeTimeIdCursor, type TimeIdCursor } from "./cursor";
 import { invocationStatusSchema, type InvocationStatus } from "./status";
 
-// The audit trail: every entry of the append-only `invocation_actions` table,
-// with the invocation it touched, newest first. The console's Audit page, its
-// API and its CSV export all read through here.
+// The audit trail, newest first: every entry of the append-only
+// `invocation_actions` table with the invocation it touched, and every admin
+// action (`admin_actions`: people, keys, tokens, webhooks, policies) with its
+// state before and after. The console's Audit page, its API and its CSV
+// export all read through here.
 
 const time = z.string().meta({ format: "date-time" });
 
 export const auditEntrySchema = z
   .object({
     id: z.string(),
+    kind: z.enum(["invocation", "admin"]).describe("invocation: an action on an invocation; admin: a change to people, keys, tokens, webhooks or policies."),
     at: time,
     actor: z.string(),
     action: z.string(),
     result: z.string().nullable().describe("record_verification: found, absent or inconclusive."),
     commit_state: z.string().nullable().describe("mark_reconciled: committed or not_committed."),
     assignee: z.string().nullable().describe("assign: who it was assigned to."),
-    from_status: invocationStatusSchema,
-    to_status: invocationStatusSchema,
+    from_status: invocationStatusSchema.nullable(),
+    to_status: invocationStatusSchema.nullable(),
     note: z.string().nullable(),
-    version: z.number().int().describe("The invocation's version after this action."),
-    invocation_id: z.string(),
-    task_id: z.string(),
-    runtime: z.string(),
-    tool: z.string(),
+    version: z.number().int().nullable().describe("The invocation's version after this action."),
+    invocation_id: z.string().nullable(),
+    task_id: z.string().nullable(),
+    runtime: z.string().nullable(),
+    tool: z.string().nullable(),
     effect_class: z.string().nullable(),
+    target_type: z.string().nullable().describe("admin: user, runtime_key, personal_token, webhook_endpoint, webhook_delivery or policy."),
+    target_id: z.string().nullable().describe("admin: the email, key or token prefix, endpoint id or effect class."),
+    before: z.record(z.string(), z.unknown()).nullable().describe("admin: the state before (secrets never included)."),
+    after: z.record(z.string(), z.unknown()).nullable().describe("admin: the state after."),
   })
   .meta({ id: "AuditEntry" });
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
@@ -138,6 +146,7 @@ function detailOf(payload: unknown): { result: string | null; commit_state: stri
 function toEntry(row: Row): AuditEntry {
   return {
     id: row.id,
+    kind: "invocation",
     at: row.at.toISOString(),
     actor: row.actor,
     action: row.action,
@@ -151,24 +160,61 @@ function toEntry(row: Row): AuditEntry {
     runtime: row.invocation.runtime.name,
     tool: row.invocation.tool,
     effect_class: row.invocation.effectClass,
+    target_type: null,
+    target_id: null,
+    before: null,
+    after: null,
   };
 }
 
+const asRecord = (v: unknown): Record<string, unknown> | null => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
+
+function adminEntry(row: AdminAuditRow): AuditEntry {
+  return {
+    id: row.id,
+    kind: "admin",
+    at: row.at.toISOString(),
+    actor: row.actor,
+    action: row.action,
+    result: null,
+    commit_state: null,
+    assignee: null,
+    from_status: null,
+    to_status: null,
+    note: null,
+    version: null,
+    invocation_id: null,
+    task_id: null,
+    runtime: null,
+    tool: null,
+    effect_class: null,
+    target_type: row.targetType,
+    target_id: row.targetId,
+    before: asRecord(row.before),
+    after: asRecord(row.after),
+  };
+}
+
+// Filters about invocations (status, runtime, tool) leave admin entries out.
+const invocationOnly = (f: AuditFilters) => Boolean(f.from_status || f.to_status || f.runtime || f.tool);
+
+const newestFirst = (a: AuditEntry, b: AuditEntry) => (a.at === b.at ? (a.id < b.id ? 1 : -1) : a.at < b.at ? 1 : -1);
+
 /** One page of audit entries matching `filters`, newest first; `next_cursor` continues after the last one. */
 export async function listAudit(db: Db, filters: AuditFilters, cursor: Cursor | null = null, limit = 50): Promise<AuditPage> {
-  const rows = await db.prisma.action.findMany({
-    where: whereOf(filters, cursor),
-    include,
-    orderBy: [{ at: "desc" }, { id: "desc" }],
-    take: limit + 1,
-  });
-  const page = rows.slice(0, limit);
+  const [rows, adminRows] = await Promise.all([
+    db.prisma.action.findMany({ where: whereOf(filters, cursor), include, orderBy: [{ at: "desc" }, { id: "desc" }], take: limit + 1 }),
+    invocationOnly(filters) ? [] : listAdminActions(db, filters, cursor, limit + 1),
+  ]);
+  const all = [...rows.map(toEntry), ...adminRows.map(adminEntry)].sort(newestFirst);
+  const page = all.slice(0, limit);
   const last = page[page.length - 1];
-  return { items: page.map(toEntry), next_cursor: rows.length > limit && last ? encodeAuditCursor(last.at, last.id) : null };
+  return { items: page, next_cursor: all.length > limit && last ? encodeAuditCursor(new Date(last.at), last.id) : null };
 }
 
 export const auditCsvColumns = [
   "time",
+  "kind",
   "actor",
   "action",
   "result",
@@ -183,6 +229,10 @@ export const auditCsvColumns = [
   "invocation_id",
   "tool",
   "effect_class",
+  "target_type",
+  "target_id",
+  "before",
+  "after",
 ] as const;
 
 /**
@@ -198,6 +248,7 @@ export function csvField(value: string | number | null): string {
 function csvRow(e: AuditEntry): string {
   const cells: Record<(typeof auditCsvColumns)[number], string | number | null> = {
     time: e.at,
+    kind: e.kind,
     actor: e.actor,
     action: e.action,
     result: e.result,
@@ -212,6 +263,10 @@ function csvRow(e: AuditEntry): string {
     invocation_id: e.invocation_id,
     tool: e.tool,
     effect_class: e.effect_class,
+    target_type: e.target_type,
+    target_id: e.target_id,
+    before: e.before ? JSON.stringify(e.before) : null,
+    after: e.after ? JSON.stringify(e.after) : null,
   };
   return `${auditCsvColumns.map((c) => csvField(cells[c])).join(",")}\r\n`;
 }

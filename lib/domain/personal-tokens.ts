@@ -3,10 +3,14 @@ import { hashToken, newToken } from "../auth/tokens";
 import type { Role } from "../auth/roles";
 import { parseRole } from "../auth/roles";
 import type { Db } from "../db/client";
+import { env } from "../env";
+import { recordAdminAction } from "./admin-audit";
 
 // Operators' personal access tokens: the same actions as the console, for
 // scripts. A token acts with its owner's current role; a deactivated owner's
-// tokens stop working with them.
+// tokens are revoked with them. Every token expires (90 days unless its
+// creator picks 1–366), and only a signed-in session can create one, so a
+// leaked token can never outlive itself by minting another.
 
 export const PERSONAL_TOKEN_PREFIX = "stl_pat_";
 
@@ -20,17 +24,27 @@ export const personalTokenInfoSchema = z
     created_at: time,
     last_used_at: time.nullable().describe("Updated at most once a minute."),
     revoked_at: time.nullable(),
+    expires_at: time.describe("From then on the token answers 401 TOKEN_EXPIRED."),
+    expired: z.boolean().describe("expires_at has passed (as of this answer)."),
   })
   .meta({ id: "PersonalToken" });
 export type PersonalTokenInfo = z.infer<typeof personalTokenInfoSchema>;
 
-export async function createPersonalToken(db: Db, userId: string, name = "default"): Promise<{ token: string; prefix: string }> {
+const DAY_MS = 86_400_000;
+
+export async function createPersonalToken(
+  db: Db,
+  userId: string,
+  name = "default",
+  expiresInDays = env().SETTLE_TOKEN_DEFAULT_DAYS,
+): Promise<{ token: string; prefix: string; expiresAt: Date }> {
   const { token, prefix, hash } = newToken(PERSONAL_TOKEN_PREFIX);
-  await db.prisma.personalToken.create({ data: { userId, name, prefix, hash } });
-  return { token, prefix };
+  const expiresAt = new Date(Date.now() + expiresInDays * DAY_MS);
+  await db.prisma.personalToken.create({ data: { userId, name, prefix, hash, expiresAt } });
+  return { token, prefix, expiresAt };
 }
 
-type TokenRow = { prefix: string; name: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null };
+type TokenRow = { prefix: string; name: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; expiresAt: Date };
 
 function toInfo(t: TokenRow): PersonalTokenInfo {
   return {
@@ -39,6 +53,8 @@ function toInfo(t: TokenRow): PersonalTokenInfo {
     created_at: t.createdAt.toISOString(),
     last_used_at: t.lastUsedAt?.toISOString() ?? null,
     revoked_at: t.revokedAt?.toISOString() ?? null,
+    expires_at: t.expiresAt.toISOString(),
+    expired: t.expiresAt.getTime() <= Date.now(),
   };
 }
 
@@ -55,12 +71,23 @@ export const newPersonalTokenSchema = z.object({
     .min(1, "give it a name, e.g. the script or machine that will use it")
     .max(100)
     .regex(/^[^\p{Cc}]+$/u, "no control characters"),
+  expires_in_days: z.number().int().min(1).max(366).optional().describe("How long the token lives; 90 days unless set (SETTLE_TOKEN_DEFAULT_DAYS)."),
 });
 
 /** A new token for `userId`: the secret is in this answer and nowhere else, ever. */
-export async function issuePersonalToken(db: Db, userId: string, name: string): Promise<PersonalTokenInfo & { token: string }> {
-  const { token, prefix } = await createPersonalToken(db, userId, name);
-  return { ...toInfo(await db.prisma.personalToken.findUniqueOrThrow({ where: { prefix } })), token };
+type Owner = { id: string; email: string };
+
+export async function issuePersonalToken(db: Db, owner: Owner, name: string, expiresInDays?: number): Promise<PersonalTokenInfo & { token: string }> {
+  const { token, prefix } = await createPersonalToken(db, owner.id, name, expiresInDays);
+  const info = toInfo(await db.prisma.personalToken.findUniqueOrThrow({ where: { prefix } }));
+  await recordAdminAction(db.prisma, {
+    actor: owner.email,
+    action: "personal_token_created",
+    targetType: "personal_token",
+    targetId: prefix,
+    after: { owner: owner.email, name: info.name, expires_at: info.expires_at },
+  });
+  return { ...info, token };
 }
 
 /**
@@ -68,9 +95,19 @@ export async function issuePersonalToken(db: Db, userId: string, name: string): 
  * already. Someone else's token, or no token, is null: the caller cannot tell
  * the two apart.
  */
-export async function revokeOwnToken(db: Db, userId: string, prefix: string): Promise<{ token: PersonalTokenInfo; already_revoked: boolean } | null> {
-  const revoked = await revokePersonalToken(db, userId, prefix);
-  const row = await db.prisma.personalToken.findFirst({ where: { userId, prefix } });
+export async function revokeOwnToken(db: Db, owner: Owner, prefix: string): Promise<{ token: PersonalTokenInfo; already_revoked: boolean } | null> {
+  const revoked = await revokePersonalToken(db, owner.id, prefix);
+  const row = await db.prisma.personalToken.findFirst({ where: { userId: owner.id, prefix } });
+  if (row && revoked) {
+    await recordAdminAction(db.prisma, {
+      actor: owner.email,
+      action: "personal_token_revoked",
+      targetType: "personal_token",
+      targetId: prefix,
+      before: { owner: owner.email, name: row.name, revoked_at: null },
+      after: { owner: owner.email, name: row.name, revoked_at: row.revokedAt?.toISOString() ?? null },
+    });
+  }
   return row ? { token: toInfo(row), already_revoked: !revoked } : null;
 }
 
@@ -79,13 +116,14 @@ export async function revokePersonalToken(db: Db, userId: string, prefix: string
   return count > 0;
 }
 
-export type TokenLookup = { status: "valid"; user: TokenUser } | { status: "revoked" } | { status: "unknown" };
+export type TokenLookup = { status: "valid"; user: TokenUser } | { status: "revoked" } | { status: "expired"; expiresAt: string } | { status: "unknown" };
 
 export async function lookupPersonalToken(db: Db, token: string): Promise<TokenLookup> {
   const row = await db.prisma.personalToken.findUnique({ where: { hash: hashToken(token) }, include: { user: true } });
   if (!row) return { status: "unknown" };
   const role = parseRole(row.user.role);
   if (row.revokedAt || row.user.banned || !role) return { status: "revoked" };
+  if (row.expiresAt.getTime() <= Date.now()) return { status: "expired", expiresAt: row.expiresAt.toISOString() };
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > 60_000) {
     await db.prisma.personalToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } });
   }

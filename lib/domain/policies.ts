@@ -2,7 +2,9 @@ import { z } from "zod";
 import { ApiError } from "../api/errors";
 import type { Db } from "../db/client";
 import type { Tx } from "../db/driver";
+import type { Prisma } from "../db/generated/client";
 import { effectClassSchema } from "../ingest/vocabulary";
+import { recordAdminAction } from "./admin-audit";
 
 /** Prisma's raw query, inside or outside a transaction. */
 type Sql = { $queryRawUnsafe: <T = unknown>(query: string, ...values: unknown[]) => Promise<T> };
@@ -163,7 +165,8 @@ export async function listPolicies(db: Db, changes = 20): Promise<PolicyList> {
   };
 }
 
-async function recordChange(sql: Sql, key: PolicyKey, actor: string, at: string, before: PolicyValues | null, after: PolicyValues | null) {
+async function recordChange(sql: Prisma.TransactionClient, key: PolicyKey, actor: string, at: string, before: PolicyValues | null, after: PolicyValues | null) {
+  await recordAdminAction(sql, { actor, action: "policy_changed", targetType: "policy", targetId: key, before, after });
   await sql.$queryRawUnsafe(
     `INSERT INTO policy_changes (id, effect_class, actor, at, before, after) VALUES (gen_random_uuid(), $1, $2, $3::timestamptz, $4::jsonb, $5::jsonb)`,
     key,

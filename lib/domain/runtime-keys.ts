@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { hashToken, newToken } from "../auth/tokens";
 import type { Db } from "../db/client";
+import { recordAdminAction } from "./admin-audit";
 
 // Runtime ingest keys: `stl_rk_<id>_<secret>`. Only the SHA-256 of the whole
 // key is stored; the `stl_rk_<id>` prefix identifies it in lists and logs.
@@ -22,10 +23,16 @@ export const runtimeKeyInfoSchema = z
   .meta({ id: "RuntimeKey" });
 export type RuntimeKeyInfo = z.infer<typeof runtimeKeyInfoSchema>;
 
-export async function createRuntimeKey(db: Db, runtimeName: string, name = "default"): Promise<{ key: string; prefix: string; runtime: string }> {
+export async function createRuntimeKey(
+  db: Db,
+  runtimeName: string,
+  name = "default",
+  actor = "cli",
+): Promise<{ key: string; prefix: string; runtime: string }> {
   const runtime = await db.prisma.runtime.upsert({ where: { name: runtimeName }, create: { name: runtimeName }, update: {} });
   const { token: key, prefix, hash } = newToken(RUNTIME_KEY_PREFIX);
   await db.prisma.runtimeKey.create({ data: { runtimeId: runtime.id, name, prefix, hash } });
+  await recordAdminAction(db.prisma, { actor, action: "runtime_key_created", targetType: "runtime_key", targetId: prefix, after: { runtime: runtime.name, name } });
   return { key, prefix, runtime: runtime.name };
 }
 
@@ -53,14 +60,8 @@ export async function listRuntimeKeys(db: Db, filter: { runtime?: string } = {})
 }
 
 /** Revokes by prefix (`stl_rk_ab12cd34`); the key stops working on its next request. */
-export async function revokeRuntimeKey(db: Db, prefix: string): Promise<RuntimeKeyInfo | null> {
-  forgetKey(prefix);
-  const found = await db.prisma.runtimeKey.findUnique({ where: { prefix }, include: { runtime: true } });
-  if (!found) return null;
-  const k = found.revokedAt
-    ? found
-    : await db.prisma.runtimeKey.update({ where: { prefix }, data: { revokedAt: new Date() }, include: { runtime: true } });
-  return toInfo(k);
+export async function revokeRuntimeKey(db: Db, prefix: string, actor = "cli"): Promise<RuntimeKeyInfo | null> {
+  return (await revokeRuntimeKeyOnce(db, prefix, actor))?.key ?? null;
 }
 
 // A runtime's name is how records, filters and people refer to it: printable, no spaces at the ends.
@@ -78,11 +79,23 @@ export const newRuntimeKeySchema = z.object({
 });
 
 /** Revokes a key and says whether it had been revoked already (that changes nothing); null when no key has this prefix. */
-export async function revokeRuntimeKeyOnce(db: Db, prefix: string): Promise<{ key: RuntimeKeyInfo; already_revoked: boolean } | null> {
+export async function revokeRuntimeKeyOnce(db: Db, prefix: string, actor = "cli"): Promise<{ key: RuntimeKeyInfo; already_revoked: boolean } | null> {
   forgetKey(prefix);
   const { count } = await db.prisma.runtimeKey.updateMany({ where: { prefix, revokedAt: null }, data: { revokedAt: new Date() } });
   const found = await db.prisma.runtimeKey.findUnique({ where: { prefix }, include: { runtime: true } });
-  return found ? { key: toInfo(found), already_revoked: count === 0 } : null;
+  if (!found) return null;
+  const key = toInfo(found);
+  if (count > 0) {
+    await recordAdminAction(db.prisma, {
+      actor,
+      action: "runtime_key_revoked",
+      targetType: "runtime_key",
+      targetId: prefix,
+      before: { runtime: key.runtime, name: key.name, revoked_at: null },
+      after: { runtime: key.runtime, name: key.name, revoked_at: key.revoked_at },
+    });
+  }
+  return { key, already_revoked: count === 0 };
 }
 
 /** Every runtime's name, for pickers and filters. */

@@ -4,6 +4,11 @@ import { ApiError } from "../api/errors";
 import { getAuth } from "../auth/server";
 import { roles, type Role } from "../auth/roles";
 import type { Db } from "../db/client";
+import { recordAdminAction } from "./admin-audit";
+
+/** Who made an admin change: the admin's id (for the rules about oneself) and email (for the audit trail). */
+export type Actor = { id: string | null; email: string };
+const CLI_ACTOR: Actor = { id: null, email: "cli" };
 
 // Settle's users: created by an admin (there is no sign-up), given one role,
 // deactivated rather than deleted so the audit trail keeps its actors.
@@ -37,7 +42,7 @@ export class UserExistsError extends Error {
 }
 
 /** Creates a user; without a password, one is generated and returned (shown once). */
-export async function createUser(db: Db, input: NewUser): Promise<{ user: UserInfo; password: string; generated: boolean }> {
+export async function createUser(db: Db, input: NewUser, actor: Actor = CLI_ACTOR): Promise<{ user: UserInfo; password: string; generated: boolean }> {
   const data = newUserSchema.parse(input);
   if (await db.prisma.user.findUnique({ where: { email: data.email } })) throw new UserExistsError(data.email);
   const password = data.password ?? randomBytes(12).toString("base64url");
@@ -49,14 +54,15 @@ export async function createUser(db: Db, input: NewUser): Promise<{ user: UserIn
     if (await db.prisma.user.findUnique({ where: { email: data.email } })) throw new UserExistsError(data.email);
     throw error;
   }
-  const user = await db.prisma.user.findUniqueOrThrow({ where: { email: data.email } });
-  return { user: toInfo(user), password, generated: !data.password };
+  const user = toInfo(await db.prisma.user.findUniqueOrThrow({ where: { email: data.email } }));
+  await recordAdminAction(db.prisma, { actor: actor.email, action: "user_invited", targetType: "user", targetId: user.email, after: snapshot(user) });
+  return { user, password, generated: !data.password };
 }
 
 /** createUser for the admin API: an email already in use is a 409 naming the field. */
-export async function inviteUser(db: Db, input: NewUser): Promise<{ user: UserInfo; password: string | null }> {
+export async function inviteUser(db: Db, input: NewUser, actor: Actor): Promise<{ user: UserInfo; password: string | null }> {
   try {
-    const { user, password, generated } = await createUser(db, input);
+    const { user, password, generated } = await createUser(db, input, actor);
     return { user, password: generated ? password : null };
   } catch (error) {
     if (error instanceof UserExistsError) throw new ApiError("USER_EXISTS", error.message, { field: "email" });
@@ -66,6 +72,10 @@ export async function inviteUser(db: Db, input: NewUser): Promise<{ user: UserIn
 
 function toInfo(u: { id: string; email: string; name: string; role: string | null; banned: boolean | null; createdAt: Date }): UserInfo {
   return { id: u.id, email: u.email, name: u.name, role: roleSchema.safeParse(u.role).data ?? null, active: !u.banned, created_at: u.createdAt.toISOString() };
+}
+
+function snapshot(u: UserInfo): Record<string, unknown> {
+  return { email: u.email, name: u.name, role: u.role, active: u.active };
 }
 
 export async function listUsers(db: Db): Promise<UserInfo[]> {
@@ -90,7 +100,8 @@ export type UserPatch = z.infer<typeof userPatchSchema>;
  * personal access tokens (reactivating does not bring those back). Refusals
  * are ApiErrors: NOT_FOUND, FORBIDDEN (yourself), TRANSITION_REFUSED (last admin).
  */
-export async function updateUser(db: Db, userId: string, patch: UserPatch, actorId: string | null = null): Promise<UserInfo> {
+export async function updateUser(db: Db, userId: string, patch: UserPatch, actor: Actor = CLI_ACTOR): Promise<UserInfo> {
+  const actorId = actor.id;
   const change = userPatchSchema.parse(patch);
   const updated = await db.prisma.$transaction(async (tx) => {
     // Every active admin row is locked, in one order: two admins demoting each
@@ -120,17 +131,26 @@ export async function updateUser(db: Db, userId: string, patch: UserPatch, actor
       await tx.session.deleteMany({ where: { userId } });
       await tx.personalToken.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: new Date() } });
     }
+    const before = toInfo(target);
+    const after = toInfo(user);
+    if (before.role !== after.role) {
+      await recordAdminAction(tx, { actor: actor.email, action: "user_role_changed", targetType: "user", targetId: user.email, before: snapshot(before), after: snapshot(after) });
+    }
+    if (before.active !== after.active) {
+      const action = after.active ? "user_reactivated" : "user_deactivated";
+      await recordAdminAction(tx, { actor: actor.email, action, targetType: "user", targetId: user.email, before: snapshot(before), after: snapshot(after) });
+    }
     return user;
   });
   return toInfo(updated);
 }
 
-export async function setUserRole(db: Db, userId: string, role: Role, actorId: string | null = null): Promise<UserInfo> {
-  return updateUser(db, userId, { role }, actorId);
+export async function setUserRole(db: Db, userId: string, role: Role, actor: Actor = CLI_ACTOR): Promise<UserInfo> {
+  return updateUser(db, userId, { role }, actor);
 }
 
-export async function setUserActive(db: Db, userId: string, active: boolean, actorId: string | null = null): Promise<UserInfo> {
-  return updateUser(db, userId, { active }, actorId);
+export async function setUserActive(db: Db, userId: string, active: boolean, actor: Actor = CLI_ACTOR): Promise<UserInfo> {
+  return updateUser(db, userId, { active }, actor);
 }
 
 export async function countUsers(db: Db): Promise<number> {

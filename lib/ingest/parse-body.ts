@@ -1,4 +1,5 @@
 import { ApiError } from "../api/errors";
+import { readBodyLimited } from "../http/read-body";
 
 // Reads an ingest body under SPEC §2's limits before anything is parsed.
 
@@ -6,28 +7,6 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_RECORDS = 500;
 
 export type ParsedBody = { records: unknown[]; lineErrors: Map<number, string> };
-
-async function readLimited(req: Request): Promise<string> {
-  const declared = Number(req.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
-    throw new ApiError("PAYLOAD_TOO_LARGE", `The body is ${declared} bytes; the limit is ${MAX_BODY_BYTES} (1 MiB). Split it into several requests.`, { limit_bytes: MAX_BODY_BYTES });
-  }
-  if (!req.body) return "";
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw new ApiError("PAYLOAD_TOO_LARGE", `The body exceeds ${MAX_BODY_BYTES} bytes (1 MiB). Split it into several requests.`, { limit_bytes: MAX_BODY_BYTES });
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
 
 function mediaType(req: Request): string {
   return (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
@@ -43,7 +22,7 @@ export async function parseIngestBody(req: Request): Promise<ParsedBody> {
   if (type !== "application/json" && !ndjson) {
     throw new ApiError("UNSUPPORTED_MEDIA_TYPE", `Content-Type ${type || "(none)"} is not accepted; send application/json or application/x-ndjson.`);
   }
-  const text = await readLimited(req);
+  const text = await readBodyLimited(req, MAX_BODY_BYTES, "Split it into several requests.");
   if (ndjson) {
     // One bad line rejects that record, not the batch.
     const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "");

@@ -116,8 +116,8 @@ describe("admin: users, runtime keys and personal access tokens", () => {
 
       const second = await createOperator(t.db, "admin");
       const results = await Promise.allSettled([
-        updateUser(t.db, second.user.id, { role: "operator" }, admin.user.id),
-        updateUser(t.db, admin.user.id, { role: "operator" }, second.user.id),
+        updateUser(t.db, second.user.id, { role: "operator" }, admin.user),
+        updateUser(t.db, admin.user.id, { role: "operator" }, second.user),
       ]);
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
       expect(results.find((r) => r.status === "rejected")).toMatchObject({ reason: { code: "LAST_ADMIN" } });
@@ -125,8 +125,8 @@ describe("admin: users, runtime keys and personal access tokens", () => {
       // Put the original admin back in charge for the tests after this one.
       const remaining = (await t.db.prisma.user.findFirstOrThrow({ where: { role: "admin", banned: { not: true } } })).id;
       if (remaining !== admin.user.id) {
-        await updateUser(t.db, admin.user.id, { role: "admin" }, remaining);
-        await updateUser(t.db, remaining, { role: "operator" }, admin.user.id);
+        await updateUser(t.db, admin.user.id, { role: "admin" }, { id: remaining, email: "test" });
+        await updateUser(t.db, remaining, { role: "operator" }, admin.user);
       }
     });
 
@@ -176,11 +176,18 @@ describe("admin: users, runtime keys and personal access tokens", () => {
   });
 
   describe("personal access tokens", () => {
-    it("creates (answered once), lists and revokes one's own tokens; the revoked one stops working", async () => {
+    it("creates (answered once, signed in), lists and revokes one's own tokens; the revoked one stops working", async () => {
       const dee = await createOperator(t.db, "viewer");
-      const created = await call(tokensRoute.POST, { key: dee.token, path: "/api/v1/me/tokens", body: { name: "nightly report" } });
+      const byToken = await call(tokensRoute.POST, { key: dee.token, path: "/api/v1/me/tokens", body: { name: "minted by a token" } });
+      expect(byToken.status).toBe(403);
+      expect(byToken.body).toMatchObject({ code: "FORBIDDEN", safe_details: { needs: "session" } });
+      const cookie = (await signIn(dee.user.email, dee.password))!;
+      const created = await call(tokensRoute.POST, { ...asSession(cookie), path: "/api/v1/me/tokens", body: { name: "nightly report", expires_in_days: 7 } });
       expect(created.status).toBe(201);
       expect(created.body).toMatchObject({ name: "nightly report", revoked_at: null, token: expect.stringMatching(/^stl_pat_[a-z0-9]{8}_[A-Za-z0-9]{32}$/) });
+      const lifetime = Date.parse(created.body.expires_at) - Date.now();
+      expect(lifetime).toBeGreaterThan(7 * 86_400_000 - 60_000);
+      expect(lifetime).toBeLessThanOrEqual(7 * 86_400_000);
       const fresh = created.body.token as string;
       expect((await call(listInvocations, { key: fresh, path: "/api/v1/invocations" })).status).toBe(200);
 

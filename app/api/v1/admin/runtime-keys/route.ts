@@ -14,7 +14,7 @@ export const POST = withRoute({
   auth: "user",
   permission: "administer",
   body: newRuntimeKeySchema,
-  handler: async ({ db, body }) => json(await createRuntimeKey(db, body.runtime, body.name), 201),
+  handler: async ({ db, principal, body }) => json(await createRuntimeKey(db, body.runtime, body.name, principal.user.email), 201),
 });
 
 export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");

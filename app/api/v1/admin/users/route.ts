@@ -12,7 +12,7 @@ export const POST = withRoute({
   auth: "user",
   permission: "administer",
   body: newUserSchema,
-  handler: async ({ db, body }) => json(await inviteUser(db, body), 201),
+  handler: async ({ db, principal, body }) => json(await inviteUser(db, body, principal.user), 201),
 });
 
 export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");

@@ -8,11 +8,13 @@ export const GET = withRoute({
   handler: async ({ db, principal }) => ({ items: await listPersonalTokens(db, principal.user.id) }),
 });
 
+// A token cannot mint tokens: a leaked one would otherwise outlive its own revocation.
 export const POST = withRoute({
-  auth: "user",
+  auth: "session",
   permission: "read",
   body: newPersonalTokenSchema,
-  handler: async ({ db, principal, body }) => json(await issuePersonalToken(db, principal.user.id, body.name), 201),
+  handler: async ({ db, principal, body }) =>
+    json(await issuePersonalToken(db, principal.user, body.name, body.expires_in_days), 201),
 });
 
 export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");

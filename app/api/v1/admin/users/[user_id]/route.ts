@@ -9,7 +9,7 @@ export const PATCH = withRoute({
   permission: "administer",
   params: z.object({ user_id: z.string().min(1).max(128) }),
   body: userPatchSchema,
-  handler: ({ db, principal, params, body }) => updateUser(db, params.user_id, body, principal.user.id),
+  handler: ({ db, principal, params, body }) => updateUser(db, params.user_id, body, principal.user),
 });
 
 export const { GET, POST, PUT, DELETE } = otherMethods("PATCH");

@@ -8,8 +8,8 @@ export const POST = withRoute({
   auth: "user",
   permission: "administer",
   params: z.object({ prefix: z.string().regex(new RegExp(`^${RUNTIME_KEY_PREFIX}[a-z0-9]{8}$`), "a key prefix, like stl_rk_ab12cd34") }),
-  handler: async ({ db, params }) => {
-    const revoked = await revokeRuntimeKeyOnce(db, params.prefix);
+  handler: async ({ db, principal, params }) => {
+    const revoked = await revokeRuntimeKeyOnce(db, params.prefix, principal.user.email);
     if (!revoked) throw new ApiError("NOT_FOUND", `No runtime key ${params.prefix}.`);
     return revoked;
   },

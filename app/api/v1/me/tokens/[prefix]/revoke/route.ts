@@ -9,7 +9,7 @@ export const POST = withRoute({
   permission: "read",
   params: z.object({ prefix: z.string().regex(new RegExp(`^${PERSONAL_TOKEN_PREFIX}[a-z0-9]{8}$`), "a token prefix, like stl_pat_ab12cd34") }),
   handler: async ({ db, principal, params }) => {
-    const revoked = await revokeOwnToken(db, principal.user.id, params.prefix);
+    const revoked = await revokeOwnToken(db, principal.user, params.prefix);
     if (!revoked) throw new ApiError("NOT_FOUND", `You have no token ${params.prefix}.`);
     return revoked;
   },

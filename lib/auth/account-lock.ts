@@ -1,0 +1,46 @@
+import { createHash } from "node:crypto";
+import type { Db } from "../db/client";
+import { env } from "../env";
+
+// Failed sign-ins counted per account, whatever address they come from: a
+// limit per IP alone lets someone with many addresses guess one password. The
+// key is a hash of the normalised email, so an address nobody has is counted
+// and locked exactly like a real one (nothing tells them apart) and the table
+// names nobody.
+
+export const ACCOUNT_WINDOW_MS = 15 * 60_000;
+
+function keyOf(email: string): string {
+  return createHash("sha256").update(`sign-in:${email.trim().toLowerCase()}`).digest("hex");
+}
+
+/** When the account's lock ends, or null when it may try. */
+export async function accountLockedUntil(db: Db, email: string, now = new Date()): Promise<Date | null> {
+  const row = await db.prisma.signInFailure.findUnique({ where: { key: keyOf(email) } });
+  return row?.lockedUntil && row.lockedUntil > now ? row.lockedUntil : null;
+}
+
+/**
+ * Counts one failed sign-in; the limit-th failure inside the window locks the
+ * account for a window. One statement, so instances racing on the same
+ * account count every failure.
+ */
+export async function recordFailedSignIn(db: Db, email: string, now = new Date()): Promise<void> {
+  const limit = env().SETTLE_SIGN_IN_ACCOUNT_LIMIT;
+  const windowStart = new Date(now.getTime() - ACCOUNT_WINDOW_MS);
+  const lockUntil = new Date(now.getTime() + ACCOUNT_WINDOW_MS);
+  await db.prisma.$executeRaw`
+    INSERT INTO sign_in_failures (key, failures, window_start, locked_until)
+    VALUES (${keyOf(email)}, 1, ${now}::timestamptz, ${limit <= 1 ? lockUntil : null}::timestamptz)
+    ON CONFLICT (key) DO UPDATE SET
+      failures = CASE WHEN sign_in_failures.window_start < ${windowStart}::timestamptz THEN 1 ELSE sign_in_failures.failures + 1 END,
+      window_start = CASE WHEN sign_in_failures.window_start < ${windowStart}::timestamptz THEN ${now}::timestamptz ELSE sign_in_failures.window_start END,
+      locked_until = CASE
+        WHEN (CASE WHEN sign_in_failures.window_start < ${windowStart}::timestamptz THEN 1 ELSE sign_in_failures.failures + 1 END) >= ${limit}::int
+        THEN ${lockUntil}::timestamptz ELSE sign_in_failures.locked_until END`;
+}
+
+/** A successful sign-in clears the count. */
+export async function clearFailedSignIns(db: Db, email: string): Promise<void> {
+  await db.prisma.signInFailure.deleteMany({ where: { key: keyOf(email) } });
+}
