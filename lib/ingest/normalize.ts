@@ -2,7 +2,7 @@ import { leafAdapters, normalizeUnrecognized, wrapperAdapters, type AdapterConte
 import { isRecord } from "./adapters/shared";
 import { parseJsonObject } from "./adapters/wrapped-text";
 import { storableCount, storableIso, type IgnoredHint } from "./limits";
-import { cleanText, redact } from "./redact";
+import { cleanText, redact, redactText } from "./redact";
 import type { NormalizedAttempt, Retry, SafeValue } from "./vocabulary";
 
 function normalizeLeaf(value: unknown, ctx: AdapterContext): NormalizedAttempt | null {
@@ -26,7 +26,8 @@ function detect(envelope: unknown, ctx: AdapterContext): NormalizedAttempt {
   return normalizeLeaf(value, ctx) ?? normalizeUnrecognized(value, ctx);
 }
 
-const nullableText = (v: string | null) => (v === null ? null : cleanText(v));
+// A joined or cut message can form what no single part held (a scheme at the end of one part, a token at the start of the next).
+const nullableText = (v: string | null) => (v === null ? null : redactText(v));
 
 /** Whatever an adapter read, the stored retry hints are ones PostgreSQL holds; the rest is ignored, not fatal. */
 function storableRetry(retry: Retry, ignored: IgnoredHint[]): Retry {
@@ -38,8 +39,18 @@ function storableRetry(retry: Retry, ignored: IgnoredHint[]): Retry {
   return { ...retry, not_before: notBefore, max_attempts_remaining: storableMax ? max : null };
 }
 
-/** Reads any supported envelope into Settle's outcome model. Pure: no I/O, no clock. */
+/**
+ * Reads any supported envelope into Settle's outcome model. Pure: no I/O, no
+ * clock. The envelope is redacted first, so no field read from it (a message
+ * taken from a text part, a detail, an item's reason) can carry a secret.
+ * Throws TooDeepError for an envelope nested deeper than redact() walks.
+ */
 export function normalizeEnvelope(envelope: unknown, ctx: AdapterContext): NormalizedAttempt {
+  return normalizeRedactedEnvelope(redact(envelope), ctx);
+}
+
+/** normalizeEnvelope for an envelope that redact() returned (the stored one), which needs no second walk. */
+export function normalizeRedactedEnvelope(envelope: unknown, ctx: AdapterContext): NormalizedAttempt {
   const n = detect(envelope, ctx);
   const ignored = [...(n.ignored ?? [])];
   const retry = storableRetry(n.retry, ignored);
@@ -51,6 +62,7 @@ export function normalizeEnvelope(envelope: unknown, ctx: AdapterContext): Norma
     code: nullableText(n.code),
     agent_message: nullableText(n.agent_message),
     user_message: nullableText(n.user_message),
+    // A handful of flat values: a second pass costs little, and holds for any detail an adapter composes.
     safe_details: redact(n.safe_details) as Record<string, SafeValue>,
     items: n.items.map((i) => ({ ...i, item_id: cleanText(i.item_id), reason: nullableText(i.reason) })),
   };

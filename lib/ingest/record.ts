@@ -3,7 +3,7 @@ import { z } from "zod";
 import { isRecord } from "./adapters/shared";
 import { memberOf } from "./vocabulary";
 import { storableIso } from "./limits";
-import { normalizeEnvelope } from "./normalize";
+import { normalizeEnvelope, normalizeRedactedEnvelope } from "./normalize";
 import { cleanText, redact, TooDeepError } from "./redact";
 import {
   effectClassSchema,
@@ -208,7 +208,13 @@ export function prepareRecord(raw: unknown, receivedAt: Date): PreparedRecord | 
   }
 
   const ctx = { isWrite: effectClass !== "read", at };
-  const normalized = phase === "intent" ? INTENT : normalizeEnvelope(envelopeSource, ctx);
+  // Read from the envelope as stored, secrets redacted: what is derived from it cannot carry one either.
+  const normalized =
+    phase === "intent"
+      ? INTENT
+      : envelopeSource === record.envelope
+        ? normalizeRedactedEnvelope(envelopeSource === undefined ? undefined : storedEnvelope, ctx)
+        : normalizeEnvelope(envelopeSource, ctx);
 
   return {
     eventKey: record.event_id ? cleanText(record.event_id) : `sha256:${contentHash(raw)}`,

@@ -1,13 +1,19 @@
-// Upstream text is untrusted data: kept verbatim, minus what PostgreSQL cannot
-// store (NUL) and what must never be stored (secrets under tell-tale keys).
+import { MAY_HOLD_SECRET, REDACTED, redactSecretsInText } from "./secret-patterns";
 
-export const REDACTED = "[redacted]";
+// Upstream text is untrusted data: kept verbatim, minus what PostgreSQL cannot
+// store (NUL) and what must never be stored: secrets under tell-tale keys,
+// credentials recognisable by their shape anywhere in a text, and both of
+// those inside a text that is itself JSON (an MCP or Anthropic text part).
+
+export { REDACTED };
 
 const SECRET_KEY =
   /(token|secret|passw|passphrase|authorization|api[-_]?key|apikey|cookie|credential|private[-_]?key|access[-_]?key|session[-_]?id|bearer|signature|cvv|card[-_]?number)/i;
-const SECRET_VALUE = /^\s*(bearer|basic)\s+\S+/i;
 
 export const MAX_DEPTH = 64;
+
+/** Longer texts are not parsed as JSON, only read for members and patterns: parsing is paid per string, on the hot path. */
+export const MAX_JSON_TEXT = 64 * 1024;
 
 export class TooDeepError extends Error {
   constructor() {
@@ -25,14 +31,117 @@ export function cleanText(value: string): string {
   return wellFormed.includes("\u0000") ? wellFormed.replaceAll("\u0000", "\uFFFD") : wellFormed;
 }
 
+function looksLikeJson(value: string): boolean {
+  if (value.length < 2) return false;
+  const first = value.charCodeAt(0);
+  if (first === 0x7b || first === 0x5b) return true;
+  return /^\s+[[{]/.test(value);
+}
+
+function parseJson(value: string): unknown {
+  if (value.length > MAX_JSON_TEXT) return undefined;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Index of the quote that closes the JSON string opened at `open`, or -1 when the text ends first. */
+function closingQuote(text: string, open: number): number {
+  for (let i = open + 1; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5c) i += 1;
+    else if (c === 0x22) return i;
+  }
+  return -1;
+}
+
+const isJsonSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+const isScalarChar = (c: string | undefined) => c !== undefined && /[-+.\w]/.test(c);
+
+function unescapeJson(key: string): string {
+  try {
+    return JSON.parse(`"${key}"`) as string;
+  } catch {
+    return key;
+  }
+}
+
 /**
- * The value with NUL replaced and secret-looking keys' values redacted. What
- * needs no change is returned as it is (most envelopes): only a part with
- * something to change is copied, so a clean envelope costs a walk, no copy.
+ * The key rule, read off the text, for JSON that cannot be parsed: cut short
+ * (a truncated tool output) or too long. A scan, not a regex: one pass reads
+ * each string once, closed or not, where a regex would read an unclosed
+ * string again from every quote in it.
+ */
+function redactJsonMembers(text: string): string {
+  let out = "";
+  let copied = 0;
+  let open = text.indexOf('"');
+  while (open >= 0) {
+    const close = closingQuote(text, open);
+    if (close < 0) break;
+    let at = close + 1;
+    while (isJsonSpace(text.charCodeAt(at))) at += 1;
+    if (text[at] !== ":") {
+      open = text.indexOf('"', close + 1);
+      continue;
+    }
+    at += 1;
+    while (isJsonSpace(text.charCodeAt(at))) at += 1;
+    let end = at;
+    if (text[at] === '"') {
+      const valueClose = closingQuote(text, at);
+      // A value cut off before its closing quote is redacted to the end of the text.
+      end = valueClose < 0 ? text.length : valueClose + 1;
+    } else {
+      while (isScalarChar(text[end])) end += 1;
+    }
+    const key = text.slice(open + 1, close);
+    const value = text.slice(at, end);
+    if (value !== "" && value !== '""' && value !== "null" && isSecretKey(key.includes("\\") ? unescapeJson(key) : key)) {
+      out += `${text.slice(copied, at)}"${REDACTED}"`;
+      copied = end;
+    }
+    open = text.indexOf('"', text[at] === '"' ? end : at);
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+function redactString(value: string, depth: number): string {
+  const suspect = MAY_HOLD_SECRET.test(value);
+  // Without a backslash (no escape can hide a character) and with none of the markers and key words
+  // in the raw text, nothing inside the JSON would be redacted: it is not parsed.
+  if (looksLikeJson(value) && (suspect || value.includes("\\") || SECRET_KEY.test(value))) {
+    const parsed = parseJson(value);
+    if (parsed !== undefined) {
+      try {
+        const r = redact(parsed, depth + 1);
+        // Unchanged, the text is kept byte for byte (its spacing, its key order, its escapes).
+        return r === parsed ? cleanText(value) : JSON.stringify(r);
+      } catch (error) {
+        // Too deep to read as JSON is no reason to refuse what is, after all, a string: it is read as text.
+        if (!(error instanceof TooDeepError)) throw error;
+      }
+    }
+    return cleanText(redactSecretsInText(redactJsonMembers(value)));
+  }
+  return cleanText(suspect ? redactSecretsInText(value) : value);
+}
+
+/** One text, as redact() leaves a string: for text derived from an envelope (a joined or cut message). */
+export function redactText(value: string): string {
+  return redactString(value, 0);
+}
+
+/**
+ * The value with NUL replaced and secrets redacted. What needs no change is
+ * returned as it is (most envelopes): only a part with something to change is
+ * copied, so a clean envelope costs a walk, no copy.
  */
 export function redact(value: unknown, depth = 0): unknown {
   if (depth > MAX_DEPTH) throw new TooDeepError();
-  if (typeof value === "string") return SECRET_VALUE.test(value) ? REDACTED : cleanText(value);
+  if (typeof value === "string") return redactString(value, depth);
   if (Array.isArray(value)) {
     let out: unknown[] | null = null;
     for (let i = 0; i < value.length; i += 1) {
