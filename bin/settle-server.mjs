@@ -15,8 +15,8 @@ const { values } = parseArgs({
 });
 const port = Number(values.port ?? process.env.PORT ?? 3000);
 const hostname = values.hostname ?? process.env.HOSTNAME ?? "0.0.0.0";
-if (!Number.isInteger(port) || port <= 0 || port > 65535) {
-  console.error(`settle: the port must be a number from 1 to 65535, not "${values.port ?? process.env.PORT}".`);
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error(`settle: the port must be a number from 0 (any free port) to 65535, not "${values.port ?? process.env.PORT}".`);
   process.exit(2);
 }
 

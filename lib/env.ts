@@ -16,7 +16,11 @@ const schema = z.object({
   SETTLE_DB_POOL_SIZE: z.coerce.number().int().positive().default(10),
   SETTLE_PUBLIC_URL: z.string().url().optional(),
   /** Signs session cookies. Required for PostgreSQL in production; the embedded database keeps its own. */
-  SETTLE_AUTH_SECRET: z.string().min(32, "SETTLE_AUTH_SECRET must be at least 32 characters").optional(),
+  SETTLE_AUTH_SECRET: z
+    .string()
+    .min(32, "must be at least 32 characters (e.g. $(openssl rand -base64 32))")
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
   /** Sign-in attempts allowed per IP per minute (the limit lives in the database, shared by all instances). */
   SETTLE_SIGN_IN_RATE_LIMIT: z.coerce.number().int().positive().default(10),
   /** Failed sign-ins one account may have in 15 minutes before it is locked for 15 minutes, whatever the address. */

@@ -193,3 +193,43 @@ describe("security: sign-in from another address than SETTLE_PUBLIC_URL", () => 
     expect(body.agent_message).toContain("Open http://127.0.0.1:3000/sign-in, or set SETTLE_PUBLIC_URL=http://localhost:3000");
   });
 });
+
+describe("security: JSON bodies are limited on the stream", () => {
+  let t: TestContext;
+  beforeAll(async () => {
+    t = await openSettle("pglite");
+  });
+  afterAll(async () => {
+    await t?.teardown();
+  });
+
+  it("refuses a body over 64 KiB by its Content-Length, and one without it at the chunk that crosses the limit", async () => {
+    const admin = await createOperator(t.db, "admin");
+    const big = await call(usersRoute.POST, { key: admin.token, path: "/api/v1/admin/users", raw: JSON.stringify({ email: "x".repeat(70_000) }) });
+    expect(big.status).toBe(413);
+    expect(big.body.code).toBe("PAYLOAD_TOO_LARGE");
+
+    let pulled = 0;
+    let cancelled = false;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 1;
+        controller.enqueue(new TextEncoder().encode(`"${"y".repeat(16_382)}",`));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const res = await usersRoute.POST(
+      new Request("http://settle.test/api/v1/admin/users", {
+        method: "POST",
+        headers: { authorization: `Bearer ${admin.token}`, "content-type": "application/json" },
+        body: endless,
+        duplex: "half",
+      } as RequestInit),
+    );
+    expect(res.status).toBe(413);
+    expect(cancelled).toBe(true);
+    expect(pulled).toBeLessThan(10);
+  });
+});
