@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import type { FormEvent } from "react";
+import { adminActions } from "@/lib/domain/admin-action-names";
 import { allowedFrom, type ActionName } from "@/lib/domain/transitions";
 import { invocationStatuses } from "@/lib/domain/status";
 import { actionMeta } from "../actions/action-meta";
@@ -16,7 +17,11 @@ import type { AuditParams } from "./params";
 const actionNames = Object.keys(allowedFrom) as ActionName[];
 const human = (s: string) => s.charAt(0).toUpperCase() + s.slice(1).replaceAll("_", " ");
 const any = { value: "", label: "Any" };
-const actionOptions = [any, ...actionNames.map((a) => ({ value: a, label: actionMeta[a].label }))];
+const actionOptions = [
+  any,
+  ...actionNames.map((a) => ({ value: a, label: actionMeta[a].label })),
+  ...adminActions.map((a) => ({ value: a, label: `Admin: ${a.replaceAll("_", " ")}` })),
+];
 const statusOptions = [any, ...invocationStatuses.map((s) => ({ value: s, label: human(s) }))];
 
 /** A date input when the URL holds a plain day; a text input for a full time someone typed into the URL. */

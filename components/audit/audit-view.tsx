@@ -117,7 +117,8 @@ function EmptyState({ filtered }: { filtered: boolean }) {
       <p>
         Every time a person acts on an invocation (requests verification, records what they found, marks it reconciled, escalates,
         approves, assigns or comments), it is written here: who, when, the status before and after, and their note or evidence.
-        Entries are never edited or deleted.
+        So is every admin change (people and roles, runtime keys, tokens, webhook endpoints, policies), with what it was before
+        and after. Entries are never edited or deleted.
       </p>
       <p>
         Act from the <Link href="/" className="text-indigo-700 underline">queue</Link>, or script it with a{" "}

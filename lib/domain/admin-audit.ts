@@ -1,30 +1,13 @@
 import type { Db } from "../db/client";
 import type { Prisma as P } from "../db/generated/client";
 import { redact } from "../ingest/redact";
+import type { AdminActionName } from "./admin-action-names";
 
 // Admin actions (people, roles, keys, tokens, webhook endpoints, policies) go
 // into the append-only admin_actions table with the state before and after,
 // in the same transaction as the change where there is one: a change that is
 // not in the audit trail did not happen. The audit page and CSV read them
 // beside invocation actions (lib/domain/audit.ts).
-
-export const adminActions = [
-  "user_invited",
-  "user_role_changed",
-  "user_deactivated",
-  "user_reactivated",
-  "runtime_key_created",
-  "runtime_key_revoked",
-  "personal_token_created",
-  "personal_token_revoked",
-  "webhook_endpoint_created",
-  "webhook_endpoint_updated",
-  "webhook_endpoint_deleted",
-  "webhook_secret_rotated",
-  "webhook_delivery_resent",
-  "policy_changed",
-] as const;
-export type AdminActionName = (typeof adminActions)[number];
 
 export type AdminTarget = "user" | "runtime_key" | "personal_token" | "webhook_endpoint" | "webhook_delivery" | "policy";
 
