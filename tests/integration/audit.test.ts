@@ -78,6 +78,9 @@ describe.each<Backend>(["postgres", "pglite"])("the audit trail on %s", (backend
     await act("inv-b", { action: "comment", note: "+1 from me" }, "bo@example.com", "2026-11-30T09:01:00Z");
     await act("inv-b", { action: "comment", note: "-2 and @ana" }, "cy@example.com", "2026-11-30T09:02:00Z");
     await act("inv-c", { action: "mark_reconciled", commit_state: "not_committed", note: "\tno charge in the ledger" }, "ana@example.com", "2026-12-01T10:00:00Z", otherId);
+    // Setting up made admin entries (a key, a viewer) stamped now: these tests read invocation actions,
+    // admin entries have their own (tests/integration/security.test.ts).
+    await t.db.prisma.adminAction.deleteMany();
     await act("inv-c", { action: "assign", assignee: "cy@example.com" }, "ana@example.com", "2026-12-01T10:30:00Z", otherId);
   });
   afterAll(async () => {
@@ -99,6 +102,7 @@ describe.each<Backend>(["postgres", "pglite"])("the audit trail on %s", (backend
     ]);
     expect(res.body.items[5]).toEqual({
       id: expect.any(String),
+      kind: "invocation",
       at: "2026-11-29T06:05:00.000Z",
       actor: "ana@example.com",
       action: "record_verification",
@@ -114,6 +118,10 @@ describe.each<Backend>(["postgres", "pglite"])("the audit trail on %s", (backend
       runtime: "rt-test",
       tool: "charge_card",
       effect_class: "money",
+      target_type: null,
+      target_id: null,
+      before: null,
+      after: null,
     });
     expect(res.body.items[0]).toMatchObject({ action: "assign", assignee: "cy@example.com", runtime: "rt-other" });
     expect(res.body.items[1]).toMatchObject({ commit_state: "not_committed", from_status: "outcome_unknown", to_status: "reconciled" });
@@ -198,8 +206,8 @@ describe.each<Backend>(["postgres", "pglite"])("the audit trail on %s", (backend
 
   it("exports CSV with the page's filters, and refuses people without a session or token", async () => {
     const res = await call(auditGet, { key: viewerToken, path: "/api/v1/audit?format=csv&runtime=rt-other" });
-    const [, ...rows] = parseCsv(res.body);
-    expect(rows.map((r) => r[2])).toEqual(["assign", "mark_reconciled"]);
+    const [header, ...rows] = parseCsv(res.body);
+    expect(rows.map((r) => r[header!.indexOf("action")])).toEqual(["assign", "mark_reconciled"]);
     expect((await call(auditGet, { path: "/api/v1/audit?format=csv" })).status).toBe(401);
     expect((await call(auditGet, { key: t.key, path: "/api/v1/audit" })).status).toBe(403);
   });
@@ -217,9 +225,9 @@ describe.each<Backend>(["postgres", "pglite"])("the audit trail on %s", (backend
       [invocation.id, count],
     );
     const res = await call(auditGet, { key: viewerToken, path: "/api/v1/audit?format=csv&actor=bulk@" });
-    const [, ...rows] = parseCsv(res.body);
+    const [header, ...rows] = parseCsv(res.body);
     expect(rows).toHaveLength(count);
-    const notes = rows.map((r) => r[8]);
+    const notes = rows.map((r) => r[header!.indexOf("note")]);
     expect(new Set(notes).size).toBe(count);
     expect(notes).toContain("bulk note 1");
     expect(notes).toContain(`bulk note ${count}`);
