@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { API_CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from "./lib/http/security-headers";
 
 const nextConfig: NextConfig = {
   // Lets engineers build side by side on one machine (each into its own folder).
@@ -8,6 +9,13 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   // `npm test` type-checks the whole project once (tsc --noEmit); the build need not repeat it.
   typescript: { ignoreBuildErrors: true },
+  // On every response: pages, API and static files. Pages get their CSP (with a per-request nonce) and HSTS from proxy.ts.
+  async headers() {
+    return [
+      { source: "/:path*", headers: [...SECURITY_HEADERS] },
+      { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: API_CONTENT_SECURITY_POLICY }] },
+    ];
+  },
 };
 
 export default nextConfig;

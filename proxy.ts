@@ -1,5 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { errorEnvelope, statusOf } from "@/lib/api/errors";
+import { env, publicUrl } from "@/lib/env";
+import { API_CONTENT_SECURITY_POLICY, STRICT_TRANSPORT_SECURITY, contentSecurityPolicy, newNonce } from "@/lib/http/security-headers";
 
 // Runs before Next.js routes a request:
 // - An address whose %-escapes do not decode would fail in the router, before
@@ -8,6 +10,14 @@ import { errorEnvelope, statusOf } from "@/lib/api/errors";
 // - For pages, tells server components which page was asked for, so a
 //   signed-out visitor is sent to sign-in and then back to that page (a deep
 //   link survives). Authorization itself happens in the pages and routes.
+// - For pages, makes a nonce and the Content-Security-Policy that allows
+//   only scripts carrying it. The CSP goes on the request too: Next.js reads
+//   the nonce from there and puts it on its own scripts (pages render per
+//   request, so each gets its own). x-nonce is for any server component that
+//   writes an inline script or style. HSTS is added when served over https.
+// The static security headers (nosniff, X-Frame-Options, …) and the API's
+// CSP come from next.config.ts, for every response; see lib/http/security-headers.ts.
+// Proxy runs in the Node.js runtime (Next.js 16), so lib/env.ts works here.
 
 function decodes(pathname: string): boolean {
   try {
@@ -18,19 +28,39 @@ function decodes(pathname: string): boolean {
   }
 }
 
+/** The request itself came over TLS, or Settle is configured to be reached at an https address (behind a proxy that terminates TLS). */
+function overHttps(request: NextRequest): boolean {
+  return request.nextUrl.protocol === "https:" || publicUrl().startsWith("https:");
+}
+
+function withTransportSecurity(request: NextRequest, response: NextResponse): NextResponse {
+  if (overHttps(request)) response.headers.set(STRICT_TRANSPORT_SECURITY.key, STRICT_TRANSPORT_SECURITY.value);
+  return response;
+}
+
 export function proxy(request: NextRequest) {
   const { pathname, search } = request.nextUrl;
   if (!decodes(pathname)) {
     const message = "The address has a %-escape that is not valid UTF-8 (e.g. a lone % or %E0%A4%A); encode each path segment with encodeURIComponent.";
     if (pathname.startsWith("/api/")) {
-      return NextResponse.json(errorEnvelope("INVALID_REQUEST", message, "req_undecodable_path", { path: pathname }), { status: statusOf("INVALID_REQUEST") });
+      const response = NextResponse.json(errorEnvelope("INVALID_REQUEST", message, "req_undecodable_path", { path: pathname }), { status: statusOf("INVALID_REQUEST") });
+      response.headers.set("Content-Security-Policy", API_CONTENT_SECURITY_POLICY);
+      return withTransportSecurity(request, response);
     }
-    return new NextResponse(`Bad request: ${message}\n`, { status: 400, headers: { "content-type": "text/plain; charset=utf-8" } });
+    const response = new NextResponse(`Bad request: ${message}\n`, { status: 400, headers: { "content-type": "text/plain; charset=utf-8" } });
+    response.headers.set("Content-Security-Policy", API_CONTENT_SECURITY_POLICY);
+    return withTransportSecurity(request, response);
   }
-  if (pathname.startsWith("/api/")) return NextResponse.next();
+  if (pathname.startsWith("/api/")) return withTransportSecurity(request, NextResponse.next());
+  const nonce = newNonce();
+  const csp = contentSecurityPolicy(nonce, { dev: env().NODE_ENV === "development" });
   const headers = new Headers(request.headers);
   headers.set("x-settle-path", pathname + search);
-  return NextResponse.next({ request: { headers } });
+  headers.set("x-nonce", nonce);
+  headers.set("Content-Security-Policy", csp);
+  const response = NextResponse.next({ request: { headers } });
+  response.headers.set("Content-Security-Policy", csp);
+  return withTransportSecurity(request, response);
 }
 
 // API requests reach the proxy only when their address has a %-escape (so the hot ingest path never does).
