@@ -1,5 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { errorEnvelope, statusOf } from "@/lib/api/errors";
+import { errorEnvelope, statusOf } from "@/lib/errors";
 import { env, publicUrl } from "@/lib/env";
 import { API_CONTENT_SECURITY_POLICY, STRICT_TRANSPORT_SECURITY, contentSecurityPolicy, newNonce } from "@/lib/http/security-headers";
 

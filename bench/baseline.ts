@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { deriveInvocation } from "@/lib/domain/fold";
+import { deriveInvocation } from "@/lib/outcome/fold";
 import { foldRecordOf } from "@/lib/ingest/store-records";
 import { prepareRecord, type PreparedRecord } from "@/lib/ingest/record";
 import { measureCpu, type CpuUse } from "./cpu";

@@ -7,9 +7,9 @@ import pg from "pg";
 import { closeDb, getDb } from "@/lib/db/client";
 import { createPostgresDriver } from "@/lib/db/driver";
 import { applyMigrations } from "@/lib/db/migrate";
-import { createPersonalToken } from "@/lib/domain/personal-tokens";
-import { createRuntimeKey } from "@/lib/domain/runtime-keys";
-import { createUser } from "@/lib/domain/users";
+import { createPersonalToken } from "@/lib/identity/personal-tokens";
+import { createRuntimeKey } from "@/lib/identity/runtime-keys";
+import { createUser } from "@/lib/identity/users";
 import { setEnv } from "@/lib/env";
 
 // Everything the benchmark stands up and tears down: the build, its own

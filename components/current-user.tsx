@@ -1,7 +1,7 @@
 "use client";
 
 import { createContext, useContext, type ReactNode } from "react";
-import { can, type Permission, type Role } from "@/lib/auth/roles";
+import { can, type Permission, type Role } from "@/lib/identity/roles";
 
 // The signed-in person, as the server resolved it, for client components.
 // Only for showing the right controls: the server checks every request again.

@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { authClient } from "@/lib/auth/client";
+import { authClient } from "@/lib/identity/auth-client";
 
 export function SignInForm({ next }: { next: string }) {
   const router = useRouter();

@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { authClient } from "@/lib/auth/client";
+import { authClient } from "@/lib/identity/auth-client";
 
 export function SignOutButton() {
   const router = useRouter();

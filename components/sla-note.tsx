@@ -1,5 +1,5 @@
-import type { Sla } from "@/lib/domain/sla";
-import { formatDuration } from "@/lib/domain/durations";
+import type { Sla } from "@/lib/outcome/sla";
+import { formatDuration } from "@/lib/outcome/durations";
 
 // What the policy of its effect class means for a queued invocation: overdue
 // (a word and a glyph, never colour alone), and when Settle escalates it or

@@ -1,5 +1,5 @@
-import type { CommitState } from "@/lib/ingest/vocabulary";
-import type { InvocationStatus } from "@/lib/domain/status";
+import type { CommitState } from "@/lib/outcome/vocabulary";
+import type { InvocationStatus } from "@/lib/outcome/status";
 
 // Status and commit state always carry a word and a glyph, never colour alone.
 

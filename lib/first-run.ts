@@ -1,6 +1,6 @@
 import { getDb } from "./db/client";
-import { createRuntimeKey } from "./domain/runtime-keys";
-import { countUsers, createUser } from "./domain/users";
+import { createRuntimeKey } from "./identity/runtime-keys";
+import { countUsers, createUser } from "./identity/users";
 import { env, publicUrl } from "./env";
 
 // On an empty embedded database, Settle makes itself usable at once: a

@@ -1,4 +1,4 @@
-import { authSecret } from "./auth/secret";
+import { authSecret } from "./identity/secret";
 import { env } from "./env";
 import { socketAddressIsTrusted } from "./http/client-ip";
 import { firstRun } from "./first-run";

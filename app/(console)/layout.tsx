@@ -3,8 +3,8 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { CurrentUserProvider } from "@/components/current-user";
 import { SignOutButton } from "@/components/sign-out-button";
-import { can } from "@/lib/auth/roles";
-import { requireUser } from "@/lib/auth/session";
+import { can } from "@/lib/identity/roles";
+import { requireUser } from "@/lib/identity/session";
 
 export const dynamic = "force-dynamic";
 

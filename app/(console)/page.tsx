@@ -2,11 +2,11 @@ import { Suspense } from "react";
 import { QueueView } from "@/components/queue/queue-view";
 import { filterQuery, readFilters } from "@/components/queue/filters";
 import { getDb } from "@/lib/db/client";
-import { anyInvocations, listQueue, queueQuerySchema } from "@/lib/domain/queue";
-import { listRuntimeNames } from "@/lib/domain/runtime-keys";
+import { anyInvocations, listQueue, queueQuerySchema } from "@/lib/queue/queue";
+import { listRuntimeNames } from "@/lib/identity/runtime-keys";
 import { publicUrl } from "@/lib/env";
 import { curlExample } from "@/lib/first-run";
-import { requireUser } from "@/lib/auth/session";
+import { requireUser } from "@/lib/identity/session";
 
 export const dynamic = "force-dynamic";
 

@@ -1,8 +1,8 @@
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/sign-in-form";
-import { safeNext } from "@/lib/auth/safe-next";
-import { currentUser } from "@/lib/auth/session";
+import { safeNext } from "@/lib/identity/safe-next";
+import { currentUser } from "@/lib/identity/session";
 import { env } from "@/lib/env";
 
 export const dynamic = "force-dynamic";

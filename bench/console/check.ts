@@ -1,11 +1,11 @@
 import pg from "pg";
 import { txOf, type Tx } from "@/lib/db/driver";
-import { foldFromHistory } from "@/lib/domain/invocation-store";
-import type { DerivedInvocation } from "@/lib/domain/fold";
+import { foldFromHistory } from "@/lib/invocations/store";
+import type { DerivedInvocation } from "@/lib/outcome/fold";
 import { BIG_TASK } from "./generate";
 
 // The generated rows must be what Settle itself would have written: folds a
-// sample of invocations (and the whole long task) with lib/domain/fold.ts and
+// sample of invocations (and the whole long task) with lib/outcome/fold.ts and
 // compares every derived column with the stored one. A mismatch stops the
 // benchmark, since pages over inconsistent rows measure nothing real.
 

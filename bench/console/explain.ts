@@ -1,6 +1,6 @@
 import pg from "pg";
 import type { Db } from "@/lib/db/client";
-import { listQueue, queueQuerySchema } from "@/lib/domain/queue";
+import { listQueue, queueQuerySchema } from "@/lib/queue/queue";
 
 // EXPLAIN (ANALYZE, BUFFERS) of the queue's own SQL: listQueue runs against a
 // stand-in database that records the page and count statements it is given,

@@ -180,7 +180,7 @@ function actionsFromPlan(): string {
       ) AS x`;
 }
 
-/** The derived columns: what lib/domain/fold.ts makes of the records and actions above. */
+/** The derived columns: what lib/outcome/fold.ts makes of the records and actions above. */
 function invocationsFromPlan(): string {
   const lastIntent = "p.t + (p.n - 1) * interval '1 minute'";
   const lastOutcome = `${lastIntent} + interval '8 seconds'`;
@@ -244,7 +244,7 @@ export async function generateWorkload(url: string, workload = DEFAULT_WORKLOAD,
     await step("invocations", invocationsFromPlan());
     await step("attempts", attemptsFromPlan());
     await step("audit entries", actionsFromPlan());
-    // What the write path's statement (lib/domain/write-statement.ts) writes beside a new invocation.
+    // What the write path's statement (lib/invocations/write-statement.ts) writes beside a new invocation.
     await step("search rows", `INSERT INTO invocation_search (invocation_uid, ids) SELECT id, task_id || ' ' || invocation_id || ' ' || coalesce(idempotency_key, '') FROM invocations`);
     const rebuilt = Date.now();
     for (const index of indexes) await step("", index.indexdef);

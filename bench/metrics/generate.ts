@@ -47,7 +47,7 @@ const DUPLICATE_KEYS = `
      AND p.invocation_id = 'inv-' || (substr(i.invocation_id, 5)::int - 1) AND p.runtime_id = i.runtime_id
      AND i.commit_state = 'committed' AND p.commit_state = 'committed'`;
 
-// The state each record or action leads to (lib/domain/lifecycle.ts for the
+// The state each record or action leads to (lib/outcome/lifecycle.ts for the
 // shapes this workload has), then the changes between consecutive states.
 const TRANSITIONS = `
   INSERT INTO invocation_transitions (invocation_uid, runtime_id, tool, effect_class, from_status, to_status, commit_state, resolution_by, version, at, recorded_at, fanned_out)

@@ -1,4 +1,4 @@
-import { createRuntimeKey } from "@/lib/domain/runtime-keys";
+import { createRuntimeKey } from "@/lib/identity/runtime-keys";
 import { stringOption, type Command } from "../args";
 import { describeDatabase, withDatabase } from "../database";
 import { UsageError } from "../errors";

@@ -1,4 +1,4 @@
-import { listRuntimeKeys } from "@/lib/domain/runtime-keys";
+import { listRuntimeKeys } from "@/lib/identity/runtime-keys";
 import type { Command } from "../args";
 import { withDatabase } from "../database";
 import { printLine } from "../io";

@@ -1,4 +1,4 @@
-import { listRuntimeKeys, revokeRuntimeKey, RUNTIME_KEY_PREFIX } from "@/lib/domain/runtime-keys";
+import { listRuntimeKeys, revokeRuntimeKey, RUNTIME_KEY_PREFIX } from "@/lib/identity/runtime-keys";
 import type { Command } from "../args";
 import { withDatabase } from "../database";
 import { CliError, UsageError } from "../errors";

@@ -1,5 +1,5 @@
-import { createPersonalToken } from "@/lib/domain/personal-tokens";
-import { findUserByEmail } from "@/lib/domain/users";
+import { createPersonalToken } from "@/lib/identity/personal-tokens";
+import { findUserByEmail } from "@/lib/identity/users";
 import { stringOption, type Command } from "../args";
 import { describeDatabase, withDatabase } from "../database";
 import { CliError, UsageError } from "../errors";

@@ -1,5 +1,5 @@
-import { roles } from "@/lib/auth/roles";
-import { createUser, newUserSchema, UserExistsError } from "@/lib/domain/users";
+import { roles } from "@/lib/identity/roles";
+import { createUser, newUserSchema, UserExistsError } from "@/lib/identity/users";
 import { stringOption, type Command } from "../args";
 import { describeDatabase, withDatabase } from "../database";
 import { CliError, UsageError } from "../errors";

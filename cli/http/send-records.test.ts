@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { recordError } from "@/lib/api/errors";
+import { recordError } from "@/lib/errors";
 import { CliError, EXIT_UNREACHABLE } from "../errors";
 import { MAX_BODY_BYTES, sendLines, toLine } from "./send-records";
 import type { Answer, SettleClient } from "./settle-client";

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { ingestResultSchema } from "@/lib/api/schemas";
+import { ingestResultSchema } from "@/lib/http/schemas";
 import { MAX_BODY_BYTES, MAX_RECORDS } from "@/lib/ingest/parse-body";
 import { CliError, EXIT_FAILED, EXIT_UNREACHABLE } from "../errors";
 import { describeAnswer, type SettleClient } from "./settle-client";

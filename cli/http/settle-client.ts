@@ -1,4 +1,4 @@
-import { errorEnvelopeSchema, type ErrorEnvelope } from "@/lib/api/errors";
+import { errorEnvelopeSchema, type ErrorEnvelope } from "@/lib/errors";
 import { CliError, EXIT_UNREACHABLE, UsageError } from "../errors";
 
 // Talks to Settle's API. Every request-level failure Settle can answer with

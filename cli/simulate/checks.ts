@@ -1,4 +1,4 @@
-import type { InvocationView } from "@/lib/domain/invocations";
+import type { InvocationView } from "@/lib/invocations/read";
 import type { Inv, SimContext } from "./recorder";
 
 // Expectations about what Settle shows, read back through its API. A check

@@ -1,7 +1,7 @@
 import * as envelopes from "./envelopes";
 import { pickBuilder, type Sent } from "./envelopes";
 import { attemptRecords, envelopeInput, tick, type Inv, type SimContext } from "./recorder";
-import type { InvocationStatus } from "@/lib/domain/status";
+import type { InvocationStatus } from "@/lib/outcome/status";
 
 // One transport attempt, or two, whose result the tool states plainly. Each
 // returns whether the task may go on to its next step.

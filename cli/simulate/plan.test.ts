@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { InvocationView } from "@/lib/domain/invocations";
+import type { InvocationView } from "@/lib/invocations/read";
 import { buildPlan, runTagOf } from "./plan";
 import { requiredTasks } from "./required";
 

@@ -1,4 +1,4 @@
-import type { InvocationSummary, InvocationView } from "@/lib/domain/invocations";
+import type { InvocationSummary, InvocationView } from "@/lib/invocations/read";
 import { CliError, EXIT_UNREACHABLE } from "../errors";
 import { describeAnswer, type SettleClient } from "../http/settle-client";
 import { addTallies, emptyTally, sendLines, toLine, type Line, type LineResult, type SendOptions, type Tally } from "../http/send-records";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import type { InvocationView } from "@/lib/domain/invocations";
-import type { InvocationStatus } from "@/lib/domain/status";
+import type { InvocationView } from "@/lib/invocations/read";
+import type { InvocationStatus } from "@/lib/outcome/status";
 import { tool as toolNamed, type Tool } from "./catalog";
 import type { EnvelopeInput, Sent } from "./envelopes";
 import type { Rng } from "./rng";

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import type { PersonalTokenInfo } from "@/lib/domain/personal-tokens";
+import type { PersonalTokenInfo } from "@/lib/identity/personal-tokens";
 import { api } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
 import { ConfirmDialog, errorText } from "../admin/confirm-dialog";

@@ -2,7 +2,7 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import type { InvocationView } from "@/lib/domain/invocations";
+import type { InvocationView } from "@/lib/invocations/read";
 import { api, ApiClientError } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
 import { Button } from "../ui/button";

@@ -1,5 +1,5 @@
-import { allowedFrom, type ActionName } from "@/lib/domain/transitions";
-import type { InvocationStatus } from "@/lib/domain/status";
+import { allowedFrom, type ActionName } from "@/lib/outcome/transitions";
+import type { InvocationStatus } from "@/lib/outcome/status";
 
 // How each operator action is named, explained and reached from the keyboard.
 // `claim` is `assign` to oneself. There is deliberately no "retry".

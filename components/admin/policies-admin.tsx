@@ -2,8 +2,8 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
-import { formatDuration, formatDurationExact, parseDuration } from "@/lib/domain/durations";
-import type { Policy, PolicyChange, PolicyKey, PolicyList, PolicyValues } from "@/lib/domain/policies";
+import { formatDuration, formatDurationExact, parseDuration } from "@/lib/outcome/durations";
+import type { Policy, PolicyChange, PolicyKey, PolicyList, PolicyValues } from "@/lib/policies/policies";
 import { api, ApiClientError } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
 import { formatUtc } from "../audit/time";

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import type { RuntimeKeyInfo } from "@/lib/domain/runtime-keys";
+import type { RuntimeKeyInfo } from "@/lib/identity/runtime-keys";
 import { api } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
 import { formatUtc } from "../audit/time";

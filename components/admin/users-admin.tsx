@@ -2,8 +2,8 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { roles, type Role } from "@/lib/auth/roles";
-import type { UserInfo } from "@/lib/domain/users";
+import { roles, type Role } from "@/lib/identity/roles";
+import type { UserInfo } from "@/lib/identity/users";
 import { api } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
 import { formatUtc } from "../audit/time";

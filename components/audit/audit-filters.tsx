@@ -3,9 +3,9 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import type { FormEvent } from "react";
-import { adminActions } from "@/lib/domain/admin-action-names";
-import { allowedFrom, type ActionName } from "@/lib/domain/transitions";
-import { invocationStatuses } from "@/lib/domain/status";
+import { adminActions } from "@/lib/audit/admin-action-names";
+import { allowedFrom, type ActionName } from "@/lib/outcome/transitions";
+import { invocationStatuses } from "@/lib/outcome/status";
 import { actionMeta } from "../actions/action-meta";
 import { Button } from "../ui/button";
 import { SelectField, TextField } from "../ui/field";

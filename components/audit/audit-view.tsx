@@ -3,7 +3,7 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { Download } from "lucide-react";
 import Link from "next/link";
-import type { AuditEntry, AuditPage } from "@/lib/domain/audit";
+import type { AuditEntry, AuditPage } from "@/lib/audit/audit";
 import { api } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
 import { actionMeta } from "../actions/action-meta";

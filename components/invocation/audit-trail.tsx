@@ -1,4 +1,4 @@
-import type { InvocationView } from "@/lib/domain/invocations";
+import type { InvocationView } from "@/lib/invocations/read";
 import { StatusBadge } from "@/components/status-badge";
 import { actionName } from "@/components/timeline/event-text";
 import { formatDateTime } from "@/components/timeline/format";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useInfiniteQuery } from "@tanstack/react-query";
-import type { AttemptPage } from "@/lib/domain/invocations";
+import type { AttemptPage } from "@/lib/invocations/read";
 import { api } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
 import { Button } from "@/components/ui/button";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useMemo, useState } from "react";
-import type { InvocationView } from "@/lib/domain/invocations";
+import type { InvocationView } from "@/lib/invocations/read";
 import { ActionDialog, type ActionTarget } from "@/components/actions/action-dialog";
 import { actionMeta, actionsFor, consoleActionOrder, type ConsoleAction } from "@/components/actions/action-meta";
 import { useCan, useCurrentUser } from "@/components/current-user";

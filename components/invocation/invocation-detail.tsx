@@ -3,8 +3,8 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
-import type { InvocationView } from "@/lib/domain/invocations";
-import { buildTimeline } from "@/lib/domain/timeline";
+import type { InvocationView } from "@/lib/invocations/read";
+import { buildTimeline } from "@/lib/invocations/timeline";
 import { api } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
 import { StatusBadge } from "@/components/status-badge";

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
-import type { InvocationView } from "@/lib/domain/invocations";
+import type { InvocationView } from "@/lib/invocations/read";
 import { CommitStateLabel, StatusBadge } from "@/components/status-badge";
 import { SlaSentence } from "@/components/sla-note";
 import { formatAgo, formatClock, formatDateTime } from "@/components/timeline/format";

@@ -1,5 +1,5 @@
-import type { InvocationView } from "@/lib/domain/invocations";
-import type { InvocationStatus } from "@/lib/domain/status";
+import type { InvocationView } from "@/lib/invocations/read";
+import type { InvocationStatus } from "@/lib/outcome/status";
 import { formatAgo, formatClock, formatDateTime } from "@/components/timeline/format";
 
 // What the state means, what the runtime is being told (SPEC §5's decision),

@@ -2,7 +2,7 @@
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import type { TaskStory as Story } from "@/lib/domain/task-page";
+import type { TaskStory as Story } from "@/lib/invocations/task-page";
 import { api } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
 import { TimelineStory } from "@/components/timeline/timeline-story";

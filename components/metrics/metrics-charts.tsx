@@ -1,7 +1,7 @@
 "use client";
 
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import type { SeriesPoint, ToolRow } from "@/lib/domain/metrics-schema";
+import type { SeriesPoint, ToolRow } from "@/lib/metrics/schema";
 
 // Recharts lives on this page only (its client bundle is this component's).
 

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { Metrics, MetricName, ToolRow } from "@/lib/domain/metrics-schema";
+import type { Metrics, MetricName, ToolRow } from "@/lib/metrics/schema";
 import { MetricsCharts } from "./metrics-charts";
 import { apiQuery, type MetricsParams } from "./range";
 

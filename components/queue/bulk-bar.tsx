@@ -1,7 +1,7 @@
 "use client";
 
 import { actionMeta } from "../actions/action-meta";
-import { QUEUE_IDS_LIMIT } from "@/lib/domain/queue-filters";
+import { QUEUE_IDS_LIMIT } from "@/lib/queue/filters";
 import { Button } from "../ui/button";
 import { countText } from "./count-text";
 

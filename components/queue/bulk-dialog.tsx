@@ -3,9 +3,9 @@
 import { useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
-import type { BulkItemResult, BulkResult, BulkTarget } from "@/lib/domain/bulk-actions";
-import { BULK_MAX_TARGETS } from "@/lib/domain/queue-filters";
-import type { InvocationStatus } from "@/lib/domain/status";
+import type { BulkItemResult, BulkResult, BulkTarget } from "@/lib/invocations/bulk-actions";
+import { BULK_MAX_TARGETS } from "@/lib/queue/filters";
+import type { InvocationStatus } from "@/lib/outcome/status";
 import { api, ApiClientError } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
 import { actionBody, ActionFields } from "../actions/action-dialog";

@@ -1,6 +1,6 @@
-import { queueFilterKeys, type QueueFilterKey } from "@/lib/domain/queue-filters";
-import type { InvocationStatus } from "@/lib/domain/status";
-import type { NextAction } from "@/lib/ingest/vocabulary";
+import { queueFilterKeys, type QueueFilterKey } from "@/lib/queue/filters";
+import type { InvocationStatus } from "@/lib/outcome/status";
+import type { NextAction } from "@/lib/outcome/vocabulary";
 
 // The queue's filter lives in the URL: these read it, write it, and name
 // what it holds. Kept free of React so server and client agree on it.

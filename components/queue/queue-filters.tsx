@@ -3,7 +3,7 @@
 import { useEffect, useId, useRef, useState, type Ref } from "react";
 import { Button } from "../ui/button";
 import { ageFilterOptions, effectClassOptions, isFiltered, statusOptions, withCurrent, type QueueFilterState } from "./filters";
-import type { QueueFilterKey } from "@/lib/domain/queue-filters";
+import type { QueueFilterKey } from "@/lib/queue/filters";
 
 type Props = {
   filters: QueueFilterState;

@@ -3,8 +3,8 @@
 import { createColumnHelper, flexRender, getCoreRowModel, useReactTable, type RowData } from "@tanstack/react-table";
 import Link from "next/link";
 import { memo, useMemo, type MouseEvent } from "react";
-import type { InvocationSummary } from "@/lib/domain/invocations";
-import type { QueueItem } from "@/lib/domain/queue";
+import type { InvocationSummary } from "@/lib/invocations/read";
+import type { QueueItem } from "@/lib/queue/queue";
 import { SlaNote } from "../sla-note";
 import { CommitStateLabel, StatusBadge } from "../status-badge";
 import { effectClassLabel, formatAge, headline, invocationHref, nextActionLabel, rowKey } from "./filters";

@@ -3,9 +3,9 @@
 import dynamic from "next/dynamic";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } from "react";
-import type { BulkTarget } from "@/lib/domain/bulk-actions";
-import type { InvocationSummary } from "@/lib/domain/invocations";
-import type { QueueFilterKey } from "@/lib/domain/queue-filters";
+import type { BulkTarget } from "@/lib/invocations/bulk-actions";
+import type { InvocationSummary } from "@/lib/invocations/read";
+import type { QueueFilterKey } from "@/lib/queue/filters";
 import { api } from "@/lib/query/api";
 import { actionsFor, type ConsoleAction } from "../actions/action-meta";
 import { useCan, useCurrentUser } from "../current-user";

@@ -1,6 +1,6 @@
 "use client";
 
-import type { InvocationSummary } from "@/lib/domain/invocations";
+import type { InvocationSummary } from "@/lib/invocations/read";
 import { actionMeta, actionsFor, type ConsoleAction } from "../actions/action-meta";
 import { queueKeyFor } from "./shortcuts";
 

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import { useState } from "react";
-import type { SavedViewInfo } from "@/lib/domain/saved-views";
+import type { SavedViewInfo } from "@/lib/queue/saved-views";
 import { api } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
 import { Button } from "../ui/button";

@@ -2,7 +2,7 @@
 
 import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
-import type { QueuePage } from "@/lib/domain/queue";
+import type { QueuePage } from "@/lib/queue/queue";
 import { api } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
 import { filterQuery, rowKey, type QueueFilterState } from "./filters";

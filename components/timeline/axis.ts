@@ -1,4 +1,4 @@
-import type { Timeline } from "@/lib/domain/timeline";
+import type { Timeline } from "@/lib/invocations/timeline";
 
 // The axis the console draws lanes on: linear in time, except that an
 // interval much longer than the rest (a stalled intent beside a burst of

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSettleClient, type SettleClient, type ToolRun } from "@settle/client";
-import { actOnInvocation } from "@/lib/domain/invocation-actions";
+import { actOnInvocation } from "@/lib/invocations/act";
 import { call, openSettle, type Backend, type TestContext } from "@/tests/integration/harness";
 import { routeFetch } from "@/tests/integration/route-fetch";
 import { getInvocation } from "@/tests/integration/routes";

@@ -1,4 +1,4 @@
-import { ApiError } from "../api/errors";
+import { ApiError } from "../errors";
 
 // Reads a request body, counting bytes as they arrive: a body over the limit
 // is refused by its Content-Length before a byte is read, or at the chunk that

@@ -1,5 +1,5 @@
 import type { SqlDriver } from "../db/driver";
-import type { InvocationRow } from "../domain/invocation-store";
+import type { InvocationRow } from "../invocations/store";
 import type { KnownRows } from "./store-records";
 
 // The invocation rows this process wrote last, so the next record of an

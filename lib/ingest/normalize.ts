@@ -3,7 +3,7 @@ import { isRecord } from "./adapters/shared";
 import { parseJsonObject } from "./adapters/wrapped-text";
 import { storableCount, storableIso, type IgnoredHint } from "./limits";
 import { cleanText, redact, redactText } from "./redact";
-import type { NormalizedAttempt, Retry, SafeValue } from "./vocabulary";
+import type { NormalizedAttempt, Retry, SafeValue } from "../outcome/vocabulary";
 
 function normalizeLeaf(value: unknown, ctx: AdapterContext): NormalizedAttempt | null {
   if (!isRecord(value)) return null;

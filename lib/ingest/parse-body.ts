@@ -1,4 +1,4 @@
-import { ApiError } from "../api/errors";
+import { ApiError } from "../errors";
 import { readBodyLimited } from "../http/read-body";
 
 // Reads an ingest body under SPEC §2's limits before anything is parsed.

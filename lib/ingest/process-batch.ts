@@ -4,7 +4,7 @@ import { noteWrites } from "../db/planner-stats";
 import { coalesce } from "./coalesce";
 import { forgetRows, knownRows, rememberRows } from "./known-rows";
 import { storeRecords } from "./store-records";
-import { recordError, type ErrorEnvelope } from "../api/errors";
+import { recordError, type ErrorEnvelope } from "../errors";
 import type { IgnoredHint } from "./limits";
 import { prepareRecord, type PreparedRecord, type RecordProblem } from "./record";
 import { cleanText } from "./redact";

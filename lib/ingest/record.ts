@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { isRecord } from "./adapters/shared";
-import { memberOf } from "./vocabulary";
+import { memberOf } from "../outcome/vocabulary";
 import { storableIso } from "./limits";
 import { normalizeEnvelope, normalizeRedactedEnvelope } from "./normalize";
 import { cleanText, redact, TooDeepError } from "./redact";
@@ -13,7 +13,7 @@ import {
   type NormalizedAttempt,
   type Phase,
   type ProbeResult,
-} from "./vocabulary";
+} from "../outcome/vocabulary";
 
 // One ingest record (SPEC §2) turned into the row Settle stores. Pure apart
 // from hashing: the same record and `receivedAt` always prepare the same way.

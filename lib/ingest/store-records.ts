@@ -1,6 +1,6 @@
 import type { Tx } from "../db/driver";
 import { timeOrderedUuid } from "../db/uuid";
-import { foldInvocation, resumeFold, type FoldRecord, type FoldSnapshot } from "../domain/fold";
+import { foldInvocation, resumeFold, type FoldRecord, type FoldSnapshot } from "../outcome/fold";
 import {
   foldConfig,
   foldFromHistory,
@@ -13,12 +13,12 @@ import {
   type InvocationRow,
   type TaskSpan,
   type UpdatedState,
-} from "../domain/invocation-store";
+} from "../invocations/store";
 import type { PreparedRecord } from "./record";
 
 // Storing prepared records: the attempts, and the invocation states the fold
 // makes of them, through the write path's one statement
-// (lib/domain/invocation-store.ts). Used by ingest and by the guard.
+// (lib/invocations/store.ts). Used by ingest and by the guard.
 
 /** An attempt's row for the write statement: its invocation's uid and seq, then ATTEMPT_COLUMNS. */
 function attemptRow(p: PreparedRecord, uid: string, seq: number): AttemptRow {
@@ -116,7 +116,7 @@ const rowOf = (uid: string, invocationId: string, taskId: string, version: numbe
  * rows this process wrote last; a new invocation otherwise). Either way the
  * write checks them: if anything it folded from changed meanwhile, nothing is
  * written and it throws serialization_failure, and the caller reads again.
- * Inside a transaction (the guard, lib/domain/guard.ts, so a guarded intent
+ * Inside a transaction (the guard, lib/guard/guard.ts, so a guarded intent
  * is stored exactly like a posted one), `lock` holds the invocations from the
  * read on.
  */

@@ -1,14 +1,14 @@
 import type { Db } from "../db/client";
-import { formatDuration } from "../domain/durations";
-import { actOnInvocation } from "../domain/invocation-actions";
-import type { OperatorAction } from "../domain/actions";
-import { DEFAULT_POLICY, loadPolicies, type PolicySet, type PolicyValues } from "../domain/policies";
+import { formatDuration } from "../outcome/durations";
+import { actOnInvocation } from "../invocations/act";
+import type { OperatorAction } from "../outcome/actions";
+import { DEFAULT_POLICY, loadPolicies, type PolicySet, type PolicyValues } from "../policies/policies";
 import type { Job } from "./scheduler";
 
 // The policy job: escalates what has waited in the queue past its SLA and
 // rejects approvals that expired (fail closed), as actor `system`, through the
 // one state machine (actOnInvocation), so each is an audit entry like a
-// person's action. The rules are lib/domain/sla.ts's; the SQL below mirrors them.
+// person's action. The rules are lib/outcome/sla.ts's; the SQL below mirrors them.
 //
 // Marker for metrics (SLA breaches): every entry this job writes in
 // invocation_actions has actor = 'system' and payload->>'policy' =
@@ -111,7 +111,7 @@ export async function applyPolicies(db: Db, now: Date): Promise<PolicyRun> {
   const expired = await findDue(db, now, set, { statuses: ["awaiting_approval"], sinceColumn: "status_since", column: "approval_expires_after_s" });
   await actOn(db, now, "approval_expiry", expired, run);
 
-  // escalatesBySla (lib/domain/sla.ts): every queue status but escalated; an approval only when its class has no expiry.
+  // escalatesBySla (lib/outcome/sla.ts): every queue status but escalated; an approval only when its class has no expiry.
   const stored = await findDue(db, now, set, {
     statuses: ["outcome_unknown", "partially_applied", "verifying", "awaiting_approval"],
     sinceColumn: "status_since",

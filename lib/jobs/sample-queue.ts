@@ -1,5 +1,5 @@
 import type { Db } from "../db/client";
-import { queueStatuses } from "../domain/status";
+import { queueStatuses } from "../outcome/status";
 import type { Job } from "./scheduler";
 
 // Queue size over time (trust metrics): once per minute, how many invocations

@@ -1,6 +1,6 @@
 "use client";
 
-import type { ErrorEnvelope } from "@/lib/api/errors";
+import type { ErrorEnvelope } from "@/lib/errors";
 
 // The console's one way to call Settle's API: same-origin fetch with the
 // session cookie, JSON in and out, and Settle's error envelope as the error.

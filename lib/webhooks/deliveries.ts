@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { ApiError } from "../api/errors";
+import { ApiError } from "../errors";
 import type { Db } from "../db/client";
-import { recordAdminAction } from "../domain/admin-audit";
-import { decodeTimeIdCursor, encodeTimeIdCursor, type TimeIdCursor } from "../domain/cursor";
+import { recordAdminAction } from "../audit/admin";
+import { decodeTimeIdCursor, encodeTimeIdCursor, type TimeIdCursor } from "../db/cursor";
 import { bodyOf } from "./body";
 import { getWebhookEndpoint } from "./endpoints";
 import { webhookEventTypes } from "./events";

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { ApiError } from "../api/errors";
+import { ApiError } from "../errors";
 import type { Db } from "../db/client";
-import { recordAdminAction } from "../domain/admin-audit";
+import { recordAdminAction } from "../audit/admin";
 import { env } from "../env";
 import { checkWebhookUrl, type LookupFn } from "./safe-url";
 import { newWebhookSecret } from "./signature";

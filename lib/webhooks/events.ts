@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { decideFor, decisions } from "../domain/decisions";
-import type { Resolution } from "../domain/lifecycle";
-import { invocationStatusSchema, type InvocationStatus } from "../domain/status";
+import { decideFor, decisions } from "../outcome/decisions";
+import type { Resolution } from "../outcome/lifecycle";
+import { invocationStatusSchema, type InvocationStatus } from "../outcome/status";
 
 // Which status changes a runtime hears about, and what the event says. Pure:
 // the fan-out job reads transitions and calls eventFor for each.

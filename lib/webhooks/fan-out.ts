@@ -1,5 +1,5 @@
 import type { Db } from "../db/client";
-import type { InvocationStatus } from "../domain/status";
+import type { InvocationStatus } from "../outcome/status";
 import { eventFor, type TransitionFacts, type WebhookEvent } from "./events";
 
 // Turns recorded status changes into outbox rows: one webhook_deliveries row

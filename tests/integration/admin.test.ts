@@ -6,7 +6,7 @@ import * as userRoute from "@/app/api/v1/admin/users/[user_id]/route";
 import * as usersRoute from "@/app/api/v1/admin/users/route";
 import * as tokenRevokeRoute from "@/app/api/v1/me/tokens/[prefix]/revoke/route";
 import * as tokensRoute from "@/app/api/v1/me/tokens/route";
-import { updateUser } from "@/lib/domain/users";
+import { updateUser } from "@/lib/identity/users";
 import { call, createOperator, openSettle, type TestContext } from "./harness";
 import { ingest, listInvocations } from "./routes";
 

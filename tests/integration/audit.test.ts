@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as auditGet } from "@/app/api/v1/audit/route";
-import { CSV_PAGE_SIZE, auditCsvColumns } from "@/lib/domain/audit";
-import { actOnInvocation } from "@/lib/domain/invocation-actions";
-import type { OperatorAction } from "@/lib/domain/actions";
-import { createRuntimeKey } from "@/lib/domain/runtime-keys";
+import { CSV_PAGE_SIZE, auditCsvColumns } from "@/lib/audit/audit";
+import { actOnInvocation } from "@/lib/invocations/act";
+import type { OperatorAction } from "@/lib/outcome/actions";
+import { createRuntimeKey } from "@/lib/identity/runtime-keys";
 import { call, createOperator, openSettle, type Backend, type TestContext } from "./harness";
 import { ingest } from "./routes";
 

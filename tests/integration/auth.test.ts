@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as authGet, POST as authPost } from "@/app/api/auth/[...all]/route";
 import { POST as act } from "@/app/api/v1/invocations/[invocation_id]/actions/route";
-import { revokePersonalToken } from "@/lib/domain/personal-tokens";
-import { setUserActive } from "@/lib/domain/users";
+import { revokePersonalToken } from "@/lib/identity/personal-tokens";
+import { setUserActive } from "@/lib/identity/users";
 import { call, createOperator, openSettle, type TestContext } from "./harness";
 import { getInvocation, ingest, listInvocations } from "./routes";
 

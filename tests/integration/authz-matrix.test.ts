@@ -4,10 +4,10 @@ import { join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as myTokens } from "@/app/api/v1/me/tokens/route";
-import type { RouteMeta } from "@/lib/api/route";
-import { can, type Role } from "@/lib/auth/roles";
-import { createPersonalToken } from "@/lib/domain/personal-tokens";
-import { createRuntimeKey } from "@/lib/domain/runtime-keys";
+import type { RouteMeta } from "@/lib/http/route";
+import { can, type Role } from "@/lib/identity/roles";
+import { createPersonalToken } from "@/lib/identity/personal-tokens";
+import { createRuntimeKey } from "@/lib/identity/runtime-keys";
 import { createOperator, openSettle, type TestContext } from "./harness";
 
 // The authorization matrix: every API route file × every HTTP method × every
@@ -102,7 +102,7 @@ const NOT_WITH_ROUTE: Record<string, { reason: string; rows: Array<{ method: Met
   "app/api/auth/[...all]/route.ts": {
     reason:
       "Better Auth's own endpoints (sign-in, sign-out, session; covered by auth.test.ts). Its admin plugin's endpoints are closed " +
-      "(lib/auth/handler.ts): people are managed only through /api/v1/admin/users, so they answer 404 to everyone, admins included.",
+      "(lib/identity/auth-handler.ts): people are managed only through /api/v1/admin/users, so they answer 404 to everyone, admins included.",
     rows: [
       ...["impersonate-user", "set-role", "ban-user", "unban-user", "list-users", "stop-impersonating", "create-user", "remove-user", "set-user-password"].map(
         (name) => ({ method: "POST" as const, path: `/api/auth/admin/${name}`, status: 404, code: "NOT_FOUND" }),
@@ -182,7 +182,7 @@ const CALLERS: CallerSpec[] = [
 ];
 
 // ---------------------------------------------------------------------------
-// The expected answer: one function of (rule, caller), mirroring lib/api/auth.ts.
+// The expected answer: one function of (rule, caller), mirroring lib/identity/principal.ts.
 
 type Expected = { pass: true } | { pass: false; status: number; code: string };
 const PASS: Expected = { pass: true };
@@ -201,7 +201,7 @@ function expected(rule: RowRule, caller: CallerSpec): Expected {
     case "expired-token":
       return refuse(401, "TOKEN_EXPIRED");
     case "impersonated-session":
-      // Treated as no session at all (lib/auth/session-user.ts).
+      // Treated as no session at all (lib/identity/session-user.ts).
       return refuse(401, "UNAUTHENTICATED");
     case "runtime":
       return auth === "runtime" || auth === "any" ? PASS : refuse(403, "FORBIDDEN");
@@ -209,7 +209,7 @@ function expected(rule: RowRule, caller: CallerSpec): Expected {
   // A person: a signed-in session or a personal access token.
   if (auth === "runtime") {
     // A runtime route wants a bearer key and reads no session to refuse a
-    // request without one (lib/api/auth.ts authenticate): a cookie is no
+    // request without one (lib/identity/principal.ts authenticate): a cookie is no
     // credential there, so a session is 401; a person's token is 403.
     return caller.kind === "session" ? refuse(401, "UNAUTHENTICATED") : refuse(403, "FORBIDDEN");
   }

@@ -8,7 +8,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "@/cli/main";
 import { runTagOf } from "@/cli/simulate/plan";
-import { errorResponse } from "@/lib/api/route";
+import { errorResponse } from "@/lib/http/route";
 import { closeDb } from "@/lib/db/client";
 import { readMigrations } from "@/lib/db/migrate";
 import { env, setEnv } from "@/lib/env";

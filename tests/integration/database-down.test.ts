@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, getDb } from "@/lib/db/client";
-import { createRuntimeKey } from "@/lib/domain/runtime-keys";
+import { createRuntimeKey } from "@/lib/identity/runtime-keys";
 import { setEnv } from "@/lib/env";
 import { call, createDatabase } from "./harness";
 import { getInvocation, health, ingest } from "./routes";

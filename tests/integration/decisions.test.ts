@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { OperatorAction } from "@/lib/domain/actions";
-import { actOnInvocation } from "@/lib/domain/invocation-actions";
-import { createRuntimeKey } from "@/lib/domain/runtime-keys";
+import type { OperatorAction } from "@/lib/outcome/actions";
+import { actOnInvocation } from "@/lib/invocations/act";
+import { createRuntimeKey } from "@/lib/identity/runtime-keys";
 import { call, createOperator, openSettle, type Backend, type TestContext } from "./harness";
 import { getDecision, getInvocation, ingest } from "./routes";
 

@@ -4,14 +4,14 @@ import { createPostgresDriver } from "@/lib/db/driver";
 import { PrismaClient } from "@/lib/db/generated/client";
 import type { Db } from "@/lib/db/client";
 import { env } from "@/lib/env";
-import { actOnInvocation } from "@/lib/domain/invocation-actions";
-import { guardWrite } from "@/lib/domain/guard";
-import type { OperatorAction } from "@/lib/domain/actions";
-import { createRuntimeKey } from "@/lib/domain/runtime-keys";
+import { actOnInvocation } from "@/lib/invocations/act";
+import { guardWrite } from "@/lib/guard/guard";
+import type { OperatorAction } from "@/lib/outcome/actions";
+import { createRuntimeKey } from "@/lib/identity/runtime-keys";
 import { call, createOperator, openSettle, type Backend, type TestContext } from "./harness";
 import { getInvocation, guard, ingest } from "./routes";
 
-// POST /api/v1/guard (SPEC §5): the table of lib/domain/guard-rules.ts through
+// POST /api/v1/guard (SPEC §5): the table of lib/outcome/guard-rules.ts through
 // the API and the database, the intent it writes ahead, guard_checks, and
 // exactly one allowed call among many concurrent ones.
 

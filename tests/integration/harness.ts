@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { closeDb, getDb, type Db } from "@/lib/db/client";
-import { createRuntimeKey } from "@/lib/domain/runtime-keys";
+import { createRuntimeKey } from "@/lib/identity/runtime-keys";
 import { setEnv } from "@/lib/env";
 
 // Every test run gets its own database: a fresh PostgreSQL database that is
@@ -93,8 +93,8 @@ export async function call(handler: Handler, options: CallOptions = {}): Promise
 
 /** A person with a role, and a personal access token that acts as them. */
 export async function createOperator(db: Db, role: "viewer" | "operator" | "manager" | "admin", email = `${role}-${randomBytes(3).toString("hex")}@example.com`) {
-  const { createUser } = await import("@/lib/domain/users");
-  const { createPersonalToken } = await import("@/lib/domain/personal-tokens");
+  const { createUser } = await import("@/lib/identity/users");
+  const { createPersonalToken } = await import("@/lib/identity/personal-tokens");
   const { user, password } = await createUser(db, { email, role, password: "correct horse battery" });
   const { token } = await createPersonalToken(db, user.id, "tests");
   return { user, password, token };

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
-import { errorResponse } from "@/lib/api/route";
+import { errorResponse } from "@/lib/http/route";
 import { GET as notFound } from "@/app/api/[...path]/route";
 import { getInvocation, getTask, health, ingest, listInvocations, openapi } from "./routes";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRuntimeKey } from "@/lib/domain/runtime-keys";
+import { createRuntimeKey } from "@/lib/identity/runtime-keys";
 import { call, openSettle, type Backend, type TestContext } from "./harness";
 import { getInvocation, ingest } from "./routes";
 

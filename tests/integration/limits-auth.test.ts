@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { revokeRuntimeKey } from "@/lib/domain/runtime-keys";
+import { revokeRuntimeKey } from "@/lib/identity/runtime-keys";
 import { call, openSettle, type Backend, type TestContext } from "./harness";
 import { ingest } from "./routes";
 
@@ -48,7 +48,7 @@ describe.each<Backend>(["postgres", "pglite"])("request limits and auth on %s", 
   });
 
   it("401 KEY_REVOKED once a key is revoked, at its next request", async () => {
-    const { createRuntimeKey } = await import("@/lib/domain/runtime-keys");
+    const { createRuntimeKey } = await import("@/lib/identity/runtime-keys");
     const { key, prefix } = await createRuntimeKey(t.db, "rt-revoke");
     expect((await call(ingest, { key, body: record(2) })).status).toBe(207);
     await revokeRuntimeKey(t.db, prefix);

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { OperatorAction } from "@/lib/domain/actions";
-import { actOnInvocation } from "@/lib/domain/invocation-actions";
-import { getMetrics } from "@/lib/domain/metrics";
-import { refreshMetricRollups } from "@/lib/domain/metrics-rollup";
-import type { Metrics } from "@/lib/domain/metrics-schema";
-import { createRuntimeKey } from "@/lib/domain/runtime-keys";
+import type { OperatorAction } from "@/lib/outcome/actions";
+import { actOnInvocation } from "@/lib/invocations/act";
+import { getMetrics } from "@/lib/metrics/metrics";
+import { refreshMetricRollups } from "@/lib/metrics/rollup";
+import type { Metrics } from "@/lib/metrics/schema";
+import { createRuntimeKey } from "@/lib/identity/runtime-keys";
 import { call, openSettle, type Backend, type TestContext } from "./harness";
 import { ingest } from "./routes";
 
-// The rollups (lib/domain/metrics-rollup.ts) must give the numbers the raw
+// The rollups (lib/metrics/rollup.ts) must give the numbers the raw
 // path gives. A generated history over three days, rolled up by the job, is
 // read both ways over ranges with partial hours and filters; then data
 // arrives late for the rolled-up days (a replay, a new invocation, a

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as casesGet } from "@/app/api/v1/metrics/cases/route";
 import { GET as metricsGet } from "@/app/api/v1/metrics/route";
-import type { OperatorAction } from "@/lib/domain/actions";
-import { guardWrite } from "@/lib/domain/guard";
-import { actOnInvocation } from "@/lib/domain/invocation-actions";
-import { putPolicy } from "@/lib/domain/policies";
-import { createRuntimeKey } from "@/lib/domain/runtime-keys";
+import type { OperatorAction } from "@/lib/outcome/actions";
+import { guardWrite } from "@/lib/guard/guard";
+import { actOnInvocation } from "@/lib/invocations/act";
+import { putPolicy } from "@/lib/policies/policies";
+import { createRuntimeKey } from "@/lib/identity/runtime-keys";
 import { runJobsOnce } from "@/lib/jobs/scheduler";
 import { sampleQueue } from "@/lib/jobs/sample-queue";
 import { call, createOperator, openSettle, type Backend, type TestContext } from "./harness";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { actOnInvocation } from "@/lib/domain/invocation-actions";
+import { actOnInvocation } from "@/lib/invocations/act";
 import { call, openSettle, type Backend, type TestContext } from "./harness";
 import { getInvocation, ingest } from "./routes";
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRuntimeKey } from "@/lib/domain/runtime-keys";
+import { createRuntimeKey } from "@/lib/identity/runtime-keys";
 import { call, openSettle, type TestContext } from "./harness";
 import { getInvocation, ingest } from "./routes";
 

@@ -3,9 +3,9 @@ import { POST as actionsRoute } from "@/app/api/v1/invocations/[invocation_id]/a
 import { GET as listPoliciesRoute } from "@/app/api/v1/policies/route";
 import { DELETE as deletePolicyRoute, PUT as putPolicyRoute } from "@/app/api/v1/policies/[effect_class]/route";
 import { GET as queueRoute } from "@/app/api/v1/queue/route";
-import { decideFor } from "@/lib/domain/decisions";
-import { putPolicy, type PolicyInput } from "@/lib/domain/policies";
-import { listQueue, queueQuerySchema } from "@/lib/domain/queue";
+import { decideFor } from "@/lib/outcome/decisions";
+import { putPolicy, type PolicyInput } from "@/lib/policies/policies";
+import { listQueue, queueQuerySchema } from "@/lib/queue/queue";
 import { applyPolicies } from "@/lib/jobs/apply-policies";
 import { jobs } from "@/lib/jobs/registry";
 import { call, createOperator, openSettle, type Backend, type TestContext } from "./harness";

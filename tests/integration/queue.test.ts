@@ -4,9 +4,9 @@ import { GET as queueIdsRoute } from "@/app/api/v1/queue/ids/route";
 import { POST as bulkRoute } from "@/app/api/v1/bulk-actions/route";
 import { GET as listViews, POST as saveViewRoute } from "@/app/api/v1/saved-views/route";
 import { DELETE as deleteViewRoute } from "@/app/api/v1/saved-views/[id]/route";
-import { createRuntimeKey } from "@/lib/domain/runtime-keys";
-import { actOnInvocation } from "@/lib/domain/invocation-actions";
-import { listQueue, listQueueTargets, queueFilterSchema, queueQuerySchema } from "@/lib/domain/queue";
+import { createRuntimeKey } from "@/lib/identity/runtime-keys";
+import { actOnInvocation } from "@/lib/invocations/act";
+import { listQueue, listQueueTargets, queueFilterSchema, queueQuerySchema } from "@/lib/queue/queue";
 import { call, createOperator, openSettle, type Backend, type TestContext } from "./harness";
 import { getInvocation, ingest } from "./routes";
 

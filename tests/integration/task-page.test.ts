@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as getTaskTimeline } from "@/app/api/v1/tasks/[task_id]/timeline/route";
-import { createRuntimeKey } from "@/lib/domain/runtime-keys";
-import { findTaskPage } from "@/lib/domain/task-page";
-import { TASK_PAGE_SIZE } from "@/lib/domain/task-order";
+import { createRuntimeKey } from "@/lib/identity/runtime-keys";
+import { findTaskPage } from "@/lib/invocations/task-page";
+import { TASK_PAGE_SIZE } from "@/lib/invocations/task-order";
 import { call, openSettle, type TestContext } from "./harness";
 import { ingest } from "./routes";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as act } from "@/app/api/v1/invocations/[invocation_id]/actions/route";
-import { createRuntimeKey } from "@/lib/domain/runtime-keys";
-import { buildTimeline, findInvocation, findTaskTimeline, type TimelineEvent } from "@/lib/domain/timeline";
+import { createRuntimeKey } from "@/lib/identity/runtime-keys";
+import { buildTimeline, findInvocation, findTaskTimeline, type TimelineEvent } from "@/lib/invocations/timeline";
 import { call, createOperator, openSettle, type TestContext } from "./harness";
 import { getInvocation, getTask, ingest } from "./routes";
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { actOnInvocation } from "@/lib/domain/invocation-actions";
-import { createRuntimeKey } from "@/lib/domain/runtime-keys";
+import { actOnInvocation } from "@/lib/invocations/act";
+import { createRuntimeKey } from "@/lib/identity/runtime-keys";
 import { createWebhookEndpoint } from "@/lib/webhooks/endpoints";
 import { call, openSettle, type Backend, type TestContext } from "./harness";
 import { ingest } from "./routes";
 
-// The write path's statement (lib/domain/write-statement.ts) records every
+// The write path's statement (lib/invocations/write-statement.ts) records every
 // status change, on both databases, whichever writer made it (ingest, an
 // operator). A change waits for the webhook fan-out only when the runtime has
 // an endpoint to tell.

@@ -5,8 +5,8 @@ import * as rotateRoute from "@/app/api/v1/admin/webhooks/[endpoint_id]/rotate-s
 import * as endpointRoute from "@/app/api/v1/admin/webhooks/[endpoint_id]/route";
 import * as endpointsRoute from "@/app/api/v1/admin/webhooks/route";
 import type { Db } from "@/lib/db/client";
-import { actOnInvocation } from "@/lib/domain/invocation-actions";
-import { createRuntimeKey } from "@/lib/domain/runtime-keys";
+import { actOnInvocation } from "@/lib/invocations/act";
+import { createRuntimeKey } from "@/lib/identity/runtime-keys";
 import { setEnv } from "@/lib/env";
 import { SNIPPET_MAX_CHARS } from "@/lib/webhooks/answer";
 import { deliverDue, type DeliverOptions } from "@/lib/webhooks/deliver";

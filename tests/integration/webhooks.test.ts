@@ -6,12 +6,12 @@ import * as deliveriesRoute from "@/app/api/v1/admin/webhooks/[endpoint_id]/deli
 import * as rotateRoute from "@/app/api/v1/admin/webhooks/[endpoint_id]/rotate-secret/route";
 import * as endpointRoute from "@/app/api/v1/admin/webhooks/[endpoint_id]/route";
 import * as endpointsRoute from "@/app/api/v1/admin/webhooks/route";
-import { openApiDocument } from "@/lib/api/openapi";
+import { openApiDocument } from "@/lib/http/openapi";
 import { closeDb, getDb, type Db } from "@/lib/db/client";
 import { createPostgresDriver } from "@/lib/db/driver";
 import { PrismaClient } from "@/lib/db/generated/client";
-import { actOnInvocation } from "@/lib/domain/invocation-actions";
-import { createRuntimeKey } from "@/lib/domain/runtime-keys";
+import { actOnInvocation } from "@/lib/invocations/act";
+import { createRuntimeKey } from "@/lib/identity/runtime-keys";
 import { env } from "@/lib/env";
 import { runJobsOnce } from "@/lib/jobs/scheduler";
 import { webhookJob } from "@/lib/jobs/webhooks";

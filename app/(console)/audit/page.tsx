@@ -1,9 +1,9 @@
 import { AuditView } from "@/components/audit/audit-view";
 import { auditParamNames, type AuditParams } from "@/components/audit/params";
-import { requireUser } from "@/lib/auth/session";
+import { requireUser } from "@/lib/identity/session";
 import { getDb } from "@/lib/db/client";
-import { auditFiltersSchema, listAudit, type AuditPage } from "@/lib/domain/audit";
-import { listRuntimeNames } from "@/lib/domain/runtime-keys";
+import { auditFiltersSchema, listAudit, type AuditPage } from "@/lib/audit/audit";
+import { listRuntimeNames } from "@/lib/identity/runtime-keys";
 
 export const dynamic = "force-dynamic";
 

@@ -2,11 +2,11 @@ import { MetricsFilters } from "@/components/metrics/metrics-filters";
 import { MetricsView } from "@/components/metrics/metrics-view";
 import { readMetricsParams } from "@/components/metrics/range";
 import { NotAllowed } from "@/components/not-allowed";
-import { ApiError } from "@/lib/api/errors";
-import { requireUser } from "@/lib/auth/session";
+import { ApiError } from "@/lib/errors";
+import { requireUser } from "@/lib/identity/session";
 import { getDb } from "@/lib/db/client";
-import { getMetrics } from "@/lib/domain/metrics";
-import { listRuntimeNames } from "@/lib/domain/runtime-keys";
+import { getMetrics } from "@/lib/metrics/metrics";
+import { listRuntimeNames } from "@/lib/identity/runtime-keys";
 
 export const dynamic = "force-dynamic";
 

@@ -1,4 +1,4 @@
-import { errorResponse } from "@/lib/api/route";
+import { errorResponse } from "@/lib/http/route";
 
 // Unknown API paths answer with the error envelope, never an HTML page.
 function notFound(req: Request): Response {

@@ -1,4 +1,4 @@
-import { otherMethods, withRoute } from "@/lib/api/route";
+import { otherMethods, withRoute } from "@/lib/http/route";
 import { checkHealth } from "@/lib/db/health";
 
 // Liveness of Settle and its database; 503 with the error envelope when the database is down.

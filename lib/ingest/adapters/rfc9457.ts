@@ -1,4 +1,4 @@
-import type { Category } from "../vocabulary";
+import type { Category } from "../../outcome/vocabulary";
 import {
   compact,
   delayHint,

@@ -1,4 +1,4 @@
-import type { CommitState, NextAction, Outcome } from "../vocabulary";
+import type { CommitState, NextAction, Outcome } from "../../outcome/vocabulary";
 import {
   commitFromItems,
   compact,

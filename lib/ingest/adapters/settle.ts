@@ -1,4 +1,4 @@
-import type { CommitState, NextAction, Outcome, RetryDirective } from "../vocabulary";
+import type { CommitState, NextAction, Outcome, RetryDirective } from "../../outcome/vocabulary";
 import {
   countHint,
   failureWithoutEvidence,

@@ -16,7 +16,7 @@ import {
   type NormalizedAttempt,
   type RetryDirective,
   type SafeValue,
-} from "../vocabulary";
+} from "../../outcome/vocabulary";
 import { storableCount, storableIso, type IgnoredHint } from "../limits";
 
 /** What an adapter may know besides the envelope: never I/O, only the record's own facts. */

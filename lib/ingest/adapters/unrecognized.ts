@@ -1,4 +1,4 @@
-import type { NormalizedAttempt } from "../vocabulary";
+import type { NormalizedAttempt } from "../../outcome/vocabulary";
 import { failureWithoutEvidence, type AdapterContext } from "./shared";
 
 // An envelope in no known dialect is kept and read as a failure without

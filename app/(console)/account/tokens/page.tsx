@@ -1,7 +1,7 @@
 import { PersonalTokens } from "@/components/account/personal-tokens";
-import { requireUser } from "@/lib/auth/session";
+import { requireUser } from "@/lib/identity/session";
 import { getDb } from "@/lib/db/client";
-import { listPersonalTokens } from "@/lib/domain/personal-tokens";
+import { listPersonalTokens } from "@/lib/identity/personal-tokens";
 
 export const dynamic = "force-dynamic";
 

@@ -1,9 +1,9 @@
 import { CURL_KEY, CURL_ORIGIN } from "@/components/admin/curl-template";
 import { RuntimeKeysAdmin } from "@/components/admin/runtime-keys-admin";
 import { NotAllowed } from "@/components/not-allowed";
-import { requireUser } from "@/lib/auth/session";
+import { requireUser } from "@/lib/identity/session";
 import { getDb } from "@/lib/db/client";
-import { listRuntimeKeys, listRuntimeNames } from "@/lib/domain/runtime-keys";
+import { listRuntimeKeys, listRuntimeNames } from "@/lib/identity/runtime-keys";
 import { curlExample } from "@/lib/first-run";
 
 export const dynamic = "force-dynamic";

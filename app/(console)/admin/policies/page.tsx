@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { PoliciesAdmin } from "@/components/admin/policies-admin";
-import { requireUser } from "@/lib/auth/session";
+import { requireUser } from "@/lib/identity/session";
 import { getDb } from "@/lib/db/client";
-import { listPolicies } from "@/lib/domain/policies";
+import { listPolicies } from "@/lib/policies/policies";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Policies · Settle" };

@@ -1,8 +1,8 @@
 import { UsersAdmin } from "@/components/admin/users-admin";
 import { NotAllowed } from "@/components/not-allowed";
-import { requireUser } from "@/lib/auth/session";
+import { requireUser } from "@/lib/identity/session";
 import { getDb } from "@/lib/db/client";
-import { listUsers } from "@/lib/domain/users";
+import { listUsers } from "@/lib/identity/users";
 
 export const dynamic = "force-dynamic";
 

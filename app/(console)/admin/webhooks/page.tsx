@@ -1,8 +1,8 @@
 import { NotAllowed } from "@/components/not-allowed";
 import { WebhooksAdmin } from "@/components/webhooks/webhooks-admin";
-import { requireUser } from "@/lib/auth/session";
+import { requireUser } from "@/lib/identity/session";
 import { getDb } from "@/lib/db/client";
-import { listRuntimeNames } from "@/lib/domain/runtime-keys";
+import { listRuntimeNames } from "@/lib/identity/runtime-keys";
 import { listWebhookEndpoints } from "@/lib/webhooks/endpoints";
 
 export const dynamic = "force-dynamic";

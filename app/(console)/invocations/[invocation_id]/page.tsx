@@ -3,9 +3,9 @@ import { notFound } from "next/navigation";
 import { InvocationDetail } from "@/components/invocation/invocation-detail";
 import { invocationHref } from "@/components/invocation/links";
 import { RuntimeChoice } from "@/components/invocation/runtime-choice";
-import { requireUser } from "@/lib/auth/session";
+import { requireUser } from "@/lib/identity/session";
 import { getDb } from "@/lib/db/client";
-import { findInvocation } from "@/lib/domain/timeline";
+import { findInvocation } from "@/lib/invocations/timeline";
 import { env } from "@/lib/env";
 
 export const dynamic = "force-dynamic";

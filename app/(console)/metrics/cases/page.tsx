@@ -1,10 +1,10 @@
 import Link from "next/link";
 import { NotAllowed } from "@/components/not-allowed";
-import { ApiError } from "@/lib/api/errors";
-import { requireUser } from "@/lib/auth/session";
+import { ApiError } from "@/lib/errors";
+import { requireUser } from "@/lib/identity/session";
 import { getDb } from "@/lib/db/client";
-import { listMetricCases } from "@/lib/domain/metrics";
-import { metricCasesQuerySchema, type MetricCasesPage } from "@/lib/domain/metrics-schema";
+import { listMetricCases } from "@/lib/metrics/metrics";
+import { metricCasesQuerySchema, type MetricCasesPage } from "@/lib/metrics/schema";
 
 export const dynamic = "force-dynamic";
 

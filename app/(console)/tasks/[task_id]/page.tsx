@@ -3,10 +3,10 @@ import { notFound } from "next/navigation";
 import { taskHref } from "@/components/invocation/links";
 import { RuntimeChoice } from "@/components/invocation/runtime-choice";
 import { TaskDetail } from "@/components/invocation/task-detail";
-import { requireUser } from "@/lib/auth/session";
+import { requireUser } from "@/lib/identity/session";
 import { getDb } from "@/lib/db/client";
-import { findTaskPage } from "@/lib/domain/task-page";
-import { buildTimeline } from "@/lib/domain/timeline";
+import { findTaskPage } from "@/lib/invocations/task-page";
+import { buildTimeline } from "@/lib/invocations/timeline";
 import { overviewOf } from "@/components/timeline/overview";
 import { env } from "@/lib/env";
 

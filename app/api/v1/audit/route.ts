@@ -1,5 +1,5 @@
-import { otherMethods, withRoute } from "@/lib/api/route";
-import { auditQuerySchema, listAudit, streamAuditCsv } from "@/lib/domain/audit";
+import { otherMethods, withRoute } from "@/lib/http/route";
+import { auditQuerySchema, listAudit, streamAuditCsv } from "@/lib/audit/audit";
 
 // The audit trail, newest first; `?format=csv` downloads every matching entry.
 export const GET = withRoute({

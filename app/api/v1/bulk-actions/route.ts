@@ -1,6 +1,6 @@
-import { actorOf } from "@/lib/api/auth";
-import { otherMethods, withRoute } from "@/lib/api/route";
-import { bulkActionRequestSchema, performBulkAction } from "@/lib/domain/bulk-actions";
+import { actorOf } from "@/lib/identity/principal";
+import { otherMethods, withRoute } from "@/lib/http/route";
+import { bulkActionRequestSchema, performBulkAction } from "@/lib/invocations/bulk-actions";
 
 // One action on up to 100 invocations, each with its own version; a result per item.
 export const POST = withRoute({

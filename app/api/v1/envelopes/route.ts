@@ -1,4 +1,4 @@
-import { json, otherMethods, withRoute } from "@/lib/api/route";
+import { json, otherMethods, withRoute } from "@/lib/http/route";
 import { parseIngestBody } from "@/lib/ingest/parse-body";
 import { ingestRecords } from "@/lib/ingest/process-batch";
 

@@ -1,5 +1,5 @@
-import { otherMethods, withRoute } from "@/lib/api/route";
-import { guardRequestSchema, guardWrite } from "@/lib/domain/guard";
+import { otherMethods, withRoute } from "@/lib/http/route";
+import { guardRequestSchema, guardWrite } from "@/lib/guard/guard";
 
 // Asked by a runtime before a write: allows it and records the intent, or
 // denies it (already committed, outcome unknown, in flight). Always 200.

@@ -1,7 +1,7 @@
-import { scopeOf } from "@/lib/api/auth";
-import { listQuerySchema } from "@/lib/api/schemas";
-import { otherMethods, withRoute } from "@/lib/api/route";
-import { listInvocations } from "@/lib/domain/invocations";
+import { scopeOf } from "@/lib/identity/principal";
+import { listQuerySchema } from "@/lib/http/schemas";
+import { otherMethods, withRoute } from "@/lib/http/route";
+import { listInvocations } from "@/lib/invocations/read";
 
 // Invocations, newest activity first, filtered and cursor-paginated.
 export const GET = withRoute({

@@ -1,7 +1,7 @@
-import { otherMethods, withRoute } from "@/lib/api/route";
-import { getMetrics } from "@/lib/domain/metrics";
-import { metricsCsv } from "@/lib/domain/metrics-csv";
-import { metricsQuerySchema } from "@/lib/domain/metrics-schema";
+import { otherMethods, withRoute } from "@/lib/http/route";
+import { getMetrics } from "@/lib/metrics/metrics";
+import { metricsCsv } from "@/lib/metrics/csv";
+import { metricsQuerySchema } from "@/lib/metrics/schema";
 
 // Trust metrics over [from, to) for managers and admins; `?format=csv` downloads them per tool.
 export const GET = withRoute({

@@ -1,5 +1,5 @@
-import { otherMethods, withRoute } from "@/lib/api/route";
-import { openApiDocument } from "@/lib/api/openapi";
+import { otherMethods, withRoute } from "@/lib/http/route";
+import { openApiDocument } from "@/lib/http/openapi";
 
 // The OpenAPI 3.1 document, generated from the zod schemas.
 export const GET = withRoute({ auth: false, database: false, handler: async () => openApiDocument() });

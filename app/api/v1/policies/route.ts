@@ -1,5 +1,5 @@
-import { otherMethods, withRoute } from "@/lib/api/route";
-import { listPolicies } from "@/lib/domain/policies";
+import { otherMethods, withRoute } from "@/lib/http/route";
+import { listPolicies } from "@/lib/policies/policies";
 
 // The policy in effect for every effect class (and the default), with the latest changes; anyone signed in may read it.
 export const GET = withRoute({

@@ -1,6 +1,6 @@
-import { actorOf, scopeOf } from "@/lib/api/auth";
-import { otherMethods, withRoute } from "@/lib/api/route";
-import { listQueue, queueQuerySchema } from "@/lib/domain/queue";
+import { actorOf, scopeOf } from "@/lib/identity/principal";
+import { otherMethods, withRoute } from "@/lib/http/route";
+import { listQueue, queueQuerySchema } from "@/lib/queue/queue";
 
 // The queue: everything that needs a person, headline first; keyset pages with a total.
 export const GET = withRoute({

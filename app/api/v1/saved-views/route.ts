@@ -1,5 +1,5 @@
-import { otherMethods, withRoute } from "@/lib/api/route";
-import { listSavedViews, savedViewInputSchema, saveView } from "@/lib/domain/saved-views";
+import { otherMethods, withRoute } from "@/lib/http/route";
+import { listSavedViews, savedViewInputSchema, saveView } from "@/lib/queue/saved-views";
 
 // The signed-in person's saved queue views.
 export const GET = withRoute({

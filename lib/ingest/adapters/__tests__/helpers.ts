@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { normalizeEnvelope } from "../../normalize";
-import type { NormalizedAttempt } from "../../vocabulary";
+import type { NormalizedAttempt } from "../../../outcome/vocabulary";
 
 export const AT = "2026-11-29T05:12:04.000Z";
 

@@ -1,8 +1,8 @@
 import { notFound } from "next/navigation";
 import { NotAllowed } from "@/components/not-allowed";
 import { EndpointAdmin } from "@/components/webhooks/endpoint-admin";
-import { ApiError } from "@/lib/api/errors";
-import { requireUser } from "@/lib/auth/session";
+import { ApiError } from "@/lib/errors";
+import { requireUser } from "@/lib/identity/session";
 import { getDb } from "@/lib/db/client";
 import { getWebhookEndpoint } from "@/lib/webhooks/endpoints";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { json, otherMethods, withRoute } from "@/lib/api/route";
-import { createRuntimeKey, listRuntimeKeys, newRuntimeKeySchema } from "@/lib/domain/runtime-keys";
+import { json, otherMethods, withRoute } from "@/lib/http/route";
+import { createRuntimeKey, listRuntimeKeys, newRuntimeKeySchema } from "@/lib/identity/runtime-keys";
 
 // Runtime ingest keys: listed by prefix, created with the secret answered once.
 export const GET = withRoute({

@@ -1,5 +1,5 @@
-import { json, otherMethods, withRoute } from "@/lib/api/route";
-import { inviteUser, listUsers, newUserSchema } from "@/lib/domain/users";
+import { json, otherMethods, withRoute } from "@/lib/http/route";
+import { inviteUser, listUsers, newUserSchema } from "@/lib/identity/users";
 
 // Admins list people and create them; without a password, one is generated and answered once.
 export const GET = withRoute({

@@ -1,4 +1,4 @@
-import { json, otherMethods, withRoute } from "@/lib/api/route";
+import { json, otherMethods, withRoute } from "@/lib/http/route";
 import { createWebhookEndpoint, listWebhookEndpoints, newWebhookEndpointSchema } from "@/lib/webhooks/endpoints";
 
 // Runtimes' webhook endpoints: listed without secrets; created with the secret answered once.

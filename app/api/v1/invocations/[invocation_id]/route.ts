@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/api/errors";
-import { scopeOf } from "@/lib/api/auth";
-import { otherMethods, withRoute } from "@/lib/api/route";
-import { readInvocation } from "@/lib/domain/timeline";
+import { ApiError } from "@/lib/errors";
+import { scopeOf } from "@/lib/identity/principal";
+import { otherMethods, withRoute } from "@/lib/http/route";
+import { readInvocation } from "@/lib/invocations/timeline";
 
 // One invocation with its attempts and audit trail. `runtime` names the
 // runtime when the same invocation id exists in several.

@@ -1,5 +1,5 @@
-import { json, otherMethods, withRoute } from "@/lib/api/route";
-import { issuePersonalToken, listPersonalTokens, newPersonalTokenSchema } from "@/lib/domain/personal-tokens";
+import { json, otherMethods, withRoute } from "@/lib/http/route";
+import { issuePersonalToken, listPersonalTokens, newPersonalTokenSchema } from "@/lib/identity/personal-tokens";
 
 // The caller's own personal access tokens; a new one's secret is answered once.
 export const GET = withRoute({

@@ -1,6 +1,6 @@
-import { otherMethods, withRoute } from "@/lib/api/route";
-import { listMetricCases } from "@/lib/domain/metrics";
-import { metricCasesQuerySchema } from "@/lib/domain/metrics-schema";
+import { otherMethods, withRoute } from "@/lib/http/route";
+import { listMetricCases } from "@/lib/metrics/metrics";
+import { metricCasesQuerySchema } from "@/lib/metrics/schema";
 
 // The invocations behind one number of GET /api/v1/metrics, for managers and admins.
 export const GET = withRoute({

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { actorOf } from "@/lib/api/auth";
-import { otherMethods, withRoute } from "@/lib/api/route";
-import { deletePolicy, policyInputSchema, policyKeySchema, putPolicy } from "@/lib/domain/policies";
+import { actorOf } from "@/lib/identity/principal";
+import { otherMethods, withRoute } from "@/lib/http/route";
+import { deletePolicy, policyInputSchema, policyKeySchema, putPolicy } from "@/lib/policies/policies";
 
 const params = z.object({ effect_class: policyKeySchema });
 

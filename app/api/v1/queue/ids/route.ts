@@ -1,6 +1,6 @@
-import { actorOf, scopeOf } from "@/lib/api/auth";
-import { otherMethods, withRoute } from "@/lib/api/route";
-import { listQueueTargets, queueFilterSchema } from "@/lib/domain/queue";
+import { actorOf, scopeOf } from "@/lib/identity/principal";
+import { otherMethods, withRoute } from "@/lib/http/route";
+import { listQueueTargets, queueFilterSchema } from "@/lib/queue/queue";
 
 // "Select all matching this filter": up to 5,000 targets, each with its current version.
 export const GET = withRoute({

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/api/errors";
-import { json, otherMethods, withRoute } from "@/lib/api/route";
-import { deleteSavedView } from "@/lib/domain/saved-views";
+import { ApiError } from "@/lib/errors";
+import { json, otherMethods, withRoute } from "@/lib/http/route";
+import { deleteSavedView } from "@/lib/queue/saved-views";
 
 // Deleting one of one's own saved views; someone else's is not found.
 export const DELETE = withRoute({

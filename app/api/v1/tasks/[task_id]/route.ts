@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/api/errors";
-import { scopeOf } from "@/lib/api/auth";
-import { otherMethods, withRoute } from "@/lib/api/route";
-import { readTask } from "@/lib/domain/timeline";
+import { ApiError } from "@/lib/errors";
+import { scopeOf } from "@/lib/identity/principal";
+import { otherMethods, withRoute } from "@/lib/http/route";
+import { readTask } from "@/lib/invocations/timeline";
 
 // A task and its invocations. `runtime` names the runtime when the same task
 // id exists in several.

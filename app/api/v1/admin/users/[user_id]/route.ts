@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { otherMethods, withRoute } from "@/lib/api/route";
-import { updateUser, userPatchSchema } from "@/lib/domain/users";
+import { otherMethods, withRoute } from "@/lib/http/route";
+import { updateUser, userPatchSchema } from "@/lib/identity/users";
 
 // Change a person's role, or deactivate / reactivate them. Nobody demotes or
 // deactivates themselves, and the last active admin stays.

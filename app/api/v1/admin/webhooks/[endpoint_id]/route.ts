@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { otherMethods, withRoute } from "@/lib/api/route";
+import { otherMethods, withRoute } from "@/lib/http/route";
 import { deleteWebhookEndpoint, getWebhookEndpoint, updateWebhookEndpoint, webhookEndpointPatchSchema } from "@/lib/webhooks/endpoints";
 
 const params = z.object({ endpoint_id: z.string() });

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { actorOf } from "@/lib/api/auth";
-import { otherMethods, withRoute } from "@/lib/api/route";
-import { actionRequestSchema, performAction } from "@/lib/domain/invocation-actions";
+import { actorOf } from "@/lib/identity/principal";
+import { otherMethods, withRoute } from "@/lib/http/route";
+import { actionRequestSchema, performAction } from "@/lib/invocations/act";
 
 // An operator's action on an invocation, checked against the version they saw.
 export const POST = withRoute({

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/api/errors";
-import { scopeOf } from "@/lib/api/auth";
-import { otherMethods, withRoute } from "@/lib/api/route";
-import { listAttempts } from "@/lib/domain/invocations";
-import { resolveScope } from "@/lib/domain/timeline";
+import { ApiError } from "@/lib/errors";
+import { scopeOf } from "@/lib/identity/principal";
+import { otherMethods, withRoute } from "@/lib/http/route";
+import { listAttempts } from "@/lib/invocations/read";
+import { resolveScope } from "@/lib/invocations/timeline";
 
 // An invocation's attempts a page at a time, newest pages first: the
 // invocation itself carries the latest ones and `attempts_earlier`.

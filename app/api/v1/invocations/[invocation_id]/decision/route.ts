@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/api/errors";
-import { json, otherMethods, withRoute } from "@/lib/api/route";
-import { awaitDecision, decisionQuerySchema, parseIfNoneMatch } from "@/lib/domain/decision-view";
+import { ApiError } from "@/lib/errors";
+import { json, otherMethods, withRoute } from "@/lib/http/route";
+import { awaitDecision, decisionQuerySchema, parseIfNoneMatch } from "@/lib/invocations/decision-view";
 
 // What the runtime may do next with its own invocation (SPEC §5). `?wait=N`
 // holds the request up to N seconds until the decision changes; ETag and

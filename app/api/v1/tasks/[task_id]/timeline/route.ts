@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/api/errors";
-import { scopeOf } from "@/lib/api/auth";
-import { otherMethods, withRoute } from "@/lib/api/route";
-import { readTaskStory } from "@/lib/domain/task-page";
+import { ApiError } from "@/lib/errors";
+import { scopeOf } from "@/lib/identity/principal";
+import { otherMethods, withRoute } from "@/lib/http/route";
+import { readTaskStory } from "@/lib/invocations/task-page";
 import { env } from "@/lib/env";
 
 // A task's timeline events, oldest first: what the task page's story loads on

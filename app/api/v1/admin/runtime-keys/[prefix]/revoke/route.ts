@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/api/errors";
-import { otherMethods, withRoute } from "@/lib/api/route";
-import { revokeRuntimeKeyOnce, RUNTIME_KEY_PREFIX } from "@/lib/domain/runtime-keys";
+import { ApiError } from "@/lib/errors";
+import { otherMethods, withRoute } from "@/lib/http/route";
+import { revokeRuntimeKeyOnce, RUNTIME_KEY_PREFIX } from "@/lib/identity/runtime-keys";
 
 // Revoke a runtime key: refused with 401 KEY_REVOKED from its next request on.
 export const POST = withRoute({

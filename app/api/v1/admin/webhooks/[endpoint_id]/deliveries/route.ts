@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { otherMethods, withRoute } from "@/lib/api/route";
+import { otherMethods, withRoute } from "@/lib/http/route";
 import { deliveryQuerySchema, listWebhookDeliveries } from "@/lib/webhooks/deliveries";
 
 // An endpoint's delivery log, newest first.

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { otherMethods, withRoute } from "@/lib/api/route";
+import { otherMethods, withRoute } from "@/lib/http/route";
 import { rotateWebhookSecret } from "@/lib/webhooks/endpoints";
 
 // A new signing secret, answered once; it signs every delivery from now on.

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/api/errors";
-import { otherMethods, withRoute } from "@/lib/api/route";
-import { PERSONAL_TOKEN_PREFIX, revokeOwnToken } from "@/lib/domain/personal-tokens";
+import { ApiError } from "@/lib/errors";
+import { otherMethods, withRoute } from "@/lib/http/route";
+import { PERSONAL_TOKEN_PREFIX, revokeOwnToken } from "@/lib/identity/personal-tokens";
 
 // Revoke one of your own tokens; someone else's is not found.
 export const POST = withRoute({

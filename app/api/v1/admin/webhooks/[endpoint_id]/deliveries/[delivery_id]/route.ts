@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { otherMethods, withRoute } from "@/lib/api/route";
+import { otherMethods, withRoute } from "@/lib/http/route";
 import { getWebhookDelivery } from "@/lib/webhooks/deliveries";
 
 // One delivery: its payload and every try.

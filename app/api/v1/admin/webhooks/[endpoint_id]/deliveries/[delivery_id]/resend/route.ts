@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { otherMethods, withRoute } from "@/lib/api/route";
+import { otherMethods, withRoute } from "@/lib/http/route";
 import { resendWebhookDelivery } from "@/lib/webhooks/deliveries";
 
 // Send a delivery again from the start (pending now); records who asked.

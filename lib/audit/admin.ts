@@ -1,0 +1,69 @@
+import type { Db } from "../db/client";
+import type { Prisma as P } from "../db/generated/client";
+import { redact } from "../ingest/redact";
+import type { AdminActionName } from "./admin-action-names";
+
+// Admin actions (people, roles, keys, tokens, webhook endpoints, policies) go
+// into the append-only admin_actions table with the state before and after,
+// in the same transaction as the change where there is one: a change that is
+// not in the audit trail did not happen. The audit page and CSV read them
+// beside invocation actions (lib/audit/audit.ts).
+
+export type AdminTarget = "user" | "runtime_key" | "personal_token" | "webhook_endpoint" | "webhook_delivery" | "policy";
+
+export type AdminActionInput = {
+  actor: string;
+  action: AdminActionName;
+  targetType: AdminTarget;
+  targetId: string;
+  before?: Record<string, unknown> | null;
+  after?: Record<string, unknown> | null;
+};
+
+type Writer = Pick<Db["prisma"], "adminAction"> | P.TransactionClient;
+
+/** Writes one entry. Pass the transaction client when the change has one. Secrets never go in: values are redacted. */
+export async function recordAdminAction(writer: Writer, input: AdminActionInput): Promise<void> {
+  const snapshot = (v: Record<string, unknown> | null | undefined) =>
+    v == null ? undefined : (redact(v) as P.InputJsonValue);
+  await writer.adminAction.create({
+    data: {
+      actor: input.actor,
+      action: input.action,
+      targetType: input.targetType,
+      targetId: input.targetId,
+      before: snapshot(input.before),
+      after: snapshot(input.after),
+    },
+  });
+}
+
+export type AdminAuditRow = {
+  id: string;
+  at: Date;
+  actor: string;
+  action: string;
+  targetType: string;
+  targetId: string;
+  before: unknown;
+  after: unknown;
+};
+
+export type AdminAuditFilters = { actor?: string; action?: string[]; q?: string; from?: Date; to?: Date };
+
+/** Admin entries matching the filters that apply to them, newest first, after `cursor`. */
+export async function listAdminActions(
+  db: Db,
+  filters: AdminAuditFilters,
+  cursor: { at: Date; id: string } | null,
+  take: number,
+): Promise<AdminAuditRow[]> {
+  const and: P.AdminActionWhereInput[] = [];
+  if (filters.actor) and.push({ actor: { contains: filters.actor, mode: "insensitive" } });
+  if (filters.action) and.push({ action: { in: filters.action } });
+  if (filters.q) and.push({ targetId: { contains: filters.q, mode: "insensitive" } });
+  if (filters.from) and.push({ at: { gte: filters.from } });
+  if (filters.to) and.push({ at: { lt: filters.to } });
+  if (cursor) and.push({ OR: [{ at: { lt: cursor.at } }, { at: cursor.at, id: { lt: cursor.id } }] });
+  return db.prisma.adminAction.findMany({ where: { AND: and }, orderBy: [{ at: "desc" }, { id: "desc" }], take });
+}

@@ -1,0 +1,301 @@
+import { z } from "zod";
+import type { Db } from "../db/client";
+import type { Prisma as P } from "../db/generated/client";
+import { listAdminActions, type AdminAuditRow } from "./admin";
+import { decodeTimeIdCursor, encodeTimeIdCursor, type TimeIdCursor } from "../db/cursor";
+import { invocationStatusSchema, type InvocationStatus } from "../outcome/status";
+
+// The audit trail, newest first: every entry of the append-only
+// `invocation_actions` table with the invocation it touched, and every admin
+// action (`admin_actions`: people, keys, tokens, webhooks, policies) with its
+// state before and after. The console's Audit page, its API and its CSV
+// export all read through here.
+
+const time = z.string().meta({ format: "date-time" });
+
+export const auditEntrySchema = z
+  .object({
+    id: z.string(),
+    kind: z.enum(["invocation", "admin"]).describe("invocation: an action on an invocation; admin: a change to people, keys, tokens, webhooks or policies."),
+    at: time,
+    actor: z.string(),
+    action: z.string(),
+    result: z.string().nullable().describe("record_verification: found, absent or inconclusive."),
+    commit_state: z.string().nullable().describe("mark_reconciled: committed or not_committed."),
+    assignee: z.string().nullable().describe("assign: who it was assigned to."),
+    from_status: invocationStatusSchema.nullable(),
+    to_status: invocationStatusSchema.nullable(),
+    note: z.string().nullable(),
+    version: z.number().int().nullable().describe("The invocation's version after this action."),
+    invocation_id: z.string().nullable(),
+    task_id: z.string().nullable(),
+    runtime: z.string().nullable(),
+    tool: z.string().nullable(),
+    effect_class: z.string().nullable(),
+    target_type: z.string().nullable().describe("admin: user, runtime_key, personal_token, webhook_endpoint, webhook_delivery or policy."),
+    target_id: z.string().nullable().describe("admin: the email, key or token prefix, endpoint id or effect class."),
+    before: z.record(z.string(), z.unknown()).nullable().describe("admin: the state before (secrets never included)."),
+    after: z.record(z.string(), z.unknown()).nullable().describe("admin: the state after."),
+  })
+  .meta({ id: "AuditEntry" });
+export type AuditEntry = z.infer<typeof auditEntrySchema>;
+
+export const auditPageSchema = z
+  .object({ items: z.array(auditEntrySchema), next_cursor: z.string().nullable() })
+  .meta({ id: "AuditPage" });
+export type AuditPage = z.infer<typeof auditPageSchema>;
+
+// An HTML form sends every field, filled or not: an empty one means "any".
+const blankIsAbsent = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
+
+const list = <T extends z.ZodType<unknown, string>>(item: T) =>
+  z
+    .string()
+    .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
+    .pipe(z.array(item).min(1));
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+// JavaScript turns 2026-02-30 into March 2nd; a filter should say it is no date.
+function realDay(s: string): boolean {
+  const day = new Date(`${s.slice(0, 10)}T00:00:00Z`);
+  return !Number.isNaN(day.getTime()) && day.toISOString().slice(0, 10) === s.slice(0, 10);
+}
+
+/** A plain date is a whole UTC day: `from` starts at its midnight, `to` includes it. */
+const boundary = (end: boolean) =>
+  z
+    .string()
+    .trim()
+    .refine((s) => (DAY.test(s) || (INSTANT.test(s) && !Number.isNaN(Date.parse(s)))) && realDay(s), {
+      message: "use a date (2026-11-29) or a time with its offset (2026-11-29T05:12:04Z)",
+    })
+    .transform((s) => {
+      if (!DAY.test(s)) return new Date(s);
+      const midnight = new Date(`${s}T00:00:00Z`);
+      return end ? new Date(midnight.getTime() + 86_400_000) : midnight;
+    });
+
+type Cursor = TimeIdCursor;
+export const encodeAuditCursor = encodeTimeIdCursor;
+const decodeAuditCursor = decodeTimeIdCursor;
+
+export const auditFiltersSchema = z.object({
+  actor: blankIsAbsent(z.string().trim().min(1).max(320)).describe("Part of the actor's email (case-insensitive)."),
+  action: blankIsAbsent(list(z.string().regex(/^[a-z_]{1,64}$/))).describe("One or more actions, comma-separated."),
+  from_status: blankIsAbsent(list(invocationStatusSchema)).describe("Status before the action; comma-separated."),
+  to_status: blankIsAbsent(list(invocationStatusSchema)).describe("Status after the action; comma-separated."),
+  runtime: blankIsAbsent(z.string().trim().min(1).max(200)),
+  tool: blankIsAbsent(z.string().trim().min(1).max(200)),
+  q: blankIsAbsent(z.string().trim().min(1).max(512)).describe("Part of a task or invocation id."),
+  from: blankIsAbsent(boundary(false)).describe("From this time (inclusive); a plain date starts at 00:00 UTC."),
+  to: blankIsAbsent(boundary(true)).describe("Until this time (exclusive); a plain date includes that whole UTC day."),
+});
+export type AuditFilters = z.infer<typeof auditFiltersSchema>;
+
+export const auditQuerySchema = auditFiltersSchema.extend({
+  cursor: blankIsAbsent(
+    z
+      .string()
+      .max(512)
+      .transform((s, ctx) => {
+        const c = decodeAuditCursor(s);
+        if (!c) ctx.addIssue({ code: "custom", message: "not a cursor from this API: pass next_cursor as it was given" });
+        return c ?? { at: new Date(0), id: "" };
+      }),
+  ),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  format: z.enum(["json", "csv"]).default("json").describe("csv: every matching entry as a CSV download, streamed."),
+});
+export type AuditQuery = z.infer<typeof auditQuerySchema>;
+
+function whereOf(f: AuditFilters, cursor: Cursor | null | undefined): P.ActionWhereInput {
+  const and: P.ActionWhereInput[] = [];
+  if (f.actor) and.push({ actor: { contains: f.actor, mode: "insensitive" } });
+  if (f.action) and.push({ action: { in: f.action } });
+  if (f.from_status) and.push({ fromStatus: { in: f.from_status } });
+  if (f.to_status) and.push({ toStatus: { in: f.to_status } });
+  if (f.from) and.push({ at: { gte: f.from } });
+  if (f.to) and.push({ at: { lt: f.to } });
+  const invocation: P.InvocationWhereInput = {};
+  if (f.runtime) invocation.runtime = { name: f.runtime };
+  if (f.tool) invocation.tool = f.tool;
+  if (f.q) {
+    invocation.OR = [
+      { invocationId: { contains: f.q, mode: "insensitive" } },
+      { taskId: { contains: f.q, mode: "insensitive" } },
+    ];
+  }
+  if (Object.keys(invocation).length > 0) and.push({ invocation });
+  if (cursor) and.push({ OR: [{ at: { lt: cursor.at } }, { at: cursor.at, id: { lt: cursor.id } }] });
+  return { AND: and };
+}
+
+const include = {
+  invocation: { select: { invocationId: true, taskId: true, tool: true, effectClass: true, runtime: { select: { name: true } } } },
+} as const;
+type Row = P.ActionGetPayload<{ include: typeof include }>;
+
+function detailOf(payload: unknown): { result: string | null; commit_state: string | null; assignee: string | null } {
+  const action = ((payload ?? {}) as { action?: Record<string, unknown> }).action ?? {};
+  const text = (v: unknown) => (typeof v === "string" ? v : null);
+  return { result: text(action.result), commit_state: text(action.commit_state), assignee: text(action.assignee) };
+}
+
+function toEntry(row: Row): AuditEntry {
+  return {
+    id: row.id,
+    kind: "invocation",
+    at: row.at.toISOString(),
+    actor: row.actor,
+    action: row.action,
+    ...detailOf(row.payload),
+    from_status: row.fromStatus as InvocationStatus,
+    to_status: row.toStatus as InvocationStatus,
+    note: row.note,
+    version: row.seq,
+    invocation_id: row.invocation.invocationId,
+    task_id: row.invocation.taskId,
+    runtime: row.invocation.runtime.name,
+    tool: row.invocation.tool,
+    effect_class: row.invocation.effectClass,
+    target_type: null,
+    target_id: null,
+    before: null,
+    after: null,
+  };
+}
+
+const asRecord = (v: unknown): Record<string, unknown> | null => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
+
+function adminEntry(row: AdminAuditRow): AuditEntry {
+  return {
+    id: row.id,
+    kind: "admin",
+    at: row.at.toISOString(),
+    actor: row.actor,
+    action: row.action,
+    result: null,
+    commit_state: null,
+    assignee: null,
+    from_status: null,
+    to_status: null,
+    note: null,
+    version: null,
+    invocation_id: null,
+    task_id: null,
+    runtime: null,
+    tool: null,
+    effect_class: null,
+    target_type: row.targetType,
+    target_id: row.targetId,
+    before: asRecord(row.before),
+    after: asRecord(row.after),
+  };
+}
+
+// Filters about invocations (status, runtime, tool) leave admin entries out.
+const invocationOnly = (f: AuditFilters) => Boolean(f.from_status || f.to_status || f.runtime || f.tool);
+
+const newestFirst = (a: AuditEntry, b: AuditEntry) => (a.at === b.at ? (a.id < b.id ? 1 : -1) : a.at < b.at ? 1 : -1);
+
+/** One page of audit entries matching `filters`, newest first; `next_cursor` continues after the last one. */
+export async function listAudit(db: Db, filters: AuditFilters, cursor: Cursor | null = null, limit = 50): Promise<AuditPage> {
+  const [rows, adminRows] = await Promise.all([
+    db.prisma.action.findMany({ where: whereOf(filters, cursor), include, orderBy: [{ at: "desc" }, { id: "desc" }], take: limit + 1 }),
+    invocationOnly(filters) ? [] : listAdminActions(db, filters, cursor, limit + 1),
+  ]);
+  const all = [...rows.map(toEntry), ...adminRows.map(adminEntry)].sort(newestFirst);
+  const page = all.slice(0, limit);
+  const last = page[page.length - 1];
+  return { items: page, next_cursor: all.length > limit && last ? encodeAuditCursor(new Date(last.at), last.id) : null };
+}
+
+export const auditCsvColumns = [
+  "time",
+  "kind",
+  "actor",
+  "action",
+  "result",
+  "commit_state",
+  "assignee",
+  "from_status",
+  "to_status",
+  "note",
+  "version",
+  "runtime",
+  "task_id",
+  "invocation_id",
+  "tool",
+  "effect_class",
+  "target_type",
+  "target_id",
+  "before",
+  "after",
+] as const;
+
+/**
+ * One CSV field (RFC 4180). A spreadsheet would run a cell that starts with
+ * = + - @ tab or CR as a formula, so such a cell gets a leading apostrophe.
+ */
+export function csvField(value: string | number | null): string {
+  let text = value === null ? "" : String(value);
+  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+function csvRow(e: AuditEntry): string {
+  const cells: Record<(typeof auditCsvColumns)[number], string | number | null> = {
+    time: e.at,
+    kind: e.kind,
+    actor: e.actor,
+    action: e.action,
+    result: e.result,
+    commit_state: e.commit_state,
+    assignee: e.assignee,
+    from_status: e.from_status,
+    to_status: e.to_status,
+    note: e.note,
+    version: e.version,
+    runtime: e.runtime,
+    task_id: e.task_id,
+    invocation_id: e.invocation_id,
+    tool: e.tool,
+    effect_class: e.effect_class,
+    target_type: e.target_type,
+    target_id: e.target_id,
+    before: e.before ? JSON.stringify(e.before) : null,
+    after: e.after ? JSON.stringify(e.after) : null,
+  };
+  return `${auditCsvColumns.map((c) => csvField(cells[c])).join(",")}\r\n`;
+}
+
+export const CSV_PAGE_SIZE = 1000;
+
+/**
+ * Every entry matching `filters` as UTF-8 CSV, read a page at a time as the
+ * client takes it, so a large export never sits in memory. The first page is
+ * read before this returns: a database failure is still an error response,
+ * not a truncated file.
+ */
+export async function streamAuditCsv(db: Db, filters: AuditFilters, now = new Date()): Promise<{ filename: string; body: ReadableStream<Uint8Array> }> {
+  const encoder = new TextEncoder();
+  let page: AuditPage | null = await listAudit(db, filters, null, CSV_PAGE_SIZE);
+  let header = `${auditCsvColumns.join(",")}\r\n`;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!page) return controller.close();
+      controller.enqueue(encoder.encode(header + page.items.map(csvRow).join("")));
+      header = "";
+      const next = page.next_cursor ? decodeAuditCursor(page.next_cursor) : null;
+      try {
+        page = next ? await listAudit(db, filters, next, CSV_PAGE_SIZE) : null;
+      } catch (error) {
+        // Headers are gone: all that is left is to break the download, never to end it as if complete.
+        controller.error(error);
+      }
+    },
+  });
+  return { filename: `settle-audit-${now.toISOString().slice(0, 10)}.csv`, body };
+}

@@ -1,0 +1,156 @@
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { ApiError } from "../errors";
+import type { Db } from "../db/client";
+import type { Tx } from "../db/driver";
+import type { RuntimeRef } from "../ingest/process-batch";
+import { storeRecords } from "../ingest/store-records";
+import { deriveInvocationId, prepareRecord } from "../ingest/record";
+import { cleanText } from "../ingest/redact";
+import { decideGuard, guardReasons, type GuardCandidate, type GuardReason } from "../outcome/guard-rules";
+
+// POST /api/v1/guard (SPEC §5): asked before a write. It looks at every
+// invocation of the runtime with the write's idempotency key and, when none is
+// committed, unknown or in flight, records the intent (seed 004's write-ahead
+// record, stored exactly as a posted `intent`) so the invocation is `pending`.
+// Check and intent are one transaction under an advisory lock on (runtime,
+// key): of any number of concurrent calls for one key, one is allowed.
+// Every answer is kept in guard_checks; each denial is a duplicate prevented.
+
+const id = z.string().trim().min(1).max(256);
+
+export const guardRequestSchema = z
+  .object({
+    task_id: id,
+    invocation_id: id.optional().describe("The invocation this write belongs to; left out, Settle picks one (a retryable one with this key, or a new one)."),
+    tool: z.string().trim().min(1).max(200),
+    idempotency_key: z.string().min(1).max(512),
+    effect_class: z.string().max(64).optional(),
+    at: z
+      .string()
+      .max(64)
+      .optional()
+      .describe("When the write is about to be dispatched (ISO 8601), by the clock that stamps its outcome record; default Settle's now."),
+  })
+  .meta({ id: "GuardRequest" });
+export type GuardRequestBody = z.infer<typeof guardRequestSchema>;
+
+export const guardAnswerSchema = z
+  .object({
+    allow: z.boolean(),
+    reason: z.enum(guardReasons).nullable(),
+    invocation_id: z.string().describe("Allowed: the invocation the intent was recorded for. Denied: the invocation that blocks the write."),
+  })
+  .meta({ id: "GuardAnswer" });
+export type GuardAnswer = z.infer<typeof guardAnswerSchema>;
+
+type CandidateRow = {
+  invocation_id: string;
+  task_id: string;
+  idempotency_key: string | null;
+  status: GuardCandidate["status"];
+  commit_state: string;
+  stall_at: string | null;
+  not_before: string | null;
+  resolution: GuardCandidate["resolution"];
+  last_attempt_at: string;
+  uid: string;
+  last_attempt: number | null;
+};
+
+// $1 runtime, $2 the key, $3 the ids the call may use (named, or derived from task and key):
+// the invocations with the key, and those with those ids. The last attempt is the fold's, kept on the row.
+const candidatesQuery = {
+  name: "settle_guard_candidates",
+  // Two exact lookups, each by every column of its index (see readStates in lib/invocations/store.ts).
+  text: `WITH found AS (
+      SELECT * FROM invocations WHERE runtime_id = $1::uuid AND idempotency_key = $2
+      UNION
+      SELECT i.* FROM unnest($3::text[]) AS k(invocation_id)
+        JOIN LATERAL (SELECT * FROM invocations WHERE runtime_id = $1::uuid AND invocation_id = k.invocation_id LIMIT 1) AS i ON true)
+    SELECT i.invocation_id, i.task_id, i.idempotency_key, i.status, i.commit_state, i.stall_at, i.not_before,
+           i.resolution, i.last_attempt_at, i.id::text AS uid, (i.fold ->> 'lastAttempt')::int AS last_attempt
+      FROM found AS i`,
+};
+
+// Rows from before the fold was kept have no last attempt stored: counted from their attempts.
+const lastAttemptQuery = {
+  name: "settle_guard_last_attempt",
+  text: `SELECT invocation_uid::text AS uid, coalesce(max(coalesce(attempt_no, 1)), 0)::int AS last_attempt
+           FROM attempts WHERE runtime_id = $1::uuid AND invocation_uid = ANY($2::uuid[]) GROUP BY invocation_uid`,
+};
+
+const recordCheckQuery = {
+  name: "settle_guard_check",
+  text: `INSERT INTO guard_checks (id, runtime_id, task_id, invocation_id, tool, idempotency_key, allow, reason, at)
+         VALUES (gen_random_uuid(), $1::uuid, $2, $3, $4, $5, $6, $7, $8::timestamptz)`,
+};
+
+async function recordCheck(
+  tx: Tx,
+  runtimeId: string,
+  check: { taskId: string; invocationId: string; tool: string; key: string; allow: boolean; reason: GuardReason | null; at: Date },
+): Promise<void> {
+  await tx.query(recordCheckQuery, [runtimeId, check.taskId, check.invocationId, check.tool, check.key, check.allow, check.reason, check.at.toISOString()]);
+}
+
+// Two-key advisory lock: its own space, apart from the migration runner's one-key lock.
+const lockQuery = { name: "settle_guard_lock", text: `SELECT pg_advisory_xact_lock(hashtext('settle:guard'), hashtext($1))::text` };
+
+export async function guardWrite(db: Db, runtime: RuntimeRef, body: GuardRequestBody, now = new Date()): Promise<GuardAnswer> {
+  const taskId = cleanText(body.task_id);
+  const key = cleanText(body.idempotency_key);
+  const tool = cleanText(body.tool);
+  const named = body.invocation_id === undefined ? null : cleanText(body.invocation_id);
+  const derived = deriveInvocationId(taskId, key);
+
+  return db.driver.transaction(async (tx) => {
+    await tx.query(lockQuery, [`${runtime.id}:${key}`]);
+    const rows = await tx.query<CandidateRow>(candidatesQuery, [runtime.id, key, named === null ? [derived] : [named, derived]]);
+    const unknownLast = rows.filter((r) => r.last_attempt === null).map((r) => r.uid);
+    if (unknownLast.length > 0) {
+      const counted = new Map((await tx.query<{ uid: string; last_attempt: number }>(lastAttemptQuery, [runtime.id, unknownLast])).map((r) => [r.uid, r.last_attempt]));
+      for (const r of rows) if (r.last_attempt === null) r.last_attempt = counted.get(r.uid) ?? 0;
+    }
+    const candidates: GuardCandidate[] = rows.map((r) => ({
+      invocationId: r.invocation_id,
+      taskId: r.task_id,
+      idempotencyKey: r.idempotency_key,
+      status: r.status,
+      commitState: r.commit_state,
+      stallAt: r.stall_at,
+      notBefore: r.not_before,
+      resolution: r.resolution,
+      lastAttempt: Number(r.last_attempt),
+      lastAttemptAt: r.last_attempt_at,
+    }));
+
+    const verdict = decideGuard(candidates, { taskId, invocationId: named, idempotencyKey: key }, now);
+    if (verdict.kind === "refuse") throw new ApiError(verdict.code, verdict.message);
+    if (verdict.kind === "deny") {
+      await recordCheck(tx, runtime.id, { taskId, invocationId: verdict.invocationId, tool, key, allow: false, reason: verdict.reason, at: now });
+      return { allow: false, reason: verdict.reason, invocation_id: verdict.invocationId };
+    }
+
+    const taken = candidates.some((c) => c.invocationId === derived);
+    const invocationId = verdict.invocationId ?? (taken ? `inv_${randomUUID()}` : derived);
+    const intent = prepareRecord(
+      {
+        event_id: `guard:${randomUUID()}`,
+        task_id: verdict.reopens?.taskId ?? taskId,
+        invocation_id: invocationId,
+        attempt: (verdict.reopens?.lastAttempt ?? 0) + 1,
+        tool,
+        phase: "intent",
+        at: body.at ?? now.toISOString(),
+        idempotency_key: key,
+        ...(body.effect_class === undefined ? {} : { effect_class: body.effect_class }),
+      },
+      now,
+    );
+    if ("code" in intent) throw new ApiError("INVALID_REQUEST", intent.message, intent.path ? { path: intent.path } : {});
+    await storeRecords(tx, runtime.id, [intent], { lock: true });
+    await recordCheck(tx, runtime.id, { taskId, invocationId, tool, key, allow: true, reason: null, at: now });
+    return { allow: true, reason: null, invocation_id: invocationId };
+  }, { settings: ["statement_timeout = '30s'"] });
+}

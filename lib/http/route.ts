@@ -1,0 +1,165 @@
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { getDb, MigrationsPendingError, type Db } from "../db/client";
+import { isDatabaseUnavailable, sqlState } from "../db/errors";
+import { readBodyLimited } from "./read-body";
+import { cleanText } from "../ingest/redact";
+import type { Permission } from "../identity/roles";
+import { authenticate, type AuthMode, type Principal, type RuntimePrincipal, type UserPrincipal } from "../identity/principal";
+import { ApiError, errorEnvelope, statusOf, type ErrorCode } from "../errors";
+
+// The one wrapper every API route goes through: it authenticates, parses
+// params and query with zod, runs one lib/ function and maps every failure to
+// Settle's error envelope — never an HTML page, never a bare 500.
+
+type RouteContext = { params: Promise<Record<string, string | string[]>> };
+
+type Auth = AuthMode | false;
+type PrincipalFor<A extends Auth> = A extends "runtime"
+  ? RuntimePrincipal
+  : A extends "user" | "session"
+    ? UserPrincipal
+    : A extends "any"
+      ? Principal
+      : null;
+
+type Handler<P, Q, A extends Auth, B> = (ctx: {
+  req: Request;
+  db: Db;
+  principal: PrincipalFor<A>;
+  params: P;
+  query: Q;
+  body: B;
+  requestId: string;
+}) => Promise<Response | unknown>;
+
+type Options<P, Q, A extends Auth, B> = {
+  auth: A;
+  /** What a person must be allowed to do (runtime keys are scoped to their runtime instead). */
+  permission?: Permission;
+  /** false for routes that must answer without a database (the OpenAPI document). */
+  database?: boolean;
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  /** A JSON body (at most 64 KiB), parsed with this schema. */
+  body?: z.ZodType<B>;
+  handler: Handler<P, Q, A, B>;
+};
+
+const MAX_JSON_BODY = 64 * 1024;
+
+/**
+ * Every string a request carries, as Settle stores text: NUL and lone
+ * surrogates (which PostgreSQL cannot hold) become U+FFFD. Ids were stored so
+ * at ingest, so a lookup with the raw form still finds them.
+ */
+function cleanStrings(value: unknown): unknown {
+  if (typeof value === "string") return cleanText(value);
+  if (Array.isArray(value)) return value.map(cleanStrings);
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [cleanText(k), cleanStrings(v)]));
+  }
+  return value;
+}
+
+async function readJson(req: Request): Promise<unknown> {
+  const type = (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json") throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.");
+  const text = await readBodyLimited(req, MAX_JSON_BODY, "Send less in one request.");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ApiError("INVALID_JSON", "The body is not valid JSON.");
+  }
+  return cleanStrings(parsed);
+}
+
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
+  });
+}
+
+export function errorResponse(code: ErrorCode, message: string, requestId: string, details: Record<string, unknown> = {}): Response {
+  return json(errorEnvelope(code, message, requestId, details), statusOf(code), { "x-request-id": requestId });
+}
+
+function requestIdOf(req: Request): string {
+  const given = req.headers.get("x-request-id");
+  return given && /^[\w.:-]{1,128}$/.test(given) ? given : `req_${randomBytes(9).toString("base64url")}`;
+}
+
+export function toErrorResponse(error: unknown, requestId: string): Response {
+  if (error instanceof ApiError) return errorResponse(error.code, error.message, requestId, error.safeDetails);
+  if (error instanceof z.ZodError) {
+    const issue = error.issues[0];
+    return errorResponse("INVALID_REQUEST", `${issue?.path.join(".") || "request"}: ${issue?.message}`, requestId, {
+      issues: error.issues.slice(0, 10).map((i) => ({ path: i.path.join("."), message: i.message })),
+    });
+  }
+  if (error instanceof MigrationsPendingError) return errorResponse("MIGRATIONS_PENDING", error.message, requestId);
+  // A value the database refused (class 22, data exception) is the request's, not Settle's: every
+  // input is checked before it gets there, so this is the net under those checks.
+  if (sqlState(error)?.startsWith("22")) {
+    console.error(`[settle] ${requestId} a request value reached the database unchecked:`, error);
+    return errorResponse("INVALID_REQUEST", "A value in this request is outside what Settle can store; nothing was changed.", requestId);
+  }
+  if (isDatabaseUnavailable(error)) {
+    return errorResponse(
+      "DATABASE_UNAVAILABLE",
+      "Settle could not reach its database. Nothing from this request was stored; send it again after not_before (ingest is idempotent by event_id).",
+      requestId,
+    );
+  }
+  console.error(`[settle] ${requestId}`, error);
+  return errorResponse(
+    "INTERNAL",
+    "Settle failed unexpectedly. If this was an ingest request, sending it again is safe: records are idempotent by event_id.",
+    requestId,
+  );
+}
+
+/** What a route declares about who may call it: read by the authorization matrix test (and, later, the API description). */
+export type RouteMeta = { auth: Auth; permission: Permission | null };
+export type RouteHandler = ((req: Request, context?: RouteContext) => Promise<Response>) & { route: RouteMeta };
+
+export function withRoute<P = Record<string, never>, Q = Record<string, never>, A extends Auth = "runtime", B = undefined>(
+  options: Options<P, Q, A, B>,
+): RouteHandler {
+  const handle = async (req: Request, context?: RouteContext): Promise<Response> => {
+    const requestId = requestIdOf(req);
+    try {
+      const db = options.database === false ? (null as unknown as Db) : await getDb();
+      const principal = (options.auth ? await authenticate(db, req, options.auth, options.permission) : null) as PrincipalFor<A>;
+      const rawParams = context ? cleanStrings(await context.params) : {};
+      const params = options.params ? options.params.parse(rawParams) : ({} as P);
+      const query = options.query
+        ? options.query.parse(cleanStrings(Object.fromEntries(new URL(req.url).searchParams)))
+        : ({} as Q);
+      const body = options.body ? options.body.parse(await readJson(req)) : (undefined as B);
+      const result = await options.handler({ req, db, principal, params, query, body, requestId });
+      if (result instanceof Response) {
+        result.headers.set("x-request-id", requestId);
+        return result;
+      }
+      return json(result, 200, { "x-request-id": requestId });
+    } catch (error) {
+      return toErrorResponse(error, requestId);
+    }
+  };
+  return Object.assign(handle, { route: { auth: options.auth, permission: options.permission ?? null } });
+}
+
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** A method a route does not serve answers 405 with the error envelope, not an empty body. */
+export function otherMethods(...allowed: Method[]): Record<Method, (req: Request) => Response> {
+  const refuse = (req: Request) => {
+    const res = errorResponse("METHOD_NOT_ALLOWED", `${req.method} is not supported here; use ${allowed.join(" or ")}.`, requestIdOf(req), { allowed });
+    res.headers.set("allow", allowed.join(", "));
+    return res;
+  };
+  return { GET: refuse, POST: refuse, PUT: refuse, PATCH: refuse, DELETE: refuse };
+}

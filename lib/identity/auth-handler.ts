@@ -1,0 +1,90 @@
+import { toNextJsHandler } from "better-auth/next-js";
+import { getDb } from "../db/client";
+import { ApiError } from "../errors";
+import { errorResponse, toErrorResponse } from "../http/route";
+import { CLIENT_ADDRESS_HEADER, clientIpOf } from "../http/client-ip";
+import { publicUrl } from "../env";
+import { accountLockedUntil, clearFailedSignIns, recordFailedSignIn } from "./account-lock";
+import { getAuth } from "./auth";
+
+// In front of Better Auth's endpoints (/api/auth/*):
+// - its admin plugin's endpoints answer 404: people are managed only through
+//   Settle's own admin API, which keeps Settle's rules (last admin, audit,
+//   token revocation) — impersonation in particular would let one admin act
+//   under another person's name;
+// - the client address it rate-limits by is the one lib/http/client-ip.ts
+//   computed, never a header the client sent;
+// - failed sign-ins are counted per account as well as per address;
+// - an "Invalid origin" refusal says which address to open instead.
+
+const ADMIN_PATH = /^\/api\/auth\/admin(\/|$)/;
+const SIGN_IN_PATH = "/api/auth/sign-in/email";
+
+function withClientAddress(req: Request, body: string | null): Request {
+  const headers = new Headers(req.headers);
+  headers.delete(CLIENT_ADDRESS_HEADER);
+  const ip = clientIpOf(req.headers);
+  if (ip) headers.set(CLIENT_ADDRESS_HEADER, ip);
+  return new Request(req.url, { method: req.method, headers, body, signal: req.signal });
+}
+
+function emailOf(body: string): string | null {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    const email = (parsed as { email?: unknown } | null)?.email;
+    return typeof email === "string" && email.length <= 320 ? email : null;
+  } catch {
+    return null;
+  }
+}
+
+async function explainOrigin(res: Response, req: Request): Promise<Response> {
+  if (res.status !== 403) return res;
+  const text = await res.clone().text();
+  if (!/origin/i.test(text)) return res;
+  const from = req.headers.get("origin") ?? "this address";
+  const expected = new URL(publicUrl()).origin;
+  return errorResponse(
+    "INVALID_ORIGIN",
+    `Settle is configured for ${expected} (SETTLE_PUBLIC_URL) but this page was opened at ${from}. Open ${expected}/sign-in, or set SETTLE_PUBLIC_URL=${from} and restart Settle.`,
+    "req_auth",
+    { expected_origin: expected, origin: from },
+  );
+}
+
+async function signIn(req: Request, handlers: ReturnType<typeof toNextJsHandler>): Promise<Response> {
+  const body = await req.text();
+  const email = emailOf(body);
+  const db = await getDb();
+  if (email) {
+    const until = await accountLockedUntil(db, email);
+    if (until) {
+      const minutes = Math.max(1, Math.ceil((until.getTime() - Date.now()) / 60_000));
+      throw new ApiError(
+        "RATE_LIMITED",
+        `Too many failed sign-ins for this account. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}, or ask an admin to set a new password.`,
+        { retry_after_s: Math.ceil((until.getTime() - Date.now()) / 1000) },
+      );
+    }
+  }
+  const res = await explainOrigin(await handlers.POST(withClientAddress(req, body)), req);
+  if (email && res.status === 401) await recordFailedSignIn(db, email);
+  if (email && res.ok) await clearFailedSignIns(db, email);
+  return res;
+}
+
+export async function handleAuthRequest(req: Request): Promise<Response> {
+  try {
+    const { pathname } = new URL(req.url);
+    if (ADMIN_PATH.test(pathname)) {
+      throw new ApiError("NOT_FOUND", "Not found. People are managed in Settle's admin pages and /api/v1/admin/users.");
+    }
+    const handlers = toNextJsHandler(await getAuth());
+    if (req.method === "POST" && pathname === SIGN_IN_PATH) return await signIn(req, handlers);
+    const body = req.method === "GET" || req.method === "HEAD" ? null : await req.text();
+    const forwarded = withClientAddress(req, body);
+    return await explainOrigin(await (req.method === "GET" ? handlers.GET(forwarded) : handlers.POST(forwarded)), req);
+  } catch (error) {
+    return toErrorResponse(error, "req_auth");
+  }
+}

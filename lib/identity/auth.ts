@@ -1,0 +1,57 @@
+import { randomUUID } from "node:crypto";
+import { betterAuth } from "better-auth";
+import { prismaAdapter } from "better-auth/adapters/prisma";
+import { nextCookies } from "better-auth/next-js";
+import { admin } from "better-auth/plugins";
+import { getDb, type Db } from "../db/client";
+import { env } from "../env";
+import { CLIENT_ADDRESS_HEADER } from "../http/client-ip";
+import { ac, accessRoles } from "./access-control";
+import { authSecret } from "./secret";
+
+// Better Auth: email + password sign-in, sessions in the database, the admin
+// plugin for roles and deactivation. Sign-up is closed: admins create users
+// (console or `settle users create`). The admin plugin's HTTP endpoints are
+// closed too (lib/identity/auth-handler.ts): Settle calls it only from lib/identity/users.ts.
+
+function createAuth(prisma: Db["prisma"]) {
+  const settings = env();
+  return betterAuth({
+    appName: "Settle",
+    secret: authSecret(),
+    baseURL: settings.SETTLE_PUBLIC_URL,
+    database: prismaAdapter(prisma, { provider: "postgresql" }),
+    emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 10 },
+    session: { expiresIn: 60 * 60 * 24 * 7, updateAge: 60 * 60 * 24 },
+    rateLimit: {
+      enabled: settings.NODE_ENV !== "test",
+      storage: "database",
+      window: 60,
+      max: 300,
+      customRules: { "/sign-in/email": { window: 60, max: settings.SETTLE_SIGN_IN_RATE_LIMIT } },
+    },
+    advanced: {
+      database: { generateId: () => randomUUID() },
+      // Set by lib/identity/auth-handler.ts from the socket and SETTLE_TRUSTED_PROXIES, replacing anything a client sent.
+      ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] },
+      // Better Auth skips its origin check under NODE_ENV=test; the tests check what production does.
+      disableOriginCheck: false,
+    },
+    telemetry: { enabled: false },
+    // Without SETTLE_PUBLIC_URL the origin comes from each request, on purpose; no need to warn about it.
+    logger: { level: settings.SETTLE_PUBLIC_URL ? "warn" : "error" },
+    plugins: [admin({ ac, roles: accessRoles, defaultRole: "viewer", adminRoles: ["admin"] }), nextCookies()],
+  });
+}
+
+export type Auth = ReturnType<typeof createAuth>;
+
+// One Better Auth per database handle: a test or CLI run that reopens the
+// database gets a fresh instance instead of one bound to a closed client.
+const holder = globalThis as typeof globalThis & { __settleAuth?: { db: Db; auth: Auth } };
+
+export async function getAuth(): Promise<Auth> {
+  const db = await getDb();
+  if (holder.__settleAuth?.db !== db) holder.__settleAuth = { db, auth: createAuth(db.prisma) };
+  return holder.__settleAuth.auth;
+}

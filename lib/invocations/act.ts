@@ -1,0 +1,106 @@
+import { z } from "zod";
+import { ApiError } from "../errors";
+import type { Db } from "../db/client";
+import { operatorActionSchema, type OperatorAction } from "../outcome/actions";
+import { resumeWithAction } from "../outcome/fold";
+import { foldFromHistory, INVOCATION_COLUMNS, snapshotOf, writeStates, type InvocationRow } from "./store";
+import { getInvocation, type InvocationView } from "./read";
+import { quorumFor } from "../policies/policies";
+
+// An operator's action on one invocation: checked against the version the
+// operator saw, decided by the state machine, appended to the audit trail and
+// folded into the invocation, all in one transaction holding the row lock.
+
+export type ActionTarget = { invocationId: string; runtimeId?: string };
+export type ActionContext = {
+  actor: string;
+  version: number;
+  /** Approvals needed; by default the approval_quorum of the policy of the invocation's effect class. */
+  quorum?: number;
+  now?: Date;
+  /** Extra fields for the audit entry's payload, e.g. `{policy: "sla"}` on an escalation by the SLA (lib/jobs/apply-policies.ts). */
+  audit?: Record<string, unknown>;
+};
+
+export type ActionOutcome =
+  | { ok: true; invocation: InvocationView }
+  | {
+      ok: false;
+      code: "NOT_FOUND" | "VERSION_CONFLICT" | "TRANSITION_REFUSED" | "ALREADY_APPROVED";
+      message: string;
+      current: InvocationView | null;
+    };
+
+type Refusal = Extract<ActionOutcome, { ok: false }>;
+
+function noteOf(action: OperatorAction): string | null {
+  if (action.action === "record_verification") return action.evidence ?? action.note ?? null;
+  if (action.action === "assign") return action.note ?? `assigned to ${action.assignee}`;
+  return action.note ?? null;
+}
+
+const lockQuery = {
+  name: "settle_action_lock",
+  text: `SELECT ${INVOCATION_COLUMNS}, runtime_id::text FROM invocations
+          WHERE invocation_id = $1 AND ($2::uuid IS NULL OR runtime_id = $2::uuid)
+          ORDER BY id FOR UPDATE`,
+};
+
+const auditQuery = {
+  name: "settle_action_audit",
+  text: `INSERT INTO invocation_actions (id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
+         VALUES (gen_random_uuid(), $1::uuid, $2, $3, $4, $5::timestamptz, $6, $7, $8, $9::jsonb)`,
+};
+
+export async function actOnInvocation(db: Db, target: ActionTarget, action: OperatorAction, ctx: ActionContext): Promise<ActionOutcome> {
+  const at = (ctx.now ?? new Date()).toISOString();
+  const refusal = await db.driver.transaction(
+    async (tx) => {
+      const rows = await tx.query<InvocationRow & { runtime_id: string }>(lockQuery, [target.invocationId, target.runtimeId ?? null]);
+      const row = rows[0];
+      if (!row || rows.length > 1) {
+        return { code: "NOT_FOUND", message: rows.length > 1 ? "Several runtimes use this invocation id; name the runtime." : `No invocation ${target.invocationId}.` } as const;
+      }
+      if (row.version !== ctx.version) {
+        return {
+          code: "VERSION_CONFLICT",
+          message: `Someone else changed this invocation: you saw version ${ctx.version}, it is now version ${row.version}. Nothing was changed; look at the new state and decide again.`,
+        } as const;
+      }
+      const current = snapshotOf(row) ?? (await foldFromHistory(tx, row.runtime_id, [row.id])).get(row.id);
+      if (!current) return { code: "NOT_FOUND", message: `No invocation ${target.invocationId}.` } as const;
+      // Every path that approves (API, console, CLI) gets the quorum of the policy in effect now;
+      // it is kept in the audit payload, so replaying the fold later counts as it did then.
+      const quorum = action.action === "approve" ? (ctx.quorum ?? (await quorumFor(tx, current.effectClass))) : ctx.quorum;
+      // The action comes after every record that has arrived: it folds onto the stored state.
+      const { snapshot, result } = resumeWithAction(current, action, { actor: ctx.actor, at, quorum });
+      if (!result.ok) return { code: result.code, message: result.message } as const;
+
+      const seq = row.version + 1;
+      const payload = { ...ctx.audit, action, ...(quorum ? { quorum } : {}) };
+      await tx.query(auditQuery, [row.id, seq, action.action, ctx.actor, at, result.from, result.to, noteOf(action), JSON.stringify(payload)]);
+      await writeStates(tx, row.runtime_id, { updated: [{ before: row, version: seq, state: snapshot }] });
+      return null;
+    },
+    { settings: ["statement_timeout = '30s'"] },
+  );
+
+  const invocation = await getInvocation(db, { runtimeId: target.runtimeId }, target.invocationId);
+  if (refusal) return { ok: false, ...refusal, current: invocation } satisfies Refusal;
+  return { ok: true, invocation: invocation! };
+}
+
+export const actionRequestSchema = z.intersection(operatorActionSchema, z.object({ version: z.number().int().min(0), runtime: z.string().max(200).optional() }));
+export type ActionRequest = z.infer<typeof actionRequestSchema>;
+
+const refusalCodes = { NOT_FOUND: "NOT_FOUND", VERSION_CONFLICT: "VERSION_CONFLICT", TRANSITION_REFUSED: "TRANSITION_REFUSED", ALREADY_APPROVED: "ALREADY_APPROVED" } as const;
+
+/** The API's form of actOnInvocation: the updated invocation, or a typed refusal carrying the current state. */
+export async function performAction(db: Db, invocationId: string, request: ActionRequest, actor: string): Promise<InvocationView> {
+  const { version, runtime, ...action } = request;
+  const runtimeId = runtime ? (await db.prisma.runtime.findUnique({ where: { name: runtime } }))?.id : undefined;
+  if (runtime && !runtimeId) throw new ApiError("NOT_FOUND", `No runtime ${runtime}.`);
+  const outcome = await actOnInvocation(db, { invocationId, runtimeId }, action as OperatorAction, { actor, version });
+  if (outcome.ok) return outcome.invocation;
+  throw new ApiError(refusalCodes[outcome.code], outcome.message, outcome.current ? { version: outcome.current.version, status: outcome.current.status } : {});
+}

@@ -1,0 +1,159 @@
+import { createHash } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { z } from "zod";
+import type { Db } from "../db/client";
+import { commitStateSchema } from "../outcome/vocabulary";
+import { decideFor, decisions } from "../outcome/decisions";
+import type { Resolution } from "../outcome/lifecycle";
+import { effectiveStatus, invocationStatusSchema, type InvocationStatus, type StoredStatus } from "../outcome/status";
+
+// GET /api/v1/invocations/{id}/decision (SPEC §5): what a runtime may do next,
+// who or what decided it, and a long poll that holds the request until that
+// changes. The poll re-reads the database, so a change made through any app
+// instance ends it, and it holds no connection while it sleeps.
+
+const time = z.string().meta({ format: "date-time" });
+
+export const decisionSchema = z
+  .object({
+    invocation_id: z.string(),
+    status: invocationStatusSchema,
+    decision: z.enum(decisions),
+    commit_state: commitStateSchema,
+    reason: z.string().nullable(),
+    decided_by: z
+      .string()
+      .nullable()
+      .describe('What set the current status: "probe", the operator (their email), "system" (Settle\'s stall window and policies) or "runtime" (its own records).'),
+    decided_at: time.nullable(),
+    version: z.number().int(),
+  })
+  .meta({ id: "Decision" });
+export type DecisionView = z.infer<typeof decisionSchema>;
+
+export const decisionQuerySchema = z.object({
+  wait: z.coerce
+    .number()
+    .min(0)
+    .max(60)
+    .default(0)
+    .describe("Seconds to hold the request until the decision (or version) changes: 0 to 60. Compared with If-None-Match when given."),
+});
+
+/** How often a held request looks at the database again. */
+export const DECISION_POLL_MS = 300;
+
+type Row = {
+  invocation_id: string;
+  status: StoredStatus;
+  commit_state: DecisionView["commit_state"];
+  version: number;
+  stall_at: Date | string | null;
+  not_before: Date | string | null;
+  status_since: Date | string;
+  resolution: Resolution | null;
+  action_actor: string | null;
+  action_at: Date | string | null;
+  action_to: string | null;
+};
+
+// The invocation and the last audit entry that changed its status: one indexed lookup each.
+const decisionQuery = `
+  SELECT i.invocation_id, i.status, i.commit_state, i.version, i.stall_at, i.not_before, i.status_since, i.resolution,
+         a.actor AS action_actor, a.at AS action_at, a.to_status AS action_to
+    FROM invocations i
+    LEFT JOIN LATERAL (
+      SELECT actor, at, to_status FROM invocation_actions
+       WHERE invocation_uid = i.id AND from_status <> to_status
+       ORDER BY seq DESC LIMIT 1) a ON true
+   WHERE i.runtime_id = $1::uuid AND i.invocation_id = $2`;
+
+const ms = (v: Date | string) => new Date(v).getTime();
+const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
+
+/** Who or what put the invocation where it is, and when. */
+function decider(row: Row, status: InvocationStatus, decision: DecisionView["decision"]): { by: string | null; at: string | null } {
+  if (status === "reconciled" && row.resolution) {
+    return { by: row.resolution.by === "probe" ? "probe" : (row.resolution.actor ?? "operator"), at: iso(row.resolution.at) };
+  }
+  // The stall window is Settle's rule: no outcome arrived in time.
+  if (status === "stalled") return { by: "system", at: iso(row.stall_at) };
+  // An operator's or a policy's action, unless a record moved the status since.
+  if (row.action_to === row.status && row.action_at !== null && ms(row.action_at) === ms(row.status_since)) {
+    return { by: row.action_actor, at: iso(row.action_at) };
+  }
+  // The runtime's own retry_after ran out.
+  if (status === "retry_scheduled" && decision === "retry_allowed" && row.not_before !== null) return { by: "runtime", at: iso(row.not_before) };
+  return { by: "runtime", at: iso(row.status_since) };
+}
+
+/** The decision on a runtime's own invocation; null when that runtime has none by this id. */
+export async function readDecision(db: Db, runtimeId: string, invocationId: string, now = new Date()): Promise<DecisionView | null> {
+  const [row] = await db.prisma.$queryRawUnsafe<Row[]>(decisionQuery, runtimeId, invocationId);
+  if (!row) return null;
+  const status = effectiveStatus(row.status, row.stall_at, now);
+  const { decision, reason } = decideFor({ status, commitState: row.commit_state, notBefore: row.not_before, resolution: row.resolution }, now);
+  const { by, at } = decider(row, status, decision);
+  return {
+    invocation_id: row.invocation_id,
+    status,
+    decision,
+    commit_state: row.commit_state,
+    reason,
+    decided_by: by,
+    decided_at: at,
+    version: row.version,
+  };
+}
+
+/** A strong ETag over what a runtime acts on: decision, status, version and commit state. */
+export function decisionEtag(view: DecisionView): string {
+  const digest = createHash("sha256").update(`${view.decision}|${view.status}|${view.version}|${view.commit_state}`).digest("base64url");
+  return `"${digest.slice(0, 27)}"`;
+}
+
+/** The entity tags of an If-None-Match header; `*` stands for the one the invocation has when the request arrives. Weak tags compare as strong (RFC 9110 §13.1.2). */
+export function parseIfNoneMatch(header: string | null): string[] | "*" | null {
+  if (header === null || header.trim() === "") return null;
+  if (header.trim() === "*") return "*";
+  const tags = [...header.matchAll(/(?:W\/)?("[^"]*")/g)].map((m) => m[1]!);
+  return tags.length > 0 ? tags : null;
+}
+
+export type DecisionWait = {
+  /** Seconds to hold the request while nothing changes. */
+  waitS: number;
+  ifNoneMatch: string[] | "*" | null;
+  signal?: AbortSignal;
+  pollMs?: number;
+};
+
+export type DecisionAnswer = { view: DecisionView; etag: string; notModified: boolean };
+
+/**
+ * Reads the decision and, with `waitS`, reads it again every `pollMs` until its
+ * ETag differs from the caller's If-None-Match (or, without one, from the
+ * first read), the time runs out, or the caller goes away. `notModified`: the
+ * answer is still what the caller's If-None-Match names (an HTTP 304).
+ */
+export async function awaitDecision(db: Db, runtimeId: string, invocationId: string, wait: DecisionWait): Promise<DecisionAnswer | null> {
+  let view = await readDecision(db, runtimeId, invocationId);
+  if (!view) return null;
+  const known = wait.ifNoneMatch === "*" ? [decisionEtag(view)] : (wait.ifNoneMatch ?? [decisionEtag(view)]);
+  const deadline = Date.now() + wait.waitS * 1000;
+  const pollMs = wait.pollMs ?? DECISION_POLL_MS;
+  while (known.includes(decisionEtag(view)) && Date.now() < deadline && !wait.signal?.aborted) {
+    try {
+      await sleep(Math.min(pollMs, deadline - Date.now()), undefined, { signal: wait.signal });
+    } catch {
+      break; // the caller went away: nobody reads the answer
+    }
+    // Read with the current time: a retry delay or a stall window may have run out meanwhile.
+    const next = await readDecision(db, runtimeId, invocationId);
+    if (!next) return null;
+    view = next;
+  }
+  const etag = decisionEtag(view);
+  const notModified = wait.ifNoneMatch !== null && known.includes(etag);
+  return { view, etag, notModified };
+}

@@ -1,0 +1,58 @@
+import type { Db } from "../db/client";
+import { toInvocationView, toSummary, type InvocationSummary, type InvocationView, type Scope } from "./read";
+import { loadPolicies } from "../policies/policies";
+import { compareRelevance, countNeedingPerson, TASK_PAGE_SIZE } from "./task-order";
+import { buildTimeline, findTaskTimeline, resolveTask, type Lookup, type ResolvedTask, type TimelineEvent } from "./timeline";
+import { readHistories, readTaskInvocationRows } from "./timeline-read";
+
+// The task page stays small however long the task is: the server renders the
+// first page of invocations (those that need a person, then the latest) with
+// their lanes on the chart; the rest of the list comes from the task API, and
+// the story, event by event, from GET /api/v1/tasks/{id}/timeline, on demand.
+
+export type TaskPageData = {
+  task: ResolvedTask["task"];
+  total: number;
+  need_person: number;
+  /** The first page, in the order the page lists them. */
+  rows: InvocationSummary[];
+  /** The same invocations with their attempts (no envelopes) and actions, for the chart. */
+  invocations: InvocationView[];
+};
+
+export async function findTaskPage(db: Db, scope: Scope, taskId: string, runtime: string | undefined, now: Date): Promise<Lookup<TaskPageData>> {
+  const found = await resolveTask(db, scope, taskId, runtime);
+  if (found.kind !== "found") return found;
+  const all = await readTaskInvocationRows(db, found.value.runtimeId, taskId);
+  const ranked = all.map((row) => ({ row, summary: toSummary(row, now) })).sort((a, b) => compareRelevance(a.summary, b.summary));
+  const first = ranked.slice(0, TASK_PAGE_SIZE);
+  const [histories, policies] = await Promise.all([readHistories(db, first.map((r) => r.row), true), loadPolicies(db.prisma)]);
+  return {
+    kind: "found",
+    value: {
+      task: found.value.task,
+      total: all.length,
+      need_person: countNeedingPerson(ranked.map((r) => r.summary)),
+      rows: first.map((r) => r.summary),
+      invocations: histories.map((h) => toInvocationView(h, policies, now)),
+    },
+  };
+}
+
+export type StoryLane = { invocation_id: string; tool: string; runtime: string };
+export type TaskStory = { start: string; end: string; now: string; total: number; lanes: StoryLane[]; events: TimelineEvent[] };
+
+/** The first `limit` events of a task's whole timeline, oldest first, without envelopes; null when the task is not one the caller can see. */
+export async function readTaskStory(db: Db, scope: Scope, taskId: string, runtime: string | undefined, limit: number, stallWindowS: number, now = new Date()): Promise<TaskStory | null> {
+  const found = await findTaskTimeline(db, scope, taskId, runtime, now, true);
+  if (found.kind !== "found") return null;
+  const timeline = buildTimeline(found.value.invocations, { now, stallWindowS });
+  return {
+    start: timeline.start,
+    end: timeline.end,
+    now: timeline.now,
+    total: timeline.events.length,
+    lanes: timeline.lanes.map(({ invocation: i }) => ({ invocation_id: i.invocation_id, tool: i.tool, runtime: i.runtime })),
+    events: timeline.events.slice(0, limit),
+  };
+}

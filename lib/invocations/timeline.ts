@@ -1,0 +1,379 @@
+import type { Db } from "../db/client";
+import type { CommitState, Phase } from "../outcome/vocabulary";
+import { getInvocation, getTask, toInvocationView, type InvocationView, type Scope, type TaskView } from "./read";
+import { loadPolicies } from "../policies/policies";
+import { statusForOutcome } from "../outcome/lifecycle";
+import { readTaskInvocations } from "./timeline-read";
+import type { InvocationStatus } from "../outcome/status";
+
+// The story of a task or an invocation on one time axis: a lane per
+// invocation, its records (intent, outcome, probe) in the order they happened,
+// the gaps between them (waiting for an outcome, the stall window, the pause
+// before a retry), operator actions at their time, and markers Settle derives
+// (became stalled, evidence contradicted a settlement). Pure over the read
+// model of SPEC §8, so the console can rebuild it from every live refresh.
+
+/** An intent's stall window is its `budget_left_s`, else Settle's default (SETTLE_STALL_WINDOW_S). */
+export type TimelineAttempt = InvocationView["attempts"][number];
+export type ActionEntry = InvocationView["actions"][number];
+// The timeline draws records and actions; what a policy means now (sla, approvals) is not on it.
+export type TimelineInvocation = Omit<InvocationView, "attempts" | "attempts_total" | "attempts_earlier" | "sla" | "approvals"> & { attempts: TimelineAttempt[] };
+export type TimelineOptions = { now: Date; stallWindowS: number };
+
+type Base = { key: string; at: string; lane: number; invocation_id: string };
+
+export type RecordEvent = Base & {
+  kind: "record";
+  phase: Phase;
+  /** The attempt the record speaks for: unnumbered transport records are attempt 1, an unnumbered probe checks the latest attempt before it. */
+  attempt: number;
+  /** Position in the invocation's `attempts`, to link the event to its details. */
+  index: number;
+  record: TimelineAttempt;
+  /** Set on the first record of a later attempt: the attempt it retries. */
+  retry_of: number | null;
+  /** An intent no outcome or probe ever answered. */
+  unanswered: boolean;
+};
+
+export type GapEvent = Base & {
+  kind: "gap";
+  /**
+   * awaiting_outcome: intent → its outcome; no_outcome: an intent nothing
+   * answered; before_retry: the pause before the next attempt; unsettled: the
+   * outcome unknown (or partial, escalated, being verified) until settled.
+   */
+  gap: "awaiting_outcome" | "no_outcome" | "before_retry" | "unsettled";
+  attempt: number;
+  until: string;
+  ms: number;
+  /** Still running at `now`. */
+  open: boolean;
+  /** When the stall window of the intent ends or ended (gaps after an intent only). */
+  stall_at: string | null;
+};
+
+export type ActionEvent = Base & { kind: "action"; index: number; entry: ActionEntry; changed: boolean };
+
+export type MarkerEvent = Base &
+  (
+    | { kind: "marker"; marker: "stalled"; attempt: number; intent_at: string; window_s: number }
+    | {
+        kind: "marker";
+        marker: "conflict";
+        attempt: number | null;
+        /** What the settlement said and who made it; null when the read model does not say. */
+        settled: { commit_state: "committed" | "not_committed"; by: "outcome" | "probe" | "operator" } | null;
+        evidence: CommitState | null;
+      }
+  );
+
+export type TimelineEvent = RecordEvent | GapEvent | ActionEvent | MarkerEvent;
+
+export type Lane = {
+  index: number;
+  invocation: Omit<TimelineInvocation, "attempts" | "actions">;
+  start: string;
+  end: string;
+  events: TimelineEvent[];
+};
+
+export type Timeline = { start: string; end: string; now: string; lanes: Lane[]; events: TimelineEvent[] };
+
+const ms = (iso: string) => Date.parse(iso);
+const isoOf = (t: number) => new Date(t).toISOString();
+const phaseRank: Record<Phase, number> = { intent: 0, outcome: 1, probe: 2 };
+const kindRank = (e: TimelineEvent) =>
+  e.kind === "record" ? phaseRank[e.phase] : e.kind === "marker" ? 3 : e.kind === "action" ? 4 : 5;
+
+// Every time here is a UTC ISO string of one width (the read API's
+// toISOString), so text order is time order, and cheaper on long timelines.
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+export function compareEvents(a: TimelineEvent, b: TimelineEvent): number {
+  return byText(a.at, b.at) || a.lane - b.lane || kindRank(a) - kindRank(b) || byText(a.key, b.key);
+}
+
+type Definite = "committed" | "not_committed";
+const definite = (c: CommitState | null | undefined): c is Definite => c === "committed" || c === "not_committed";
+type Settled = { commit_state: Definite | null; by: "outcome" | "probe" | "operator"; attempt: number };
+
+// Waiting for evidence or a person (SPEC §4's queue, less `stalled`, which has its own window).
+const unsettledStatuses = new Set<InvocationStatus>(["outcome_unknown", "partially_applied", "verifying", "escalated"]);
+
+// As lib/outcome/lifecycle.ts: a new attempt may start from these, so its intent opens a stall window.
+const reopenedByIntent = new Set<InvocationStatus>(["pending", "retry_scheduled", "needs_input", "approved", "failed"]);
+
+/** Fold's rule (lib/outcome/fold.ts): which attempt each record speaks for. */
+function attemptNumbers(attempts: TimelineAttempt[]): number[] {
+  const numbered = attempts.filter((a) => a.attempt !== null && a.phase !== "probe").map((a) => ({ n: a.attempt!, at: ms(a.at) }));
+  return attempts.map((a) => {
+    if (a.attempt !== null) return a.attempt;
+    if (a.phase !== "probe") return 1;
+    const before = numbered.filter((x) => x.at <= ms(a.at)).map((x) => x.n);
+    const pool = before.length > 0 ? before : numbered.map((x) => x.n);
+    return pool.length > 0 ? Math.max(...pool) : 1;
+  });
+}
+
+/** A settlement the new evidence disagrees with (lifecycle.ts `contradicts`): never a retry after a tool's own "not committed". */
+function contradicts(settled: Settled, commit: CommitState, phase: Phase): boolean {
+  if (!definite(commit) || settled.commit_state === null || commit === settled.commit_state) return false;
+  if (settled.commit_state === "committed") return true;
+  return phase === "probe" || settled.by !== "outcome";
+}
+
+type OpenIntent = { event: RecordEvent; opened: boolean; windowEnd: number | null };
+
+function laneEvents(inv: TimelineInvocation, lane: number, opts: TimelineOptions): TimelineEvent[] {
+  const now = opts.now.getTime();
+  const base = (key: string, at: string) => ({ key: `${lane}:${key}`, at, lane, invocation_id: inv.invocation_id });
+  const numbers = attemptNumbers(inv.attempts);
+  const firstAttempt = Math.min(...numbers.filter((_, i) => inv.attempts[i]!.phase !== "probe"), Infinity);
+  const records: RecordEvent[] = inv.attempts
+    .map((record, index): RecordEvent => ({ key: `${lane}:r${index}`, at: record.at, lane, invocation_id: inv.invocation_id, kind: "record", phase: record.phase, attempt: numbers[index]!, index, record, retry_of: null, unanswered: false }))
+    .sort(compareEvents);
+  const lastIntentAttempt = Math.max(...records.filter((r) => r.phase === "intent").map((r) => r.attempt), -Infinity);
+  const steps: Array<RecordEvent | ActionEvent> = [
+    ...records,
+    ...inv.actions.map((entry, index) => ({ ...base(`a${index}`, entry.at), kind: "action" as const, index, entry, changed: entry.from_status !== entry.to_status })),
+  ].sort(compareEvents);
+
+  const out: TimelineEvent[] = [];
+  const open = new Map<number, OpenIntent>();
+  const seenAttempts = new Set<number>();
+  let status: InvocationStatus | null = null;
+  let settled: Settled | null = null;
+  let lastAttempt = 0;
+  let lastAt: number | null = null;
+
+  const closeIntent = (intent: OpenIntent, until: number, gap: GapEvent["gap"], isOpen: boolean) => {
+    const r = intent.event;
+    r.unanswered = gap === "no_outcome";
+    const windowEnd = intent.opened ? intent.windowEnd : null;
+    const start = ms(r.at);
+    out.push({ key: `${lane}:g${r.index}`, at: r.at, lane, invocation_id: inv.invocation_id, kind: "gap", gap, attempt: r.attempt, until: isoOf(until), ms: until - start, open: isOpen, stall_at: windowEnd === null ? null : isoOf(windowEnd) });
+    if (windowEnd !== null && windowEnd <= until) {
+      const window_s = Math.round((windowEnd - start) / 1000);
+      out.push({ ...base(`s${r.index}`, isoOf(windowEnd)), kind: "marker", marker: "stalled", attempt: r.attempt, intent_at: r.at, window_s });
+    }
+    open.delete(r.attempt);
+  };
+
+  const evidence = (step: RecordEvent, commit: CommitState, phase: Phase): void => {
+    if (settled && step.attempt <= settled.attempt) {
+      if (contradicts(settled, commit, phase)) {
+        out.push({ ...base(`c${step.index}`, step.at), kind: "marker", marker: "conflict", attempt: step.attempt, settled: settled.commit_state ? { commit_state: settled.commit_state, by: settled.by } : null, evidence: commit });
+        settled = null;
+        status = "outcome_unknown";
+        return;
+      }
+      if (!(settled.commit_state === "not_committed" && phase === "outcome")) return;
+    }
+    if (phase === "probe") {
+      status = definite(commit) ? "reconciled" : commit === "partial" ? "partially_applied" : "escalated";
+      if (definite(commit)) settled = { commit_state: commit, by: "probe", attempt: lastAttempt };
+      return;
+    }
+    const next = statusForOutcome({ commitState: commit, outcome: step.record.outcome, nextAction: step.record.next_action });
+    status = next;
+    if (definite(commit) && next !== "pending") settled = { commit_state: commit, by: "outcome", attempt: step.attempt };
+  };
+
+  const applyStep = (step: RecordEvent | ActionEvent): void => {
+    if (step.kind === "action") {
+      if (step.changed && (step.entry.from_status === "pending" || step.entry.from_status === "stalled")) {
+        for (const intent of [...open.values()]) closeIntent(intent, ms(step.at), "no_outcome", false);
+      }
+      status = step.entry.to_status;
+      if (step.entry.to_status === "reconciled" && step.changed) {
+        const r = inv.resolution;
+        const own = r && r.by === "operator" && ms(r.at) === ms(step.at) ? r.commit_state : null;
+        settled = { commit_state: own, by: "operator", attempt: lastAttempt };
+      }
+      return;
+    }
+
+    if (step.phase !== "probe") {
+      if (!seenAttempts.has(step.attempt) && step.attempt > firstAttempt) {
+        step.retry_of = Math.max(...[...seenAttempts].filter((n) => n < step.attempt), firstAttempt);
+        if (lastAt !== null && lastAt < ms(step.at)) {
+          out.push({ ...base(`b${step.index}`, isoOf(lastAt)), kind: "gap", gap: "before_retry", attempt: step.attempt, until: step.at, ms: ms(step.at) - lastAt, open: false, stall_at: null });
+        }
+      }
+      seenAttempts.add(step.attempt);
+    }
+    lastAt = Math.max(lastAt ?? -Infinity, ms(step.at));
+
+    if (step.phase === "intent") {
+      const opens = (status === null || reopenedByIntent.has(status) || (status === "reconciled" && settled?.commit_state === "not_committed")) && step.attempt >= lastAttempt;
+      lastAttempt = Math.max(lastAttempt, step.attempt);
+      const latestOpen = opens && step.attempt === lastIntentAttempt && (inv.status === "pending" || inv.status === "stalled") && inv.stall_at;
+      const budget = step.record.budget_left_s;
+      const windowEnd = latestOpen ? ms(inv.stall_at!) : ms(step.at) + (budget ?? opts.stallWindowS) * 1000;
+      open.set(step.attempt, { event: step, opened: opens, windowEnd });
+      if (opens) {
+        status = "pending";
+        if (settled && settled.commit_state !== "committed" && settled.by === "outcome") settled = null;
+      }
+      return;
+    }
+
+    lastAttempt = Math.max(lastAttempt, step.attempt);
+    for (const intent of [...open.values()]) if (intent.event.attempt <= step.attempt) closeIntent(intent, ms(step.at), "awaiting_outcome", false);
+    evidence(step, step.record.commit_state, step.phase);
+    const probe = step.record.probe_result;
+    if (probe) evidence(step, probe === "found" ? "committed" : probe === "absent" ? "not_committed" : "unknown", "probe");
+  };
+
+  // How long the invocation waited for a person or a probe: from the record or
+  // action that left it unsettled to the one that settled it.
+  let unsettledSince: { at: string; attempt: number; key: string } | null = null;
+  const closeUnsettled = (until: number, isOpen: boolean) => {
+    if (!unsettledSince) return;
+    const start = ms(unsettledSince.at);
+    out.push({ key: `${unsettledSince.key}:u`, at: unsettledSince.at, lane, invocation_id: inv.invocation_id, kind: "gap", gap: "unsettled", attempt: unsettledSince.attempt, until: isoOf(until), ms: until - start, open: isOpen, stall_at: null });
+    unsettledSince = null;
+  };
+
+  for (const step of steps) {
+    out.push(step);
+    applyStep(step);
+    const waiting = status !== null && unsettledStatuses.has(status);
+    if (waiting && !unsettledSince) unsettledSince = { at: step.at, attempt: step.kind === "record" ? step.attempt : lastAttempt, key: step.key };
+    else if (!waiting && unsettledSince) closeUnsettled(ms(step.at), false);
+  }
+  if (unsettledSince && unsettledStatuses.has(inv.status)) closeUnsettled(Math.max(now, ms(unsettledSince.at)), true);
+
+  for (const intent of open.values()) {
+    const stillWaiting = intent.opened && intent.event.attempt === lastIntentAttempt && (inv.status === "pending" || inv.status === "stalled");
+    if (stillWaiting) closeIntent(intent, Math.max(now, ms(intent.event.at)), "no_outcome", true);
+    else intent.event.unanswered = true;
+  }
+
+  if (inv.conflict && !out.some((e) => e.kind === "marker" && e.marker === "conflict")) {
+    // The read model does not say what every settlement was; place the flag at
+    // the first definite evidence after the last settlement we can see.
+    const settleAt = Math.max(...out.filter((e) => e.kind === "action" && e.entry.to_status === "reconciled").map((e) => ms(e.at)), -Infinity);
+    const after = records.find((r) => ms(r.at) >= settleAt && definite(r.record.commit_state)) ?? records[records.length - 1];
+    if (after) out.push({ ...base(`c${after.index}`, after.at), kind: "marker", marker: "conflict", attempt: after.attempt, settled: null, evidence: after.record.commit_state });
+  }
+  return out.sort(compareEvents);
+}
+
+function endOf(event: TimelineEvent): number {
+  return event.kind === "gap" ? ms(event.until) : ms(event.at);
+}
+
+export function buildTimeline(invocations: TimelineInvocation[], opts: TimelineOptions): Timeline {
+  const ordered = [...invocations].sort(
+    (a, b) => ms(a.first_seen_at) - ms(b.first_seen_at) || a.invocation_id.localeCompare(b.invocation_id) || a.runtime.localeCompare(b.runtime),
+  );
+  const lanes: Lane[] = ordered.map((inv, index) => {
+    const events = laneEvents(inv, index, opts);
+    const { attempts: _attempts, actions: _actions, ...invocation } = inv;
+    const times = events.map((e) => ms(e.at));
+    const start = times.length > 0 ? Math.min(...times) : ms(inv.first_seen_at);
+    const end = Math.max(start, ...events.map(endOf));
+    return { index, invocation, start: isoOf(start), end: isoOf(end), events };
+  });
+  const now = opts.now.toISOString();
+  if (lanes.length === 0) return { start: now, end: now, now, lanes, events: [] };
+  return {
+    start: isoOf(Math.min(...lanes.map((l) => ms(l.start)))),
+    end: isoOf(Math.max(...lanes.map((l) => ms(l.end)))),
+    now,
+    lanes,
+    events: lanes.flatMap((l) => l.events).sort(compareEvents),
+  };
+}
+
+// Readers for the timeline pages and the optional `runtime` of the read API.
+
+export type Lookup<T> = { kind: "found"; value: T } | { kind: "ambiguous"; runtimes: string[] } | { kind: "missing" };
+
+/** The scope narrowed to one runtime by name; null when that runtime is not one the caller can see. */
+export const resolveScope = (db: Db, scope: Scope, runtime: string | undefined) => narrow(db, scope, runtime);
+
+async function narrow(db: Db, scope: Scope, runtime: string | undefined): Promise<Scope | null> {
+  if (!runtime) return scope;
+  const found = await db.prisma.runtime.findUnique({ where: { name: runtime }, select: { id: true } });
+  if (!found || (scope.runtimeId && scope.runtimeId !== found.id)) return null;
+  return { runtimeId: found.id };
+}
+
+/** GET /api/v1/invocations/{id}?runtime=: without a runtime, as before. */
+export async function readInvocation(db: Db, scope: Scope, invocationId: string, runtime?: string, now = new Date()): Promise<InvocationView | null> {
+  const narrowed = await narrow(db, scope, runtime);
+  return narrowed ? getInvocation(db, narrowed, invocationId, now) : null;
+}
+
+/** GET /api/v1/tasks/{id}?runtime=: without a runtime, as before. */
+export async function readTask(db: Db, scope: Scope, taskId: string, runtime?: string, now = new Date()): Promise<TaskView | null> {
+  const narrowed = await narrow(db, scope, runtime);
+  return narrowed ? getTask(db, narrowed, taskId, now) : null;
+}
+
+const runtimeName = { runtime: { select: { name: true } } } as const;
+
+async function runtimesOfInvocation(db: Db, scope: Scope, invocationId: string): Promise<string[]> {
+  const rows = await db.prisma.invocation.findMany({ where: { invocationId, ...scope }, select: runtimeName, take: 20 });
+  return rows.map((r) => r.runtime.name).sort();
+}
+
+async function runtimesOfTask(db: Db, scope: Scope, taskId: string): Promise<string[]> {
+  const rows = await db.prisma.task.findMany({ where: { taskId, ...scope }, select: runtimeName, take: 20 });
+  return rows.map((r) => r.runtime.name).sort();
+}
+
+/** The invocation page: one runtime's invocation, or the runtimes to choose from when the id is in several. */
+export async function findInvocation(db: Db, scope: Scope, invocationId: string, runtime?: string, now = new Date()): Promise<Lookup<InvocationView>> {
+  if (!runtime) {
+    const runtimes = await runtimesOfInvocation(db, scope, invocationId);
+    if (runtimes.length > 1) return { kind: "ambiguous", runtimes };
+    runtime = runtimes[0];
+  }
+  const found = runtime ? await readInvocation(db, scope, invocationId, runtime, now) : null;
+  return found ? { kind: "found", value: found } : { kind: "missing" };
+}
+
+export type TaskTimelineData = { task: TaskView; invocations: InvocationView[] };
+
+/**
+ * The task page: the task and all its invocations with their attempts and
+ * actions (timeline-read.ts, in plain SQL); `light` leaves out envelopes, safe
+ * details and agent messages (null, {} and null).
+ */
+export type ResolvedTask = { runtimeId: string; task: { task_id: string; runtime: string; first_seen_at: string; last_seen_at: string } };
+
+/** Which runtime's task the caller means: the runtimes to choose from when the id is in several. */
+export async function resolveTask(db: Db, scope: Scope, taskId: string, runtime?: string): Promise<Lookup<ResolvedTask>> {
+  if (!runtime) {
+    const runtimes = await runtimesOfTask(db, scope, taskId);
+    if (runtimes.length > 1) return { kind: "ambiguous", runtimes };
+    runtime = runtimes[0];
+  }
+  const narrowed = runtime ? await narrow(db, scope, runtime) : null;
+  if (!narrowed?.runtimeId) return { kind: "missing" };
+  const task = await db.prisma.task.findUnique({ where: { runtimeId_taskId: { runtimeId: narrowed.runtimeId, taskId } }, include: runtimeName });
+  if (!task) return { kind: "missing" };
+  const value = { task_id: task.taskId, runtime: task.runtime.name, first_seen_at: task.firstSeenAt.toISOString(), last_seen_at: task.lastSeenAt.toISOString() };
+  return { kind: "found", value: { runtimeId: narrowed.runtimeId, task: value } };
+}
+
+export async function findTaskTimeline(
+  db: Db,
+  scope: Scope,
+  taskId: string,
+  runtime?: string,
+  now = new Date(),
+  light = false,
+): Promise<Lookup<TaskTimelineData>> {
+  const found = await resolveTask(db, scope, taskId, runtime);
+  if (found.kind !== "found") return found;
+  const rows = await readTaskInvocations(db, found.value.runtimeId, taskId, light);
+  const policies = await loadPolicies(db.prisma);
+  const invocations = rows.map((r) => toInvocationView(r, policies, now));
+  const summaries = invocations.map(({ attempts: _a, attempts_total: _t, attempts_earlier: _e, actions: _b, sla: _c, approvals: _d, ...summary }) => summary);
+  return { kind: "found", value: { task: { ...found.value.task, invocations: summaries }, invocations } };
+}

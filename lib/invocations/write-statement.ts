@@ -1,0 +1,181 @@
+import type { Statement } from "../db/driver";
+
+// The write path's one statement (lib/invocations/store.ts), built for
+// the parts a write has. One statement, so one round trip and no transaction
+// around it: a batch's writes all happen or none do.
+//
+// Locks are taken in one order by every writer — changed invocations (in
+// invocation id order), then new invocations, then attempts (by event key),
+// then the rest — each step reading an aggregate of the one before, so that
+// it starts only when the one before has finished, and concurrent writers
+// queue instead of deadlocking. Afterwards it checks that it wrote exactly
+// what it was given: anything a concurrent writer did first (a version
+// bumped, an invocation created, a record stored) raises
+// serialization_failure (settle_write_conflict, migration *_write_path), which
+// undoes the whole statement, and the writer reads again.
+
+/** Columns of `invocations` that the fold writes, and their SQL types. */
+export const STATE_COLUMNS = [
+  ["tool", "text"],
+  ["effect_class", "text"],
+  ["idempotency_key", "text"],
+  ["status", "text"],
+  ["commit_state", "text"],
+  ["next_action", "text"],
+  ["conflict", "boolean"],
+  ["attempt_count", "int"],
+  ["first_seen_at", "timestamptz"],
+  ["last_attempt_at", "timestamptz"],
+  ["status_since", "timestamptz"],
+  ["stall_at", "timestamptz"],
+  ["not_before", "timestamptz"],
+  ["assignee", "text"],
+  ["user_message", "text"],
+  ["last_code", "text"],
+  ["resolution", "jsonb"],
+  ["fold", "jsonb"],
+] as const;
+/** An attempt's columns after uid and seq, in the order of an `AttemptRow` (event_key first: rows are sorted by it). */
+export const ATTEMPT_COLUMNS = [
+  ["event_key", "text"],
+  ["event_id", "text"],
+  ["attempt_id", "text"],
+  ["attempt_no", "int"],
+  ["phase", "text"],
+  ["at", "timestamptz"],
+  ["tool", "text"],
+  ["effect_class", "text"],
+  ["idempotency_key", "text"],
+  ["budget_left_s", "int"],
+  ["args_digest", "text"],
+  ["dialect", "text"],
+  ["wrapper_dialect", "text"],
+  ["outcome", "text"],
+  ["commit_state", "text"],
+  ["code", "text"],
+  ["category", "text"],
+  ["retry_directive", "text"],
+  ["not_before", "timestamptz"],
+  ["max_attempts_remaining", "int"],
+  ["next_action", "text"],
+  ["dispatch_stage", "text"],
+  ["probe_result", "text"],
+  ["safe_details", "jsonb"],
+  ["agent_message", "text"],
+  ["user_message", "text"],
+  ["items", "jsonb"],
+  ["envelope", "jsonb"],
+  ["ignored", "jsonb"],
+] as const;
+
+
+/** Which parts a write has; each present part is one jsonb parameter, in this order. */
+export type WriteParts = { created: boolean; changes: boolean; attempts: boolean; transitions: boolean; search: boolean; tasks: boolean; notes: boolean };
+const ORDER: Array<keyof WriteParts> = ["created", "changes", "attempts", "transitions", "search", "tasks", "notes"];
+
+const recordset = (columns: ReadonlyArray<readonly [string, string]>) => columns.map(([c, t]) => `${c} ${t}`).join(", ");
+const STATE_NAMES = STATE_COLUMNS.map(([c]) => c);
+const ATTEMPT_NAMES = ATTEMPT_COLUMNS.map(([c]) => c);
+const element = ([name, type]: readonly [string, string], i: number) =>
+  `${type === "jsonb" ? `nullif(r -> ${i}, 'null'::jsonb)` : type === "text" ? `r ->> ${i}` : `(r ->> ${i})::${type}`} AS ${name}`;
+
+function build(p: WriteParts): string {
+  // $1 is the runtime; each present part has the next parameter.
+  const param: Partial<Record<keyof WriteParts, string>> = {};
+  let n = 1;
+  for (const part of ORDER) if (p[part]) param[part] = `$${(n += 1)}::jsonb`;
+  const ctes: string[] = [];
+  const checks: string[] = [];
+  let barrier: string | null = null;
+  const after = () => (barrier ? `${barrier}, ` : "");
+
+  if (p.changes) {
+    ctes.push(`changes AS (SELECT * FROM jsonb_to_recordset(${param.changes}) AS x(id uuid, expected int, version int, ${recordset(STATE_COLUMNS)}))`);
+    ctes.push(`locked AS (
+      SELECT i.id, i.version FROM invocations i
+       WHERE i.id = ANY(ARRAY(SELECT id FROM changes))
+       ORDER BY i.invocation_id
+       FOR UPDATE)`);
+    ctes.push(`checked AS (SELECT count(*) FILTER (WHERE l.version = c.expected) AS current FROM locked l JOIN changes c USING (id))`);
+    checks.push(`(SELECT current FROM checked) <> jsonb_array_length(${param.changes}) THEN settle_write_conflict('an invocation changed since it was read')`);
+    barrier = "checked";
+  }
+  if (p.created) {
+    ctes.push(`created AS (
+      INSERT INTO invocations (id, runtime_id, invocation_id, task_id, version, updated_at, ${STATE_NAMES.join(", ")})
+      SELECT x.id, $1::uuid, x.invocation_id, x.task_id, 1, now(), ${STATE_NAMES.map((c) => `x.${c}`).join(", ")}
+        FROM ${after()}jsonb_to_recordset(${param.created}) AS x(id uuid, invocation_id text, task_id text, ${recordset(STATE_COLUMNS)})
+       ORDER BY x.invocation_id
+      ON CONFLICT (runtime_id, invocation_id) DO NOTHING
+      RETURNING id)`);
+    ctes.push(`created_n AS (SELECT count(*) AS n FROM created)`);
+    checks.push(`(SELECT n FROM created_n) <> jsonb_array_length(${param.created}) THEN settle_write_conflict('an invocation was created meanwhile')`);
+    barrier = "created_n";
+  }
+  if (p.attempts) {
+    ctes.push(`stored AS (
+      INSERT INTO attempts (runtime_id, invocation_uid, seq, ${ATTEMPT_NAMES.join(", ")})
+      SELECT $1::uuid, (r ->> 0)::uuid, (r ->> 1)::int, ${ATTEMPT_COLUMNS.map((c, i) => element(c, i + 2)).join(", ")}
+        FROM ${after()}jsonb_array_elements(${param.attempts}) AS r
+       ORDER BY r ->> 2
+      ON CONFLICT (runtime_id, event_key) DO NOTHING
+      RETURNING 1)`);
+    checks.push(`(SELECT count(*) FROM stored) <> jsonb_array_length(${param.attempts}) THEN settle_write_conflict('a record was stored meanwhile')`);
+  }
+  if (p.changes) {
+    ctes.push(`updated AS (
+      UPDATE invocations AS i SET version = x.version, updated_at = now(), ${STATE_NAMES.map((c) => `${c} = x.${c}`).join(", ")}
+        FROM changes AS x
+       WHERE i.id = x.id AND i.version = x.expected AND i.id = ANY(ARRAY(SELECT id FROM changes))
+      RETURNING 1)`);
+    checks.push(`(SELECT count(*) FROM updated) <> jsonb_array_length(${param.changes}) THEN settle_write_conflict('an invocation changed since it was read')`);
+  }
+  if (p.transitions) {
+    // With no enabled webhook endpoint for the runtime there is nobody to fan a change out to: it is
+    // written as fanned out, so the job neither rewrites it nor finds it in its index.
+    ctes.push(`transitions AS (
+      INSERT INTO invocation_transitions (invocation_uid, runtime_id, tool, effect_class, from_status, to_status, commit_state, resolution_by, not_before, version, at, fanned_out)
+      SELECT t.uid, $1::uuid, t.tool, t.effect_class, t.from_status, t.to_status, t.commit_state, t.resolution_by, t.not_before, t.version, t.at,
+             NOT EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.runtime_id = $1::uuid AND e.enabled)
+        FROM jsonb_to_recordset(${param.transitions}) AS t(uid uuid, tool text, effect_class text, from_status text, to_status text,
+                                                 commit_state text, resolution_by text, not_before timestamptz, version int, at timestamptz))`);
+  }
+  if (p.search) {
+    ctes.push(`search AS (
+      INSERT INTO invocation_search (invocation_uid, ids)
+      SELECT s.uid, s.ids FROM jsonb_to_recordset(${param.search}) AS s(uid uuid, ids text) ORDER BY s.uid
+      ON CONFLICT (invocation_uid) DO UPDATE SET ids = excluded.ids)`);
+  }
+  if (p.tasks) {
+    ctes.push(`tasks AS (
+      INSERT INTO tasks (runtime_id, task_id, first_seen_at, last_seen_at)
+      SELECT $1::uuid, t.task_id, t.first, t.last FROM jsonb_to_recordset(${param.tasks}) AS t(task_id text, first timestamptz, last timestamptz)
+       ORDER BY t.task_id
+      ON CONFLICT (runtime_id, task_id) DO UPDATE
+        SET first_seen_at = LEAST(tasks.first_seen_at, excluded.first_seen_at), last_seen_at = GREATEST(tasks.last_seen_at, excluded.last_seen_at)
+        WHERE tasks.first_seen_at > excluded.first_seen_at OR tasks.last_seen_at < excluded.last_seen_at)`);
+  }
+  if (p.notes) {
+    // Trust-metric rollups (decision 009) may already count an invocation first seen more than 10 minutes
+    // ago: a change to one is noted with the values it had before. The 5 minutes between this bound and
+    // the rollups' 15 cover the time from a write to its commit.
+    ctes.push(`notes AS (
+      INSERT INTO metric_dirty (uid, runtime_id, first_seen_at, committed_since, idempotency_key)
+      SELECT n.uid, $1::uuid, n.first_seen_at, n.committed_since, n.idempotency_key
+        FROM jsonb_to_recordset(${param.notes}) AS n(uid uuid, first_seen_at timestamptz, earliest timestamptz, committed_since timestamptz, idempotency_key text)
+       WHERE n.earliest < clock_timestamp() - interval '10 minutes')`);
+  }
+  const verdict = checks.length > 0 ? `CASE ${checks.map((c) => `WHEN ${c}`).join("\n             ")} ELSE true END` : "true";
+  // PostgreSQL must see $1 even in a write of none of the runtime's rows.
+  return `WITH ${ctes.join(",\n    ")}\n    SELECT ${verdict} AS written, $1::uuid AS runtime`;
+}
+
+const built = new Map<string, Statement>();
+
+/** The statement for a write with these parts, named so each connection prepares it once. */
+export function writeStatement(parts: WriteParts): Statement {
+  const mask = ORDER.map((part) => (parts[part] ? "1" : "0")).join("");
+  let statement = built.get(mask);
+  if (!statement) built.set(mask, (statement = { name: `settle_write_${mask}`, text: build(parts) }));
+  return statement;
+}

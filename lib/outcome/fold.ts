@@ -1,0 +1,296 @@
+import type { CommitState, NextAction, Outcome, Phase, ProbeResult } from "./vocabulary";
+import { applyAction, type ActionContext, type ActionResult, type OperatorAction } from "./actions";
+import { applyEvidence, applyProbeResult, initialState, type LifecycleConfig, type LifecycleState } from "./lifecycle";
+
+// An invocation's state is a fold over its records and operator actions.
+// Records are ordered by what they say (attempt number, then `at`), never by
+// arrival, so late, repeated or shuffled delivery folds to the same state.
+// Operator actions are placed where they happened relative to arrivals
+// (`seq`): an operator decided on the records that had arrived by then.
+//
+// A fold also says where it stopped (its cursor), so the write path can fold
+// new records onto the stored state instead of reading the whole history
+// again (`resumeFold`). When a new record belongs before what was folded, or
+// could change which attempt a stored record speaks for, resuming refuses and
+// the caller folds the whole history: the same function, so the same answer.
+
+export type FoldRecord = {
+  eventKey: string;
+  seq: number;
+  attemptNo: number | null;
+  phase: Phase;
+  at: string;
+  outcome: Outcome;
+  commitState: CommitState;
+  nextAction: NextAction;
+  notBefore: string | null;
+  budgetLeftS: number | null;
+  probeResult: ProbeResult | null;
+  tool: string;
+  effectClass: string | null;
+  idempotencyKey: string | null;
+  userMessage: string | null;
+  code: string | null;
+};
+
+export type FoldAction = { seq: number; at: string; actor: string; action: OperatorAction; quorum?: number };
+
+export type DerivedInvocation = LifecycleState & {
+  tool: string;
+  effectClass: string | null;
+  idempotencyKey: string | null;
+  attemptCount: number;
+  firstSeenAt: string;
+  lastAttemptAt: string;
+  userMessage: string | null;
+  lastCode: string | null;
+};
+
+/** Where in the fold order a record stands: its attempt, then `at`, then phase, then event key. */
+export type RecordKey = { attempt: number; at: string; phase: Phase; eventKey: string };
+
+export type FoldCursor = {
+  /** The last record folded after the last operator action; null when an action was the last step. */
+  last: RecordKey | null;
+  /** The highest attempt of a transport record (intent or outcome); null before the first. */
+  maxTransport: number | null;
+  /** Numbered transport records: the highest attempt number and the latest `at` among them. */
+  numbered: { maxN: number; maxAt: string } | null;
+  /** Unnumbered probes: the lowest attempt one speaks for, the latest `at`, and whether one had no numbered record before it. */
+  probes: { minAttempt: number; maxAt: string; beforeAny: boolean } | null;
+};
+
+export type FoldSnapshot = DerivedInvocation & { cursor: FoldCursor };
+
+const phaseRank: Record<Phase, number> = { intent: 0, outcome: 1, probe: 2 };
+const ms = (iso: string) => Date.parse(iso);
+const isNumberedTransport = (r: FoldRecord) => r.attemptNo !== null && r.phase !== "probe";
+
+/** Unnumbered records: transport attempts count as 1; a probe speaks for the latest attempt before it. */
+function effectiveAttempts(records: FoldRecord[]): Map<FoldRecord, number> {
+  const numbered = records.filter(isNumberedTransport).map((r) => ({ n: r.attemptNo as number, at: ms(r.at) }));
+  const result = new Map<FoldRecord, number>();
+  for (const r of records) {
+    if (r.attemptNo !== null) result.set(r, r.attemptNo);
+    else if (r.phase !== "probe") result.set(r, 1);
+    else {
+      const at = ms(r.at);
+      const before = numbered.filter((x) => x.at <= at).map((x) => x.n);
+      const pool = before.length > 0 ? before : numbered.map((x) => x.n);
+      result.set(r, pool.length > 0 ? Math.max(...pool) : 1);
+    }
+  }
+  return result;
+}
+
+function compareKeys(a: RecordKey, b: RecordKey): number {
+  return (
+    a.attempt - b.attempt ||
+    ms(a.at) - ms(b.at) ||
+    phaseRank[a.phase] - phaseRank[b.phase] ||
+    (a.eventKey < b.eventKey ? -1 : a.eventKey > b.eventKey ? 1 : 0)
+  );
+}
+
+const keyOf = (r: FoldRecord, attempt: number): RecordKey => ({ attempt, at: r.at, phase: r.phase, eventKey: r.eventKey });
+
+type Step = { kind: "record"; record: FoldRecord; attempt: number } | { kind: "action"; action: FoldAction };
+
+export function orderEvents(records: FoldRecord[], actions: FoldAction[]): Step[] {
+  const attempt = effectiveAttempts(records);
+  const sortedActions = [...actions].sort((a, b) => a.seq - b.seq);
+  const segmentOf = (r: FoldRecord) => sortedActions.filter((a) => a.seq < r.seq).length;
+  const segments: FoldRecord[][] = sortedActions.map(() => []).concat([[]]);
+  for (const r of records) segments[segmentOf(r)]?.push(r);
+  const steps: Step[] = [];
+  segments.forEach((segment, i) => {
+    for (const { record } of sortByKey(segment, attempt)) steps.push({ kind: "record", record, attempt: attempt.get(record) ?? 1 });
+    const action = sortedActions[i];
+    if (action) steps.push({ kind: "action", action });
+  });
+  return steps;
+}
+
+/** Records in fold order (compareKeys), each key computed once. */
+function sortByKey(records: FoldRecord[], attempt: Map<FoldRecord, number>): Array<{ record: FoldRecord; key: RecordKey }> {
+  const keyed = records.map((record) => ({ record, key: keyOf(record, attempt.get(record) ?? 1), t: ms(record.at) }));
+  keyed.sort(
+    (a, b) =>
+      a.key.attempt - b.key.attempt ||
+      a.t - b.t ||
+      phaseRank[a.key.phase] - phaseRank[b.key.phase] ||
+      (a.key.eventKey < b.key.eventKey ? -1 : a.key.eventKey > b.key.eventKey ? 1 : 0),
+  );
+  return keyed;
+}
+
+/** One record folded onto a snapshot: the body shared by the whole fold and a resumed one. */
+function foldRecord(d: FoldSnapshot, r: FoldRecord, attempt: number, config: LifecycleConfig): FoldSnapshot {
+  // Written out: V8 makes an object slow when keys are added after a spread (1–2 µs a key here).
+  const evidence = {
+    phase: r.phase,
+    attempt,
+    at: r.at,
+    outcome: r.outcome,
+    commitState: r.commitState,
+    nextAction: r.nextAction,
+    notBefore: r.notBefore,
+    budgetLeftS: r.budgetLeftS,
+    probeResult: r.probeResult,
+  };
+  let state: LifecycleState = applyEvidence(d, evidence, config);
+  if (r.probeResult) state = applyProbeResult(state, evidence, config);
+  // The lifecycle returns a copy of what it was given (every field of the snapshot): completed here, not copied again.
+  const next = (state === d ? { ...d } : state) as FoldSnapshot;
+  next.effectClass = d.effectClass ?? r.effectClass;
+  next.idempotencyKey = d.idempotencyKey ?? r.idempotencyKey;
+  next.userMessage = r.userMessage ? r.userMessage : d.userMessage;
+  next.lastCode = r.code ? r.code : d.lastCode;
+  next.cursor = { ...d.cursor, last: keyOf(r, attempt) };
+  return next;
+}
+
+function foldAction(d: FoldSnapshot, a: FoldAction): { snapshot: FoldSnapshot; result: ActionResult } {
+  const result = applyAction(d, a.action, { actor: a.actor, at: a.at, quorum: a.quorum });
+  const state = result.ok ? result.state : d;
+  return { snapshot: { ...d, ...state, cursor: { ...d.cursor, last: null } }, result };
+}
+
+function summaries(records: FoldRecord[], attempt: Map<FoldRecord, number>): Pick<FoldCursor, "numbered" | "probes"> {
+  const numbered = records.filter(isNumberedTransport);
+  const probes = records.filter((x) => x.attemptNo === null && x.phase === "probe");
+  const latest = (rs: FoldRecord[]) => rs.reduce((a, r) => (ms(r.at) > ms(a) ? r.at : a), rs[0]!.at);
+  return {
+    numbered: numbered.length === 0 ? null : { maxN: Math.max(...numbered.map((r) => r.attemptNo as number)), maxAt: latest(numbered) },
+    probes:
+      probes.length === 0
+        ? null
+        : {
+            minAttempt: Math.min(...probes.map((r) => attempt.get(r) ?? 1)),
+            maxAt: latest(probes),
+            beforeAny: probes.some((p) => !numbered.some((x) => ms(x.at) <= ms(p.at))),
+          },
+  };
+}
+
+/** The whole fold, and where it stopped. */
+export function foldInvocation(records: FoldRecord[], actions: FoldAction[], config: LifecycleConfig): FoldSnapshot {
+  if (records.length === 0) throw new Error("an invocation has at least one record");
+  const steps = orderEvents(records, actions);
+  const times = records.map((r) => ms(r.at));
+  const firstSeenAt = new Date(Math.min(...times)).toISOString();
+  const first = steps.find((s) => s.kind === "record")!;
+  const initial = initialState(firstSeenAt);
+  let d: FoldSnapshot = {
+    status: initial.status,
+    commitState: initial.commitState,
+    nextAction: initial.nextAction,
+    conflict: initial.conflict,
+    resolution: initial.resolution,
+    stallAt: initial.stallAt,
+    notBefore: initial.notBefore,
+    statusSince: initial.statusSince,
+    settled: initial.settled,
+    lastAttempt: initial.lastAttempt,
+    approvals: initial.approvals,
+    assignee: initial.assignee,
+    tool: first.kind === "record" ? first.record.tool : records[0]!.tool,
+    effectClass: null,
+    idempotencyKey: null,
+    attemptCount: 0,
+    firstSeenAt,
+    lastAttemptAt: new Date(Math.max(...times)).toISOString(),
+    userMessage: null,
+    lastCode: null,
+    cursor: { last: null, maxTransport: null, numbered: null, probes: null },
+  };
+  const transport = new Set<number>();
+  for (const step of steps) {
+    if (step.kind === "action") {
+      d = foldAction(d, step.action).snapshot;
+      continue;
+    }
+    if (step.record.phase !== "probe") transport.add(step.attempt);
+    d = foldRecord(d, step.record, step.attempt, config);
+  }
+  const attempt = new Map(steps.flatMap((s) => (s.kind === "record" ? [[s.record, s.attempt] as const] : [])));
+  return {
+    ...d,
+    attemptCount: transport.size,
+    cursor: { last: d.cursor.last, maxTransport: transport.size > 0 ? Math.max(...transport) : null, ...summaries(records, attempt) },
+  };
+}
+
+export function deriveInvocation(records: FoldRecord[], actions: FoldAction[], config: LifecycleConfig): DerivedInvocation {
+  const { cursor: _cursor, ...derived } = foldInvocation(records, actions, config);
+  return derived;
+}
+
+/**
+ * Folds `records` (new to this invocation, arrived after everything the
+ * snapshot holds) onto the snapshot. Null when that would not give what the
+ * whole fold gives: a record belongs before what was folded, is older than the
+ * first record, or could change which attempt a stored record speaks for.
+ */
+export function resumeFold(snapshot: FoldSnapshot, records: FoldRecord[], config: LifecycleConfig): FoldSnapshot | null {
+  if (records.length === 0) return snapshot;
+  const c = snapshot.cursor;
+  if (records.some((r) => ms(r.at) < ms(snapshot.firstSeenAt))) return null;
+  const newNumbered = records.filter(isNumberedTransport);
+  // A stored unnumbered probe speaks for the latest numbered attempt before it: a higher one arriving
+  // before it may change that. One that had none before it spoke for a default (the highest of all,
+  // or 1), which any numbered record may change, up or down.
+  const probes = c.probes;
+  if (probes && newNumbered.some((r) => probes.beforeAny || ((r.attemptNo as number) > probes.minAttempt && ms(r.at) <= ms(probes.maxAt)))) {
+    return null;
+  }
+  const attempt = new Map<FoldRecord, number>();
+  for (const r of records) {
+    if (r.attemptNo !== null) attempt.set(r, r.attemptNo);
+    else if (r.phase !== "probe") attempt.set(r, 1);
+    else {
+      // Only decidable here when every stored numbered record is before it.
+      if (c.numbered && ms(r.at) < ms(c.numbered.maxAt)) return null;
+      const before = newNumbered.filter((x) => ms(x.at) <= ms(r.at)).map((x) => x.attemptNo as number);
+      if (c.numbered) before.push(c.numbered.maxN);
+      const pool = before.length > 0 ? before : newNumbered.map((x) => x.attemptNo as number);
+      attempt.set(r, pool.length > 0 ? Math.max(...pool) : 1);
+    }
+  }
+  const sorted = sortByKey(records, attempt).map((k) => k.record);
+  if (c.last && compareKeys(keyOf(sorted[0]!, attempt.get(sorted[0]!)!), c.last) <= 0) return null;
+
+  let d = snapshot;
+  let { attemptCount, cursor: { maxTransport } } = snapshot;
+  for (const r of sorted) {
+    const n = attempt.get(r)!;
+    if (r.phase !== "probe") {
+      if (maxTransport === null || n > maxTransport) {
+        attemptCount += 1;
+        maxTransport = n;
+      } else if (n < maxTransport) {
+        return null; // an attempt number below the highest: whether it is a new one only the history knows
+      }
+    }
+    d = foldRecord(d, r, n, config);
+  }
+  const added = summaries(records, attempt);
+  const merge = <T extends { maxAt: string }>(a: T | null, b: T | null, join: (x: T, y: T) => T): T | null => (a && b ? join(a, b) : (a ?? b));
+  const later = (x: string, y: string) => (ms(x) >= ms(y) ? x : y);
+  return {
+    ...d,
+    attemptCount,
+    lastAttemptAt: new Date(Math.max(ms(snapshot.lastAttemptAt), ...records.map((r) => ms(r.at)))).toISOString(),
+    cursor: {
+      last: d.cursor.last,
+      maxTransport,
+      numbered: merge(c.numbered, added.numbered, (x, y) => ({ maxN: Math.max(x.maxN, y.maxN), maxAt: later(x.maxAt, y.maxAt) })),
+      probes: merge(c.probes, added.probes, (x, y) => ({ minAttempt: Math.min(x.minAttempt, y.minAttempt), maxAt: later(x.maxAt, y.maxAt), beforeAny: x.beforeAny || y.beforeAny })),
+    },
+  };
+}
+
+/** An operator action folded onto the stored state: it comes after every record that has arrived (its seq is the newest). */
+export function resumeWithAction(snapshot: FoldSnapshot, action: OperatorAction, ctx: ActionContext): { snapshot: FoldSnapshot; result: ActionResult } {
+  return foldAction(snapshot, { seq: Number.MAX_SAFE_INTEGER, at: ctx.at, actor: ctx.actor, action, quorum: ctx.quorum });
+}
