@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { applyEvidence, type LifecycleConfig, type LifecycleState } from "./lifecycle";
+import { applyEvidence, move, type LifecycleConfig, type LifecycleState } from "./lifecycle";
 import { effectiveStatus, type InvocationStatus } from "./status";
 import { allowedFrom, type ActionName } from "./transitions";
 
@@ -89,12 +89,7 @@ export function applyAction(state: LifecycleState, a: OperatorAction, ctx: Actio
   if (next === "already_approved") {
     return { ok: false, code: "ALREADY_APPROVED", from, message: `${ctx.actor} has already approved this invocation.` };
   }
-  const moved: LifecycleState = {
-    ...next,
-    statusSince: next.status !== state.status ? ctx.at : state.statusSince,
-    stallAt: next.status === "pending" ? next.stallAt : null,
-    notBefore: next.status === "retry_scheduled" ? next.notBefore : null,
-  };
+  const moved = move(state, ctx.at, next);
   return { ok: true, state: moved, from, to: effectiveStatus(moved.status, moved.stallAt, new Date(ctx.at)) };
 }
 

@@ -63,7 +63,13 @@ export function initialState(at: string): LifecycleState {
   };
 }
 
-function move(state: LifecycleState, at: string, patch: Partial<LifecycleState>): LifecycleState {
+/**
+ * The one way a state changes status: what belongs to a status goes with it.
+ * Approvals belong to one stay in awaiting_approval: leaving it (approved,
+ * rejected, escalated, anything) forgets them, so a return asks everyone
+ * again (decision 014). Operator actions move through here too (actions.ts).
+ */
+export function move(state: LifecycleState, at: string, patch: Partial<LifecycleState>): LifecycleState {
   const next = { ...state, ...patch };
   if (next.status !== state.status) next.statusSince = at;
   if (next.status !== "pending") next.stallAt = null;
