@@ -3,12 +3,15 @@ import { formatDuration } from "../outcome/durations";
 import { actOnInvocation } from "../invocations/act";
 import type { OperatorAction } from "../outcome/actions";
 import { DEFAULT_POLICY, loadPolicies, type PolicySet, type PolicyValues } from "../policies/policies";
-import type { Job } from "./scheduler";
+import { APPROVAL_STATUS, slaEscalatedStoredStatuses } from "../outcome/sla";
+import { sqlWords } from "../outcome/queue-order";
+import type { Job } from "./job";
 
 // The policy job: escalates what has waited in the queue past its SLA and
 // rejects approvals that expired (fail closed), as actor `system`, through the
 // one state machine (actOnInvocation), so each is an audit entry like a
-// person's action. The rules are lib/outcome/sla.ts's; the SQL below mirrors them.
+// person's action. The rules are lib/outcome/sla.ts's; the SQL below takes its
+// status lists from there.
 //
 // Marker for metrics (SLA breaches): every entry this job writes in
 // invocation_actions has actor = 'system' and payload->>'policy' =
@@ -108,15 +111,15 @@ export async function applyPolicies(db: Db, now: Date): Promise<PolicyRun> {
   const set = await loadPolicies(db.prisma);
   if (set.size === 0) return run;
 
-  const expired = await findDue(db, now, set, { statuses: ["awaiting_approval"], sinceColumn: "status_since", column: "approval_expires_after_s" });
+  const expired = await findDue(db, now, set, { statuses: [APPROVAL_STATUS], sinceColumn: "status_since", column: "approval_expires_after_s" });
   await actOn(db, now, "approval_expiry", expired, run);
 
   // escalatesBySla (lib/outcome/sla.ts): every queue status but escalated; an approval only when its class has no expiry.
   const stored = await findDue(db, now, set, {
-    statuses: ["outcome_unknown", "partially_applied", "verifying", "awaiting_approval"],
+    statuses: [...slaEscalatedStoredStatuses],
     sinceColumn: "status_since",
     column: "escalate_after_s",
-    extra: `AND NOT (i.status = 'awaiting_approval' AND ${resolved("approval_expires_after_s")} IS NOT NULL)`,
+    extra: `AND NOT (i.status = ${sqlWords([APPROVAL_STATUS])} AND ${resolved("approval_expires_after_s")} IS NOT NULL)`,
   });
   // `stalled` is stored as pending: its time in the queue starts at stall_at.
   const stalled = await findDue(db, now, set, { statuses: ["pending"], sinceColumn: "stall_at", column: "escalate_after_s" });

@@ -1,7 +1,7 @@
 import { applyPoliciesJob } from "./apply-policies";
 import { rollUpMetricsJob } from "./roll-up-metrics";
 import { sampleQueueJob } from "./sample-queue";
-import type { Job } from "./scheduler";
+import type { Job } from "./job";
 import { webhookJob } from "./webhooks";
 
 // Every background job, in the order runJobsOnce runs them.

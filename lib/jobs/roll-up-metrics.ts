@@ -1,5 +1,5 @@
 import { refreshMetricRollups } from "../metrics/rollup";
-import type { Job } from "./scheduler";
+import type { Job } from "./job";
 
 // Trust-metric rollups (lib/metrics/rollup.ts): recompute what changed
 // under rolled-up hours, then roll up the hours that have passed. One instance

@@ -1,6 +1,6 @@
 import type { Db } from "../db/client";
 import { queueStatuses } from "../outcome/status";
-import type { Job } from "./scheduler";
+import type { Job } from "./job";
 
 // Queue size over time (trust metrics): once per minute, how many invocations
 // of each runtime need a person (SPEC §4 "in the queue", stalled computed at

@@ -1,5 +1,6 @@
 import { getDb, type Db } from "../db/client";
 import { env } from "../env";
+import type { Job } from "./job";
 import { jobs } from "./registry";
 
 // Runs the background jobs in this process on a timer. Every app instance runs
@@ -7,7 +8,7 @@ import { jobs } from "./registry";
 // its rows with FOR UPDATE SKIP LOCKED or acts through version checks), so
 // nothing depends on one process's memory.
 
-export type Job = { name: string; run: (db: Db, now: Date) => Promise<unknown> };
+export type { Job };
 
 type Running = { stop: () => Promise<void> };
 

@@ -1,6 +1,6 @@
 import { deliverDue } from "../webhooks/deliver";
 import { fanOutTransitions } from "../webhooks/fan-out";
-import type { Job } from "./scheduler";
+import type { Job } from "./job";
 
 // Webhooks: turn new status changes into outbox rows, then send what is due.
 // Both steps claim rows with FOR UPDATE SKIP LOCKED, so every instance may run this.

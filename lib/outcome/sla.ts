@@ -5,7 +5,7 @@ import { queueStatuses, type InvocationStatus } from "./status";
 // What a policy means for one queued invocation, computed at read time (never
 // stored): when it shows as overdue, when Settle escalates it, when its
 // approval expires. The background job (lib/jobs/apply-policies.ts) acts on
-// the same rules; its SQL mirrors `escalatesBySla` and `expiresApproval`.
+// the same rules; its SQL takes its status lists from the constants below.
 //
 // Time in the queue runs from when the current queue status began: the
 // invocation's status_since, or for `stalled` the moment its window passed
@@ -37,8 +37,17 @@ export function escalatesBySla(status: InvocationStatus, policy: Pick<Policy, "e
   return status !== "awaiting_approval" || policy.approval_expires_after_s === null;
 }
 
+/**
+ * The stored statuses escalatesBySla can escalate, for the job's SQL: the
+ * queue but `escalated`; `stalled` is stored as pending and timed from
+ * stall_at, so the job asks for it separately.
+ */
+export const slaEscalatedStoredStatuses = queueStatuses.filter((s) => s !== "escalated" && s !== "stalled");
+/** The one status whose approval can expire (expiresApproval). */
+export const APPROVAL_STATUS = "awaiting_approval" satisfies InvocationStatus;
+
 export function expiresApproval(status: InvocationStatus, policy: Pick<Policy, "approval_expires_after_s">): boolean {
-  return status === "awaiting_approval" && policy.approval_expires_after_s !== null;
+  return status === APPROVAL_STATUS && policy.approval_expires_after_s !== null;
 }
 
 const plus = (since: string, seconds: number) => new Date(Date.parse(since) + seconds * 1000).toISOString();

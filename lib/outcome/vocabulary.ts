@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { effectClasses } from "./queue-order";
 import type { IgnoredHint } from "../ingest/limits";
 
 // The closed vocabularies of SPEC §2–§4. Their string values are the public
@@ -63,7 +64,7 @@ export type ItemApplied = z.infer<typeof itemAppliedSchema>;
 export const phaseSchema = z.enum(["intent", "outcome", "probe"]);
 export type Phase = z.infer<typeof phaseSchema>;
 
-export const effectClassSchema = z.enum(["read", "create", "send", "money", "destructive"]);
+export const effectClassSchema = z.enum(effectClasses);
 export type EffectClass = z.infer<typeof effectClassSchema>;
 
 /** seed 002's probe vocabulary, as written in its attempt log line. */

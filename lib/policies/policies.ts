@@ -3,6 +3,7 @@ import { ApiError } from "../errors";
 import type { Db } from "../db/client";
 import type { Tx } from "../db/driver";
 import type { Prisma } from "../db/generated/client";
+import { effectClasses } from "../outcome/queue-order";
 import { effectClassSchema } from "../outcome/vocabulary";
 import { recordAdminAction } from "../audit/admin";
 
@@ -160,7 +161,7 @@ export async function listPolicies(db: Db, changes = 20): Promise<PolicyList> {
   ]);
   return {
     // The queue's order of classes: the riskiest first.
-    items: ([DEFAULT_POLICY, "money", "destructive", "send", "create", "read"] as const).map((key) => resolvePolicy(set, key)),
+    items: ([DEFAULT_POLICY, ...effectClasses] as const).map((key) => resolvePolicy(set, key)),
     changes: history.map((c) => ({ effect_class: c.effect_class as PolicyKey, actor: c.actor, at: iso(c.at), before: c.before, after: c.after })),
   };
 }

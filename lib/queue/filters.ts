@@ -1,7 +1,9 @@
 // The queue's filter vocabulary, free of server code and of zod, so the
 // console can use it without shipping either to the browser.
 
-export const effectClasses = ["money", "destructive", "send", "create", "read"] as const;
+import { effectClasses } from "../outcome/queue-order";
+
+export { effectClasses };
 /** Filter value for an effect class that is missing or not one of the five (treated as a write). */
 export const UNCLASSIFIED = "unclassified";
 export const ageOptions = ["15m", "1h", "4h", "1d", "7d"] as const;

@@ -5,6 +5,7 @@ import type { Db } from "../db/client";
 import { loadPolicies, resolvePolicy, type PolicySet } from "../policies/policies";
 import { slaOf, slaSchema } from "../outcome/sla";
 import { invocationStatusSchema, queueStatuses, type InvocationStatus } from "../outcome/status";
+import { queueOrderSql, sqlWords } from "../outcome/queue-order";
 import { toSummary, type InvocationSummary, type Scope } from "../invocations/read";
 import { ageOptions, BULK_MAX_TARGETS, effectClasses, QUEUE_COUNT_LIMIT, QUEUE_IDS_LIMIT, queueFilterKeys, UNCLASSIFIED, type QueueFilterKey } from "./filters";
 
@@ -84,18 +85,14 @@ export type QueueTarget = { invocation_id: string; runtime: string; version: num
 const NOW = "$1::timestamptz";
 
 /**
- * The sort key, the same expressions as `invocations_queue_order_idx`, word
- * for word (the planner matches them by form). It never reads the clock: in
+ * The sort key, generated with `invocations_queue_order_idx` from the same
+ * constants (lib/outcome/queue-order.ts): the planner matches them by form. It never reads the clock: in
  * the queue a pending row is always a stalled one, ranked with the headline
  * from the moment its window passed; with settled rows included ("all"), an
  * in-flight intent ranks there too (by when it will stall), and everything
  * settled comes after everything that needs a person.
  */
-const KEY = {
-  tier: `CASE WHEN i.status IN ('outcome_unknown', 'pending') THEN 0 WHEN i.status IN ('partially_applied', 'awaiting_approval', 'verifying', 'escalated') THEN 1 ELSE 2 END`,
-  rank: `CASE i.effect_class WHEN 'money' THEN 0 WHEN 'destructive' THEN 1 WHEN 'send' THEN 2 WHEN 'read' THEN 4 ELSE 3 END`,
-  since: `CASE WHEN i.status = 'pending' AND i.stall_at IS NOT NULL THEN i.stall_at ELSE i.status_since END`,
-};
+const KEY = queueOrderSql("i.");
 const ORDER = `${KEY.tier}, ${KEY.rank}, ${KEY.since}, i.id`;
 
 type Cursor = { tier: number; rank: number; since: string; id: string };
@@ -177,7 +174,7 @@ function buildFilter(filters: QueueFilters, ctx: QueueContext, narrowSearch = fa
     const named = filters.effect_class.filter((c) => c !== UNCLASSIFIED);
     const or = named.length > 0 ? [`i.effect_class = ANY(${p(named)}::text[])`] : [];
     if (filters.effect_class.includes(UNCLASSIFIED)) {
-      or.push(`(i.effect_class IS NULL OR i.effect_class NOT IN ('money', 'destructive', 'send', 'create', 'read'))`);
+      or.push(`(i.effect_class IS NULL OR i.effect_class NOT IN (${sqlWords(effectClasses)}))`);
     }
     where.push(`(${or.join(" OR ")})`);
   }

@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UNKNOWN_ENTRY } from "@/lib/metrics/sql";
+import { queueOrderSql } from "@/lib/outcome/queue-order";
+import { openSettle, type TestContext } from "./harness";
+
+// Indexes that PostgreSQL uses only when a query states the same expression:
+// each migration's expression must still say what the TypeScript rule the
+// query is generated from says. PostgreSQL normalises both (pg_get_indexdef),
+// so the comparison is of meaning, not spacing: an index built from today's
+// constants must read exactly like the one the migrations made.
+
+async function indexDef(t: TestContext, name: string): Promise<string> {
+  const rows = await t.db.driver.query<{ def: string }>(`SELECT pg_get_indexdef(to_regclass($1)) AS def`, [name]);
+  return rows[0]!.def.replace(`INDEX ${name} ON`, "INDEX x ON");
+}
+
+async function defFromCode(t: TestContext, name: string, statement: string): Promise<string> {
+  await t.db.driver.query(statement);
+  try {
+    return await indexDef(t, name);
+  } finally {
+    await t.db.driver.query(`DROP INDEX ${name}`);
+  }
+}
+
+describe("the migrations' expression indexes match the rules the queries are generated from", () => {
+  let t: TestContext;
+  beforeAll(async () => {
+    t = await openSettle("postgres");
+  });
+  afterAll(async () => {
+    await t?.teardown();
+  });
+
+  it("invocations_queue_order_idx is the queue's order (lib/outcome/queue-order.ts)", async () => {
+    const key = queueOrderSql("");
+    const fromCode = await defFromCode(t, "queue_order_from_code", `CREATE INDEX queue_order_from_code ON invocations ((${key.tier}), (${key.rank}), (${key.since}), id)`);
+    expect(await indexDef(t, "invocations_queue_order_idx")).toBe(fromCode);
+  });
+
+  it("invocation_transitions_unknown_entry_idx's predicate is the metrics' UNKNOWN_ENTRY", async () => {
+    const predicate = UNKNOWN_ENTRY.replaceAll("t.", "");
+    const fromCode = await defFromCode(
+      t,
+      "unknown_entry_from_code",
+      `CREATE INDEX unknown_entry_from_code ON invocation_transitions (invocation_uid, id) INCLUDE (at, tool, runtime_id, from_status, to_status) WHERE ${predicate}`,
+    );
+    expect(await indexDef(t, "invocation_transitions_unknown_entry_idx")).toBe(fromCode);
+  });
+
+  it("the queue's query is answered from the order index (the planner matches the generated form)", async () => {
+    const key = queueOrderSql("i.");
+    // One connection for both statements, so the setting applies to the EXPLAIN.
+    const plan = await t.db.driver.withSession(async (session) => {
+      await session.query("SET enable_seqscan = off");
+      return session.query<{ "QUERY PLAN": string }>(`EXPLAIN SELECT i.id FROM invocations i ORDER BY ${key.tier}, ${key.rank}, ${key.since}, i.id LIMIT 50`);
+    });
+    expect(plan.map((r) => r["QUERY PLAN"]).join("\n")).toContain("invocations_queue_order_idx");
+  });
+});
