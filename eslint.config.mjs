@@ -14,6 +14,48 @@ const config = [
       "no-restricted-properties": ["error", { object: "process", property: "env", message: "Read settings through lib/env.ts." }],
     },
   },
+  // The layers (docs/architecture.md). Type-only imports are free: they vanish at build time.
+  {
+    files: ["lib/**/*.ts", "app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}", "cli/**/*.ts", "proxy.ts"],
+    rules: { "max-lines": ["error", { max: 400 }] },
+  },
+  {
+    files: ["app/**/*.tsx", "components/**/*.{ts,tsx}"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        { patterns: [{ group: ["@/lib/db/*", "**/lib/db/*", "@prisma/*", "pg"], allowTypeImports: true, message: "Pages and components read through lib/ functions, never the database layer." }] },
+      ],
+    },
+  },
+  {
+    files: ["lib/outcome/**/*.ts"],
+    ignores: ["lib/outcome/**/*.test.ts", "lib/outcome/__tests__/**"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["node:*", "pg", "@prisma/*", "**/db/*", "**/http/*", "**/invocations/*", "**/queue/*", "**/metrics/*", "**/identity/*", "**/policies/*", "**/audit/*", "**/webhooks/*", "**/jobs/*", "**/guard/*", "**/ingest/*", "**/env"],
+              allowTypeImports: true,
+              message: "lib/outcome is the pure rules: it imports nothing with I/O (types are fine).",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["lib/{outcome,ingest,invocations,guard,queue,metrics,policies,audit,identity,webhooks,jobs,db}/**/*.ts", "lib/errors.ts"],
+    ignores: ["lib/**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ group: ["**/http/*", "@/lib/http/*"], message: "Domain code never imports the HTTP layer (lib/http); move what both need into the domain folder." }] },
+      ],
+    },
+  },
   {
     files: ["lib/env.ts", "instrumentation.ts", "*.config.*", "scripts/**", "bench/**", "e2e/**", "bin/**", "tests/**"],
     rules: { "no-restricted-properties": "off" },

@@ -2,7 +2,7 @@
 // `npm start`: the production server. It is `next start` plus one fact Next.js
 // does not pass on: the address of the TCP peer. Every request gets it in
 // x-settle-socket-address, overwriting whatever a client sent under that name;
-// lib/http/client-ip.ts then believes X-Forwarded-For only from the proxies in
+// lib/identity/client-ip.ts then believes X-Forwarded-For only from the proxies in
 // SETTLE_TRUSTED_PROXIES. See docs/decisions/013-client-address.md.
 //
 //   node bin/settle-server.mjs [-p PORT] [-H HOSTNAME]     (PORT and HOSTNAME from the environment otherwise)

@@ -1,6 +1,6 @@
 import { authSecret } from "./identity/secret";
 import { env } from "./env";
-import { socketAddressIsTrusted } from "./http/client-ip";
+import { socketAddressIsTrusted } from "./identity/client-ip";
 import { firstRun } from "./first-run";
 import { startBackgroundJobs } from "./jobs/scheduler";
 

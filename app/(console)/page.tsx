@@ -1,7 +1,6 @@
 import { Suspense } from "react";
 import { QueueView } from "@/components/queue/queue-view";
 import { filterQuery, readFilters } from "@/components/queue/filters";
-import { getDb } from "@/lib/db/client";
 import { anyInvocations, listQueue, queueQuerySchema } from "@/lib/queue/queue";
 import { listRuntimeNames } from "@/lib/identity/runtime-keys";
 import { publicUrl } from "@/lib/env";
@@ -13,8 +12,7 @@ export const dynamic = "force-dynamic";
 // The home page is the queue. The first page is read here so it paints at
 // once; the browser keeps it live from then on.
 export default async function QueuePage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const { user } = await requireUser("read");
-  const db = await getDb();
+  const { user, db } = await requireUser("read");
   const query = filterQuery(readFilters(await searchParams));
   const parsed = queueQuerySchema.safeParse(Object.fromEntries(new URLSearchParams(query)));
   const [page, runtimes] = await Promise.all([

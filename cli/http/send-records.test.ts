@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { recordError } from "@/lib/errors";
+import { createApiClient } from "@/lib/http/api-client";
 import { CliError, EXIT_UNREACHABLE } from "../errors";
 import { MAX_BODY_BYTES, sendLines, toLine } from "./send-records";
 import type { Answer, SettleClient } from "./settle-client";
@@ -7,10 +8,12 @@ import type { Answer, SettleClient } from "./settle-client";
 /** A Settle that accepts every line that parses and has a task_id, and remembers each body. */
 function fakeSettle(options: { failOn?: number } = {}) {
   const bodies: string[] = [];
+  // The real typed client over a fake transport: what it sends is what the CLI would.
   const client: SettleClient = {
     url: new URL("http://settle.test/"),
-    get: async () => ({ status: 404, body: undefined }),
-    postNdjson: async (body): Promise<Answer> => {
+    api: createApiClient(async ({ method, path, headers, body = "" }): Promise<Answer> => {
+      if (method !== "POST" || path !== "/api/v1/envelopes") return { status: 404, body: undefined };
+      expect(headers["content-type"]).toBe("application/x-ndjson");
       bodies.push(body);
       if (options.failOn === bodies.length) throw new CliError("cannot reach Settle", EXIT_UNREACHABLE);
       const results = body.split("\n").map((line, index) => {
@@ -26,7 +29,7 @@ function fakeSettle(options: { failOn?: number } = {}) {
       });
       const count = (status: string) => results.filter((r) => r.status === status).length;
       return { status: 207, body: { results, accepted: count("accepted"), duplicates: count("duplicate"), rejected: count("rejected") } };
-    },
+    }),
   };
   return { client, bodies };
 }

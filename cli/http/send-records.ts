@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { ingestResultSchema } from "@/lib/http/schemas";
-import { MAX_BODY_BYTES, MAX_RECORDS } from "@/lib/ingest/parse-body";
+import { MAX_BODY_BYTES, MAX_RECORDS } from "@/lib/http/ingest-body";
 import { CliError, EXIT_FAILED, EXIT_UNREACHABLE } from "../errors";
 import { describeAnswer, type SettleClient } from "./settle-client";
 
@@ -50,8 +50,9 @@ export function toLine(lineNo: number, text: string): Line {
 type IngestAnswer = z.infer<typeof ingestResultSchema>;
 
 async function postBatch(client: SettleClient, batch: Line[]): Promise<IngestAnswer> {
-  const answer = await client.postNdjson(batch.map((l) => l.text).join("\n"));
-  const parsed = answer.status === 207 ? ingestResultSchema.safeParse(answer.body) : null;
+  const answer = await client.api.post("/api/v1/envelopes", { content: { type: "application/x-ndjson", text: batch.map((l) => l.text).join("\n") } });
+  // Typed by the route's declaration, and checked too: --url may name something that is not Settle.
+  const parsed = answer.ok && answer.status === 207 ? ingestResultSchema.safeParse(answer.body) : null;
   if (parsed?.success && parsed.data.results.length === batch.length) return parsed.data;
   if (answer.status === 404 || answer.status === 405) {
     throw new CliError(`${client.url.origin} has no Settle ingest API at ${new URL("api/v1/envelopes", client.url).pathname} (${describeAnswer(answer)}); check --url`, EXIT_UNREACHABLE);

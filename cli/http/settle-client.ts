@@ -1,10 +1,15 @@
 import { errorEnvelopeSchema, type ErrorEnvelope } from "@/lib/errors";
+import { createApiClient, type ApiClient } from "@/lib/http/api-client";
+import type { Method } from "@/lib/http/route";
 import { CliError, EXIT_UNREACHABLE, UsageError } from "../errors";
 
 // Talks to Settle's API. Every request-level failure Settle can answer with
 // is an error envelope (SPEC §2) that says whether and when to try again; this
 // client follows it instead of guessing, and gives up after a bounded number
 // of attempts. Resending is safe because ingest is idempotent by event_id.
+// Commands call Settle through `api`, the client typed from the routes' own
+// declarations (lib/http/api-client.ts), so a changed route breaks them at
+// compile time rather than at a customer's.
 
 export type Answer = { status: number; body: unknown };
 
@@ -23,8 +28,8 @@ export type ClientOptions = {
 
 export type SettleClient = {
   url: URL;
-  get: (path: string) => Promise<Answer>;
-  postNdjson: (body: string) => Promise<Answer>;
+  /** Settle's API, typed; every call follows the retry rules above. */
+  api: ApiClient;
 };
 
 export function parseServerUrl(raw: string): URL {
@@ -100,7 +105,7 @@ export function createSettleClient(options: ClientOptions): SettleClient {
   const maxWaitMs = options.maxWaitMs ?? 60_000;
   let answeredBefore = false;
 
-  async function request(method: "GET" | "POST", path: string, body?: string): Promise<Answer> {
+  async function request(method: Method, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
     const target = new URL(path.replace(/^\//, ""), url);
     let last = "";
     for (let attempt = 0; attempt <= retries; attempt += 1) {
@@ -108,11 +113,7 @@ export function createSettleClient(options: ClientOptions): SettleClient {
       try {
         const res = await fetch(target, {
           method,
-          headers: {
-            authorization: `Bearer ${key}`,
-            accept: "application/json",
-            ...(body !== undefined ? { "content-type": "application/x-ndjson" } : {}),
-          },
+          headers: { ...headers, authorization: `Bearer ${key}` },
           body,
           signal: AbortSignal.timeout(timeoutMs),
         });
@@ -151,9 +152,5 @@ export function createSettleClient(options: ClientOptions): SettleClient {
     throw new CliError(`gave up after ${retries + 1} attempts: ${last}`, EXIT_UNREACHABLE);
   }
 
-  return {
-    url,
-    get: (path) => request("GET", path),
-    postNdjson: (body) => request("POST", "api/v1/envelopes", body),
-  };
+  return { url, api: createApiClient(({ method, path, headers, body }) => request(method, path, headers, body)) };
 }

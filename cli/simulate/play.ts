@@ -1,5 +1,6 @@
 import type { InvocationSummary, InvocationView } from "@/lib/invocations/read";
 import { CliError, EXIT_UNREACHABLE } from "../errors";
+import type { ApiAnswer } from "@/lib/http/api-client";
 import { describeAnswer, type SettleClient } from "../http/settle-client";
 import { addTallies, emptyTally, sendLines, toLine, type Line, type LineResult, type SendOptions, type Tally } from "../http/send-records";
 import type { Plan } from "./plan";
@@ -37,10 +38,10 @@ async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Prom
 
 export async function readInvocations(client: SettleClient, ids: string[]): Promise<Map<string, InvocationView>> {
   const views = await mapLimited([...new Set(ids)], READ_CONCURRENCY, async (id) => {
-    const answer = await client.get(`api/v1/invocations/${encodeURIComponent(id)}`);
+    const answer = await client.api.get("/api/v1/invocations/{invocation_id}", { params: { invocation_id: id } });
     if (answer.status === 404) return null;
-    if (answer.status !== 200) throw new CliError(`reading invocation ${id} failed: ${describeAnswer(answer)}`, EXIT_UNREACHABLE);
-    return answer.body as InvocationView;
+    if (!answer.ok) throw new CliError(`reading invocation ${id} failed: ${describeAnswer(answer)}`, EXIT_UNREACHABLE);
+    return answer.body;
   });
   return new Map(views.filter((v): v is InvocationView => v !== null).map((v) => [v.invocation_id, v]));
 }
@@ -50,12 +51,12 @@ async function listRun(client: SettleClient, runTag: string): Promise<Invocation
   const items: InvocationSummary[] = [];
   let cursor: string | null = null;
   do {
-    const query = new URLSearchParams({ q: `-${runTag}-`, limit: "200", ...(cursor ? { cursor } : {}) });
-    const answer = await client.get(`api/v1/invocations?${query}`);
-    if (answer.status !== 200) throw new CliError(`listing invocations failed: ${describeAnswer(answer)}`, EXIT_UNREACHABLE);
-    const page = answer.body as { items: InvocationSummary[]; next_cursor: string | null };
-    items.push(...page.items);
-    cursor = page.next_cursor;
+    const answer: ApiAnswer<"/api/v1/invocations", "GET"> = await client.api.get("/api/v1/invocations", {
+      query: { q: `-${runTag}-`, limit: 200, cursor: cursor ?? undefined },
+    });
+    if (!answer.ok) throw new CliError(`listing invocations failed: ${describeAnswer(answer)}`, EXIT_UNREACHABLE);
+    items.push(...answer.body.items);
+    cursor = answer.body.next_cursor;
   } while (cursor);
   return items;
 }

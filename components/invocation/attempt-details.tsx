@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import type { TimelineAttempt } from "@/lib/invocations/timeline";
+import type { TimelineAttempt } from "@/lib/invocations/timeline-builder";
 import { CommitStateLabel } from "@/components/status-badge";
 import { formatClock, formatDateTime, formatDuration } from "@/components/timeline/format";
 import { attemptAnchor } from "./links";

@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
 import type { InvocationView } from "@/lib/invocations/read";
-import { buildTimeline } from "@/lib/invocations/timeline";
+import { buildTimeline } from "@/lib/invocations/timeline-builder";
 import { api } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
 import { StatusBadge } from "@/components/status-badge";

@@ -1,4 +1,4 @@
-import type { Timeline } from "@/lib/invocations/timeline";
+import type { Timeline } from "@/lib/invocations/timeline-builder";
 
 // The axis the console draws lanes on: linear in time, except that an
 // interval much longer than the rest (a stalled intent beside a burst of

@@ -1,6 +1,6 @@
 import { CircleDashed, Pause, Search, TriangleAlert, UserRound } from "lucide-react";
 import type { CommitState } from "@/lib/outcome/vocabulary";
-import type { TimelineEvent } from "@/lib/invocations/timeline";
+import type { TimelineEvent } from "@/lib/invocations/timeline-builder";
 
 // One look per kind of event, the same on the chart and in the story: the
 // shape says what happened (intent, outcome, probe, a person, a marker), the

@@ -1,4 +1,4 @@
-import type { GapEvent, MarkerEvent, RecordEvent, TimelineEvent } from "@/lib/invocations/timeline";
+import type { GapEvent, MarkerEvent, RecordEvent, TimelineEvent } from "@/lib/invocations/timeline-builder";
 import { actionMeta, type ConsoleAction } from "@/components/actions/action-meta";
 import { formatClock, formatDuration } from "./format";
 

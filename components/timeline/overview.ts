@@ -1,4 +1,4 @@
-import type { Timeline } from "@/lib/invocations/timeline";
+import type { Timeline } from "@/lib/invocations/timeline-builder";
 import { axisOf } from "./axis";
 import { glyphOf, type GlyphCode } from "./event-glyph";
 import { binsOf, levels, stack, ticksOf } from "./timeline-chart";

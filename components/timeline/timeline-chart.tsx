@@ -1,5 +1,5 @@
 import type { CSSProperties, ReactNode } from "react";
-import type { GapEvent, Lane, Timeline, TimelineEvent } from "@/lib/invocations/timeline";
+import type { GapEvent, Lane, Timeline, TimelineEvent } from "@/lib/invocations/timeline-builder";
 import { axisOf } from "./axis";
 import { EventGlyph } from "./event-glyph";
 import { eventLabel } from "./event-text";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, type ReactNode } from "react";
-import type { ActionEvent, RecordEvent, Timeline, TimelineEvent } from "@/lib/invocations/timeline";
+import type { ActionEvent, RecordEvent, Timeline, TimelineEvent } from "@/lib/invocations/timeline-builder";
 import { CommitStateLabel, StatusBadge } from "@/components/status-badge";
 import { Button } from "@/components/ui/button";
 import { EventGlyph } from "./event-glyph";

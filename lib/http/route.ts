@@ -33,18 +33,53 @@ type Handler<P, Q, A extends Auth, B> = (ctx: {
   requestId: string;
 }) => Promise<Response | unknown>;
 
-type Options<P, Q, A extends Auth, B> = {
+/** The methods a route module may export. */
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** One answer a route gives besides its errors: a JSON body, other media types, headers, or no body at all (a 304). */
+export type ResponseSpec = {
+  description?: string;
+  /** The application/json body; left out, the answer has none. */
+  schema?: z.ZodType;
+  /** Other media types the same status can carry, e.g. text/csv. */
+  content?: Record<string, z.ZodType>;
+  /** Response headers it carries: name → what it holds. */
+  headers?: Record<string, string>;
+};
+/** What a route answers when it succeeds: a schema (for 200), or status → schema or spec (201, 207, 304…). */
+export type ResponseDecl = z.ZodType | { [status: number]: z.ZodType | ResponseSpec };
+
+/**
+ * What a route declares about itself, once: the wrapper enforces auth,
+ * permission, params, query and body; the OpenAPI document
+ * (lib/http/openapi.ts) and the typed client (lib/http/api-client.ts) are
+ * built from all of it.
+ */
+type Options<P, Q, QI, A extends Auth, B, BI, C extends Content | undefined, R extends ResponseDecl | undefined> = {
   auth: A;
   /** What a person must be allowed to do (runtime keys are scoped to their runtime instead). */
   permission?: Permission;
+  /** One line: what the operation does. */
+  summary: string;
+  /** More, when the summary is not enough (Markdown). */
+  description?: string;
+  /** Groups for the OpenAPI document. */
+  tags?: string[];
+  /** The error codes it answers with beyond the ones its auth, inputs and database bring (see commonErrors). */
+  errors?: ErrorCode[];
   /** false for routes that must answer without a database (the OpenAPI document). */
   database?: boolean;
   params?: z.ZodType<P>;
-  query?: z.ZodType<Q>;
+  query?: z.ZodType<Q, QI>;
   /** A JSON body (at most 64 KiB), parsed with this schema. */
-  body?: z.ZodType<B>;
+  body?: z.ZodType<B, BI>;
+  /** A body the handler reads itself (ingest's NDJSON): media type → schema, described and typed but not parsed here. */
+  requestContent?: C;
+  /** Its successful answers. */
+  response?: R;
   handler: Handler<P, Q, A, B>;
 };
+type Content = Record<string, z.ZodType>;
 
 const MAX_JSON_BODY = 64 * 1024;
 
@@ -121,13 +156,49 @@ export function toErrorResponse(error: unknown, requestId: string): Response {
   );
 }
 
-/** What a route declares about who may call it: read by the authorization matrix test (and, later, the API description). */
-export type RouteMeta = { auth: Auth; permission: Permission | null };
-export type RouteHandler = ((req: Request, context?: RouteContext) => Promise<Response>) & { route: RouteMeta };
+/** The types a route's declaration carries to the typed client: never present at run time. */
+export type RouteTypes = {
+  params: unknown;
+  query: unknown;
+  body: unknown;
+  content: Content | undefined;
+  response: ResponseDecl | undefined;
+};
 
-export function withRoute<P = Record<string, never>, Q = Record<string, never>, A extends Auth = "runtime", B = undefined>(
-  options: Options<P, Q, A, B>,
-): RouteHandler {
+/**
+ * What a route declares, attached to its handler as `.route`: read by the
+ * authorization matrix test (auth, permission), the OpenAPI document and the
+ * typed client.
+ */
+export type RouteMeta<T extends RouteTypes = RouteTypes> = {
+  auth: Auth;
+  permission: Permission | null;
+  summary: string;
+  description: string | null;
+  tags: string[];
+  /** Declared codes only; commonErrors(meta, method) adds the ones every such route can answer. */
+  errors: ErrorCode[];
+  database: boolean;
+  params: z.ZodType | null;
+  query: z.ZodType | null;
+  body: z.ZodType | null;
+  requestContent: Content | null;
+  response: ResponseDecl | null;
+  /** Types only, for lib/http/api-client.ts. */
+  readonly types?: T;
+};
+export type RouteHandler<T extends RouteTypes = RouteTypes> = ((req: Request, context?: RouteContext) => Promise<Response>) & { route: RouteMeta<T> };
+
+export function withRoute<
+  P = Record<string, never>,
+  Q = Record<string, never>,
+  A extends Auth = "runtime",
+  B = undefined,
+  QI = undefined,
+  BI = undefined,
+  C extends Content | undefined = undefined,
+  R extends ResponseDecl | undefined = undefined,
+>(options: Options<P, Q, QI, A, B, BI, C, R>): RouteHandler<{ params: P; query: QI; body: BI; content: C; response: R }> {
   const handle = async (req: Request, context?: RouteContext): Promise<Response> => {
     const requestId = requestIdOf(req);
     try {
@@ -149,10 +220,41 @@ export function withRoute<P = Record<string, never>, Q = Record<string, never>, 
       return toErrorResponse(error, requestId);
     }
   };
-  return Object.assign(handle, { route: { auth: options.auth, permission: options.permission ?? null } });
+  const route: RouteMeta<{ params: P; query: QI; body: BI; content: C; response: R }> = {
+    auth: options.auth,
+    permission: options.permission ?? null,
+    summary: options.summary,
+    description: options.description ?? null,
+    tags: options.tags ?? [],
+    errors: options.errors ?? [],
+    database: options.database !== false,
+    params: options.params ?? null,
+    query: options.query ?? null,
+    body: options.body ?? null,
+    requestContent: options.requestContent ?? null,
+    response: options.response ?? null,
+  };
+  return Object.assign(handle, { route });
 }
 
-type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+const SAFE_METHODS: ReadonlySet<Method> = new Set(["GET"]);
+
+/**
+ * The error codes a route can answer with because of what it declares, before
+ * its own: who may call it, its inputs, its database, and Settle failing.
+ */
+export function commonErrors(meta: RouteMeta, method: Method): ErrorCode[] {
+  const codes: ErrorCode[] = [];
+  if (meta.auth) {
+    codes.push("UNAUTHENTICATED", "KEY_REVOKED", "TOKEN_EXPIRED", "FORBIDDEN");
+    if (meta.auth !== "runtime" && !SAFE_METHODS.has(method)) codes.push("INVALID_ORIGIN");
+  }
+  if (meta.params || meta.query || meta.body || meta.requestContent) codes.push("INVALID_REQUEST");
+  if (meta.body) codes.push("INVALID_JSON", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE");
+  if (meta.database) codes.push("DATABASE_UNAVAILABLE", "MIGRATIONS_PENDING");
+  codes.push("INTERNAL");
+  return codes;
+}
 
 /** A method a route does not serve answers 405 with the error envelope, not an empty body. */
 export function otherMethods(...allowed: Method[]): Record<Method, (req: Request) => Response> {

@@ -5,14 +5,14 @@ import { nextCookies } from "better-auth/next-js";
 import { admin } from "better-auth/plugins";
 import { getDb, type Db } from "../db/client";
 import { env } from "../env";
-import { CLIENT_ADDRESS_HEADER } from "../http/client-ip";
+import { CLIENT_ADDRESS_HEADER } from "./client-ip";
 import { ac, accessRoles } from "./access-control";
 import { authSecret } from "./secret";
 
 // Better Auth: email + password sign-in, sessions in the database, the admin
 // plugin for roles and deactivation. Sign-up is closed: admins create users
 // (console or `settle users create`). The admin plugin's HTTP endpoints are
-// closed too (lib/identity/auth-handler.ts): Settle calls it only from lib/identity/users.ts.
+// closed too (lib/http/auth-handler.ts): Settle calls it only from lib/identity/users.ts.
 
 function createAuth(prisma: Db["prisma"]) {
   const settings = env();
@@ -32,7 +32,7 @@ function createAuth(prisma: Db["prisma"]) {
     },
     advanced: {
       database: { generateId: () => randomUUID() },
-      // Set by lib/identity/auth-handler.ts from the socket and SETTLE_TRUSTED_PROXIES, replacing anything a client sent.
+      // Set by lib/http/auth-handler.ts from the socket and SETTLE_TRUSTED_PROXIES, replacing anything a client sent.
       ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] },
       // Better Auth skips its origin check under NODE_ENV=test; the tests check what production does.
       disableOriginCheck: false,

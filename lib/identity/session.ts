@@ -1,6 +1,7 @@
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { cache } from "react";
+import { getDb, type Db } from "../db/client";
 import { can, type Permission } from "./roles";
 import { readSessionUser, type SessionUser } from "./session-user";
 
@@ -16,8 +17,9 @@ export const currentUser = cache(async (): Promise<SessionUser | null> => readSe
  * The signed-in user, and whether they hold `permission`; redirects to
  * sign-in when nobody is signed in. A page shows <NotAllowed> when not allowed.
  */
-export async function requireUser(permission: Permission, next = "/"): Promise<{ user: SessionUser; allowed: boolean }> {
+export async function requireUser(permission: Permission, next = "/"): Promise<{ user: SessionUser; allowed: boolean; db: Db }> {
   const user = await currentUser();
   if (!user) redirect(`/sign-in?next=${encodeURIComponent(next)}`);
-  return { user, allowed: can(user.role, permission) };
+  // Pages read through lib/ functions with this handle: they never import the database layer themselves.
+  return { user, allowed: can(user.role, permission), db: await getDb() };
 }

@@ -4,6 +4,9 @@ import { operatorActionSchema, type OperatorAction } from "../outcome/actions";
 import { actOnInvocation } from "./act";
 import { BULK_MAX_TARGETS } from "../queue/filters";
 
+// server-only: writes the database. Never import it from a client component
+// (types are fine).
+//
 // One action on many invocations, each through the state machine with the
 // version the operator saw for it. Never all-or-nothing: a stale or refused
 // item is reported and the others still apply — the same per-item honesty

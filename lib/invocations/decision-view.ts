@@ -6,7 +6,11 @@ import { commitStateSchema } from "../outcome/vocabulary";
 import { decideFor, decisions } from "../outcome/decisions";
 import type { Resolution } from "../outcome/lifecycle";
 import { effectiveStatus, invocationStatusSchema, type InvocationStatus, type StoredStatus } from "../outcome/status";
+import { readDecisionRow, type InvocationRow, type StatusChange } from "./queries";
 
+// server-only: reads the database. Never import it from a client component
+// (its schemas are fine: lib/http/openapi.ts describes the endpoint with them).
+//
 // GET /api/v1/invocations/{id}/decision (SPEC §5): what a runtime may do next,
 // who or what decided it, and a long poll that holds the request until that
 // changes. The poll re-reads the database, so a change made through any app
@@ -43,62 +47,40 @@ export const decisionQuerySchema = z.object({
 /** How often a held request looks at the database again. */
 export const DECISION_POLL_MS = 300;
 
-type Row = {
-  invocation_id: string;
-  status: StoredStatus;
-  commit_state: DecisionView["commit_state"];
-  version: number;
-  stall_at: Date | string | null;
-  not_before: Date | string | null;
-  status_since: Date | string;
-  resolution: Resolution | null;
-  action_actor: string | null;
-  action_at: Date | string | null;
-  action_to: string | null;
-};
-
-// The invocation and the last audit entry that changed its status: one indexed lookup each.
-const decisionQuery = `
-  SELECT i.invocation_id, i.status, i.commit_state, i.version, i.stall_at, i.not_before, i.status_since, i.resolution,
-         a.actor AS action_actor, a.at AS action_at, a.to_status AS action_to
-    FROM invocations i
-    LEFT JOIN LATERAL (
-      SELECT actor, at, to_status FROM invocation_actions
-       WHERE invocation_uid = i.id AND from_status <> to_status
-       ORDER BY seq DESC LIMIT 1) a ON true
-   WHERE i.runtime_id = $1::uuid AND i.invocation_id = $2`;
-
 const ms = (v: Date | string) => new Date(v).getTime();
 const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
 
 /** Who or what put the invocation where it is, and when. */
-function decider(row: Row, status: InvocationStatus, decision: DecisionView["decision"]): { by: string | null; at: string | null } {
-  if (status === "reconciled" && row.resolution) {
-    return { by: row.resolution.by === "probe" ? "probe" : (row.resolution.actor ?? "operator"), at: iso(row.resolution.at) };
+function decider(row: InvocationRow, change: StatusChange | null, status: InvocationStatus, decision: DecisionView["decision"]): { by: string | null; at: string | null } {
+  const resolution = row.resolution as Resolution | null;
+  if (status === "reconciled" && resolution) {
+    return { by: resolution.by === "probe" ? "probe" : (resolution.actor ?? "operator"), at: iso(resolution.at) };
   }
   // The stall window is Settle's rule: no outcome arrived in time.
-  if (status === "stalled") return { by: "system", at: iso(row.stall_at) };
+  if (status === "stalled") return { by: "system", at: iso(row.stallAt) };
   // An operator's or a policy's action, unless a record moved the status since.
-  if (row.action_to === row.status && row.action_at !== null && ms(row.action_at) === ms(row.status_since)) {
-    return { by: row.action_actor, at: iso(row.action_at) };
+  if (change && change.toStatus === row.status && ms(change.at) === ms(row.statusSince)) {
+    return { by: change.actor, at: iso(change.at) };
   }
   // The runtime's own retry_after ran out.
-  if (status === "retry_scheduled" && decision === "retry_allowed" && row.not_before !== null) return { by: "runtime", at: iso(row.not_before) };
-  return { by: "runtime", at: iso(row.status_since) };
+  if (status === "retry_scheduled" && decision === "retry_allowed" && row.notBefore !== null) return { by: "runtime", at: iso(row.notBefore) };
+  return { by: "runtime", at: iso(row.statusSince) };
 }
 
 /** The decision on a runtime's own invocation; null when that runtime has none by this id. */
 export async function readDecision(db: Db, runtimeId: string, invocationId: string, now = new Date()): Promise<DecisionView | null> {
-  const [row] = await db.prisma.$queryRawUnsafe<Row[]>(decisionQuery, runtimeId, invocationId);
-  if (!row) return null;
-  const status = effectiveStatus(row.status, row.stall_at, now);
-  const { decision, reason } = decideFor({ status, commitState: row.commit_state, notBefore: row.not_before, resolution: row.resolution }, now);
-  const { by, at } = decider(row, status, decision);
+  const found = await readDecisionRow(db, runtimeId, invocationId);
+  if (!found) return null;
+  const { invocation: row, lastChange } = found;
+  const commitState = row.commitState as DecisionView["commit_state"];
+  const status = effectiveStatus(row.status as StoredStatus, row.stallAt, now);
+  const { decision, reason } = decideFor({ status, commitState, notBefore: row.notBefore, resolution: row.resolution as Resolution | null }, now);
+  const { by, at } = decider(row, lastChange, status, decision);
   return {
-    invocation_id: row.invocation_id,
+    invocation_id: row.invocationId,
     status,
     decision,
-    commit_state: row.commit_state,
+    commit_state: commitState,
     reason,
     decided_by: by,
     decided_at: at,

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { attemptPageSchema, attemptSchema, invocationSchema, invocationSummarySchema, ListQuery, taskSchema } from "../http/schemas";
+import type { attemptPageSchema, attemptSchema, invocationSchema, invocationSummarySchema, ListQuery, taskSchema } from "./schemas";
 import type { Db } from "../db/client";
 import type { Prisma as P } from "../db/generated/client";
 import { effectiveStatus, type InvocationStatus, type StoredStatus } from "../outcome/status";
@@ -8,10 +8,28 @@ import { loadPolicies, resolvePolicy, type PolicySet } from "../policies/policie
 import { ApiError } from "../errors";
 import { decodeTimeIdCursor, encodeTimeIdCursor, NOT_A_CURSOR } from "../db/cursor";
 import { approvalsOf, slaOf } from "../outcome/sla";
-import { decodeAttemptCursor, readActions, readAttemptsPage, readInvocationRow } from "./timeline-read";
+import { phaseRank } from "../outcome/fold";
+import {
+  decodeAttemptCursor,
+  lookupInvocationRows,
+  lookupTaskRows,
+  readActions,
+  readAttemptsPage,
+  readTaskInvocationRows,
+  runtimeIdByName,
+  type InvocationRow,
+  type RowScope,
+  type TaskRow,
+} from "./queries";
 
-// Reading invocations and tasks in the shape of SPEC §8. `stalled` is
-// computed here, at read time, so it shows the moment the window passes.
+// server-only: reads the database. Never import it from a client component
+// (types are fine: `import type` leaves nothing behind).
+//
+// The one reader of invocations and tasks, in the shape of SPEC §8, for the
+// API, the console's pages and actions: each entry point below finds its row
+// by the same lookup (queries.ts, where every statement is) and builds the
+// view the same way. `stalled` is computed here, at read time, so it shows the
+// moment the window passes.
 
 export type Scope = { runtimeId?: string };
 export type InvocationSummary = z.infer<typeof invocationSummarySchema>;
@@ -50,7 +68,7 @@ export function toSummary(row: Row, now = new Date()): InvocationSummary {
   };
 }
 
-const phaseRank = { intent: 0, outcome: 1, probe: 2 } as Record<string, number>;
+const phaseOrder = phaseRank as Record<string, number>;
 
 /** An attempt row as the API shows it; the task page may leave out the heavy columns (null, {} and null). */
 type AttemptInput = Omit<AttemptRow, "envelope" | "safeDetails" | "agentMessage" | "ignored"> & Partial<Pick<AttemptRow, "envelope" | "safeDetails" | "agentMessage" | "ignored">>;
@@ -92,7 +110,7 @@ export function toInvocationView(row: InvocationRowWithHistory, policies: Policy
     (a, b) =>
       (a.attemptNo ?? 0) - (b.attemptNo ?? 0) ||
       a.at.getTime() - b.at.getTime() ||
-      (phaseRank[a.phase] ?? 0) - (phaseRank[b.phase] ?? 0) ||
+      (phaseOrder[a.phase] ?? 0) - (phaseOrder[b.phase] ?? 0) ||
       a.receivedAt.getTime() - b.receivedAt.getTime(),
   );
   const summary = toSummary(row, now);
@@ -121,11 +139,48 @@ export function toInvocationView(row: InvocationRowWithHistory, policies: Policy
 /** How many of an invocation's attempts its view carries: the latest ones; older pages come from the attempts API. */
 export const INVOCATION_ATTEMPTS_SHOWN = 200;
 
-export async function getInvocation(db: Db, scope: Scope, invocationId: string, now = new Date()): Promise<InvocationView | null> {
-  const [row, policies] = await Promise.all([readInvocationRow(db, scope.runtimeId, invocationId), loadPolicies(db.prisma)]);
-  if (!row) return null;
-  const [page, actions] = await Promise.all([readAttemptsPage(db, row, { limit: INVOCATION_ATTEMPTS_SHOWN }), readActions(db, row.id)]);
+/** What a page finds for an id: the one the caller means, or the runtimes to choose from when the id is in several. */
+export type Lookup<T> = { kind: "found"; value: T } | { kind: "ambiguous"; runtimes: string[] } | { kind: "missing" };
+
+/** How many runtimes a page offers to choose from. */
+const RUNTIMES_OFFERED = 20;
+
+const rowScope = (scope: Scope, runtime?: string): RowScope => ({ runtimeId: scope.runtimeId, runtime });
+
+function lookupOf<R extends { runtime: string | { name: string } }>(rows: R[], runtime: string | undefined): Lookup<R> {
+  if (!runtime && rows.length > 1) return { kind: "ambiguous", runtimes: rows.map((r) => (typeof r.runtime === "string" ? r.runtime : r.runtime.name)).sort() };
+  return rows[0] ? { kind: "found", value: rows[0] } : { kind: "missing" };
+}
+
+/** The SPEC §8 view of a row the lookup found: the latest attempts, the audit trail, the policy in effect. */
+async function invocationView(db: Db, row: InvocationRow, now: Date): Promise<InvocationView> {
+  const [page, actions, policies] = await Promise.all([readAttemptsPage(db, row, { limit: INVOCATION_ATTEMPTS_SHOWN }), readActions(db, row.id), loadPolicies(db.prisma)]);
   return toInvocationView({ ...row, attempts: page.attempts, actions, attemptsTotal: page.total, attemptsEarlier: page.earlier }, policies, now);
+}
+
+/** The scope narrowed to one runtime by name; null when that runtime is not one the caller can see. */
+export async function resolveScope(db: Db, scope: Scope, runtime: string | undefined): Promise<Scope | null> {
+  if (!runtime) return scope;
+  const id = await runtimeIdByName(db, runtime);
+  if (!id || (scope.runtimeId && scope.runtimeId !== id)) return null;
+  return { runtimeId: id };
+}
+
+/** An invocation in the caller's scope; when several runtimes use the id, the first of any (as the API always did). */
+export async function getInvocation(db: Db, scope: Scope, invocationId: string, now = new Date()): Promise<InvocationView | null> {
+  return readInvocation(db, scope, invocationId, undefined, now);
+}
+
+/** GET /api/v1/invocations/{id}?runtime=: in the runtime named, else as getInvocation. */
+export async function readInvocation(db: Db, scope: Scope, invocationId: string, runtime?: string, now = new Date()): Promise<InvocationView | null> {
+  const [row] = await lookupInvocationRows(db, rowScope(scope, runtime), invocationId, 1);
+  return row ? invocationView(db, row, now) : null;
+}
+
+/** The invocation page: one runtime's invocation, or the runtimes to choose from when the id is in several. */
+export async function findInvocation(db: Db, scope: Scope, invocationId: string, runtime?: string, now = new Date()): Promise<Lookup<InvocationView>> {
+  const found = lookupOf(await lookupInvocationRows(db, rowScope(scope, runtime), invocationId, runtime ? 1 : RUNTIMES_OFFERED), runtime);
+  return found.kind === "found" ? { kind: "found", value: await invocationView(db, found.value, now) } : found;
 }
 
 export type AttemptPage = z.infer<typeof attemptPageSchema>;
@@ -134,31 +189,40 @@ export type AttemptPage = z.infer<typeof attemptPageSchema>;
 export async function listAttempts(db: Db, scope: Scope, invocationId: string, query: { before?: string; limit: number }): Promise<AttemptPage | null> {
   const before = query.before === undefined ? undefined : decodeAttemptCursor(query.before);
   if (before === null) throw new ApiError("INVALID_REQUEST", `before: ${NOT_A_CURSOR}.`, { path: "before" });
-  const row = await readInvocationRow(db, scope.runtimeId, invocationId);
+  const [row] = await lookupInvocationRows(db, rowScope(scope), invocationId, 1);
   if (!row) return null;
   const page = await readAttemptsPage(db, row, { limit: query.limit, before });
   return { items: page.attempts.map(toAttempt), total: page.total, earlier: page.earlier };
 }
 
+/** Which runtime's task the caller means, and the task without its invocations. */
+export type ResolvedTask = { runtimeId: string; task: { task_id: string; runtime: string; first_seen_at: string; last_seen_at: string } };
+
+const resolved = (t: TaskRow): ResolvedTask => ({
+  runtimeId: t.runtimeId,
+  task: { task_id: t.taskId, runtime: t.runtime, first_seen_at: t.firstSeenAt.toISOString(), last_seen_at: t.lastSeenAt.toISOString() },
+});
+
+async function taskView(db: Db, t: TaskRow, now: Date): Promise<TaskView> {
+  const invocations = await readTaskInvocationRows(db, t.runtimeId, t.taskId);
+  return { ...resolved(t).task, invocations: invocations.map((r) => toSummary(r, now)) };
+}
+
+/** A task in the caller's scope; when several runtimes use the id, the one seen last (as the API always did). */
 export async function getTask(db: Db, scope: Scope, taskId: string, now = new Date()): Promise<TaskView | null> {
-  const task = await db.prisma.task.findFirst({
-    where: { taskId, ...(scope.runtimeId ? { runtimeId: scope.runtimeId } : {}) },
-    include: { runtime: { select: { name: true } } },
-    orderBy: { lastSeenAt: "desc" },
-  });
-  if (!task) return null;
-  const invocations = await db.prisma.invocation.findMany({
-    where: { runtimeId: task.runtimeId, taskId },
-    include: { runtime: { select: { name: true } } },
-    orderBy: [{ firstSeenAt: "asc" }, { invocationId: "asc" }],
-  });
-  return {
-    task_id: task.taskId,
-    runtime: task.runtime.name,
-    first_seen_at: task.firstSeenAt.toISOString(),
-    last_seen_at: task.lastSeenAt.toISOString(),
-    invocations: invocations.map((r) => toSummary(r, now)),
-  };
+  return readTask(db, scope, taskId, undefined, now);
+}
+
+/** GET /api/v1/tasks/{id}?runtime=: in the runtime named, else as getTask. */
+export async function readTask(db: Db, scope: Scope, taskId: string, runtime?: string, now = new Date()): Promise<TaskView | null> {
+  const [task] = await lookupTaskRows(db, rowScope(scope, runtime), taskId, 1);
+  return task ? taskView(db, task, now) : null;
+}
+
+/** The task pages: which runtime's task the caller means, or the runtimes to choose from when the id is in several. */
+export async function resolveTask(db: Db, scope: Scope, taskId: string, runtime?: string): Promise<Lookup<ResolvedTask>> {
+  const found = lookupOf(await lookupTaskRows(db, rowScope(scope, runtime), taskId, runtime ? 1 : RUNTIMES_OFFERED), runtime);
+  return found.kind === "found" ? { kind: "found", value: resolved(found.value) } : found;
 }
 
 function statusWhere(statuses: InvocationStatus[], now: Date): P.InvocationWhereInput {

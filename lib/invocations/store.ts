@@ -6,6 +6,8 @@ import type { LifecycleState, Resolution } from "../outcome/lifecycle";
 import type { StoredStatus } from "../outcome/status";
 import { STATE_COLUMNS, writeStatement, type WriteParts } from "./write-statement";
 
+// server-only: writes the database. Never import it from a client component.
+//
 // The one path that writes an invocation's state, whoever changes it: ingest,
 // the guard (through ingest), operator actions and the policy job. One
 // statement writes the rows and everything that follows from them — the

@@ -1,10 +1,13 @@
 import type { Db } from "../db/client";
-import { toInvocationView, toSummary, type InvocationSummary, type InvocationView, type Scope } from "./read";
+import { resolveTask, toInvocationView, toSummary, type InvocationSummary, type InvocationView, type Lookup, type ResolvedTask, type Scope, type TaskView } from "./read";
 import { loadPolicies } from "../policies/policies";
 import { compareRelevance, countNeedingPerson, TASK_PAGE_SIZE } from "./task-order";
-import { buildTimeline, findTaskTimeline, resolveTask, type Lookup, type ResolvedTask, type TimelineEvent } from "./timeline";
-import { readHistories, readTaskInvocationRows } from "./timeline-read";
+import { buildTimeline, type TimelineEvent } from "./timeline-builder";
+import { readHistories, readTaskInvocationRows, readTaskInvocations } from "./queries";
 
+// server-only: reads the database. Never import it from a client component
+// (types are fine).
+//
 // The task page stays small however long the task is: the server renders the
 // first page of invocations (those that need a person, then the latest) with
 // their lanes on the chart; the rest of the list comes from the task API, and
@@ -37,6 +40,22 @@ export async function findTaskPage(db: Db, scope: Scope, taskId: string, runtime
       invocations: histories.map((h) => toInvocationView(h, policies, now)),
     },
   };
+}
+
+export type TaskTimelineData = { task: TaskView; invocations: InvocationView[] };
+
+/**
+ * A task and all its invocations with their attempts and actions, for its
+ * whole timeline; `light` leaves out envelopes, safe details and agent
+ * messages (null, {} and null).
+ */
+export async function findTaskTimeline(db: Db, scope: Scope, taskId: string, runtime?: string, now = new Date(), light = false): Promise<Lookup<TaskTimelineData>> {
+  const found = await resolveTask(db, scope, taskId, runtime);
+  if (found.kind !== "found") return found;
+  const [rows, policies] = await Promise.all([readTaskInvocations(db, found.value.runtimeId, taskId, light), loadPolicies(db.prisma)]);
+  const invocations = rows.map((r) => toInvocationView(r, policies, now));
+  const summaries = invocations.map(({ attempts: _a, attempts_total: _t, attempts_earlier: _e, actions: _b, sla: _c, approvals: _d, ...summary }) => summary);
+  return { kind: "found", value: { task: { ...found.value.task, invocations: summaries }, invocations } };
 }
 
 export type StoryLane = { invocation_id: string; tool: string; runtime: string };

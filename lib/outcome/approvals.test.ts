@@ -12,7 +12,7 @@ const needsApproval = (attempt: number, m: number): Evidence => ({
   phase: "outcome",
   attempt,
   at: at(m),
-  outcome: "failed",
+  outcome: "permanent",
   commitState: "not_committed",
   nextAction: "request_approval",
   notBefore: null,

@@ -62,25 +62,34 @@ export type FoldCursor = {
 
 export type FoldSnapshot = DerivedInvocation & { cursor: FoldCursor };
 
-const phaseRank: Record<Phase, number> = { intent: 0, outcome: 1, probe: 2 };
+/** The order of a record's phases within one attempt at one instant. */
+export const phaseRank: Record<Phase, number> = { intent: 0, outcome: 1, probe: 2 };
 const ms = (iso: string) => Date.parse(iso);
-const isNumberedTransport = (r: FoldRecord) => r.attemptNo !== null && r.phase !== "probe";
 
-/** Unnumbered records: transport attempts count as 1; a probe speaks for the latest attempt before it. */
-function effectiveAttempts(records: FoldRecord[]): Map<FoldRecord, number> {
+/** What attempt numbering reads of a record. */
+export type AttemptRef = { attemptNo: number | null; phase: Phase; at: string };
+const isNumberedTransport = (r: AttemptRef) => r.attemptNo !== null && r.phase !== "probe";
+
+/**
+ * Which attempt each record speaks for (in the order given): its own number;
+ * unnumbered transport records are attempt 1; an unnumbered probe speaks for
+ * the latest numbered attempt before it (else the highest, else 1).
+ */
+export function attemptNumbers(records: readonly AttemptRef[]): number[] {
   const numbered = records.filter(isNumberedTransport).map((r) => ({ n: r.attemptNo as number, at: ms(r.at) }));
-  const result = new Map<FoldRecord, number>();
-  for (const r of records) {
-    if (r.attemptNo !== null) result.set(r, r.attemptNo);
-    else if (r.phase !== "probe") result.set(r, 1);
-    else {
-      const at = ms(r.at);
-      const before = numbered.filter((x) => x.at <= at).map((x) => x.n);
-      const pool = before.length > 0 ? before : numbered.map((x) => x.n);
-      result.set(r, pool.length > 0 ? Math.max(...pool) : 1);
-    }
-  }
-  return result;
+  return records.map((r) => {
+    if (r.attemptNo !== null) return r.attemptNo;
+    if (r.phase !== "probe") return 1;
+    const at = ms(r.at);
+    const before = numbered.filter((x) => x.at <= at).map((x) => x.n);
+    const pool = before.length > 0 ? before : numbered.map((x) => x.n);
+    return pool.length > 0 ? Math.max(...pool) : 1;
+  });
+}
+
+function effectiveAttempts(records: FoldRecord[]): Map<FoldRecord, number> {
+  const numbers = attemptNumbers(records);
+  return new Map(records.map((r, i) => [r, numbers[i]!]));
 }
 
 function compareKeys(a: RecordKey, b: RecordKey): number {

@@ -43,7 +43,12 @@ export type Evidence = {
 
 export type LifecycleConfig = { stallWindowS: number };
 
-const definite = (c: CommitState): c is "committed" | "not_committed" => c === "committed" || c === "not_committed";
+/** A settled attempt: the commit state evidence gave it, and who gave it. */
+export type Settlement = NonNullable<LifecycleState["settled"]>;
+export type DefiniteCommitState = "committed" | "not_committed";
+
+/** A commit state that settles whether the effect happened. */
+export const definite = (c: CommitState | null | undefined): c is DefiniteCommitState => c === "committed" || c === "not_committed";
 const addSeconds = (iso: string, s: number) => new Date(Date.parse(iso) + s * 1000).toISOString();
 
 export function initialState(at: string): LifecycleState {
@@ -101,19 +106,53 @@ export function statusForOutcome(e: Pick<Evidence, "commitState" | "outcome" | "
   }
 }
 
+/** What a probe found, as a commit state. */
+export function probeCommitState(result: ProbeResult): CommitState {
+  return result === "found" ? "committed" : result === "absent" ? "not_committed" : "unknown";
+}
+
+/** What a probe's commit state makes the invocation: settled, partly applied, or (the probe failed) a person's call. */
+export function statusForProbe(commitState: CommitState): StoredStatus {
+  return definite(commitState) ? "reconciled" : commitState === "partial" ? "partially_applied" : "escalated";
+}
+
+/** An outcome that settles its attempt: a definite commit state, except "not committed" that is only queued (`pending`). */
+export const settlesAttempt = (commitState: CommitState, status: StoredStatus): commitState is DefiniteCommitState => definite(commitState) && status !== "pending";
+
 // A new transport attempt may start from these without hiding anything unresolved.
-const reopenedByIntent = new Set<StoredStatus>(["pending", "retry_scheduled", "needs_input", "approved", "failed"]);
+const reopenedByIntent = new Set<InvocationStatus>(["pending", "retry_scheduled", "needs_input", "approved", "failed"]);
+
+/** Whether a new attempt's intent reopens an invocation in this status (`reconciledAs`: the commit state it was reconciled as). */
+export function reopensOnIntent(status: InvocationStatus, reconciledAs: CommitState | null | undefined): boolean {
+  return reopenedByIntent.has(status) || (status === "reconciled" && reconciledAs === "not_committed");
+}
+
+/**
+ * Whether a settlement outlives a new attempt's intent. Only a tool's own "not
+ * committed" is superseded by a new attempt; a settlement by evidence stays,
+ * so a late contradiction is still caught.
+ */
+export function keptByNewAttempt(settled: { commitState: CommitState | null; by: Settlement["by"] }): boolean {
+  return settled.commitState === "committed" || settled.by !== "outcome";
+}
 
 /**
  * A committed effect later reported absent, or an effect found after evidence
  * (a probe, an operator) said it had not happened. A tool's own "not
  * committed" followed by a committed outcome is a retry, not a contradiction.
  */
-function contradicts(settled: NonNullable<LifecycleState["settled"]>, e: Evidence): boolean {
+export function contradicts(settled: Pick<Settlement, "commitState" | "by">, e: Pick<Evidence, "commitState" | "phase">): boolean {
   if (!definite(e.commitState) || e.commitState === settled.commitState) return false;
   if (settled.commitState === "committed") return true;
   return e.phase === "probe" || settled.by !== "outcome";
 }
+
+/**
+ * Evidence about an attempt already settled that is read anyway: a tool's own
+ * "not committed" followed by another outcome for the same attempt number is a
+ * retry the runtime did not number.
+ */
+export const unnumberedRetry = (settled: { commitState: CommitState | null }, phase: Phase): boolean => settled.commitState === "not_committed" && phase === "outcome";
 
 function conflictReopen(state: LifecycleState, at: string): LifecycleState {
   return move(state, at, {
@@ -131,11 +170,9 @@ export function applyEvidence(state: LifecycleState, e: Evidence, config: Lifecy
 
   if (e.phase === "intent") {
     const fresh = state.lastAttempt === 0 && state.settled === null;
-    const reopen = fresh || reopenedByIntent.has(state.status) || (state.status === "reconciled" && state.resolution?.commit_state === "not_committed");
+    const reopen = fresh || reopensOnIntent(state.status, state.resolution?.commit_state);
     if (!reopen || e.attempt < state.lastAttempt) return s;
-    // Only a tool's own "not committed" is superseded by a new attempt; a
-    // settlement by evidence stays, so a late contradiction is still caught.
-    const keep = state.settled && (state.settled.commitState === "committed" || state.settled.by !== "outcome") ? state.settled : null;
+    const keep = state.settled && keptByNewAttempt(state.settled) ? state.settled : null;
     return move(s, e.at, {
       settled: keep,
       status: "pending",
@@ -148,26 +185,25 @@ export function applyEvidence(state: LifecycleState, e: Evidence, config: Lifecy
   // Evidence about an attempt that is already settled either agrees, says less, or contradicts.
   if (state.settled && e.attempt <= state.settled.attempt) {
     if (contradicts(state.settled, e)) return conflictReopen(s, e.at);
-    if (!(state.settled.commitState === "not_committed" && e.phase === "outcome")) return s;
-    // A tool's own "not committed" followed by another outcome for the same
-    // attempt number is a retry the runtime did not number: read it normally.
+    if (!unnumberedRetry(state.settled, e.phase)) return s;
   }
 
   if (e.phase === "probe") {
+    const status = statusForProbe(e.commitState);
     if (definite(e.commitState)) {
       return move(s, e.at, {
-        status: "reconciled",
+        status,
         commitState: e.commitState,
         nextAction: e.commitState === "committed" ? "none" : "wait_and_retry",
         resolution: { commit_state: e.commitState, by: "probe", actor: null, at: e.at, note: null },
         settled: { attempt: lastAttempt, commitState: e.commitState, by: "probe" },
       });
     }
-    if (e.commitState === "partial") {
-      return move(s, e.at, { status: "partially_applied", commitState: "partial", nextAction: "verify_operation" });
+    if (status === "partially_applied") {
+      return move(s, e.at, { status, commitState: "partial", nextAction: "verify_operation" });
     }
     // The probe itself failed: the outcome stays unknown and a person decides.
-    return move(s, e.at, { status: "escalated", commitState: "unknown", nextAction: "escalate" });
+    return move(s, e.at, { status, commitState: "unknown", nextAction: "escalate" });
   }
 
   // An older or vaguer report does not undo a step an operator already took.
@@ -176,7 +212,7 @@ export function applyEvidence(state: LifecycleState, e: Evidence, config: Lifecy
   if (e.attempt < state.lastAttempt && !definite(e.commitState)) return s;
 
   const status = statusForOutcome(e);
-  const final = definite(e.commitState) && status !== "pending";
+  const final = settlesAttempt(e.commitState, status);
   return move(s, e.at, {
     status,
     commitState: status === "pending" ? "unknown" : e.commitState,
@@ -191,9 +227,7 @@ export function applyEvidence(state: LifecycleState, e: Evidence, config: Lifecy
 
 export function applyProbeResult(state: LifecycleState, e: Evidence, config: LifecycleConfig): LifecycleState {
   if (!e.probeResult) return state;
-  const commitState: CommitState =
-    e.probeResult === "found" ? "committed" : e.probeResult === "absent" ? "not_committed" : "unknown";
-  return applyEvidence(state, { ...e, phase: "probe", commitState }, config);
+  return applyEvidence(state, { ...e, phase: "probe", commitState: probeCommitState(e.probeResult) }, config);
 }
 
 export { effectiveStatus, type InvocationStatus };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ApiError } from "../errors";
-import { invocationSummarySchema } from "../http/schemas";
+import { invocationSummarySchema } from "../invocations/schemas";
 import type { Db } from "../db/client";
 import { loadPolicies, resolvePolicy, type PolicySet } from "../policies/policies";
 import { slaOf, slaSchema } from "../outcome/sla";

@@ -3,6 +3,7 @@ import { call, createOperator, openSettle, type TestContext } from "./harness";
 import { health, openapi } from "./routes";
 import { GET as unrouted } from "@/app/api/[...path]/route";
 import { GET as queue } from "@/app/api/v1/queue/route";
+import { openApiDocument } from "@/lib/http/openapi";
 
 describe("health, OpenAPI and unknown paths", () => {
   let t: TestContext;
@@ -19,10 +20,13 @@ describe("health, OpenAPI and unknown paths", () => {
     expect(res.body).toEqual({ ok: true, db: "up", database: "pglite" });
   });
 
-  it("serves an OpenAPI 3.1 document generated from the zod schemas", async () => {
+  it("serves an OpenAPI 3.1 document generated from the routes' declarations", async () => {
     const res = await call(openapi);
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe("3.1.0");
+    // The same document the registry builds (tests/integration/openapi.test.ts checks it in depth), the route describing itself too.
+    expect(res.body).toEqual(JSON.parse(JSON.stringify(openApiDocument())));
+    expect(res.body.paths["/api/v1/openapi.json"].get.security).toEqual([]);
     expect(Object.keys(res.body.paths)).toEqual(
       expect.arrayContaining(["/api/v1/envelopes", "/api/v1/invocations", "/api/v1/invocations/{invocation_id}", "/api/v1/tasks/{task_id}", "/api/health"]),
     );

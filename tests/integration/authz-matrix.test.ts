@@ -102,7 +102,7 @@ const NOT_WITH_ROUTE: Record<string, { reason: string; rows: Array<{ method: Met
   "app/api/auth/[...all]/route.ts": {
     reason:
       "Better Auth's own endpoints (sign-in, sign-out, session; covered by auth.test.ts). Its admin plugin's endpoints are closed " +
-      "(lib/identity/auth-handler.ts): people are managed only through /api/v1/admin/users, so they answer 404 to everyone, admins included.",
+      "(lib/http/auth-handler.ts): people are managed only through /api/v1/admin/users, so they answer 404 to everyone, admins included.",
     rows: [
       ...["impersonate-user", "set-role", "ban-user", "unban-user", "list-users", "stop-impersonating", "create-user", "remove-user", "set-user-password"].map(
         (name) => ({ method: "POST" as const, path: `/api/auth/admin/${name}`, status: 404, code: "NOT_FOUND" }),

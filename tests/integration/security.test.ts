@@ -6,7 +6,7 @@ import * as keysRoute from "@/app/api/v1/admin/runtime-keys/route";
 import * as userRoute from "@/app/api/v1/admin/users/[user_id]/route";
 import * as usersRoute from "@/app/api/v1/admin/users/route";
 import * as policyRoute from "@/app/api/v1/policies/[effect_class]/route";
-import { CLIENT_ADDRESS_HEADER, clientIpOf, SOCKET_ADDRESS_HEADER } from "@/lib/http/client-ip";
+import { CLIENT_ADDRESS_HEADER, clientIpOf, SOCKET_ADDRESS_HEADER } from "@/lib/identity/client-ip";
 import { setEnv } from "@/lib/env";
 import { call, createOperator, openSettle, type TestContext } from "./harness";
 import { listInvocations } from "./routes";

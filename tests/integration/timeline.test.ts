@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as act } from "@/app/api/v1/invocations/[invocation_id]/actions/route";
 import { createRuntimeKey } from "@/lib/identity/runtime-keys";
-import { buildTimeline, findInvocation, findTaskTimeline, type TimelineEvent } from "@/lib/invocations/timeline";
+import { findInvocation } from "@/lib/invocations/read";
+import { findTaskTimeline } from "@/lib/invocations/task-page";
+import { buildTimeline, type TimelineEvent } from "@/lib/invocations/timeline-builder";
 import { call, createOperator, openSettle, type TestContext } from "./harness";
 import { getInvocation, getTask, ingest } from "./routes";
 

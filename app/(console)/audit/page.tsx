@@ -1,7 +1,6 @@
 import { AuditView } from "@/components/audit/audit-view";
 import { auditParamNames, type AuditParams } from "@/components/audit/params";
 import { requireUser } from "@/lib/identity/session";
-import { getDb } from "@/lib/db/client";
 import { auditFiltersSchema, listAudit, type AuditPage } from "@/lib/audit/audit";
 import { listRuntimeNames } from "@/lib/identity/runtime-keys";
 
@@ -21,9 +20,8 @@ function paramsOf(search: SearchParams): AuditParams {
 }
 
 export default async function AuditPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  await requireUser("read", "/audit");
+  const { db } = await requireUser("read", "/audit");
   const params = paramsOf(await searchParams);
-  const db = await getDb();
   const parsed = auditFiltersSchema.safeParse(params);
   const empty: AuditPage = { items: [], next_cursor: null };
   const [page, runtimes] = await Promise.all([parsed.success ? listAudit(db, parsed.data, null, 50) : empty, listRuntimeNames(db)]);

@@ -4,7 +4,6 @@ import { readMetricsParams } from "@/components/metrics/range";
 import { NotAllowed } from "@/components/not-allowed";
 import { ApiError } from "@/lib/errors";
 import { requireUser } from "@/lib/identity/session";
-import { getDb } from "@/lib/db/client";
 import { getMetrics } from "@/lib/metrics/metrics";
 import { listRuntimeNames } from "@/lib/identity/runtime-keys";
 
@@ -14,7 +13,7 @@ type SearchParams = Record<string, string | string[] | undefined>;
 
 // Trust metrics for managers and admins (SPEC §6): the same numbers as GET /api/v1/metrics.
 export default async function MetricsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  const { user, allowed } = await requireUser("manage", "/metrics");
+  const { user, allowed, db } = await requireUser("manage", "/metrics");
   if (!allowed) {
     return (
       <main className="mx-auto max-w-7xl px-6 py-8">
@@ -23,7 +22,6 @@ export default async function MetricsPage({ searchParams }: { searchParams: Prom
     );
   }
   const { params, from, to } = readMetricsParams(await searchParams, new Date());
-  const db = await getDb();
   const [runtimes, result] = await Promise.all([
     listRuntimeNames(db),
     getMetrics(db, { from, to, tool: params.tool || undefined, runtime: params.runtime || undefined }).catch((error: unknown) => {

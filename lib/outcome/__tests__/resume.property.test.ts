@@ -146,7 +146,7 @@ describe("resuming a fold equals folding the whole history", () => {
       }),
       { numRuns: 300 },
     );
-  });
+  }, 30_000);
 
   it("an unnumbered probe with no numbered record before it refuses to resume once one arrives (it spoke for a default)", () => {
     const blank = { budgetLeftS: null, notBefore: null, effectClass: null, idempotencyKey: null, userMessage: null, code: null, tool: "create_order" as const, probeResult: null };

@@ -1,13 +1,12 @@
 import { PersonalTokens } from "@/components/account/personal-tokens";
 import { requireUser } from "@/lib/identity/session";
-import { getDb } from "@/lib/db/client";
 import { listPersonalTokens } from "@/lib/identity/personal-tokens";
 
 export const dynamic = "force-dynamic";
 
 export default async function AccessTokensPage() {
-  const { user } = await requireUser("read", "/account/tokens");
-  const tokens = await listPersonalTokens(await getDb(), user.id);
+  const { user, db } = await requireUser("read", "/account/tokens");
+  const tokens = await listPersonalTokens(db, user.id);
   return (
     <main className="mx-auto max-w-7xl px-6 py-8">
       <PersonalTokens initial={tokens} />

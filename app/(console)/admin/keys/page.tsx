@@ -2,14 +2,13 @@ import { CURL_KEY, CURL_ORIGIN } from "@/components/admin/curl-template";
 import { RuntimeKeysAdmin } from "@/components/admin/runtime-keys-admin";
 import { NotAllowed } from "@/components/not-allowed";
 import { requireUser } from "@/lib/identity/session";
-import { getDb } from "@/lib/db/client";
 import { listRuntimeKeys, listRuntimeNames } from "@/lib/identity/runtime-keys";
 import { curlExample } from "@/lib/first-run";
 
 export const dynamic = "force-dynamic";
 
 export default async function RuntimeKeysPage() {
-  const { user, allowed } = await requireUser("administer", "/admin/keys");
+  const { user, allowed, db } = await requireUser("administer", "/admin/keys");
   if (!allowed) {
     return (
       <main className="mx-auto max-w-7xl px-6 py-8">
@@ -17,7 +16,6 @@ export default async function RuntimeKeysPage() {
       </main>
     );
   }
-  const db = await getDb();
   const [keys, runtimes] = await Promise.all([listRuntimeKeys(db), listRuntimeNames(db)]);
   return (
     <main className="mx-auto max-w-7xl px-6 py-8">

@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import { PoliciesAdmin } from "@/components/admin/policies-admin";
 import { requireUser } from "@/lib/identity/session";
-import { getDb } from "@/lib/db/client";
 import { listPolicies } from "@/lib/policies/policies";
 
 export const dynamic = "force-dynamic";
@@ -9,8 +8,8 @@ export const metadata: Metadata = { title: "Policies · Settle" };
 
 // Everyone signed in reads the policies (they explain what Settle does on its own); admins edit them.
 export default async function PoliciesPage() {
-  await requireUser("read", "/admin/policies");
-  const policies = await listPolicies(await getDb());
+  const { db } = await requireUser("read", "/admin/policies");
+  const policies = await listPolicies(db);
   return (
     <main className="mx-auto max-w-7xl px-6 py-8">
       <PoliciesAdmin initial={policies} />

@@ -1,13 +1,12 @@
 import { UsersAdmin } from "@/components/admin/users-admin";
 import { NotAllowed } from "@/components/not-allowed";
 import { requireUser } from "@/lib/identity/session";
-import { getDb } from "@/lib/db/client";
 import { listUsers } from "@/lib/identity/users";
 
 export const dynamic = "force-dynamic";
 
 export default async function UsersPage() {
-  const { user, allowed } = await requireUser("administer", "/admin/users");
+  const { user, allowed, db } = await requireUser("administer", "/admin/users");
   if (!allowed) {
     return (
       <main className="mx-auto max-w-7xl px-6 py-8">
@@ -15,7 +14,7 @@ export default async function UsersPage() {
       </main>
     );
   }
-  const users = await listUsers(await getDb());
+  const users = await listUsers(db);
   return (
     <main className="mx-auto max-w-7xl px-6 py-8">
       <UsersAdmin initial={users} />

@@ -1,14 +1,13 @@
 import { NotAllowed } from "@/components/not-allowed";
 import { WebhooksAdmin } from "@/components/webhooks/webhooks-admin";
 import { requireUser } from "@/lib/identity/session";
-import { getDb } from "@/lib/db/client";
 import { listRuntimeNames } from "@/lib/identity/runtime-keys";
 import { listWebhookEndpoints } from "@/lib/webhooks/endpoints";
 
 export const dynamic = "force-dynamic";
 
 export default async function WebhooksPage() {
-  const { user, allowed } = await requireUser("webhooks", "/admin/webhooks");
+  const { user, allowed, db } = await requireUser("webhooks", "/admin/webhooks");
   if (!allowed) {
     return (
       <main className="mx-auto max-w-7xl px-6 py-8">
@@ -16,7 +15,6 @@ export default async function WebhooksPage() {
       </main>
     );
   }
-  const db = await getDb();
   const [endpoints, runtimes] = await Promise.all([listWebhookEndpoints(db), listRuntimeNames(db)]);
   return (
     <main className="mx-auto max-w-7xl px-6 py-8">

@@ -4,8 +4,7 @@ import { InvocationDetail } from "@/components/invocation/invocation-detail";
 import { invocationHref } from "@/components/invocation/links";
 import { RuntimeChoice } from "@/components/invocation/runtime-choice";
 import { requireUser } from "@/lib/identity/session";
-import { getDb } from "@/lib/db/client";
-import { findInvocation } from "@/lib/invocations/timeline";
+import { findInvocation } from "@/lib/invocations/read";
 import { env } from "@/lib/env";
 
 export const dynamic = "force-dynamic";
@@ -25,9 +24,9 @@ export async function generateMetadata(props: Props): Promise<Metadata> {
 
 export default async function InvocationPage(props: Props) {
   const { id, runtime } = await read(props);
-  await requireUser("read", runtime ? invocationHref(id, runtime) : `/invocations/${encodeURIComponent(id)}`);
+  const { db } = await requireUser("read", runtime ? invocationHref(id, runtime) : `/invocations/${encodeURIComponent(id)}`);
   const now = new Date();
-  const found = await findInvocation(await getDb(), {}, id, runtime, now);
+  const found = await findInvocation(db, {}, id, runtime, now);
   if (found.kind === "missing") notFound();
   if (found.kind === "ambiguous") {
     return <RuntimeChoice kind="invocation" id={id} runtimes={found.runtimes} hrefFor={(r) => invocationHref(id, r)} />;

@@ -2,7 +2,6 @@ import Link from "next/link";
 import { NotAllowed } from "@/components/not-allowed";
 import { ApiError } from "@/lib/errors";
 import { requireUser } from "@/lib/identity/session";
-import { getDb } from "@/lib/db/client";
 import { listMetricCases } from "@/lib/metrics/metrics";
 import { metricCasesQuerySchema, type MetricCasesPage } from "@/lib/metrics/schema";
 
@@ -30,7 +29,7 @@ const titles: Record<string, string> = {
 
 // The invocations behind one number of the metrics page, newest event first.
 export default async function MetricCasesPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  const { user, allowed } = await requireUser("manage", "/metrics");
+  const { user, allowed, db } = await requireUser("manage", "/metrics");
   if (!allowed) {
     return <main className="mx-auto max-w-7xl px-6 py-8"><NotAllowed role={user.role} what="trust metrics are for managers and admins" /></main>;
   }
@@ -39,7 +38,7 @@ export default async function MetricCasesPage({ searchParams }: { searchParams: 
   let page: MetricCasesPage | null = null;
   let problem = parsed.success ? null : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
   if (parsed.success) {
-    page = await listMetricCases(await getDb(), parsed.data).catch((error: unknown) => {
+    page = await listMetricCases(db, parsed.data).catch((error: unknown) => {
       if (error instanceof ApiError) {
         problem = error.message;
         return null;

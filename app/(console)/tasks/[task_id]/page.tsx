@@ -4,9 +4,8 @@ import { taskHref } from "@/components/invocation/links";
 import { RuntimeChoice } from "@/components/invocation/runtime-choice";
 import { TaskDetail } from "@/components/invocation/task-detail";
 import { requireUser } from "@/lib/identity/session";
-import { getDb } from "@/lib/db/client";
 import { findTaskPage } from "@/lib/invocations/task-page";
-import { buildTimeline } from "@/lib/invocations/timeline";
+import { buildTimeline } from "@/lib/invocations/timeline-builder";
 import { overviewOf } from "@/components/timeline/overview";
 import { env } from "@/lib/env";
 
@@ -27,11 +26,11 @@ export async function generateMetadata(props: Props): Promise<Metadata> {
 
 export default async function TaskPage(props: Props) {
   const { id, runtime } = await read(props);
-  await requireUser("read", runtime ? taskHref(id, runtime) : `/tasks/${encodeURIComponent(id)}`);
+  const { db } = await requireUser("read", runtime ? taskHref(id, runtime) : `/tasks/${encodeURIComponent(id)}`);
   const now = new Date();
   // A page, not the whole task: the first invocations with their chart lanes;
   // the rest of the list and the story are loaded on demand (task-detail.tsx).
-  const found = await findTaskPage(await getDb(), {}, id, runtime, now);
+  const found = await findTaskPage(db, {}, id, runtime, now);
   if (found.kind === "missing") notFound();
   if (found.kind === "ambiguous") {
     return <RuntimeChoice kind="task" id={id} runtimes={found.runtimes} hrefFor={(r) => taskHref(id, r)} />;

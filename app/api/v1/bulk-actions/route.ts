@@ -1,11 +1,14 @@
 import { actorOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
-import { bulkActionRequestSchema, performBulkAction } from "@/lib/invocations/bulk-actions";
+import { bulkActionRequestSchema, performBulkAction, bulkResultSchema } from "@/lib/invocations/bulk-actions";
 
 // One action on up to 100 invocations, each with its own version; a result per item.
 export const POST = withRoute({
   auth: "user",
   permission: "act",
+  summary: "One action on many invocations, with a result per item",
+  tags: ["Invocations"],
+  response: bulkResultSchema,
   body: bulkActionRequestSchema,
   handler: ({ db, principal, body }) => performBulkAction(db, body, actorOf(principal)),
 });

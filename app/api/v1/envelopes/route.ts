@@ -1,10 +1,24 @@
+import { z } from "zod";
 import { json, otherMethods, withRoute } from "@/lib/http/route";
-import { parseIngestBody } from "@/lib/ingest/parse-body";
+import { ingestResultSchema } from "@/lib/http/schemas";
+import { parseIngestBody } from "@/lib/http/ingest-body";
 import { ingestRecords } from "@/lib/ingest/process-batch";
+import { attemptLogLineSchema, ingestRecordSchema } from "@/lib/ingest/record";
 
 // Ingest attempt records from a runtime: one result per record, HTTP 207.
+// The body is read by parseIngestBody (JSON or NDJSON, up to 1 MiB), so it is
+// declared as requestContent rather than parsed by the wrapper.
 export const POST = withRoute({
   auth: "runtime",
+  summary: "Ingest attempt records",
+  description: "One record, {\"records\": [...]} (at most 500), or application/x-ndjson. Body at most 1 MiB. Idempotent by event_id.",
+  tags: ["Ingest"],
+  errors: ["INVALID_JSON", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE", "TOO_MANY_RECORDS"],
+  requestContent: {
+    "application/json": z.union([ingestRecordSchema, attemptLogLineSchema, z.object({ records: z.array(ingestRecordSchema).max(500) })]),
+    "application/x-ndjson": z.string().describe("One record per line."),
+  },
+  response: { 207: { description: "One result per record, in order.", schema: ingestResultSchema } },
   handler: async ({ req, db, principal }) => {
     const { records, lineErrors } = await parseIngestBody(req);
     const result = await ingestRecords(db, principal.runtime, records, new Date(), lineErrors);

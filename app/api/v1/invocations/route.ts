@@ -1,5 +1,5 @@
 import { scopeOf } from "@/lib/identity/principal";
-import { listQuerySchema } from "@/lib/http/schemas";
+import { listQuerySchema, invocationPageSchema } from "@/lib/http/schemas";
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { listInvocations } from "@/lib/invocations/read";
 
@@ -7,6 +7,9 @@ import { listInvocations } from "@/lib/invocations/read";
 export const GET = withRoute({
   auth: "any",
   permission: "read",
+  summary: "List invocations",
+  tags: ["Invocations"],
+  response: invocationPageSchema,
   query: listQuerySchema,
   handler: ({ db, principal, query }) => listInvocations(db, scopeOf(principal), query),
 });

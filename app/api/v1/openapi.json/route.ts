@@ -1,7 +1,15 @@
 import { otherMethods, withRoute } from "@/lib/http/route";
-import { openApiDocument } from "@/lib/http/openapi";
+import { openApiDocumentSchema } from "@/lib/http/schemas";
 
-// The OpenAPI 3.1 document, generated from the zod schemas.
-export const GET = withRoute({ auth: false, database: false, handler: async () => openApiDocument() });
+// The OpenAPI 3.1 document, generated from every route's declaration. Loaded
+// on demand: the document imports every route module, this one included.
+export const GET = withRoute({
+  auth: false,
+  database: false,
+  summary: "This document: Settle's API in OpenAPI 3.1",
+  tags: ["Meta"],
+  response: openApiDocumentSchema,
+  handler: async () => (await import("@/lib/http/openapi")).openApiDocument(),
+});
 
 export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

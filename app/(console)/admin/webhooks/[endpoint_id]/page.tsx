@@ -3,14 +3,13 @@ import { NotAllowed } from "@/components/not-allowed";
 import { EndpointAdmin } from "@/components/webhooks/endpoint-admin";
 import { ApiError } from "@/lib/errors";
 import { requireUser } from "@/lib/identity/session";
-import { getDb } from "@/lib/db/client";
 import { getWebhookEndpoint } from "@/lib/webhooks/endpoints";
 
 export const dynamic = "force-dynamic";
 
 export default async function WebhookEndpointPage({ params }: { params: Promise<{ endpoint_id: string }> }) {
   const { endpoint_id } = await params;
-  const { user, allowed } = await requireUser("webhooks", `/admin/webhooks/${encodeURIComponent(endpoint_id)}`);
+  const { user, allowed, db } = await requireUser("webhooks", `/admin/webhooks/${encodeURIComponent(endpoint_id)}`);
   if (!allowed) {
     return (
       <main className="mx-auto max-w-7xl px-6 py-8">
@@ -18,7 +17,6 @@ export default async function WebhookEndpointPage({ params }: { params: Promise<
       </main>
     );
   }
-  const db = await getDb();
   const endpoint = await getWebhookEndpoint(db, endpoint_id).catch((error: unknown) => {
     if (error instanceof ApiError && error.code === "NOT_FOUND") notFound();
     throw error;

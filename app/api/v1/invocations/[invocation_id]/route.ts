@@ -2,13 +2,19 @@ import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 import { scopeOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
-import { readInvocation } from "@/lib/invocations/timeline";
+import { readInvocation } from "@/lib/invocations/read";
+import { invocationSchema } from "@/lib/http/schemas";
 
 // One invocation with its attempts and audit trail. `runtime` names the
 // runtime when the same invocation id exists in several.
 export const GET = withRoute({
   auth: "any",
   permission: "read",
+  summary: "An invocation with its attempts and audit trail",
+  description: "Its latest 200 attempts, with attempts_total and, when there are more, attempts_earlier.",
+  tags: ["Invocations"],
+  errors: ["NOT_FOUND"],
+  response: invocationSchema,
   params: z.object({ invocation_id: z.string().min(1).max(512) }),
   query: z.object({ runtime: z.string().min(1).max(200).optional().describe("The runtime's name, when several runtimes use this invocation id.") }),
   handler: async ({ db, principal, params, query }) => {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { actorOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
-import { deletePolicy, policyInputSchema, policyKeySchema, putPolicy } from "@/lib/policies/policies";
+import { deletePolicy, policyInputSchema, policyKeySchema, putPolicy, policySchema } from "@/lib/policies/policies";
 
 const params = z.object({ effect_class: policyKeySchema });
 
@@ -9,6 +9,11 @@ const params = z.object({ effect_class: policyKeySchema });
 export const PUT = withRoute({
   auth: "user",
   permission: "administer",
+  summary: "Set an effect class's own policy (admins)",
+  description:
+    "`effect_class` is money, destructive, send, create, read or `*` (the default for classes without their own row). The body is the whole policy: null switches a timer off for this class. overdue_after_s must be shorter than escalate_after_s.",
+  tags: ["Policies"],
+  response: { 200: { description: "The policy now in effect for the class.", schema: policySchema } },
   params,
   body: policyInputSchema,
   handler: ({ db, principal, params, body }) => putPolicy(db, params.effect_class, body, actorOf(principal)),
@@ -18,6 +23,10 @@ export const PUT = withRoute({
 export const DELETE = withRoute({
   auth: "user",
   permission: "administer",
+  summary: "Remove an effect class's own policy; it uses the default again (admins)",
+  tags: ["Policies"],
+  errors: ["NOT_FOUND"],
+  response: { 200: { description: "The policy now in effect for the class.", schema: policySchema } },
   params,
   handler: ({ db, principal, params }) => deletePolicy(db, params.effect_class, actorOf(principal)),
 });

@@ -2,13 +2,18 @@ import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 import { scopeOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
-import { readTask } from "@/lib/invocations/timeline";
+import { readTask } from "@/lib/invocations/read";
+import { taskSchema } from "@/lib/http/schemas";
 
 // A task and its invocations. `runtime` names the runtime when the same task
 // id exists in several.
 export const GET = withRoute({
   auth: "any",
   permission: "read",
+  summary: "A task and its invocations",
+  tags: ["Tasks"],
+  errors: ["NOT_FOUND"],
+  response: taskSchema,
   params: z.object({ task_id: z.string().min(1).max(512) }),
   query: z.object({ runtime: z.string().min(1).max(200).optional().describe("The runtime's name, when several runtimes use this task id.") }),
   handler: async ({ db, principal, params, query }) => {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { otherMethods, withRoute } from "@/lib/http/route";
-import { deleteWebhookEndpoint, getWebhookEndpoint, updateWebhookEndpoint, webhookEndpointPatchSchema } from "@/lib/webhooks/endpoints";
+import { deleteWebhookEndpoint, getWebhookEndpoint, updateWebhookEndpoint, webhookEndpointPatchSchema, webhookEndpointSchema } from "@/lib/webhooks/endpoints";
+import { deletedSchema } from "@/lib/http/schemas";
 
 const params = z.object({ endpoint_id: z.string() });
 
@@ -8,6 +9,10 @@ const params = z.object({ endpoint_id: z.string() });
 export const GET = withRoute({
   auth: "user",
   permission: "webhooks",
+  summary: "One webhook endpoint (admins)",
+  tags: ["Webhooks"],
+  errors: ["NOT_FOUND"],
+  response: webhookEndpointSchema,
   params,
   handler: async ({ db, params }) => getWebhookEndpoint(db, params.endpoint_id),
 });
@@ -16,6 +21,10 @@ export const GET = withRoute({
 export const PATCH = withRoute({
   auth: "user",
   permission: "webhooks",
+  summary: "Change a webhook endpoint's URL, or enable / disable it (admins)",
+  tags: ["Webhooks"],
+  errors: ["NOT_FOUND", "UNSAFE_URL"],
+  response: webhookEndpointSchema,
   params,
   body: webhookEndpointPatchSchema,
   handler: async ({ db, params, body, principal }) => updateWebhookEndpoint(db, params.endpoint_id, body, principal.user.email),
@@ -25,6 +34,10 @@ export const PATCH = withRoute({
 export const DELETE = withRoute({
   auth: "user",
   permission: "webhooks",
+  summary: "Delete a webhook endpoint with its deliveries (admins)",
+  tags: ["Webhooks"],
+  errors: ["NOT_FOUND"],
+  response: deletedSchema,
   params,
   handler: async ({ db, params, principal }) => deleteWebhookEndpoint(db, params.endpoint_id, principal.user.email),
 });

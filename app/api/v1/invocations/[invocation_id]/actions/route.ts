@@ -2,11 +2,17 @@ import { z } from "zod";
 import { actorOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { actionRequestSchema, performAction } from "@/lib/invocations/act";
+import { invocationSchema } from "@/lib/http/schemas";
 
 // An operator's action on an invocation, checked against the version they saw.
 export const POST = withRoute({
   auth: "user",
   permission: "act",
+  summary: "Act on an invocation",
+  description: "Checked against the version you saw (409 VERSION_CONFLICT otherwise) and the transitions SPEC §4 allows (409 TRANSITION_REFUSED).",
+  tags: ["Invocations"],
+  errors: ["NOT_FOUND", "VERSION_CONFLICT", "TRANSITION_REFUSED", "ALREADY_APPROVED"],
+  response: { 200: { description: "The updated invocation.", schema: invocationSchema } },
   params: z.object({ invocation_id: z.string().min(1).max(512) }),
   body: actionRequestSchema,
   handler: ({ db, principal, params, body }) => performAction(db, params.invocation_id, body, actorOf(principal)),

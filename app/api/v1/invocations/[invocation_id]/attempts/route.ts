@@ -3,13 +3,18 @@ import { ApiError } from "@/lib/errors";
 import { scopeOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { listAttempts } from "@/lib/invocations/read";
-import { resolveScope } from "@/lib/invocations/timeline";
+import { resolveScope } from "@/lib/invocations/read";
+import { attemptPageSchema } from "@/lib/http/schemas";
 
 // An invocation's attempts a page at a time, newest pages first: the
 // invocation itself carries the latest ones and `attempts_earlier`.
 export const GET = withRoute({
   auth: "any",
   permission: "read",
+  summary: "An invocation's attempts, a page at a time",
+  tags: ["Invocations"],
+  errors: ["NOT_FOUND"],
+  response: attemptPageSchema,
   params: z.object({ invocation_id: z.string().min(1).max(512) }),
   query: z.object({
     runtime: z.string().min(1).max(200).optional().describe("The runtime's name, when several runtimes use this invocation id."),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 import { json, otherMethods, withRoute } from "@/lib/http/route";
-import { awaitDecision, decisionQuerySchema, parseIfNoneMatch } from "@/lib/invocations/decision-view";
+import { awaitDecision, decisionQuerySchema, parseIfNoneMatch, decisionSchema } from "@/lib/invocations/decision-view";
 
 // What the runtime may do next with its own invocation (SPEC §5). `?wait=N`
 // holds the request up to N seconds until the decision changes; ETag and
@@ -9,6 +9,15 @@ import { awaitDecision, decisionQuerySchema, parseIfNoneMatch } from "@/lib/invo
 // a 404, the same as one that does not exist.
 export const GET = withRoute({
   auth: "runtime",
+  summary: "What the runtime may do next with its own invocation",
+  description:
+    "SPEC §5. Another runtime's invocation is a 404. `wait=N` holds the request up to N seconds until the decision, status, version or commit state changes (compared with If-None-Match when given, else with the state when the request arrived). The answer carries a strong ETag; If-None-Match naming it answers 304 (with `wait`, only once the wait ran out unchanged). Cache-Control: no-store.",
+  tags: ["Guard"],
+  errors: ["NOT_FOUND"],
+  response: {
+    200: { schema: decisionSchema, headers: { ETag: "The decision's strong ETag, for If-None-Match." } },
+    304: { description: "Unchanged since the ETag in If-None-Match.", headers: { ETag: "The same ETag." } },
+  },
   params: z.object({ invocation_id: z.string().min(1).max(512) }),
   query: decisionQuerySchema,
   handler: async ({ req, db, principal, params, query }) => {

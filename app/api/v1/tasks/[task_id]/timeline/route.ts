@@ -4,12 +4,18 @@ import { scopeOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { readTaskStory } from "@/lib/invocations/task-page";
 import { env } from "@/lib/env";
+import { taskStorySchema } from "@/lib/http/schemas";
 
 // A task's timeline events, oldest first: what the task page's story loads on
 // demand, a page at a time, so the page itself stays small.
 export const GET = withRoute({
   auth: "any",
   permission: "read",
+  summary: "A task's timeline events, oldest first",
+  description: "The first `limit` events (records without envelopes, waits, actions, markers) of the task's timeline, `total` of them in all; `lanes` names the invocation of each event's `lane`.",
+  tags: ["Tasks"],
+  errors: ["NOT_FOUND"],
+  response: taskStorySchema,
   params: z.object({ task_id: z.string().min(1).max(512) }),
   query: z.object({
     runtime: z.string().min(1).max(200).optional().describe("The runtime's name, when several runtimes use this task id."),

@@ -1,5 +1,5 @@
 import { ApiError } from "../errors";
-import { readBodyLimited } from "../http/read-body";
+import { readBodyLimited } from "./read-body";
 
 // Reads an ingest body under SPEC §2's limits before anything is parsed.
 

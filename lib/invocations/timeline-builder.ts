@@ -1,10 +1,20 @@
-import type { Db } from "../db/client";
 import type { CommitState, Phase } from "../outcome/vocabulary";
-import { getInvocation, getTask, toInvocationView, type InvocationView, type Scope, type TaskView } from "./read";
-import { loadPolicies } from "../policies/policies";
-import { statusForOutcome } from "../outcome/lifecycle";
-import { readTaskInvocations } from "./timeline-read";
 import type { InvocationStatus } from "../outcome/status";
+import { attemptNumbers as foldAttemptNumbers, phaseRank } from "../outcome/fold";
+import {
+  contradicts,
+  definite,
+  keptByNewAttempt,
+  probeCommitState,
+  reopensOnIntent,
+  settlesAttempt,
+  statusForOutcome,
+  statusForProbe,
+  unnumberedRetry,
+  type DefiniteCommitState,
+  type Settlement,
+} from "../outcome/lifecycle";
+import type { InvocationView } from "./read";
 
 // The story of a task or an invocation on one time axis: a lane per
 // invocation, its records (intent, outcome, probe) in the order they happened,
@@ -12,6 +22,10 @@ import type { InvocationStatus } from "../outcome/status";
 // before a retry), operator actions at their time, and markers Settle derives
 // (became stalled, evidence contradicted a settlement). Pure over the read
 // model of SPEC §8, so the console can rebuild it from every live refresh.
+//
+// Browser-safe: imports nothing with I/O (the database readers are in
+// read.ts), and every status rule comes from lib/outcome, which the write
+// path folds with, so the markers say what the stored state says.
 
 /** An intent's stall window is its `budget_left_s`, else Settle's default (SETTLE_STALL_WINDOW_S). */
 export type TimelineAttempt = InvocationView["attempts"][number];
@@ -82,7 +96,6 @@ export type Timeline = { start: string; end: string; now: string; lanes: Lane[];
 
 const ms = (iso: string) => Date.parse(iso);
 const isoOf = (t: number) => new Date(t).toISOString();
-const phaseRank: Record<Phase, number> = { intent: 0, outcome: 1, probe: 2 };
 const kindRank = (e: TimelineEvent) =>
   e.kind === "record" ? phaseRank[e.phase] : e.kind === "marker" ? 3 : e.kind === "action" ? 4 : 5;
 
@@ -94,34 +107,18 @@ export function compareEvents(a: TimelineEvent, b: TimelineEvent): number {
   return byText(a.at, b.at) || a.lane - b.lane || kindRank(a) - kindRank(b) || byText(a.key, b.key);
 }
 
-type Definite = "committed" | "not_committed";
-const definite = (c: CommitState | null | undefined): c is Definite => c === "committed" || c === "not_committed";
-type Settled = { commit_state: Definite | null; by: "outcome" | "probe" | "operator"; attempt: number };
+/** Lifecycle's settlement; `commitState` null when an operator reconciled it and the read model does not say how. */
+type Settled = { commitState: DefiniteCommitState | null; by: Settlement["by"]; attempt: number };
 
 // Waiting for evidence or a person (SPEC §4's queue, less `stalled`, which has its own window).
 const unsettledStatuses = new Set<InvocationStatus>(["outcome_unknown", "partially_applied", "verifying", "escalated"]);
 
-// As lib/outcome/lifecycle.ts: a new attempt may start from these, so its intent opens a stall window.
-const reopenedByIntent = new Set<InvocationStatus>(["pending", "retry_scheduled", "needs_input", "approved", "failed"]);
+/** Which attempt each record speaks for: the fold's numbering. */
+const attemptNumbers = (attempts: TimelineAttempt[]): number[] => foldAttemptNumbers(attempts.map((a) => ({ attemptNo: a.attempt, phase: a.phase, at: a.at })));
 
-/** Fold's rule (lib/outcome/fold.ts): which attempt each record speaks for. */
-function attemptNumbers(attempts: TimelineAttempt[]): number[] {
-  const numbered = attempts.filter((a) => a.attempt !== null && a.phase !== "probe").map((a) => ({ n: a.attempt!, at: ms(a.at) }));
-  return attempts.map((a) => {
-    if (a.attempt !== null) return a.attempt;
-    if (a.phase !== "probe") return 1;
-    const before = numbered.filter((x) => x.at <= ms(a.at)).map((x) => x.n);
-    const pool = before.length > 0 ? before : numbered.map((x) => x.n);
-    return pool.length > 0 ? Math.max(...pool) : 1;
-  });
-}
-
-/** A settlement the new evidence disagrees with (lifecycle.ts `contradicts`): never a retry after a tool's own "not committed". */
-function contradicts(settled: Settled, commit: CommitState, phase: Phase): boolean {
-  if (!definite(commit) || settled.commit_state === null || commit === settled.commit_state) return false;
-  if (settled.commit_state === "committed") return true;
-  return phase === "probe" || settled.by !== "outcome";
-}
+/** A settlement the new evidence disagrees with; one whose commit state the read model does not say is never contradicted. */
+const contradicted = (settled: Settled, commitState: CommitState, phase: Phase): boolean =>
+  settled.commitState !== null && contradicts({ commitState: settled.commitState, by: settled.by }, { commitState, phase });
 
 type OpenIntent = { event: RecordEvent; opened: boolean; windowEnd: number | null };
 
@@ -162,22 +159,22 @@ function laneEvents(inv: TimelineInvocation, lane: number, opts: TimelineOptions
 
   const evidence = (step: RecordEvent, commit: CommitState, phase: Phase): void => {
     if (settled && step.attempt <= settled.attempt) {
-      if (contradicts(settled, commit, phase)) {
-        out.push({ ...base(`c${step.index}`, step.at), kind: "marker", marker: "conflict", attempt: step.attempt, settled: settled.commit_state ? { commit_state: settled.commit_state, by: settled.by } : null, evidence: commit });
+      if (contradicted(settled, commit, phase)) {
+        out.push({ ...base(`c${step.index}`, step.at), kind: "marker", marker: "conflict", attempt: step.attempt, settled: settled.commitState ? { commit_state: settled.commitState, by: settled.by } : null, evidence: commit });
         settled = null;
         status = "outcome_unknown";
         return;
       }
-      if (!(settled.commit_state === "not_committed" && phase === "outcome")) return;
+      if (!unnumberedRetry(settled, phase)) return;
     }
     if (phase === "probe") {
-      status = definite(commit) ? "reconciled" : commit === "partial" ? "partially_applied" : "escalated";
-      if (definite(commit)) settled = { commit_state: commit, by: "probe", attempt: lastAttempt };
+      status = statusForProbe(commit);
+      if (definite(commit)) settled = { commitState: commit, by: "probe", attempt: lastAttempt };
       return;
     }
     const next = statusForOutcome({ commitState: commit, outcome: step.record.outcome, nextAction: step.record.next_action });
     status = next;
-    if (definite(commit) && next !== "pending") settled = { commit_state: commit, by: "outcome", attempt: step.attempt };
+    if (settlesAttempt(commit, next)) settled = { commitState: commit, by: "outcome", attempt: step.attempt };
   };
 
   const applyStep = (step: RecordEvent | ActionEvent): void => {
@@ -189,7 +186,7 @@ function laneEvents(inv: TimelineInvocation, lane: number, opts: TimelineOptions
       if (step.entry.to_status === "reconciled" && step.changed) {
         const r = inv.resolution;
         const own = r && r.by === "operator" && ms(r.at) === ms(step.at) ? r.commit_state : null;
-        settled = { commit_state: own, by: "operator", attempt: lastAttempt };
+        settled = { commitState: own, by: "operator", attempt: lastAttempt };
       }
       return;
     }
@@ -206,7 +203,7 @@ function laneEvents(inv: TimelineInvocation, lane: number, opts: TimelineOptions
     lastAt = Math.max(lastAt ?? -Infinity, ms(step.at));
 
     if (step.phase === "intent") {
-      const opens = (status === null || reopenedByIntent.has(status) || (status === "reconciled" && settled?.commit_state === "not_committed")) && step.attempt >= lastAttempt;
+      const opens = (status === null || reopensOnIntent(status, settled?.commitState)) && step.attempt >= lastAttempt;
       lastAttempt = Math.max(lastAttempt, step.attempt);
       const latestOpen = opens && step.attempt === lastIntentAttempt && (inv.status === "pending" || inv.status === "stalled") && inv.stall_at;
       const budget = step.record.budget_left_s;
@@ -214,7 +211,7 @@ function laneEvents(inv: TimelineInvocation, lane: number, opts: TimelineOptions
       open.set(step.attempt, { event: step, opened: opens, windowEnd });
       if (opens) {
         status = "pending";
-        if (settled && settled.commit_state !== "committed" && settled.by === "outcome") settled = null;
+        if (settled && !keptByNewAttempt(settled)) settled = null;
       }
       return;
     }
@@ -223,7 +220,7 @@ function laneEvents(inv: TimelineInvocation, lane: number, opts: TimelineOptions
     for (const intent of [...open.values()]) if (intent.event.attempt <= step.attempt) closeIntent(intent, ms(step.at), "awaiting_outcome", false);
     evidence(step, step.record.commit_state, step.phase);
     const probe = step.record.probe_result;
-    if (probe) evidence(step, probe === "found" ? "committed" : probe === "absent" ? "not_committed" : "unknown", "probe");
+    if (probe) evidence(step, probeCommitState(probe), "probe");
   };
 
   // How long the invocation waited for a person or a probe: from the record or
@@ -286,94 +283,4 @@ export function buildTimeline(invocations: TimelineInvocation[], opts: TimelineO
     lanes,
     events: lanes.flatMap((l) => l.events).sort(compareEvents),
   };
-}
-
-// Readers for the timeline pages and the optional `runtime` of the read API.
-
-export type Lookup<T> = { kind: "found"; value: T } | { kind: "ambiguous"; runtimes: string[] } | { kind: "missing" };
-
-/** The scope narrowed to one runtime by name; null when that runtime is not one the caller can see. */
-export const resolveScope = (db: Db, scope: Scope, runtime: string | undefined) => narrow(db, scope, runtime);
-
-async function narrow(db: Db, scope: Scope, runtime: string | undefined): Promise<Scope | null> {
-  if (!runtime) return scope;
-  const found = await db.prisma.runtime.findUnique({ where: { name: runtime }, select: { id: true } });
-  if (!found || (scope.runtimeId && scope.runtimeId !== found.id)) return null;
-  return { runtimeId: found.id };
-}
-
-/** GET /api/v1/invocations/{id}?runtime=: without a runtime, as before. */
-export async function readInvocation(db: Db, scope: Scope, invocationId: string, runtime?: string, now = new Date()): Promise<InvocationView | null> {
-  const narrowed = await narrow(db, scope, runtime);
-  return narrowed ? getInvocation(db, narrowed, invocationId, now) : null;
-}
-
-/** GET /api/v1/tasks/{id}?runtime=: without a runtime, as before. */
-export async function readTask(db: Db, scope: Scope, taskId: string, runtime?: string, now = new Date()): Promise<TaskView | null> {
-  const narrowed = await narrow(db, scope, runtime);
-  return narrowed ? getTask(db, narrowed, taskId, now) : null;
-}
-
-const runtimeName = { runtime: { select: { name: true } } } as const;
-
-async function runtimesOfInvocation(db: Db, scope: Scope, invocationId: string): Promise<string[]> {
-  const rows = await db.prisma.invocation.findMany({ where: { invocationId, ...scope }, select: runtimeName, take: 20 });
-  return rows.map((r) => r.runtime.name).sort();
-}
-
-async function runtimesOfTask(db: Db, scope: Scope, taskId: string): Promise<string[]> {
-  const rows = await db.prisma.task.findMany({ where: { taskId, ...scope }, select: runtimeName, take: 20 });
-  return rows.map((r) => r.runtime.name).sort();
-}
-
-/** The invocation page: one runtime's invocation, or the runtimes to choose from when the id is in several. */
-export async function findInvocation(db: Db, scope: Scope, invocationId: string, runtime?: string, now = new Date()): Promise<Lookup<InvocationView>> {
-  if (!runtime) {
-    const runtimes = await runtimesOfInvocation(db, scope, invocationId);
-    if (runtimes.length > 1) return { kind: "ambiguous", runtimes };
-    runtime = runtimes[0];
-  }
-  const found = runtime ? await readInvocation(db, scope, invocationId, runtime, now) : null;
-  return found ? { kind: "found", value: found } : { kind: "missing" };
-}
-
-export type TaskTimelineData = { task: TaskView; invocations: InvocationView[] };
-
-/**
- * The task page: the task and all its invocations with their attempts and
- * actions (timeline-read.ts, in plain SQL); `light` leaves out envelopes, safe
- * details and agent messages (null, {} and null).
- */
-export type ResolvedTask = { runtimeId: string; task: { task_id: string; runtime: string; first_seen_at: string; last_seen_at: string } };
-
-/** Which runtime's task the caller means: the runtimes to choose from when the id is in several. */
-export async function resolveTask(db: Db, scope: Scope, taskId: string, runtime?: string): Promise<Lookup<ResolvedTask>> {
-  if (!runtime) {
-    const runtimes = await runtimesOfTask(db, scope, taskId);
-    if (runtimes.length > 1) return { kind: "ambiguous", runtimes };
-    runtime = runtimes[0];
-  }
-  const narrowed = runtime ? await narrow(db, scope, runtime) : null;
-  if (!narrowed?.runtimeId) return { kind: "missing" };
-  const task = await db.prisma.task.findUnique({ where: { runtimeId_taskId: { runtimeId: narrowed.runtimeId, taskId } }, include: runtimeName });
-  if (!task) return { kind: "missing" };
-  const value = { task_id: task.taskId, runtime: task.runtime.name, first_seen_at: task.firstSeenAt.toISOString(), last_seen_at: task.lastSeenAt.toISOString() };
-  return { kind: "found", value: { runtimeId: narrowed.runtimeId, task: value } };
-}
-
-export async function findTaskTimeline(
-  db: Db,
-  scope: Scope,
-  taskId: string,
-  runtime?: string,
-  now = new Date(),
-  light = false,
-): Promise<Lookup<TaskTimelineData>> {
-  const found = await resolveTask(db, scope, taskId, runtime);
-  if (found.kind !== "found") return found;
-  const rows = await readTaskInvocations(db, found.value.runtimeId, taskId, light);
-  const policies = await loadPolicies(db.prisma);
-  const invocations = rows.map((r) => toInvocationView(r, policies, now));
-  const summaries = invocations.map(({ attempts: _a, attempts_total: _t, attempts_earlier: _e, actions: _b, sla: _c, approvals: _d, ...summary }) => summary);
-  return { kind: "found", value: { task: { ...found.value.task, invocations: summaries }, invocations } };
 }

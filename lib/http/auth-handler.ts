@@ -1,18 +1,18 @@
 import { toNextJsHandler } from "better-auth/next-js";
 import { getDb } from "../db/client";
 import { ApiError } from "../errors";
-import { errorResponse, toErrorResponse } from "../http/route";
-import { CLIENT_ADDRESS_HEADER, clientIpOf } from "../http/client-ip";
+import { errorResponse, toErrorResponse } from "./route";
+import { CLIENT_ADDRESS_HEADER, clientIpOf } from "../identity/client-ip";
 import { publicUrl } from "../env";
-import { accountLockedUntil, clearFailedSignIns, recordFailedSignIn } from "./account-lock";
-import { getAuth } from "./auth";
+import { accountLockedUntil, clearFailedSignIns, recordFailedSignIn } from "../identity/account-lock";
+import { getAuth } from "../identity/auth";
 
 // In front of Better Auth's endpoints (/api/auth/*):
 // - its admin plugin's endpoints answer 404: people are managed only through
 //   Settle's own admin API, which keeps Settle's rules (last admin, audit,
 //   token revocation) — impersonation in particular would let one admin act
 //   under another person's name;
-// - the client address it rate-limits by is the one lib/http/client-ip.ts
+// - the client address it rate-limits by is the one lib/identity/client-ip.ts
 //   computed, never a header the client sent;
 // - failed sign-ins are counted per account as well as per address;
 // - an "Invalid origin" refusal says which address to open instead.

@@ -1,36 +1,71 @@
-import type { Db } from "../db/client";
-import type { InvocationRowWithHistory } from "./read";
+// server-only: reads the database. Never import it from a client component.
+//
+// Every SQL statement that reads invocations, tasks, their attempts and audit
+// trails, for the API, the console's pages and the decision view: one place,
+// bound parameters only, all through the SQL driver (`db.driver.query`, no
+// transaction: each read is one statement, or statements that may see
+// different moments, as every read of the API always could).
+//
+// Why raw SQL rather than Prisma: the task page's read through Prisma's
+// relation includes cost 70–130 ms of the server's CPU for a task with 1,000
+// attempts (bench:console); these statements, 25–40. The attempts page orders
+// and pages by a row value (ATTEMPT_ORDER), which Prisma cannot say; the
+// decision view joins the last status change laterally in the same lookup its
+// long poll repeats every 300 ms; and named statements are parsed and planned
+// once per connection. The list with filters (listInvocations in read.ts)
+// stays on Prisma's query builder, where its optional filters compose.
 
-// The task page's read in plain SQL: the task's invocations, then their
-// attempts and actions, in the shapes toInvocationView takes. The same read
-// through Prisma's relation includes cost 70–130 ms of the server's CPU for a
-// task with 1,000 attempts (bench:console); these three statements, 25–40.
+import type { Db } from "../db/client";
+import { phaseRank } from "../outcome/fold";
+import type { Phase } from "../outcome/vocabulary";
+import type { InvocationRowWithHistory } from "./read";
 
 type Raw = Record<string, unknown>;
 
 const date = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
 const dateOrNull = (v: unknown): Date | null => (v === null || v === undefined ? null : date(v));
-// jsonb arrives parsed (pg and Prisma both parse it); a JSON string is a string value, not text to parse again.
+// jsonb arrives parsed (pg and PGlite both parse it); a JSON string is a string value, not text to parse again.
 const json = (v: unknown): unknown => v;
 const int = (v: unknown): number => Number(v);
 const intOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const text = (v: unknown): string => String(v);
 const textOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
-const INVOCATION_SELECT = `
-  SELECT i.id::text, i.runtime_id::text, r.name AS runtime, i.invocation_id, i.task_id, i.tool, i.effect_class, i.idempotency_key,
+const INVOCATION_COLUMNS = `i.id::text, i.runtime_id::text, r.name AS runtime, i.invocation_id, i.task_id, i.tool, i.effect_class, i.idempotency_key,
          i.status, i.commit_state, i.next_action, i.version, i.conflict, i.attempt_count, i.first_seen_at, i.last_attempt_at,
-         i.status_since, i.stall_at, i.not_before, i.assignee, i.user_message, i.last_code, i.resolution, i.updated_at
+         i.status_since, i.stall_at, i.not_before, i.assignee, i.user_message, i.last_code, i.resolution, i.updated_at`;
+
+const INVOCATION_SELECT = `
+  SELECT ${INVOCATION_COLUMNS}
     FROM invocations i JOIN runtimes r ON r.id = i.runtime_id`;
 
-const INVOCATIONS = `${INVOCATION_SELECT}
+// An invocation id as a caller names it: in their scope ($2), in the runtime they name ($3), first by id.
+const INVOCATION_LOOKUP = `${INVOCATION_SELECT}
+   WHERE i.invocation_id = $1 AND ($2::uuid IS NULL OR i.runtime_id = $2::uuid) AND ($3::text IS NULL OR r.name = $3)
+   ORDER BY i.id LIMIT $4::int`;
+
+const TASK_INVOCATIONS = `${INVOCATION_SELECT}
    WHERE i.runtime_id = $1::uuid AND i.task_id = $2
    ORDER BY i.first_seen_at, i.invocation_id`;
 
-// Several runtimes may use one invocation id: without a runtime, the first (as the API always did).
-const INVOCATION = `${INVOCATION_SELECT}
-   WHERE i.invocation_id = $1 AND ($2::uuid IS NULL OR i.runtime_id = $2::uuid)
-   ORDER BY i.id LIMIT 1`;
+// A task id as a caller names it, the latest seen first.
+const TASK_LOOKUP = `
+  SELECT t.runtime_id::text, r.name AS runtime, t.task_id, t.first_seen_at, t.last_seen_at
+    FROM tasks t JOIN runtimes r ON r.id = t.runtime_id
+   WHERE t.task_id = $1 AND ($2::uuid IS NULL OR t.runtime_id = $2::uuid) AND ($3::text IS NULL OR r.name = $3)
+   ORDER BY t.last_seen_at DESC LIMIT $4::int`;
+
+// The invocation and the last audit entry that changed its status: one indexed lookup each.
+const DECISION = `
+  SELECT ${INVOCATION_COLUMNS}, a.actor AS action_actor, a.at AS action_at, a.to_status AS action_to
+    FROM invocations i JOIN runtimes r ON r.id = i.runtime_id
+    LEFT JOIN LATERAL (
+      SELECT actor, at, to_status FROM invocation_actions
+       WHERE invocation_uid = i.id AND from_status <> to_status
+       ORDER BY seq DESC LIMIT 1) a ON true
+   WHERE i.runtime_id = $1::uuid AND i.invocation_id = $2`;
+
+const ACTION_COLUMNS = "id::text, invocation_uid::text, seq, action, actor, at, from_status, to_status, note, payload";
 
 const attemptColumns = (light: boolean) =>
   `invocation_uid::text, runtime_id::text, event_key, event_id, seq, attempt_id, attempt_no, phase, at, received_at, tool,
@@ -38,8 +73,19 @@ const attemptColumns = (light: boolean) =>
    retry_directive, not_before, max_attempts_remaining, next_action, dispatch_stage, probe_result, user_message, items, ignored
    ${light ? "" : ", safe_details, agent_message, envelope"}`;
 
-// The order an invocation's attempts are shown in (invocations.ts toInvocationView), as a row value to page by.
-const ATTEMPT_ORDER = ["coalesce(attempt_no, 0)", "at", "CASE phase WHEN 'intent' THEN 0 WHEN 'outcome' THEN 1 ELSE 2 END", "received_at", "event_key"];
+// The fold's phase order (lib/outcome/fold.ts) in SQL; the last phase also takes anything else, as it always did.
+const phases = (Object.entries(phaseRank) as Array<[Phase, number]>).sort((a, b) => a[1] - b[1]);
+const PHASE_RANK_SQL = `CASE phase ${phases
+  .slice(0, -1)
+  .map(([p, n]) => `WHEN '${p}' THEN ${n}`)
+  .join(" ")} ELSE ${phases[phases.length - 1]![1]} END`;
+
+// The order an invocation's attempts are shown in (read.ts toInvocationView), as a row value to page by.
+const ATTEMPT_ORDER = ["coalesce(attempt_no, 0)", "at", PHASE_RANK_SQL, "received_at", "event_key"];
+
+export type InvocationRow = Omit<InvocationRowWithHistory, "attempts" | "actions">;
+type AttemptRow = InvocationRowWithHistory["attempts"][number];
+type ActionRow = InvocationRowWithHistory["actions"][number];
 
 function invocationOf(r: Raw): InvocationRow {
   return {
@@ -70,7 +116,7 @@ function invocationOf(r: Raw): InvocationRow {
   };
 }
 
-function attemptOf(r: Raw, light: boolean): InvocationRowWithHistory["attempts"][number] {
+function attemptOf(r: Raw, light: boolean): AttemptRow {
   return {
     invocationUid: text(r.invocation_uid),
     runtimeId: text(r.runtime_id),
@@ -106,7 +152,7 @@ function attemptOf(r: Raw, light: boolean): InvocationRowWithHistory["attempts"]
   };
 }
 
-function actionOf(r: Raw): InvocationRowWithHistory["actions"][number] {
+function actionOf(r: Raw): ActionRow {
   return {
     id: text(r.id),
     invocationUid: text(r.invocation_uid),
@@ -121,12 +167,27 @@ function actionOf(r: Raw): InvocationRowWithHistory["actions"][number] {
   };
 }
 
-type InvocationRow = Omit<InvocationRowWithHistory, "attempts" | "actions">;
+/** Whom a read is for: the caller's runtime (a runtime key) or any, and the runtime the caller named, if any. */
+export type RowScope = { runtimeId?: string; runtime?: string };
 
-/** One invocation row, in a runtime or (without one) the first of any. */
-export async function readInvocationRow(db: Db, runtimeId: string | undefined, invocationId: string): Promise<InvocationRow | null> {
-  const [row] = await db.driver.query<Raw>(INVOCATION, [invocationId, runtimeId ?? null], { prepareAs: "settle_read_invocation" });
-  return row ? invocationOf(row) : null;
+/** The invocations by this id the caller can see, first by id: at most `limit`. */
+export async function lookupInvocationRows(db: Db, scope: RowScope, invocationId: string, limit: number): Promise<InvocationRow[]> {
+  const rows = await db.driver.query<Raw>(INVOCATION_LOOKUP, [invocationId, scope.runtimeId ?? null, scope.runtime ?? null, limit], { prepareAs: "settle_lookup_invocation" });
+  return rows.map(invocationOf);
+}
+
+export type TaskRow = { runtimeId: string; runtime: string; taskId: string; firstSeenAt: Date; lastSeenAt: Date };
+
+/** The tasks by this id the caller can see, the latest seen first: at most `limit`. */
+export async function lookupTaskRows(db: Db, scope: RowScope, taskId: string, limit: number): Promise<TaskRow[]> {
+  const rows = await db.driver.query<Raw>(TASK_LOOKUP, [taskId, scope.runtimeId ?? null, scope.runtime ?? null, limit], { prepareAs: "settle_lookup_task" });
+  return rows.map((r) => ({ runtimeId: text(r.runtime_id), runtime: text(r.runtime), taskId: text(r.task_id), firstSeenAt: date(r.first_seen_at), lastSeenAt: date(r.last_seen_at) }));
+}
+
+/** A runtime's id by its name; null when there is none. */
+export async function runtimeIdByName(db: Db, name: string): Promise<string | null> {
+  const [row] = await db.driver.query<{ id: string }>(`SELECT id::text FROM runtimes WHERE name = $1`, [name], { prepareAs: "settle_runtime_by_name" });
+  return row?.id ?? null;
 }
 
 /** Where a page of attempts ends: the order key of its oldest attempt. */
@@ -148,7 +209,7 @@ export function decodeAttemptCursor(cursor: string): AttemptCursor | null {
   }
 }
 
-const phaseOrder: Record<string, number> = { intent: 0, outcome: 1, probe: 2 };
+const phaseOrder = phaseRank as Record<string, number>;
 
 /**
  * The latest `limit` attempts of an invocation (before `before`, when given),
@@ -159,7 +220,7 @@ export async function readAttemptsPage(
   db: Db,
   invocation: { id: string; runtimeId: string },
   options: { limit: number; before?: AttemptCursor },
-): Promise<{ attempts: InvocationRowWithHistory["attempts"]; total: number; earlier: string | null }> {
+): Promise<{ attempts: AttemptRow[]; total: number; earlier: string | null }> {
   const b = options.before;
   const [rows, counted] = await Promise.all([
     db.driver.query<Raw>(
@@ -185,19 +246,14 @@ export async function readAttemptsPage(
 }
 
 /** The audit trail of one invocation, by seq. */
-export async function readActions(db: Db, uid: string): Promise<InvocationRowWithHistory["actions"]> {
-  const rows = await db.driver.query<Raw>(
-    `SELECT id::text, invocation_uid::text, seq, action, actor, at, from_status, to_status, note, payload
-       FROM invocation_actions WHERE invocation_uid = $1::uuid ORDER BY seq`,
-    [uid],
-    { prepareAs: "settle_read_actions" },
-  );
+export async function readActions(db: Db, uid: string): Promise<ActionRow[]> {
+  const rows = await db.driver.query<Raw>(`SELECT ${ACTION_COLUMNS} FROM invocation_actions WHERE invocation_uid = $1::uuid ORDER BY seq`, [uid], { prepareAs: "settle_read_actions" });
   return rows.map(actionOf);
 }
 
 /** One runtime's task: its invocations, first seen first, without attempts or actions. */
 export async function readTaskInvocationRows(db: Db, runtimeId: string, taskId: string): Promise<InvocationRow[]> {
-  const rows = await db.prisma.$queryRawUnsafe<Raw[]>(INVOCATIONS, runtimeId, taskId);
+  const rows = await db.driver.query<Raw>(TASK_INVOCATIONS, [runtimeId, taskId], { prepareAs: "settle_read_task_invocations" });
   return rows.map(invocationOf);
 }
 
@@ -207,12 +263,10 @@ export async function readHistories(db: Db, rows: InvocationRow[], light: boolea
   const ids = rows.map((r) => r.id);
   // Every row here is one runtime's (a task's invocations): the lookup names it, as the index does.
   const [attempts, actions] = await Promise.all([
-    db.prisma.$queryRawUnsafe<Raw[]>(`SELECT ${attemptColumns(light)} FROM attempts WHERE runtime_id = $1::uuid AND invocation_uid = ANY($2::uuid[])`, rows[0]!.runtimeId, ids),
-    db.prisma.$queryRawUnsafe<Raw[]>(
-      `SELECT id::text, invocation_uid::text, seq, action, actor, at, from_status, to_status, note, payload
-         FROM invocation_actions WHERE invocation_uid = ANY($1::uuid[]) ORDER BY seq`,
-      ids,
-    ),
+    db.driver.query<Raw>(`SELECT ${attemptColumns(light)} FROM attempts WHERE runtime_id = $1::uuid AND invocation_uid = ANY($2::uuid[])`, [rows[0]!.runtimeId, ids], {
+      prepareAs: light ? "settle_read_histories_light" : "settle_read_histories",
+    }),
+    db.driver.query<Raw>(`SELECT ${ACTION_COLUMNS} FROM invocation_actions WHERE invocation_uid = ANY($1::uuid[]) ORDER BY seq`, [ids], { prepareAs: "settle_read_histories_actions" }),
   ]);
   const byId = new Map(rows.map((r) => [r.id, { ...r, attempts: [], actions: [] } as InvocationRowWithHistory]));
   for (const a of attempts) byId.get(text(a.invocation_uid))?.attempts.push(attemptOf(a, light));
@@ -223,4 +277,15 @@ export async function readHistories(db: Db, rows: InvocationRow[], light: boolea
 /** One runtime's task: its invocations (first seen first) with their attempts and actions. */
 export async function readTaskInvocations(db: Db, runtimeId: string, taskId: string, light: boolean): Promise<InvocationRowWithHistory[]> {
   return readHistories(db, await readTaskInvocationRows(db, runtimeId, taskId), light);
+}
+
+/** The last audit entry that changed the invocation's status. */
+export type StatusChange = { actor: string; at: Date; toStatus: string };
+
+/** What the decision view reads: a runtime's invocation and its last status change; null when it has none by this id. */
+export async function readDecisionRow(db: Db, runtimeId: string, invocationId: string): Promise<{ invocation: InvocationRow; lastChange: StatusChange | null } | null> {
+  const [row] = await db.driver.query<Raw>(DECISION, [runtimeId, invocationId], { prepareAs: "settle_read_decision" });
+  if (!row) return null;
+  const lastChange = row.action_at === null || row.action_at === undefined ? null : { actor: text(row.action_actor), at: date(row.action_at), toStatus: text(row.action_to) };
+  return { invocation: invocationOf(row), lastChange };
 }

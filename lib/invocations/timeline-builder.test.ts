@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { axisOf } from "@/components/timeline/axis";
 import { OVERVIEW_SCALE, overviewOf } from "@/components/timeline/overview";
-import { buildTimeline, type TimelineAttempt, type TimelineEvent, type TimelineInvocation } from "./timeline";
+import { buildTimeline, type TimelineAttempt, type TimelineEvent, type TimelineInvocation } from "./timeline-builder";
 
 const T0 = Date.parse("2026-11-29T05:12:00.000Z");
 const at = (s: number) => new Date(T0 + s * 1000).toISOString();

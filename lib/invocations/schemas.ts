@@ -1,0 +1,154 @@
+import { z } from "zod";
+import { approvalsSchema, slaSchema } from "../outcome/sla";
+import { invocationStatusSchema } from "../outcome/status";
+import {
+  categorySchema,
+  commitStateSchema,
+  dialectSchema,
+  dispatchStageSchema,
+  itemSchema,
+  nextActionSchema,
+  outcomeSchema,
+  phaseSchema,
+  probeResultSchema,
+  retrySchema,
+} from "../outcome/vocabulary";
+
+// The public contract of the read API (SPEC §8): invocations, attempts and
+// tasks as every reader answers them. The routes declare these shapes
+// (lib/http/route.ts), and the OpenAPI document and the typed client are
+// generated from those declarations.
+
+const time = z.string().meta({ format: "date-time" });
+
+export const ignoredHintSchema = z.object({ field: z.string().describe("The normalized field, e.g. retry.not_before, or the envelope key it came from."), reason: z.string() });
+
+export const resolutionSchema = z
+  .object({
+    commit_state: z.enum(["committed", "not_committed"]),
+    by: z.enum(["probe", "operator"]),
+    actor: z.string().nullable(),
+    at: time,
+    note: z.string().nullable(),
+  })
+  .meta({ id: "Resolution" });
+
+export const attemptSchema = z
+  .object({
+    event_id: z.string(),
+    attempt_id: z.string().nullable(),
+    attempt: z.number().int().nullable(),
+    phase: phaseSchema,
+    at: time,
+    received_at: time,
+    budget_left_s: z.number().int().nullable().describe("The record's budget_left_s: the intent's stall window, when it gave one."),
+    dialect: dialectSchema,
+    wrapper_dialect: dialectSchema.nullable(),
+    outcome: outcomeSchema,
+    commit_state: commitStateSchema,
+    code: z.string().nullable(),
+    category: categorySchema.nullable(),
+    retry: retrySchema,
+    next_action: nextActionSchema,
+    dispatch_stage: dispatchStageSchema.nullable(),
+    probe_result: probeResultSchema.nullable(),
+    safe_details: z.record(z.string(), z.unknown()),
+    agent_message: z.string().nullable(),
+    user_message: z.string().nullable(),
+    items: z.array(itemSchema),
+    envelope: z.unknown().describe("The envelope as received, secrets redacted."),
+    ignored: z
+      .array(ignoredHintSchema)
+      .describe("Hints in the envelope Settle left out of its reading (a retry delay beyond what it can store, an unreadable count); the envelope keeps them."),
+  })
+  .meta({ id: "Attempt" });
+
+export const actionEntrySchema = z
+  .object({
+    action: z.string(),
+    actor: z.string(),
+    at: time,
+    from_status: invocationStatusSchema,
+    to_status: invocationStatusSchema,
+    note: z.string().nullable(),
+  })
+  .meta({ id: "ActionEntry" });
+
+export const invocationSummarySchema = z
+  .object({
+    invocation_id: z.string(),
+    task_id: z.string(),
+    runtime: z.string(),
+    tool: z.string(),
+    effect_class: z.string().nullable(),
+    idempotency_key: z.string().nullable(),
+    status: invocationStatusSchema,
+    commit_state: commitStateSchema,
+    next_action: nextActionSchema,
+    version: z.number().int(),
+    conflict: z.boolean(),
+    attempt_count: z.number().int(),
+    first_seen_at: time,
+    last_attempt_at: time,
+    status_since: time,
+    stall_at: time.nullable(),
+    not_before: time.nullable(),
+    assignee: z.string().nullable(),
+    user_message: z.string().nullable(),
+    resolution: resolutionSchema.nullable(),
+  })
+  .meta({ id: "InvocationSummary" });
+
+export const invocationSchema = invocationSummarySchema
+  .extend({
+    attempts: z.array(attemptSchema).describe("In the fold's order: all of them, or the latest ones when there are more (see attempts_total)."),
+    attempts_total: z
+      .number()
+      .int()
+      .describe("How many attempts the invocation has; older ones than `attempts` holds come a page at a time from GET /api/v1/invocations/{id}/attempts."),
+    attempts_earlier: z.string().nullable().describe("When there are older attempts: the `before` cursor of GET /api/v1/invocations/{id}/attempts for the page before `attempts`."),
+    actions: z.array(actionEntrySchema),
+    sla: slaSchema.nullable().describe("What the policy of its effect class means for it now; null when no timer applies."),
+    approvals: approvalsSchema.nullable().describe("While awaiting approval: who has approved and the quorum."),
+  })
+  .meta({ id: "Invocation" });
+
+export const attemptPageSchema = z
+  .object({
+    items: z.array(attemptSchema).describe("In the fold's order, oldest first: the page just before `before`."),
+    total: z.number().int().describe("How many attempts the invocation has in all."),
+    earlier: z.string().nullable().describe("The `before` cursor of the page before this one; null at the first attempt."),
+  })
+  .meta({ id: "AttemptPage" });
+
+export const taskSchema = z
+  .object({
+    task_id: z.string(),
+    runtime: z.string(),
+    first_seen_at: time,
+    last_seen_at: time,
+    invocations: z.array(invocationSummarySchema),
+  })
+  .meta({ id: "Task" });
+
+export const invocationPageSchema = z
+  .object({ items: z.array(invocationSummarySchema), next_cursor: z.string().nullable() })
+  .meta({ id: "InvocationPage" });
+
+const csv = <T extends z.ZodType<unknown, string>>(item: T) =>
+  z
+    .string()
+    .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
+    .pipe(z.array(item).min(1));
+
+export const listQuerySchema = z.object({
+  status: csv(invocationStatusSchema).optional().describe("One or more statuses, comma-separated."),
+  tool: z.string().max(200).optional(),
+  runtime: z.string().max(200).optional(),
+  effect_class: csv(z.string().max(64)).optional(),
+  q: z.string().trim().min(1).max(512).optional().describe("Matches task, invocation or idempotency key."),
+  cursor: z.string().max(512).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+export type ListQuery = z.infer<typeof listQuerySchema>;
+
