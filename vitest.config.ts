@@ -4,6 +4,8 @@ import { defineConfig } from "vitest/config";
 const alias = {
   "@settle/client": fileURLToPath(new URL("./packages/settle-client/src/index.ts", import.meta.url)),
   "@": fileURLToPath(new URL(".", import.meta.url)),
+  // Next.js resolves it to nothing on the server; tests run server code outside Next.js.
+  "server-only": fileURLToPath(new URL("./node_modules/server-only/empty.js", import.meta.url)),
 };
 
 export default defineConfig({

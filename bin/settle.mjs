@@ -4,6 +4,7 @@
 // instead of from a separate build that could drift from the app.
 import { fileURLToPath } from "node:url";
 import { tsImport } from "tsx/esm/api";
+import "../scripts/server-only-off.mjs";
 
 const tsconfig = fileURLToPath(new URL("../tsconfig.json", import.meta.url));
 const { runCli } = await tsImport("../cli/main.ts", { parentURL: import.meta.url, tsconfig });

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Db } from "../db/client";
 import type { Prisma as P } from "../db/generated/client";
 import { redact } from "../ingest/redact";

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Db } from "../db/client";
 import { can, type Permission, type Role } from "./roles";
 import { readSessionUser } from "./session-user";

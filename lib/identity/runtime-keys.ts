@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 import { hashToken, newToken } from "./tokens";
 import type { Db } from "../db/client";

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Db } from "../db/client";
 import { isDataError, isRetryableConflict, sqlState } from "../db/errors";
 import { noteWrites } from "../db/planner-stats";

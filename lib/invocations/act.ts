@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 import { ApiError } from "../errors";
 import type { Db } from "../db/client";
@@ -7,12 +8,6 @@ import { foldFromHistory, INVOCATION_COLUMNS, snapshotOf, writeStates, type Invo
 import { getInvocation, type InvocationView } from "./read";
 import { quorumFor } from "../policies/policies";
 
-// server-only: writes the database. Never import it from a client component
-// (types are fine).
-//
-// An operator's action on one invocation: checked against the version the
-// operator saw, decided by the state machine, appended to the audit trail and
-// folded into the invocation, all in one transaction holding the row lock.
 
 export type ActionTarget = { invocationId: string; runtimeId?: string };
 export type ActionContext = {

@@ -1,16 +1,10 @@
+import "server-only";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { operatorActionSchema, type OperatorAction } from "../outcome/actions";
 import { actOnInvocation } from "./act";
 import { BULK_MAX_TARGETS } from "../queue/filters";
 
-// server-only: writes the database. Never import it from a client component
-// (types are fine).
-//
-// One action on many invocations, each through the state machine with the
-// version the operator saw for it. Never all-or-nothing: a stale or refused
-// item is reported and the others still apply — the same per-item honesty
-// Settle asks of agents.
 
 export { BULK_MAX_TARGETS };
 

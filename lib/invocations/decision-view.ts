@@ -1,3 +1,4 @@
+import "server-only";
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
@@ -8,13 +9,6 @@ import type { Resolution } from "../outcome/lifecycle";
 import { effectiveStatus, invocationStatusSchema, type InvocationStatus, type StoredStatus } from "../outcome/status";
 import { readDecisionRow, type InvocationRow, type StatusChange } from "./queries";
 
-// server-only: reads the database. Never import it from a client component
-// (its schemas are fine: lib/http/openapi.ts describes the endpoint with them).
-//
-// GET /api/v1/invocations/{id}/decision (SPEC §5): what a runtime may do next,
-// who or what decided it, and a long poll that holds the request until that
-// changes. The poll re-reads the database, so a change made through any app
-// instance ends it, and it holds no connection while it sleeps.
 
 const time = z.string().meta({ format: "date-time" });
 

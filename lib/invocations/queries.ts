@@ -1,5 +1,4 @@
-// server-only: reads the database. Never import it from a client component.
-//
+import "server-only";
 // Every SQL statement that reads invocations, tasks, their attempts and audit
 // trails, for the API, the console's pages and the decision view: one place,
 // bound parameters only, all through the SQL driver (`db.driver.query`, no

@@ -1,3 +1,4 @@
+import "server-only";
 import type { z } from "zod";
 import type { attemptPageSchema, attemptSchema, invocationSchema, invocationSummarySchema, ListQuery, taskSchema } from "./schemas";
 import type { Db } from "../db/client";
@@ -22,14 +23,6 @@ import {
   type TaskRow,
 } from "./queries";
 
-// server-only: reads the database. Never import it from a client component
-// (types are fine: `import type` leaves nothing behind).
-//
-// The one reader of invocations and tasks, in the shape of SPEC §8, for the
-// API, the console's pages and actions: each entry point below finds its row
-// by the same lookup (queries.ts, where every statement is) and builds the
-// view the same way. `stalled` is computed here, at read time, so it shows the
-// moment the window passes.
 
 export type Scope = { runtimeId?: string };
 export type InvocationSummary = z.infer<typeof invocationSummarySchema>;

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Tx } from "../db/driver";
 import { env } from "../env";
 import type { OperatorAction } from "../outcome/actions";
@@ -6,18 +7,6 @@ import type { LifecycleState, Resolution } from "../outcome/lifecycle";
 import type { StoredStatus } from "../outcome/status";
 import { STATE_COLUMNS, writeStatement, type WriteParts } from "./write-statement";
 
-// server-only: writes the database. Never import it from a client component.
-//
-// The one path that writes an invocation's state, whoever changes it: ingest,
-// the guard (through ingest), operator actions and the policy job. One
-// statement writes the rows and everything that follows from them — the
-// status-change log, the search row, the metrics notes — so no writer can
-// forget one, and no per-row trigger is paid for.
-//
-// The state columns are a projection of the fold (lib/outcome/fold.ts); the
-// `fold` column keeps the rest of it (settled, last attempt, approvals, the
-// cursor), so the next change folds onto the stored state instead of reading
-// the invocation's whole history.
 
 type StateColumn = (typeof STATE_COLUMNS)[number][0];
 

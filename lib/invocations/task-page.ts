@@ -1,3 +1,4 @@
+import "server-only";
 import type { Db } from "../db/client";
 import { resolveTask, toInvocationView, toSummary, type InvocationSummary, type InvocationView, type Lookup, type ResolvedTask, type Scope, type TaskView } from "./read";
 import { loadPolicies } from "../policies/policies";
@@ -5,13 +6,6 @@ import { compareRelevance, countNeedingPerson, TASK_PAGE_SIZE } from "./task-ord
 import { buildTimeline, type TimelineEvent } from "./timeline-builder";
 import { readHistories, readTaskInvocationRows, readTaskInvocations } from "./queries";
 
-// server-only: reads the database. Never import it from a client component
-// (types are fine).
-//
-// The task page stays small however long the task is: the server renders the
-// first page of invocations (those that need a person, then the latest) with
-// their lanes on the chart; the rest of the list comes from the task API, and
-// the story, event by event, from GET /api/v1/tasks/{id}/timeline, on demand.
 
 export type TaskPageData = {
   task: ResolvedTask["task"];

@@ -1,3 +1,4 @@
+import "server-only";
 import { ApiError } from "../errors";
 import type { Db } from "../db/client";
 import { env } from "../env";
