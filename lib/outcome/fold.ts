@@ -1,6 +1,6 @@
-import type { CommitState, NextAction, Outcome, Phase, ProbeResult } from "./vocabulary";
+import type { Phase } from "./vocabulary";
 import { applyAction, type ActionContext, type ActionResult, type OperatorAction } from "./actions";
-import { applyEvidence, applyProbeResult, initialState, type LifecycleConfig, type LifecycleState } from "./lifecycle";
+import { applyEvidence, applyProbeResult, initialState, type Evidence, type LifecycleConfig, type LifecycleState } from "./lifecycle";
 
 // An invocation's state is a fold over its records and operator actions.
 // Records are ordered by what they say (attempt number, then `at`), never by
@@ -14,18 +14,11 @@ import { applyEvidence, applyProbeResult, initialState, type LifecycleConfig, ty
 // could change which attempt a stored record speaks for, resuming refuses and
 // the caller folds the whole history: the same function, so the same answer.
 
-export type FoldRecord = {
+/** A stored record as the fold reads it: the lifecycle's evidence, before its attempt is numbered, plus what the invocation row keeps. */
+export type FoldRecord = Omit<Evidence, "attempt"> & {
   eventKey: string;
   seq: number;
   attemptNo: number | null;
-  phase: Phase;
-  at: string;
-  outcome: Outcome;
-  commitState: CommitState;
-  nextAction: NextAction;
-  notBefore: string | null;
-  budgetLeftS: number | null;
-  probeResult: ProbeResult | null;
   tool: string;
   effectClass: string | null;
   idempotencyKey: string | null;
