@@ -2,6 +2,7 @@ import "server-only";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import type { Prisma as P } from "../db/generated/client";
+import { storableIso } from "../ingest/limits";
 import { listAdminActions, type AdminAuditRow } from "./admin";
 import { decodeTimeIdCursor, encodeTimeIdCursor, type TimeIdCursor } from "../db/cursor";
 import { invocationStatusSchema, type InvocationStatus } from "../outcome/status";
@@ -72,10 +73,15 @@ const boundary = (end: boolean) =>
     .refine((s) => (DAY.test(s) || (INSTANT.test(s) && !Number.isNaN(Date.parse(s)))) && realDay(s), {
       message: "use a date (2026-11-29) or a time with its offset (2026-11-29T05:12:04Z)",
     })
-    .transform((s) => {
-      if (!DAY.test(s)) return new Date(s);
-      const midnight = new Date(`${s}T00:00:00Z`);
-      return end ? new Date(midnight.getTime() + 86_400_000) : midnight;
+    .transform((s, ctx) => {
+      const midnight = new Date(`${s.slice(0, 10)}T00:00:00Z`);
+      const at = !DAY.test(s) ? new Date(s) : end ? new Date(midnight.getTime() + 86_400_000) : midnight;
+      // A bound the database cannot hold (year 0, year 10000) is the request's mistake, said as such.
+      if (storableIso(at.getTime()) === null) {
+        ctx.addIssue({ code: "custom", message: "use a time between 0001-01-01 and 9999-12-30" });
+        return z.NEVER;
+      }
+      return at;
     });
 
 type Cursor = TimeIdCursor;

@@ -180,6 +180,12 @@ describe.each<Backend>(["postgres", "pglite"])("the audit trail on %s", (backend
     expect([...filtered.body.items, ...next.body.items].map((e: { action: string }) => e.action)).toEqual(["comment", "comment", "escalate", "record_verification"]);
   });
 
+  it.each(["to=0000-01-01T00:00:00Z", "from=0001-01-01T00:00:00%2B01:00", "to=9999-12-31"])("refuses a bound the database cannot hold (%s) with a 400 naming it", async (query) => {
+    const res = await audit(`?${query}`);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: "INVALID_REQUEST", safe_details: { issues: [{ path: query.split("=")[0] }] } });
+  });
+
   it("exports CSV: a header, RFC 4180 quoting, formulas neutralised, a dated file name", async () => {
     const res = await call(auditGet, { key: viewerToken, path: "/api/v1/audit?format=csv" });
     expect(res.status).toBe(200);
