@@ -71,7 +71,7 @@ class Settle:
             self._drainer = Drainer(self.spool, self._send_spooled, retry_s=spool_retry_s)
         self._batcher = Batcher(
             send=self._send_batch,
-            keep=self._keep,
+            keep=self._keep if self.spool is not None else None,
             on_sent=self._settle_answered,
             batch_size=min(max(batch_size, 1), MAX_BATCH),
             max_bytes=MAX_BATCH_BYTES,

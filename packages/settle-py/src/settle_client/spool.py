@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Callable, List, Optional
 
-from .errors import SettleError
+from .errors import SettleError, SettleUnreachable
 from .wire import RecordResult, SettleRecord
 
 log = logging.getLogger("settle_client")
@@ -174,8 +174,11 @@ class Drainer:
                 continue
             try:
                 results = self.send(records)
+            except SettleUnreachable as error:
+                log.info("settle_client: %d spooled record(s) not sent yet: %s", len(records), error)
+                return False
             except SettleError as error:
-                log.warning("settle_client: %d spooled record(s) not sent yet: %s", len(records), error)
+                log.warning("settle_client: Settle refused %d spooled record(s), kept for later: %s", len(records), error)
                 return False
             for result in results:
                 if result.get("status") == "rejected":
