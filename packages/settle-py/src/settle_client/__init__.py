@@ -28,7 +28,7 @@ from .errors import (
     is_error_envelope,
 )
 from .steps import ToolCall, ToolRun
-from .wire import Decision, ErrorEnvelope, GuardAnswer, RecordResult, ReportResult, SettleRecord
+from .wire import CommitState, Decision, DecisionKind, EffectClass, ErrorEnvelope, GuardAnswer, RecordResult, ReportResult, SettleRecord
 from .wrap import AsyncTool, SyncTool, current_task, task
 
 __version__ = "0.1.0"
@@ -39,9 +39,12 @@ __all__ = [
     "AwaitingApproval",
     "CallResult",
     "ClassifyContext",
+    "CommitState",
     "CommittedWithoutResult",
     "Decision",
+    "DecisionKind",
     "DuplicateRefused",
+    "EffectClass",
     "ErrorEnvelope",
     "GuardAnswer",
     "InvalidInput",
