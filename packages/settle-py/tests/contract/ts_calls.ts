@@ -1,7 +1,7 @@
 // The TypeScript half of the contract test (test_contract.py): the same calls, in the same order, as
 // python_calls in that file, made with @settle/client against the fake Settle at argv[2].
 //   node --import tsx packages/settle-py/tests/contract/ts_calls.ts http://127.0.0.1:PORT
-import { createSettleClient } from "../../../settle-client/src/index.js";
+import { createSettleClient } from "@settle/client";
 
 const url = process.argv[2];
 if (!url) throw new Error("usage: ts_calls.ts <fake Settle url>");
