@@ -7,7 +7,7 @@ Settle's own shape (seed 000) that an agent framework can hand to the model as t
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Type
+from typing import Any, Dict, Optional, Type, cast
 
 from .errors import (
     Abandoned,
@@ -75,18 +75,19 @@ def run_envelope(kind: Type[SettleError], run: ToolRun[Any], message: str) -> Er
     code, category = _CODES.get(kind, ("SETTLE_ERROR", "internal"))
     directive = {"wait_and_retry": "after_delay", "correct_input": "after_input_fix"}.get(run.next_action, "never")
     details: Dict[str, Any] = {"status": run.decision["status"], "decision": run.decision["decision"], "decided_by": run.decision["decided_by"]} if run.decision else {"offline": True}
-    return {
+    envelope = {
         "ok": False,
         "code": code,
         "category": category,
-        "commit_state": run.commit_state,  # type: ignore[typeddict-item]
-        "retry": {"directive": directive, "not_before": None, "max_attempts_remaining": None if directive != "never" else 0},  # type: ignore[typeddict-item]
+        "commit_state": run.commit_state,
+        "retry": {"directive": directive, "not_before": None, "max_attempts_remaining": None if directive != "never" else 0},
         "next_action": run.next_action,
         "operation_ref": run.invocation_id,
         "safe_details": details,
         "agent_message": message,
         "user_message": "This action is being checked before anything is done again." if run.commit_state == "unknown" else message,
     }
+    return cast(ErrorEnvelope, envelope)
 
 
 def settle_run(tool: str, run: ToolRun[Any]) -> Any:

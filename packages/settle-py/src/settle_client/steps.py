@@ -16,7 +16,7 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, Callable, Generator, Generic, Literal, Optional, Set, Tuple, Type, TypeVar, Union, cast
+from typing import Any, Callable, Dict, Generator, Generic, Literal, Optional, Set, Tuple, Type, TypeVar, Union, cast
 
 from .classify import CallResult, ClassifyContext, Envelope, ProbeFinding, classify_result, probe_envelope, read_locally
 from .errors import SettleError, SettleUnreachable
@@ -178,12 +178,11 @@ class Run:
 
     def base(self, n: int, phase: str, suffix: str = "") -> SettleRecord:
         # Fields in the TypeScript client's order, so that the two send the same bytes but for the times.
-        record: SettleRecord = {"event_id": f"{self.invocation_id}:a{n}:{phase}{suffix}", "task_id": self.task_id, "invocation_id": self.invocation_id}  # type: ignore[typeddict-item]
+        record: Dict[str, Any] = {"event_id": f"{self.invocation_id}:a{n}:{phase}{suffix}", "task_id": self.task_id, "invocation_id": self.invocation_id}
         if n > 0:
-            record["attempt"] = n
-            record["attempt_id"] = f"{self.invocation_id}:a{n}"
-        record.update({"tool": self.spec.tool, "phase": cast(Any, phase), "at": self.at(), "idempotency_key": self.key, "effect_class": self.spec.effect_class})
-        return record
+            record.update(attempt=n, attempt_id=f"{self.invocation_id}:a{n}")
+        record.update(tool=self.spec.tool, phase=phase, at=self.at(), idempotency_key=self.key, effect_class=self.spec.effect_class)
+        return cast(SettleRecord, record)
 
     def post(self, record: SettleRecord, spool: bool) -> Steps[ReportResult]:
         """Reports one record and waits for Settle's answer; a rejected record is an error (nothing was stored)."""

@@ -12,7 +12,7 @@ import time
 import unittest
 from typing import Any, Callable, ClassVar, Dict, List, Optional, Tuple
 
-from settle_client import CommittedWithoutResult, Decision, DuplicateRefused, Settle
+from settle_client import AwaitingApproval, CommittedWithoutResult, Decision, DuplicateRefused, Settle
 
 from .fake_shop import FakeShop
 from .settle_server import SettleServer, shared_settle
@@ -205,6 +205,56 @@ class FixturesAgainstSettle(unittest.TestCase):
             return self.read(invocation_id)
         except OSError:
             return None
+
+    def refund_needing_approval(self, task: str, decision_timeout_s: float) -> Tuple[Callable[..., Any], List[int]]:
+        """A refund whose first call the payment service holds for approval (a Settle envelope, seed 000)."""
+        calls: List[int] = []
+
+        def refund(cents: int) -> Dict[str, Any]:
+            calls.append(cents)
+            return {"held": len(calls) == 1, "refund": f"re_{len(calls)}"}
+
+        def classify(result: Any, context: Any) -> Dict[str, Any]:
+            if result.kind == "returned" and result.value["held"]:
+                return {"ok": False, "code": "APPROVAL_REQUIRED", "category": "authorization", "commit_state": "not_committed", "next_action": "request_approval",
+                        "retry": {"directive": "never", "not_before": None, "max_attempts_remaining": 1}, "operation_ref": task,
+                        "agent_message": "Refunds over 100 EUR need a manager's approval.", "user_message": "A person is approving this refund."}
+            return {"outcome": "ok", "effect_applied": "yes", "attempt_id": context.attempt_id}
+
+        async def refund_async(cents: int) -> Dict[str, Any]:
+            return refund(cents)
+
+        tool = refund_async if self.mode == "async" else refund
+        return self.settle.wrap_tool(tool, effect_class="money", task_id=task, idempotency_key=f"refund-{task}", classify=classify, decision_timeout_s=decision_timeout_s), calls
+
+    def test_a_call_held_for_approval_waits_for_a_person_then_goes_ahead_with_the_same_key(self) -> None:
+        task = f"approve-{self.tag}"
+        refund, calls = self.refund_needing_approval(task, decision_timeout_s=20)
+        invocation_id = f"{task}:refund-{task}"
+
+        def approve() -> None:
+            wait_for(lambda: self.read_or_none(invocation_id), lambda inv: inv is not None and inv["status"] == "awaiting_approval")
+            self.act(invocation_id, {"action": "approve", "note": "within policy"})
+
+        operator = threading.Thread(target=approve)
+        operator.start()
+        value = self.call(refund, 12000)
+        operator.join()
+        self.assertEqual((value, calls), ({"held": False, "refund": "re_2"}, [12000, 12000]))
+        self.assertEqual(self.read(invocation_id)["status"], "succeeded")
+
+    def test_a_call_nobody_approves_in_time_raises_awaiting_approval(self) -> None:
+        task = f"unapproved-{self.tag}"
+        refund, calls = self.refund_needing_approval(task, decision_timeout_s=1)
+        with self.assertRaises(AwaitingApproval) as caught:
+            self.call(refund, 12000)
+        self.assertEqual(calls, [12000])
+        self.assertEqual((caught.exception.commit_state, caught.exception.next_action, (caught.exception.decision or {}).get("status")), ("not_committed", "request_approval", "awaiting_approval"))
+
+    def call(self, wrapped: Callable[..., Any], *args: Any) -> Any:
+        if self.mode == "async":
+            return asyncio.run(wrapped(*args))
+        return wrapped(*args)
 
     def test_an_operator_who_finds_the_effect_settles_it_committed_and_there_is_no_second_call(self) -> None:
         task = f"found-{self.tag}"
