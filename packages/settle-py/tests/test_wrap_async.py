@@ -71,16 +71,17 @@ class AsyncWrapToolTest(unittest.TestCase):
         self.assertEqual(self.settle.records[1]["envelope"]["message"], "no answer within 50 ms; the call may still complete")
 
     def test_a_cancelled_caller_reports_the_call_unknown_then_stays_cancelled(self) -> None:
-        started = asyncio.Event()
+        started: List[asyncio.Event] = []
 
         async def create() -> str:
-            started.set()
+            started[0].set()
             await asyncio.sleep(5)
             return "late"
 
         async def main() -> None:
+            started.append(asyncio.Event())  # made in the loop: Python 3.9's Event binds to the loop current when it is made
             running = asyncio.ensure_future(self.client.wrap_tool(create, **OPTIONS)())
-            await started.wait()
+            await started[0].wait()
             running.cancel()
             with self.assertRaises(asyncio.CancelledError):
                 await running
