@@ -15,7 +15,7 @@ import textwrap
 import time
 import unittest
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict
 
 import support
 from settle_client.spool import STALE_TMP_S, Spool, spool_namespace

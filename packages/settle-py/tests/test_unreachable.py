@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import time
 import unittest
 from typing import Any, Dict, List
 

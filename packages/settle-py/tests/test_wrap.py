@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import inspect
 import threading
-import time
 import unittest
 from typing import Any, Dict, List
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import threading
 import time
@@ -13,7 +14,6 @@ from typing import Any, Awaitable, Callable, Iterable, List, Optional, Tuple, Ty
 
 from .batcher import Batcher
 from .decisions import DecisionOptions, await_decision, get_decision
-from .errors import SettleError
 from .http import HttpOptions, request
 from .spool import Drainer, Spool, default_spool_dir, spool_namespace
 from .wire import Decision, GuardAnswer, GuardInput, RecordResult, ReportResult, SettleRecord
@@ -270,5 +270,5 @@ def _close_at_exit(ref: "weakref.ReferenceType[Settle]") -> None:
     if client is not None:
         try:
             client.close()
-        except SettleError:
-            pass
+        except Exception:  # at exit nobody can act on it but the log; the spool keeps what it could
+            logging.getLogger("settle_client").exception("settle_client: closing at exit failed")

@@ -12,12 +12,11 @@ import time
 import unittest
 from typing import Any, Callable, ClassVar, Dict, List, Optional, Tuple
 
-from settle_client import AwaitingApproval, CommittedWithoutResult, Decision, DuplicateRefused, Settle
+from settle_client import AwaitingApproval, CommittedWithoutResult, Decision, DuplicateRefused, Settle, intent_key
 
 from .fake_shop import FakeShop
 from .settle_server import SettleServer, shared_settle
 from .shop_runtime import Ended, FixtureResult, ShopRuntime, check_fixture
-from settle_client import intent_key
 
 Event = Tuple[str, str, Any]
 
