@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import time
 import unittest
 from concurrent.futures import wait
@@ -118,7 +117,8 @@ class GuardAndDecisionsTest(unittest.TestCase):
 
     def test_await_decision_long_polls_with_the_last_etag_until_it_is_no_longer_wait(self) -> None:
         self.client.report(record(1, phase="intent", envelope=None)).result()
-        threading.Timer(0.12, lambda: self.settle.set_decision("inv-1", status="reconciled", decision="retry_allowed")).start()
+        # Changed while the client holds a poll (the first read is answered at once).
+        self.settle.when(lambda s: any("wait=" in r["path"] for r in s.requests), lambda: self.settle.set_decision("inv-1", status="reconciled", decision="retry_allowed"))
         decision = self.client.await_decision("inv-1", timeout_s=5)
         self.assertEqual((decision["decision"], decision["status"]), ("retry_allowed", "reconciled"))
         polls = [r for r in self.settle.requests if r["path"].startswith("/api/v1/invocations/inv-1/decision")]

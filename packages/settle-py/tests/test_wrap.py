@@ -114,7 +114,7 @@ class WrapToolTest(unittest.TestCase):
                 raise ConnectionResetError("504")
             return "sent"
 
-        threading.Timer(0.1, lambda: self.settle.set_decision("ord-1:key-1", status="reconciled", decision="retry_allowed", commit_state="not_committed", decided_by="ana")).start()
+        self.settle.when(lambda s: s.status("ord-1:key-1") == "outcome_unknown", lambda: self.settle.set_decision("ord-1:key-1", status="reconciled", decision="retry_allowed", commit_state="not_committed", decided_by="ana"))
         self.assertEqual(self.client.wrap_tool(create, **OPTIONS)(), "sent")
         self.assertEqual(len(calls), 2)
 
@@ -130,7 +130,8 @@ class WrapToolTest(unittest.TestCase):
         def create() -> None:
             raise ConnectionResetError("reset")
 
-        threading.Timer(0.1, lambda: self.settle.set_decision("ord-1:key-1", status="verifying", decision="verify")).start()
+        # Once the failed probe is recorded (Settle escalates), an operator asks for another.
+        self.settle.when(lambda s: s.status("ord-1:key-1") == "escalated", lambda: self.settle.set_decision("ord-1:key-1", status="verifying", decision="verify"))
         run = self.client.wrap_tool(create, probe=probe, **OPTIONS).run()
         self.assertEqual(len(probes), 2)
         self.assertEqual(self.phases(), ["outcome", "probe", "probe"])

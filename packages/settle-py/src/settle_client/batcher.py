@@ -62,17 +62,27 @@ class Batcher:
                 closing = False
                 self._queue.extend(entries)
                 if self._thread is None:
-                    self._thread = threading.Thread(target=self._run, name="settle-report", daemon=True)
-                    self._thread.start()
+                    self._start_sender()
                 self._cond.notify_all()
         if closing:
             self._keep_or_fail(entries, SettleUnreachable("the client is closed", code="CLOSED"))
         return [e.future for e in entries]
 
+    def _start_sender(self) -> None:
+        thread = threading.Thread(target=self._run, name="settle-report", daemon=True)
+        try:
+            thread.start()
+        except RuntimeError:
+            # The interpreter is exiting (an atexit handler reporting): close() spools the queue.
+            return
+        self._thread = thread
+
     def flush(self, timeout_s: Optional[float] = None) -> bool:
         """Sends everything queued now; True once all of it is answered (or spooled) within `timeout_s`."""
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         with self._cond:
+            if self._thread is None:
+                return not self._queue
             self._urgent = True
             self._cond.notify_all()
             while self._queue or self._inflight:

@@ -99,7 +99,9 @@ class Settle:
     def _keep(self, records: List[SettleRecord]) -> None:
         assert self.spool is not None and self._drainer is not None
         self.spool.write(records)
-        self._drainer.start()
+        # Closing sends the spool itself (and at interpreter exit no thread may start).
+        if not self._closed:
+            self._drainer.start()
 
     def _settle_answered(self) -> None:
         if self._drainer is not None:

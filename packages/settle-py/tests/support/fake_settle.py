@@ -86,6 +86,25 @@ class FakeSettle:
             current = self.decisions[invocation_id]
             self.decisions[invocation_id] = {**current, "version": current["version"] + 1, **patch}
 
+    def when(self, ready: Callable[["FakeSettle"], bool], then: Callable[[], None], timeout_s: float = 10) -> None:
+        """Does `then` (an operator's action, say) as soon as `ready` holds: no race with a fixed delay."""
+
+        def watch() -> None:
+            deadline = time.monotonic() + timeout_s
+            while time.monotonic() < deadline:
+                with self.lock:
+                    if ready(self):
+                        break
+                time.sleep(0.005)
+            then()
+
+        threading.Thread(target=watch, daemon=True).start()
+
+    def status(self, invocation_id: str) -> Optional[str]:
+        """The invocation's status; call it inside `when`'s `ready` (the lock is held there)."""
+        decision = self.decisions.get(invocation_id)
+        return decision["status"] if decision else None
+
     def posts(self) -> List[Dict[str, Any]]:
         return [r for r in self.requests if r["path"] == "/api/v1/envelopes"]
 
