@@ -83,6 +83,10 @@ class SettleServer:
             self.key = key.result().splitlines()[-1].strip()
             self.token = token.result().splitlines()[-1].strip()
 
+    def new_key(self, runtime: str) -> str:
+        """A key of another runtime: the guard judges each runtime's keys apart."""
+        return _node(["bin/settle.mjs", "keys", "create", runtime], {"DATABASE_URL": self.database_url}).splitlines()[-1].strip()
+
     def start(self) -> None:
         env = {
             **os.environ,
