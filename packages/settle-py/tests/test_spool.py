@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import stat
 import subprocess
 import sys
@@ -19,19 +18,12 @@ from typing import Any, Dict
 
 import support
 from settle_client.spool import STALE_TMP_S, Spool, spool_namespace
-from support.clients import make_client
+from support.clients import free_port, make_client
 from support.fake_settle import FakeSettle
 
 
 def record(n: int) -> Dict[str, Any]:
     return {"event_id": f"spool:{n}", "task_id": "t1", "invocation_id": f"inv-{n}", "tool": "create_order", "envelope": {"outcome": "ok", "effect_applied": "yes"}}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def run_python(code: str, env: Dict[str, str]) -> "subprocess.CompletedProcess[str]":

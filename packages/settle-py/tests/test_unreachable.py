@@ -5,21 +5,13 @@ Settle when it is back."""
 from __future__ import annotations
 
 import asyncio
-import socket
 import unittest
 from typing import Any, Dict, List
 
 import support  # noqa: F401
 from settle_client import InvalidInput, NeedsInput, OutcomeUnknown, RetryLater, Settle, SettleUnreachable
-from support.clients import make_client
+from support.clients import free_port, make_client
 from support.fake_settle import FakeSettle
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 class UnreachableTest(unittest.TestCase):

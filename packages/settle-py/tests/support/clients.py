@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import tempfile
 import unittest
 from typing import Any, List
@@ -22,3 +23,11 @@ def make_client(test: unittest.TestCase, url: str, key: str = "stl_rk_test", **o
 def recording_sleep() -> "tuple[List[float], Any]":
     sleeps: List[float] = []
     return sleeps, sleeps.append
+
+
+def free_port() -> int:
+    """A port nothing listens on (Settle "unreachable"), or one to start a server on."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port

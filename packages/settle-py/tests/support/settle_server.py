@@ -14,7 +14,6 @@ import json
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -23,6 +22,8 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Dict, List, Optional
+
+from .clients import free_port
 
 REPO = Path(__file__).resolve().parents[4]
 PG_ADMIN_URL = os.environ.get("SETTLE_PY_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
@@ -47,19 +48,12 @@ def _admin_sql(sql: str) -> None:
     _node(["--input-type=module", "-e", ADMIN_SQL], {"PG_ADMIN_URL": PG_ADMIN_URL, "SQL": sql})
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 class SettleServer:
     def __init__(self) -> None:
         self.database = f"settle_py_{secrets.token_hex(6)}"
         base = PG_ADMIN_URL.rsplit("/", 1)[0]
         self.database_url = f"{base}/{self.database}"
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.secret = secrets.token_hex(24)
         self.process: Optional[subprocess.Popen[bytes]] = None
