@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: every check and test runner in order, then one summary line.
-// Lint, type check, drift check and build count as one check each; Vitest and
-// Playwright count their tests. Each step runs even if an earlier one failed,
-// so one run shows everything that is wrong.
+// Lint, type check, drift check and build count as one check each; Vitest,
+// Playwright and the Python client's unittest count their tests. Each step
+// runs even if an earlier one failed, so one run shows everything that is wrong.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 
@@ -80,7 +80,8 @@ counted(
   `${results}/vitest.json`,
   (r) => ({ passed: r.numPassedTests, failed: r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0) }),
 );
-if (check("build", "npx", ["next", "build"])) {
+const built = check("build", "npx", ["next", "build"]);
+if (built) {
   counted("playwright (e2e)", "npx", ["playwright", "test"], `${results}/playwright.json`, (r) => ({
     passed: (r.stats?.expected ?? 0) + (r.stats?.flaky ?? 0),
     failed: r.stats?.unexpected ?? 0,
@@ -89,6 +90,15 @@ if (check("build", "npx", ["next", "build"])) {
   tally.failed += 1;
   lines.push("FAIL playwright (e2e): not run, the build failed");
 }
+// The Python client: unit and contract tests, and a real Settle of this build that the tests start,
+// stop and restart themselves. Without a build those are skipped (the build's failure is counted above).
+counted(
+  "python (settle-py)",
+  "python3",
+  ["packages/settle-py/tests/run.py", "--json", `${results}/python.json`, ...(built ? ["--require-server"] : [])],
+  `${results}/python.json`,
+  (r) => ({ passed: r.passed, failed: r.failed }),
+);
 
 const summary = `${tally.passed} passed, ${tally.failed} failed`;
 writeFileSync(`${results}/summary.txt`, `${summary}\n`);
