@@ -83,8 +83,6 @@ class Settle:
             self._drainer.start()
         atexit.register(_close_at_exit, weakref.ref(self))
 
-    # ---- reporting
-
     def _send_batch(self, records: List[SettleRecord]) -> Tuple[List[RecordResult], bool]:
         answer = request(self._http, "POST", "/api/v1/envelopes", {"records": records})
         body = answer.body if isinstance(answer.body, dict) else {}
@@ -151,8 +149,6 @@ class Settle:
             self._drainer.stop()
             self._drainer.drain_once(deadline)
 
-    # ---- guard and decisions
-
     def guard(
         self,
         task_id: str,
@@ -183,8 +179,6 @@ class Settle:
         """Long-polls (ETag, If-None-Match) until the decision is no longer `wait`, or `until` holds,
         or `timeout_s` pass; then returns the last decision read."""
         return await_decision(self._http, self._decisions, invocation_id, timeout_s, until)
-
-    # ---- wrapped tools
 
     def fails_open(self, effect_class: str) -> bool:
         """Whether a call of this class goes ahead when Settle cannot be reached before it."""
