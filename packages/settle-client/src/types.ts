@@ -82,3 +82,27 @@ export type Decision = {
   decided_at: string | null;
   version: number;
 };
+
+/** One stored attempt record of an invocation, as GET /api/v1/invocations/{id} lists it. */
+export type AttemptView = {
+  attempt: number | null;
+  phase: Phase;
+  at: string;
+  commit_state: string;
+  outcome: string;
+  envelope: unknown;
+  [field: string]: unknown;
+};
+
+/** GET /api/v1/invocations/{id} (SPEC §8): the fields a runtime acts on, and the rest as sent. */
+export type InvocationDetail = {
+  invocation_id: string;
+  task_id: string;
+  tool: string;
+  status: string;
+  commit_state: string;
+  version: number;
+  attempts: AttemptView[];
+  actions: Array<{ action: string; actor: string; at: string; from_status: string | null; to_status: string | null; [field: string]: unknown }>;
+  [field: string]: unknown;
+};
