@@ -110,7 +110,7 @@ export type ShopProcess = { url: string; child: ChildProcess; stop: () => Promis
 export async function startShopHttp(s: Scratch, port = 0): Promise<ShopProcess> {
   const launch = (p: number) =>
     new Promise<{ child: ChildProcess; port: number }>((resolve, reject) => {
-      const child = spawn(process.execPath, ["--import", "tsx", shopServer, "--http", String(p)], { cwd: root, env: { ...baseEnv(), ...s.env }, stdio: ["ignore", "pipe", "inherit"] });
+      const child = spawn(process.execPath, ["--import", "tsx", shopServer, "--http", String(p)], { cwd: root, env: { ...process.env, ...s.env }, stdio: ["ignore", "pipe", "inherit"] });
       let out = "";
       child.stdout!.on("data", (d) => {
         out += String(d);

@@ -95,6 +95,8 @@ export async function runMain(argv: string[], io: MainIo): Promise<number> {
     stdout: io.stdout,
     onStderr: (chunk) => io.stderr.write(chunk),
   });
+  process.once("SIGTERM", () => void gateway.stop());
+  process.once("SIGINT", () => void gateway.stop());
   await gateway.closed;
   settle.close();
   const left = settle.backlog().spooled;

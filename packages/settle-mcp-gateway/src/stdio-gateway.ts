@@ -32,7 +32,7 @@ export type StdioGatewayOptions = {
   drainMs?: number;
 };
 
-export type StdioGateway = { closed: Promise<void> };
+export type StdioGateway = { closed: Promise<void>; stop: () => Promise<void> };
 
 const ELICIT_TIMEOUT_MS = 10 * 60_000;
 
@@ -135,18 +135,22 @@ export function startStdioGateway(options: StdioGatewayOptions): StdioGateway {
     });
   }
 
-  const closed = new Promise<void>((resolve) => {
-    client.onclose = () => {
+  let stopping: Promise<void> | null = null;
+  let markClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (markClosed = resolve));
+  const stop = () =>
+    (stopping ??= (async () => {
       ending = true;
-      // The client is gone; calls already sent still get their outcome recorded before the gateway exits.
+      // The client is gone (or the gateway is told to stop): calls already sent still get their outcome recorded.
       const deadline = new Promise((r) => setTimeout(r, options.drainMs ?? 10_000).unref());
-      void Promise.race([Promise.all(deps.registry.pending()), deadline])
-        .then(() => deps.settle.flush())
-        .finally(() => upstream.close().finally(resolve));
-    };
-  });
+      await Promise.race([Promise.all(deps.registry.pending()), deadline]);
+      await deps.settle.flush().catch(() => {});
+      await upstream.close().catch(() => {});
+      markClosed();
+    })());
+  client.onclose = () => void stop();
   client.onmessage = onClientMessage;
   client.onerror = () => {};
   void client.start();
-  return { closed };
+  return { closed, stop };
 }

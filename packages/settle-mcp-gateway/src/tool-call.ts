@@ -268,6 +268,11 @@ async function runWrite(c: Call): Promise<ClientReply> {
       return forward(c, guard.invocation_id, guard.attempt, round === 0 ? "forwarded" : "forwarded:after_decision");
     }
     if (config.dry_run) return forwardUnguarded(c, `${guard.invocation_id}:dry-${randomUUID().slice(0, 8)}`, `dry_run:would_deny:${guard.reason}`, "settle");
+    if (guard.reason === "in_flight" && c.deps.registry.recent(c.id.idempotencyKey)?.invocationId === guard.invocation_id && round < MAX_ROUNDS - 1) {
+      // This process already has that call's answer; its outcome record is on its way to Settle. Ask again once it is there.
+      await settle.flush();
+      continue;
+    }
     const next = await onDenied(c, guard);
     if ("reply" in next) {
       last = next.reply;

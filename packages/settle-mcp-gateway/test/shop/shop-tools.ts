@@ -12,7 +12,7 @@ import { z } from "zod";
 // de-duplicate anything itself: what keeps effects single is the gateway.
 
 export type Fault =
-  | { tool: string; fault: "crash_after_effect" | "crash_before_effect" | "declined" | "break_stream_after_effect" }
+  | { tool: string; fault: "crash_after_effect" | "crash_before_effect" | "declined" | "break_stream_after_effect" | "relay_partial" }
   | { tool: string; fault: "slow"; ms: number }
   | { tool: string; fault: "rate_limited"; retry_after_s: number };
 
@@ -128,9 +128,11 @@ export function createShop(hooks: ShopHooks): McpServer {
       const fault = takeFault("send_email");
       const early = await before(fault);
       if (early) return early;
+      let relayed = 0;
       const items = args.to.map((address) => {
         if (!address.includes("@")) return { id: address, applied: "no" as const, reason: "not an email address" };
-        if (address.startsWith("slow")) return { id: address, applied: "unknown" as const, reason: "the mail relay did not answer" };
+        // The relay takes the first message and then stops answering (seed 002 fixture 5).
+        if (fault?.fault === "relay_partial" && (relayed += 1) > 1) return { id: address, applied: "unknown" as const, reason: "the mail relay did not answer" };
         record({ kind: "email", tool: "send_email", key: keyOf(ctx.mcpReq._meta), detail: { to: address, subject: args.subject } });
         return { id: address, applied: "yes" as const };
       });
