@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Backend } from "./harness";
+import {
+  invocationOf,
+  queueOf,
+  scratch,
+  startHttpSession,
+  startSettle,
+  startShopHttp,
+  textOf,
+  waitUntil,
+  type HttpSession,
+  type Scratch,
+  type SettleUnderTest,
+  type ShopProcess,
+} from "./mcp-gateway-support";
+import { startTcpProxy } from "./tcp-proxy";
+
+// The gateway over Streamable HTTP (`settle-mcp --listen … --upstream …`) in
+// front of the SDK shop served by the SDK's createMcpHandler in a process of
+// its own, with SDK clients of both protocol eras: 2025 (initialize) and
+// 2026-07-28 (per-request envelope). Seed 002's six failures, a response
+// stream that breaks after the effect, and a client whose own connection
+// breaks mid-call and re-issues.
+
+const order = (customer: string) => ({ name: "create_order", arguments: { customer, items: [{ sku: "SKU-9", qty: 2 }] } });
+const charge = (orderId: string) => ({ name: "charge_card", arguments: { order_id: orderId, amount_cents: 500, card_token: "tok_mastercard" } });
+const settleOf = (result: any) => result.structuredContent as { code: string; commit_state: string; next_action: string; invocation_id: string; not_before: string | null };
+
+describe.each<Backend>(["postgres", "pglite"])("MCP gateway over Streamable HTTP, Settle on %s", (backend) => {
+  let settle: SettleUnderTest;
+  let s: Scratch;
+  let shop: ShopProcess;
+  let http: HttpSession;
+  let client: Client;
+  const effects = (kind: string, match: (d: Record<string, unknown>) => boolean) => s.ledger().filter((l) => l.kind === kind && match(l.detail));
+  const queued = async (id: string) => (await queueOf(settle)).find((i) => i.invocation_id === id) ?? null;
+  const lastLog = () => http.logs.at(-1)!;
+
+  beforeAll(async () => {
+    settle = await startSettle(backend);
+    s = scratch();
+    shop = await startShopHttp(s);
+    http = await startHttpSession(settle, s, shop.url);
+    client = await http.client();
+  });
+  afterAll(async () => {
+    await http?.close();
+    await shop?.stop();
+    await settle?.close();
+  });
+
+  it("passes tools/list through unchanged and forwards a call, recording it", async () => {
+    const tools = await client.listTools();
+    expect(tools.tools.map((t) => t.name)).toEqual(["create_order", "charge_card", "send_email", "get_order"]);
+    const created = (await client.callTool(order("plain"))) as any;
+    expect(created.structuredContent.status).toBe("created");
+    await waitUntil("recorded", async () => (await invocationOf(settle, lastLog().invocation!)).status === "succeeded");
+  });
+
+  it("kill mid-call: the server dies after the effect; unknown, then the re-issue is probed against the restarted server and found", async () => {
+    s.fault({ tool: "create_order", fault: "crash_after_effect" });
+    const first = (await client.callTool(order("kill-h"))) as any;
+    expect(settleOf(first)).toMatchObject({ code: "OUTCOME_UNKNOWN", commit_state: "unknown" });
+    const id = settleOf(first).invocation_id;
+    await waitUntil("queued as unknown", async () => (await queued(id))?.status === "outcome_unknown");
+    await shop.restart();
+    const again = (await client.callTool(order("kill-h"))) as any;
+    expect(settleOf(again)).toMatchObject({ code: "ALREADY_COMMITTED", commit_state: "committed", invocation_id: id });
+    expect(effects("order", (d) => d.customer === "kill-h")).toHaveLength(1);
+    expect(await queued(id)).toBeNull();
+  });
+
+  it("a response stream that breaks after the effect: unknown, never failure; the re-issue finds the order instead of making another", async () => {
+    s.fault({ tool: "create_order", fault: "break_stream_after_effect" });
+    const first = (await client.callTool(order("stream-h"))) as any;
+    expect(settleOf(first)).toMatchObject({ code: "OUTCOME_UNKNOWN", commit_state: "unknown" });
+    expect(lastLog().upstream).toBe("lost:stream_broken");
+    const again = (await client.callTool(order("stream-h"))) as any;
+    expect(settleOf(again)).toMatchObject({ code: "ALREADY_COMMITTED", invocation_id: settleOf(first).invocation_id });
+    expect(effects("order", (d) => d.customer === "stream-h")).toHaveLength(1);
+  });
+
+  it("duplicate delivery: identical calls at once share one order", async () => {
+    const answers = (await Promise.all([client.callTool(order("dup-h")), client.callTool(order("dup-h"))])) as any[];
+    expect(new Set(answers.map((a) => a.structuredContent.order_id)).size).toBe(1);
+    expect(effects("order", (d) => d.customer === "dup-h")).toHaveLength(1);
+  });
+
+  it("200 with an error body: recorded as failed, not charged; slow success: joined, not raced", async () => {
+    s.fault({ tool: "charge_card", fault: "declined" });
+    expect(textOf(await client.callTool(charge("ord-h")))).toBe("card declined");
+    const declinedId = lastLog().invocation!;
+    await waitUntil("failed", async () => (await invocationOf(settle, declinedId)).status === "failed");
+    expect(effects("charge", (d) => d.order_id === "ord-h")).toHaveLength(0);
+
+    s.fault({ tool: "create_order", fault: "slow", ms: 1000 });
+    const first = client.callTool(order("slow-h"));
+    await new Promise((r) => setTimeout(r, 250));
+    const [a, b] = (await Promise.all([first, client.callTool(order("slow-h"))])) as any[];
+    expect(a.structuredContent.order_id).toBe(b.structuredContent.order_id);
+    expect(effects("order", (d) => d.customer === "slow-h")).toHaveLength(1);
+  });
+
+  it("partial batch in the queue; Retry-After honoured without calling the server", async () => {
+    s.fault({ tool: "send_email", fault: "relay_partial" });
+    await client.callTool({ name: "send_email", arguments: { to: ["cy@example.com", "di@example.com"], subject: "Hi", body: "." } });
+    const partial = lastLog().invocation!;
+    await waitUntil("partial queued", async () => (await queued(partial))?.status === "partially_applied");
+
+    s.fault({ tool: "create_order", fault: "rate_limited", retry_after_s: 1 });
+    await client.callTool(order("rl-h"));
+    const early = (await client.callTool(order("rl-h"))) as any;
+    expect(settleOf(early)).toMatchObject({ code: "RETRY_LATER", commit_state: "not_committed" });
+    await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(settleOf(early).not_before!) - Date.now()) + 100));
+    expect(((await client.callTool(order("rl-h"))) as any).structuredContent.status).toBe("created");
+    expect(effects("order", (d) => d.customer === "rl-h")).toHaveLength(1);
+  });
+
+  it("the client's own connection breaks mid-call and it re-issues: the first call is finished and recorded, the re-issue gets its result", async () => {
+    const proxy = await startTcpProxy({ host: "127.0.0.1", port: http.gateway.port });
+    const flaky = new Client({ name: "flaky", version: "1.0.0" });
+    await flaky.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${proxy.port}/`)));
+    s.fault({ tool: "create_order", fault: "slow", ms: 800 });
+    const lost = flaky.callTool(order("cut-h")).catch((e: Error) => e);
+    await new Promise((r) => setTimeout(r, 250));
+    await proxy.stop();
+    expect(await lost).toBeInstanceOf(Error);
+    await waitUntil("the first call is recorded as succeeded", async () => {
+      const log = http.logs.find((l) => l.tool === "create_order" && l.decision === "forwarded" && l.upstream === "result" && l.ms >= 700);
+      return log !== undefined && (await invocationOf(settle, log.invocation!)).status === "succeeded";
+    });
+    const again = (await client.callTool(order("cut-h"))) as any;
+    expect(again.isError).toBeFalsy();
+    expect(again.structuredContent.order_id).toBe(effects("order", (d) => d.customer === "cut-h")[0]!.id);
+    expect(effects("order", (d) => d.customer === "cut-h")).toHaveLength(1);
+    await flaky.close().catch(() => {});
+  });
+
+  it("a 2026-07-28 client: the per-request envelope passes through; a repeated call is replayed, not repeated", async () => {
+    const modern = new Client({ name: "modern", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    await modern.connect(new StreamableHTTPClientTransport(new URL(http.gateway.url)));
+    const first = (await modern.callTool(order("modern-h"))) as any;
+    const second = (await modern.callTool(order("modern-h"))) as any;
+    expect(second.structuredContent.order_id).toBe(first.structuredContent.order_id);
+    expect(second._meta["settle.dev/replayed"]).toBeDefined();
+    expect(effects("order", (d) => d.customer === "modern-h")).toHaveLength(1);
+    await modern.close();
+  });
+});
