@@ -1,3 +1,5 @@
+import { readdirSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Backend } from "./harness";
@@ -5,6 +7,7 @@ import {
   invocationOf,
   queueOf,
   scratch,
+  shopConfig,
   startHttpSession,
   startSettle,
   startShopHttp,
@@ -15,7 +18,7 @@ import {
   type SettleUnderTest,
   type ShopProcess,
 } from "./mcp-gateway-support";
-import { startTcpProxy } from "./tcp-proxy";
+import { startTcpProxy, type TcpProxy } from "./tcp-proxy";
 
 // The gateway over Streamable HTTP (`settle-mcp --listen … --upstream …`) in
 // front of the SDK shop served by the SDK's createMcpHandler in a process of
@@ -26,6 +29,8 @@ import { startTcpProxy } from "./tcp-proxy";
 
 const order = (customer: string) => ({ name: "create_order", arguments: { customer, items: [{ sku: "SKU-9", qty: 2 }] } });
 const charge = (orderId: string) => ({ name: "charge_card", arguments: { order_id: orderId, amount_cents: 500, card_token: "tok_mastercard" } });
+const downOrder = (customer: string) => ({ name: "create_order", arguments: { customer, items: [{ sku: "SKU-3", qty: 1 }] } });
+const downCharge = { name: "charge_card", arguments: { order_id: "ord-down", amount_cents: 100, card_token: "tok_1" } };
 const settleOf = (result: any) => result.structuredContent as { code: string; commit_state: string; next_action: string; invocation_id: string; not_before: string | null };
 
 describe.each<Backend>(["postgres", "pglite"])("MCP gateway over Streamable HTTP, Settle on %s", (backend) => {
@@ -147,5 +152,77 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over Streamable HTTP
     expect(second._meta["settle.dev/replayed"]).toBeDefined();
     expect(effects("order", (d) => d.customer === "modern-h")).toHaveLength(1);
     await modern.close();
+  });
+
+  // When Settle cannot be reached the effect class decides: money (and
+  // destructive, and what nothing classifies) fail closed, reads and plain
+  // writes fail open. Either way every call is spooled to disk and sent when
+  // Settle answers again, so nothing is lost; meanwhile the gateway's own
+  // memory refuses to send again what it knows landed. And --dry-run records
+  // everything and blocks nothing.
+  describe("while Settle is unreachable, and in a dry run", () => {
+    let proxy: TcpProxy;
+    let s: Scratch;
+    let shop: ShopProcess;
+    let http: HttpSession;
+
+    beforeAll(async () => {
+      proxy = await startTcpProxy({ host: "127.0.0.1", port: Number(new URL(settle.url).port) });
+      s = scratch();
+      shop = await startShopHttp(s);
+      http = await startHttpSession({ ...settle, url: `http://127.0.0.1:${proxy.port}` }, s, shop.url);
+    });
+    afterAll(async () => {
+      await http?.close();
+      await shop?.stop();
+      await proxy?.close();
+    });
+
+    it("fails closed for money and open for a create, spools both, never sends a landed call twice, and loses nothing when Settle is back", async () => {
+      const client = await http.client();
+      await proxy.stop();
+
+      const refused = (await client.callTool(downCharge)) as any;
+      expect(refused.structuredContent).toMatchObject({ code: "SETTLE_UNREACHABLE", commit_state: "not_committed" });
+      expect(s.ledger().filter((l) => l.kind === "charge")).toHaveLength(0);
+
+      const created = (await client.callTool(downOrder("down-1"))) as any;
+      expect(created.structuredContent.status).toBe("created");
+      const again = (await client.callTool(downOrder("down-1"))) as any;
+      expect(again.structuredContent.order_id).toBe(created.structuredContent.order_id);
+      expect(s.ledger().filter((l) => l.detail.customer === "down-1")).toHaveLength(1);
+      expect(http.logs.map((l) => l.decision)).toEqual(expect.arrayContaining(["fail_closed", expect.stringMatching(/^fail_open/), "replayed"]));
+      expect(readdirSync(path.join(s.dir, "spool")).some((f) => f.endsWith(".jsonl"))).toBe(true);
+
+      await proxy.start();
+      const openId = http.logs.find((l) => l.decision.startsWith("fail_open"))!.invocation!;
+      const closedId = http.logs.find((l) => l.decision === "fail_closed")!.invocation!;
+      await waitUntil("the spool reaches Settle", async () => (await invocationOf(settle, openId)).status === "succeeded", 15_000);
+      expect(await invocationOf(settle, closedId)).toMatchObject({ tool: "charge_card", commit_state: "not_committed" });
+
+      // Settle vouches again: the key it now knows committed is not sent a third time.
+      const third = (await client.callTool(downOrder("down-1"))) as any;
+      expect(third.structuredContent.order_id).toBe(created.structuredContent.order_id);
+      expect(s.ledger().filter((l) => l.detail.customer === "down-1")).toHaveLength(1);
+    });
+
+    it("--dry-run records every call and blocks none", async () => {
+      const dry = await startHttpSession(settle, s, shop.url, { ...shopConfig, dry_run: true });
+      try {
+        const client = await dry.client();
+        await client.callTool(downOrder("dry-1"));
+        await waitUntil("recorded", async () => (await invocationOf(settle, dry.logs[0]!.invocation!)).status === "succeeded");
+        const second = (await client.callTool(downOrder("dry-1"))) as any;
+        expect(textOf(second)).toContain("created");
+        expect(s.ledger().filter((l) => l.detail.customer === "dry-1")).toHaveLength(2);
+        expect(dry.logs.map((l) => l.decision)).toEqual(["forwarded", "dry_run:would_deny:already_committed"]);
+        await waitUntil("both recorded", async () => (await invocationOf(settle, dry.logs[1]!.invocation!)).status === "succeeded");
+        const [first, twin] = await Promise.all(dry.logs.map((l) => invocationOf(settle, l.invocation!)));
+        expect(twin.idempotency_key).toBe(first.idempotency_key);
+        expect(twin.invocation_id).not.toBe(first.invocation_id);
+      } finally {
+        await dry.close();
+      }
+    });
   });
 });

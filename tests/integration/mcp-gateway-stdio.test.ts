@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Backend } from "./harness";
-import { connectStdio, invocationOf, queueOf, scratch, startSettle, textOf, waitUntil, type Scratch, type SettleUnderTest, type StdioSession } from "./mcp-gateway-support";
+import { connectStdio, invocationOf, operatorAct, queueOf, scratch, shopConfig, startSettle, textOf, waitUntil, type Scratch, type SettleUnderTest, type StdioSession } from "./mcp-gateway-support";
 
 // The gateway over stdio, launched by the SDK's real client as an MCP host
 // launches a server (`settle-mcp --config … -- <shop>`), in front of the SDK
@@ -11,6 +11,13 @@ import { connectStdio, invocationOf, queueOf, scratch, startSettle, textOf, wait
 
 const order = (customer: string) => ({ name: "create_order", arguments: { customer, items: [{ sku: "SKU-1", qty: 1 }] } });
 const charge = (orderId: string) => ({ name: "charge_card", arguments: { order_id: orderId, amount_cents: 1299, card_token: "tok_visa_4242" } });
+// Human decisions without a custom client: money needs a person's approval
+// (effects.money.approval), the gateway holds the call on Settle's long-poll
+// decision endpoint, then proceeds, refuses, or answers "awaiting approval"
+// with the console link; a client that supports elicitation may choose to
+// keep waiting.
+const approvalSettle = (result: any) => result.structuredContent as { code: string; commit_state: string; next_action: string; invocation_id: string; console_url: string };
+const approvalConfig = { ...shopConfig, effects: { money: { approval: true } }, approval_wait_s: 1.5 };
 const settleOf = (result: any) => result.structuredContent as { code: string; commit_state: string; next_action: string; invocation_id: string; not_before: string | null };
 
 describe.each<Backend>(["postgres", "pglite"])("MCP gateway over stdio, Settle on %s", (backend) => {
@@ -144,5 +151,75 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over stdio, Settle o
     const [created] = effects("order", (d) => d.customer === "broken-1");
     expect(again.structuredContent.order_id).toBe(created!.id);
     expect(effects("order", (d) => d.customer === "broken-1")).toHaveLength(1);
+  });
+
+  describe("approvals", () => {
+    let s: Scratch;
+    let session: StdioSession;
+    let asked = 0;
+    let keepWaiting = false;
+    const charges = (orderId: string) => s.ledger().filter((l) => l.kind === "charge" && l.detail.order_id === orderId);
+    const waitForStatus = (id: string, status: string) => waitUntil(`${id} is ${status}`, async () => (await invocationOf(settle, id)).status === status);
+
+    beforeAll(async () => {
+      s = scratch();
+      session = await connectStdio(settle, s, approvalConfig, { capabilities: { elicitation: {} } });
+      session.client.setRequestHandler("elicitation/create", async () => {
+        asked += 1;
+        return { action: "accept", content: { keep_waiting: keepWaiting } };
+      });
+    });
+    afterAll(async () => {
+      await session?.close();
+    });
+
+    it("no decision within the wait: 'awaiting approval' with the console link and nothing charged; once approved, the re-issue goes through", async () => {
+      asked = 0;
+      keepWaiting = false;
+      const waiting = (await session.client.callTool(charge("ord-appr-1"), { timeout: 20_000 })) as any;
+      expect(approvalSettle(waiting)).toMatchObject({ code: "AWAITING_APPROVAL", commit_state: "not_committed", next_action: "request_approval" });
+      expect(approvalSettle(waiting).console_url).toContain(`/invocations/${encodeURIComponent(approvalSettle(waiting).invocation_id)}`);
+      expect(asked).toBeGreaterThan(0);
+      const id = approvalSettle(waiting).invocation_id;
+      expect((await queueOf(settle)).find((i) => i.invocation_id === id)).toMatchObject({ status: "awaiting_approval", effect_class: "money" });
+      expect(charges("ord-appr-1")).toHaveLength(0);
+
+      expect((await operatorAct(settle, id, { action: "approve", note: "customer confirmed" })).status).toBe(200);
+      const paid = (await session.client.callTool(charge("ord-appr-1"))) as any;
+      expect(textOf(paid)).toContain("charged 1299");
+      expect(charges("ord-appr-1")).toHaveLength(1);
+      await waitForStatus(id, "succeeded");
+    });
+
+    it("approved while held (the client kept waiting through elicitation): the same call proceeds and charges once", async () => {
+      keepWaiting = true;
+      const call = session.client.callTool(charge("ord-appr-2"), { timeout: 20_000 });
+      let id = "";
+      await waitUntil("the request for approval is in Settle", async () => {
+        const item = (await queueOf(settle)).find((i) => i.tool === "charge_card" && i.status === "awaiting_approval");
+        id = item?.invocation_id ?? "";
+        return id !== "";
+      });
+      // Past the first hold: only the client's "keep waiting" keeps the call open.
+      await new Promise((r) => setTimeout(r, 1800));
+      await operatorAct(settle, id, { action: "approve", note: "ok" });
+      const paid = (await call) as any;
+      expect(textOf(paid)).toContain("charged 1299");
+      expect(charges("ord-appr-2")).toHaveLength(1);
+    });
+
+    it("rejected while held: refused with who rejected it, and never sent", async () => {
+      const call = session.client.callTool(charge("ord-appr-3"), { timeout: 20_000 });
+      let id = "";
+      await waitUntil("awaiting approval", async () => {
+        id = (await queueOf(settle)).find((i) => i.tool === "charge_card" && i.status === "awaiting_approval")?.invocation_id ?? "";
+        return id !== "";
+      });
+      await operatorAct(settle, id, { action: "reject", note: "fraud check failed" });
+      const refused = (await call) as any;
+      expect(approvalSettle(refused)).toMatchObject({ code: "REJECTED", next_action: "choose_alternative" });
+      expect(textOf(refused)).toMatch(/rejected by operator-/);
+      expect(charges("ord-appr-3")).toHaveLength(0);
+    });
   });
 });
