@@ -13,7 +13,7 @@ export type EffectClass = z.infer<typeof effectClassSchema>;
 export type EffectOrUnclassified = EffectClass | "unclassified";
 
 const probeSchema = z
-  .object({
+  .strictObject({
     tool: z.string().min(1).describe("A read on the same server that looks the effect up, e.g. get_order."),
     arguments: z
       .record(z.string(), z.unknown())
@@ -26,7 +26,7 @@ const probeSchema = z
   })
   .describe("How to check whether an earlier call whose outcome is unknown took effect (seed 002: a probe before any second attempt).");
 
-const toolRuleSchema = z.object({
+const toolRuleSchema = z.strictObject({
   match: z.string().min(1).describe("A tool name, or a pattern where * stands for any characters (create_*, *_delete)."),
   effect: effectClassSchema.optional().describe("The effect class. Overrides the server's annotations, which the MCP specification calls untrusted."),
   key_args: z
@@ -44,7 +44,7 @@ const toolRuleSchema = z.object({
 });
 export type ToolRule = z.infer<typeof toolRuleSchema>;
 
-const effectPolicySchema = z.object({
+const effectPolicySchema = z.strictObject({
   unreachable: z
     .enum(["fail_closed", "fail_open"])
     .optional()
@@ -55,12 +55,12 @@ const effectPolicySchema = z.object({
 export type EffectPolicy = z.infer<typeof effectPolicySchema>;
 
 export const configSchema = z
-  .object({
+  .strictObject({
     $schema: z.string().optional(),
     settle_url: z.string().url().optional().describe("Settle's address; SETTLE_URL or --settle-url win. The key is never read from this file: SETTLE_KEY or --key."),
     console_url: z.string().url().optional().describe("Where people open Settle's console, for the links in answers. Default: settle_url."),
     task: z
-      .object({
+      .strictObject({
         sources: z
           .array(z.enum(["meta", "header", "session"]))
           .min(1)

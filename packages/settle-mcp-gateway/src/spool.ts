@@ -63,7 +63,6 @@ export function openSpool(dir: string): Spool {
 
   async function drainOnce(send: (records: SettleRecord[]) => Promise<void>) {
     let sent = 0;
-    let left = 0;
     if (existsSync(ownFile)) {
       // New records go to a fresh file while this one is sent.
       generation += 1;
@@ -89,14 +88,14 @@ export function openSpool(dir: string): Spool {
           sent += Math.min(BATCH, records.length - i);
         }
       } catch {
+        // Back into this process's own file: sent with the next drain.
         add(records.slice(i));
-        left += records.length - i;
         unlinkSync(taken);
-        return { sent, left: left + ownCount };
+        return { sent, left: ownCount };
       }
       unlinkSync(taken);
     }
-    return { sent, left: left + ownCount };
+    return { sent, left: ownCount };
   }
 
   return {
