@@ -85,7 +85,8 @@ export function replyFor(answer: UpstreamAnswer, facts: AnswerFacts, cancelled: 
 export async function forwardAttempt(input: ForwardInput): Promise<Forwarded> {
   const { ref, settle } = input;
   const send = (records: Parameters<SettleLink["report"]>[0]) => (input.reportTo === "spool" ? settle.spool(records) : settle.report(records));
-  const finish = input.registry.begin(ref.idempotencyKey, ref.invocationId);
+  const unguarded = input.reportTo === "spool";
+  const finish = input.registry.begin(ref.idempotencyKey, ref.invocationId, unguarded);
   const sent = input.dispatch(input.forwardKey ? withKey(input.params, ref) : input.params);
   const answer = await waitFor(sent, input.timeoutMs, input.cancelled);
   const facts: AnswerFacts = { tool: ref.tool, invocationId: ref.invocationId, idempotencyKey: ref.idempotencyKey, consoleUrl: input.consoleLink };
@@ -97,14 +98,14 @@ export async function forwardAttempt(input: ForwardInput): Promise<Forwarded> {
   } else {
     send([attemptRecord(ref, "outcome", outcomeEnvelope(ref.tool, answer), input.now())]);
   }
-  finish({ invocationId: ref.invocationId, answer, at: Date.now() });
+  finish({ invocationId: ref.invocationId, answer, at: Date.now(), unguarded });
 
   if (answer.kind === "lost") {
     void sent.then((late) => {
       if (late.kind !== "result" && late.kind !== "error") return;
       // The evidence came after all: recorded as the same attempt's outcome, which settles it.
       send([attemptRecord(ref, "outcome", outcomeEnvelope(ref.tool, late), input.now(), ":late")]);
-      input.registry.begin(ref.idempotencyKey, ref.invocationId)({ invocationId: ref.invocationId, answer: late, at: Date.now() });
+      input.registry.begin(ref.idempotencyKey, ref.invocationId, unguarded)({ invocationId: ref.invocationId, answer: late, at: Date.now(), unguarded });
     });
   }
   return { reply: replyFor(answer, facts, input.cancelled.aborted), answer };

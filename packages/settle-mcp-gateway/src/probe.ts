@@ -11,7 +11,7 @@ import type { UpstreamAnswer } from "./outcomes.js";
 // absent settles it not committed (the call may go with the same key), and
 // anything else leaves it unknown for a person.
 
-export type ProbeFinding = { found: boolean } | { failed: string };
+export type ProbeFinding = { found: boolean } | { failed: string } | { unreached: string };
 
 type Probe = NonNullable<ToolRule["probe"]>;
 
@@ -34,6 +34,7 @@ export function probeArguments(probe: Probe, values: { idempotencyKey: string; i
 }
 
 export function readFinding(probe: Probe, answer: UpstreamAnswer): ProbeFinding {
+  if (answer.kind === "not_sent" || answer.kind === "refused") return { unreached: answer.detail };
   if (answer.kind !== "result") return { failed: answer.kind === "error" ? `JSON-RPC error ${answer.error.code}` : `no answer (${answer.kind})` };
   if (answer.result.isError === true) return { failed: "the probe answered with an error" };
   const found = readPath(answer.result.structuredContent, probe.found);
@@ -41,7 +42,7 @@ export function readFinding(probe: Probe, answer: UpstreamAnswer): ProbeFinding 
 }
 
 /** The probe record's envelope: Settle's own, committed when found, not committed when absent, unknown when the probe failed. */
-export function probeEnvelope(tool: string, finding: ProbeFinding) {
+export function probeEnvelope(tool: string, finding: Exclude<ProbeFinding, { unreached: string }>) {
   const base = { retry: { directive: "never", not_before: null, max_attempts_remaining: null }, safe_details: {} };
   if ("failed" in finding) {
     const message = `settle-mcp probe of ${tool} failed: ${finding.failed}`;

@@ -9,7 +9,8 @@ import { refusedBeforeRunning, type UpstreamAnswer } from "./outcomes.js";
 // stored, redacted copy; and the last line of defence while Settle is
 // unreachable and a call was let through on fail-open).
 
-export type Settled = { invocationId: string; answer: UpstreamAnswer; at: number };
+/** `unguarded`: sent without Settle's guard (Settle was unreachable), its records still in the spool. */
+export type Settled = { invocationId: string; answer: UpstreamAnswer; at: number; unguarded?: boolean };
 export type Standing = "committed" | "unknown" | "not_committed";
 
 /** A mid-call round trip of the 2026-07-28 revision: the server asked for input, the client answers with requestState. */
@@ -28,7 +29,7 @@ export function standingOfAnswer(answer: UpstreamAnswer): Standing {
 export type Registry = ReturnType<typeof createRegistry>;
 
 export function createRegistry() {
-  const inFlight = new Map<string, { invocationId: string; done: Promise<Settled> }>();
+  const inFlight = new Map<string, { invocationId: string; done: Promise<Settled>; unguarded: boolean }>();
   const recent = new Map<string, Settled>();
   const continuations = new Map<string, Continuation>();
 
@@ -40,10 +41,10 @@ export function createRegistry() {
 
   return {
     /** Marks a call dispatched; `finish` must follow. */
-    begin(key: string, invocationId: string): (settled: Settled) => void {
+    begin(key: string, invocationId: string, unguarded = false): (settled: Settled) => void {
       let resolve!: (s: Settled) => void;
       const done = new Promise<Settled>((r) => (resolve = r));
-      inFlight.set(key, { invocationId, done });
+      inFlight.set(key, { invocationId, done, unguarded });
       return (settled) => {
         if (inFlight.get(key)?.done === done) inFlight.delete(key);
         remember(key, settled);

@@ -6,7 +6,7 @@ import { policyFor, type EffectOrUnclassified, type GatewayConfig, type ToolRule
 import { classifyEffect, ruleFor, type ToolAnnotations } from "./effects.js";
 import { forwardAttempt, replyFor, type ClientReply, type Dispatch, type ToolCallParams } from "./forward.js";
 import { identify, resolveTask, type CallIdentity } from "./identity.js";
-import { intentEnvelope } from "./outcomes.js";
+import { intentEnvelope, outcomeEnvelope } from "./outcomes.js";
 import { probeEnvelope, runProbe } from "./probe.js";
 import { approvalRequestEnvelope, attemptRecord, type AttemptRef } from "./records.js";
 import { standingOfAnswer, type Registry } from "./registry.js";
@@ -29,6 +29,8 @@ export type CallLog = {
   decision: string;
   upstream?: string;
   ms: number;
+  /** Of `ms`, the time spent waiting for Settle's guard. */
+  guard_ms: number;
 };
 
 export type GatewayDeps = {
@@ -59,6 +61,8 @@ type Call = {
   id: CallIdentity;
   timeoutMs: number;
   started: number;
+  /** What the gateway did with the call, step by step: one log line says it all at the end. */
+  trail: { decisions: string[]; invocation: string | null; attempt: number | null; upstream?: string; settleMs: number };
 };
 
 const MAX_ROUNDS = 4;
@@ -74,7 +78,15 @@ const ref = (c: Call, invocationId: string, attempt: number, taskId = c.id.taskI
 });
 
 function logCall(c: Call, decision: string, invocation: string | null, attempt: number | null, upstream?: string): void {
-  c.deps.log({ tool: c.client.params.name, invocation, attempt, effect: c.effect, decision, ...(upstream ? { upstream } : {}), ms: Date.now() - c.started });
+  c.trail.decisions.push(decision);
+  if (invocation !== null) c.trail.invocation = invocation;
+  if (attempt !== null) c.trail.attempt = attempt;
+  if (upstream) c.trail.upstream = upstream;
+}
+
+function writeLog(c: Call): void {
+  const { decisions, invocation, attempt, upstream, settleMs } = c.trail;
+  c.deps.log({ tool: c.client.params.name, invocation, attempt, effect: c.effect, decision: decisions.join(">") || "none", ...(upstream ? { upstream } : {}), ms: Date.now() - c.started, guard_ms: settleMs });
 }
 
 const facts = (c: Call, invocationId: string | null, extra: Partial<AnswerFacts> = {}): AnswerFacts => ({
@@ -151,6 +163,11 @@ async function probeThenDecide(c: Call, denied: GuardAnswer): Promise<Next | nul
   const probe = c.rule?.probe;
   if (!probe) return null;
   const finding = await runProbe(probe, c.dispatch, { idempotencyKey: c.id.idempotencyKey, invocationId: denied.invocation_id, args: c.client.params.arguments }, c.timeoutMs);
+  if ("unreached" in finding) {
+    // The server could not be asked (it is down): nothing was measured, so nothing is recorded; the next re-issue asks again.
+    logCall(c, "probe:unreached", denied.invocation_id, denied.attempt);
+    return null;
+  }
   const version = await c.deps.settle.getDecision(denied.invocation_id);
   const suffix = `:${isUnreachable(version) ? randomUUID() : `v${version.version}`}`;
   await c.deps.settle.reportNow([attemptRecord(ref(c, denied.invocation_id, Math.max(denied.attempt, 1)), "probe", probeEnvelope(probe.tool, finding), c.deps.now(), suffix)]);
@@ -243,8 +260,12 @@ async function runWrite(c: Call): Promise<ClientReply> {
   let named: string | undefined;
   let last: ClientReply | null = null;
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
-    const twin = c.deps.registry.inFlight(c.id.idempotencyKey);
-    if (twin && !config.dry_run) return join(c, twin);
+    // A twin sent while Settle was unreachable is known here only: Settle's guard would let this one through.
+    const unguarded = c.deps.registry.inFlight(c.id.idempotencyKey);
+    if (unguarded?.unguarded) return join(c, unguarded);
+    const spooled = c.deps.registry.recent(c.id.idempotencyKey);
+    if (spooled?.unguarded && standingOfAnswer(spooled.answer) !== "not_committed") await settle.flush();
+    const asked = Date.now();
     const guard = await settle.guard({
       task_id: c.id.taskId,
       ...(named ? { invocation_id: named } : {}),
@@ -256,7 +277,13 @@ async function runWrite(c: Call): Promise<ClientReply> {
       args_digest: c.id.argsDigest,
       envelope: intentEnvelope(c.client.params, "forwarded", { effect: c.effect, source: c.effectSource }),
     });
+    c.trail.settleMs += Date.now() - asked;
     if (isUnreachable(guard)) return onSettleUnreachable(c, guard.detail);
+    if (guard.allow && spooled?.unguarded && spooled.invocationId !== guard.invocation_id && standingOfAnswer(spooled.answer) !== "not_committed") {
+      // Settle has not seen the spooled twin yet (it could not be sent): this process's memory decides, and the intent just recorded is closed unsent.
+      c.deps.settle.report([attemptRecord(ref(c, guard.invocation_id, guard.attempt), "outcome", outcomeEnvelope(c.client.params.name, { kind: "not_sent", detail: "an identical call sent while Settle was unreachable is not in Settle yet" }), c.deps.now())]);
+      return onSettleUnreachable(c, "the spool has not reached Settle yet");
+    }
     if (guard.allow) {
       if (!config.dry_run && (await needsApprovalNow(c, guard, approved))) {
         const next = await approve(c, guard.invocation_id, guard.attempt);
@@ -268,6 +295,9 @@ async function runWrite(c: Call): Promise<ClientReply> {
       return forward(c, guard.invocation_id, guard.attempt, round === 0 ? "forwarded" : "forwarded:after_decision");
     }
     if (config.dry_run) return forwardUnguarded(c, `${guard.invocation_id}:dry-${randomUUID().slice(0, 8)}`, `dry_run:would_deny:${guard.reason}`, "settle");
+    // Asked first even so, so that Settle counts the duplicate; then a twin in flight here gives this call its answer.
+    const twin = guard.reason === "in_flight" ? c.deps.registry.inFlight(c.id.idempotencyKey) : null;
+    if (twin?.invocationId === guard.invocation_id) return join(c, twin);
     if (guard.reason === "in_flight" && c.deps.registry.recent(c.id.idempotencyKey)?.invocationId === guard.invocation_id && round < MAX_ROUNDS - 1) {
       // This process already has that call's answer; its outcome record is on its way to Settle. Ask again once it is there.
       await settle.flush();
@@ -311,11 +341,16 @@ export async function handleToolCall(deps: GatewayDeps, client: ClientCall, disp
     id: identify(tool, client.params.arguments, taskId, rule),
     timeoutMs: (rule?.timeout_s ?? deps.config.call_timeout_s) * 1000,
     started,
+    trail: { decisions: [], invocation: null, attempt: null, settleMs: 0 },
   };
-  if (continued) {
-    // The client's answer to the server's mid-call question: the same attempt goes on.
-    deps.registry.endContinuation(client.params.requestState as string);
-    return forward({ ...c, id: { ...c.id, idempotencyKey: continued.key } }, continued.invocationId, continued.attempt, "continued");
+  try {
+    if (continued) {
+      // The client's answer to the server's mid-call question: the same attempt goes on.
+      deps.registry.endContinuation(client.params.requestState as string);
+      return await forward({ ...c, id: { ...c.id, idempotencyKey: continued.key } }, continued.invocationId, continued.attempt, "continued");
+    }
+    return await (effect === "read" ? runRead(c) : runWrite(c));
+  } finally {
+    writeLog(c);
   }
-  return effect === "read" ? runRead(c) : runWrite(c);
 }

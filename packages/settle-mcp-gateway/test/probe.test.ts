@@ -22,5 +22,7 @@ describe("probes", () => {
     expect(readFinding(probe, { kind: "result", result: { content: [{ type: "text", text: "found it" }] } })).toHaveProperty("failed");
     expect(readFinding(probe, { kind: "result", result: { content: [], isError: true, structuredContent: { found: false } } })).toHaveProperty("failed");
     expect(readFinding(probe, { kind: "lost", why: "crashed", detail: "" })).toHaveProperty("failed");
+    // A server that could not be asked measured nothing: no probe record at all.
+    expect(readFinding(probe, { kind: "not_sent", detail: "ECONNREFUSED" })).toEqual({ unreached: "ECONNREFUSED" });
   });
 });
