@@ -74,6 +74,10 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over stdio, Settle o
     expect(new Set([a, b, c].map((r) => r.structuredContent.order_id)).size).toBe(1);
     expect(c._meta["settle.dev/replayed"]).toBeDefined();
     expect(effects("order", (d) => d.customer === "dup-1")).toHaveLength(1);
+    // get_order has no rule: its readOnlyHint, from the tools/list that passed through, makes it a read.
+    await session.client.listTools();
+    await session.client.callTool({ name: "get_order", arguments: { order_id: a.structuredContent.order_id } });
+    expect(session.logs().at(-1)).toMatchObject({ tool: "get_order", effect: "read", decision: "read" });
   });
 
   it("200 with an error body: a declined card is not a success; the client gets the shop's answer, nothing is charged, a fixed retry goes through", async () => {

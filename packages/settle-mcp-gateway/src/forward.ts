@@ -16,7 +16,6 @@ export type ToolCallParams = {
   name: string;
   arguments?: Record<string, unknown>;
   _meta?: Record<string, unknown>;
-  requestState?: string;
   [field: string]: unknown;
 };
 
@@ -91,13 +90,7 @@ export async function forwardAttempt(input: ForwardInput): Promise<Forwarded> {
   const answer = await waitFor(sent, input.timeoutMs, input.cancelled);
   const facts: AnswerFacts = { tool: ref.tool, invocationId: ref.invocationId, idempotencyKey: ref.idempotencyKey, consoleUrl: input.consoleLink };
 
-  const interim = answer.kind === "result" && answer.result.resultType === "input_required";
-  if (interim && typeof answer.result.requestState === "string") {
-    // The server asks the client for input mid-call (2026-07-28): the attempt goes on when the client answers.
-    input.registry.expectContinuation(answer.result.requestState, { key: ref.idempotencyKey, invocationId: ref.invocationId, attempt: ref.attempt, tool: ref.tool });
-  } else {
-    send([attemptRecord(ref, "outcome", outcomeEnvelope(ref.tool, answer), input.now())]);
-  }
+  send([attemptRecord(ref, "outcome", outcomeEnvelope(ref.tool, answer), input.now())]);
   finish({ invocationId: ref.invocationId, answer, at: Date.now(), unguarded });
 
   if (answer.kind === "lost") {

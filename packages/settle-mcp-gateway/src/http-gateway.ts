@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { PROTOCOL_VERSION_META_KEY } from "@modelcontextprotocol/server";
+import { createParser } from "eventsource-parser";
 import type { ToolCatalog } from "./catalog.js";
 import type { ClientReply, ToolCallParams } from "./forward.js";
 import { exchange, type Refusal } from "./http-exchange.js";
@@ -90,12 +91,20 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     res.statusCode = response.status;
     copyResponseHeaders(response.headers, res);
     if (!response.body) return void res.end();
-    if (observe && (response.headers.get("content-type") ?? "").includes("application/json")) {
+    const type = response.headers.get("content-type") ?? "";
+    if (observe && (type.includes("application/json") || type.includes("text/event-stream"))) {
+      // A tools/list answer is short: read whole, looked at, passed on byte for byte.
       const bytes = Buffer.from(await response.arrayBuffer());
-      try {
-        observe(JSON.parse(bytes.toString("utf8")));
-      } catch {
-        // not ours to judge: passed on as it came
+      const text = bytes.toString("utf8");
+      const messages: string[] = [];
+      if (type.includes("text/event-stream")) createParser({ onEvent: (e) => void messages.push(e.data) }).feed(text);
+      else messages.push(text);
+      for (const message of messages) {
+        try {
+          observe(JSON.parse(message));
+        } catch {
+          // not ours to judge: passed on as it came
+        }
       }
       return void res.end(bytes);
     }

@@ -65,7 +65,20 @@ function settleEnvelope(fields: {
 export function outcomeEnvelope(tool: string, answer: UpstreamAnswer): Record<string, unknown> {
   switch (answer.kind) {
     case "result":
-      return answer.result;
+      if (answer.result.resultType !== "input_required") return answer.result;
+      // 2026-07-28: the server asks the client for input first; the client's answer is a new request (a new attempt).
+      return {
+        content: [{ type: "text", text: `settle-mcp: the server asked the client for input before ${tool} goes on` }],
+        isError: true,
+        structuredContent: settleEnvelope({
+          code: "INPUT_REQUIRED",
+          category: "validation",
+          commit_state: "not_committed",
+          directive: "after_input_fix",
+          next_action: "correct_input",
+          message: `The server needs the client's input (${Object.keys((answer.result.inputRequests as object | undefined) ?? {}).join(", ") || "requestState"}) before ${tool} goes on.`,
+        }),
+      };
     case "error": {
       const text = `JSON-RPC error ${answer.error.code} from the server: ${answer.error.message}`.slice(0, 1000);
       if (!refusedBeforeRunning.has(answer.error.code)) return { content: [{ type: "text", text }], isError: true };

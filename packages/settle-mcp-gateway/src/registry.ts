@@ -13,9 +13,6 @@ import { refusedBeforeRunning, type UpstreamAnswer } from "./outcomes.js";
 export type Settled = { invocationId: string; answer: UpstreamAnswer; at: number; unguarded?: boolean };
 export type Standing = "committed" | "unknown" | "not_committed";
 
-/** A mid-call round trip of the 2026-07-28 revision: the server asked for input, the client answers with requestState. */
-export type Continuation = { key: string; invocationId: string; attempt: number; tool: string };
-
 const RECENT = 2000;
 
 /** What this process may conclude alone, erring towards unknown: an isError result may have done anything. */
@@ -23,6 +20,7 @@ export function standingOfAnswer(answer: UpstreamAnswer): Standing {
   if (answer.kind === "lost") return "unknown";
   if (answer.kind === "not_sent" || answer.kind === "refused") return "not_committed";
   if (answer.kind === "error") return refusedBeforeRunning.has(answer.error.code) ? "not_committed" : "unknown";
+  if (answer.result.resultType === "input_required") return "not_committed";
   return answer.result.isError === true ? "unknown" : "committed";
 }
 
@@ -31,7 +29,6 @@ export type Registry = ReturnType<typeof createRegistry>;
 export function createRegistry() {
   const inFlight = new Map<string, { invocationId: string; done: Promise<Settled>; unguarded: boolean }>();
   const recent = new Map<string, Settled>();
-  const continuations = new Map<string, Continuation>();
 
   function remember(key: string, settled: Settled): void {
     recent.delete(key);
@@ -59,12 +56,6 @@ export function createRegistry() {
       if (!s || s.invocationId !== invocationId || s.answer.kind !== "result" || standingOfAnswer(s.answer) !== "committed") return null;
       return s.answer.result as CallToolResult;
     },
-    continue: (requestState: string) => continuations.get(requestState) ?? null,
-    expectContinuation(requestState: string, c: Continuation): void {
-      continuations.set(requestState, c);
-      if (continuations.size > RECENT) continuations.delete(continuations.keys().next().value as string);
-    },
-    endContinuation: (requestState: string) => continuations.delete(requestState),
     /** Calls still waiting for their server's answer. */
     pending: () => [...inFlight.values()].map((f) => f.done),
   };

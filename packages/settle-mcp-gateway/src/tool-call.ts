@@ -327,7 +327,6 @@ async function runRead(c: Call): Promise<ClientReply> {
 export async function handleToolCall(deps: GatewayDeps, client: ClientCall, dispatch: Dispatch): Promise<ClientReply> {
   const started = Date.now();
   const tool = client.params.name;
-  const continued = typeof client.params.requestState === "string" ? deps.registry.continue(client.params.requestState) : null;
   const rule = ruleFor(deps.config, tool);
   const { effect, source } = classifyEffect(deps.config, rule, deps.annotations(tool));
   const taskId = resolveTask(deps.config.task, { meta: client.params._meta, headers: client.headers, sessionTask: client.sessionTask });
@@ -344,11 +343,6 @@ export async function handleToolCall(deps: GatewayDeps, client: ClientCall, disp
     trail: { decisions: [], invocation: null, attempt: null, settleMs: 0 },
   };
   try {
-    if (continued) {
-      // The client's answer to the server's mid-call question: the same attempt goes on.
-      deps.registry.endContinuation(client.params.requestState as string);
-      return await forward({ ...c, id: { ...c.id, idempotencyKey: continued.key } }, continued.invocationId, continued.attempt, "continued");
-    }
     return await (effect === "read" ? runRead(c) : runWrite(c));
   } finally {
     writeLog(c);

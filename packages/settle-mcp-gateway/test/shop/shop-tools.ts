@@ -1,6 +1,6 @@
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
-import { McpServer } from "@modelcontextprotocol/server";
+import { acceptedContent, inputRequired, McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 
 // A small shop as a real MCP server on the SDK: create_order, charge_card,
@@ -75,6 +75,8 @@ function after(fault: Fault | null, hooks: ShopHooks): void {
   if (fault?.fault === "break_stream_after_effect") hooks.breakStream();
 }
 
+const confirmation = z.object({ confirm: z.boolean() });
+
 export function createShop(hooks: ShopHooks): McpServer {
   const server = new McpServer({ name: "shop", version: "1.0.0" }, { capabilities: { tools: {} } });
 
@@ -87,6 +89,10 @@ export function createShop(hooks: ShopHooks): McpServer {
       annotations: { destructiveHint: false, idempotentHint: false },
     },
     async (args, ctx) => {
+      // note "confirm": the 2026-07-28 way to ask first — an input_required result, and the client's answer in a new request.
+      if (args.note === "confirm" && acceptedContent(ctx.mcpReq.inputResponses, "confirm", confirmation)?.confirm !== true) {
+        return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message: `Place the order for ${args.customer}?`, requestedSchema: confirmation }) } });
+      }
       const fault = takeFault("create_order");
       const early = await before(fault);
       if (early) return early;
