@@ -106,6 +106,18 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over stdio, Settle o
     expect(effects("order", (d) => d.customer === "slow-1")).toHaveLength(1);
   });
 
+  it("the client gives up and cancels after dispatch: recorded as unknown (never failed), and its re-issue does not make a second order", async () => {
+    s.fault({ tool: "create_order", fault: "slow", ms: 900 });
+    await expect(session.client.callTool(order("cancel-1"), { timeout: 250 })).rejects.toThrow();
+    await waitUntil("the cancelled call is logged", () => session.logs().some((l) => l.decision === "forwarded" && l.upstream === "lost:cancelled"), 8000);
+    const cancelled = session.logs().find((l) => l.upstream === "lost:cancelled")!;
+    await waitUntil("its outcome is recorded", async () => (await invocationOf(settle, cancelled.invocation!)).status === "outcome_unknown");
+    const again = (await session.client.callTool(order("cancel-1"))) as any;
+    expect(settleOf(again)).toMatchObject({ code: "ALREADY_COMMITTED", invocation_id: cancelled.invocation });
+    expect(effects("order", (d) => d.customer === "cancel-1")).toHaveLength(1);
+    expect((await invocationOf(settle, cancelled.invocation!)).status).toBe("reconciled");
+  });
+
   it("partial batch: per-item outcomes in the queue, and the scoped retry of the unknown item is a new intent that goes through", async () => {
     s.fault({ tool: "send_email", fault: "relay_partial" });
     const first = (await session.client.callTool({ name: "send_email", arguments: { to: ["ana@example.com", "ben@example.com", "not-an-address"], subject: "Your order", body: "Thanks" } })) as any;

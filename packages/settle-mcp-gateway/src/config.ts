@@ -33,6 +33,11 @@ const toolRuleSchema = z.strictObject({
     .array(z.string().min(1))
     .optional()
     .describe("Only these arguments (dotted paths) make the idempotency key: leave out timestamps, nonces, fetched prices (seed 002: key the intent, not the payload)."),
+  key: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("The idempotency key itself, from the arguments: \"charge:{{args.order_id}}\" makes every charge of one order one intent. Overrides key_args."),
   key_scope: z
     .enum(["runtime", "task"])
     .optional()

@@ -6,7 +6,8 @@ import type { ToolRule } from "./config.js";
 // same intent. The key is the tool's name and a canonical digest of its
 // arguments — object keys sorted, so {"a":1,"b":2} and {"b":2,"a":1} are one
 // intent — or of the arguments a rule names (key_args), so a timestamp or a
-// nonce in the payload does not make every retry a new intent.
+// nonce in the payload does not make every retry a new intent; or a
+// business key the rule spells out from the arguments (key).
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -57,13 +58,24 @@ export type CallIdentity = {
  * call in a new session too (a client that restarted and re-issued it).
  */
 export function identify(tool: string, args: unknown, taskId: string, rule: ToolRule | null): CallIdentity {
-  const keyed = keyedArguments(args, rule);
   const scope = rule?.key_scope === "task" ? `${taskId}\n` : "";
+  const named = rule?.key ? fillTemplate(rule.key, args) : null;
   return {
     taskId,
-    idempotencyKey: `mcp:${tool}:${sha256(`${scope}${canonicalJson(keyed)}`).slice(0, 32)}`,
+    idempotencyKey: named !== null ? `${scope ? `${taskId}:` : ""}${named}`.slice(0, 512) : `mcp:${tool}:${sha256(`${scope}${canonicalJson(keyedArguments(args, rule))}`).slice(0, 32)}`,
     argsDigest: digestArguments(args),
   };
+}
+
+/** "charge:{{args.order_id}}" with the call's arguments; an argument that is missing leaves the key to the digest. */
+function fillTemplate(template: string, args: unknown): string | null {
+  let missing = false;
+  const filled = template.replace(/\{\{args\.([^}]+)\}\}/g, (_, p: string) => {
+    const value = readPath(args, p);
+    if (value === undefined || value === null || typeof value === "object") missing = true;
+    return String(value ?? "");
+  });
+  return missing ? null : filled;
 }
 
 export type TaskSources = { sources: Array<"meta" | "header" | "session">; meta_key: string; header: string };

@@ -23,6 +23,14 @@ describe("identify", () => {
     expect(a.argsDigest).not.toBe(b.argsDigest);
   });
 
+  it("takes a business key a rule spells out from the arguments, and falls back to the digest when one is missing", () => {
+    const rule = { match: "charge_card", key: "charge:{{args.order_id}}" };
+    expect(identify("charge_card", { order_id: "ord-7", amount_cents: 100 }, "t", rule).idempotencyKey).toBe("charge:ord-7");
+    expect(identify("charge_card", { order_id: "ord-7", amount_cents: 250 }, "t", rule).idempotencyKey).toBe("charge:ord-7");
+    expect(identify("charge_card", { amount_cents: 250 }, "t", rule).idempotencyKey).toMatch(/^mcp:charge_card:/);
+    expect(identify("charge_card", { order_id: "ord-7" }, "task-9", { ...rule, key_scope: "task" as const }).idempotencyKey).toBe("task-9:charge:ord-7");
+  });
+
   it("scopes the key to the task only when the rule says so", () => {
     const args = { to: "ana@example.com" };
     expect(identify("send_email", args, "t-1", null).idempotencyKey).toBe(identify("send_email", args, "t-2", null).idempotencyKey);
