@@ -73,11 +73,13 @@ export async function followIntent(client: Client, intent: Intent, options: Chao
       return run;
     }
     if (code === "OUTCOME_UNKNOWN") {
-      // Re-issued once, as a client must after a broken stream; a second unknown is a person's to settle.
-      if ((unknowns += 1) >= 2) {
+      // Re-issued as a client must after a broken stream, after a pause (a crashed server is starting again,
+      // and the gateway's probe needs it); past three unknowns it is a person's to settle.
+      if ((unknowns += 1) >= 3) {
         run.end = "unknown";
         return run;
       }
+      await sleep(unknowns === 1 ? 0 : 1500);
       continue;
     }
     if (code === "RETRY_LATER") {

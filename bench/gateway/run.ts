@@ -87,9 +87,29 @@ async function main(): Promise<void> {
       latency.direct.push(await timed(direct, makeIntent(i, rng, "lat-direct")));
       latency.gateway.push(await timed(through, makeIntent(i, rng, "lat-gw")));
     }
+    // Settle's own share, straight from this process: its guard (what every write waits for) and its cheapest route.
+    const settleTimes = { guard: [] as number[], health: [] as number[] };
+    for (let i = 0; i < LATENCY_PAIRS; i += 1) {
+      let t = performance.now();
+      const res = await fetch(`${server.url}/api/v1/guard`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ task_id: "bench-guard", tool: "create_order", idempotency_key: `bench-guard-${i}`, effect_class: "create" }),
+      });
+      await res.text();
+      settleTimes.guard.push(performance.now() - t);
+      t = performance.now();
+      await (await fetch(`${server.url}/api/health`)).text();
+      settleTimes.health.push(performance.now() - t);
+    }
     const lat = (xs: number[]) => ({ p50: round(percentile(xs, 50)), p95: round(percentile(xs, 95)) });
     const internal = logsOf(gateway.stderr()).slice(20, 20 + LATENCY_PAIRS);
-    const inside = { gateway_ms: lat(internal.map((l) => l.ms)), guard_ms: lat(internal.map((l) => l.guard_ms)) };
+    const inside = {
+      gateway_ms: lat(internal.map((l) => l.ms)),
+      guard_ms: lat(internal.map((l) => l.guard_ms)),
+      settle_guard_direct_ms: lat(settleTimes.guard),
+      settle_health_ms: lat(settleTimes.health),
+    };
     const added = { p50: round(percentile(latency.gateway, 50) - percentile(latency.direct, 50)), p95: round(percentile(latency.gateway, 95) - percentile(latency.direct, 95)) };
     console.log(`• latency over ${LATENCY_PAIRS} pairs: direct ${JSON.stringify(lat(latency.direct))} ms, gateway ${JSON.stringify(lat(latency.gateway))} ms, added ${JSON.stringify(added)} ms; inside the gateway ${JSON.stringify(inside)}`);
 
