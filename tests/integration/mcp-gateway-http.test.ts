@@ -5,6 +5,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import type { Backend } from "./harness";
 import {
   invocationOf,
+  operatorAct,
   queueOf,
   scratch,
   shopConfig,
@@ -166,6 +167,33 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over Streamable HTTP
     const attempts = (await invocationOf(settle, id)).attempts.filter((a: any) => a.phase === "outcome");
     expect(attempts.map((a: any) => [a.attempt, a.commit_state])).toEqual([[1, "not_committed"], [2, "committed"]]);
     await modern.close();
+  });
+
+  it("an approval over HTTP, with a 2025 client that supports elicitation, on a sessionful server: the user keeps waiting and the call proceeds once approved", async () => {
+    const s2 = scratch();
+    const sessionful = await startShopHttp(s2, 0, "--http-sessions");
+    const held = await startHttpSession(settle, s2, sessionful.url, { ...shopConfig, effects: { money: { approval: true } }, approval_wait_s: 1 });
+    try {
+      const asker = await held.client({ capabilities: { elicitation: {} } });
+      let asked = 0;
+      asker.setRequestHandler("elicitation/create", async () => {
+        asked += 1;
+        return { action: "accept", content: { keep_waiting: true } };
+      });
+      const call = asker.callTool(charge("ord-http-appr"), { timeout: 20_000 });
+      let id = "";
+      await waitUntil("awaiting approval", async () => {
+        id = (await queueOf(settle)).find((i) => i.tool === "charge_card" && i.status === "awaiting_approval")?.invocation_id ?? "";
+        return id !== "";
+      });
+      await waitUntil("the user was asked", () => asked > 0, 5000);
+      await operatorAct(settle, id, { action: "approve", note: "ok" });
+      expect(textOf(await call)).toContain("charged 500");
+      expect(s2.ledger().filter((l) => l.kind === "charge")).toHaveLength(1);
+    } finally {
+      await held.close();
+      await sessionful.stop();
+    }
   });
 
   // When Settle cannot be reached the effect class decides: money (and

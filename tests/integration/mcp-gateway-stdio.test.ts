@@ -77,15 +77,16 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over stdio, Settle o
     // get_order has no rule: its readOnlyHint, from the tools/list that passed through, makes it a read.
     await session.client.listTools();
     await session.client.callTool({ name: "get_order", arguments: { order_id: a.structuredContent.order_id } });
-    expect(session.logs().at(-1)).toMatchObject({ tool: "get_order", effect: "read", decision: "read" });
+    expect(await session.logFor((l) => l.tool === "get_order")).toMatchObject({ effect: "read", decision: "read" });
   });
 
   it("200 with an error body: a declined card is not a success; the client gets the shop's answer, nothing is charged, a fixed retry goes through", async () => {
     s.fault({ tool: "charge_card", fault: "declined" });
+    const mark = session.logs().length;
     const declined = (await session.client.callTool(charge("ord-200"))) as any;
     expect(declined.isError).toBeFalsy();
     expect(textOf(declined)).toBe("card declined");
-    const log = session.logs().at(-1)!;
+    const log = await session.logFor((l) => l.tool === "charge_card" && l.decision === "forwarded", mark);
     await waitUntil("the failure is recorded", async () => (await invocationOf(settle, log.invocation!)).status === "failed");
     expect(await invocationOf(settle, log.invocation!)).toMatchObject({ status: "failed", commit_state: "not_committed" });
     expect(effects("charge", (d) => d.order_id === "ord-200")).toHaveLength(0);
@@ -102,7 +103,7 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over stdio, Settle o
     const second = session.client.callTool(order("slow-1"));
     const [a, b] = (await Promise.all([first, second])) as any[];
     expect(a.structuredContent.order_id).toBe(b.structuredContent.order_id);
-    expect(session.logs().some((l) => l.decision === "joined")).toBe(true);
+    expect(await session.logFor((l) => l.decision === "joined")).toMatchObject({ tool: "create_order" });
     expect(effects("order", (d) => d.customer === "slow-1")).toHaveLength(1);
   });
 
@@ -122,7 +123,7 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over stdio, Settle o
     s.fault({ tool: "send_email", fault: "relay_partial" });
     const first = (await session.client.callTool({ name: "send_email", arguments: { to: ["ana@example.com", "ben@example.com", "not-an-address"], subject: "Your order", body: "Thanks" } })) as any;
     expect(first.structuredContent.items.map((i: any) => i.applied)).toEqual(["yes", "unknown", "no"]);
-    const id = session.logs().at(-1)!.invocation!;
+    const id = (await session.logFor((l) => l.tool === "send_email")).invocation!;
     await waitUntil("the partial outcome is queued", async () => (await queued(id)) !== null);
     expect(await queued(id)).toMatchObject({ status: "partially_applied", commit_state: "partial" });
     const inv = await invocationOf(settle, id);
@@ -144,7 +145,7 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over stdio, Settle o
     const early = (await session.client.callTool(order("rl-1"))) as any;
     expect(settleOf(early)).toMatchObject({ code: "RETRY_LATER", commit_state: "not_committed", next_action: "wait_and_retry" });
     expect(Date.parse(settleOf(early).not_before!)).toBeGreaterThan(Date.now() - 500);
-    expect(session.logs().at(-1)!.decision).toBe("denied:retry_later");
+    expect(await session.logFor((l) => l.decision === "denied:retry_later")).toMatchObject({ tool: "create_order" });
     await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(settleOf(early).not_before!) - Date.now()) + 100));
     const later = (await session.client.callTool(order("rl-1"))) as any;
     expect(later.structuredContent.status).toBe("created");

@@ -74,7 +74,15 @@ export function scratch(): Scratch {
 
 const baseEnv = () => Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
 
-export type StdioSession = { client: Client; stderr: () => string; logs: () => CallLog[]; close: () => Promise<void>; transport: StdioClientTransport };
+export type StdioSession = {
+  client: Client;
+  stderr: () => string;
+  logs: () => CallLog[];
+  /** The gateway's log line for a call arrives on stderr, apart from its answer on stdout: waits for it. */
+  logFor: (match: (l: CallLog) => boolean, after?: number) => Promise<CallLog>;
+  close: () => Promise<void>;
+  transport: StdioClientTransport;
+};
 
 /** An SDK client that launches the real `settle-mcp` bin in front of the shop, as Claude Desktop would. */
 export async function connectStdio(settle: SettleUnderTest, s: Scratch, config: object = shopConfig, clientOptions: ConstructorParameters<typeof Client>[1] = {}): Promise<StdioSession> {
@@ -91,15 +99,21 @@ export async function connectStdio(settle: SettleUnderTest, s: Scratch, config: 
   transport.stderr?.on("data", (d) => (stderr += String(d)));
   const client = new Client({ name: "gateway-test", version: "1.0.0" }, clientOptions);
   await client.connect(transport);
+  const logs = () =>
+    stderr
+      .split("\n")
+      .filter((l) => l.startsWith('{"settle_mcp":"call"'))
+      .map((l) => JSON.parse(l) as CallLog);
   return {
     client,
     transport,
     stderr: () => stderr,
-    logs: () =>
-      stderr
-        .split("\n")
-        .filter((l) => l.startsWith('{"settle_mcp":"call"'))
-        .map((l) => JSON.parse(l) as CallLog),
+    logs,
+    logFor: async (match, after = 0) => {
+      const found = () => logs().slice(after).filter(match);
+      await waitUntil("the gateway's log line", () => found().length > 0, 5000);
+      return found().at(-1)!;
+    },
     close: () => client.close(),
   };
 }
@@ -107,10 +121,10 @@ export async function connectStdio(settle: SettleUnderTest, s: Scratch, config: 
 export type ShopProcess = { url: string; child: ChildProcess; stop: () => Promise<void>; restart: () => Promise<void> };
 
 /** The shop over Streamable HTTP, as a process of its own (a crash is a real exit), restarted on the same port. */
-export async function startShopHttp(s: Scratch, port = 0): Promise<ShopProcess> {
+export async function startShopHttp(s: Scratch, port = 0, mode: "--http" | "--http-sessions" = "--http"): Promise<ShopProcess> {
   const launch = (p: number) =>
     new Promise<{ child: ChildProcess; port: number }>((resolve, reject) => {
-      const child = spawn(process.execPath, ["--import", "tsx", shopServer, "--http", String(p)], { cwd: root, env: { ...process.env, ...s.env }, stdio: ["ignore", "pipe", "inherit"] });
+      const child = spawn(process.execPath, ["--import", "tsx", shopServer, mode, String(p)], { cwd: root, env: { ...process.env, ...s.env }, stdio: ["ignore", "pipe", "inherit"] });
       let out = "";
       child.stdout!.on("data", (d) => {
         out += String(d);
@@ -139,7 +153,7 @@ export async function startShopHttp(s: Scratch, port = 0): Promise<ShopProcess> 
   return shop;
 }
 
-export type HttpSession = { gateway: HttpGateway; settleLink: SettleLink; logs: CallLog[]; client: () => Promise<Client>; close: () => Promise<void> };
+export type HttpSession = { gateway: HttpGateway; settleLink: SettleLink; logs: CallLog[]; client: (options?: ConstructorParameters<typeof Client>[1]) => Promise<Client>; close: () => Promise<void> };
 
 /** The HTTP gateway in this process in front of `upstream`, and SDK clients of either protocol era. */
 export async function startHttpSession(settle: SettleUnderTest, s: Scratch, upstream: string, config: object = shopConfig): Promise<HttpSession> {
@@ -158,8 +172,8 @@ export async function startHttpSession(settle: SettleUnderTest, s: Scratch, upst
     gateway,
     settleLink,
     logs,
-    client: async () => {
-      const client = new Client({ name: "gateway-http-test", version: "1.0.0" });
+    client: async (options) => {
+      const client = new Client({ name: "gateway-http-test", version: "1.0.0" }, options);
       await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
       clients.push(client);
       return client;

@@ -6,6 +6,7 @@ import { PROTOCOL_VERSION_META_KEY } from "@modelcontextprotocol/server";
 import { createParser } from "eventsource-parser";
 import type { ToolCatalog } from "./catalog.js";
 import type { ClientReply, ToolCallParams } from "./forward.js";
+import { createHttpElicitation } from "./http-elicitation.js";
 import { exchange, type Refusal } from "./http-exchange.js";
 import { handleToolCall, type GatewayDeps } from "./tool-call.js";
 
@@ -78,7 +79,9 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
   const inFlight = new Map<string, { abort: AbortController; upstreamIds: string[] }>();
   let counter = 0;
 
-  async function passThrough(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, observe?: (m: unknown) => void): Promise<void> {
+  const elicitation = createHttpElicitation();
+
+  async function passThrough(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, observe?: (m: unknown, headers: Headers) => void): Promise<void> {
     const abort = new AbortController();
     res.on("close", () => abort.abort());
     let response: Response;
@@ -90,7 +93,10 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     }
     res.statusCode = response.status;
     copyResponseHeaders(response.headers, res);
-    if (!response.body) return void res.end();
+    if (!response.body) {
+      observe?.(null, response.headers);
+      return void res.end();
+    }
     const type = response.headers.get("content-type") ?? "";
     if (observe && (type.includes("application/json") || type.includes("text/event-stream"))) {
       // A tools/list answer is short: read whole, looked at, passed on byte for byte.
@@ -101,7 +107,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
       else messages.push(text);
       for (const message of messages) {
         try {
-          observe(JSON.parse(message));
+          observe(JSON.parse(message), response.headers);
         } catch {
           // not ours to judge: passed on as it came
         }
@@ -113,9 +119,11 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
       .pipe(res);
   }
 
-  function writeSse(res: ServerResponse, message: unknown): void {
+  function writeSse(res: ServerResponse, message: unknown): boolean {
+    if (res.destroyed || res.writableEnded) return false;
     if (!res.headersSent) res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    return true;
   }
 
   async function toolCall(req: IncomingMessage, res: ServerResponse, message: { id: string | number; params: ToolCallParams }): Promise<void> {
@@ -152,7 +160,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     const lower = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v[0] : v]));
     let reply: ClientReply;
     try {
-      reply = await handleToolCall(deps, { params: message.params, headers: lower, sessionTask: session ? `mcp-session:${session}` : instanceTask, cancelled: entry.abort.signal, elicit: null }, dispatch);
+      reply = await handleToolCall(deps, { params: message.params, headers: lower, sessionTask: session ? `mcp-session:${session}` : instanceTask, cancelled: entry.abort.signal, elicit: elicitation.forSession(session, (m) => writeSse(res, m)) }, dispatch);
     } catch (error) {
       reply = { kind: "error", error: { code: -32603, message: `settle-mcp: ${(error as Error).message}` } };
     } finally {
@@ -190,6 +198,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
       return void res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify(error));
     }
     const m = message as { id?: string | number; method?: string; params?: Record<string, unknown> };
+    if (elicitation.takeAnswer(m)) return void res.writeHead(202).end();
     if (m?.method === "tools/call" && m.id !== undefined && typeof m.params?.name === "string") return toolCall(req, res, { id: m.id, params: m.params as ToolCallParams });
     if (m?.method === "notifications/cancelled") {
       const session = (req.headers["mcp-session-id"] as string | undefined) ?? "";
@@ -200,6 +209,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
         return passThrough(req, res, Buffer.from(JSON.stringify(rewritten.length === 1 ? rewritten[0] : m)));
       }
     }
+    if (m?.method === "initialize") return passThrough(req, res, body, (_, headers) => elicitation.noteInitialize(m.params, headers.get("mcp-session-id")));
     const learn = m?.method === "tools/list" ? (r: unknown) => options.catalog.learn((r as { result?: unknown })?.result) : undefined;
     return passThrough(req, res, body, learn);
   }
