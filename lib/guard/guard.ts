@@ -32,6 +32,9 @@ export const guardRequestSchema = z
       .max(64)
       .optional()
       .describe("When the write is about to be dispatched (ISO 8601), by the clock that stamps its outcome record; default Settle's now."),
+    budget_left_s: z.number().min(0).max(31_536_000).optional().describe("The intent's budget: past it without an outcome the invocation is stalled."),
+    args_digest: z.string().max(256).optional(),
+    envelope: z.unknown().optional().describe("What is about to be dispatched (the call as sent), stored with the intent, redacted like any envelope."),
   })
   .meta({ id: "GuardRequest" });
 export type GuardRequestBody = z.infer<typeof guardRequestSchema>;
@@ -41,6 +44,7 @@ export const guardAnswerSchema = z
     allow: z.boolean(),
     reason: z.enum(guardReasons).nullable(),
     invocation_id: z.string().describe("Allowed: the invocation the intent was recorded for. Denied: the invocation that blocks the write."),
+    attempt: z.number().int().describe("Allowed: the attempt number of the recorded intent, for the outcome record. Denied: the blocking invocation's latest attempt."),
   })
   .meta({ id: "GuardAnswer" });
 export type GuardAnswer = z.infer<typeof guardAnswerSchema>;
@@ -130,28 +134,33 @@ export async function guardWrite(db: Db, runtime: RuntimeRef, body: GuardRequest
     if (verdict.kind === "refuse") throw new ApiError(verdict.code, verdict.message);
     if (verdict.kind === "deny") {
       await recordCheck(tx, runtime.id, { taskId, invocationId: verdict.invocationId, tool, key, allow: false, reason: verdict.reason, at: now });
-      return { allow: false, reason: verdict.reason, invocation_id: verdict.invocationId };
+      const blocking = candidates.find((c) => c.invocationId === verdict.invocationId);
+      return { allow: false, reason: verdict.reason, invocation_id: verdict.invocationId, attempt: blocking?.lastAttempt ?? 0 };
     }
 
     const taken = candidates.some((c) => c.invocationId === derived);
     const invocationId = verdict.invocationId ?? (taken ? `inv_${randomUUID()}` : derived);
+    const attempt = (verdict.reopens?.lastAttempt ?? 0) + 1;
     const intent = prepareRecord(
       {
         event_id: `guard:${randomUUID()}`,
         task_id: verdict.reopens?.taskId ?? taskId,
         invocation_id: invocationId,
-        attempt: (verdict.reopens?.lastAttempt ?? 0) + 1,
+        attempt,
         tool,
         phase: "intent",
         at: body.at ?? now.toISOString(),
         idempotency_key: key,
         ...(body.effect_class === undefined ? {} : { effect_class: body.effect_class }),
+        ...(body.budget_left_s === undefined ? {} : { budget_left_s: body.budget_left_s }),
+        ...(body.args_digest === undefined ? {} : { args_digest: body.args_digest }),
+        ...(body.envelope === undefined ? {} : { envelope: body.envelope }),
       },
       now,
     );
     if ("code" in intent) throw new ApiError("INVALID_REQUEST", intent.message, intent.path ? { path: intent.path } : {});
     await storeRecords(tx, runtime.id, [intent], { lock: true });
     await recordCheck(tx, runtime.id, { taskId, invocationId, tool, key, allow: true, reason: null, at: now });
-    return { allow: true, reason: null, invocation_id: invocationId };
+    return { allow: true, reason: null, invocation_id: invocationId, attempt };
   }, { settings: ["statement_timeout = '30s'"] });
 }

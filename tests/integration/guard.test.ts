@@ -55,7 +55,7 @@ describe.each<Backend>(["postgres", "pglite"])("guard on %s", (backend) => {
     const key = fresh();
     const res = await askFor("t-1", key);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ allow: true, reason: null, invocation_id: `t-1:${key}` });
+    expect(res.body).toMatchObject({ allow: true, reason: null, invocation_id: `t-1:${key}` });
     const inv = await read(`t-1:${key}`);
     expect(inv).toMatchObject({ status: "pending", commit_state: "unknown", idempotency_key: key, effect_class: "create", attempt_count: 1, version: 1 });
     expect(inv.stall_at).not.toBeNull();
@@ -68,10 +68,10 @@ describe.each<Backend>(["postgres", "pglite"])("guard on %s", (backend) => {
   it("denies while the intent is in flight, and names the invocation it belongs to", async () => {
     const key = fresh();
     const id = (await askFor("t-1", key)).body.invocation_id;
-    expect((await askFor("t-1", key)).body).toEqual({ allow: false, reason: "in_flight", invocation_id: id });
-    expect((await askFor("t-1", key, { invocation_id: id })).body).toEqual({ allow: false, reason: "in_flight", invocation_id: id });
+    expect((await askFor("t-1", key)).body).toMatchObject({ allow: false, reason: "in_flight", invocation_id: id });
+    expect((await askFor("t-1", key, { invocation_id: id })).body).toMatchObject({ allow: false, reason: "in_flight", invocation_id: id });
     // Another task, another invocation id: still the same business key.
-    expect((await askFor("t-2", key, { invocation_id: "other" })).body).toEqual({ allow: false, reason: "in_flight", invocation_id: id });
+    expect((await askFor("t-2", key, { invocation_id: "other" })).body).toMatchObject({ allow: false, reason: "in_flight", invocation_id: id });
     expect(await checks(key)).toEqual([
       { allow: true, reason: null, invocationId: id },
       { allow: false, reason: "in_flight", invocationId: id },
@@ -82,21 +82,21 @@ describe.each<Backend>(["postgres", "pglite"])("guard on %s", (backend) => {
 
   it("denies already_committed after a committed outcome, a probe that found it, or an operator's reconciliation", async () => {
     const byOutcome = await guardedWith({ ok: true, commit_state: "committed" });
-    expect((await askFor("t-1", byOutcome.key)).body).toEqual({ allow: false, reason: "already_committed", invocation_id: byOutcome.id });
+    expect((await askFor("t-1", byOutcome.key)).body).toMatchObject({ allow: false, reason: "already_committed", invocation_id: byOutcome.id });
 
     const byProbe = await guardedWith({ ok: false, commit_state: "unknown" });
     await send([{ event_id: `${byProbe.id}:probe`, task_id: "t-1", invocation_id: byProbe.id, attempt: 1, phase: "probe", tool: "create_invoice", at: iso(-1), envelope: { ok: true, commit_state: "committed" } }]);
-    expect((await askFor("t-9", byProbe.key)).body).toEqual({ allow: false, reason: "already_committed", invocation_id: byProbe.id });
+    expect((await askFor("t-9", byProbe.key)).body).toMatchObject({ allow: false, reason: "already_committed", invocation_id: byProbe.id });
 
     const byOperator = await guardedWith({ ok: false, commit_state: "unknown" });
     await act(byOperator.id, { action: "mark_reconciled", commit_state: "committed", note: "invoice INV-9 exists" });
-    expect((await askFor("t-1", byOperator.key)).body).toEqual({ allow: false, reason: "already_committed", invocation_id: byOperator.id });
+    expect((await askFor("t-1", byOperator.key)).body).toMatchObject({ allow: false, reason: "already_committed", invocation_id: byOperator.id });
   });
 
   it("denies outcome_unknown while the outcome is unknown, partial, stalled, being verified or escalated", async () => {
     const unknown = await guardedWith({ title: "Gateway Timeout", status: 504 });
     expect((await read(unknown.id)).status).toBe("outcome_unknown");
-    expect((await askFor("t-1", unknown.key)).body).toEqual({ allow: false, reason: "outcome_unknown", invocation_id: unknown.id });
+    expect((await askFor("t-1", unknown.key)).body).toMatchObject({ allow: false, reason: "outcome_unknown", invocation_id: unknown.id });
 
     const partial = await guardedWith({ outcome: "ok", effect_applied: "partial", items: [{ item_id: "a", applied: "yes" }, { item_id: "b", applied: "unknown" }] });
     expect((await read(partial.id)).status).toBe("partially_applied");
@@ -110,13 +110,13 @@ describe.each<Backend>(["postgres", "pglite"])("guard on %s", (backend) => {
     const stalledKey = fresh();
     await send([{ event_id: `st-${stalledKey}`, task_id: "t-1", invocation_id: `st-${stalledKey}`, attempt: 1, phase: "intent", tool: "create_invoice", idempotency_key: stalledKey, budget_left_s: 1, at: iso(-60) }]);
     expect((await read(`st-${stalledKey}`)).status).toBe("stalled");
-    expect((await askFor("t-1", stalledKey)).body).toEqual({ allow: false, reason: "outcome_unknown", invocation_id: `st-${stalledKey}` });
+    expect((await askFor("t-1", stalledKey)).body).toMatchObject({ allow: false, reason: "outcome_unknown", invocation_id: `st-${stalledKey}` });
   });
 
   it("allows the next attempt of the same invocation once it is settled as not committed", async () => {
     const settled = await guardedWith({ ok: false, commit_state: "unknown" });
     await act(settled.id, { action: "mark_reconciled", commit_state: "not_committed", note: "no invoice in the ledger" });
-    expect((await askFor("t-1", settled.key)).body).toEqual({ allow: true, reason: null, invocation_id: settled.id });
+    expect((await askFor("t-1", settled.key)).body).toMatchObject({ allow: true, reason: null, invocation_id: settled.id });
     const inv = await read(settled.id);
     expect(inv.status).toBe("pending");
     expect(inv.attempts.filter((a: { phase: string }) => a.phase === "intent").map((a: { attempt: number }) => a.attempt)).toEqual([1, 2]);
@@ -126,10 +126,10 @@ describe.each<Backend>(["postgres", "pglite"])("guard on %s", (backend) => {
   it("retry_scheduled is in flight until not_before, then takes the next attempt", async () => {
     const waiting = await guardedWith({ ok: false, commit_state: "not_committed", next_action: "wait_and_retry", retry: { directive: "after_delay", not_before: iso(3600) } });
     expect((await read(waiting.id)).status).toBe("retry_scheduled");
-    expect((await askFor("t-1", waiting.key)).body).toEqual({ allow: false, reason: "in_flight", invocation_id: waiting.id });
+    expect((await askFor("t-1", waiting.key)).body).toMatchObject({ allow: false, reason: "in_flight", invocation_id: waiting.id });
 
     const due = await guardedWith({ ok: false, commit_state: "not_committed", next_action: "wait_and_retry", retry: { directive: "after_delay", not_before: iso(-1) } });
-    expect((await askFor("t-1", due.key)).body).toEqual({ allow: true, reason: null, invocation_id: due.id });
+    expect((await askFor("t-1", due.key)).body).toMatchObject({ allow: true, reason: null, invocation_id: due.id });
   });
 
   it("needs_input and failed take the next attempt of the same invocation", async () => {
@@ -139,17 +139,17 @@ describe.each<Backend>(["postgres", "pglite"])("guard on %s", (backend) => {
     ]) {
       const done = await guardedWith(envelope);
       expect(["needs_input", "failed"]).toContain((await read(done.id)).status);
-      expect((await askFor("t-1", done.key)).body).toEqual({ allow: true, reason: null, invocation_id: done.id });
+      expect((await askFor("t-1", done.key)).body).toMatchObject({ allow: true, reason: null, invocation_id: done.id });
       expect((await read(done.id)).status).toBe("pending");
     }
   });
 
   it("awaiting approval is in flight; approved proceeds as the same invocation only", async () => {
     const approval = await guardedWith({ ok: false, commit_state: "not_committed", next_action: "request_approval" });
-    expect((await askFor("t-1", approval.key)).body).toEqual({ allow: false, reason: "in_flight", invocation_id: approval.id });
+    expect((await askFor("t-1", approval.key)).body).toMatchObject({ allow: false, reason: "in_flight", invocation_id: approval.id });
     await act(approval.id, { action: "approve" });
-    expect((await askFor("t-1", approval.key, { invocation_id: "someone-else" })).body).toEqual({ allow: false, reason: "in_flight", invocation_id: approval.id });
-    expect((await askFor("t-1", approval.key, { invocation_id: approval.id })).body).toEqual({ allow: true, reason: null, invocation_id: approval.id });
+    expect((await askFor("t-1", approval.key, { invocation_id: "someone-else" })).body).toMatchObject({ allow: false, reason: "in_flight", invocation_id: approval.id });
+    expect((await askFor("t-1", approval.key, { invocation_id: approval.id })).body).toMatchObject({ allow: true, reason: null, invocation_id: approval.id });
     expect((await read(approval.id)).status).toBe("pending");
   });
 
@@ -166,6 +166,19 @@ describe.each<Backend>(["postgres", "pglite"])("guard on %s", (backend) => {
     expect((await read(again.body.invocation_id)).status).toBe("pending");
   });
 
+  it("answers the attempt number (the intent's when allowed, the blocking invocation's latest when denied) and keeps the call sent with the intent", async () => {
+    const key = fresh();
+    const first = await askFor("t-1", key, { budget_left_s: 30, args_digest: "sha256:abc", envelope: { method: "tools/call", params: { name: "create_invoice", arguments: { amount: 5, api_key: "sk-secret-value" } } } });
+    expect(first.body).toEqual({ allow: true, reason: null, invocation_id: `t-1:${key}`, attempt: 1 });
+    expect((await askFor("t-1", key)).body).toEqual({ allow: false, reason: "in_flight", invocation_id: `t-1:${key}`, attempt: 1 });
+    const inv = await read(`t-1:${key}`);
+    expect(inv.attempts[0]).toMatchObject({ phase: "intent", attempt: 1, envelope: { params: { arguments: { amount: 5, api_key: "[redacted]" } } } });
+    expect(Date.parse(inv.stall_at) - Date.parse(inv.attempts[0].at)).toBe(30_000);
+    await outcome(`t-1:${key}`, "t-1", key, { ok: false, commit_state: "unknown" });
+    await act(`t-1:${key}`, { action: "mark_reconciled", commit_state: "not_committed", note: "not in the ledger" });
+    expect((await askFor("t-1", key)).body).toEqual({ allow: true, reason: null, invocation_id: `t-1:${key}`, attempt: 2 });
+  });
+
   it("refuses to move an invocation to another key, and another runtime's invocations do not count", async () => {
     const { key: otherKey } = await createRuntimeKey(t.db, `rt-other-${backend}`);
     const key = fresh();
@@ -174,7 +187,7 @@ describe.each<Backend>(["postgres", "pglite"])("guard on %s", (backend) => {
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ ok: false, code: "INVALID_REQUEST" });
     const theirs = await ask({ task_id: "t-1", tool: "create_invoice", idempotency_key: key }, otherKey);
-    expect(theirs.body).toEqual({ allow: true, reason: null, invocation_id: `t-1:${key}` });
+    expect(theirs.body).toMatchObject({ allow: true, reason: null, invocation_id: `t-1:${key}` });
   });
 
   it("takes runtime keys only and validates the body", async () => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { errorResponse } from "@/lib/http/route";
 import { GET as notFound } from "@/app/api/[...path]/route";
-import { getInvocation, getTask, health, ingest, listInvocations, openapi } from "./routes";
+import { getDecision, getInvocation, getTask, guard, health, ingest, invocationActions, listInvocations, openapi } from "./routes";
 
 // Serves Settle's route handlers over a real node:http server on a random
 // localhost port, so HTTP clients (the CLI) can be tested end to end without
@@ -17,6 +17,9 @@ const routes: Route[] = [
   { method: "POST", pattern: /^\/api\/v1\/envelopes$/, names: [], handler: ingest },
   { method: "GET", pattern: /^\/api\/v1\/invocations$/, names: [], handler: listInvocations },
   { method: "GET", pattern: /^\/api\/v1\/invocations\/([^/]+)$/, names: ["invocation_id"], handler: getInvocation },
+  { method: "GET", pattern: /^\/api\/v1\/invocations\/([^/]+)\/decision$/, names: ["invocation_id"], handler: getDecision },
+  { method: "POST", pattern: /^\/api\/v1\/invocations\/([^/]+)\/actions$/, names: ["invocation_id"], handler: invocationActions },
+  { method: "POST", pattern: /^\/api\/v1\/guard$/, names: [], handler: guard },
   { method: "GET", pattern: /^\/api\/v1\/tasks\/([^/]+)$/, names: ["task_id"], handler: getTask },
   { method: "GET", pattern: /^\/api\/health$/, names: [], handler: health },
   { method: "GET", pattern: /^\/api\/v1\/openapi\.json$/, names: [], handler: openapi },

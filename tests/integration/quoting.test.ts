@@ -43,7 +43,7 @@ describe.each<Backend>(["postgres", "pglite"])("quoting on %s", (backend) => {
     // The guard finds it by the key and refuses a second write while its outcome is unknown.
     const denied = await call(guard, { key: t.key, path: "/api/v1/guard", body: { task_id: `task-${s}`, tool: `tool-${s}`, idempotency_key: key } });
     expect(denied.status).toBe(200);
-    expect(denied.body).toEqual({ allow: false, reason: "outcome_unknown", invocation_id: cleanText(inv) });
+    expect(denied.body).toMatchObject({ allow: false, reason: "outcome_unknown", invocation_id: cleanText(inv) });
     // A new key with the same text is allowed, and its intent recorded.
     const allowed = await call(guard, { key: t.key, path: "/api/v1/guard", body: { task_id: `task-${s}`, tool: `tool-${s}`, idempotency_key: `${key}-2` } });
     expect(allowed.body).toMatchObject({ allow: true, reason: null });

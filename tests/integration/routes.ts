@@ -6,3 +6,4 @@ export { GET as health } from "@/app/api/health/route";
 export { GET as openapi } from "@/app/api/v1/openapi.json/route";
 export { POST as guard } from "@/app/api/v1/guard/route";
 export { GET as getDecision } from "@/app/api/v1/invocations/[invocation_id]/decision/route";
+export { POST as invocationActions } from "@/app/api/v1/invocations/[invocation_id]/actions/route";

@@ -47,12 +47,27 @@ export type RecordResult = {
 /** A record's result as the client saw it: `resent` is true when the answer came only after sending the batch again. */
 export type ReportResult = RecordResult & { resent: boolean };
 
-/** SPEC §5's four fields; Settle also takes the effect class and the dispatch time for the intent it records. */
-export type GuardInput = { task_id: string; invocation_id?: string; tool: string; idempotency_key: string; effect_class?: EffectClass | (string & {}); at?: string };
+/**
+ * SPEC §5's four fields; Settle also takes what it stores with the intent it records: the effect class,
+ * the dispatch time, the budget (past it the invocation is stalled), the arguments' digest and the call as sent.
+ */
+export type GuardInput = {
+  task_id: string;
+  invocation_id?: string;
+  tool: string;
+  idempotency_key: string;
+  effect_class?: EffectClass | (string & {});
+  at?: string;
+  budget_left_s?: number;
+  args_digest?: string;
+  envelope?: unknown;
+};
 export type GuardAnswer = {
   allow: boolean;
   reason: null | "already_committed" | "outcome_unknown" | "in_flight";
   invocation_id: string;
+  /** Allowed: the attempt number of the recorded intent (its outcome carries it). Denied: the blocking invocation's latest attempt. */
+  attempt: number;
 };
 
 export type DecisionKind = "wait" | "verify" | "retry_allowed" | "do_not_retry" | "proceed" | "abandon" | "correct_input";
@@ -66,4 +81,28 @@ export type Decision = {
   decided_by: string | null;
   decided_at: string | null;
   version: number;
+};
+
+/** One stored attempt record of an invocation, as GET /api/v1/invocations/{id} lists it. */
+export type AttemptView = {
+  attempt: number | null;
+  phase: Phase;
+  at: string;
+  commit_state: string;
+  outcome: string;
+  envelope: unknown;
+  [field: string]: unknown;
+};
+
+/** GET /api/v1/invocations/{id} (SPEC §8): the fields a runtime acts on, and the rest as sent. */
+export type InvocationDetail = {
+  invocation_id: string;
+  task_id: string;
+  tool: string;
+  status: string;
+  commit_state: string;
+  version: number;
+  attempts: AttemptView[];
+  actions: Array<{ action: string; actor: string; at: string; from_status: string | null; to_status: string | null; [field: string]: unknown }>;
+  [field: string]: unknown;
 };

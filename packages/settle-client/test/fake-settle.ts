@@ -61,7 +61,7 @@ export function createFakeSettle(options: { holdMs?: number } = {}): FakeSettle 
     records: [],
     decisions: new Map(),
     faults: [],
-    guard: (input) => ({ allow: true, reason: null, invocation_id: input.invocation_id ?? `${input.task_id}:${input.idempotency_key}` }),
+    guard: (input) => ({ allow: true, reason: null, invocation_id: input.invocation_id ?? `${input.task_id}:${input.idempotency_key}`, attempt: 1 }),
     setDecision: (id, patch) => {
       const current = fake.decisions.get(id);
       if (!current) throw new Error(`no decision for ${id}`);

@@ -147,7 +147,7 @@ describe("wrapTool", () => {
   it("the guard says it is already committed: the tool is not called", async () => {
     const { settle, client } = setup();
     await client.report({ event_id: "x", task_id: "ord-1", invocation_id: "ord-1:key-1", tool: "create_order", envelope: { outcome: "ok", effect_applied: "yes" } });
-    settle.guard = (input) => ({ allow: false, reason: "already_committed", invocation_id: `${input.task_id}:${input.idempotency_key}` });
+    settle.guard = (input) => ({ allow: false, reason: "already_committed", invocation_id: `${input.task_id}:${input.idempotency_key}`, attempt: 1 });
     let calls = 0;
     const run = await client.wrapTool(async () => {
       calls += 1;
@@ -159,7 +159,7 @@ describe("wrapTool", () => {
   it("the guard says another call is in flight: neither the tool nor the probe is called while it is", async () => {
     const { settle, client } = setup();
     await client.report({ event_id: "other:a1:intent", task_id: "ord-1", invocation_id: "ord-1:key-1", attempt: 1, phase: "intent", tool: "create_order" });
-    settle.guard = (input) => ({ allow: false, reason: "in_flight", invocation_id: `${input.task_id}:${input.idempotency_key}` });
+    settle.guard = (input) => ({ allow: false, reason: "in_flight", invocation_id: `${input.task_id}:${input.idempotency_key}`, attempt: 1 });
     let calls = 0;
     let probes = 0;
     const create = client.wrapTool(
@@ -185,7 +185,7 @@ describe("wrapTool", () => {
     let guards = 0;
     settle.guard = (input) => {
       guards += 1;
-      return { allow: guards === 1, reason: guards === 1 ? null : "in_flight", invocation_id: input.invocation_id ?? `${input.task_id}:${input.idempotency_key}` };
+      return { allow: guards === 1, reason: guards === 1 ? null : "in_flight", invocation_id: input.invocation_id ?? `${input.task_id}:${input.idempotency_key}`, attempt: 1 };
     };
     let calls = 0;
     const create = client.wrapTool(

@@ -1,0 +1,47 @@
+import type { EffectOrUnclassified, GatewayConfig, ToolRule } from "./config.js";
+
+// Which effect class a tool call has (seed 002's table). The configuration
+// decides; the server's tool annotations are only a default, because the MCP
+// specification calls them untrusted: a server may say readOnlyHint of a
+// tool that charges a card, and a read is never guarded.
+
+export type ToolAnnotations = { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean };
+
+const patternCache = new Map<string, RegExp>();
+
+function patternOf(match: string): RegExp {
+  let re = patternCache.get(match);
+  if (!re) {
+    const escaped = match.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
+    re = new RegExp(`^${escaped.join(".*")}$`);
+    patternCache.set(match, re);
+  }
+  return re;
+}
+
+/** The first rule whose pattern matches the tool's name. */
+export function ruleFor(config: GatewayConfig, tool: string): ToolRule | null {
+  return config.tools.find((rule) => patternOf(rule.match).test(tool)) ?? null;
+}
+
+export type Classification = { effect: EffectOrUnclassified; source: "config" | "annotations" | "default" };
+
+/**
+ * Annotations as defaults: readOnlyHint → read; destructiveHint → destructive
+ * (the specification's default for a tool that is not read-only is
+ * destructive, so only an explicit false makes it a plain write: create).
+ */
+function fromAnnotations(a: ToolAnnotations | undefined): EffectOrUnclassified | null {
+  if (!a) return null;
+  if (a.readOnlyHint === true) return "read";
+  if (a.destructiveHint === true) return "destructive";
+  if (a.destructiveHint === false) return "create";
+  return null;
+}
+
+export function classifyEffect(config: GatewayConfig, rule: ToolRule | null, annotations: ToolAnnotations | undefined): Classification {
+  if (rule?.effect) return { effect: rule.effect, source: "config" };
+  const hinted = fromAnnotations(annotations);
+  if (hinted) return { effect: hinted, source: "annotations" };
+  return { effect: config.default_effect, source: "default" };
+}

@@ -1,0 +1,105 @@
+import { writeFileSync } from "node:fs";
+import type { Readable, Writable } from "node:stream";
+import { parseArgs, usage, UsageError, type Args } from "./args.js";
+import { createToolCatalog } from "./catalog.js";
+import { ConfigError, configJsonSchema, loadConfig, type GatewayConfig } from "./config.js";
+import { startHttpGateway } from "./http-gateway.js";
+import { createRegistry } from "./registry.js";
+import { createSettleLink } from "./settle-link.js";
+import { defaultSpoolDir, openSpool } from "./spool.js";
+import { startStdioGateway } from "./stdio-gateway.js";
+import type { CallLog, GatewayDeps } from "./tool-call.js";
+
+// `settle-mcp`: reads the command line, the configuration and the
+// environment, then runs the stdio or the Streamable HTTP gateway until its
+// client goes away (stdio) or it is stopped (SIGINT/SIGTERM). Its own output
+// goes to stderr only: on stdio, stdout belongs to the MCP client.
+
+export type MainIo = { env: Record<string, string | undefined>; stdin: Readable; stdout: Writable; stderr: Writable };
+
+/** The server's environment: the gateway's, without Settle's key (the server has no business with it). */
+function serverEnv(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[0] !== "SETTLE_KEY"));
+}
+
+function settleTarget(args: Args, config: GatewayConfig, env: MainIo["env"]): { url: string; key: string } {
+  const url = args.settleUrl ?? env.SETTLE_URL ?? config.settle_url;
+  const key = args.key ?? env.SETTLE_KEY;
+  if (!url) throw new UsageError("Settle's address is missing: set SETTLE_URL (or --settle-url, or settle_url in the config)");
+  if (!key) throw new UsageError("a runtime key is missing: set SETTLE_KEY (or --key); create one with `settle keys create <runtime>`");
+  return { url: url.replace(/\/+$/, ""), key };
+}
+
+export async function runMain(argv: string[], io: MainIo): Promise<number> {
+  const say = (line: string) => io.stderr.write(`${line}\n`);
+  let args: Args;
+  let config: GatewayConfig;
+  let target: { url: string; key: string };
+  try {
+    args = parseArgs(argv);
+    if (args.help) {
+      say(usage);
+      return 0;
+    }
+    if (args.printSchema) {
+      io.stdout.write(`${JSON.stringify(configJsonSchema(), null, 2)}\n`);
+      return 0;
+    }
+    config = loadConfig(args.config);
+    if (args.dryRun) config = { ...config, dry_run: true };
+    target = settleTarget(args, config, io.env);
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ConfigError) {
+      say(`settle-mcp: ${error.message}`);
+      if (error instanceof UsageError) say(usage);
+      return 2;
+    }
+    throw error;
+  }
+
+  const spool = openSpool(config.spool_dir ?? defaultSpoolDir(io.env));
+  const settle = createSettleLink({ url: target.url, key: target.key, spool, fastTimeoutMs: config.settle_timeout_ms, onError: (m) => say(`settle-mcp: ${m}`) });
+  const consoleBase = (config.console_url ?? target.url).replace(/\/+$/, "");
+  const deps: Omit<GatewayDeps, "annotations"> = {
+    config,
+    settle,
+    registry: createRegistry(),
+    log: (line: CallLog) => say(JSON.stringify({ settle_mcp: "call", at: new Date().toISOString(), ...line })),
+    consoleLink: (id) => `${consoleBase}/invocations/${encodeURIComponent(id)}`,
+    now: () => new Date(),
+  };
+  const catalog = createToolCatalog();
+
+  if (args.listen) {
+    const gateway = await startHttpGateway({ port: args.listen.port, host: args.listen.host, upstream: args.upstream!, deps, catalog });
+    say(`settle-mcp: listening on http://${args.listen.host}:${gateway.port}/ → ${args.upstream} (Settle: ${target.url}${config.dry_run ? ", dry run" : ""})`);
+    if (io.env.SETTLE_MCP_PORT_FILE) writeFileSync(io.env.SETTLE_MCP_PORT_FILE, String(gateway.port));
+    await new Promise<void>((resolve) => {
+      process.once("SIGINT", resolve);
+      process.once("SIGTERM", resolve);
+    });
+    await gateway.close();
+    await settle.flush();
+    settle.close();
+    return 0;
+  }
+
+  const { command, args: serverArgs } = args.command!;
+  const gateway = startStdioGateway({
+    command,
+    args: serverArgs,
+    env: serverEnv(io.env),
+    deps,
+    catalog,
+    stdin: io.stdin,
+    stdout: io.stdout,
+    onStderr: (chunk) => io.stderr.write(chunk),
+  });
+  process.once("SIGTERM", () => void gateway.stop());
+  process.once("SIGINT", () => void gateway.stop());
+  await gateway.closed;
+  settle.close();
+  const left = settle.backlog().spooled;
+  if (left > 0) say(`settle-mcp: ${left} records wait in ${spool.dir} for Settle; the next gateway sends them`);
+  return 0;
+}

@@ -1,0 +1,113 @@
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
+import type { SettleRecord } from "@settle/client";
+
+// Records Settle could not take are appended to a file on disk, one JSON
+// record a line, and sent again when Settle answers: ingest is idempotent by
+// event_id, so a record sent twice (one that arrived although its answer was
+// lost) is acknowledged as a duplicate and changes nothing. Each process
+// appends to a file of its own; a drain first renames a file (atomic: of two
+// gateways sharing the directory one gets it), so a record is never sent by
+// two drains at once, and a file left by a process that died is taken over.
+
+export type Spool = {
+  add: (records: SettleRecord[]) => void;
+  /** Records waiting, in this process's own file (others' files are counted when drained). */
+  pending: () => number;
+  /** Sends every spooled record; stops at the first batch Settle does not take, keeping it and the rest. */
+  drain: (send: (records: SettleRecord[]) => Promise<void>) => Promise<{ sent: number; left: number }>;
+  dir: string;
+};
+
+export function defaultSpoolDir(env: Record<string, string | undefined>): string {
+  const state = env.XDG_STATE_HOME || path.join(homedir(), ".local", "state");
+  return path.join(state, "settle-mcp", "spool");
+}
+
+const BATCH = 200;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+export function openSpool(dir: string): Spool {
+  mkdirSync(dir, { recursive: true });
+  const own = `spool-${process.pid}-${Date.now()}`;
+  let ownFile = path.join(dir, `${own}.jsonl`);
+  let ownCount = 0;
+  let generation = 0;
+  let draining: Promise<{ sent: number; left: number }> | null = null;
+
+  function add(records: SettleRecord[]): void {
+    if (records.length === 0) return;
+    // Synchronous on purpose: the line is on disk before the call's answer leaves, so a crash loses nothing.
+    appendFileSync(ownFile, records.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    ownCount += records.length;
+  }
+
+  /** Files this process may drain: its own, any other process's that is not running, and drains that died. */
+  function claimable(): string[] {
+    return readdirSync(dir).filter((name) => {
+      const spooled = /^spool-(\d+)-\d+(?:-\d+)?\.jsonl$/.exec(name);
+      if (spooled) return Number(spooled[1]) === process.pid || !alive(Number(spooled[1]));
+      const abandoned = /\.draining-(\d+)$/.exec(name);
+      return abandoned !== null && Number(abandoned[1]) !== process.pid && !alive(Number(abandoned[1]));
+    });
+  }
+
+  async function drainOnce(send: (records: SettleRecord[]) => Promise<void>) {
+    let sent = 0;
+    if (existsSync(ownFile)) {
+      // New records go to a fresh file while this one is sent.
+      generation += 1;
+      ownFile = path.join(dir, `${own}-${generation}.jsonl`);
+      ownCount = 0;
+    }
+    for (const name of claimable()) {
+      const from = path.join(dir, name);
+      const taken = path.join(dir, `${name.replace(/\.draining-\d+$/, "")}.draining-${process.pid}`);
+      try {
+        renameSync(from, taken);
+      } catch {
+        continue; // another gateway took it
+      }
+      const records = readFileSync(taken, "utf8")
+        .split("\n")
+        .filter((line) => line.trim() !== "")
+        .map((line) => JSON.parse(line) as SettleRecord);
+      let i = 0;
+      try {
+        for (; i < records.length; i += BATCH) {
+          await send(records.slice(i, i + BATCH));
+          sent += Math.min(BATCH, records.length - i);
+        }
+      } catch {
+        // Back into this process's own file: sent with the next drain.
+        add(records.slice(i));
+        unlinkSync(taken);
+        return { sent, left: ownCount };
+      }
+      unlinkSync(taken);
+    }
+    return { sent, left: ownCount };
+  }
+
+  return {
+    dir,
+    add,
+    pending: () => ownCount,
+    drain: (send) => {
+      // One drain at a time in a process; a second caller waits for the first.
+      draining ??= drainOnce(send).finally(() => {
+        draining = null;
+      });
+      return draining;
+    },
+  };
+}
