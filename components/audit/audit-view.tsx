@@ -25,6 +25,8 @@ function actionLabel(e: AuditEntry): { label: string; detail: string | null } {
   return { label, detail: null };
 }
 
+const human = (name: string) => name.charAt(0).toUpperCase() + name.slice(1).replaceAll("_", " ");
+
 /** What an admin action changed: the fields whose value differs, before → after. */
 function changeText(e: AuditEntry): string {
   const keys = [...new Set([...Object.keys(e.before ?? {}), ...Object.keys(e.after ?? {})])];
@@ -43,7 +45,7 @@ function AdminRow({ e }: { e: AuditEntry }) {
       </td>
       <td className="max-w-[14rem] break-words px-3 py-2">{e.actor}</td>
       <td className="px-3 py-2">
-        <div className="whitespace-nowrap font-medium">{e.action.replaceAll("_", " ")}</div>
+        <div className="whitespace-nowrap font-medium">{human(e.action)}</div>
         <div className="text-xs text-slate-600">admin</div>
       </td>
       <td colSpan={2} className="max-w-[16rem] px-3 py-2">
@@ -147,7 +149,7 @@ export function AuditView({ initial, params, runtimes, invalid }: { initial: Aud
         <div>
           <h1 className="text-xl font-semibold">Audit trail</h1>
           <p className="mt-1 max-w-3xl text-sm text-slate-600">
-            Every action people took on invocations, newest first. Append-only: nothing here is ever edited or deleted. Times are UTC.
+            Every action people took on invocations, and every admin change (people, keys, tokens, webhooks, policies), newest first. Append-only: nothing here is ever edited or deleted. Times are UTC.
           </p>
         </div>
         {invalid ? null : (
