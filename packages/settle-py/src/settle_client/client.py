@@ -99,7 +99,7 @@ class Settle:
         self.spool.write(records)
         # Closing sends the spool itself (and at interpreter exit no thread may start).
         if not self._closed:
-            self._drainer.start()
+            self._drainer.start(wait_first=True)
 
     def _settle_answered(self) -> None:
         if self._drainer is not None:

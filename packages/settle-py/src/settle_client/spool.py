@@ -140,11 +140,12 @@ class Drainer:
         self._lock = threading.Lock()
         self._draining = threading.Lock()
 
-    def start(self) -> None:
+    def start(self, wait_first: bool = False) -> None:
+        """Starts the sender; `wait_first` when Settle has just failed every try, so a try now would be wasted."""
         with self._lock:
             if self._thread is None or not self._thread.is_alive():
                 self._stop.clear()
-                self._thread = threading.Thread(target=self._run, name="settle-spool", daemon=True)
+                self._thread = threading.Thread(target=self._run, args=(wait_first,), name="settle-spool", daemon=True)
                 self._thread.start()
 
     def wake(self) -> None:
@@ -186,8 +187,11 @@ class Drainer:
             self.spool.remove(path)
         return True
 
-    def _run(self) -> None:
+    def _run(self, wait_first: bool) -> None:
         delay = self.retry_s
+        if wait_first:
+            self._wake.wait(delay)
+            self._wake.clear()
         while not self._stop.is_set():
             if self.drain_once():
                 delay = self.retry_s
