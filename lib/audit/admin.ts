@@ -1,5 +1,6 @@
 import "server-only";
 import type { Db } from "../db/client";
+import type { Sql } from "../db/driver";
 import type { Prisma as P } from "../db/generated/client";
 import { redact } from "../ingest/redact";
 import type { AdminActionName } from "./admin-action-names";
@@ -21,22 +22,13 @@ export type AdminActionInput = {
   after?: Record<string, unknown> | null;
 };
 
-type Writer = Pick<Db["prisma"], "adminAction"> | P.TransactionClient;
-
-/** Writes one entry. Pass the transaction client when the change has one. Secrets never go in: values are redacted. */
-export async function recordAdminAction(writer: Writer, input: AdminActionInput): Promise<void> {
-  const snapshot = (v: Record<string, unknown> | null | undefined) =>
-    v == null ? undefined : (redact(v) as P.InputJsonValue);
-  await writer.adminAction.create({
-    data: {
-      actor: input.actor,
-      action: input.action,
-      targetType: input.targetType,
-      targetId: input.targetId,
-      before: snapshot(input.before),
-      after: snapshot(input.after),
-    },
-  });
+/** Writes one entry. Pass the transaction when the change has one. Secrets never go in: values are redacted. */
+export async function recordAdminAction(sql: Sql, input: AdminActionInput): Promise<void> {
+  const snapshot = (v: Record<string, unknown> | null | undefined) => (v == null ? null : JSON.stringify(redact(v)));
+  await sql.query(
+    `INSERT INTO admin_actions (id, actor, action, target_type, target_id, before, after) VALUES (gen_random_uuid(), $1, $2, $3, $4, $5::jsonb, $6::jsonb)`,
+    [input.actor, input.action, input.targetType, input.targetId, snapshot(input.before), snapshot(input.after)],
+  );
 }
 
 export type AdminAuditRow = {

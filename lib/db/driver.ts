@@ -15,6 +15,9 @@ export type SqlSession = {
   exec: (script: string) => Promise<void>;
 };
 
+/** Where a statement runs, inside a transaction (`Tx`) or not (`db.driver`): bound parameters only. */
+export type Sql = { query: <T = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]> };
+
 /** A statement for `Tx.query`: `name` makes PostgreSQL parse and plan it once per connection (PGlite ignores it). */
 export type Statement = { name?: string; text: string };
 

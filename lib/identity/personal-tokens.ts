@@ -81,7 +81,7 @@ type Owner = { id: string; email: string };
 export async function issuePersonalToken(db: Db, owner: Owner, name: string, expiresInDays?: number): Promise<PersonalTokenInfo & { token: string }> {
   const { token, prefix } = await createPersonalToken(db, owner.id, name, expiresInDays);
   const info = toInfo(await db.prisma.personalToken.findUniqueOrThrow({ where: { prefix } }));
-  await recordAdminAction(db.prisma, {
+  await recordAdminAction(db.driver, {
     actor: owner.email,
     action: "personal_token_created",
     targetType: "personal_token",
@@ -100,7 +100,7 @@ export async function revokeOwnToken(db: Db, owner: Owner, prefix: string): Prom
   const revoked = await revokePersonalToken(db, owner.id, prefix);
   const row = await db.prisma.personalToken.findFirst({ where: { userId: owner.id, prefix } });
   if (row && revoked) {
-    await recordAdminAction(db.prisma, {
+    await recordAdminAction(db.driver, {
       actor: owner.email,
       action: "personal_token_revoked",
       targetType: "personal_token",

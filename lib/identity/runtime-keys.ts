@@ -33,7 +33,7 @@ export async function createRuntimeKey(
   const runtime = await db.prisma.runtime.upsert({ where: { name: runtimeName }, create: { name: runtimeName }, update: {} });
   const { token: key, prefix, hash } = newToken(RUNTIME_KEY_PREFIX);
   await db.prisma.runtimeKey.create({ data: { runtimeId: runtime.id, name, prefix, hash } });
-  await recordAdminAction(db.prisma, { actor, action: "runtime_key_created", targetType: "runtime_key", targetId: prefix, after: { runtime: runtime.name, name } });
+  await recordAdminAction(db.driver, { actor, action: "runtime_key_created", targetType: "runtime_key", targetId: prefix, after: { runtime: runtime.name, name } });
   return { key, prefix, runtime: runtime.name };
 }
 
@@ -87,7 +87,7 @@ export async function revokeRuntimeKeyOnce(db: Db, prefix: string, actor = "cli"
   if (!found) return null;
   const key = toInfo(found);
   if (count > 0) {
-    await recordAdminAction(db.prisma, {
+    await recordAdminAction(db.driver, {
       actor,
       action: "runtime_key_revoked",
       targetType: "runtime_key",

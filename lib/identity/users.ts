@@ -56,7 +56,7 @@ export async function createUser(db: Db, input: NewUser, actor: Actor = CLI_ACTO
     throw error;
   }
   const user = toInfo(await db.prisma.user.findUniqueOrThrow({ where: { email: data.email } }));
-  await recordAdminAction(db.prisma, { actor: actor.email, action: "user_invited", targetType: "user", targetId: user.email, after: snapshot(user) });
+  await recordAdminAction(db.driver, { actor: actor.email, action: "user_invited", targetType: "user", targetId: user.email, after: snapshot(user) });
   return { user, password, generated: !data.password };
 }
 
@@ -71,8 +71,11 @@ export async function inviteUser(db: Db, input: NewUser, actor: Actor): Promise<
   }
 }
 
-function toInfo(u: { id: string; email: string; name: string; role: string | null; banned: boolean | null; createdAt: Date }): UserInfo {
-  return { id: u.id, email: u.email, name: u.name, role: roleSchema.safeParse(u.role).data ?? null, active: !u.banned, created_at: u.createdAt.toISOString() };
+type UserRow = { id: string; email: string; name: string; role: string | null; banned: boolean | null; createdAt: Date | string };
+const USER_COLUMNS = `id, email, name, role, banned, "createdAt"`;
+
+function toInfo(u: UserRow): UserInfo {
+  return { id: u.id, email: u.email, name: u.name, role: roleSchema.safeParse(u.role).data ?? null, active: !u.banned, created_at: new Date(u.createdAt).toISOString() };
 }
 
 function snapshot(u: UserInfo): Record<string, unknown> {
@@ -104,13 +107,11 @@ export type UserPatch = z.infer<typeof userPatchSchema>;
 export async function updateUser(db: Db, userId: string, patch: UserPatch, actor: Actor = CLI_ACTOR): Promise<UserInfo> {
   const actorId = actor.id;
   const change = userPatchSchema.parse(patch);
-  const updated = await db.prisma.$transaction(async (tx) => {
+  const updated = await db.driver.transaction(async (tx) => {
     // Every active admin row is locked, in one order: two admins demoting each
     // other at the same moment are serialised, and the second sees one admin left.
-    const admins = await tx.$queryRawUnsafe<Array<{ id: string }>>(
-      `SELECT id FROM "user" WHERE role = 'admin' AND banned IS NOT TRUE ORDER BY id FOR UPDATE`,
-    );
-    const target = await tx.user.findUnique({ where: { id: userId } });
+    const admins = await tx.query<{ id: string }>(`SELECT id FROM "user" WHERE role = 'admin' AND banned IS NOT TRUE ORDER BY id FOR UPDATE`);
+    const [target] = await tx.query<UserRow>(`SELECT ${USER_COLUMNS} FROM "user" WHERE id = $1`, [userId]);
     if (!target) throw new ApiError("NOT_FOUND", `No user ${userId}.`);
     const isActiveAdmin = target.role === "admin" && !target.banned;
     const losesAdmin = isActiveAdmin && ((change.role !== undefined && change.role !== "admin") || change.active === false);
@@ -121,29 +122,32 @@ export async function updateUser(db: Db, userId: string, patch: UserPatch, actor
       throw new ApiError("LAST_ADMIN", `${target.email} is the last active admin. Make someone else an admin first.`);
     }
     const deactivating = change.active === false && !target.banned;
-    const user = await tx.user.update({
-      where: { id: userId },
-      data: {
-        ...(change.role ? { role: change.role } : {}),
-        ...(change.active === undefined ? {} : { banned: !change.active, banReason: change.active ? null : "deactivated by an admin", banExpires: null }),
-      },
-    });
+    // null leaves a field as it is; `active` sets banned and its reason together.
+    const [user] = await tx.query<UserRow>(
+      `UPDATE "user" SET role = COALESCE($2, role),
+         banned = COALESCE($3, banned),
+         "banReason" = CASE WHEN $3::boolean IS NULL THEN "banReason" WHEN $3 THEN 'deactivated by an admin' ELSE NULL END,
+         "banExpires" = CASE WHEN $3::boolean IS NULL THEN "banExpires" ELSE NULL END,
+         "updatedAt" = now()
+       WHERE id = $1 RETURNING ${USER_COLUMNS}`,
+      [userId, change.role ?? null, change.active === undefined ? null : !change.active],
+    );
     if (deactivating) {
-      await tx.session.deleteMany({ where: { userId } });
-      await tx.personalToken.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: new Date() } });
+      await tx.query(`DELETE FROM "session" WHERE "userId" = $1`, [userId]);
+      await tx.query(`UPDATE personal_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL`, [userId]);
     }
     const before = toInfo(target);
-    const after = toInfo(user);
+    const after = toInfo(user!);
     if (before.role !== after.role) {
-      await recordAdminAction(tx, { actor: actor.email, action: "user_role_changed", targetType: "user", targetId: user.email, before: snapshot(before), after: snapshot(after) });
+      await recordAdminAction(tx, { actor: actor.email, action: "user_role_changed", targetType: "user", targetId: after.email, before: snapshot(before), after: snapshot(after) });
     }
     if (before.active !== after.active) {
       const action = after.active ? "user_reactivated" : "user_deactivated";
-      await recordAdminAction(tx, { actor: actor.email, action, targetType: "user", targetId: user.email, before: snapshot(before), after: snapshot(after) });
+      await recordAdminAction(tx, { actor: actor.email, action, targetType: "user", targetId: after.email, before: snapshot(before), after: snapshot(after) });
     }
-    return user;
+    return after;
   });
-  return toInfo(updated);
+  return updated;
 }
 
 export async function setUserRole(db: Db, userId: string, role: Role, actor: Actor = CLI_ACTOR): Promise<UserInfo> {

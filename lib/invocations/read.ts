@@ -147,7 +147,7 @@ function lookupOf<R extends { runtime: string | { name: string } }>(rows: R[], r
 
 /** The SPEC §8 view of a row the lookup found: the latest attempts, the audit trail, the policy in effect. */
 async function invocationView(db: Db, row: InvocationRow, now: Date): Promise<InvocationView> {
-  const [page, actions, policies] = await Promise.all([readAttemptsPage(db, row, { limit: INVOCATION_ATTEMPTS_SHOWN }), readActions(db, row.id), loadPolicies(db.prisma)]);
+  const [page, actions, policies] = await Promise.all([readAttemptsPage(db, row, { limit: INVOCATION_ATTEMPTS_SHOWN }), readActions(db, row.id), loadPolicies(db.driver)]);
   return toInvocationView({ ...row, attempts: page.attempts, actions, attemptsTotal: page.total, attemptsEarlier: page.earlier }, policies, now);
 }
 

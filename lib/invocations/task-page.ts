@@ -23,7 +23,7 @@ export async function findTaskPage(db: Db, scope: Scope, taskId: string, runtime
   const all = await readTaskInvocationRows(db, found.value.runtimeId, taskId);
   const ranked = all.map((row) => ({ row, summary: toSummary(row, now) })).sort((a, b) => compareRelevance(a.summary, b.summary));
   const first = ranked.slice(0, TASK_PAGE_SIZE);
-  const [histories, policies] = await Promise.all([readHistories(db, first.map((r) => r.row), true), loadPolicies(db.prisma)]);
+  const [histories, policies] = await Promise.all([readHistories(db, first.map((r) => r.row), true), loadPolicies(db.driver)]);
   return {
     kind: "found",
     value: {
@@ -46,7 +46,7 @@ export type TaskTimelineData = { task: TaskView; invocations: InvocationView[] }
 export async function findTaskTimeline(db: Db, scope: Scope, taskId: string, runtime?: string, now = new Date(), light = false): Promise<Lookup<TaskTimelineData>> {
   const found = await resolveTask(db, scope, taskId, runtime);
   if (found.kind !== "found") return found;
-  const [rows, policies] = await Promise.all([readTaskInvocations(db, found.value.runtimeId, taskId, light), loadPolicies(db.prisma)]);
+  const [rows, policies] = await Promise.all([readTaskInvocations(db, found.value.runtimeId, taskId, light), loadPolicies(db.driver)]);
   const invocations = rows.map((r) => toInvocationView(r, policies, now));
   const summaries = invocations.map(({ attempts: _a, attempts_total: _t, attempts_earlier: _e, actions: _b, sla: _c, approvals: _d, ...summary }) => summary);
   return { kind: "found", value: { task: { ...found.value.task, invocations: summaries }, invocations } };

@@ -108,7 +108,7 @@ async function actOn(db: Db, now: Date, rule: Rule, candidates: Candidate[], run
  */
 export async function applyPolicies(db: Db, now: Date): Promise<PolicyRun> {
   const run: PolicyRun = { escalated: 0, expired: 0, skipped: 0 };
-  const set = await loadPolicies(db.prisma);
+  const set = await loadPolicies(db.driver);
   if (set.size === 0) return run;
 
   const expired = await findDue(db, now, set, { statuses: [APPROVAL_STATUS], sinceColumn: "status_since", column: "approval_expires_after_s" });

@@ -1,14 +1,10 @@
 import { z } from "zod";
 import { ApiError } from "../errors";
 import type { Db } from "../db/client";
-import type { Tx } from "../db/driver";
-import type { Prisma } from "../db/generated/client";
+import type { Sql, Tx } from "../db/driver";
 import { effectClasses } from "../outcome/queue-order";
 import { effectClassSchema } from "../outcome/vocabulary";
 import { recordAdminAction } from "../audit/admin";
-
-/** Prisma's raw query, inside or outside a transaction. */
-type Sql = { $queryRawUnsafe: <T = unknown>(query: string, ...values: unknown[]) => Promise<T> };
 
 // Policies per effect class (issue 4 "Policy"): when a queued invocation shows
 // as overdue, when it escalates itself, when an approval expires and fails
@@ -118,7 +114,7 @@ const SELECT_ROWS = `SELECT effect_class, overdue_after_s, escalate_after_s, app
 
 /** Every row (a handful): read once per request or job run, then resolved in memory. */
 export async function loadPolicies(sql: Sql): Promise<PolicySet> {
-  const rows = await sql.$queryRawUnsafe<Row[]>(SELECT_ROWS);
+  const rows = await sql.query<Row>(SELECT_ROWS);
   return new Map(rows.map((r) => [r.effect_class, r]));
 }
 
@@ -151,13 +147,13 @@ export async function quorumFor(tx: Tx, effectClass: string | null): Promise<num
   return resolvePolicy(new Map(rows.map((r) => [r.effect_class, r])), effectClass).approval_quorum;
 }
 
-type ChangeRow = { effect_class: string; actor: string; at: Date; before: PolicyValues | null; after: PolicyValues | null };
+type ChangeRow = { effect_class: string; actor: string; at: string; before: PolicyValues | null; after: PolicyValues | null };
 
 /** Every class with the policy in effect for it, the default first, and the latest changes. */
 export async function listPolicies(db: Db, changes = 20): Promise<PolicyList> {
   const [set, history] = await Promise.all([
-    loadPolicies(db.prisma),
-    db.prisma.$queryRawUnsafe<ChangeRow[]>(`SELECT effect_class, actor, at, before, after FROM policy_changes ORDER BY at DESC, id LIMIT $1::int`, changes),
+    loadPolicies(db.driver),
+    db.driver.query<ChangeRow>(`SELECT effect_class, actor, at, before, after FROM policy_changes ORDER BY at DESC, id LIMIT $1::int`, [changes]),
   ]);
   return {
     // The queue's order of classes: the riskiest first.
@@ -166,20 +162,16 @@ export async function listPolicies(db: Db, changes = 20): Promise<PolicyList> {
   };
 }
 
-async function recordChange(sql: Prisma.TransactionClient, key: PolicyKey, actor: string, at: string, before: PolicyValues | null, after: PolicyValues | null) {
+async function recordChange(sql: Sql, key: PolicyKey, actor: string, at: string, before: PolicyValues | null, after: PolicyValues | null) {
   await recordAdminAction(sql, { actor, action: "policy_changed", targetType: "policy", targetId: key, before, after });
-  await sql.$queryRawUnsafe(
+  await sql.query(
     `INSERT INTO policy_changes (id, effect_class, actor, at, before, after) VALUES (gen_random_uuid(), $1, $2, $3::timestamptz, $4::jsonb, $5::jsonb)`,
-    key,
-    actor,
-    at,
-    before ? JSON.stringify(before) : null,
-    after ? JSON.stringify(after) : null,
+    [key, actor, at, before ? JSON.stringify(before) : null, after ? JSON.stringify(after) : null],
   );
 }
 
 async function lockRow(sql: Sql, key: PolicyKey): Promise<Row | undefined> {
-  const rows = await sql.$queryRawUnsafe<Row[]>(`${SELECT_ROWS} WHERE effect_class = $1 FOR UPDATE`, key);
+  const rows = await sql.query<Row>(`${SELECT_ROWS} WHERE effect_class = $1 FOR UPDATE`, [key]);
   return rows[0];
 }
 
@@ -187,38 +179,32 @@ async function lockRow(sql: Sql, key: PolicyKey): Promise<Row | undefined> {
 export async function putPolicy(db: Db, key: PolicyKey, input: PolicyInput, actor: string, now = new Date()): Promise<Policy> {
   const at = now.toISOString();
   const values = valuesOf(policyInputSchema.parse(input));
-  await db.prisma.$transaction(async (tx) => {
+  await db.driver.transaction(async (tx) => {
     const before = await lockRow(tx, key);
-    await tx.$queryRawUnsafe(
+    await tx.query(
       `INSERT INTO policies (effect_class, overdue_after_s, escalate_after_s, approval_expires_after_s, approval_quorum, updated_at, updated_by)
        VALUES ($1, $2::int, $3::int, $4::int, $5::int, $6::timestamptz, $7)
        ON CONFLICT (effect_class) DO UPDATE SET overdue_after_s = EXCLUDED.overdue_after_s, escalate_after_s = EXCLUDED.escalate_after_s,
          approval_expires_after_s = EXCLUDED.approval_expires_after_s, approval_quorum = EXCLUDED.approval_quorum,
          updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by`,
-      key,
-      values.overdue_after_s,
-      values.escalate_after_s,
-      values.approval_expires_after_s,
-      values.approval_quorum,
-      at,
-      actor,
+      [key, values.overdue_after_s, values.escalate_after_s, values.approval_expires_after_s, values.approval_quorum, at, actor],
     );
     await recordChange(tx, key, actor, at, before ? valuesOf(before) : null, values);
   });
-  return resolvePolicy(await loadPolicies(db.prisma), key);
+  return resolvePolicy(await loadPolicies(db.driver), key);
 }
 
 /** Removes a class's own policy: it uses the default again (the `*` row: the built-in policy). */
 export async function deletePolicy(db: Db, key: PolicyKey, actor: string, now = new Date()): Promise<Policy> {
-  const removed = await db.prisma.$transaction(async (tx) => {
+  const removed = await db.driver.transaction(async (tx) => {
     const before = await lockRow(tx, key);
     if (!before) return false;
-    await tx.$queryRawUnsafe(`DELETE FROM policies WHERE effect_class = $1`, key);
+    await tx.query(`DELETE FROM policies WHERE effect_class = $1`, [key]);
     await recordChange(tx, key, actor, now.toISOString(), valuesOf(before), null);
     return true;
   });
   if (!removed) {
     throw new ApiError("NOT_FOUND", key === DEFAULT_POLICY ? "There is no default policy row; the built-in policy is in effect." : `${key} has no policy of its own; it uses the default.`);
   }
-  return resolvePolicy(await loadPolicies(db.prisma), key);
+  return resolvePolicy(await loadPolicies(db.driver), key);
 }

@@ -315,7 +315,7 @@ export async function listQueue(db: Db, query: QueueQuery, ctx: QueueContext): P
   const [rows, counted, policies] = await Promise.all([
     db.prisma.$queryRawUnsafe<QueueRow[]>(pageSql, ...params),
     countQueue(db, countWhere, countParams, countLimitOf(ctx)),
-    loadPolicies(db.prisma),
+    loadPolicies(db.driver),
   ]);
   const page = rows.slice(0, query.limit);
   const last = page[page.length - 1];

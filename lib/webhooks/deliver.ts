@@ -136,19 +136,14 @@ function describeFailure(error: unknown, timeoutMs: number): string {
 async function recordTry(db: Db, delivery: Claimed, lease: string, at: Date, result: TryResult, maxAttempts: number): Promise<string> {
   const delivered = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
   const jitter = jitterFactor();
-  return db.prisma.$transaction(async (tx) => {
-    await tx.$queryRawUnsafe(
+  return db.driver.transaction(async (tx) => {
+    await tx.query(
       // The endpoint (and with it the delivery) may have been deleted during the try: then there is nothing to log.
       `INSERT INTO webhook_attempts (id, delivery_id, at, status_code, error, duration_ms)
        SELECT $1::uuid, id, $3::timestamptz, $4::int, $5::text, $6::int FROM webhook_deliveries WHERE id = $2::uuid`,
-      randomUUID(),
-      delivery.id,
-      at.toISOString(),
-      result.statusCode,
-      result.error,
-      result.durationMs,
+      [randomUUID(), delivery.id, at.toISOString(), result.statusCode, result.error, result.durationMs],
     );
-    const moved = await tx.$queryRawUnsafe<Array<{ status: string }>>(
+    const moved = await tx.query<{ status: string }>(
       `UPDATE webhook_deliveries
           SET status = CASE WHEN $3::boolean THEN 'delivered' WHEN attempts + 1 >= $4::int THEN 'failed' ELSE 'pending' END,
               next_attempt_at = CASE WHEN $3::boolean OR attempts + 1 >= $4::int THEN next_attempt_at
@@ -157,16 +152,7 @@ async function recordTry(db: Db, delivery: Claimed, lease: string, at: Date, res
               delivered_at = CASE WHEN $3::boolean THEN $5::timestamptz ELSE delivered_at END
         WHERE id = $1::uuid AND locked_until = $2::timestamptz
         RETURNING status`,
-      delivery.id,
-      lease,
-      delivered,
-      maxAttempts,
-      at.toISOString(),
-      BACKOFF_BASE_S,
-      BACKOFF_CAP_S,
-      jitter,
-      result.statusCode,
-      result.error,
+      [delivery.id, lease, delivered, maxAttempts, at.toISOString(), BACKOFF_BASE_S, BACKOFF_CAP_S, jitter, result.statusCode, result.error],
     );
     // Lost the claim (the lease ran out and another instance took it over): the try is logged, the state is theirs.
     return moved[0]?.status ?? "superseded";
@@ -209,7 +195,7 @@ export async function deliverDue(db: Db, now: Date, options: DeliverOptions = {}
   for (let i = 0; i < (options.maxBatches ?? 5); i++) {
     const at = clock();
     const lease = new Date(at.getTime() + timeoutMs + LEASE_MARGIN_MS).toISOString();
-    const claimed = await db.prisma.$queryRawUnsafe<Claimed[]>(CLAIM, at.toISOString(), batch, lease);
+    const claimed = await db.driver.query<Claimed>(CLAIM, [at.toISOString(), batch, lease]);
     if (claimed.length === 0) break;
     const outcomes = await Promise.all(
       claimed.map(async (delivery) => recordTry(db, delivery, lease, at, await postOnce(delivery, at, sender), maxAttempts)),

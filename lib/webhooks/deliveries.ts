@@ -151,14 +151,22 @@ export async function getWebhookDelivery(db: Db, endpointId: string, deliveryId:
  */
 export async function resendWebhookDelivery(db: Db, endpointId: string, deliveryId: string, actor: string, now = new Date()): Promise<WebhookDeliveryInfo> {
   const before = await findDelivery(db, endpointId, deliveryId);
-  const row = await db.prisma.$transaction(async (tx) => {
-    const updated = await tx.webhookDelivery.update({
-      where: { id: deliveryId },
-      data: { status: "pending", attempts: 0, nextAttemptAt: now, resentBy: actor, resentAt: now },
+  await db.driver.transaction(async (tx) => {
+    const resent = await tx.query(
+      `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = $3::timestamptz, resent_by = $4, resent_at = $3::timestamptz
+        WHERE id = $1::uuid AND endpoint_id = $2::uuid RETURNING id`,
+      [deliveryId, endpointId, now.toISOString(), actor],
+    );
+    if (resent.length === 0) throw new ApiError("NOT_FOUND", `No delivery ${deliveryId} for webhook endpoint ${endpointId}.`);
+    const snapshot = (d: Pick<typeof before, "eventId" | "eventType" | "status" | "attempts">) => ({ endpoint_id: endpointId, event_id: d.eventId, event_type: d.eventType, status: d.status, attempts: d.attempts });
+    await recordAdminAction(tx, {
+      actor,
+      action: "webhook_delivery_resent",
+      targetType: "webhook_delivery",
+      targetId: deliveryId,
+      before: snapshot(before),
+      after: snapshot({ ...before, status: "pending", attempts: 0 }),
     });
-    const snapshot = (d: typeof before) => ({ endpoint_id: endpointId, event_id: d.eventId, event_type: d.eventType, status: d.status, attempts: d.attempts });
-    await recordAdminAction(tx, { actor, action: "webhook_delivery_resent", targetType: "webhook_delivery", targetId: deliveryId, before: snapshot(before), after: snapshot(updated) });
-    return updated;
   });
-  return toInfo(row);
+  return toInfo(await findDelivery(db, endpointId, deliveryId));
 }

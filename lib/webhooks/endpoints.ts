@@ -63,12 +63,12 @@ type EndpointRow = {
   runtime: string;
   url: string;
   enabled: boolean;
-  created_at: Date;
-  updated_at: Date;
+  created_at: string;
+  updated_at: string;
   pending: number;
   delivered: number;
   failed: number;
-  last_attempt_at: Date | null;
+  last_attempt_at: string | null;
   last_status_code: number | null;
 };
 
@@ -95,24 +95,24 @@ function toInfo(row: EndpointRow): WebhookEndpointInfo {
     runtime: row.runtime,
     url: row.url,
     enabled: row.enabled,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
     deliveries: { pending: row.pending, delivered: row.delivered, failed: row.failed },
-    last_attempt_at: row.last_attempt_at?.toISOString() ?? null,
+    last_attempt_at: row.last_attempt_at,
     last_status_code: row.last_status_code,
   };
 }
 
 /** Every endpoint, by runtime then age. */
 export async function listWebhookEndpoints(db: Db): Promise<WebhookEndpointInfo[]> {
-  const rows = await db.prisma.$queryRawUnsafe<EndpointRow[]>(`${SELECT_ENDPOINTS} ORDER BY r.name, e.created_at`);
+  const rows = await db.driver.query<EndpointRow>(`${SELECT_ENDPOINTS} ORDER BY r.name, e.created_at`);
   return rows.map(toInfo);
 }
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function getWebhookEndpoint(db: Db, id: string): Promise<WebhookEndpointInfo> {
-  const rows = uuid.test(id) ? await db.prisma.$queryRawUnsafe<EndpointRow[]>(`${SELECT_ENDPOINTS} WHERE e.id = $1::uuid`, id) : [];
+  const rows = uuid.test(id) ? await db.driver.query<EndpointRow>(`${SELECT_ENDPOINTS} WHERE e.id = $1::uuid`, [id]) : [];
   if (!rows[0]) throw new ApiError("NOT_FOUND", `No webhook endpoint ${id}.`);
   return toInfo(rows[0]);
 }
@@ -145,16 +145,19 @@ export async function createWebhookEndpoint(
   }
   await assertSafeUrl(input.url, options);
   const secret = newWebhookSecret();
-  const created = await db.prisma.$transaction(async (tx) => {
-    const row = await tx.webhookEndpoint.create({ data: { runtimeId: runtime.id, url: input.url, secret } });
+  const created = await db.driver.transaction(async (tx) => {
+    const [row] = await tx.query<{ id: string; url: string; enabled: boolean }>(
+      `INSERT INTO webhook_endpoints (id, runtime_id, url, secret) VALUES (gen_random_uuid(), $1::uuid, $2, $3) RETURNING id, url, enabled`,
+      [runtime.id, input.url, secret],
+    );
     await recordAdminAction(tx, {
       actor,
       action: "webhook_endpoint_created",
       targetType: "webhook_endpoint",
-      targetId: row.id,
-      after: snapshotOf({ url: row.url, enabled: row.enabled, runtime: runtime.name }),
+      targetId: row!.id,
+      after: snapshotOf({ url: row!.url, enabled: row!.enabled, runtime: runtime.name }),
     });
-    return row;
+    return row!;
   });
   return { endpoint: await getWebhookEndpoint(db, created.id), secret };
 }
@@ -168,8 +171,13 @@ export async function updateWebhookEndpoint(
 ): Promise<WebhookEndpointInfo> {
   const before = await getWebhookEndpoint(db, id);
   if (patch.url !== undefined) await assertSafeUrl(patch.url, options);
-  await db.prisma.$transaction(async (tx) => {
-    const row = await tx.webhookEndpoint.update({ where: { id }, data: { ...patch, updatedAt: new Date() } });
+  await db.driver.transaction(async (tx) => {
+    // null leaves a field as it is.
+    const [row] = await tx.query<{ url: string; enabled: boolean }>(
+      `UPDATE webhook_endpoints SET url = COALESCE($2, url), enabled = COALESCE($3, enabled), updated_at = now() WHERE id = $1::uuid RETURNING url, enabled`,
+      [id, patch.url ?? null, patch.enabled ?? null],
+    );
+    if (!row) throw new ApiError("NOT_FOUND", `No webhook endpoint ${id}.`);
     await recordAdminAction(tx, {
       actor,
       action: "webhook_endpoint_updated",
@@ -186,8 +194,9 @@ export async function updateWebhookEndpoint(
 export async function rotateWebhookSecret(db: Db, id: string, actor: string): Promise<{ endpoint: WebhookEndpointInfo; secret: string }> {
   const before = await getWebhookEndpoint(db, id);
   const secret = newWebhookSecret();
-  await db.prisma.$transaction(async (tx) => {
-    await tx.webhookEndpoint.update({ where: { id }, data: { secret, updatedAt: new Date() } });
+  await db.driver.transaction(async (tx) => {
+    const rotated = await tx.query(`UPDATE webhook_endpoints SET secret = $2, updated_at = now() WHERE id = $1::uuid RETURNING id`, [id, secret]);
+    if (rotated.length === 0) throw new ApiError("NOT_FOUND", `No webhook endpoint ${id}.`);
     // Which secret it was and is stays out of the audit: that the secret changed is the entry.
     await recordAdminAction(tx, { actor, action: "webhook_secret_rotated", targetType: "webhook_endpoint", targetId: id, before: snapshotOf(before), after: snapshotOf(before) });
   });
@@ -197,10 +206,10 @@ export async function rotateWebhookSecret(db: Db, id: string, actor: string): Pr
 /** Deletes the endpoint with its deliveries and their log. */
 export async function deleteWebhookEndpoint(db: Db, id: string, actor: string): Promise<{ deleted: true }> {
   const before = await getWebhookEndpoint(db, id);
-  await db.prisma.$transaction(async (tx) => {
-    const { count } = await tx.webhookEndpoint.deleteMany({ where: { id } });
+  await db.driver.transaction(async (tx) => {
+    const deleted = await tx.query(`DELETE FROM webhook_endpoints WHERE id = $1::uuid RETURNING id`, [id]);
     // Deleted by someone else since it was read: theirs is the entry.
-    if (count === 0) throw new ApiError("NOT_FOUND", `No webhook endpoint ${id}.`);
+    if (deleted.length === 0) throw new ApiError("NOT_FOUND", `No webhook endpoint ${id}.`);
     await recordAdminAction(tx, { actor, action: "webhook_endpoint_deleted", targetType: "webhook_endpoint", targetId: id, before: snapshotOf(before) });
   });
   return { deleted: true };

@@ -17,9 +17,9 @@ type Row = {
   from_status: InvocationStatus | null;
   commit_state: string;
   resolution_by: string | null;
-  not_before: Date | null;
+  not_before: string | null;
   version: number;
-  at: Date;
+  at: string;
   tool: string;
   effect_class: string | null;
   invocation_id: string | null;
@@ -29,7 +29,7 @@ type Row = {
   actor: string | null;
   prev_commit_state: string | null;
   prev_resolution_by: string | null;
-  prev_not_before: Date | null;
+  prev_not_before: string | null;
   has_previous: boolean;
 };
 
@@ -60,6 +60,8 @@ const INSERT_DELIVERIES = `
   ON CONFLICT (endpoint_id, event_id) DO NOTHING
   RETURNING id`;
 
+const dateOf = (value: string | null) => (value === null ? null : new Date(value));
+
 function factsOf(row: Row): TransitionFacts | null {
   // The invocation or its runtime is gone (deleted with the runtime): nobody to tell.
   if (row.invocation_id === null || row.task_id === null || row.runtime === null) return null;
@@ -69,11 +71,11 @@ function factsOf(row: Row): TransitionFacts | null {
     status: row.to_status,
     commitState: row.commit_state,
     resolutionBy: row.resolution_by,
-    notBefore: row.not_before,
+    notBefore: dateOf(row.not_before),
     version: row.version,
-    at: row.at,
+    at: new Date(row.at),
     fromStatus: row.from_status,
-    previous: row.has_previous ? { commitState: row.prev_commit_state!, resolutionBy: row.prev_resolution_by, notBefore: row.prev_not_before } : null,
+    previous: row.has_previous ? { commitState: row.prev_commit_state!, resolutionBy: row.prev_resolution_by, notBefore: dateOf(row.prev_not_before) } : null,
     actor: row.actor,
     invocationId: row.invocation_id,
     taskId: row.task_id,
@@ -88,8 +90,8 @@ export type FanOutResult = { transitions: number; events: number; deliveries: nu
 
 /** Fans out one batch; returns how many transitions it claimed (0: nothing left). */
 async function fanOutBatch(db: Db, now: Date, batch: number): Promise<FanOutResult> {
-  return db.prisma.$transaction(async (tx) => {
-    const rows = await tx.$queryRawUnsafe<Row[]>(CLAIM, batch);
+  return db.driver.transaction(async (tx) => {
+    const rows = await tx.query<Row>(CLAIM, [batch]);
     if (rows.length === 0) return { transitions: 0, events: 0, deliveries: 0 };
     const events: Array<{ event: WebhookEvent; runtimeId: string; invocationUid: string }> = [];
     for (const row of rows) {
@@ -106,9 +108,9 @@ async function fanOutBatch(db: Db, now: Date, batch: number): Promise<FanOutResu
         runtime_id: runtimeId,
         payload: event,
       }));
-      deliveries = (await tx.$queryRawUnsafe<Array<{ id: string }>>(INSERT_DELIVERIES, JSON.stringify(source), now.toISOString())).length;
+      deliveries = (await tx.query<{ id: string }>(INSERT_DELIVERIES, [JSON.stringify(source), now.toISOString()])).length;
     }
-    await tx.$queryRawUnsafe(`UPDATE invocation_transitions SET fanned_out = true WHERE id = ANY($1::text[]::bigint[])`, rows.map((r) => r.id));
+    await tx.query(`UPDATE invocation_transitions SET fanned_out = true WHERE id = ANY($1::text[]::bigint[])`, [rows.map((r) => r.id)]);
     return { transitions: rows.length, events: events.length, deliveries };
   });
 }
