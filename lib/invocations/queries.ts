@@ -11,12 +11,14 @@ import "server-only";
 // and pages by a row value (ATTEMPT_ORDER), which Prisma cannot say; the
 // decision view joins the last status change laterally in the same lookup its
 // long poll repeats every 300 ms; and named statements are parsed and planned
-// once per connection. The list with filters (listInvocations in read.ts)
-// stays on Prisma's query builder, where its optional filters compose.
+// once per connection. The list with filters composes its conditions from
+// the outcome module's SQL (statusFilterSql), as the queue does.
 
 import type { Db } from "../db/client";
 import { phaseRank } from "../outcome/fold";
 import type { Phase } from "../outcome/vocabulary";
+import { statusFilterSql, type InvocationStatus } from "../outcome/status";
+import { containsPattern } from "../db/like";
 import type { InvocationRowWithHistory } from "./read";
 
 type Raw = Record<string, unknown>;
@@ -187,6 +189,39 @@ export async function lookupTaskRows(db: Db, scope: RowScope, taskId: string, li
 export async function runtimeIdByName(db: Db, name: string): Promise<string | null> {
   const [row] = await db.driver.query<{ id: string }>(`SELECT id::text FROM runtimes WHERE name = $1`, [name], { prepareAs: "settle_runtime_by_name" });
   return row?.id ?? null;
+}
+
+export type InvocationListFilter = {
+  statuses?: InvocationStatus[];
+  tool?: string;
+  effectClasses?: string[];
+  q?: string;
+  after?: { at: Date; id: string } | null;
+  now: Date;
+  limit: number;
+};
+
+/** One runtime's invocations matching the filter, newest attempt first (the (runtime_id, last_attempt_at) index). */
+export async function readInvocationList(db: Db, runtimeId: string, f: InvocationListFilter): Promise<InvocationRow[]> {
+  const params: unknown[] = [runtimeId];
+  const p = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const where = ["i.runtime_id = $1::uuid"];
+  if (f.statuses) where.push(statusFilterSql(f.statuses, "i.", () => `${p(f.now.toISOString())}::timestamptz`, p));
+  if (f.tool) where.push(`i.tool = ${p(f.tool)}`);
+  if (f.effectClasses) where.push(`i.effect_class = ANY(${p(f.effectClasses)}::text[])`);
+  if (f.q) {
+    const like = p(containsPattern(f.q));
+    where.push(`(i.task_id ILIKE ${like} OR i.invocation_id ILIKE ${like} OR i.idempotency_key ILIKE ${like})`);
+  }
+  if (f.after) where.push(`(i.last_attempt_at, i.id) < (${p(f.after.at.toISOString())}::timestamptz, ${p(f.after.id)}::uuid)`);
+  const rows = await db.driver.query<Raw>(
+    `${INVOCATION_SELECT} WHERE ${where.join(" AND ")} ORDER BY i.last_attempt_at DESC, i.id DESC LIMIT ${p(f.limit)}::int`,
+    params,
+  );
+  return rows.map(invocationOf);
 }
 
 /** Where a page of attempts ends: the order key of its oldest attempt. */

@@ -16,6 +16,7 @@ import {
   lookupTaskRows,
   readActions,
   readAttemptsPage,
+  readInvocationList,
   readTaskInvocationRows,
   runtimeIdByName,
   type InvocationRow,
@@ -218,51 +219,22 @@ export async function resolveTask(db: Db, scope: Scope, taskId: string, runtime?
   return found.kind === "found" ? { kind: "found", value: resolved(found.value) } : found;
 }
 
-function statusWhere(statuses: InvocationStatus[], now: Date): P.InvocationWhereInput {
-  const stored = statuses.filter((s) => s !== "stalled" && s !== "pending");
-  const or: P.InvocationWhereInput[] = [];
-  if (stored.length > 0) or.push({ status: { in: stored } });
-  if (statuses.includes("stalled")) or.push({ status: "pending", stallAt: { lte: now } });
-  if (statuses.includes("pending")) or.push({ status: "pending", OR: [{ stallAt: null }, { stallAt: { gt: now } }] });
-  return { OR: or };
-}
-
-
 export async function listInvocations(db: Db, scope: Scope, query: ListQuery, now = new Date()) {
-  const and: P.InvocationWhereInput[] = [];
-  if (query.status) and.push(statusWhere(query.status, now));
-  if (query.tool) and.push({ tool: query.tool });
-  if (query.effect_class) and.push({ effectClass: { in: query.effect_class } });
-  if (query.q) {
-    and.push({
-      OR: [
-        { taskId: { contains: query.q, mode: "insensitive" } },
-        { invocationId: { contains: query.q, mode: "insensitive" } },
-        { idempotencyKey: { contains: query.q, mode: "insensitive" } },
-      ],
-    });
-  }
+  let after: { at: Date; id: string } | null = null;
   if (query.cursor) {
-    const c = decodeTimeIdCursor(query.cursor);
-    if (!c) throw new ApiError("INVALID_REQUEST", `cursor: ${NOT_A_CURSOR}.`, { path: "cursor" });
-    and.push({ OR: [{ lastAttemptAt: { lt: c.at } }, { lastAttemptAt: c.at, id: { lt: c.id } }] });
+    after = decodeTimeIdCursor(query.cursor);
+    if (!after) throw new ApiError("INVALID_REQUEST", `cursor: ${NOT_A_CURSOR}.`, { path: "cursor" });
   }
   // Newest first, one runtime at a time by (runtime_id, last_attempt_at), then merged: a list across
   // runtimes fans out rather than reading one index that spans them all (shared/notes/scale-out.md).
-  const runtimeIds = scope.runtimeId
-    ? [scope.runtimeId]
-    : (await db.prisma.runtime.findMany({ where: query.runtime ? { name: query.runtime } : {}, select: { id: true } })).map((r) => r.id);
-  if (scope.runtimeId && query.runtime) and.push({ runtime: { name: query.runtime } });
-  const perRuntime = await Promise.all(
-    runtimeIds.map((runtimeId) =>
-      db.prisma.invocation.findMany({
-        where: { AND: [...and, { runtimeId }] },
-        include: { runtime: { select: { name: true } } },
-        orderBy: [{ lastAttemptAt: "desc" }, { id: "desc" }],
-        take: query.limit + 1,
-      }),
-    ),
-  );
+  const named = query.runtime ? await runtimeIdByName(db, query.runtime) : null;
+  const runtimeIds = query.runtime
+    ? named && (!scope.runtimeId || scope.runtimeId === named) ? [named] : []
+    : scope.runtimeId
+      ? [scope.runtimeId]
+      : (await db.prisma.runtime.findMany({ select: { id: true } })).map((r) => r.id);
+  const filter = { statuses: query.status, tool: query.tool, effectClasses: query.effect_class, q: query.q, after, now, limit: query.limit + 1 };
+  const perRuntime = await Promise.all(runtimeIds.map((runtimeId) => readInvocationList(db, runtimeId, filter)));
   const newestFirst = (a: { lastAttemptAt: Date; id: string }, b: { lastAttemptAt: Date; id: string }) =>
     b.lastAttemptAt.getTime() - a.lastAttemptAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
   const rows = perRuntime.flat().sort(newestFirst).slice(0, query.limit + 1);

@@ -1,4 +1,4 @@
-import { invocationStatuses } from "../outcome/status";
+import { invocationStatuses, stalledSql } from "../outcome/status";
 
 // The SQL behind every trust metric (SPEC §6). Each metric is one source: a
 // SELECT of the events it counts, one row per event, with the columns
@@ -99,7 +99,7 @@ const episodes = `
   UNION ALL
   SELECT i.id, i.runtime_id, i.tool, i.stall_at, NULL::timestamptz, NULL::text, NULL::timestamptz
     FROM invocations i
-   WHERE i.status = 'pending' AND i.stall_at <= least($2::timestamptz, $5::timestamptz)
+   WHERE ${stalledSql("i.", "least($2::timestamptz, $5::timestamptz)")}
      AND NOT EXISTS (SELECT 1 FROM invocation_transitions t WHERE t.invocation_uid = i.id AND ${UNKNOWN_ENTRY})`;
 
 /** How an unknown outcome stood at `to`: settled (by whom), escalated, or still open. */
@@ -180,7 +180,7 @@ const approvalWait = `
     JOIN LATERAL (SELECT p.at FROM invocation_transitions p WHERE p.invocation_uid = t.invocation_uid AND p.id < t.id ORDER BY p.id DESC LIMIT 1) AS p ON true
    WHERE t.from_status = 'awaiting_approval' AND t.to_status IN ('approved', 'rejected') AND ${inRange("t.at")} AND ${filter("t")}`;
 
-// The policy job (lib/jobs/apply-policies.ts) escalates what waited past its SLA as `system`, marked policy: sla.
+// The policy job (lib/policies/apply-policies.ts) escalates what waited past its SLA as `system`, marked policy: sla.
 const slaBreaches = `
   SELECT i.id AS uid, i.runtime_id, i.tool, a.at, a.note AS detail, NULL::float8 AS seconds
     FROM invocation_actions a JOIN invocations i ON i.id = a.invocation_uid

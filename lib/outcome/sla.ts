@@ -4,7 +4,7 @@ import { queueStatuses, type InvocationStatus } from "./status";
 
 // What a policy means for one queued invocation, computed at read time (never
 // stored): when it shows as overdue, when Settle escalates it, when its
-// approval expires. The background job (lib/jobs/apply-policies.ts) acts on
+// approval expires. The background job (lib/policies/apply-policies.ts) acts on
 // the same rules; its SQL takes its status lists from the constants below.
 //
 // Time in the queue runs from when the current queue status began: the

@@ -36,3 +36,26 @@ export function effectiveStatus(status: StoredStatus, stallAt: Date | string | n
   if (status !== "pending" || stallAt === null) return status;
   return new Date(stallAt).getTime() <= now.getTime() ? "stalled" : "pending";
 }
+
+// effectiveStatus in SQL, for the readers that filter by status (queue, invocation list, queue samples,
+// metrics): `col` prefixes the columns ("i."), `now` is the SQL for the moment (a bound parameter).
+export const stalledSql = (col: string, now: string) => `(${col}status = 'pending' AND ${col}stall_at <= ${now})`;
+
+/** The stored statuses behind effective ones: `stalled` is stored as `pending`. */
+export function storedStatusesOf(statuses: readonly InvocationStatus[]): StoredStatus[] {
+  return [...new Set(statuses.map((s) => (s === "stalled" ? "pending" : s)))];
+}
+
+/**
+ * A filter on effective statuses: the stored list first, so PostgreSQL can use its status index,
+ * then the stall_at test where only one of pending and stalled is wanted. `param` binds the list;
+ * `now` is asked for only when the test needs it (PostgreSQL refuses a parameter no statement uses).
+ */
+export function statusFilterSql(statuses: readonly InvocationStatus[], col: string, now: () => string, param: (value: unknown) => string): string {
+  const conditions = [`${col}status = ANY(${param(storedStatusesOf(statuses))}::text[])`];
+  const stalled = statuses.includes("stalled");
+  const pending = statuses.includes("pending");
+  if (stalled && !pending) conditions.push(`(${col}status <> 'pending' OR ${col}stall_at <= ${now()})`);
+  if (pending && !stalled) conditions.push(`(${col}status <> 'pending' OR ${col}stall_at IS NULL OR ${col}stall_at > ${now()})`);
+  return conditions.join(" AND ");
+}

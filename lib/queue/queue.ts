@@ -5,8 +5,9 @@ import { invocationSummarySchema } from "../invocations/schemas";
 import type { Db } from "../db/client";
 import { loadPolicies, resolvePolicy, type PolicySet } from "../policies/policies";
 import { slaOf, slaSchema } from "../outcome/sla";
-import { invocationStatusSchema, queueStatuses, type InvocationStatus } from "../outcome/status";
+import { invocationStatusSchema, queueStatuses, statusFilterSql, type InvocationStatus } from "../outcome/status";
 import { queueOrderSql, sqlWords } from "../outcome/queue-order";
+import { containsPattern } from "../db/like";
 import { toSummary, type InvocationSummary, type Scope } from "../invocations/read";
 import { ageOptions, BULK_MAX_TARGETS, effectClasses, QUEUE_COUNT_LIMIT, QUEUE_IDS_LIMIT, queueFilterKeys, UNCLASSIFIED, type QueueFilterKey } from "./filters";
 
@@ -120,7 +121,6 @@ export function ageSeconds(age: string): number {
   return Number(age.slice(0, -1)) * AGE_UNIT_S[unit];
 }
 
-const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** Above this many candidates, narrowing a search through the trigram index costs more than reading the table. */
 export const SEARCH_INDEX_LIMIT = 2_000;
@@ -134,11 +134,11 @@ export const SEARCH_INDEX_LIMIT = 2_000;
  * per-id test decides what matches; this only picks the plan.
  */
 async function narrowsSearch(db: Db, q: string): Promise<boolean> {
-  const rows = await db.prisma.$queryRawUnsafe<Array<{ n: number }>>(
+  const rows = await db.driver.query<{ n: number }>(
     `SELECT CASE WHEN to_regclass('invocation_search_ids_trgm_idx') IS NULL THEN -1
                  ELSE (SELECT count(*) FROM (SELECT 1 FROM invocation_search WHERE ids LIKE $1 LIMIT ${SEARCH_INDEX_LIMIT + 1}) AS c)
             END::int AS n`,
-    likePattern(q),
+    [containsPattern(q)],
   );
   const n = Number(rows[0]?.n ?? -1);
   return n >= 0 && n <= SEARCH_INDEX_LIMIT;
@@ -159,15 +159,7 @@ function buildFilter(filters: QueueFilters, ctx: QueueContext, narrowSearch = fa
   const where: string[] = [];
   const queueOnly = statuses !== "all" && statuses.every((s) => queueStatuses.includes(s));
 
-  if (statuses !== "all") {
-    // `stalled` is stored as `pending`: the status list alone lets PostgreSQL use its status index.
-    const wantsStalled = statuses.includes("stalled");
-    const wantsPending = statuses.includes("pending");
-    const stored = [...new Set(statuses.map((s) => (s === "stalled" ? "pending" : s)))];
-    where.push(`i.status = ANY(${p(stored)}::text[])`);
-    if (wantsStalled && !wantsPending) where.push(`(i.status <> 'pending' OR i.stall_at <= ${NOW})`);
-    if (wantsPending && !wantsStalled) where.push(`(i.status <> 'pending' OR i.stall_at IS NULL OR i.stall_at > ${NOW})`);
-  }
+  if (statuses !== "all") where.push(statusFilterSql(statuses, "i.", () => NOW, p));
   if (ctx.scope.runtimeId) where.push(`i.runtime_id = ${p(ctx.scope.runtimeId)}::uuid`);
   if (filters.runtime) where.push(`i.runtime_id = (SELECT id FROM runtimes WHERE name = ${p(filters.runtime)})`);
   if (filters.tool) where.push(`i.tool = ${p(filters.tool)}`);
@@ -189,7 +181,7 @@ function buildFilter(filters: QueueFilters, ctx: QueueContext, narrowSearch = fa
     } else where.push(`i.assignee = ${p(who)}`);
   }
   if (filters.q) {
-    const like = p(likePattern(filters.q));
+    const like = p(containsPattern(filters.q));
     // Identifiers are matched as written (LIKE, not ILIKE): ids are case-sensitive. With `narrowSearch`,
     // candidates come from the trigram index of invocation_search (the three ids joined): a test that
     // holds whenever one of the ids matches, so the second, exact test alone decides.
@@ -278,9 +270,9 @@ type QueueCount = { total: number; total_capped: boolean };
 
 /** Counts the rows a filter matches, reading at most `limit` + 1 of them. */
 async function countQueue(db: Db, where: string[], params: unknown[], limit: number): Promise<QueueCount> {
-  const rows = await db.prisma.$queryRawUnsafe<Array<{ total: number }>>(
+  const rows = await db.driver.query<{ total: number }>(
     `SELECT count(*)::int AS total, ${NOW} AS as_of FROM (SELECT 1 FROM invocations i ${whereSql(where)} LIMIT ${limit + 1}) AS c`,
-    ...params,
+    params,
   );
   const n = Number(rows[0]?.total ?? 0);
   return n > limit ? { total: limit, total_capped: true } : { total: n, total_capped: false };
@@ -313,7 +305,7 @@ export async function listQueue(db: Db, query: QueueQuery, ctx: QueueContext): P
      LIMIT ${limit}::int`;
   // Overdue is computed here from the policies (a handful of rows, read once per page), never stored.
   const [rows, counted, policies] = await Promise.all([
-    db.prisma.$queryRawUnsafe<QueueRow[]>(pageSql, ...params),
+    db.driver.query<QueueRow>(pageSql, params),
     countQueue(db, countWhere, countParams, countLimitOf(ctx)),
     loadPolicies(db.driver),
   ]);
@@ -342,13 +334,13 @@ export async function listQueueTargets(db: Db, filters: QueueFilters, ctx: Queue
   const count = countQueue(db, [...where], [...params], Math.max(countLimitOf(ctx), max));
   if (queueOnly) where.push(`${KEY.tier} <= 1`);
   const [rows, counted] = await Promise.all([
-    db.prisma.$queryRawUnsafe<Array<{ invocation_id: string; runtime: string; version: number }>>(
+    db.driver.query<{ invocation_id: string; runtime: string; version: number }>(
       `SELECT i.invocation_id, r.name AS runtime, i.version, ${NOW} AS as_of
          FROM invocations i JOIN runtimes r ON r.id = i.runtime_id
          ${whereSql(where)}
         ORDER BY ${ORDER}
         LIMIT ${max + 1}`,
-      ...params,
+      params,
     ),
     count,
   ]);
@@ -361,7 +353,7 @@ export async function listQueueTargets(db: Db, filters: QueueFilters, ctx: Queue
 
 /** Whether any runtime has ever reported anything (the console's first empty state). */
 export async function anyInvocations(db: Db): Promise<boolean> {
-  const rows = await db.prisma.$queryRawUnsafe<Array<{ any: boolean }>>(`SELECT EXISTS (SELECT 1 FROM invocations) AS any`);
+  const rows = await db.driver.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM invocations) AS any`);
   return Boolean(rows[0]?.any);
 }
 

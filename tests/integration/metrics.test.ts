@@ -7,7 +7,7 @@ import { actOnInvocation } from "@/lib/invocations/act";
 import { putPolicy } from "@/lib/policies/policies";
 import { createRuntimeKey } from "@/lib/identity/runtime-keys";
 import { runJobsOnce } from "@/lib/jobs/scheduler";
-import { sampleQueue } from "@/lib/jobs/sample-queue";
+import { sampleQueue } from "@/lib/metrics/queue-samples";
 import { call, createOperator, openSettle, type Backend, type TestContext } from "./harness";
 import { ingest } from "./routes";
 

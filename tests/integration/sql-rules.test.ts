@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UNKNOWN_ENTRY } from "@/lib/metrics/sql";
 import { queueOrderSql } from "@/lib/outcome/queue-order";
+import { effectiveStatus, invocationStatuses, stalledSql, statusFilterSql, type InvocationStatus, type StoredStatus } from "@/lib/outcome/status";
 import { openSettle, type TestContext } from "./harness";
 
 // Indexes that PostgreSQL uses only when a query states the same expression:
@@ -56,5 +57,53 @@ describe("the migrations' expression indexes match the rules the queries are gen
       return session.query<{ "QUERY PLAN": string }>(`EXPLAIN SELECT i.id FROM invocations i ORDER BY ${key.tier}, ${key.rank}, ${key.since}, i.id LIMIT 50`);
     });
     expect(plan.map((r) => r["QUERY PLAN"]).join("\n")).toContain("invocations_queue_order_idx");
+  });
+});
+
+describe("the status filters' SQL (statusFilterSql, stalledSql) select exactly what effectiveStatus says", () => {
+  let t: TestContext;
+  beforeAll(async () => {
+    t = await openSettle("postgres");
+  });
+  afterAll(async () => {
+    await t?.teardown();
+  });
+
+  const now = new Date("2026-12-01T12:00:00.000Z");
+  const stallTimes = [null, "2026-12-01T11:59:59.999Z", now.toISOString(), "2026-12-01T12:00:00.001Z"];
+  const stored = invocationStatuses.filter((s): s is StoredStatus => s !== "stalled");
+  const rows = stored.flatMap((status) => stallTimes.map((stallAt) => ({ status, stallAt })));
+  const filters: InvocationStatus[][] = [["pending"], ["stalled"], ["pending", "stalled"], ["stalled", "outcome_unknown"], ["pending", "failed"], ["succeeded"], [...invocationStatuses]];
+
+  async function select(where: (params: unknown[]) => string): Promise<string[]> {
+    const params: unknown[] = [rows.map((r) => r.status), rows.map((r) => r.stallAt)];
+    const condition = where(params);
+    const found = await t.db.driver.query<{ n: number }>(
+      `SELECT n::int FROM unnest($1::text[], $2::timestamptz[]) WITH ORDINALITY AS r(status, stall_at, n) WHERE ${condition} ORDER BY n`,
+      params,
+    );
+    return found.map((f) => `${rows[f.n - 1]!.status}@${rows[f.n - 1]!.stallAt}`);
+  }
+  const expected = (keep: (s: InvocationStatus) => boolean) =>
+    rows.filter((r) => keep(effectiveStatus(r.status, r.stallAt, now))).map((r) => `${r.status}@${r.stallAt}`);
+
+  it.each(filters.map((f) => [f.join(",")]))("status=%s", async (list) => {
+    const statuses = list.split(",") as InvocationStatus[];
+    const got = await select((params) => {
+      const bind = (value: unknown) => {
+        params.push(value);
+        return `$${params.length}`;
+      };
+      return statusFilterSql(statuses, "r.", () => `${bind(now.toISOString())}::timestamptz`, bind);
+    });
+    expect(got).toEqual(expected((s) => statuses.includes(s)));
+  });
+
+  it("stalledSql is effectiveStatus = stalled", async () => {
+    const got = await select((params) => {
+      params.push(now.toISOString());
+      return stalledSql("r.", `$${params.length}::timestamptz`);
+    });
+    expect(got).toEqual(expected((s) => s === "stalled"));
   });
 });

@@ -126,7 +126,7 @@ describe("resuming a fold equals folding the whole history", () => {
       }),
       { numRuns: 1500 },
     );
-  });
+  }, 30_000);
 
   it("records that arrive in fold order always resume (no re-read of the history)", () => {
     fc.assert(
