@@ -29,15 +29,17 @@ export async function recordFailedSignIn(db: Db, email: string, now = new Date()
   const limit = env().SETTLE_SIGN_IN_ACCOUNT_LIMIT;
   const windowStart = new Date(now.getTime() - ACCOUNT_WINDOW_MS);
   const lockUntil = new Date(now.getTime() + ACCOUNT_WINDOW_MS);
-  await db.prisma.$executeRaw`
-    INSERT INTO sign_in_failures (key, failures, window_start, locked_until)
-    VALUES (${keyOf(email)}, 1, ${now}::timestamptz, ${limit <= 1 ? lockUntil : null}::timestamptz)
-    ON CONFLICT (key) DO UPDATE SET
-      failures = CASE WHEN sign_in_failures.window_start < ${windowStart}::timestamptz THEN 1 ELSE sign_in_failures.failures + 1 END,
-      window_start = CASE WHEN sign_in_failures.window_start < ${windowStart}::timestamptz THEN ${now}::timestamptz ELSE sign_in_failures.window_start END,
-      locked_until = CASE
-        WHEN (CASE WHEN sign_in_failures.window_start < ${windowStart}::timestamptz THEN 1 ELSE sign_in_failures.failures + 1 END) >= ${limit}::int
-        THEN ${lockUntil}::timestamptz ELSE sign_in_failures.locked_until END`;
+  await db.driver.query(
+    `INSERT INTO sign_in_failures (key, failures, window_start, locked_until)
+     VALUES ($1, 1, $2::timestamptz, $3::timestamptz)
+     ON CONFLICT (key) DO UPDATE SET
+       failures = CASE WHEN sign_in_failures.window_start < $4::timestamptz THEN 1 ELSE sign_in_failures.failures + 1 END,
+       window_start = CASE WHEN sign_in_failures.window_start < $4::timestamptz THEN $2::timestamptz ELSE sign_in_failures.window_start END,
+       locked_until = CASE
+         WHEN (CASE WHEN sign_in_failures.window_start < $4::timestamptz THEN 1 ELSE sign_in_failures.failures + 1 END) >= $5::int
+         THEN $6::timestamptz ELSE sign_in_failures.locked_until END`,
+    [keyOf(email), now.toISOString(), limit <= 1 ? lockUntil.toISOString() : null, windowStart.toISOString(), limit, lockUntil.toISOString()],
+  );
 }
 
 /** A successful sign-in clears the count. */

@@ -38,10 +38,7 @@ const COUNTED: SourceName[] = [
  * running them.
  */
 function runQuery<T>(db: Db, text: string, params: unknown[]): Promise<T[]> {
-  return db.prisma.$transaction(async (tx) => {
-    await tx.$executeRawUnsafe("SET LOCAL jit = off");
-    return tx.$queryRawUnsafe<T[]>(text, ...params);
-  });
+  return db.driver.transaction((tx) => tx.query<T>(text, params), { settings: ["jit = off"] });
 }
 
 /** Linear interpolation between closest ranks, as PostgreSQL's percentile_cont. */

@@ -1,4 +1,5 @@
 import type { Db } from "../db/client";
+import type { Tx } from "../db/driver";
 import { env } from "../env";
 import { declare, episodeRows, filter, bucket, sources } from "./sql";
 
@@ -48,11 +49,11 @@ const touchedQuery = `
          (SELECT coalesce(array_agg(DISTINCT (extract(epoch FROM date_trunc('hour', t.at, 'UTC')) * 1000)::float8), '{}')
             FROM times t, state WHERE t.at < state.rolled_before) AS hours`;
 
-type Touched = { rolled_before: Date | null; ids: string[]; uids: string[]; hours: number[] };
+type Touched = { rolled_before: string | null; ids: string[]; uids: string[]; hours: number[] };
 
 /** What a reader must know: how far the rollups go, and what in them is stale. */
 export async function readCoverage(db: Db): Promise<Coverage> {
-  const [row] = await db.prisma.$queryRawUnsafe<Touched[]>(touchedQuery, 1_000_000);
+  const [row] = await db.driver.query<Touched>(touchedQuery, [1_000_000]);
   return {
     rolledBefore: row?.rolled_before ? new Date(row.rolled_before) : null,
     staleUids: row?.uids ?? [],
@@ -121,7 +122,6 @@ const upsertEpisodes = (selector: string) => `${declare(["$15::uuid[]", "$16::ti
 const upsertStaleEpisodes = upsertEpisodes(`SELECT i.id, i.first_seen_at FROM invocations i WHERE i.id = ANY($15::uuid[]) AND i.first_seen_at < $8::timestamptz`);
 const upsertNewEpisodes = upsertEpisodes(`SELECT i.id, i.first_seen_at FROM invocations i WHERE i.first_seen_at >= $16::timestamptz AND i.first_seen_at < $17::timestamptz`);
 
-type Tx = Parameters<Parameters<Db["prisma"]["$transaction"]>[0]>[0];
 
 function jobParams(rolledBefore: Date, segments: [string[], string[]], extra: unknown[] = []): unknown[] {
   const now = new Date().toISOString();
@@ -129,33 +129,32 @@ function jobParams(rolledBefore: Date, segments: [string[], string[]], extra: un
 }
 
 async function lockedTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T | null> {
-  return db.prisma.$transaction(
+  return db.driver.transaction(
     async (tx) => {
-      await tx.$executeRawUnsafe("SET LOCAL jit = off");
-      const [lock] = await tx.$queryRawUnsafe<Array<{ locked: boolean }>>(`SELECT ${LOCK} AS locked`);
+      const [lock] = await tx.query<{ locked: boolean }>(`SELECT ${LOCK} AS locked`);
       return lock?.locked ? fn(tx) : null;
     },
-    { timeout: 300_000, maxWait: 10_000 },
+    { settings: ["jit = off"] },
   );
 }
 
 /** Recomputes what a batch of notes touches; false when there were none. */
 async function refreshStale(db: Db): Promise<boolean> {
   const done = await lockedTransaction(db, async (tx) => {
-    const [t] = await tx.$queryRawUnsafe<Touched[]>(touchedQuery, DIRTY_BATCH);
+    const [t] = await tx.query<Touched>(touchedQuery, [DIRTY_BATCH]);
     if (!t || t.ids.length === 0) return false;
     // Nothing rolled up yet: the first roll-up reads everything as it is then.
     if (t.rolled_before) {
       const rolled = new Date(t.rolled_before);
       const hours = t.hours.map(Number);
       if (hours.length > 0) {
-        await tx.$executeRawUnsafe(`DELETE FROM metric_hours WHERE hour = ANY($1::timestamptz[])`, hours.map(iso));
-        await tx.$executeRawUnsafe(insertHours, ...jobParams(rolled, mergeIntervals(hours.map((h) => [h, h + HOUR_MS]))));
+        await tx.query(`DELETE FROM metric_hours WHERE hour = ANY($1::timestamptz[])`, [hours.map(iso)]);
+        await tx.query(insertHours, jobParams(rolled, mergeIntervals(hours.map((h) => [h, h + HOUR_MS]))));
       }
-      await tx.$executeRawUnsafe(`DELETE FROM metric_episodes WHERE uid = ANY($1::uuid[])`, t.uids);
-      await tx.$executeRawUnsafe(upsertStaleEpisodes, ...jobParams(rolled, [[], []], [t.uids, null, null]));
+      await tx.query(`DELETE FROM metric_episodes WHERE uid = ANY($1::uuid[])`, [t.uids]);
+      await tx.query(upsertStaleEpisodes, jobParams(rolled, [[], []], [t.uids, null, null]));
     }
-    await tx.$executeRawUnsafe(`DELETE FROM metric_dirty WHERE id = ANY($1::bigint[])`, t.ids);
+    await tx.query(`DELETE FROM metric_dirty WHERE id = ANY($1::bigint[])`, [t.ids]);
     return true;
   });
   return done === true;
@@ -164,7 +163,7 @@ async function refreshStale(db: Db): Promise<boolean> {
 /** Rolls up the next step of hours up to the target; true when more is left. */
 async function advance(db: Db): Promise<boolean> {
   const more = await lockedTransaction(db, async (tx) => {
-    const [s] = await tx.$queryRawUnsafe<Array<{ rolled_before: Date | null; first: Date | null; target: Date }>>(
+    const [s] = await tx.query<{ rolled_before: string | null; first: string | null; target: string }>(
       `SELECT (SELECT rolled_before FROM metric_rollup_state WHERE id = 1) AS rolled_before,
               (SELECT date_trunc('hour', min(first_seen_at), 'UTC') FROM invocations) AS first,
               date_trunc('hour', clock_timestamp() - interval '15 minutes', 'UTC') AS target`,
@@ -173,17 +172,17 @@ async function advance(db: Db): Promise<boolean> {
     const start = s!.rolled_before ? new Date(s!.rolled_before).getTime() : Math.min(target, s!.first ? new Date(s!.first).getTime() : target);
     const end = Math.min(target, start + STEP_MS);
     if (end > start) {
-      await tx.$executeRawUnsafe(`DELETE FROM metric_hours WHERE hour >= $1::timestamptz AND hour < $2::timestamptz`, iso(start), iso(end));
-      await tx.$executeRawUnsafe(insertHours, ...jobParams(new Date(end), [[iso(start)], [iso(end)]]));
-      await tx.$executeRawUnsafe(upsertNewEpisodes, ...jobParams(new Date(end), [[], []], [[], iso(start), iso(end)]));
+      await tx.query(`DELETE FROM metric_hours WHERE hour >= $1::timestamptz AND hour < $2::timestamptz`, [iso(start), iso(end)]);
+      await tx.query(insertHours, jobParams(new Date(end), [[iso(start)], [iso(end)]]));
+      await tx.query(upsertNewEpisodes, jobParams(new Date(end), [[], []], [[], iso(start), iso(end)]));
       // A catch-up over days changes the tables' shape before autovacuum notices; the readers' plans depend on it.
-      if (end - start > 6 * HOUR_MS) await tx.$executeRawUnsafe("ANALYZE metric_hours, metric_episodes");
+      if (end - start > 6 * HOUR_MS) await tx.query("ANALYZE metric_hours, metric_episodes");
     }
     if (end > start || !s!.rolled_before) {
-      await tx.$executeRawUnsafe(
+      await tx.query(
         `INSERT INTO metric_rollup_state (id, rolled_before, refreshed_at) VALUES (1, $1::timestamptz, clock_timestamp())
          ON CONFLICT (id) DO UPDATE SET rolled_before = excluded.rolled_before, refreshed_at = excluded.refreshed_at`,
-        iso(Math.max(start, end)),
+        [iso(Math.max(start, end))],
       );
     }
     return end < target;
