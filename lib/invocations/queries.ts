@@ -19,6 +19,7 @@ import { phaseRank } from "../outcome/fold";
 import type { Phase } from "../outcome/vocabulary";
 import { statusFilterSql, type InvocationStatus } from "../outcome/status";
 import { containsPattern } from "../db/like";
+import { boundParams } from "../db/params";
 import type { InvocationRowWithHistory } from "./read";
 
 type Raw = Record<string, unknown>;
@@ -203,11 +204,7 @@ export type InvocationListFilter = {
 
 /** One runtime's invocations matching the filter, newest attempt first (the (runtime_id, last_attempt_at) index). */
 export async function readInvocationList(db: Db, runtimeId: string, f: InvocationListFilter): Promise<InvocationRow[]> {
-  const params: unknown[] = [runtimeId];
-  const p = (value: unknown) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
+  const { params, bind: p } = boundParams([runtimeId]);
   const where = ["i.runtime_id = $1::uuid"];
   if (f.statuses) where.push(statusFilterSql(f.statuses, "i.", () => `${p(f.now.toISOString())}::timestamptz`, p));
   if (f.tool) where.push(`i.tool = ${p(f.tool)}`);

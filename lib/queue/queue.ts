@@ -8,6 +8,7 @@ import { slaOf, slaSchema } from "../outcome/sla";
 import { invocationStatusSchema, queueStatuses, statusFilterSql, type InvocationStatus } from "../outcome/status";
 import { queueOrderSql, sqlWords } from "../outcome/queue-order";
 import { containsPattern } from "../db/like";
+import { boundParams } from "../db/params";
 import { toSummary, type InvocationSummary, type Scope } from "../invocations/read";
 import { ageOptions, BULK_MAX_TARGETS, effectClasses, QUEUE_COUNT_LIMIT, QUEUE_IDS_LIMIT, queueFilterKeys, UNCLASSIFIED, type QueueFilterKey } from "./filters";
 
@@ -150,11 +151,7 @@ async function narrowsSearch(db: Db, q: string): Promise<boolean> {
  */
 function buildFilter(filters: QueueFilters, ctx: QueueContext, narrowSearch = false) {
   const now = (ctx.now ?? new Date()).toISOString();
-  const params: unknown[] = [now];
-  const p = (value: unknown) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
+  const { params, bind: p } = boundParams([now]);
   const statuses: InvocationStatus[] | "all" = filters.status ?? [...queueStatuses];
   const where: string[] = [];
   const queueOnly = statuses !== "all" && statuses.every((s) => queueStatuses.includes(s));
