@@ -1,7 +1,9 @@
 // The simulated runtime's tools (seed 002's effect classes) and the business
 // workflows its tasks follow.
 
-export type EffectClass = "read" | "create" | "send" | "money" | "destructive";
+import type { EffectClass } from "@/lib/outcome/vocabulary";
+
+export type { EffectClass };
 export type Tool = { name: string; effect: EffectClass; target: string; batch?: boolean };
 
 const list: Tool[] = [

@@ -1,6 +1,7 @@
 import { queueFilterKeys, type QueueFilterKey } from "@/lib/queue/filters";
 import type { InvocationStatus } from "@/lib/outcome/status";
 import type { NextAction } from "@/lib/outcome/vocabulary";
+import { effectClasses } from "@/lib/outcome/queue-order";
 
 // The queue's filter lives in the URL: these read it, write it, and name
 // what it holds. Kept free of React so server and client agree on it.
@@ -46,11 +47,7 @@ export const statusOptions: Array<{ value: string; label: string }> = [
 
 export const effectClassOptions = [
   { value: "", label: "Any class" },
-  { value: "money", label: "Money" },
-  { value: "destructive", label: "Destructive" },
-  { value: "send", label: "Send" },
-  { value: "create", label: "Create" },
-  { value: "read", label: "Read" },
+  ...effectClasses.map((c) => ({ value: c, label: c[0]!.toUpperCase() + c.slice(1) })),
   { value: "unclassified", label: "Unclassified (a write)" },
 ];
 
@@ -80,10 +77,8 @@ const nextActionWords: Record<NextAction, string> = {
 
 export const nextActionLabel = (n: NextAction) => nextActionWords[n] ?? n;
 
-const classWords: Record<string, string> = { money: "money", destructive: "destructive", send: "send", create: "create", read: "read" };
-
 /** An effect class as shown: a missing or unknown one is treated as a write, and says so. */
-export const effectClassLabel = (c: string | null) => (c && classWords[c]) || "write (unclassified)";
+export const effectClassLabel = (c: string | null) => (c && (effectClasses as readonly string[]).includes(c) ? c : "write (unclassified)");
 
 /** "12m": how long something has been waiting, in its largest whole unit. */
 export function formatAge(fromIso: string, nowIso: string): string {

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { memo, useMemo, type MouseEvent } from "react";
 import type { InvocationSummary } from "@/lib/invocations/read";
 import type { QueueItem } from "@/lib/queue/queue";
+import { irreversibleEffectClasses } from "@/lib/outcome/queue-order";
 import { SlaNote } from "../sla-note";
 import { CommitStateLabel, StatusBadge } from "../status-badge";
 import { effectClassLabel, formatAge, headline, invocationHref, nextActionLabel, rowKey } from "./filters";
@@ -64,7 +65,7 @@ function buildColumns(canAct: boolean) {
       header: "Class",
       cell: ({ getValue }) => {
         const c = getValue();
-        const loud = c === "money" || c === "destructive";
+        const loud = c !== null && (irreversibleEffectClasses as readonly string[]).includes(c);
         return <span className={`whitespace-nowrap text-xs ${loud ? "font-semibold text-slate-900" : "text-slate-600"}`}>{effectClassLabel(c)}</span>;
       },
     }),

@@ -10,6 +10,9 @@ import type { StoredStatus } from "./status";
 export const effectClasses = ["money", "destructive", "send", "create", "read"] as const;
 export type EffectClassName = (typeof effectClasses)[number];
 
+/** The classes the console shows loudest: a wrong second call cannot be taken back. */
+export const irreversibleEffectClasses: readonly EffectClassName[] = ["money", "destructive"];
+
 /**
  * Queue tiers, by stored status. A stored `pending` in the queue is always a
  * stalled one (the queue shows pending rows only once their window passed), so
