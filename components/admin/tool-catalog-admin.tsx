@@ -129,7 +129,7 @@ export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogIt
       <div className="flex flex-wrap items-end gap-6">
         <div className="w-64">
           <SelectField
-            label="Runtime"
+            label="Show runtime"
             value={runtime}
             onChange={(e) => setRuntime(e.target.value)}
             options={[{ value: ALL, label: "All runtimes" }, ...runtimes.map((r) => ({ value: r, label: r }))]}
