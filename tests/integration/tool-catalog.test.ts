@@ -6,7 +6,7 @@ import { CATALOG_LIMIT } from "@/lib/catalog/catalog";
 import { effectClassFor } from "@/lib/catalog/effect-class";
 import { forgetToolCatalog, loadToolCatalog } from "@/lib/catalog/load";
 import { createRuntimeKey } from "@/lib/identity/runtime-keys";
-import { call, createOperator, openSettle, type TestContext } from "./harness";
+import { call, createOperator, openSettle, type Backend, type TestContext } from "./harness";
 
 // The tool catalog over the API: admins add, change and remove entries, each
 // audited with its state before and after; nobody else may; a runtime key
@@ -14,14 +14,14 @@ import { call, createOperator, openSettle, type TestContext } from "./harness";
 
 const path = "/api/v1/admin/tool-catalog";
 
-describe("tool catalog (PostgreSQL)", () => {
+describe.each<Backend>(["postgres", "pglite"])("tool catalog on %s", (backend) => {
   let t: TestContext;
   let admin: string;
   let operator: string;
   let viewer: string;
   let otherKey: string;
   beforeAll(async () => {
-    t = await openSettle("postgres");
+    t = await openSettle(backend);
     admin = (await createOperator(t.db, "admin", "admin@example.com")).token;
     operator = (await createOperator(t.db, "operator")).token;
     viewer = (await createOperator(t.db, "viewer")).token;
