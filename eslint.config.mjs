@@ -29,7 +29,7 @@ const config = [
     },
   },
   {
-    files: ["lib/outcome/**/*.ts"],
+    files: ["lib/outcome/**/*.ts", "lib/catalog/effect-class.ts"],
     ignores: ["lib/outcome/**/*.test.ts", "lib/outcome/__tests__/**"],
     rules: {
       "@typescript-eslint/no-restricted-imports": [
@@ -37,7 +37,7 @@ const config = [
         {
           patterns: [
             {
-              group: ["node:*", "pg", "@prisma/*", "**/db/*", "**/http/*", "**/invocations/*", "**/queue/*", "**/metrics/*", "**/identity/*", "**/policies/*", "**/audit/*", "**/webhooks/*", "**/jobs/*", "**/guard/*", "**/ingest/*", "**/env"],
+              group: ["node:*", "pg", "@prisma/*", "**/db/*", "**/http/*", "**/invocations/*", "**/queue/*", "**/metrics/*", "**/identity/*", "**/policies/*", "**/audit/*", "**/webhooks/*", "**/jobs/*", "**/guard/*", "**/ingest/*", "**/catalog/load", "**/catalog/catalog", "**/env"],
               allowTypeImports: true,
               message: "lib/outcome is the pure rules: it imports nothing with I/O (types are fine).",
             },
@@ -47,7 +47,7 @@ const config = [
     },
   },
   {
-    files: ["lib/{outcome,ingest,invocations,guard,queue,metrics,policies,audit,identity,webhooks,jobs,db}/**/*.ts", "lib/errors.ts"],
+    files: ["lib/{outcome,ingest,invocations,guard,queue,metrics,policies,audit,identity,webhooks,jobs,db,catalog}/**/*.ts", "lib/errors.ts"],
     ignores: ["lib/**/*.test.ts"],
     rules: {
       "no-restricted-imports": [

@@ -3,6 +3,7 @@ import { DataDirInUseError } from "@/lib/db/data-dir-lock";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { MigrationError } from "@/lib/db/migrate";
 import { parseCommandLine, type Command } from "./args";
+import { catalogList, catalogRemove, catalogSet } from "./commands/catalog";
 import { ingest } from "./commands/ingest";
 import { keysCreate } from "./commands/keys-create";
 import { keysList } from "./commands/keys-list";
@@ -17,8 +18,8 @@ import { printLine, type CliIo } from "./io";
 // `settle <command>`: finds the command, parses its options, runs it, and
 // turns every expected failure into one line on stderr and an exit code.
 
-const commands: Command[] = [keysCreate, keysList, keysRevoke, usersCreate, tokensCreate, migrate, ingest, simulate];
-const groups = ["keys", "users", "tokens"];
+const commands: Command[] = [keysCreate, keysList, keysRevoke, usersCreate, tokensCreate, catalogList, catalogSet, catalogRemove, migrate, ingest, simulate];
+const groups = ["keys", "users", "tokens", "catalog"];
 
 const mainHelp = `Usage: settle <command> [options]
 
@@ -27,7 +28,7 @@ is uncertain. Database commands use DATABASE_URL, or the embedded database in
 SETTLE_DATA_DIR (default ./.settle/data) when it is not set.
 
 Commands:
-${commands.map((c) => `  ${c.name.padEnd(14)}${c.summary}`).join("\n")}
+${commands.map((c) => `  ${c.name.padEnd(16)}${c.summary}`).join("\n")}
 
 Run 'settle <command> --help' for a command's options and an example.
 Add --debug to any command to see the stack of an unexpected error.
@@ -40,7 +41,7 @@ function groupHelp(group: string): string {
   return `Usage: settle ${group} <command> [options]
 
 Commands:
-${members.map((c) => `  ${c.name.padEnd(14)}${c.summary}`).join("\n")}
+${members.map((c) => `  ${c.name.padEnd(16)}${c.summary}`).join("\n")}
 
 Run 'settle ${group} <command> --help' for its options and an example.`;
 }

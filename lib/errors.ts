@@ -55,6 +55,8 @@ const catalog = {
   USER_EXISTS: { status: 409, category: "conflict", commit: "not_committed", directive: "after_input_fix", next: "correct_input", user: "Someone with that email already exists." },
   LAST_ADMIN: { status: 409, category: "conflict", commit: "not_committed", directive: "never", next: "choose_alternative", user: "Settle needs at least one active admin." },
   ALREADY_APPROVED: { status: 409, category: "conflict", commit: "not_committed", directive: "never", next: "none", user: "You have already approved this." },
+  CATALOG_ENTRY_EXISTS: { status: 409, category: "conflict", commit: "not_committed", directive: "after_input_fix", next: "correct_input", user: "That runtime's tool catalog already has this pattern." },
+  CATALOG_FULL: { status: 409, category: "conflict", commit: "not_committed", directive: "never", next: "choose_alternative", user: "That runtime's tool catalog is full." },
   UNSAFE_URL: { status: 400, category: "validation", commit: "not_committed", directive: "after_input_fix", next: "correct_input", user: "That address is not allowed." },
   RATE_LIMITED: { status: 429, category: "rate_limit", commit: "not_committed", directive: "after_delay", next: "wait_and_retry", user: "Too many requests; slow down.", delayS: 1, attempts: 10 },
   DATABASE_UNAVAILABLE: { status: 503, category: "dependency", commit: "not_committed", directive: "after_delay", next: "wait_and_retry", user: "Settle's database is unavailable; nothing was stored.", delayS: 30, attempts: 5 },

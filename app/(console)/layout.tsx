@@ -14,7 +14,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
     { href: "/", label: "Queue" },
     { href: "/audit", label: "Audit" },
     ...(can(user.role, "manage") ? [{ href: "/metrics", label: "Metrics" }] : []),
-    ...(can(user.role, "administer") ? [{ href: "/admin/users", label: "Users" }, { href: "/admin/keys", label: "Runtime keys" }] : []),
+    ...(can(user.role, "administer") ? [{ href: "/admin/users", label: "Users" }, { href: "/admin/keys", label: "Runtime keys" }, { href: "/admin/tool-catalog", label: "Tool catalog" }] : []),
     ...(can(user.role, "webhooks") ? [{ href: "/admin/webhooks", label: "Webhooks" }] : []),
     // Everyone may read the policies; only admins edit them (the page and the API check).
     { href: "/admin/policies", label: "Policies" },

@@ -16,5 +16,8 @@ export const adminActions = [
   "webhook_secret_rotated",
   "webhook_delivery_resent",
   "policy_changed",
+  "tool_catalog_entry_added",
+  "tool_catalog_entry_changed",
+  "tool_catalog_entry_removed",
 ] as const;
 export type AdminActionName = (typeof adminActions)[number];

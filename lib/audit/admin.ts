@@ -5,13 +5,13 @@ import type { Prisma as P } from "../db/generated/client";
 import { redact } from "../ingest/redact";
 import type { AdminActionName } from "./admin-action-names";
 
-// Admin actions (people, roles, keys, tokens, webhook endpoints, policies) go
-// into the append-only admin_actions table with the state before and after,
-// in the same transaction as the change where there is one: a change that is
-// not in the audit trail did not happen. The audit page and CSV read them
-// beside invocation actions (lib/audit/audit.ts).
+// Admin actions (people, roles, keys, tokens, webhook endpoints, policies,
+// tool catalog entries) go into the append-only admin_actions table with the
+// state before and after, in the same transaction as the change where there
+// is one: a change that is not in the audit trail did not happen. The audit
+// page and CSV read them beside invocation actions (lib/audit/audit.ts).
 
-export type AdminTarget = "user" | "runtime_key" | "personal_token" | "webhook_endpoint" | "webhook_delivery" | "policy";
+export type AdminTarget = "user" | "runtime_key" | "personal_token" | "webhook_endpoint" | "webhook_delivery" | "policy" | "tool_catalog_entry";
 
 export type AdminActionInput = {
   actor: string;

@@ -34,7 +34,7 @@ export const auditEntrySchema = z
     runtime: z.string().nullable(),
     tool: z.string().nullable(),
     effect_class: z.string().nullable(),
-    target_type: z.string().nullable().describe("admin: user, runtime_key, personal_token, webhook_endpoint, webhook_delivery or policy."),
+    target_type: z.string().nullable().describe("admin: user, runtime_key, personal_token, webhook_endpoint, webhook_delivery, policy or tool_catalog_entry."),
     target_id: z.string().nullable().describe("admin: the email, key or token prefix, endpoint id or effect class."),
     before: z.record(z.string(), z.unknown()).nullable().describe("admin: the state before (secrets never included)."),
     after: z.record(z.string(), z.unknown()).nullable().describe("admin: the state after."),

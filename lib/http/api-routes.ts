@@ -19,6 +19,9 @@ import * as users from "../../app/api/v1/admin/users/route";
 import * as user from "../../app/api/v1/admin/users/[user_id]/route";
 import * as runtimeKeys from "../../app/api/v1/admin/runtime-keys/route";
 import * as runtimeKeyRevoke from "../../app/api/v1/admin/runtime-keys/[prefix]/revoke/route";
+import * as toolCatalog from "../../app/api/v1/admin/tool-catalog/route";
+import * as toolCatalogEntry from "../../app/api/v1/admin/tool-catalog/[entry_id]/route";
+import * as runtimeToolCatalog from "../../app/api/v1/tool-catalog/route";
 import * as myTokens from "../../app/api/v1/me/tokens/route";
 import * as myTokenRevoke from "../../app/api/v1/me/tokens/[prefix]/revoke/route";
 import * as policies from "../../app/api/v1/policies/route";
@@ -65,6 +68,9 @@ export const apiRoutes = {
   "/api/v1/admin/users/{user_id}": user,
   "/api/v1/admin/runtime-keys": runtimeKeys,
   "/api/v1/admin/runtime-keys/{prefix}/revoke": runtimeKeyRevoke,
+  "/api/v1/admin/tool-catalog": toolCatalog,
+  "/api/v1/admin/tool-catalog/{entry_id}": toolCatalogEntry,
+  "/api/v1/tool-catalog": runtimeToolCatalog,
   "/api/v1/me/tokens": myTokens,
   "/api/v1/me/tokens/{prefix}/revoke": myTokenRevoke,
   "/api/v1/policies": policies,

@@ -20,6 +20,7 @@ export const queryKeys = {
   admin: {
     users: ["admin", "users"] as const,
     runtimeKeys: ["admin", "runtime-keys"] as const,
+    toolCatalog: ["admin", "tool-catalog"] as const,
     /** The endpoint list; a prefix of every key below, so invalidating it refreshes all of webhooks. */
     webhooks: ["admin", "webhooks"] as const,
     webhookEndpoint: (endpointId: string) => [...queryKeys.admin.webhooks, endpointId] as const,

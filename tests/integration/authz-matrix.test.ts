@@ -60,6 +60,7 @@ function placeholder(segment: string, path: string): string {
       return "read";
     case "endpoint_id":
     case "delivery_id":
+    case "entry_id":
     case "id":
       return randomUUID();
     case "prefix":

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { errorResponse } from "@/lib/http/route";
 import { GET as notFound } from "@/app/api/[...path]/route";
-import { getDecision, getInvocation, getTask, guard, health, ingest, invocationActions, listInvocations, openapi } from "./routes";
+import { getDecision, getInvocation, getTask, guard, health, ingest, invocationActions, listInvocations, openapi, ownToolCatalog } from "./routes";
 
 // Serves Settle's route handlers over a real node:http server on a random
 // localhost port, so HTTP clients (the CLI) can be tested end to end without
@@ -21,6 +21,7 @@ const routes: Route[] = [
   { method: "POST", pattern: /^\/api\/v1\/invocations\/([^/]+)\/actions$/, names: ["invocation_id"], handler: invocationActions },
   { method: "POST", pattern: /^\/api\/v1\/guard$/, names: [], handler: guard },
   { method: "GET", pattern: /^\/api\/v1\/tasks\/([^/]+)$/, names: ["task_id"], handler: getTask },
+  { method: "GET", pattern: /^\/api\/v1\/tool-catalog$/, names: [], handler: ownToolCatalog },
   { method: "GET", pattern: /^\/api\/health$/, names: [], handler: health },
   { method: "GET", pattern: /^\/api\/v1\/openapi\.json$/, names: [], handler: openapi },
 ];

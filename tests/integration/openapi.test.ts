@@ -226,7 +226,7 @@ describe("the typed client and the routes' real answers", () => {
   it("types each call from the route's declaration", () => {
     expectTypeOf<ApiMethod<"/api/v1/admin/webhooks/{endpoint_id}">>().toEqualTypeOf<"GET" | "PATCH" | "DELETE">();
     expectTypeOf<ApiBody<"/api/v1/invocations/{invocation_id}", "GET">>().toEqualTypeOf<InvocationView>();
-    expectTypeOf<ApiPathFor<"PATCH">>().toEqualTypeOf<"/api/v1/admin/users/{user_id}" | "/api/v1/admin/webhooks/{endpoint_id}">();
+    expectTypeOf<ApiPathFor<"PATCH">>().toEqualTypeOf<"/api/v1/admin/users/{user_id}" | "/api/v1/admin/tool-catalog/{entry_id}" | "/api/v1/admin/webhooks/{endpoint_id}">();
   });
 
   it("ingests, reads back and lists through the typed client; every answer matches its declared schema", async () => {

@@ -7,3 +7,4 @@ export { GET as openapi } from "@/app/api/v1/openapi.json/route";
 export { POST as guard } from "@/app/api/v1/guard/route";
 export { GET as getDecision } from "@/app/api/v1/invocations/[invocation_id]/decision/route";
 export { POST as invocationActions } from "@/app/api/v1/invocations/[invocation_id]/actions/route";
+export { GET as ownToolCatalog } from "@/app/api/v1/tool-catalog/route";

@@ -81,6 +81,11 @@ export const configSchema = z
       .default({})
       .describe("Per effect class: what to do when Settle is unreachable, whether a person approves, whether committed calls are replayed."),
     default_effect: z.enum([...effectClasses, "unclassified"]).default("unclassified").describe("The class of a tool no rule and no annotation classifies."),
+    settle_catalog: z
+      .boolean()
+      .default(false)
+      .describe("Take effect classes from Settle's tool catalog for this key's runtime (Admin → Tool catalog): after the tools rules here, before the server's annotations."),
+    settle_catalog_refresh_s: z.number().min(5).max(86_400).default(60).describe("How often the gateway reads Settle's tool catalog again; an edit in Settle reaches it within this time."),
     approval_wait_s: z.number().min(0).max(3600).default(20).describe("How long a call that needs approval is held for the decision before the answer says it awaits approval."),
     in_flight_wait_s: z.number().min(0).max(600).default(10).describe("How long a call whose twin is in flight is held for the twin's outcome."),
     call_timeout_s: z.number().positive().max(86_400).default(120).describe("Past this the outcome is unknown (the call may still land); a late answer is still recorded."),

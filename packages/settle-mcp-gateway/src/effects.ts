@@ -1,7 +1,8 @@
-import type { EffectOrUnclassified, GatewayConfig, ToolRule } from "./config.js";
+import type { EffectClass, EffectOrUnclassified, GatewayConfig, ToolRule } from "./config.js";
 
 // Which effect class a tool call has (seed 002's table). The configuration
-// decides; the server's tool annotations are only a default, because the MCP
+// decides, then Settle's tool catalog for the key's runtime (settle_catalog);
+// the server's tool annotations are only a default, because the MCP
 // specification calls them untrusted: a server may say readOnlyHint of a
 // tool that charges a card, and a read is never guarded.
 
@@ -24,7 +25,15 @@ export function ruleFor(config: GatewayConfig, tool: string): ToolRule | null {
   return config.tools.find((rule) => patternOf(rule.match).test(tool)) ?? null;
 }
 
-export type Classification = { effect: EffectOrUnclassified; source: "config" | "annotations" | "default" };
+/** A catalog entry as GET /api/v1/tool-catalog answers it. */
+export type CatalogEntry = { pattern: string; effect_class: EffectClass };
+
+/** The first entry whose pattern matches: Settle lists them most specific first, so the first is the one Settle would pick. */
+export function catalogEffectFor(entries: readonly CatalogEntry[], tool: string): EffectClass | null {
+  return entries.find((entry) => patternOf(entry.pattern).test(tool))?.effect_class ?? null;
+}
+
+export type Classification = { effect: EffectOrUnclassified; source: "config" | "settle_catalog" | "annotations" | "default" };
 
 /**
  * Annotations as defaults: readOnlyHint → read; destructiveHint → destructive
@@ -39,8 +48,14 @@ function fromAnnotations(a: ToolAnnotations | undefined): EffectOrUnclassified |
   return null;
 }
 
-export function classifyEffect(config: GatewayConfig, rule: ToolRule | null, annotations: ToolAnnotations | undefined): Classification {
+export function classifyEffect(
+  config: GatewayConfig,
+  rule: ToolRule | null,
+  annotations: ToolAnnotations | undefined,
+  fromSettle: EffectClass | null = null,
+): Classification {
   if (rule?.effect) return { effect: rule.effect, source: "config" };
+  if (fromSettle) return { effect: fromSettle, source: "settle_catalog" };
   const hinted = fromAnnotations(annotations);
   if (hinted) return { effect: hinted, source: "annotations" };
   return { effect: config.default_effect, source: "default" };

@@ -5,6 +5,7 @@ import { createToolCatalog } from "./catalog.js";
 import { ConfigError, configJsonSchema, loadConfig, type GatewayConfig } from "./config.js";
 import { startHttpGateway } from "./http-gateway.js";
 import { createRegistry } from "./registry.js";
+import { createSettleCatalog, type SettleCatalog } from "./settle-catalog.js";
 import { createSettleLink } from "./settle-link.js";
 import { defaultSpoolDir, openSpool } from "./spool.js";
 import { startStdioGateway } from "./stdio-gateway.js";
@@ -60,9 +61,21 @@ export async function runMain(argv: string[], io: MainIo): Promise<number> {
   const spool = openSpool(config.spool_dir ?? defaultSpoolDir(io.env));
   const settle = createSettleLink({ url: target.url, key: target.key, spool, fastTimeoutMs: config.settle_timeout_ms, onError: (m) => say(`settle-mcp: ${m}`) });
   const consoleBase = (config.console_url ?? target.url).replace(/\/+$/, "");
+  let settleCatalog: SettleCatalog | null = null;
+  if (config.settle_catalog) {
+    settleCatalog = createSettleCatalog({
+      url: target.url,
+      key: target.key,
+      refreshMs: config.settle_catalog_refresh_s * 1000,
+      timeoutMs: Math.max(config.settle_timeout_ms, 5000),
+      onError: (m) => say(`settle-mcp: ${m}`),
+    });
+    if (await settleCatalog.refresh()) say(`settle-mcp: ${settleCatalog.size()} effect classes from Settle's tool catalog`);
+  }
   const deps: Omit<GatewayDeps, "annotations"> = {
     config,
     settle,
+    ...(settleCatalog ? { settleCatalog: settleCatalog.effectFor } : {}),
     registry: createRegistry(),
     log: (line: CallLog) => say(JSON.stringify({ settle_mcp: "call", at: new Date().toISOString(), ...line })),
     consoleLink: (id) => `${consoleBase}/invocations/${encodeURIComponent(id)}`,
@@ -81,6 +94,7 @@ export async function runMain(argv: string[], io: MainIo): Promise<number> {
     await gateway.close();
     await settle.flush();
     settle.close();
+    settleCatalog?.close();
     return 0;
   }
 
@@ -99,6 +113,7 @@ export async function runMain(argv: string[], io: MainIo): Promise<number> {
   process.once("SIGINT", () => void gateway.stop());
   await gateway.closed;
   settle.close();
+  settleCatalog?.close();
   const left = settle.backlog().spooled;
   if (left > 0) say(`settle-mcp: ${left} records wait in ${spool.dir} for Settle; the next gateway sends them`);
   return 0;

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { GuardAnswer } from "@settle/client";
 import { gatewayAnswer, isCallToolResult, replayAnswer, type AnswerFacts, type CallToolResult } from "./answers.js";
 import { approvedSinceRequest, holdForApproval, type Elicit } from "./approval.js";
-import { policyFor, type EffectOrUnclassified, type GatewayConfig, type ToolRule } from "./config.js";
+import { policyFor, type EffectClass, type EffectOrUnclassified, type GatewayConfig, type ToolRule } from "./config.js";
 import { classifyEffect, ruleFor, type ToolAnnotations } from "./effects.js";
 import { forwardAttempt, replyFor, type ClientReply, type Dispatch, type ToolCallParams } from "./forward.js";
 import { identify, resolveTask, type CallIdentity } from "./identity.js";
@@ -38,6 +38,8 @@ export type GatewayDeps = {
   settle: SettleLink;
   registry: Registry;
   annotations: (tool: string) => ToolAnnotations | undefined;
+  /** The class Settle's tool catalog gives the tool (settle_catalog), or null. */
+  settleCatalog?: (tool: string) => EffectClass | null;
   log: (line: CallLog) => void;
   consoleLink: (invocationId: string) => string | null;
   now: () => Date;
@@ -328,7 +330,7 @@ export async function handleToolCall(deps: GatewayDeps, client: ClientCall, disp
   const started = Date.now();
   const tool = client.params.name;
   const rule = ruleFor(deps.config, tool);
-  const { effect, source } = classifyEffect(deps.config, rule, deps.annotations(tool));
+  const { effect, source } = classifyEffect(deps.config, rule, deps.annotations(tool), deps.settleCatalog?.(tool) ?? null);
   const taskId = resolveTask(deps.config.task, { meta: client.params._meta, headers: client.headers, sessionTask: client.sessionTask });
   const c: Call = {
     deps,

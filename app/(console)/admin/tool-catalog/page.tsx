@@ -1,0 +1,24 @@
+import { ToolCatalogAdmin } from "@/components/admin/tool-catalog-admin";
+import { NotAllowed } from "@/components/not-allowed";
+import { listToolCatalog } from "@/lib/catalog/catalog";
+import { requireUser } from "@/lib/identity/session";
+import { listRuntimeNames } from "@/lib/identity/runtime-keys";
+
+export const dynamic = "force-dynamic";
+
+export default async function ToolCatalogPage() {
+  const { user, allowed, db } = await requireUser("administer", "/admin/tool-catalog");
+  if (!allowed) {
+    return (
+      <main className="mx-auto max-w-7xl px-6 py-8">
+        <NotAllowed role={user.role} what="only admins edit the tool catalog" />
+      </main>
+    );
+  }
+  const [entries, runtimes] = await Promise.all([listToolCatalog(db), listRuntimeNames(db)]);
+  return (
+    <main className="mx-auto max-w-7xl px-6 py-8">
+      <ToolCatalogAdmin initial={entries} runtimes={runtimes} />
+    </main>
+  );
+}

@@ -1,0 +1,193 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import type { ToolCatalogItem } from "@/lib/catalog/catalog";
+import { effectClassFor } from "@/lib/catalog/effect-class";
+import { effectClasses } from "@/lib/outcome/queue-order";
+import type { EffectClass } from "@/lib/outcome/vocabulary";
+import { api } from "@/lib/query/api";
+import { queryKeys } from "@/lib/query/keys";
+import { formatUtc } from "../audit/time";
+import { Button } from "../ui/button";
+import { SelectField, TextField } from "../ui/field";
+import { ConfirmDialog, errorText } from "./confirm-dialog";
+
+type Entries = { items: ToolCatalogItem[] };
+const classOptions = effectClasses.map((c) => ({ value: c, label: c }));
+const ALL = "";
+
+function AddEntryForm({ runtimes, runtime, onAdded }: { runtimes: string[]; runtime: string; onAdded: (entry: ToolCatalogItem) => void }) {
+  const queryClient = useQueryClient();
+  const add = useMutation({
+    mutationFn: (body: { runtime: string; pattern: string; effect_class: string }) => api<ToolCatalogItem>("/api/v1/admin/tool-catalog", { body }),
+    onSuccess: (entry) => {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.admin.toolCatalog });
+      onAdded(entry);
+    },
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const formElement = event.currentTarget;
+    const form = new FormData(formElement);
+    add.mutate(
+      { runtime: String(form.get("runtime") ?? ""), pattern: String(form.get("pattern") ?? "").trim(), effect_class: String(form.get("effect_class") ?? "") },
+      { onSuccess: () => formElement.reset() },
+    );
+  };
+  if (runtimes.length === 0) {
+    return (
+      <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-700">
+        No runtimes yet. A runtime exists once it has a key (Admin → Runtime keys); then give its tools their effect classes here.
+      </div>
+    );
+  }
+  return (
+    <form onSubmit={submit} aria-label="Add a catalog entry" className="grid gap-3 rounded-lg border border-slate-200 bg-white p-4 shadow-sm sm:grid-cols-[1fr_2fr_1fr_auto] sm:items-end">
+      <SelectField label="Runtime" name="runtime" defaultValue={runtime || runtimes[0]} key={runtime} options={runtimes.map((r) => ({ value: r, label: r }))} />
+      <TextField label="Tool name or pattern" name="pattern" required maxLength={200} autoComplete="off" placeholder="charge_*" />
+      <SelectField label="Effect class" name="effect_class" defaultValue="create" options={classOptions} />
+      <Button type="submit" variant="primary" disabled={add.isPending}>{add.isPending ? "Adding…" : "Add entry"}</Button>
+      {add.error ? <p role="alert" className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-800 sm:col-span-4">{errorText(add.error)}</p> : null}
+    </form>
+  );
+}
+
+function ClassPicker({ entry, onChanged }: { entry: ToolCatalogItem; onChanged: (message: string) => void }) {
+  const queryClient = useQueryClient();
+  const change = useMutation({
+    mutationFn: (effectClass: string) => api<ToolCatalogItem>(`/api/v1/admin/tool-catalog/${encodeURIComponent(entry.id)}`, { method: "PATCH", body: { effect_class: effectClass } }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.admin.toolCatalog }),
+    onSuccess: (e) => onChanged(`${e.pattern} is now ${e.effect_class} for ${e.runtime}.`),
+  });
+  return (
+    <>
+      <select
+        aria-label={`Effect class of ${entry.pattern}`}
+        value={entry.effect_class}
+        disabled={change.isPending}
+        onChange={(event) => change.mutate(event.target.value)}
+        className="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm"
+      >
+        {classOptions.map((o) => (
+          <option key={o.value} value={o.value}>{o.label}</option>
+        ))}
+      </select>
+      {change.error ? <span role="alert" className="ml-2 text-xs text-rose-700">{errorText(change.error)}</span> : null}
+    </>
+  );
+}
+
+function ToolCheck({ entries, runtime }: { entries: ToolCatalogItem[]; runtime: string }) {
+  const [tool, setTool] = useState("");
+  const own = entries.filter((e) => e.runtime === runtime);
+  const found: EffectClass | null = tool ? effectClassFor(own, tool) : null;
+  return (
+    <div className="max-w-md space-y-1">
+      <TextField label={`Check a tool name against ${runtime}'s catalog`} value={tool} onChange={(e) => setTool(e.target.value)} autoComplete="off" placeholder="charge_card" />
+      {tool ? (
+        <p role="status" className="text-sm text-slate-700">
+          {found ? <>{tool} is <strong>{found}</strong>.</> : <>{tool} matches no entry: it counts as a write (a datastore tool from OpenTelemetry counts as a read).</>}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogItem[]; runtimes: string[] }) {
+  const queryClient = useQueryClient();
+  const [runtime, setRuntime] = useState<string>(ALL);
+  const [removing, setRemoving] = useState<ToolCatalogItem | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const { data, error } = useQuery({
+    queryKey: queryKeys.admin.toolCatalog,
+    queryFn: () => api<Entries>("/api/v1/admin/tool-catalog"),
+    initialData: { items: initial },
+  });
+  const remove = useMutation({
+    mutationFn: (id: string) => api<{ deleted: true }>(`/api/v1/admin/tool-catalog/${encodeURIComponent(id)}`, { method: "DELETE" }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.admin.toolCatalog }),
+    onSuccess: () => {
+      setNotice(removing ? `Removed ${removing.pattern} from ${removing.runtime}.` : null);
+      setRemoving(null);
+    },
+  });
+  // In the server's order: by runtime, each runtime's most specific entry first (the order they are tried in).
+  const shown = data.items.filter((e) => runtime === ALL || e.runtime === runtime);
+
+  return (
+    <section aria-labelledby="catalog-heading" className="space-y-4">
+      <div>
+        <h1 id="catalog-heading" className="text-xl font-semibold">Tool catalog</h1>
+        <p className="mt-1 max-w-3xl text-sm text-slate-600">
+          The effect class of each runtime&apos;s tools, for runtimes that do not send one: OpenTelemetry traces and the MCP gateway
+          (<span className="font-mono">settle_catalog</span>). A pattern is a tool name, or one where <span className="font-mono">*</span> stands for
+          any characters. The most specific entry that matches decides: an exact name first, then the pattern with more literal characters. A
+          tool no entry matches counts as a write.
+        </p>
+      </div>
+      <div className="flex flex-wrap items-end gap-6">
+        <div className="w-64">
+          <SelectField
+            label="Show runtime"
+            value={runtime}
+            onChange={(e) => setRuntime(e.target.value)}
+            options={[{ value: ALL, label: "All runtimes" }, ...runtimes.map((r) => ({ value: r, label: r }))]}
+          />
+        </div>
+        {runtime !== ALL ? <ToolCheck entries={data.items} runtime={runtime} /> : null}
+      </div>
+      <AddEntryForm runtimes={runtimes} runtime={runtime} onAdded={(e) => setNotice(`Added ${e.pattern} → ${e.effect_class} for ${e.runtime}.`)} />
+      <p role="status" aria-live="polite" className="text-sm text-emerald-800">{notice}</p>
+      {error ? <p role="alert" className="text-sm text-rose-700">Could not refresh the list: {errorText(error)}</p> : null}
+
+      {shown.length === 0 ? (
+        <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-700">
+          No entries{runtime === ALL ? "" : ` for ${runtime}`} yet: every tool of {runtime === ALL ? "every runtime" : "it"} that sends no effect class counts as a write.
+        </div>
+      ) : (
+        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
+          <table className="w-full text-left text-sm">
+            <caption className="sr-only">Tool catalog entries</caption>
+            <thead className="whitespace-nowrap bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
+              <tr>
+                <th scope="col" className="px-4 py-2 font-medium">Runtime</th>
+                <th scope="col" className="px-4 py-2 font-medium">Tool name or pattern</th>
+                <th scope="col" className="px-4 py-2 font-medium">Effect class</th>
+                <th scope="col" className="px-4 py-2 font-medium">Changed</th>
+                <th scope="col" className="px-4 py-2 font-medium"><span className="sr-only">Actions</span></th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {shown.map((e) => (
+                <tr key={e.id} data-testid="catalog-row">
+                  <td className="px-4 py-2 font-medium">{e.runtime}</td>
+                  <td className="break-all px-4 py-2 font-mono text-xs">{e.pattern}</td>
+                  <td className="whitespace-nowrap px-4 py-2"><ClassPicker entry={e} onChanged={setNotice} /></td>
+                  <td className="whitespace-nowrap px-4 py-2">{formatUtc(e.updated_at, { seconds: false })}</td>
+                  <td className="px-4 py-2 text-right">
+                    <Button size="sm" variant="dangerGhost" onClick={() => { remove.reset(); setRemoving(e); }} aria-label={`Remove ${e.pattern} from ${e.runtime}`}>
+                      Remove
+                    </Button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+
+      {removing ? (
+        <ConfirmDialog
+          title={`Remove ${removing.pattern}?`}
+          description={`${removing.runtime}'s tools that match it take the next matching entry's class, or count as writes. The change is in the audit trail.`}
+          confirmLabel="Remove entry"
+          pending={remove.isPending}
+          error={errorText(remove.error)}
+          onConfirm={() => remove.mutate(removing.id)}
+          onCancel={() => setRemoving(null)}
+        />
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,225 @@
+import "server-only";
+import { z } from "zod";
+import type { Db } from "../db/client";
+import type { Tx } from "../db/driver";
+import { recordAdminAction } from "../audit/admin";
+import { ApiError } from "../errors";
+import { effectClassSchema, type EffectClass } from "../outcome/vocabulary";
+import { sortBySpecificity } from "./effect-class";
+import { forgetToolCatalog } from "./load";
+
+// Editing a runtime's tool catalog: admins add, change and remove entries
+// (console, API, CLI); each change is one driver transaction with its audit
+// entry, and forgets this instance's cached copy (load.ts) at once. Reads go
+// through Prisma.
+
+/** Entries one runtime may have: far more than a catalog of patterns needs, few enough to read on every request. */
+export const CATALOG_LIMIT = 500;
+
+export const catalogPatternSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .regex(/^[^\p{Cc}]+$/u, "no control characters")
+  .describe("A tool name, or a pattern where * stands for any characters (get_*, *_delete, stripe.*.create). Case-sensitive.");
+
+const time = z.string().meta({ format: "date-time" });
+
+export const toolCatalogItemSchema = z
+  .object({
+    id: z.string(),
+    runtime: z.string(),
+    pattern: z.string(),
+    effect_class: effectClassSchema,
+    created_at: time,
+    updated_at: time,
+  })
+  .meta({ id: "ToolCatalogEntry" });
+export type ToolCatalogItem = z.infer<typeof toolCatalogItemSchema>;
+
+export const newCatalogEntrySchema = z.object({
+  runtime: z.string().trim().min(1).max(200).describe("The runtime's name (it exists once it has a key)."),
+  pattern: catalogPatternSchema,
+  effect_class: effectClassSchema,
+});
+export type NewCatalogEntry = z.infer<typeof newCatalogEntrySchema>;
+
+export const catalogEntryPatchSchema = z
+  .object({ pattern: catalogPatternSchema.optional(), effect_class: effectClassSchema.optional() })
+  .refine((p) => p.pattern !== undefined || p.effect_class !== undefined, "give pattern, effect_class or both");
+export type CatalogEntryPatch = z.infer<typeof catalogEntryPatchSchema>;
+
+type Row = { id: string; pattern: string; effectClass: string; createdAt: Date; updatedAt: Date; runtime: { id: string; name: string } };
+
+function toItem(r: Row): ToolCatalogItem {
+  return {
+    id: r.id,
+    runtime: r.runtime.name,
+    pattern: r.pattern,
+    effect_class: r.effectClass as EffectClass,
+    created_at: r.createdAt.toISOString(),
+    updated_at: r.updatedAt.toISOString(),
+  };
+}
+
+const snapshot = (runtime: string, pattern: string, effectClass: string) => ({ runtime, pattern, effect_class: effectClass });
+const include = { runtime: { select: { id: true, name: true } } } as const;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Every entry, or one runtime's: by runtime name, then in the order they are tried (most specific first). */
+export async function listToolCatalog(db: Db, filter: { runtime?: string } = {}): Promise<ToolCatalogItem[]> {
+  const rows = await db.prisma.toolCatalogEntry.findMany({ where: filter.runtime ? { runtime: { name: filter.runtime } } : {}, include });
+  const byRuntime = new Map<string, ToolCatalogItem[]>();
+  for (const row of rows) {
+    const item = toItem(row);
+    byRuntime.set(item.runtime, [...(byRuntime.get(item.runtime) ?? []), item]);
+  }
+  return [...byRuntime.keys()].sort().flatMap((name) => sortBySpecificity(byRuntime.get(name)!));
+}
+
+export async function getToolCatalogEntry(db: Db, id: string): Promise<ToolCatalogItem | null> {
+  if (!UUID.test(id)) return null;
+  const row = await db.prisma.toolCatalogEntry.findUnique({ where: { id }, include });
+  return row ? toItem(row) : null;
+}
+
+function alreadyListed(runtime: string, pattern: string, existing: { id: string; effect_class: string }): ApiError {
+  return new ApiError("CATALOG_ENTRY_EXISTS", `Runtime ${runtime} already has ${pattern} (as ${existing.effect_class}): change that entry instead.`, {
+    field: "pattern",
+    entry_id: existing.id,
+  });
+}
+
+type EntryRow = { id: string; runtime_id: string; runtime: string; pattern: string; effect_class: string; created_at: string; updated_at: string };
+const ENTRY = `e.id::text AS id, e.runtime_id::text AS runtime_id, r.name AS runtime, e.pattern, e.effect_class, e.created_at, e.updated_at`;
+
+const itemOf = (r: EntryRow): ToolCatalogItem => ({
+  id: r.id,
+  runtime: r.runtime,
+  pattern: r.pattern,
+  effect_class: r.effect_class as EffectClass,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+});
+
+// The runtime's row, locked: two admins changing its catalog at once cannot both pass the limit or the duplicate check.
+async function lockRuntime(tx: Tx, runtimeId: string): Promise<void> {
+  await tx.query(`SELECT 1 FROM runtimes WHERE id = $1::uuid FOR UPDATE`, [runtimeId]);
+}
+
+async function findPattern(tx: Tx, runtimeId: string, pattern: string): Promise<{ id: string; effect_class: string } | undefined> {
+  const [row] = await tx.query<{ id: string; effect_class: string }>(
+    `SELECT id::text AS id, effect_class FROM tool_catalog_entries WHERE runtime_id = $1::uuid AND pattern = $2`,
+    [runtimeId, pattern],
+  );
+  return row;
+}
+
+export async function addToolCatalogEntry(db: Db, input: NewCatalogEntry, actor: string): Promise<ToolCatalogItem> {
+  const runtime = await db.prisma.runtime.findUnique({ where: { name: input.runtime } });
+  if (!runtime) throw new ApiError("NOT_FOUND", `No runtime ${input.runtime}: a runtime exists once it has a key (Admin → Runtime keys).`, { field: "runtime" });
+  const row = await db.driver.transaction(async (tx) => {
+    await lockRuntime(tx, runtime.id);
+    const existing = await findPattern(tx, runtime.id, input.pattern);
+    if (existing) throw alreadyListed(runtime.name, input.pattern, existing);
+    const [{ count }] = (await tx.query<{ count: number }>(`SELECT count(*)::int AS count FROM tool_catalog_entries WHERE runtime_id = $1::uuid`, [runtime.id])) as [
+      { count: number },
+    ];
+    if (count >= CATALOG_LIMIT) {
+      throw new ApiError("CATALOG_FULL", `Runtime ${runtime.name} has ${count} catalog entries, the most it may have: remove some, or cover tools with a pattern.`, {
+        limit: CATALOG_LIMIT,
+      });
+    }
+    const [created] = await tx.query<EntryRow>(
+      `WITH e AS (
+         INSERT INTO tool_catalog_entries (id, runtime_id, pattern, effect_class) VALUES (gen_random_uuid(), $1::uuid, $2, $3) RETURNING *
+       )
+       SELECT ${ENTRY} FROM e JOIN runtimes r ON r.id = e.runtime_id`,
+      [runtime.id, input.pattern, input.effect_class],
+    );
+    await recordAdminAction(tx, {
+      actor,
+      action: "tool_catalog_entry_added",
+      targetType: "tool_catalog_entry",
+      targetId: created!.id,
+      after: snapshot(runtime.name, created!.pattern, created!.effect_class),
+    });
+    return created!;
+  });
+  forgetToolCatalog(runtime.id);
+  return itemOf(row);
+}
+
+async function lockedEntry(tx: Tx, id: string): Promise<EntryRow | undefined> {
+  const [row] = await tx.query<EntryRow>(`SELECT ${ENTRY} FROM tool_catalog_entries e JOIN runtimes r ON r.id = e.runtime_id WHERE e.id = $1::uuid FOR UPDATE OF e`, [id]);
+  return row;
+}
+
+export async function updateToolCatalogEntry(db: Db, id: string, patch: CatalogEntryPatch, actor: string): Promise<ToolCatalogItem> {
+  const missing = () => new ApiError("NOT_FOUND", `No tool catalog entry ${id}.`);
+  if (!UUID.test(id)) throw missing();
+  const row = await db.driver.transaction(async (tx) => {
+    const [owner] = await tx.query<{ runtime_id: string }>(`SELECT runtime_id::text AS runtime_id FROM tool_catalog_entries WHERE id = $1::uuid`, [id]);
+    if (!owner) throw missing();
+    // The runtime first, as adding does, then the entry as it is now (it may have gone meanwhile).
+    await lockRuntime(tx, owner.runtime_id);
+    const before = await lockedEntry(tx, id);
+    if (!before) throw missing();
+    const pattern = patch.pattern ?? before.pattern;
+    if (pattern !== before.pattern) {
+      const existing = await findPattern(tx, before.runtime_id, pattern);
+      if (existing) throw alreadyListed(before.runtime, pattern, existing);
+    }
+    const [updated] = await tx.query<EntryRow>(
+      `WITH e AS (
+         UPDATE tool_catalog_entries SET pattern = $2, effect_class = $3, updated_at = now() WHERE id = $1::uuid RETURNING *
+       )
+       SELECT ${ENTRY} FROM e JOIN runtimes r ON r.id = e.runtime_id`,
+      [id, pattern, patch.effect_class ?? before.effect_class],
+    );
+    await recordAdminAction(tx, {
+      actor,
+      action: "tool_catalog_entry_changed",
+      targetType: "tool_catalog_entry",
+      targetId: id,
+      before: snapshot(before.runtime, before.pattern, before.effect_class),
+      after: snapshot(updated!.runtime, updated!.pattern, updated!.effect_class),
+    });
+    return updated!;
+  });
+  forgetToolCatalog(row.runtime_id);
+  return itemOf(row);
+}
+
+/** Removes the entry and answers it as it was; null when there is none. */
+export async function removeToolCatalogEntry(db: Db, id: string, actor: string): Promise<ToolCatalogItem | null> {
+  if (!UUID.test(id)) return null;
+  const removed = await db.driver.transaction(async (tx) => {
+    const [row] = await tx.query<EntryRow>(
+      `WITH e AS (DELETE FROM tool_catalog_entries WHERE id = $1::uuid RETURNING *)
+       SELECT ${ENTRY} FROM e JOIN runtimes r ON r.id = e.runtime_id`,
+      [id],
+    );
+    if (!row) return null;
+    await recordAdminAction(tx, {
+      actor,
+      action: "tool_catalog_entry_removed",
+      targetType: "tool_catalog_entry",
+      targetId: id,
+      before: snapshot(row.runtime, row.pattern, row.effect_class),
+    });
+    return row;
+  });
+  if (!removed) return null;
+  forgetToolCatalog(removed.runtime_id);
+  return itemOf(removed);
+}
+
+/** The CLI's `catalog set`: adds the pattern, or changes the class of the entry it already has. */
+export async function setToolCatalogEntry(db: Db, input: NewCatalogEntry, actor: string): Promise<{ entry: ToolCatalogItem; created: boolean }> {
+  const existing = (await listToolCatalog(db, { runtime: input.runtime })).find((e) => e.pattern === input.pattern);
+  if (!existing) return { entry: await addToolCatalogEntry(db, input, actor), created: true };
+  if (existing.effect_class === input.effect_class) return { entry: existing, created: false };
+  return { entry: await updateToolCatalogEntry(db, existing.id, { effect_class: input.effect_class }, actor), created: false };
+}

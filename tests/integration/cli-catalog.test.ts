@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "@/cli/main";
+import { GET as ownCatalog } from "@/app/api/v1/tool-catalog/route";
+import { getDb } from "@/lib/db/client";
+import { call, openSettle, type TestContext } from "./harness";
+
+// `settle catalog set | list | remove` on the database, audited as `cli`, and
+// what a runtime key then reads from GET /api/v1/tool-catalog.
+
+async function settle(argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(argv, { stdout: { write: (s) => out.push(s) }, stderr: { write: (s) => err.push(s) }, sleep: async () => {} });
+  return { code, stdout: out.join(""), stderr: err.join("") };
+}
+
+describe("settle catalog", () => {
+  let t: TestContext;
+  beforeAll(async () => {
+    t = await openSettle("postgres");
+  });
+  afterAll(async () => {
+    await t?.teardown();
+  });
+
+  it("sets, changes, lists and removes entries; the runtime reads them; every change is audited as cli", async () => {
+    expect(await settle(["catalog", "set", t.runtime, "charge_*", "money"])).toMatchObject({ code: 0, stdout: `Added charge_* → money in runtime ${t.runtime}'s tool catalog.\n` });
+    expect((await settle(["catalog", "set", t.runtime, "get_order", "read"])).code).toBe(0);
+    expect(await settle(["catalog", "set", t.runtime, "charge_*", "destructive"])).toMatchObject({ code: 0, stdout: expect.stringContaining("Set charge_* → destructive") });
+
+    const table = await settle(["catalog", "list", "--runtime", t.runtime]);
+    expect(table.code).toBe(0);
+    const lines = table.stdout.trim().split("\n");
+    expect(lines[0]).toMatch(/^RUNTIME\s+PATTERN\s+EFFECT CLASS\s+CHANGED$/);
+    expect(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 3))).toEqual([
+      [t.runtime, "get_order", "read"],
+      [t.runtime, "charge_*", "destructive"],
+    ]);
+    const json = JSON.parse((await settle(["catalog", "list", "--json"])).stdout);
+    expect(json.map((e: { pattern: string }) => e.pattern)).toEqual(["get_order", "charge_*"]);
+
+    const own = await call(ownCatalog, { key: t.key, path: "/api/v1/tool-catalog" });
+    expect(own.body.items).toEqual([{ pattern: "get_order", effect_class: "read" }, { pattern: "charge_*", effect_class: "destructive" }]);
+
+    expect(await settle(["catalog", "remove", t.runtime, "charge_*"])).toMatchObject({ code: 0, stdout: expect.stringContaining("Removed charge_* (destructive)") });
+    // Each command closes the database it opened: read through a fresh handle.
+    const actions = await (await getDb()).prisma.adminAction.findMany({ where: { targetType: "tool_catalog_entry" }, orderBy: { at: "asc" } });
+    expect(actions.map((a) => [a.actor, a.action])).toEqual([
+      ["cli", "tool_catalog_entry_added"],
+      ["cli", "tool_catalog_entry_added"],
+      ["cli", "tool_catalog_entry_changed"],
+      ["cli", "tool_catalog_entry_removed"],
+    ]);
+  });
+
+  it("refuses a bad class, an unknown runtime and a pattern it does not have, with one line and exit 1", async () => {
+    const badClass = await settle(["catalog", "set", t.runtime, "x", "write"]);
+    expect(badClass).toMatchObject({ code: 1, stdout: "" });
+    expect(badClass.stderr).toMatch(/effect class 'write' must be one of money, destructive, send, create, read/);
+    const nobody = await settle(["catalog", "set", "rt-nobody", "x", "read"]);
+    expect(nobody.code).toBe(1);
+    expect(nobody.stderr).toMatch(/^settle catalog set: NOT_FOUND: No runtime rt-nobody/);
+    const missing = await settle(["catalog", "remove", t.runtime, "nope_*"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/has no catalog entry nope_\*/);
+    const empty = await settle(["catalog", "list", "--runtime", "rt-nobody"]);
+    expect(empty).toMatchObject({ code: 0, stdout: "" });
+    expect((await settle(["catalog", "--help"])).stdout).toMatch(/catalog set\s+give a tool name or pattern/);
+  });
+});
