@@ -11,7 +11,8 @@ import { ApiError } from "../errors";
 // Who is calling: a runtime (ingest key), or a person (browser session or
 // personal access token) with a role. Every API route goes through here.
 
-export type RuntimePrincipal = { kind: "runtime"; runtime: { id: string; name: string } };
+/** keyId: the runtime key that authenticated the request (its tool catalog, lib/catalog). */
+export type RuntimePrincipal = { kind: "runtime"; runtime: { id: string; name: string }; keyId: string };
 export type UserPrincipal = { kind: "user"; via: "session" | "token"; user: { id: string; email: string; name: string; role: Role } };
 export type Principal = RuntimePrincipal | UserPrincipal;
 
@@ -60,7 +61,7 @@ async function identify(db: Db, req: Request): Promise<Principal> {
     const found = await lookupRuntimeKey(db, token);
     if (found.status === "revoked") throw new ApiError("KEY_REVOKED", "This runtime key was revoked. Ask an admin for a new one.");
     if (found.status === "unknown") throw new ApiError("UNAUTHENTICATED", "Unknown runtime key.");
-    return { kind: "runtime", runtime: found.runtime };
+    return { kind: "runtime", runtime: found.runtime, keyId: found.keyId };
   }
   if (token?.startsWith(PERSONAL_TOKEN_PREFIX)) {
     const found = await lookupPersonalToken(db, token);

@@ -105,7 +105,7 @@ export async function listRuntimeNames(db: Db): Promise<string[]> {
 }
 
 export type KeyLookup =
-  | { status: "valid"; runtime: { id: string; name: string } }
+  | { status: "valid"; runtime: { id: string; name: string }; keyId: string }
   | { status: "revoked" }
   | { status: "unknown" };
 
@@ -114,7 +114,7 @@ export type KeyLookup =
 // single-record request. Revoking in this process forgets it at once; a
 // revocation elsewhere (another instance, the CLI) takes effect within KEY_CACHE_MS.
 export const KEY_CACHE_MS = 2_000;
-const validKeys = new Map<string, { runtime: { id: string; name: string }; prefix: string; until: number }>();
+const validKeys = new Map<string, { runtime: { id: string; name: string }; keyId: string; prefix: string; until: number }>();
 
 function forgetKey(prefix: string): void {
   for (const [hash, entry] of validKeys) if (entry.prefix === prefix) validKeys.delete(hash);
@@ -124,7 +124,7 @@ function forgetKey(prefix: string): void {
 export async function lookupRuntimeKey(db: Db, key: string): Promise<KeyLookup> {
   const hash = hashToken(key);
   const known = validKeys.get(hash);
-  if (known && known.until > Date.now()) return { status: "valid", runtime: known.runtime };
+  if (known && known.until > Date.now()) return { status: "valid", runtime: known.runtime, keyId: known.keyId };
   const rows = await db.driver.query<{ id: string; runtime_id: string; runtime_name: string; revoked: boolean; stale: boolean }>(
     `SELECT k.id::text, k.runtime_id::text, r.name AS runtime_name, k.revoked_at IS NOT NULL AS revoked,
             (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute') AS stale
@@ -139,6 +139,6 @@ export async function lookupRuntimeKey(db: Db, key: string): Promise<KeyLookup> 
   if (row.stale) await db.driver.query(`UPDATE runtime_keys SET last_used_at = now() WHERE id = $1::uuid`, [row.id]);
   const runtime = { id: row.runtime_id, name: row.runtime_name };
   if (validKeys.size > 1_000) validKeys.clear();
-  validKeys.set(hash, { runtime, prefix: key.slice(0, RUNTIME_KEY_PREFIX.length + 8), until: Date.now() + KEY_CACHE_MS });
-  return { status: "valid", runtime };
+  validKeys.set(hash, { runtime, keyId: row.id, prefix: key.slice(0, RUNTIME_KEY_PREFIX.length + 8), until: Date.now() + KEY_CACHE_MS });
+  return { status: "valid", runtime, keyId: row.id };
 }
