@@ -131,7 +131,7 @@ describe("OTLP ingest from the OpenTelemetry JS SDK's exporters (PostgreSQL)", (
     expect(stored.get("ps2-timeout")).toMatchObject({ status: "outcome_unknown" });
 
     const proto = ProtobufTraceSerializer.serializeRequest(spans)!;
-    const protoRes = await fetch(`${server.url}/api/v1/otlp/v1/traces`, { method: "POST", headers: { authorization: `Bearer ${t.key}`, "content-type": "application/x-protobuf" }, body: proto });
+    const protoRes = await fetch(`${server.url}/api/v1/otlp/v1/traces`, { method: "POST", headers: { authorization: `Bearer ${t.key}`, "content-type": "application/x-protobuf" }, body: Buffer.from(proto) });
     expect(protoRes.headers.get("content-type")).toBe("application/x-protobuf");
     // protobuf leaves a 0 out of the wire: rejectedSpans reads back absent.
     expect(decodeAnswer(new Uint8Array(await protoRes.arrayBuffer()))).toEqual({ partialSuccess: { errorMessage: "Settle: 4 of 4 tool-call spans stored; 2 spans are not tool calls and were ignored." } });
@@ -160,7 +160,7 @@ describe("OTLP ingest from the OpenTelemetry JS SDK's exporters (PostgreSQL)", (
       expect({ name, status: res.status, code: res.body.code }).toEqual({ name, status, code });
       expect(res.body.ok, name).toBe(false);
     }
-    const unauthenticated = await fetch(url, { method: "POST", headers: { "content-type": "application/x-protobuf" }, body: proto });
+    const unauthenticated = await fetch(url, { method: "POST", headers: { "content-type": "application/x-protobuf" }, body: Buffer.from(proto) });
     expect(unauthenticated.status).toBe(401);
     expect([...(await allInvocations(t)).keys()].filter((id) => id.startsWith("bad-"))).toEqual([]);
   });

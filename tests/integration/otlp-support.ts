@@ -65,7 +65,7 @@ export async function queueIds(token: string): Promise<string[]> {
 
 /** Raw POST to an OTLP route over HTTP (for malformed bodies). */
 export async function postRaw(url: string, key: string, body: Uint8Array | string, headers: Record<string, string>) {
-  const res = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${key}`, ...headers }, body });
+  const res = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${key}`, ...headers }, body: typeof body === "string" ? body : Buffer.from(body) });
   const text = await res.text();
   let parsed: unknown = null;
   try {

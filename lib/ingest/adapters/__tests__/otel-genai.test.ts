@@ -21,8 +21,8 @@ const mcpCall = (attrs: Record<string, string | number | boolean> = {}) => ({
   ...attrs,
 });
 
-const committed = { commit_state: "committed", outcome: "ok", next_action: "none", dialect: "otel-genai", wrapper_dialect: null };
-const unknownWrite = { commit_state: "unknown", outcome: "unknown", next_action: "verify_operation", dialect: "otel-genai", dispatch_stage: "dispatch_unconfirmed" };
+const committed = { commit_state: "committed", outcome: "ok", next_action: "none", dialect: "otel-genai", wrapper_dialect: null } as const;
+const unknownWrite = { commit_state: "unknown", outcome: "unknown", next_action: "verify_operation", dialect: "otel-genai", dispatch_stage: "dispatch_unconfirmed" } as const;
 
 const cases: SpanCase[] = [
   {
