@@ -8,7 +8,8 @@ import { generateText, stepCountIs, tool } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createOperator, openSettle, type TestContext } from "./harness";
+import { call, createOperator, openSettle, type TestContext } from "./harness";
+import { metrics, taskTimeline } from "./routes";
 import { startServer, type TestServer } from "./http-server";
 import { allInvocations, decisionOf, exportOnce, invocation, postRaw, queueIds, recorder } from "./otlp-support";
 
@@ -93,6 +94,19 @@ describe("OTLP ingest from the frameworks' own telemetry (PostgreSQL)", () => {
       expect([...(await allInvocations(t)).keys()].sort()).toEqual(["call-book-1", "call-weather-1"]);
       expect(await queueIds(operatorToken)).toEqual(["call-book-1"]);
       expect((await decisionOf(t, "call-book-1")).decision).toBe("wait");
+
+      // Like any other: the trace's timeline (the trace is the task) and the trust metrics.
+      const timeline = await call(taskTimeline, { key: t.key, params: { task_id: traceId }, path: `/api/v1/tasks/${traceId}/timeline` });
+      expect(timeline.status).toBe(200);
+      expect(JSON.stringify(timeline.body)).toContain("call-book-1");
+      expect(JSON.stringify(timeline.body)).toContain("call-weather-1");
+      const manager = (await createOperator(t.db, "manager")).token;
+      const numbers = await call(metrics, { key: manager, path: `/api/v1/metrics?runtime=${t.runtime}` });
+      expect(numbers.status).toBe(200);
+      expect(numbers.body.unknown_outcomes.total).toBe(1);
+      const byTool = Object.fromEntries(numbers.body.by_tool.map((r: { tool: string }) => [r.tool, r]));
+      expect(byTool.book_flight).toMatchObject({ invocations: 1, unknown_outcomes: 1, open: 1 });
+      expect(byTool.get_weather).toMatchObject({ invocations: 1, unknown_outcomes: 0 });
     });
 
     it("adds nothing when the same spans are exported again (protobuf this time)", async () => {
