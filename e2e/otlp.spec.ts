@@ -31,6 +31,8 @@ let key: string;
 let traceId: string;
 
 test.beforeAll(async () => {
+  // Two CLI runs and an agent turn on a shared machine.
+  test.setTimeout(120_000);
   settleCli(state.databaseUrl, ["users", "create", "--email", operator, "--role", "operator", "--password", password]);
   key = settleCli(state.databaseUrl, ["keys", "create", runtime]);
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
