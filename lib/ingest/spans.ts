@@ -28,7 +28,7 @@ export type SpanIngestResult = {
 const MAX_TOOL = 200;
 const MAX_REASONS = 5;
 
-function prepareSpanRecord(r: SpanRecord): PreparedRecord | RecordProblem {
+function prepareSpanRecord(r: SpanRecord, argsDigest: string | null): PreparedRecord | RecordProblem {
   const tool = cleanText(r.tool.trim());
   if (tool.length === 0 || tool.length > MAX_TOOL) return { code: "INVALID_RECORD", message: `the tool name must be 1 to ${MAX_TOOL} characters.`, path: "tool" };
   let envelope: unknown;
@@ -38,7 +38,6 @@ function prepareSpanRecord(r: SpanRecord): PreparedRecord | RecordProblem {
     if (error instanceof TooDeepError) return { code: "ENVELOPE_TOO_DEEP", message: `the span's attributes are ${error.message}.`, path: "attributes" };
     throw error;
   }
-  const args = (r.envelope as { arguments?: unknown }).arguments;
   return {
     eventKey: r.eventId,
     eventId: r.eventId,
@@ -52,7 +51,7 @@ function prepareSpanRecord(r: SpanRecord): PreparedRecord | RecordProblem {
     effectClass: r.effectClass,
     idempotencyKey: null,
     budgetLeftS: null,
-    argsDigest: args === null || args === undefined ? null : `sha256:${contentHash(args)}`,
+    argsDigest,
     normalized: r.normalized,
     probeResult: null,
     envelope,
@@ -86,7 +85,10 @@ export async function ingestSpans(db: Db, runtime: RuntimeRef, spans: ReadSpan[]
       continue;
     }
     read.push({ span: item, first: inputs.length, count: records.length });
-    for (const r of records) inputs.push({ prepared: prepareSpanRecord(r), givenEventId: r.eventId });
+    // One digest for the span's records: the arguments are the same at its start and end.
+    const args = (records[0]?.envelope as { arguments?: unknown } | undefined)?.arguments;
+    const digest = args === null || args === undefined ? null : `sha256:${contentHash(args)}`;
+    for (const r of records) inputs.push({ prepared: prepareSpanRecord(r, digest), givenEventId: r.eventId });
   }
   const result = inputs.length > 0 ? await ingestPrepared(db, runtime, inputs) : { results: [], accepted: 0, duplicates: 0, rejected: 0 };
   const reasons: string[] = [];

@@ -85,7 +85,6 @@ function idOf(v: unknown, bytes: number): string | null {
   return hex;
 }
 
-const NS_PER_MS = BigInt(1_000_000);
 // Years 1 to 9999, as Settle stores times (lib/ingest/limits.ts); OTLP counts from 1970, so only the upper bound applies.
 const MAX_MS = Date.parse("9999-12-31T23:59:59.999Z");
 
@@ -94,7 +93,8 @@ function timeOf(v: unknown): string | null | undefined {
   if (v === undefined || v === null || v === 0 || v === "0" || v === "") return null;
   let ms: number;
   if (typeof v === "number" && Number.isFinite(v) && v >= 0) ms = Math.floor(v / 1_000_000);
-  else if (typeof v === "string" && /^\d{1,20}$/.test(v)) ms = Number(BigInt(v) / NS_PER_MS);
+  // Whole milliseconds are the digits before the last six: no BigInt needed.
+  else if (typeof v === "string" && /^\d{1,20}$/.test(v)) ms = v.length > 6 ? Number(v.slice(0, -6)) : 0;
   else return undefined;
   return ms <= MAX_MS ? new Date(ms).toISOString() : undefined;
 }

@@ -156,26 +156,37 @@ function taskOf(span: Span, source: SpanSource, attribute: string | null): strin
   return named && named.trim().length <= MAX_ID ? named.trim() : span.traceId;
 }
 
-function evidenceOf(span: Span, source: SpanSource, call: ToolCall, convention: SpanConvention, withOutcome: boolean): Record<string, unknown> {
+function otelOf(span: Span, source: SpanSource, convention: SpanConvention) {
+  return {
+    convention,
+    trace_id: span.traceId,
+    span_id: span.spanId,
+    parent_span_id: span.parentSpanId,
+    name: span.name,
+    kind: KIND_NAMES[span.kind] ?? String(span.kind),
+    start: span.start,
+    end: span.end,
+    service_name: textAttr(source.resource, "service.name"),
+    scope: source.scope.name,
+  };
+}
+
+/** The intent's evidence: which span, and the arguments it was called with. */
+function intentEvidence(span: Span, source: SpanSource, call: ToolCall, convention: SpanConvention): Record<string, unknown> {
+  return { otel: otelOf(span, source, convention), tool_call_id: call.callId, arguments: call.arguments ?? null };
+}
+
+/** The outcome's evidence: the whole span as read — status, result, its other attributes, its events. */
+function outcomeEvidence(span: Span, source: SpanSource, call: ToolCall, convention: SpanConvention): Record<string, unknown> {
   const consumed = new Set(call.consumed);
   const attributes = Object.fromEntries(Object.entries(span.attributes).filter(([k]) => !consumed.has(k)));
   return {
-    otel: {
-      convention,
-      trace_id: span.traceId,
-      span_id: span.spanId,
-      parent_span_id: span.parentSpanId,
-      name: span.name,
-      kind: KIND_NAMES[span.kind] ?? String(span.kind),
-      start: span.start,
-      end: span.end,
-      ...(withOutcome ? { status: { code: STATUS_NAMES[span.status.code] ?? String(span.status.code), message: span.status.message } } : {}),
-      service_name: textAttr(source.resource, "service.name"),
-      scope: source.scope.name,
-    },
+    otel: { ...otelOf(span, source, convention), status: { code: STATUS_NAMES[span.status.code] ?? String(span.status.code), message: span.status.message } },
     tool_call_id: call.callId,
     arguments: call.arguments ?? null,
-    ...(withOutcome ? { result: call.result ?? null, attributes, events: span.events } : { attributes }),
+    result: call.result ?? null,
+    attributes,
+    events: span.events,
   };
 }
 
@@ -196,7 +207,7 @@ export function spanRecords(adapter: SpanAdapter, span: Span, source: SpanSource
   const records: SpanRecord[] = [];
   const start = span.start ?? (span.end ? null : options.receivedAt.toISOString());
   if (start) {
-    records.push({ ...common, eventId: `otel:${span.traceId}:${span.spanId}:intent`, phase: "intent", at: start, normalized: intentOf(convention, facts), envelope: evidenceOf(span, source, call, convention, false) });
+    records.push({ ...common, eventId: `otel:${span.traceId}:${span.spanId}:intent`, phase: "intent", at: start, normalized: intentOf(convention, facts), envelope: intentEvidence(span, source, call, convention) });
   }
   if (span.end) {
     const ctx: AdapterContext = { isWrite: effectClass !== "read", at: span.end };
@@ -206,7 +217,7 @@ export function spanRecords(adapter: SpanAdapter, span: Span, source: SpanSource
       phase: "outcome",
       at: span.end,
       normalized: outcomeOf(span, call, convention, ctx, facts),
-      envelope: evidenceOf(span, source, call, convention, true),
+      envelope: outcomeEvidence(span, source, call, convention),
     });
   }
   return records;
