@@ -14,6 +14,7 @@ const nextConfig: NextConfig = {
     return [
       { source: "/:path*", headers: [...SECURITY_HEADERS] },
       { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: API_CONTENT_SECURITY_POLICY }] },
+      { source: "/v1/:path*", headers: [{ key: "Content-Security-Policy", value: API_CONTENT_SECURITY_POLICY }] },
     ];
   },
 };

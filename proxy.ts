@@ -42,7 +42,7 @@ export function proxy(request: NextRequest) {
   const { pathname, search } = request.nextUrl;
   if (!decodes(pathname)) {
     const message = "The address has a %-escape that is not valid UTF-8 (e.g. a lone % or %E0%A4%A); encode each path segment with encodeURIComponent.";
-    if (pathname.startsWith("/api/")) {
+    if (pathname.startsWith("/api/") || pathname.startsWith("/v1/")) {
       const response = NextResponse.json(errorEnvelope("INVALID_REQUEST", message, "req_undecodable_path", { path: pathname }), { status: statusOf("INVALID_REQUEST") });
       response.headers.set("Content-Security-Policy", API_CONTENT_SECURITY_POLICY);
       return withTransportSecurity(request, response);
@@ -51,7 +51,7 @@ export function proxy(request: NextRequest) {
     response.headers.set("Content-Security-Policy", API_CONTENT_SECURITY_POLICY);
     return withTransportSecurity(request, response);
   }
-  if (pathname.startsWith("/api/")) return withTransportSecurity(request, NextResponse.next());
+  if (pathname.startsWith("/api/") || pathname.startsWith("/v1/")) return withTransportSecurity(request, NextResponse.next());
   const nonce = newNonce();
   const csp = contentSecurityPolicy(nonce, { dev: env().NODE_ENV === "development" });
   const headers = new Headers(request.headers);
@@ -63,5 +63,5 @@ export function proxy(request: NextRequest) {
   return withTransportSecurity(request, response);
 }
 
-// API requests reach the proxy only when their address has a %-escape (so the hot ingest path never does).
-export const config = { matcher: ["/((?!api/|_next/|favicon.ico).*)", "/api/:path(.*%.*)"] };
+// API requests (and OTLP's /v1/) reach the proxy only when their address has a %-escape (so the hot ingest paths never do).
+export const config = { matcher: ["/((?!api/|v1/|_next/|favicon.ico).*)", "/api/:path(.*%.*)", "/v1/:path(.*%.*)"] };

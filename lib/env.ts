@@ -51,6 +51,8 @@ const schema = z.object({
   SETTLE_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /** Tries per webhook delivery (with exponential back-off between them) before it is marked failed. */
   SETTLE_WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().positive().default(12),
+  /** OTLP ingest: a span (or resource) attribute that names the task, such as session.id; unset, the trace is the task. */
+  SETTLE_OTLP_TASK_ATTRIBUTE: z.string().trim().min(1).max(256).optional().or(z.literal("").transform(() => undefined)),
   PORT: z.coerce.number().int().positive().default(3000),
   NEXT_RUNTIME: z.string().optional(),
   NEXT_PHASE: z.string().optional(),

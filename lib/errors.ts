@@ -46,6 +46,8 @@ const catalog = {
   NOT_FOUND: { status: 404, category: "validation", commit: "not_committed", directive: "never", next: "correct_input", user: "Nothing was found there." },
   METHOD_NOT_ALLOWED: { status: 405, category: "validation", commit: "not_committed", directive: "after_input_fix", next: "correct_input", user: "That method is not supported here." },
   INVALID_JSON: { status: 400, category: "validation", commit: "not_committed", directive: "after_input_fix", next: "correct_input", user: "The request body could not be parsed." },
+  INVALID_PROTOBUF: { status: 400, category: "validation", commit: "not_committed", directive: "after_input_fix", next: "correct_input", user: "The request body could not be decoded." },
+  INVALID_ENCODING: { status: 400, category: "validation", commit: "not_committed", directive: "after_input_fix", next: "correct_input", user: "The request body's compression could not be read." },
   INVALID_REQUEST: { status: 400, category: "validation", commit: "not_committed", directive: "after_input_fix", next: "correct_input", user: "The request is not valid." },
   PAYLOAD_TOO_LARGE: { status: 413, category: "validation", commit: "not_committed", directive: "after_input_fix", next: "correct_input", user: "The request body is too large." },
   TOO_MANY_RECORDS: { status: 413, category: "validation", commit: "not_committed", directive: "after_input_fix", next: "correct_input", user: "Too many records in one request." },

@@ -3,6 +3,7 @@ import type { TimelineAttempt } from "@/lib/invocations/timeline-builder";
 import { CommitStateLabel } from "@/components/status-badge";
 import { formatClock, formatDateTime, formatDuration } from "@/components/timeline/format";
 import { attemptAnchor } from "./links";
+import { SpanFacts, spanFactsOf } from "./span-facts";
 
 // One ingested record as Settle read it: the normalized fields, the per-item
 // results, and the envelope exactly as received (secrets redacted), with the
@@ -69,7 +70,8 @@ function Json({ value }: { value: unknown }) {
   return <pre className="max-h-96 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-900 p-3 font-mono text-xs text-slate-100">{JSON.stringify(value, null, 2)}</pre>;
 }
 
-export function AttemptDetails({ attempt: a, index, anchor = attemptAnchor(index) }: { attempt: TimelineAttempt; index: number; anchor?: string }) {
+export function AttemptDetails({ attempt: a, index, anchor = attemptAnchor(index), runtime, taskId }: { attempt: TimelineAttempt; index: number; anchor?: string; runtime?: string; taskId?: string }) {
+  const span = spanFactsOf(a.envelope);
   const lateMs = Date.parse(a.received_at) - Date.parse(a.at);
   const dialect = a.wrapper_dialect ? `${a.dialect} (inside ${a.wrapper_dialect})` : a.dialect;
   const headingId = `${anchor}-heading`;
@@ -106,6 +108,7 @@ export function AttemptDetails({ attempt: a, index, anchor = attemptAnchor(index
         Received <time dateTime={a.received_at}>{formatDateTime(a.received_at)}</time>
         {lateMs >= 60_000 ? <span className="font-medium text-slate-700"> — {formatDuration(lateMs)} after it happened (delivered late)</span> : null}
       </p>
+      {span ? <SpanFacts facts={span} runtime={runtime} taskId={taskId} /> : null}
       {a.agent_message || a.user_message ? (
         <div className="mt-3 grid gap-3 md:grid-cols-2">
           {a.agent_message ? (

@@ -97,7 +97,7 @@ export function InvocationDetail({ initial, renderedAt, stallWindowS }: Props) {
         {inv.attempts_earlier ? (
           <EarlierAttempts invocationId={inv.invocation_id} runtime={inv.runtime} from={inv.attempts_earlier} shown={inv.attempts.length} total={inv.attempts_total} />
         ) : null}
-        {inv.attempts.map((a, i) => <AttemptDetails key={a.event_id} attempt={a} index={i} />)}
+        {inv.attempts.map((a, i) => <AttemptDetails key={a.event_id} attempt={a} index={i} runtime={inv.runtime} taskId={inv.task_id} />)}
       </section>
 
       <section aria-labelledby="audit-heading" className="space-y-3">

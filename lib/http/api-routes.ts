@@ -1,4 +1,6 @@
 import * as envelopes from "../../app/api/v1/envelopes/route";
+import * as otlpTraces from "../../app/v1/traces/route";
+import * as apiOtlpTraces from "../../app/api/v1/otlp/v1/traces/route";
 import * as invocations from "../../app/api/v1/invocations/route";
 import * as invocation from "../../app/api/v1/invocations/[invocation_id]/route";
 import * as invocationAttempts from "../../app/api/v1/invocations/[invocation_id]/attempts/route";
@@ -35,7 +37,8 @@ import * as webhookDeliveryResend from "../../app/api/v1/admin/webhooks/[endpoin
 import * as health from "../../app/api/health/route";
 import * as openApi from "../../app/api/v1/openapi.json/route";
 
-// Every API route module, by the path it serves ({param} for a [param]
+// Every API route module, by the path it serves (all under /api, but for
+// OTLP's own /v1/traces, served from app/v1 where exporters look for it) ({param} for a [param]
 // folder), in the order the OpenAPI document lists them. Each module's
 // withRoute exports carry their declaration as `.route`; the document
 // (lib/http/openapi.ts) and the typed client (lib/http/api-client.ts, types
@@ -48,6 +51,8 @@ import * as openApi from "../../app/api/v1/openapi.json/route";
 
 export const apiRoutes = {
   "/api/v1/envelopes": envelopes,
+  "/v1/traces": otlpTraces,
+  "/api/v1/otlp/v1/traces": apiOtlpTraces,
   "/api/v1/invocations": invocations,
   "/api/v1/invocations/{invocation_id}": invocation,
   "/api/v1/invocations/{invocation_id}/attempts": invocationAttempts,

@@ -2,15 +2,14 @@ import { ApiError } from "../errors";
 
 // Reads a request body, counting bytes as they arrive: a body over the limit
 // is refused by its Content-Length before a byte is read, or at the chunk that
-// crosses the limit, so an oversized request never sits whole in memory.
+// crosses the limit, so an oversized request never sits whole in memory. A
+// compressed body (OTLP's gzip) is counted twice: as sent, and as it inflates,
+// so a small body that inflates without end is stopped at its limit too.
 
-export async function readBodyLimited(req: Request, maxBytes: number, advice: string): Promise<string> {
-  const refuse = (what: string) =>
-    new ApiError("PAYLOAD_TOO_LARGE", `${what}; the limit is ${maxBytes} bytes. ${advice}`, { limit_bytes: maxBytes });
-  const declared = Number(req.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > maxBytes) throw refuse(`The body is ${declared} bytes`);
-  if (!req.body) return "";
-  const reader = req.body.getReader();
+export type BodyLimits = { maxBytes: number; advice: string; gzip?: { maxInflatedBytes: number } };
+
+async function collect(stream: ReadableStream<Uint8Array>, maxBytes: number, refuse: (what: string) => ApiError, what: string): Promise<Buffer> {
+  const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -18,10 +17,41 @@ export async function readBodyLimited(req: Request, maxBytes: number, advice: st
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
-      await reader.cancel();
-      throw refuse(`The body is over ${maxBytes} bytes`);
+      await reader.cancel().catch(() => undefined);
+      throw refuse(`The body is over ${maxBytes} bytes${what}`);
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
+}
+
+export async function readBodyBytes(req: Request, limits: BodyLimits): Promise<Buffer> {
+  const { maxBytes, advice } = limits;
+  const refuse = (what: string, limit = maxBytes) => new ApiError("PAYLOAD_TOO_LARGE", `${what}; the limit is ${limit} bytes. ${advice}`, { limit_bytes: limit });
+  const declared = Number(req.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > maxBytes) throw refuse(`The body is ${declared} bytes`);
+  if (!req.body) return Buffer.alloc(0);
+  if (!limits.gzip) return collect(req.body, maxBytes, refuse, "");
+  let sent = 0;
+  const counted = req.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        sent += chunk.byteLength;
+        if (sent > maxBytes) controller.error(refuse(`The body is over ${maxBytes} bytes`));
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+  const inflated = counted.pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
+  const max = limits.gzip.maxInflatedBytes;
+  try {
+    return await collect(inflated, max, (what) => refuse(what, max), " once decompressed");
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw new ApiError("INVALID_ENCODING", `The body is sent as gzip (Content-Encoding: gzip) but does not decompress (${error instanceof Error ? error.message : "gzip error"}).`);
+  }
+}
+
+export async function readBodyLimited(req: Request, maxBytes: number, advice: string): Promise<string> {
+  return (await readBodyBytes(req, { maxBytes, advice })).toString("utf8");
 }

@@ -129,18 +129,31 @@ export async function ingestRecords(
   receivedAt = new Date(),
   unparsable: Map<number, string> = new Map(),
 ): Promise<IngestResult> {
+  return ingestPrepared(
+    db,
+    runtime,
+    raw.map((record, index) => {
+      const lineError = unparsable.get(index);
+      const prepared = lineError
+        ? { code: "INVALID_JSON", message: `record ${index + 1} of this request (a non-blank NDJSON line) is not valid JSON (${lineError}).` }
+        : prepareSafely(record, receivedAt);
+      const given = (record as { event_id?: unknown } | null)?.event_id;
+      return { prepared, givenEventId: typeof given === "string" ? cleanText(given) : null };
+    }),
+  );
+}
+
+/** A record prepared by its reader (an ingest record, a span's attempt), or why it cannot be; with the event id it named. */
+export type PreparedInput = { prepared: PreparedRecord | RecordProblem; givenEventId: string | null };
+
+/** Stores prepared records as ingestRecords does: one result per input, in order; a problem rejects its own record only. */
+export async function ingestPrepared(db: Db, runtime: RuntimeRef, inputs: PreparedInput[]): Promise<IngestResult> {
   const results: RecordResult[] = [];
   const pending: Pending[] = [];
   const seenInBatch = new Set<string>();
-  raw.forEach((record, index) => {
-    const lineError = unparsable.get(index);
-    const prepared = lineError
-      ? { code: "INVALID_JSON", message: `record ${index + 1} of this request (a non-blank NDJSON line) is not valid JSON (${lineError}).` }
-      : prepareSafely(record, receivedAt);
+  inputs.forEach(({ prepared, givenEventId }, index) => {
     if ("code" in prepared) {
-      const given = (record as { event_id?: unknown } | null)?.event_id;
-      const eventId = typeof given === "string" ? cleanText(given) : null;
-      results.push({ index, status: "rejected", event_id: eventId, invocation_id: null, error: recordError(prepared, eventId ?? `record ${index}`) });
+      results.push({ index, status: "rejected", event_id: givenEventId, invocation_id: null, error: recordError(prepared, givenEventId ?? `record ${index}`) });
       return;
     }
     const duplicate = seenInBatch.has(prepared.eventKey);

@@ -16,9 +16,16 @@ export const dialects = [
   "anthropic",
   "openai",
   "unrecognized",
+  // OpenTelemetry tool-call spans (OTLP ingest), one per convention: lib/ingest/adapters/otel-*.ts.
+  "otel-genai",
+  "otel-vercel-ai",
+  "otel-openinference",
 ] as const;
 export const dialectSchema = z.enum(dialects);
 export type Dialect = z.infer<typeof dialectSchema>;
+
+export const spanConventions = ["otel-genai", "otel-vercel-ai", "otel-openinference"] as const satisfies readonly Dialect[];
+export type SpanConvention = (typeof spanConventions)[number];
 
 export const commitStateSchema = z.enum(["committed", "not_committed", "unknown", "partial"]);
 export type CommitState = z.infer<typeof commitStateSchema>;

@@ -30,18 +30,26 @@ type AnyHandler = ((req: Request, ctx?: { params: Promise<Record<string, string 
 // ---------------------------------------------------------------------------
 // Route discovery
 
-/** URL path of a route file: app/api/v1/queue/route.ts → /api/v1/queue. */
-function urlPathOf(file: string): string {
+/** URL path of a route file: app/api/v1/queue/route.ts → /api/v1/queue; app/v1/traces/route.ts (OTLP's own path) → /v1/traces. */
+function urlPathOf(root: string, file: string): string {
   const dir = file.split(sep).slice(0, -1).join("/");
-  return dir ? `/api/${dir}` : "/api";
+  return dir ? `/${root}/${dir}` : `/${root}`;
 }
 
-const files = readdirSync(API_DIR, { recursive: true, encoding: "utf8" })
-  .filter((f) => f === "route.ts" || f.endsWith(`${sep}route.ts`))
-  .sort();
-const modules = await Promise.all(
-  files.map(async (file) => ({ file: `app/api/${file.split(sep).join("/")}`, path: urlPathOf(file), mod: (await import(join(API_DIR, file))) as Record<string, unknown> })),
-);
+const ROOTS = ["api", "v1"] as const;
+const files: string[] = [];
+const modules = (
+  await Promise.all(
+    ROOTS.map(async (root) => {
+      const dir = root === "api" ? API_DIR : fileURLToPath(new URL(`../../app/${root}`, import.meta.url));
+      const found = readdirSync(dir, { recursive: true, encoding: "utf8" })
+        .filter((f) => f === "route.ts" || f.endsWith(`${sep}route.ts`))
+        .sort();
+      files.push(...found.map((f) => `${root}/${f}`));
+      return Promise.all(found.map(async (file) => ({ file: `app/${root}/${file.split(sep).join("/")}`, path: urlPathOf(root, file), mod: (await import(join(dir, file))) as Record<string, unknown> })));
+    }),
+  )
+).flat();
 
 /**
  * Placeholder values for dynamic segments, chosen to pass each route's zod

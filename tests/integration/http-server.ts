@@ -3,11 +3,11 @@ import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { errorResponse } from "@/lib/http/route";
 import { GET as notFound } from "@/app/api/[...path]/route";
-import { getDecision, getInvocation, getTask, guard, health, ingest, invocationActions, listInvocations, openapi, ownToolCatalog } from "./routes";
+import { apiOtlpTraces, getDecision, getInvocation, getTask, guard, health, ingest, invocationActions, listInvocations, openapi, otlpTraces, ownToolCatalog } from "./routes";
 
 // Serves Settle's route handlers over a real node:http server on a random
 // localhost port, so HTTP clients (the CLI) can be tested end to end without
-// a Next.js build. Routing mirrors app/api's folders.
+// a Next.js build. Routing mirrors app/api's folders (and app/v1, OTLP's).
 
 type Params = Record<string, string>;
 type Handler = (req: Request, ctx: { params: Promise<Params> }) => Promise<Response>;
@@ -15,6 +15,8 @@ type Route = { method: string; pattern: RegExp; names: string[]; handler: Handle
 
 const routes: Route[] = [
   { method: "POST", pattern: /^\/api\/v1\/envelopes$/, names: [], handler: ingest },
+  { method: "POST", pattern: /^\/v1\/traces$/, names: [], handler: otlpTraces },
+  { method: "POST", pattern: /^\/api\/v1\/otlp\/v1\/traces$/, names: [], handler: apiOtlpTraces },
   { method: "GET", pattern: /^\/api\/v1\/invocations$/, names: [], handler: listInvocations },
   { method: "GET", pattern: /^\/api\/v1\/invocations\/([^/]+)$/, names: ["invocation_id"], handler: getInvocation },
   { method: "GET", pattern: /^\/api\/v1\/invocations\/([^/]+)\/decision$/, names: ["invocation_id"], handler: getDecision },

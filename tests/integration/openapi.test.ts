@@ -25,22 +25,31 @@ type Doc = ReturnType<typeof openApiDocument>;
 type Operation = { summary: string; security: unknown[]; parameters: Array<{ name: string; in: string; required: boolean }>; requestBody?: { content: Record<string, unknown> }; responses: Record<string, { description: string; content?: Record<string, unknown> }> };
 const operationOf = (doc: Doc, path: string, method: string) => (doc.paths[path] as Record<string, Operation> | undefined)?.[method.toLowerCase()];
 
-/** app/api/v1/tasks/[task_id]/route.ts → /api/v1/tasks/{task_id} */
-function apiPathOf(file: string): string {
+/** app/api/v1/tasks/[task_id]/route.ts → /api/v1/tasks/{task_id}; app/v1/traces/route.ts (OTLP's own path) → /v1/traces */
+function apiPathOf(root: string, file: string): string {
   const dir = file.split(sep).slice(0, -1).join("/");
-  return `/api/${dir}`.replace(/\/$/, "").replace(/\[([^\]]+)\]/g, "{$1}");
+  return `/${root}/${dir}`.replace(/\/$/, "").replace(/\[([^\]]+)\]/g, "{$1}");
 }
 
-const files = readdirSync(API_DIR, { recursive: true, encoding: "utf8" })
-  .filter((f) => f === "route.ts" || f.endsWith(`${sep}route.ts`))
-  .sort();
-const modules = await Promise.all(
-  files.map(async (file) => ({
-    file: `app/api/${file.split(sep).join("/")}`,
-    path: apiPathOf(file),
-    mod: (await import(join(API_DIR, file))) as Record<string, unknown>,
-  })),
-);
+// The API lives under app/api; OTLP/HTTP's trace path is app/v1 (where exporters send by default).
+const ROOTS = ["api", "v1"] as const;
+const modules = (
+  await Promise.all(
+    ROOTS.map(async (root) => {
+      const dir = root === "api" ? API_DIR : fileURLToPath(new URL(`../../app/${root}`, import.meta.url));
+      const found = readdirSync(dir, { recursive: true, encoding: "utf8" })
+        .filter((f) => f === "route.ts" || f.endsWith(`${sep}route.ts`))
+        .sort();
+      return Promise.all(
+        found.map(async (file) => ({
+          file: `app/${root}/${file.split(sep).join("/")}`,
+          path: apiPathOf(root, file),
+          mod: (await import(join(dir, file))) as Record<string, unknown>,
+        })),
+      );
+    }),
+  )
+).flat();
 const declared = (mod: Record<string, unknown>) => METHODS.filter((m) => typeof mod[m] === "function" && (mod[m] as { route?: RouteMeta }).route);
 
 describe("the route registry holds every route file", () => {

@@ -8,3 +8,8 @@ export { POST as guard } from "@/app/api/v1/guard/route";
 export { GET as getDecision } from "@/app/api/v1/invocations/[invocation_id]/decision/route";
 export { POST as invocationActions } from "@/app/api/v1/invocations/[invocation_id]/actions/route";
 export { GET as ownToolCatalog } from "@/app/api/v1/tool-catalog/route";
+export { POST as otlpTraces } from "@/app/v1/traces/route";
+export { POST as apiOtlpTraces } from "@/app/api/v1/otlp/v1/traces/route";
+export { GET as queue } from "@/app/api/v1/queue/route";
+export { GET as taskTimeline } from "@/app/api/v1/tasks/[task_id]/timeline/route";
+export { GET as metrics } from "@/app/api/v1/metrics/route";

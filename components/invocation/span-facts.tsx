@@ -1,0 +1,69 @@
+import { taskHref } from "./links";
+
+// What an attempt made from an OpenTelemetry span says about that span
+// (lib/ingest/adapters/otel-*.ts keep it as the attempt's envelope): the
+// convention it was read in, its trace (a link to the trace's task in Settle)
+// and the tool call's arguments. Upstream text, shown as text.
+
+type Facts = { convention: string; traceId: string; spanId: string; service: string | null; callId: string | null; arguments: unknown; status: string | null };
+
+const str = (v: unknown) => (typeof v === "string" ? v : null);
+
+/** The span facts of an attempt's envelope, or null when it did not come from a span. */
+export function spanFactsOf(envelope: unknown): Facts | null {
+  if (typeof envelope !== "object" || envelope === null) return null;
+  const e = envelope as Record<string, unknown>;
+  const otel = typeof e.otel === "object" && e.otel !== null ? (e.otel as Record<string, unknown>) : null;
+  const convention = str(otel?.convention);
+  const traceId = str(otel?.trace_id);
+  if (!otel || !convention || !traceId) return null;
+  const status = typeof otel.status === "object" && otel.status !== null ? str((otel.status as Record<string, unknown>).code) : null;
+  return { convention, traceId, spanId: str(otel.span_id) ?? "", service: str(otel.service_name), callId: str(e.tool_call_id), arguments: e.arguments ?? null, status };
+}
+
+export function SpanFacts({ facts, runtime, taskId }: { facts: Facts; runtime?: string; taskId?: string }) {
+  const traceIsTask = taskId === undefined || taskId === facts.traceId;
+  return (
+    <div className="mt-3 rounded-md border border-indigo-100 bg-indigo-50/50 p-3" data-testid="span-facts">
+      <p className="text-xs font-medium text-slate-600">From an OpenTelemetry span</p>
+      <dl className="mt-1 grid grid-cols-2 gap-x-6 gap-y-2 sm:grid-cols-4">
+        <div className="min-w-0">
+          <dt className="text-xs text-slate-500">convention</dt>
+          <dd className="font-mono text-xs text-slate-900" data-testid="span-convention">{facts.convention}</dd>
+        </div>
+        <div className="min-w-0 sm:col-span-2">
+          <dt className="text-xs text-slate-500">trace id</dt>
+          <dd className="break-all font-mono text-xs text-slate-900" data-testid="span-trace-id">
+            {runtime && traceIsTask ? (
+              <a href={taskHref(facts.traceId, runtime)} className="text-indigo-700 hover:underline" title="Every tool call of this trace (the trace is the task)">{facts.traceId}</a>
+            ) : (
+              facts.traceId
+            )}
+          </dd>
+        </div>
+        <div className="min-w-0">
+          <dt className="text-xs text-slate-500">span id</dt>
+          <dd className="break-all font-mono text-xs text-slate-900">{facts.spanId}</dd>
+        </div>
+        <div className="min-w-0">
+          <dt className="text-xs text-slate-500">service.name</dt>
+          <dd className="break-words font-mono text-xs text-slate-900">{facts.service ?? "—"}</dd>
+        </div>
+        <div className="min-w-0">
+          <dt className="text-xs text-slate-500">tool-call id</dt>
+          <dd className="break-all font-mono text-xs text-slate-900">{facts.callId ?? "— (derived from trace and span)"}</dd>
+        </div>
+        {facts.status ? (
+          <div className="min-w-0">
+            <dt className="text-xs text-slate-500">span status</dt>
+            <dd className="font-mono text-xs text-slate-900">{facts.status}</dd>
+          </div>
+        ) : null}
+      </dl>
+      <p className="mt-2 text-xs text-slate-500">Arguments</p>
+      <pre className="mt-1 max-h-48 overflow-auto whitespace-pre-wrap break-all rounded bg-white p-2 font-mono text-xs text-slate-800" data-testid="span-arguments">
+        {typeof facts.arguments === "string" ? facts.arguments : JSON.stringify(facts.arguments, null, 2)}
+      </pre>
+    </div>
+  );
+}

@@ -1,0 +1,93 @@
+import "server-only";
+import { z } from "zod";
+import type { Db } from "../db/client";
+import { effectClassFor } from "../catalog/effect-class";
+import { loadToolCatalog } from "../catalog/load";
+import { env } from "../env";
+import { ApiError, type ErrorCode } from "../errors";
+import type { RuntimePrincipal } from "../identity/principal";
+import { ingestSpans, type SpanIngestResult } from "../ingest/spans";
+import { decodeJson, decodeProtobuf, encodeAnswer, MAX_SPANS, type ExportAnswer, type OtlpEncoding } from "../otlp/decode";
+import { MAX_BODY_BYTES } from "./ingest-body";
+import { readBodyBytes } from "./read-body";
+
+// OTLP/HTTP trace export (POST /v1/traces, and the same under /api/v1/otlp):
+// what an OpenTelemetry exporter sends, answered as OTLP expects (decision 021).
+// The body is read under envelope ingest's limit (1 MiB as sent); a gzip
+// body may inflate to 8 MiB. Failures before any span is read answer with
+// Settle's error envelope (JSON, as its Content-Type says), which exporters
+// read by status code: 400 and 413 are not retried, 429 and 503 are.
+
+export const MAX_INFLATED_BYTES = 8 * 1024 * 1024;
+
+const MEDIA: Record<string, OtlpEncoding> = { "application/x-protobuf": "protobuf", "application/protobuf": "protobuf", "application/json": "json" };
+const CONTENT_TYPE: Record<OtlpEncoding, string> = { protobuf: "application/x-protobuf", json: "application/json" };
+
+function encodingOf(req: Request): OtlpEncoding {
+  const type = (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  const encoding = Object.hasOwn(MEDIA, type) ? MEDIA[type] : undefined;
+  if (!encoding) throw new ApiError("UNSUPPORTED_MEDIA_TYPE", `Content-Type ${type || "(none)"} is not accepted; an OTLP/HTTP exporter sends application/x-protobuf or application/json.`);
+  return encoding;
+}
+
+function gzipped(req: Request): boolean {
+  const coding = (req.headers.get("content-encoding") ?? "").trim().toLowerCase();
+  if (coding === "" || coding === "identity") return false;
+  if (coding === "gzip" || coding === "x-gzip") return true;
+  throw new ApiError("UNSUPPORTED_MEDIA_TYPE", `Content-Encoding ${coding} is not accepted; send the body as is or gzip-compressed (OTEL_EXPORTER_OTLP_COMPRESSION=gzip).`);
+}
+
+/** OTLP's partial_success: the rejected spans and why, and, as a warning (rejected 0), the spans that were not tool calls. */
+export function answerOf(result: SpanIngestResult): ExportAnswer | null {
+  if (result.rejectedSpans === 0 && result.ignoredSpans === 0) return null;
+  const parts = [`${result.toolSpans - result.rejectedSpans} of ${result.toolSpans} tool-call spans stored`];
+  if (result.ignoredSpans > 0) parts.push(`${result.ignoredSpans} spans are not tool calls and were ignored`);
+  if (result.rejectedSpans > 0) parts.push(`rejected: ${result.reasons.join("; ")}${result.rejectedSpans > result.reasons.length ? "; …" : ""}`);
+  return { rejectedSpans: result.rejectedSpans, errorMessage: `Settle: ${parts.join("; ")}.` };
+}
+
+/** Reads, decodes and ingests one trace export, and answers it in its own encoding. */
+export async function answerTraceExport(db: Db, principal: RuntimePrincipal, req: Request): Promise<Response> {
+  const encoding = encodingOf(req);
+  const body = await readBodyBytes(req, {
+    maxBytes: MAX_BODY_BYTES,
+    advice: "Export smaller batches, or compress them (gzip).",
+    ...(gzipped(req) ? { gzip: { maxInflatedBytes: MAX_INFLATED_BYTES } } : {}),
+  });
+  const spans = encoding === "protobuf" ? decodeProtobuf(body) : decodeJson(body);
+  const catalog = await loadToolCatalog(db, principal.runtime.id);
+  const result = await ingestSpans(db, principal.runtime, spans, {
+    effectClass: (tool, toolType) => effectClassFor(catalog, tool, toolType),
+    taskAttribute: env().SETTLE_OTLP_TASK_ATTRIBUTE ?? null,
+    receivedAt: new Date(),
+  });
+  const answer = encodeAnswer(answerOf(result), encoding);
+  return new Response(typeof answer === "string" ? answer : new Uint8Array(answer), {
+    status: 200,
+    headers: { "content-type": CONTENT_TYPE[encoding], "cache-control": "no-store" },
+  });
+}
+
+/** What both routes declare (lib/http/api-routes.ts lists both). */
+export const traceExportRoute = {
+  auth: "runtime" as const,
+  summary: "Ingest OpenTelemetry traces (OTLP/HTTP)",
+  description:
+    `What an OpenTelemetry exporter sends: an ExportTraceServiceRequest as application/x-protobuf or application/json (ids in hex), gzip or not. ` +
+    `Body at most ${MAX_BODY_BYTES} bytes as sent (${MAX_INFLATED_BYTES} once decompressed), at most ${MAX_SPANS} spans. ` +
+    "Each tool-call span (GenAI execute_tool and MCP tools/call, Vercel AI SDK ai.toolCall, OpenInference TOOL) becomes an invocation's intent and outcome; " +
+    "other spans are counted and ignored. Answers an ExportTraceServiceResponse in the request's encoding; partialSuccess names rejected spans. Idempotent by span id.",
+  tags: ["Ingest"],
+  errors: ["INVALID_JSON", "INVALID_PROTOBUF", "INVALID_ENCODING", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE", "TOO_MANY_RECORDS"] satisfies ErrorCode[],
+  requestContent: {
+    "application/x-protobuf": z.string().describe("opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest, protobuf-encoded."),
+    "application/json": z.object({ resourceSpans: z.array(z.unknown()).optional() }).describe("ExportTraceServiceRequest in OTLP/JSON."),
+  },
+  response: {
+    200: {
+      description: "ExportTraceServiceResponse, in the request's encoding.",
+      schema: z.object({ partialSuccess: z.object({ rejectedSpans: z.number().int(), errorMessage: z.string() }).optional() }),
+      content: { "application/x-protobuf": z.string().describe("opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse, protobuf-encoded.") },
+    },
+  },
+};

@@ -1,0 +1,224 @@
+import type { EffectClass, NormalizedAttempt, Phase, SafeValue, SpanConvention } from "../../outcome/vocabulary";
+import type { AttributeValue, Attributes, Span, SpanSource } from "../../otlp/spans";
+import { normalizeEnvelope } from "../normalize";
+import { redactText } from "../redact";
+import { failureWithoutEvidence, isRecord, success, type AdapterContext } from "./shared";
+import { parseJsonObject } from "./wrapped-text";
+
+// What the three OpenTelemetry conventions share once a span is known to be
+// a tool call (issue 14, decision 022): the span's start is the intent, its
+// end the outcome; the trace is the task; the tool-call id, or one derived
+// from trace and span, is the invocation; the span id makes both records
+// idempotent. Pure: no I/O, no clock.
+
+/** What a convention reads from its own attributes. */
+export type ToolCall = {
+  tool: string;
+  /** The id the runtime gave the call; null when the convention has none (then trace:span). */
+  callId: string | null;
+  /** GenAI's gen_ai.tool.type (function | extension | datastore), for the effect class. */
+  toolType: string | null;
+  /** The span's own error type (GenAI `error.type`), shown as the attempt's code. */
+  errorType: string | null;
+  arguments: unknown;
+  result: unknown;
+  /** Values that may hold an envelope in a known dialect (an MCP CallToolResult, a Settle envelope, …). */
+  evidence: unknown[];
+  /** The attribute keys read into the fields above: left out of the evidence's copy of the attributes. */
+  consumed: string[];
+};
+
+export type SpanAdapter = {
+  convention: SpanConvention;
+  /** Is this span a tool call in this convention? Every other span is ignored (and counted). */
+  detect: (span: Span) => boolean;
+  read: (span: Span) => ToolCall;
+};
+
+export type SpanOptions = {
+  /** The effect class of a tool (the runtime key's catalog, lib/catalog): null is a write. */
+  effectClass: (tool: string, toolType: string | null) => EffectClass | null;
+  /** A span or resource attribute that names the task instead of the trace (SETTLE_OTLP_TASK_ATTRIBUTE). */
+  taskAttribute: string | null;
+  /** When the export arrived: the time of a span that states none. */
+  receivedAt: Date;
+};
+
+/** One attempt record made from a span, as an ingest record is after validation (lib/ingest/record.ts). */
+export type SpanRecord = {
+  eventId: string;
+  taskId: string;
+  invocationId: string;
+  attemptId: string;
+  tool: string;
+  phase: Phase;
+  at: string;
+  effectClass: EffectClass | null;
+  normalized: NormalizedAttempt;
+  /** The span as evidence (not yet redacted): what it says, with arguments and result. */
+  envelope: Record<string, unknown>;
+};
+
+const MAX_ID = 256;
+const STATUS_ERROR = 2;
+const STATUS_NAMES = ["UNSET", "OK", "ERROR"];
+const KIND_NAMES = ["UNSPECIFIED", "INTERNAL", "SERVER", "CLIENT", "PRODUCER", "CONSUMER"];
+
+export function textAttr(attributes: Attributes, key: string): string | null {
+  const v = attributes[key];
+  if (typeof v === "string") return v.trim() === "" ? null : v;
+  return typeof v === "number" || typeof v === "boolean" ? String(v) : null;
+}
+
+/** An attribute holding JSON text (arguments, a result) as the value it encodes; other text stays text. */
+export function jsonAttr(attributes: Attributes, key: string): unknown {
+  const v: AttributeValue | undefined = attributes[key];
+  if (typeof v !== "string") return v;
+  const trimmed = v.trim();
+  if (!/^[[{"]/.test(trimmed)) return v;
+  try {
+    return JSON.parse(trimmed) as unknown;
+  } catch {
+    return v;
+  }
+}
+
+/** Candidates for an envelope in a result: the value itself when an object, or a JSON object it is the text of. */
+export function envelopeCandidates(...values: unknown[]): unknown[] {
+  return values.flatMap((v) => (isRecord(v) ? [v] : typeof v === "string" && parseJsonObject(v) ? [parseJsonObject(v)] : []));
+}
+
+function isError(span: Span, call: ToolCall): boolean {
+  if (span.status.code === STATUS_ERROR) return true;
+  // OK is the instrumentation's word that it succeeded; UNSET is, unless the span records an error.
+  return span.status.code === 0 && (call.errorType !== null || span.events.some((e) => e.name === "exception"));
+}
+
+/** The first exception event's type and message: shown to people, never read for meaning. */
+function exceptionOf(span: Span): { type: string | null; message: string | null } {
+  const event = span.events.find((e) => e.name === "exception");
+  return event ? { type: textAttr(event.attributes, "exception.type"), message: textAttr(event.attributes, "exception.message") } : { type: null, message: null };
+}
+
+const MAX_MESSAGE = 4000;
+const shown = (v: string | null) => (v === null ? null : redactText(v.length > MAX_MESSAGE ? `${v.slice(0, MAX_MESSAGE)}…` : v));
+
+function spanFacts(span: Span, source: SpanSource, convention: SpanConvention): Record<string, SafeValue> {
+  return {
+    "otel.convention": convention,
+    "otel.trace_id": span.traceId,
+    "otel.span_id": span.spanId,
+    ...(textAttr(source.resource, "service.name") ? { "service.name": textAttr(source.resource, "service.name") } : {}),
+  };
+}
+
+/** The outcome a span's end says: a known dialect in its result decides; else its status, and a failed write is unknown. */
+function outcomeOf(span: Span, call: ToolCall, convention: SpanConvention, ctx: AdapterContext, facts: Record<string, SafeValue>): NormalizedAttempt {
+  for (const candidate of call.evidence) {
+    const read = normalizeEnvelope(candidate, ctx);
+    if (read.dialect !== "unrecognized") {
+      return { ...read, wrapper_dialect: read.wrapper_dialect ?? convention, safe_details: { ...read.safe_details, ...facts } };
+    }
+  }
+  const base = { dialect: convention, wrapper_dialect: null };
+  if (!isError(span, call)) return { ...base, ...success({ safe_details: facts }) };
+  const exception = exceptionOf(span);
+  return {
+    ...base,
+    ...failureWithoutEvidence(ctx, {
+      code: shown(call.errorType ?? exception.type),
+      agent_message: shown(span.status.message ?? exception.message),
+      safe_details: { ...facts, ...(call.errorType ? { "error.type": shown(call.errorType) } : {}) },
+    }),
+  };
+}
+
+function intentOf(convention: SpanConvention, facts: Record<string, SafeValue>): NormalizedAttempt {
+  return {
+    dialect: convention,
+    wrapper_dialect: null,
+    outcome: "unknown",
+    commit_state: "unknown",
+    code: null,
+    category: null,
+    retry: { directive: "never", not_before: null, max_attempts_remaining: null },
+    next_action: "none",
+    dispatch_stage: "pre_dispatch",
+    safe_details: facts,
+    agent_message: null,
+    user_message: null,
+    items: [],
+  };
+}
+
+function taskOf(span: Span, source: SpanSource, attribute: string | null): string {
+  const named = attribute ? (textAttr(span.attributes, attribute) ?? textAttr(source.resource, attribute)) : null;
+  return named && named.trim().length <= MAX_ID ? named.trim() : span.traceId;
+}
+
+function otelOf(span: Span, source: SpanSource, convention: SpanConvention) {
+  return {
+    convention,
+    trace_id: span.traceId,
+    span_id: span.spanId,
+    parent_span_id: span.parentSpanId,
+    name: span.name,
+    kind: KIND_NAMES[span.kind] ?? String(span.kind),
+    start: span.start,
+    end: span.end,
+    service_name: textAttr(source.resource, "service.name"),
+    scope: source.scope.name,
+  };
+}
+
+/** The intent's evidence: which span, and the arguments it was called with. */
+function intentEvidence(span: Span, source: SpanSource, call: ToolCall, convention: SpanConvention): Record<string, unknown> {
+  return { otel: otelOf(span, source, convention), tool_call_id: call.callId, arguments: call.arguments ?? null };
+}
+
+/** The outcome's evidence: the whole span as read — status, result, its other attributes, its events. */
+function outcomeEvidence(span: Span, source: SpanSource, call: ToolCall, convention: SpanConvention): Record<string, unknown> {
+  const consumed = new Set(call.consumed);
+  const attributes = Object.fromEntries(Object.entries(span.attributes).filter(([k]) => !consumed.has(k)));
+  return {
+    otel: { ...otelOf(span, source, convention), status: { code: STATUS_NAMES[span.status.code] ?? String(span.status.code), message: span.status.message } },
+    tool_call_id: call.callId,
+    arguments: call.arguments ?? null,
+    result: call.result ?? null,
+    attributes,
+    events: span.events,
+  };
+}
+
+/**
+ * A tool-call span's attempt records: the intent at its start, the outcome
+ * at its end (none while it has not ended). Event ids are the span's, so the
+ * same span sent twice is a duplicate.
+ */
+export function spanRecords(adapter: SpanAdapter, span: Span, source: SpanSource, options: SpanOptions): SpanRecord[] {
+  const call = adapter.read(span);
+  const convention = adapter.convention;
+  const effectClass = options.effectClass(call.tool, call.toolType);
+  const given = call.callId?.trim();
+  // trace:span, as Settle derives an id from task and key (lib/ingest/record.ts): 49 characters at most.
+  const invocationId = given && given.length <= MAX_ID ? given : `${span.traceId}:${span.spanId}`;
+  const facts = spanFacts(span, source, convention);
+  const common = { taskId: taskOf(span, source, options.taskAttribute), invocationId, attemptId: span.spanId, tool: call.tool, effectClass };
+  const records: SpanRecord[] = [];
+  const start = span.start ?? (span.end ? null : options.receivedAt.toISOString());
+  if (start) {
+    records.push({ ...common, eventId: `otel:${span.traceId}:${span.spanId}:intent`, phase: "intent", at: start, normalized: intentOf(convention, facts), envelope: intentEvidence(span, source, call, convention) });
+  }
+  if (span.end) {
+    const ctx: AdapterContext = { isWrite: effectClass !== "read", at: span.end };
+    records.push({
+      ...common,
+      eventId: `otel:${span.traceId}:${span.spanId}:outcome`,
+      phase: "outcome",
+      at: span.end,
+      normalized: outcomeOf(span, call, convention, ctx, facts),
+      envelope: outcomeEvidence(span, source, call, convention),
+    });
+  }
+  return records;
+}

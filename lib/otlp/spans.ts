@@ -1,0 +1,187 @@
+// OTLP trace data as Settle reads it: one shape for both encodings. A
+// protobuf export (decoded and turned into plain objects by protobufjs) and
+// an OTLP/JSON export have the same field names; they differ in how ids are
+// written (bytes vs hex) and numbers (int64 as string or number). Pure: no I/O.
+
+export type AttributeValue = string | number | boolean | null | AttributeValue[] | { [key: string]: AttributeValue };
+export type Attributes = Record<string, AttributeValue>;
+
+export type SpanEvent = { name: string; at: string | null; attributes: Attributes };
+
+/** A span, read: ids lowercase hex, times ISO 8601 (ms), `end` null while it has not ended. */
+export type Span = {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  name: string;
+  /** SpanKind: 0 unspecified, 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
+  kind: number;
+  start: string | null;
+  end: string | null;
+  attributes: Attributes;
+  /** StatusCode: 0 unset, 1 ok, 2 error. */
+  status: { code: number; message: string | null };
+  events: SpanEvent[];
+};
+
+/** Where a span came from: its resource (service.name, …) and instrumentation scope. */
+export type SpanSource = { resource: Attributes; scope: { name: string | null; version: string | null } };
+
+/** A span as read, with what makes it unusable (a bad id, a time out of range); empty when none. */
+export type ReadSpan = { span: Span; source: SpanSource; problems: string[] };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+const MAX_DEPTH = 8;
+
+/** An OTLP AnyValue as a JSON value; bytes are kept as base64 text. */
+export function anyValue(v: unknown, depth = 0): AttributeValue {
+  if (!isObject(v) || depth > MAX_DEPTH) return null;
+  if ("stringValue" in v) return typeof v.stringValue === "string" ? v.stringValue : String(v.stringValue);
+  if ("boolValue" in v) return v.boolValue === true || v.boolValue === "true";
+  if ("intValue" in v) {
+    const n = Number(v.intValue);
+    return Number.isSafeInteger(n) ? n : String(v.intValue);
+  }
+  if ("doubleValue" in v) {
+    const n = Number(v.doubleValue);
+    return Number.isFinite(n) ? n : String(v.doubleValue);
+  }
+  if ("bytesValue" in v) return bytesBase64(v.bytesValue);
+  if ("arrayValue" in v) {
+    const values = isObject(v.arrayValue) && Array.isArray(v.arrayValue.values) ? v.arrayValue.values : [];
+    return values.map((x) => anyValue(x, depth + 1));
+  }
+  if ("kvlistValue" in v) {
+    const values = isObject(v.kvlistValue) && Array.isArray(v.kvlistValue.values) ? v.kvlistValue.values : [];
+    return attributesOf(values, depth + 1);
+  }
+  return null;
+}
+
+function bytesBase64(v: unknown): string {
+  if (v instanceof Uint8Array) return Buffer.from(v).toString("base64");
+  return typeof v === "string" ? v : "";
+}
+
+/** A KeyValue list as an object; a repeated key keeps its last value. Built with fromEntries, so "__proto__" stays data. */
+export function attributesOf(list: unknown, depth = 0): Attributes {
+  if (!Array.isArray(list)) return {};
+  const entries: Array<[string, AttributeValue]> = [];
+  for (const kv of list) {
+    if (isObject(kv) && typeof kv.key === "string") entries.push([kv.key, anyValue(kv.value, depth)]);
+  }
+  return Object.fromEntries(entries);
+}
+
+const HEX = /^[0-9a-f]*$/;
+
+/** An id as lowercase hex, or null when it is not `bytes` bytes long or is all zeros (an invalid id in OTLP). */
+function idOf(v: unknown, bytes: number): string | null {
+  let hex: string | null = null;
+  if (v instanceof Uint8Array) hex = Buffer.from(v).toString("hex");
+  else if (typeof v === "string") hex = v.toLowerCase();
+  if (hex === null || hex.length !== bytes * 2 || !HEX.test(hex) || /^0+$/.test(hex)) return null;
+  return hex;
+}
+
+// Years 1 to 9999, as Settle stores times (lib/ingest/limits.ts); OTLP counts from 1970, so only the upper bound applies.
+const MAX_MS = Date.parse("9999-12-31T23:59:59.999Z");
+
+/** Nanoseconds since the epoch (a string or a number) as ISO 8601; null for 0 or absent; undefined when unreadable. */
+function timeOf(v: unknown): string | null | undefined {
+  if (v === undefined || v === null || v === 0 || v === "0" || v === "") return null;
+  let ms: number;
+  if (typeof v === "number" && Number.isFinite(v) && v >= 0) ms = Math.floor(v / 1_000_000);
+  // Whole milliseconds are the digits before the last six: no BigInt needed.
+  else if (typeof v === "string" && /^\d{1,20}$/.test(v)) ms = v.length > 6 ? Number(v.slice(0, -6)) : 0;
+  else return undefined;
+  return ms <= MAX_MS ? new Date(ms).toISOString() : undefined;
+}
+
+const text = (v: unknown): string | null => (typeof v === "string" ? v : null);
+const int = (v: unknown): number => {
+  const n = typeof v === "string" && /^\d+$/.test(v) ? Number(v) : v;
+  return typeof n === "number" && Number.isInteger(n) ? n : 0;
+};
+
+// OTLP/JSON must write enums as numbers; a name, as the proto3 JSON mapping allows, is read too.
+const KINDS: Record<string, number> = { SPAN_KIND_UNSPECIFIED: 0, SPAN_KIND_INTERNAL: 1, SPAN_KIND_SERVER: 2, SPAN_KIND_CLIENT: 3, SPAN_KIND_PRODUCER: 4, SPAN_KIND_CONSUMER: 5 };
+const STATUS_CODES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
+const enumOf = (v: unknown, names: Record<string, number>) => (typeof v === "string" && Object.hasOwn(names, v) ? names[v]! : int(v));
+
+/** Reads one span object (protobuf-decoded or OTLP/JSON); never throws for the span's own content. */
+export function readSpan(raw: unknown, source: SpanSource): ReadSpan {
+  const problems: string[] = [];
+  const s = isObject(raw) ? raw : {};
+  if (!isObject(raw)) problems.push("a span must be an object");
+  const traceId = idOf(s.traceId, 16);
+  const spanId = idOf(s.spanId, 8);
+  if (traceId === null) problems.push("traceId is not a valid trace id (16 bytes, not all zero; hex in OTLP/JSON)");
+  if (spanId === null) problems.push("spanId is not a valid span id (8 bytes, not all zero; hex in OTLP/JSON)");
+  const parent = s.parentSpanId === undefined || s.parentSpanId === "" || (s.parentSpanId instanceof Uint8Array && s.parentSpanId.length === 0) ? null : idOf(s.parentSpanId, 8);
+  const start = timeOf(s.startTimeUnixNano);
+  const end = timeOf(s.endTimeUnixNano);
+  if (start === undefined) problems.push("startTimeUnixNano is not a time Settle can store");
+  if (end === undefined) problems.push("endTimeUnixNano is not a time Settle can store");
+  const status = isObject(s.status) ? s.status : {};
+  const events = Array.isArray(s.events)
+    ? s.events.filter(isObject).map((e) => ({ name: text(e.name) ?? "", at: timeOf(e.timeUnixNano) ?? null, attributes: attributesOf(e.attributes) }))
+    : [];
+  return {
+    span: {
+      traceId: traceId ?? "",
+      spanId: spanId ?? "",
+      parentSpanId: parent,
+      name: text(s.name) ?? "",
+      kind: enumOf(s.kind, KINDS),
+      start: start ?? null,
+      end: end ?? null,
+      attributes: attributesOf(s.attributes),
+      status: { code: enumOf(status.code, STATUS_CODES), message: text(status.message) || null },
+      events,
+    },
+    source,
+    problems,
+  };
+}
+
+export type ExportShapeProblem = { path: string; message: string };
+
+/**
+ * Every span of an ExportTraceServiceRequest (as plain objects), with its
+ * source. A structure that is not OTLP above the spans (resourceSpans not a
+ * list, …) is the request's problem: returned as such, nothing is read.
+ */
+export function spansOf(request: unknown): ReadSpan[] | ExportShapeProblem {
+  if (!isObject(request)) return { path: "", message: "the body is not an ExportTraceServiceRequest object" };
+  const resourceSpans = request.resourceSpans ?? [];
+  if (!Array.isArray(resourceSpans)) return { path: "resourceSpans", message: "resourceSpans must be a list" };
+  const out: ReadSpan[] = [];
+  for (const [i, rs] of resourceSpans.entries()) {
+    if (!isObject(rs)) return { path: `resourceSpans[${i}]`, message: "must be an object" };
+    const resource = attributesOf(isObject(rs.resource) ? rs.resource.attributes : undefined);
+    const scopeSpans = rs.scopeSpans ?? [];
+    if (!Array.isArray(scopeSpans)) return { path: `resourceSpans[${i}].scopeSpans`, message: "must be a list" };
+    for (const [j, ss] of scopeSpans.entries()) {
+      if (!isObject(ss)) return { path: `resourceSpans[${i}].scopeSpans[${j}]`, message: "must be an object" };
+      const scope = isObject(ss.scope) ? ss.scope : {};
+      const source: SpanSource = { resource, scope: { name: text(scope.name), version: text(scope.version) } };
+      const spans = ss.spans ?? [];
+      if (!Array.isArray(spans)) return { path: `resourceSpans[${i}].scopeSpans[${j}].spans`, message: "must be a list" };
+      for (const raw of spans) out.push(readSpan(raw, source));
+    }
+  }
+  return out;
+}
+
+/** The number of spans an export holds, counted before any is read (for the per-request limit). */
+export function countSpans(request: unknown): number {
+  if (!isObject(request) || !Array.isArray(request.resourceSpans)) return 0;
+  let n = 0;
+  for (const rs of request.resourceSpans) {
+    if (!isObject(rs) || !Array.isArray(rs.scopeSpans)) continue;
+    for (const ss of rs.scopeSpans) if (isObject(ss) && Array.isArray(ss.spans)) n += ss.spans.length;
+  }
+  return n;
+}
