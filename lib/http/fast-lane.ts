@@ -25,8 +25,10 @@ const LANES: readonly Lane[] = [
   { method: "GET", pattern: /^\/api\/v1\/invocations\/([^/]+)\/decision$/, names: ["invocation_id"], handler: decision.GET, maxBody: 0 },
 ];
 
+export type LaneHit = { lane: Lane; params: Params };
+
 /** The lane for this request and its path parameters (decoded as Next.js decodes them), or null: Next.js serves it. */
-export function laneFor(method: string, url: string): { lane: Lane; params: Params } | null {
+export function laneFor(method: string, url: string): LaneHit | null {
   if (!url.startsWith("/api/v1/")) return null;
   const query = url.indexOf("?");
   const path = query === -1 ? url : url.slice(0, query);
@@ -44,6 +46,12 @@ export function laneFor(method: string, url: string): { lane: Lane; params: Para
   }
   return null;
 }
+
+// What Next.js 16 says every app route's answer varies by (its router's request headers), and, on
+// an answer with a body its compression could encode, Accept-Encoding. The lane never compresses
+// (the same bytes whatever the client accepts, which HTTP allows) but says the same, so a cache in
+// front treats both alike.
+const NEXT_VARY = "rsc, next-router-state-tree, next-router-prefetch, next-router-segment-prefetch";
 
 /**
  * The headers Next.js adds to an API answer: next.config.ts's static ones
@@ -69,12 +77,21 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const done = () => {
+    const stop = () => {
       req.off("data", onData);
       req.off("end", done);
-      req.off("error", reject);
+      req.off("error", fail);
+      req.off("close", closed);
+    };
+    const done = () => {
+      stop();
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     };
+    const fail = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    const closed = () => fail(new Error("the request was closed before its body ended"));
     const onData = (chunk: Buffer) => {
       chunks.push(chunk);
       size += chunk.length;
@@ -82,7 +99,8 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     };
     req.on("data", onData);
     req.on("end", done);
-    req.on("error", reject);
+    req.on("error", fail);
+    req.on("close", closed);
   });
 }
 
@@ -106,16 +124,21 @@ export function toWebRequest(req: IncomingMessage, body: Buffer | null, signal?:
   });
 }
 
-/** Writes a web Response to node's response, after `extra` headers (which the Response's own override). */
-export async function sendWebResponse(res: ServerResponse, response: Response, extra: ReadonlyArray<[string, string]> = []): Promise<void> {
+/** Writes a web Response to node's response, after `extra` headers (which the Response's own override), and Next.js's Vary. */
+export async function sendWebResponse(res: ServerResponse, response: Response, extra: ReadonlyArray<[string, string]> = [], vary = true): Promise<void> {
   for (const [name, value] of extra) res.setHeader(name, value);
   res.statusCode = response.status;
   response.headers.forEach((value, name) => res.setHeader(name, value));
+  if (vary) res.setHeader("Vary", response.headers.has("content-type") ? `${NEXT_VARY}, Accept-Encoding` : NEXT_VARY);
   const body = response.body ? Buffer.from(await response.arrayBuffer()) : null;
   res.end(body && body.length > 0 ? body : undefined);
 }
 
-async function serve(req: IncomingMessage, res: ServerResponse, lane: Lane, params: Params): Promise<void> {
+/**
+ * Answers a request of `lane` whose body was read (null for a GET): the
+ * route's Response with the API headers. Returns the status sent.
+ */
+export async function answerLane(req: IncomingMessage, res: ServerResponse, hit: LaneHit, body: Buffer | null): Promise<number> {
   const extra = apiHeaders(req);
   try {
     // The route hears of a client that went away (a long-polled decision stops polling).
@@ -123,21 +146,38 @@ async function serve(req: IncomingMessage, res: ServerResponse, lane: Lane, para
     res.once("close", () => {
       if (!res.writableFinished) controller.abort();
     });
-    const body = lane.method === "GET" ? null : await readBody(req, lane.maxBody);
-    const response = await lane.handler(toWebRequest(req, body, controller.signal), { params: Promise.resolve(params) });
+    const response = await hit.lane.handler(toWebRequest(req, body, controller.signal), { params: Promise.resolve(hit.params) });
     await sendWebResponse(res, response, extra);
+    return response.status;
   } catch (error) {
     // withRoute answers every failure of the route itself; this is the net under the lane's own code.
-    if (res.headersSent) res.destroy();
-    else await sendWebResponse(res, toErrorResponse(error, "req_fast_lane"), extra);
+    if (res.headersSent) {
+      res.destroy();
+      return 500;
+    }
+    const response = toErrorResponse(error, "req_fast_lane");
+    await sendWebResponse(res, response, extra);
+    return response.status;
   }
+}
+
+async function serve(req: IncomingMessage, res: ServerResponse, hit: LaneHit): Promise<void> {
+  let body: Buffer | null = null;
+  try {
+    body = hit.lane.method === "GET" ? null : await readBody(req, hit.lane.maxBody);
+  } catch {
+    // The client's request broke off while it was being read: there is nobody to answer.
+    res.destroy();
+    return;
+  }
+  await answerLane(req, res, hit, body);
 }
 
 /** Serves the request if it is one of the hot routes and returns true; false: hand it to Next.js. */
 export function fastLane(req: IncomingMessage, res: ServerResponse): boolean {
   const hit = laneFor(req.method ?? "GET", req.url ?? "/");
   if (!hit) return false;
-  void serve(req, res, hit.lane, hit.params);
+  void serve(req, res, hit);
   return true;
 }
 
