@@ -56,13 +56,14 @@ const NEXT_VARY = "rsc, next-router-state-tree, next-router-prefetch, next-route
 /**
  * The headers Next.js adds to an API answer: next.config.ts's static ones
  * (every response) and API CSP, and proxy.ts's HSTS when served over https.
+ * The Vary header is added with the answer (sendWebResponse).
  */
 export function apiHeaders(req: IncomingMessage): Array<[string, string]> {
   const headers: Array<[string, string]> = SECURITY_HEADERS.map((h) => [h.key, h.value]);
   headers.push(["Content-Security-Policy", API_CONTENT_SECURITY_POLICY]);
-  const proto = String(req.headers["x-forwarded-proto"] ?? "").split(",")[0]!.trim().toLowerCase();
+  // As proxy.ts's overHttps: the request's own protocol (X-Forwarded-Proto does not change it) or the configured address.
   const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
-  if (encrypted || proto === "https" || publicUrl().startsWith("https:")) headers.push([STRICT_TRANSPORT_SECURITY.key, STRICT_TRANSPORT_SECURITY.value]);
+  if (encrypted || publicUrl().startsWith("https:")) headers.push([STRICT_TRANSPORT_SECURITY.key, STRICT_TRANSPORT_SECURITY.value]);
   return headers;
 }
 
