@@ -4,6 +4,9 @@
 export async function register() {
   if (process.env.NEXT_RUNTIME === "nodejs") {
     const { startServer } = await import("./lib/server-start");
+    // The runtime's hot routes, for bin/settle-server.mjs to serve without Next.js's pipeline (decision 024).
+    const { registerFastLane } = await import("./lib/http/fast-lane");
+    registerFastLane();
     await startServer();
   }
 }

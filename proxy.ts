@@ -18,6 +18,8 @@ import { API_CONTENT_SECURITY_POLICY, STRICT_TRANSPORT_SECURITY, contentSecurity
 // The static security headers (nosniff, X-Frame-Options, …) and the API's
 // CSP come from next.config.ts, for every response; see lib/http/security-headers.ts.
 // Proxy runs in the Node.js runtime (Next.js 16), so lib/env.ts works here.
+// Guard, ingest and decision skip it under `npm start` (lib/http/fast-lane.ts, decision 024): what it does
+// to API answers (HSTS) the lane does too; anything more it does to them must be added there.
 
 function decodes(pathname: string): boolean {
   try {

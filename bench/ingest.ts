@@ -93,7 +93,8 @@ async function main(): Promise<void> {
     git: gitHead(),
     machine: machine(),
     machine_busy_before: busyBefore,
-    settings: { ...plan, records_per_batch: 100, baseline_records: records, pool_size: args["pool-size"] ?? "default (SETTLE_DB_POOL_SIZE)" },
+    // SETTLE_FAST_LANE=off in the environment reaches the server: every request through Next.js (decision 024).
+    settings: { ...plan, records_per_batch: 100, baseline_records: records, pool_size: args["pool-size"] ?? "default (SETTLE_DB_POOL_SIZE)", fast_lane: process.env.SETTLE_FAST_LANE !== "off" },
     ...load,
     baseline,
     baseline_single_connection: single,

@@ -39,8 +39,15 @@ const handle = app.getRequestHandler();
 for (let waited = 0; !globalThis.__settleStartup && waited < 30_000; waited += 25) await new Promise((r) => setTimeout(r, 25));
 await globalThis.__settleStartup;
 
+// The runtime's hot routes (guard, ingest, decision) go straight to their handlers, which
+// instrumentation.ts put on globalThis; everything else through Next.js. SETTLE_FAST_LANE=off sends
+// every request through Next.js (docs/decisions/024-fast-lane.md).
+const fastLane = process.env.SETTLE_FAST_LANE === "off" ? null : (globalThis.__settleFastLane ?? null);
+if (process.env.SETTLE_FAST_LANE !== "off" && !fastLane) console.warn("settle: the fast lane is not registered (instrumentation.ts did not run); every request goes through Next.js.");
+
 const server = createServer((req, res) => {
   req.headers["x-settle-socket-address"] = req.socket.remoteAddress ?? "";
+  if (fastLane?.(req, res)) return;
   handle(req, res);
 });
 server.on("error", (error) => {

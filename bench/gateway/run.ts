@@ -145,7 +145,8 @@ async function main(): Promise<void> {
     const result = {
       at: new Date().toISOString(),
       commit: gitHead(),
-      settings: { intents: INTENTS, concurrency: CONCURRENCY, seed: SEED, broken_stream_rate: 0.05, crash_rate: 0.02, latency_pairs: LATENCY_PAIRS },
+      // SETTLE_FAST_LANE=off in the environment reaches the server: every request through Next.js (decision 024).
+      settings: { intents: INTENTS, concurrency: CONCURRENCY, seed: SEED, broken_stream_rate: 0.05, crash_rate: 0.02, latency_pairs: LATENCY_PAIRS, fast_lane: process.env.SETTLE_FAST_LANE !== "off" },
       latency_ms: { direct: lat(latency.direct), gateway: lat(latency.gateway), added, inside },
       chaos: { ms: chaosMs, shop_crashes: shop.crashes(), settle_restart: restart, ...verdict },
     };

@@ -6,6 +6,7 @@ import type { Db } from "../db/client";
 import type { Tx } from "../db/driver";
 import type { RuntimeRef } from "../ingest/process-batch";
 import { storeRecords } from "../ingest/store-records";
+import { INVOCATION_COLUMNS, type InvocationRow } from "../invocations/store";
 import { deriveInvocationId, prepareRecord } from "../ingest/record";
 import { cleanText } from "../ingest/redact";
 import { decideGuard, guardReasons, type GuardCandidate, type GuardReason } from "../outcome/guard-rules";
@@ -49,33 +50,25 @@ export const guardAnswerSchema = z
   .meta({ id: "GuardAnswer" });
 export type GuardAnswer = z.infer<typeof guardAnswerSchema>;
 
-type CandidateRow = {
-  invocation_id: string;
-  task_id: string;
-  idempotency_key: string | null;
-  status: GuardCandidate["status"];
-  commit_state: string;
-  stall_at: string | null;
-  not_before: string | null;
-  resolution: GuardCandidate["resolution"];
-  last_attempt_at: string;
-  uid: string;
-  last_attempt: number | null;
-};
+type CandidateRow = InvocationRow & { last_attempt: number | null };
 
 // $1 runtime, $2 the key, $3 the ids the call may use (named, or derived from task and key):
-// the invocations with the key, and those with those ids. The last attempt is the fold's, kept on the row.
+// the invocations with the key, and those with those ids, whole and locked (in invocation id
+// order, as every writer locks them: lib/invocations/write-statement.ts), so the intent folds onto
+// the row read here without reading it again. The last attempt is the fold's, kept on the row.
+// A statement of its own, after the advisory lock: its snapshot sees every guard before it.
 const candidatesQuery = {
-  name: "settle_guard_candidates",
+  name: "settle_guard_candidates_locked",
   // Two exact lookups, each by every column of its index (see readStates in lib/invocations/store.ts).
-  text: `WITH found AS (
-      SELECT * FROM invocations WHERE runtime_id = $1::uuid AND idempotency_key = $2
-      UNION
-      SELECT i.* FROM unnest($3::text[]) AS k(invocation_id)
-        JOIN LATERAL (SELECT * FROM invocations WHERE runtime_id = $1::uuid AND invocation_id = k.invocation_id LIMIT 1) AS i ON true)
-    SELECT i.invocation_id, i.task_id, i.idempotency_key, i.status, i.commit_state, i.stall_at, i.not_before,
-           i.resolution, i.last_attempt_at, i.id::text AS uid, (i.fold ->> 'lastAttempt')::int AS last_attempt
-      FROM found AS i`,
+  text: `SELECT ${INVOCATION_COLUMNS}, (fold ->> 'lastAttempt')::int AS last_attempt
+      FROM invocations
+     WHERE id = ANY(ARRAY(
+             SELECT id FROM invocations WHERE runtime_id = $1::uuid AND idempotency_key = $2
+             UNION
+             SELECT i.id FROM unnest($3::text[]) AS k(invocation_id)
+               JOIN LATERAL (SELECT id FROM invocations WHERE runtime_id = $1::uuid AND invocation_id = k.invocation_id LIMIT 1) AS i ON true))
+     ORDER BY invocation_id
+     FOR UPDATE`,
 };
 
 // Rows from before the fold was kept have no last attempt stored: counted from their attempts.
@@ -112,22 +105,22 @@ export async function guardWrite(db: Db, runtime: RuntimeRef, body: GuardRequest
   return db.driver.transaction(async (tx) => {
     await tx.query(lockQuery, [`${runtime.id}:${key}`]);
     const rows = await tx.query<CandidateRow>(candidatesQuery, [runtime.id, key, named === null ? [derived] : [named, derived]]);
-    const unknownLast = rows.filter((r) => r.last_attempt === null).map((r) => r.uid);
+    const unknownLast = rows.filter((r) => r.last_attempt === null).map((r) => r.id);
     if (unknownLast.length > 0) {
       const counted = new Map((await tx.query<{ uid: string; last_attempt: number }>(lastAttemptQuery, [runtime.id, unknownLast])).map((r) => [r.uid, r.last_attempt]));
-      for (const r of rows) if (r.last_attempt === null) r.last_attempt = counted.get(r.uid) ?? 0;
+      for (const r of rows) if (r.last_attempt === null) r.last_attempt = counted.get(r.id) ?? 0;
     }
     const candidates: GuardCandidate[] = rows.map((r) => ({
       invocationId: r.invocation_id,
       taskId: r.task_id,
-      idempotencyKey: r.idempotency_key,
-      status: r.status,
-      commitState: r.commit_state,
-      stallAt: r.stall_at,
-      notBefore: r.not_before,
-      resolution: r.resolution,
+      idempotencyKey: r.idempotency_key as string | null,
+      status: r.status as GuardCandidate["status"],
+      commitState: String(r.commit_state),
+      stallAt: r.stall_at as string | null,
+      notBefore: r.not_before as string | null,
+      resolution: r.resolution as GuardCandidate["resolution"],
       lastAttempt: Number(r.last_attempt),
-      lastAttemptAt: r.last_attempt_at,
+      lastAttemptAt: String(r.last_attempt_at),
     }));
 
     const verdict = decideGuard(candidates, { taskId, invocationId: named, idempotencyKey: key }, now);
@@ -159,8 +152,12 @@ export async function guardWrite(db: Db, runtime: RuntimeRef, body: GuardRequest
       now,
     );
     if ("code" in intent) throw new ApiError("INVALID_REQUEST", intent.message, intent.path ? { path: intent.path } : {});
-    await storeRecords(tx, runtime.id, [intent], { lock: true });
-    await recordCheck(tx, runtime.id, { taskId, invocationId, tool, key, allow: true, reason: null, at: now });
+    // The rows read above are the stored states (locked), and the check row goes with the intent: one statement.
+    const byId = new Map<string, InvocationRow>(rows.map((r) => [r.invocation_id, r]));
+    await storeRecords(tx, runtime.id, [intent], {
+      known: (id) => byId.get(id) ?? null,
+      checks: [{ task_id: taskId, invocation_id: invocationId, tool, idempotency_key: key, allow: true, reason: null, at: now.toISOString() }],
+    });
     return { allow: true, reason: null, invocation_id: invocationId, attempt };
   }, { settings: ["statement_timeout = '30s'"] });
 }

@@ -81,7 +81,8 @@ type Options<P, Q, QI, A extends Auth, B, BI, C extends Content | undefined, R e
 };
 type Content = Record<string, z.ZodType>;
 
-const MAX_JSON_BODY = 64 * 1024;
+/** The most a JSON body may be (the fast lane reads no more: lib/http/fast-lane.ts). */
+export const MAX_JSON_BODY = 64 * 1024;
 
 /**
  * Every string a request carries, as Settle stores text: NUL and lone

@@ -114,7 +114,10 @@ export type KeyLookup =
 // single-record request. Revoking in this process forgets it at once; a
 // revocation elsewhere (another instance, the CLI) takes effect within KEY_CACHE_MS.
 export const KEY_CACHE_MS = 2_000;
-const validKeys = new Map<string, { runtime: { id: string; name: string }; prefix: string; until: number }>();
+// On globalThis: Next.js bundles the routes and the fast lane (lib/http/fast-lane.ts, loaded by
+// instrumentation.ts) apart, and a revocation through one must be forgotten by the other at once.
+type ValidKey = { runtime: { id: string; name: string }; prefix: string; until: number };
+const validKeys = ((globalThis as typeof globalThis & { __settleValidKeys?: Map<string, ValidKey> }).__settleValidKeys ??= new Map<string, ValidKey>());
 
 function forgetKey(prefix: string): void {
   for (const [hash, entry] of validKeys) if (entry.prefix === prefix) validKeys.delete(hash);

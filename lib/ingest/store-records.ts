@@ -10,6 +10,7 @@ import {
   writeStates,
   type AttemptRow,
   type CreatedState,
+  type GuardCheckRow,
   type InvocationRow,
   type TaskSpan,
   type UpdatedState,
@@ -118,9 +119,15 @@ const rowOf = (uid: string, invocationId: string, taskId: string, version: numbe
  * written and it throws serialization_failure, and the caller reads again.
  * Inside a transaction (the guard, lib/guard/guard.ts, so a guarded intent
  * is stored exactly like a posted one), `lock` holds the invocations from the
- * read on.
+ * read on; the guard passes the rows it read and locked itself as `known`,
+ * and its guard_checks row as `checks`, written by the same statement.
  */
-export async function storeRecords(tx: Tx, runtimeId: string, records: PreparedRecord[], options: { lock?: boolean; known?: KnownRows } = {}): Promise<Stored> {
+export async function storeRecords(
+  tx: Tx,
+  runtimeId: string,
+  records: PreparedRecord[],
+  options: { lock?: boolean; known?: KnownRows; checks?: GuardCheckRow[] } = {},
+): Promise<Stored> {
   const ids = [...new Set(records.map((p) => p.invocationId))].sort(byText);
   let existing: Map<string, InvocationRow>;
   let stored = new Set<string>();
@@ -168,7 +175,7 @@ export async function storeRecords(tx: Tx, runtimeId: string, records: PreparedR
     for (const row of refold) updated.push({ before: row, version: row.version + 1, state: folded.get(row.id)! });
   }
   attempts.sort((a, b) => byText(a[2] as string, b[2] as string));
-  await writeStates(tx, runtimeId, { created, updated, attempts, tasks: taskSpans(fresh) });
+  await writeStates(tx, runtimeId, { created, updated, attempts, tasks: taskSpans(fresh), checks: options.checks });
   return {
     inserted: new Set(fresh.map((p) => p.eventKey)),
     rows: [

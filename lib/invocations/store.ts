@@ -230,7 +230,10 @@ const transitionOf = (uid: string, from: string | null, s: FoldSnapshot, version
  */
 const NOTE_AFTER_MS = 9 * 60 * 1000;
 
-export type Write = { created?: CreatedState[]; updated?: UpdatedState[]; attempts?: AttemptRow[]; tasks?: TaskSpan[] };
+/** A guard_checks row written with the intent the guard allowed (lib/guard/guard.ts). */
+export type GuardCheckRow = { task_id: string; invocation_id: string; tool: string; idempotency_key: string; allow: boolean; reason: string | null; at: string };
+
+export type Write = { created?: CreatedState[]; updated?: UpdatedState[]; attempts?: AttemptRow[]; tasks?: TaskSpan[]; checks?: GuardCheckRow[] };
 
 /**
  * Writes new attempts and the invocation states folded from them, with their
@@ -240,8 +243,8 @@ export type Write = { created?: CreatedState[]; updated?: UpdatedState[]; attemp
  * reads again.
  */
 export async function writeStates(tx: Tx, runtimeId: string, write: Write): Promise<void> {
-  const { created = [], updated = [], attempts = [], tasks = [] } = write;
-  if (created.length === 0 && updated.length === 0 && attempts.length === 0) return;
+  const { created = [], updated = [], attempts = [], tasks = [], checks = [] } = write;
+  if (created.length === 0 && updated.length === 0 && attempts.length === 0 && checks.length === 0) return;
   const transitions: Transition[] = [];
   const search: Array<{ uid: string; ids: string }> = [];
   const notes: Array<{ uid: string; first_seen_at: unknown; earliest: string; committed_since: unknown; idempotency_key: unknown }> = [];
@@ -275,6 +278,7 @@ export async function writeStates(tx: Tx, runtimeId: string, write: Write): Prom
     ["search", search],
     ["tasks", tasks.map((t) => ({ task_id: t.taskId, first: t.first, last: t.last }))],
     ["notes", dueNotes],
+    ["checks", checks],
   ];
   const present = parts.filter(([, rows]) => rows.length > 0);
   const shape = Object.fromEntries(parts.map(([name, rows]) => [name, rows.length > 0])) as WriteParts;

@@ -70,8 +70,8 @@ export const ATTEMPT_COLUMNS = [
 
 
 /** Which parts a write has; each present part is one jsonb parameter, in this order. */
-export type WriteParts = { created: boolean; changes: boolean; attempts: boolean; transitions: boolean; search: boolean; tasks: boolean; notes: boolean };
-const ORDER: Array<keyof WriteParts> = ["created", "changes", "attempts", "transitions", "search", "tasks", "notes"];
+export type WriteParts = { created: boolean; changes: boolean; attempts: boolean; transitions: boolean; search: boolean; tasks: boolean; notes: boolean; checks: boolean };
+const ORDER: Array<keyof WriteParts> = ["created", "changes", "attempts", "transitions", "search", "tasks", "notes", "checks"];
 
 const recordset = (columns: ReadonlyArray<readonly [string, string]>) => columns.map(([c, t]) => `${c} ${t}`).join(", ");
 const STATE_NAMES = STATE_COLUMNS.map(([c]) => c);
@@ -164,6 +164,13 @@ function build(p: WriteParts): string {
       SELECT n.uid, $1::uuid, n.first_seen_at, n.committed_since, n.idempotency_key
         FROM jsonb_to_recordset(${param.notes}) AS n(uid uuid, first_seen_at timestamptz, earliest timestamptz, committed_since timestamptz, idempotency_key text)
        WHERE n.earliest < clock_timestamp() - interval '10 minutes')`);
+  }
+  if (p.checks) {
+    // The guard's answer (lib/guard/guard.ts), kept with the intent it allowed.
+    ctes.push(`checks AS (
+      INSERT INTO guard_checks (id, runtime_id, task_id, invocation_id, tool, idempotency_key, allow, reason, at)
+      SELECT gen_random_uuid(), $1::uuid, g.task_id, g.invocation_id, g.tool, g.idempotency_key, g.allow, g.reason, g.at
+        FROM jsonb_to_recordset(${param.checks}) AS g(task_id text, invocation_id text, tool text, idempotency_key text, allow boolean, reason text, at timestamptz))`);
   }
   const verdict = checks.length > 0 ? `CASE ${checks.map((c) => `WHEN ${c}`).join("\n             ")} ELSE true END` : "true";
   // PostgreSQL must see $1 even in a write of none of the runtime's rows.

@@ -2,12 +2,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { errorResponse } from "@/lib/http/route";
+import { answerLane, laneFor } from "@/lib/http/fast-lane";
 import { GET as notFound } from "@/app/api/[...path]/route";
 import { apiOtlpTraces, getDecision, getInvocation, getTask, guard, health, ingest, invocationActions, listInvocations, openapi, otlpTraces, ownToolCatalog } from "./routes";
 
 // Serves Settle's route handlers over a real node:http server on a random
 // localhost port, so HTTP clients (the CLI) can be tested end to end without
-// a Next.js build. Routing mirrors app/api's folders (and app/v1, OTLP's).
+// a Next.js build. Routing mirrors app/api's folders (and app/v1, OTLP's). The hot
+// routes go through the fast lane (lib/http/fast-lane.ts), as `npm start` serves them.
 
 type Params = Record<string, string>;
 type Handler = (req: Request, ctx: { params: Promise<Params> }) => Promise<Response>;
@@ -92,6 +94,11 @@ export async function startServer(): Promise<TestServer> {
       const served: ServedRequest = { method, path, contentType: req.headers["content-type"] ?? null, bytes: body.length, status: 0 };
       requests.push(served);
       const injected = interceptor?.({ method, path, count: requests.length });
+      const lane = injected ? null : laneFor(method, req.url ?? "/");
+      if (lane) {
+        served.status = await answerLane(req, res, lane, body);
+        return;
+      }
       const { handler, params } = route(method, path);
       const response = injected ?? (await handler(toRequest(req, origin, body), { params: Promise.resolve(params) }));
       served.status = response.status;

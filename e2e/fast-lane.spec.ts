@@ -1,0 +1,145 @@
+import http from "node:http";
+import { randomBytes } from "node:crypto";
+import { expect, test } from "@playwright/test";
+import { readState, startThroughNext } from "./server";
+
+// The fast lane (docs/decisions/024-fast-lane.md) must answer exactly as the
+// Next.js route does. The same requests go to `npm start` as shipped (the
+// console server: guard, ingest and decision in the fast lane) and to a server
+// of the same build on the same database with SETTLE_FAST_LANE=off (every
+// request through Next.js); status, headers and body must be the same, errors
+// included. A request that writes is sent to each with ids of its own (a tag),
+// which the comparison reads as one.
+
+const state = readState().console;
+const run = randomBytes(4).toString("hex");
+const TAGS = { lane: `fla${run}`, next: `flb${run}` } as const;
+type Side = keyof typeof TAGS;
+
+type Sent = { method: string; path: string; headers?: Record<string, string>; body?: string | Buffer };
+type Answer = { status: number; headers: Record<string, string | string[]>; body: string };
+
+// Framing and the clock, not the answer: how the bytes travel may differ.
+const FRAMING = new Set(["date", "connection", "keep-alive", "transfer-encoding", "content-length"]);
+
+function send(baseURL: string, req: Sent): Promise<Answer> {
+  const url = new URL(baseURL);
+  return new Promise((resolve, reject) => {
+    const r = http.request({ host: url.hostname, port: url.port, method: req.method, path: req.path, headers: req.headers ?? {}, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (d: Buffer) => chunks.push(d));
+      res.on("end", () => {
+        const headers: Record<string, string | string[]> = {};
+        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined && !FRAMING.has(name)) headers[name] = value;
+        resolve({ status: res.statusCode ?? 0, headers, body: Buffer.concat(chunks).toString("utf8") });
+      });
+    });
+    r.on("error", reject);
+    r.end(req.body);
+  });
+}
+
+const json = (key: string | null, extra: Record<string, string> = {}): Record<string, string> => ({
+  "content-type": "application/json",
+  ...(key ? { authorization: `Bearer ${key}` } : {}),
+  ...extra,
+});
+
+/** Each case: the request for a side (its tag in the ids of what it writes). */
+const cases: Array<[string, (tag: string) => Sent]> = [
+  ["guard: no key", () => ({ method: "POST", path: "/api/v1/guard", headers: json(null), body: "{}" })],
+  ["guard: a key Settle never issued", () => ({ method: "POST", path: "/api/v1/guard", headers: json(`stl_rk_aaaaaaaa_${"b".repeat(32)}`), body: "{}" })],
+  ["guard: not a Settle key", () => ({ method: "POST", path: "/api/v1/guard", headers: json("nope"), body: "{}" })],
+  ["guard: text/plain", () => ({ method: "POST", path: "/api/v1/guard", headers: { ...json(state.key), "content-type": "text/plain" }, body: "hi" })],
+  ["guard: invalid JSON", () => ({ method: "POST", path: "/api/v1/guard", headers: json(state.key), body: "{nope" })],
+  ["guard: a field missing", () => ({ method: "POST", path: "/api/v1/guard", headers: json(state.key), body: JSON.stringify({ task_id: "t", idempotency_key: "k" }) })],
+  ["guard: over 64 KiB", () => ({ method: "POST", path: "/api/v1/guard", headers: json(state.key), body: JSON.stringify({ task_id: "t", tool: "x", idempotency_key: "k", envelope: "x".repeat(70_000) }) })],
+  ["guard: allowed", (tag) => ({ method: "POST", path: "/api/v1/guard?ignored=1", headers: json(state.key), body: JSON.stringify({ task_id: `t-${tag}`, tool: "charge_card", idempotency_key: `k1-${tag}`, effect_class: "money", envelope: { args: { amount: 5, note: "café \u0000 ok" } } }) })],
+  ["guard: an invocation named with another key", (tag) => ({ method: "POST", path: "/api/v1/guard", headers: json(state.key), body: JSON.stringify({ task_id: `t-${tag}`, invocation_id: `t-${tag}:k1-${tag}`, tool: "charge_card", idempotency_key: `other-${tag}` }) })],
+  ["guard: the same again is in flight", (tag) => ({ method: "POST", path: "/api/v1/guard", headers: json(state.key), body: JSON.stringify({ task_id: `t-${tag}`, tool: "charge_card", idempotency_key: `k1-${tag}` }) })],
+  ["guard: X-Forwarded-Proto https (not https to Next.js either)", (tag) => ({ method: "POST", path: "/api/v1/guard", headers: json(state.key, { "x-forwarded-proto": "https" }), body: JSON.stringify({ task_id: `t-${tag}`, tool: "send_email", idempotency_key: `k2-${tag}` }) })],
+  ["guard: PUT is not served", () => ({ method: "PUT", path: "/api/v1/guard", headers: json(state.key), body: "{}" })],
+  ["guard: a trailing slash", () => ({ method: "POST", path: "/api/v1/guard/", headers: json(state.key), body: "{}" })],
+  ["ingest: one record", (tag) => ({ method: "POST", path: "/api/v1/envelopes", headers: json(state.key), body: JSON.stringify({ event_id: `e1-${tag}`, task_id: `t-${tag}`, invocation_id: `t-${tag}:k1-${tag}`, attempt: 1, tool: "charge_card", at: "2026-11-20T10:00:00Z", envelope: { ok: false, code: "TIMEOUT", commit_state: "unknown" } }) })],
+  ["ingest: the same record again", (tag) => ({ method: "POST", path: "/api/v1/envelopes", headers: json(state.key), body: JSON.stringify({ event_id: `e1-${tag}`, task_id: `t-${tag}`, invocation_id: `t-${tag}:k1-${tag}`, attempt: 1, tool: "charge_card", at: "2026-11-20T10:00:00Z", envelope: { ok: false, code: "TIMEOUT", commit_state: "unknown" } }) })],
+  [
+    "ingest: a batch with a bad record",
+    (tag) => ({
+      method: "POST",
+      path: "/api/v1/envelopes",
+      headers: json(state.key),
+      body: JSON.stringify({ records: [{ event_id: `e2-${tag}`, task_id: `t-${tag}`, tool: "send_email", at: "2026-11-20T10:00:01Z", envelope: { title: "x", status: 503, retry_after: 1e13 } }, { event_id: `e3-${tag}`, task_id: "", tool: "x" }, { nope: true }] }),
+    }),
+  ],
+  ["ingest: NDJSON with a line that is not JSON", (tag) => ({ method: "POST", path: "/api/v1/envelopes", headers: { ...json(state.key), "content-type": "application/x-ndjson" }, body: `${JSON.stringify({ event_id: `e4-${tag}`, task_id: `t-${tag}`, tool: "get_order", at: "2026-11-20T10:00:02Z", envelope: { ok: true } })}\n{broken\n` })],
+  ["ingest: no records", () => ({ method: "POST", path: "/api/v1/envelopes", headers: json(state.key), body: JSON.stringify({ records: [] }) })],
+  ["ingest: too many records", () => ({ method: "POST", path: "/api/v1/envelopes", headers: json(state.key), body: JSON.stringify({ records: Array.from({ length: 501 }, () => ({})) }) })],
+  ["ingest: a form body", () => ({ method: "POST", path: "/api/v1/envelopes", headers: { ...json(state.key), "content-type": "application/x-www-form-urlencoded" }, body: "a=1" })],
+  ["ingest: over 1 MiB (declared)", () => ({ method: "POST", path: "/api/v1/envelopes", headers: { ...json(state.key), "content-length": String(2 * 1024 * 1024) }, body: "" })],
+  ["ingest: no key", () => ({ method: "POST", path: "/api/v1/envelopes", headers: json(null), body: "{}" })],
+  ["decision: not this runtime's / none", () => ({ method: "GET", path: "/api/v1/invocations/no-such-invocation/decision", headers: json(state.key) })],
+  ["decision: an encoded id", () => ({ method: "GET", path: "/api/v1/invocations/a%20b%2Fc%C3%A9/decision", headers: json(state.key) })],
+  ["decision: an id with NUL", () => ({ method: "GET", path: "/api/v1/invocations/a%00b/decision", headers: json(state.key) })],
+  ["decision: an id that does not decode", () => ({ method: "GET", path: "/api/v1/invocations/x%ZZ/decision", headers: json(state.key) })],
+  ["decision: a bad wait", () => ({ method: "GET", path: "/api/v1/invocations/x/decision?wait=soon", headers: json(state.key) })],
+  ["decision: no key", () => ({ method: "GET", path: "/api/v1/invocations/x/decision" })],
+  ["decision: HEAD", () => ({ method: "HEAD", path: "/api/v1/invocations/x/decision", headers: json(state.key) })],
+];
+
+const normalize = (a: Answer, tag: string): Answer => {
+  const swap = (s: string) => s.split(tag).join("TAG");
+  const headers = Object.fromEntries(Object.entries(a.headers).map(([k, v]) => [k, Array.isArray(v) ? v.map(swap) : swap(v)]));
+  return { status: a.status, headers, body: swap(a.body) };
+};
+
+let next: Awaited<ReturnType<typeof startThroughNext>>;
+test.beforeAll(async () => {
+  test.setTimeout(90_000);
+  next = await startThroughNext(state.databaseUrl);
+});
+test.afterAll(() => next?.stop());
+
+const bases = (): Record<Side, string> => ({ lane: state.baseURL, next: next.baseURL });
+
+test("the fast lane answers every hot-route request exactly as the Next.js route does, errors included", async () => {
+  test.setTimeout(60_000);
+  for (const [name, make] of cases) {
+    const answers = {} as Record<Side, Answer>;
+    for (const side of ["lane", "next"] as const) {
+      const req = make(TAGS[side]);
+      answers[side] = normalize(await send(bases()[side], { ...req, headers: { ...req.headers, "x-request-id": `req-${name.replace(/\W+/g, "-")}` } }), TAGS[side]);
+    }
+    expect(answers.lane, name).toEqual(answers.next);
+  }
+});
+
+test("an answer without a request id of the caller's gets a fresh one on both", async () => {
+  const req = cases[0]![1]("x");
+  const [lane, viaNext] = [await send(bases().lane, req), await send(bases().next, req)];
+  expect(lane.headers["x-request-id"]).toMatch(/^req_[\w-]{12}$/);
+  expect(viaNext.headers["x-request-id"]).toMatch(/^req_[\w-]{12}$/);
+  const strip = (a: Answer) => ({ ...a, headers: { ...a.headers, "x-request-id": "" }, body: a.body.replace(/req_[\w-]{12}/g, "") });
+  expect(strip(lane)).toEqual(strip(viaNext));
+});
+
+test("a decision read, its ETag, a 304 and a short wait are the same on both", async () => {
+  const id = `t-dec${run}:k`;
+  const ingest = await send(bases().lane, {
+    method: "POST",
+    path: "/api/v1/envelopes",
+    headers: json(state.key),
+    body: JSON.stringify({ event_id: `dec-${run}`, task_id: `t-dec${run}`, invocation_id: id, attempt: 1, tool: "charge_card", at: "2026-11-20T10:00:00Z", envelope: { ok: false, code: "TIMEOUT", commit_state: "unknown" } }),
+  });
+  expect(ingest.status).toBe(207);
+  const path = `/api/v1/invocations/${encodeURIComponent(id)}/decision`;
+  const read = async (headers: Record<string, string>, query = "") => {
+    const [a, b] = [await send(bases().lane, { method: "GET", path: path + query, headers }), await send(bases().next, { method: "GET", path: path + query, headers })];
+    expect(a).toEqual(b);
+    return a;
+  };
+  const first = await read({ authorization: `Bearer ${state.key}`, "x-request-id": "req-dec-1" });
+  expect(first.status).toBe(200);
+  const etag = String(first.headers.etag);
+  expect((await read({ authorization: `Bearer ${state.key}`, "x-request-id": "req-dec-2", "if-none-match": etag })).status).toBe(304);
+  expect((await read({ authorization: `Bearer ${state.key}`, "x-request-id": "req-dec-3", "if-none-match": etag }, "?wait=1")).status).toBe(304);
+});
