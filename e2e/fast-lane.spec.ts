@@ -77,6 +77,12 @@ const cases: Array<[string, (tag: string) => Sent]> = [
   ["ingest: a form body", () => ({ method: "POST", path: "/api/v1/envelopes", headers: { ...json(state.key), "content-type": "application/x-www-form-urlencoded" }, body: "a=1" })],
   ["ingest: over 1 MiB (declared)", () => ({ method: "POST", path: "/api/v1/envelopes", headers: { ...json(state.key), "content-length": String(2 * 1024 * 1024) }, body: "" })],
   ["ingest: no key", () => ({ method: "POST", path: "/api/v1/envelopes", headers: json(null), body: "{}" })],
+  ["otlp: one tool span and a chat span, JSON", (tag) => ({ method: "POST", path: "/v1/traces", headers: json(state.key), body: otlpBody(tag) })],
+  ["otlp: the same spans again, under /api/v1/otlp", (tag) => ({ method: "POST", path: "/api/v1/otlp/v1/traces", headers: json(state.key), body: otlpBody(tag) })],
+  ["otlp: JSON that does not parse", () => ({ method: "POST", path: "/v1/traces", headers: json(state.key), body: "{\"resourceSpans\": [" })],
+  ["otlp: protobuf that does not decode", () => ({ method: "POST", path: "/v1/traces", headers: { ...json(state.key), "content-type": "application/x-protobuf" }, body: "\u00ff\u00ff\u00ff not protobuf" })],
+  ["otlp: gzip that is not gzip", () => ({ method: "POST", path: "/v1/traces", headers: { ...json(state.key), "content-encoding": "gzip" }, body: "{}" })],
+  ["otlp: no key", () => ({ method: "POST", path: "/v1/traces", headers: json(null), body: "{}" })],
   ["decision: not this runtime's / none", () => ({ method: "GET", path: "/api/v1/invocations/no-such-invocation/decision", headers: json(state.key) })],
   ["decision: an encoded id", () => ({ method: "GET", path: "/api/v1/invocations/a%20b%2Fc%C3%A9/decision", headers: json(state.key) })],
   ["decision: an id with NUL", () => ({ method: "GET", path: "/api/v1/invocations/a%00b/decision", headers: json(state.key) })],
@@ -85,6 +91,36 @@ const cases: Array<[string, (tag: string) => Sent]> = [
   ["decision: no key", () => ({ method: "GET", path: "/api/v1/invocations/x/decision" })],
   ["decision: HEAD", () => ({ method: "HEAD", path: "/api/v1/invocations/x/decision", headers: json(state.key) })],
 ];
+
+/** An OTLP/JSON export as the SDK's exporter sends it: one execute_tool span that failed, one chat span. */
+function otlpBody(tag: string): string {
+  const hex = (n: number) => Buffer.from(tag).toString("hex").padEnd(n, "0").slice(0, n);
+  const span = (name: string, spanId: string, attributes: Record<string, string>, status: { code: number; message?: string }) => ({
+    traceId: hex(32),
+    spanId,
+    name,
+    kind: 1,
+    startTimeUnixNano: "1763632800000000000",
+    endTimeUnixNano: "1763632801000000000",
+    attributes: Object.entries(attributes).map(([key, value]) => ({ key, value: { stringValue: value } })),
+    status,
+  });
+  return JSON.stringify({
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: "service.name", value: { stringValue: "lane-agent" } }] },
+        scopeSpans: [
+          {
+            spans: [
+              span("execute_tool charge_card", "00000000000000a1", { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "charge_card", "gen_ai.tool.call.id": `call-${tag}` }, { code: 2, message: "timed out" }),
+              span("chat gpt-4o", "00000000000000a2", { "gen_ai.operation.name": "chat" }, { code: 0 }),
+            ],
+          },
+        ],
+      },
+    ],
+  });
+}
 
 const normalize = (a: Answer, tag: string): Answer => {
   const swap = (s: string) => s.split(tag).join("TAG");

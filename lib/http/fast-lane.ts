@@ -3,6 +3,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import * as envelopes from "../../app/api/v1/envelopes/route";
 import * as guard from "../../app/api/v1/guard/route";
 import * as decision from "../../app/api/v1/invocations/[invocation_id]/decision/route";
+import * as otlpTraces from "../../app/v1/traces/route";
+import * as apiOtlpTraces from "../../app/api/v1/otlp/v1/traces/route";
 import { publicUrl } from "../env";
 import { MAX_BODY_BYTES } from "./ingest-body";
 import { MAX_JSON_BODY, toErrorResponse, type RouteHandler } from "./route";
@@ -23,13 +25,16 @@ const LANES: readonly Lane[] = [
   { method: "POST", pattern: /^\/api\/v1\/guard$/, names: [], handler: guard.POST, maxBody: MAX_JSON_BODY },
   { method: "POST", pattern: /^\/api\/v1\/envelopes$/, names: [], handler: envelopes.POST, maxBody: MAX_BODY_BYTES },
   { method: "GET", pattern: /^\/api\/v1\/invocations\/([^/]+)\/decision$/, names: ["invocation_id"], handler: decision.GET, maxBody: 0 },
+  // OTLP trace export: its body limit is the same 1 MiB as sent (lib/http/otlp.ts inflates gzip itself).
+  { method: "POST", pattern: /^\/v1\/traces$/, names: [], handler: otlpTraces.POST, maxBody: MAX_BODY_BYTES },
+  { method: "POST", pattern: /^\/api\/v1\/otlp\/v1\/traces$/, names: [], handler: apiOtlpTraces.POST, maxBody: MAX_BODY_BYTES },
 ];
 
 export type LaneHit = { lane: Lane; params: Params };
 
 /** The lane for this request and its path parameters (decoded as Next.js decodes them), or null: Next.js serves it. */
 export function laneFor(method: string, url: string): LaneHit | null {
-  if (!url.startsWith("/api/v1/")) return null;
+  if (!url.startsWith("/api/v1/") && !url.startsWith("/v1/")) return null;
   const query = url.indexOf("?");
   const path = query === -1 ? url : url.slice(0, query);
   for (const lane of LANES) {
