@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { isRecord } from "./adapters/shared";
+import { isRecord, writeAheadIntent } from "./adapters/shared";
 import { memberOf } from "../outcome/vocabulary";
 import { storableIso } from "./limits";
 import { normalizeEnvelope, normalizeRedactedEnvelope } from "./normalize";
@@ -75,21 +75,7 @@ export type PreparedRecord = {
 };
 
 /** A write-ahead intent carries no result: nothing is known yet, by construction. */
-const INTENT: NormalizedAttempt = {
-  dialect: "settle",
-  wrapper_dialect: null,
-  outcome: "unknown",
-  commit_state: "unknown",
-  code: null,
-  category: null,
-  retry: { directive: "never", not_before: null, max_attempts_remaining: null },
-  next_action: "none",
-  dispatch_stage: "pre_dispatch",
-  safe_details: {},
-  agent_message: null,
-  user_message: null,
-  items: [],
-};
+const INTENT = writeAheadIntent("settle");
 
 export type RecordProblem = { code: string; message: string; path?: string };
 

@@ -2,7 +2,7 @@ import type { EffectClass, NormalizedAttempt, Phase, SafeValue, SpanConvention }
 import type { AttributeValue, Attributes, Span, SpanSource } from "../../otlp/spans";
 import { normalizeEnvelope } from "../normalize";
 import { redactText } from "../redact";
-import { failureWithoutEvidence, isRecord, success, type AdapterContext } from "./shared";
+import { failureWithoutEvidence, isRecord, success, writeAheadIntent, type AdapterContext } from "./shared";
 import { parseJsonObject } from "./wrapped-text";
 
 // What the three OpenTelemetry conventions share once a span is known to be
@@ -134,21 +134,7 @@ function outcomeOf(span: Span, call: ToolCall, convention: SpanConvention, ctx: 
 }
 
 function intentOf(convention: SpanConvention, facts: Record<string, SafeValue>): NormalizedAttempt {
-  return {
-    dialect: convention,
-    wrapper_dialect: null,
-    outcome: "unknown",
-    commit_state: "unknown",
-    code: null,
-    category: null,
-    retry: { directive: "never", not_before: null, max_attempts_remaining: null },
-    next_action: "none",
-    dispatch_stage: "pre_dispatch",
-    safe_details: facts,
-    agent_message: null,
-    user_message: null,
-    items: [],
-  };
+  return writeAheadIntent(convention, facts);
 }
 
 function taskOf(span: Span, source: SpanSource, attribute: string | null): string {

@@ -216,3 +216,22 @@ export function inputError(extra: Partial<Base> = {}): Base {
     ...extra,
   });
 }
+
+/** A write-ahead intent: nothing is known yet, by construction, whoever wrote it (a record or a span's start). */
+export function writeAheadIntent(dialect: NormalizedAttempt["dialect"], safeDetails: NormalizedAttempt["safe_details"] = {}): NormalizedAttempt {
+  return {
+    dialect,
+    wrapper_dialect: null,
+    outcome: "unknown",
+    commit_state: "unknown",
+    code: null,
+    category: null,
+    retry: { directive: "never", not_before: null, max_attempts_remaining: null },
+    next_action: "none",
+    dispatch_stage: "pre_dispatch",
+    safe_details: safeDetails,
+    agent_message: null,
+    user_message: null,
+    items: [],
+  };
+}
