@@ -88,6 +88,7 @@ test("an OTLP-sourced unknown call is in the queue with its convention, trace id
   await expect(span.getByTestId("span-trace-id")).toHaveText(traceId);
   await expect(span.getByTestId("span-arguments")).toContainText(`"flight": "TP-${run}"`);
   await expect(page.locator("main")).toContainText("Booking gateway timed out after 30000 ms");
+  await page.screenshot({ path: "test-results/screenshots/otlp-invocation.png", fullPage: true });
 
   const before = await (await fetch(`${base}/api/v1/invocations/${encodeURIComponent(callId)}/decision`, { headers: { authorization: `Bearer ${key}` } })).json();
   expect(before).toMatchObject({ decision: "wait", status: "outcome_unknown" });

@@ -36,6 +36,7 @@ test("an admin adds a catalog entry, sees it listed and checked, changes its cla
   const tool = pattern.replace("*", "full");
   await page.getByLabel("Check a tool name against billing-agent's catalog").fill(tool);
   await expect(page.getByRole("status").filter({ hasText: `${tool} is money.` })).toBeVisible();
+  await page.screenshot({ path: "test-results/screenshots/tool-catalog.png", fullPage: true });
 
   await row.getByLabel(`Effect class of ${pattern}`).selectOption("destructive");
   await expect(page.getByRole("status").filter({ hasText: `${pattern} is now destructive for billing-agent.` })).toBeVisible();
