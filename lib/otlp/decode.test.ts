@@ -17,7 +17,18 @@ const SPAN = "eee19b7ec3c1b174";
 function exportOf(spans: object[]) {
   return { resourceSpans: [{ resource: { attributes: [{ key: "service.name", value: { stringValue: "svc" } }] }, scopeSpans: [{ scope: { name: "s" }, spans }] }] };
 }
-const span = { name: "execute_tool x", kind: 1, startTimeUnixNano: "1764655924123456789", endTimeUnixNano: "1764655924623000000", attributes: [{ key: "n", value: { intValue: 5 } }, { key: "a", value: { arrayValue: { values: [{ stringValue: "x" }, { boolValue: true }] } } }], status: { code: 2, message: "boom" } };
+const span = { name: "execute_tool x", kind: 1, startTimeUnixNano: "1764655924123456789", endTimeUnixNano: "1764655924623000000", attributes: [
+    { key: "n", value: { intValue: 5 } },
+    { key: "a", value: { arrayValue: { values: [{ stringValue: "x" }, { boolValue: true }] } } },
+    { key: "neg", value: { intValue: -3 } },
+    { key: "big", value: { intValue: "9007199254740993" } },
+    { key: "zero", value: { intValue: 0 } },
+    { key: "off", value: { boolValue: false } },
+    { key: "empty", value: { stringValue: "" } },
+    { key: "kv", value: { kvlistValue: { values: [{ key: "d", value: { doubleValue: 1.5 } }, { key: "b", value: { bytesValue: "AAE=" } }] } } },
+  ],
+  events: [{ name: "exception", timeUnixNano: "1764655924600000001", attributes: [{ key: "exception.type", value: { stringValue: "Timeout" } }] }],
+  status: { code: 2, message: "boom" } };
 
 function code(fn: () => unknown): string | null {
   try {
@@ -44,7 +55,8 @@ describe("OTLP trace decoding", () => {
       parentSpanId: null,
       start: "2025-12-02T06:12:04.123Z",
       end: "2025-12-02T06:12:04.623Z",
-      attributes: { n: 5, a: ["x", true] },
+      attributes: { n: 5, a: ["x", true], neg: -3, big: "9007199254740993", zero: 0, off: false, empty: "", kv: { d: 1.5, b: "AAE=" } },
+      events: [{ name: "exception", at: "2025-12-02T06:12:04.600Z", attributes: { "exception.type": "Timeout" } }],
       status: { code: 2, message: "boom" },
     });
     expect(fromJson[0]!.source).toEqual({ resource: { "service.name": "svc" }, scope: { name: "s", version: null } });

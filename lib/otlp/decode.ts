@@ -1,3 +1,4 @@
+import Long from "long";
 import protobuf from "protobufjs/light";
 import descriptor from "./proto/trace-service.json";
 import { ApiError } from "../errors";
@@ -9,6 +10,11 @@ import { countSpans, spansOf, type ReadSpan } from "./spans";
 // the caller can act on; a span's own problems reject that span only.
 
 export const MAX_SPANS = 1024;
+
+// int64s as Long, explicitly: protobufjs finds it by a dynamic require a bundle
+// may not keep, and would then read nanosecond times as lossy doubles.
+protobuf.util.Long = Long;
+protobuf.configure();
 
 const root = protobuf.Root.fromJSON(descriptor as protobuf.INamespace);
 const ExportRequest = root.lookupType("opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest");
@@ -39,7 +45,7 @@ export function decodeProtobuf(body: Uint8Array): ReadSpan[] {
     // Truncated (index out of range) or not protobuf at all (invalid wire type): the body's fault.
     throw new ApiError("INVALID_PROTOBUF", `The body is not a protobuf ExportTraceServiceRequest (${error instanceof Error ? error.message : "decode error"}).`);
   }
-  return read(ExportRequest.toObject(message, { longs: String, enums: Number }));
+  return read(message);
 }
 
 export function decodeJson(body: Uint8Array): ReadSpan[] {

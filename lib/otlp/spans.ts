@@ -1,7 +1,11 @@
+import Long from "long";
+
 // OTLP trace data as Settle reads it: one shape for both encodings. A
-// protobuf export (decoded and turned into plain objects by protobufjs) and
-// an OTLP/JSON export have the same field names; they differ in how ids are
-// written (bytes vs hex) and numbers (int64 as string or number). Pure: no I/O.
+// protobuf export (the messages protobufjs decodes, read as they are: no
+// toObject copy) and an OTLP/JSON export have the same field names; they
+// differ in how ids are written (bytes vs hex) and int64s (Long vs string or
+// number). A decoded message keeps unset fields' defaults on its prototype,
+// so a oneof is told by own properties only. Pure: no I/O.
 
 export type AttributeValue = string | number | boolean | null | AttributeValue[] | { [key: string]: AttributeValue };
 export type Attributes = Record<string, AttributeValue>;
@@ -34,55 +38,76 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 
 const MAX_DEPTH = 8;
 
+// protobufjs's int64: a Long (two 32-bit halves). Only a decoded message holds one; OTLP/JSON cannot.
+const isLong = (v: unknown): v is Long => v instanceof Long;
+const HALF = 2 ** 32;
+
+/** A Long as a number when it is a safe integer, else its decimal text. */
+function longValue(v: Long): number | string {
+  const high = v.unsigned ? v.high >>> 0 : v.high;
+  const n = high * HALF + (v.low >>> 0);
+  return Number.isSafeInteger(n) ? n : v.toString();
+}
+
 /** An OTLP AnyValue as a JSON value; bytes are kept as base64 text. */
 export function anyValue(v: unknown, depth = 0): AttributeValue {
   if (!isObject(v) || depth > MAX_DEPTH) return null;
-  if ("stringValue" in v) return typeof v.stringValue === "string" ? v.stringValue : String(v.stringValue);
-  if ("boolValue" in v) return v.boolValue === true || v.boolValue === "true";
-  if ("intValue" in v) {
+  const has = Object.hasOwn;
+  if (has(v, "stringValue")) return typeof v.stringValue === "string" ? v.stringValue : String(v.stringValue);
+  if (has(v, "boolValue")) return v.boolValue === true || v.boolValue === "true";
+  if (has(v, "intValue")) {
+    if (isLong(v.intValue)) return longValue(v.intValue);
     const n = Number(v.intValue);
     return Number.isSafeInteger(n) ? n : String(v.intValue);
   }
-  if ("doubleValue" in v) {
+  if (has(v, "doubleValue")) {
     const n = Number(v.doubleValue);
     return Number.isFinite(n) ? n : String(v.doubleValue);
   }
-  if ("bytesValue" in v) return bytesBase64(v.bytesValue);
-  if ("arrayValue" in v) {
+  if (has(v, "bytesValue")) return bytesBase64(v.bytesValue);
+  if (has(v, "arrayValue")) {
     const values = isObject(v.arrayValue) && Array.isArray(v.arrayValue.values) ? v.arrayValue.values : [];
     return values.map((x) => anyValue(x, depth + 1));
   }
-  if ("kvlistValue" in v) {
+  if (has(v, "kvlistValue")) {
     const values = isObject(v.kvlistValue) && Array.isArray(v.kvlistValue.values) ? v.kvlistValue.values : [];
     return attributesOf(values, depth + 1);
   }
   return null;
 }
 
+const bufferOf = (v: Uint8Array) => (Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength));
+
 function bytesBase64(v: unknown): string {
-  if (v instanceof Uint8Array) return Buffer.from(v).toString("base64");
+  if (v instanceof Uint8Array) return bufferOf(v).toString("base64");
   return typeof v === "string" ? v : "";
 }
 
-/** A KeyValue list as an object; a repeated key keeps its last value. Built with fromEntries, so "__proto__" stays data. */
+/** A KeyValue list as an object; a repeated key keeps its last value, and "__proto__" stays data. */
 export function attributesOf(list: unknown, depth = 0): Attributes {
-  if (!Array.isArray(list)) return {};
-  const entries: Array<[string, AttributeValue]> = [];
+  const out: Attributes = {};
+  if (!Array.isArray(list)) return out;
   for (const kv of list) {
-    if (isObject(kv) && typeof kv.key === "string") entries.push([kv.key, anyValue(kv.value, depth)]);
+    if (!isObject(kv) || typeof kv.key !== "string") continue;
+    const value = anyValue(kv.value, depth);
+    if (kv.key === "__proto__") Object.defineProperty(out, kv.key, { value, enumerable: true, writable: true, configurable: true });
+    else out[kv.key] = value;
   }
-  return Object.fromEntries(entries);
+  return out;
 }
 
 const HEX = /^[0-9a-f]*$/;
+const ZEROS = /^0+$/;
 
 /** An id as lowercase hex, or null when it is not `bytes` bytes long or is all zeros (an invalid id in OTLP). */
 function idOf(v: unknown, bytes: number): string | null {
-  let hex: string | null = null;
-  if (v instanceof Uint8Array) hex = Buffer.from(v).toString("hex");
-  else if (typeof v === "string") hex = v.toLowerCase();
-  if (hex === null || hex.length !== bytes * 2 || !HEX.test(hex) || /^0+$/.test(hex)) return null;
-  return hex;
+  if (v instanceof Uint8Array) {
+    if (v.length !== bytes || v.every((b) => b === 0)) return null;
+    return bufferOf(v).toString("hex");
+  }
+  if (typeof v !== "string") return null;
+  const hex = v.toLowerCase();
+  return hex.length === bytes * 2 && HEX.test(hex) && !ZEROS.test(hex) ? hex : null;
 }
 
 // Years 1 to 9999, as Settle stores times (lib/ingest/limits.ts); OTLP counts from 1970, so only the upper bound applies.
@@ -92,7 +117,13 @@ const MAX_MS = Date.parse("9999-12-31T23:59:59.999Z");
 function timeOf(v: unknown): string | null | undefined {
   if (v === undefined || v === null || v === 0 || v === "0" || v === "") return null;
   let ms: number;
-  if (typeof v === "number" && Number.isFinite(v) && v >= 0) ms = Math.floor(v / 1_000_000);
+  if (isLong(v)) {
+    // Exact without BigInt: 2^32 ns = 4294 ms + 967296 ns, and high · 967296 + low stays below 2^53.
+    const high = v.unsigned ? v.high >>> 0 : v.high;
+    if (high < 0) return undefined;
+    if (high === 0 && v.low === 0) return null;
+    ms = high * 4294 + Math.floor((high * 967_296 + (v.low >>> 0)) / 1_000_000);
+  } else if (typeof v === "number" && Number.isFinite(v) && v >= 0) ms = Math.floor(v / 1_000_000);
   // Whole milliseconds are the digits before the last six: no BigInt needed.
   else if (typeof v === "string" && /^\d{1,20}$/.test(v)) ms = v.length > 6 ? Number(v.slice(0, -6)) : 0;
   else return undefined;
@@ -100,6 +131,8 @@ function timeOf(v: unknown): string | null | undefined {
 }
 
 const text = (v: unknown): string | null => (typeof v === "string" ? v : null);
+// A decoded message reads an unset string as "": absent, as in OTLP/JSON.
+const given = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
 const int = (v: unknown): number => {
   const n = typeof v === "string" && /^\d+$/.test(v) ? Number(v) : v;
   return typeof n === "number" && Number.isInteger(n) ? n : 0;
@@ -166,7 +199,7 @@ export function spansOf(request: unknown): ReadSpan[] | ExportShapeProblem {
     for (const [j, ss] of scopeSpans.entries()) {
       if (!isObject(ss)) return { path: `resourceSpans[${i}].scopeSpans[${j}]`, message: "must be an object" };
       const scope = isObject(ss.scope) ? ss.scope : {};
-      const source: SpanSource = { resource, scope: { name: text(scope.name), version: text(scope.version) } };
+      const source: SpanSource = { resource, scope: { name: given(scope.name), version: given(scope.version) } };
       const spans = ss.spans ?? [];
       if (!Array.isArray(spans)) return { path: `resourceSpans[${i}].scopeSpans[${j}].spans`, message: "must be a list" };
       for (const raw of spans) out.push(readSpan(raw, source));
