@@ -26,6 +26,11 @@ function detect(envelope: unknown, ctx: AdapterContext): NormalizedAttempt {
   return normalizeLeaf(value, ctx) ?? normalizeUnrecognized(value, ctx);
 }
 
+/** Would normalizeEnvelope read this value as a known dialect (not `unrecognized`)? Cheap: detection only, nothing is copied. */
+export function isKnownEnvelope(value: unknown): boolean {
+  return isRecord(value) && (wrapperAdapters.some((a) => a.detect(value)) || leafAdapters.some((a) => a.detect(value)));
+}
+
 // A joined or cut message can form what no single part held (a scheme at the end of one part, a token at the start of the next).
 const nullableText = (v: string | null) => (v === null ? null : redactText(v));
 

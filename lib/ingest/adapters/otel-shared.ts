@@ -1,6 +1,6 @@
 import type { EffectClass, NormalizedAttempt, Phase, SafeValue, SpanConvention } from "../../outcome/vocabulary";
 import type { AttributeValue, Attributes, Span, SpanSource } from "../../otlp/spans";
-import { normalizeEnvelope } from "../normalize";
+import { isKnownEnvelope, normalizeEnvelope } from "../normalize";
 import { redactText } from "../redact";
 import { failureWithoutEvidence, isRecord, success, writeAheadIntent, type AdapterContext } from "./shared";
 import { parseJsonObject } from "./wrapped-text";
@@ -104,37 +104,35 @@ const MAX_MESSAGE = 4000;
 const shown = (v: string | null) => (v === null ? null : redactText(v.length > MAX_MESSAGE ? `${v.slice(0, MAX_MESSAGE)}…` : v));
 
 function spanFacts(span: Span, source: SpanSource, convention: SpanConvention): Record<string, SafeValue> {
-  return {
-    "otel.convention": convention,
-    "otel.trace_id": span.traceId,
-    "otel.span_id": span.spanId,
-    ...(textAttr(source.resource, "service.name") ? { "service.name": textAttr(source.resource, "service.name") } : {}),
-  };
+  const facts: Record<string, SafeValue> = { "otel.convention": convention, "otel.trace_id": span.traceId, "otel.span_id": span.spanId };
+  const service = textAttr(source.resource, "service.name");
+  if (service) facts["service.name"] = service;
+  return facts;
 }
 
 /** The outcome a span's end says: a known dialect in its result decides; else its status, and a failed write is unknown. */
 function outcomeOf(span: Span, call: ToolCall, convention: SpanConvention, ctx: AdapterContext, facts: Record<string, SafeValue>): NormalizedAttempt {
   for (const candidate of call.evidence) {
+    // Most results are plain values: telling so by detection alone spares each a redacted copy.
+    if (!isKnownEnvelope(candidate)) continue;
     const read = normalizeEnvelope(candidate, ctx);
     if (read.dialect !== "unrecognized") {
-      return { ...read, wrapper_dialect: read.wrapper_dialect ?? convention, safe_details: { ...read.safe_details, ...facts } };
+      return Object.assign(read, { wrapper_dialect: read.wrapper_dialect ?? convention, safe_details: Object.assign({}, read.safe_details, facts) });
     }
   }
   const base = { dialect: convention, wrapper_dialect: null };
-  if (!isError(span, call)) return { ...base, ...success({ safe_details: facts }) };
+  if (!isError(span, call)) return Object.assign(success({ safe_details: facts }), base);
   const exception = exceptionOf(span);
-  return {
-    ...base,
-    ...failureWithoutEvidence(ctx, {
+  const details: Record<string, SafeValue> = Object.assign({}, facts);
+  if (call.errorType) details["error.type"] = shown(call.errorType);
+  return Object.assign(
+    failureWithoutEvidence(ctx, {
       code: shown(call.errorType ?? exception.type),
       agent_message: shown(span.status.message ?? exception.message),
-      safe_details: { ...facts, ...(call.errorType ? { "error.type": shown(call.errorType) } : {}) },
+      safe_details: details,
     }),
-  };
-}
-
-function intentOf(convention: SpanConvention, facts: Record<string, SafeValue>): NormalizedAttempt {
-  return writeAheadIntent(convention, facts);
+    base,
+  );
 }
 
 function taskOf(span: Span, source: SpanSource, attribute: string | null): string {
@@ -142,7 +140,20 @@ function taskOf(span: Span, source: SpanSource, attribute: string | null): strin
   return named && named.trim().length <= MAX_ID ? named.trim() : span.traceId;
 }
 
-function otelOf(span: Span, source: SpanSource, convention: SpanConvention) {
+type OtelFacts = {
+  convention: SpanConvention;
+  trace_id: string;
+  span_id: string;
+  parent_span_id: string | null;
+  name: string;
+  kind: string;
+  start: string | null;
+  end: string | null;
+  service_name: string | null;
+  scope: string | null;
+};
+
+function otelOf(span: Span, source: SpanSource, convention: SpanConvention): OtelFacts {
   return {
     convention,
     trace_id: span.traceId,
@@ -157,17 +168,22 @@ function otelOf(span: Span, source: SpanSource, convention: SpanConvention) {
   };
 }
 
-/** The intent's evidence: which span, and the arguments it was called with. */
-function intentEvidence(span: Span, source: SpanSource, call: ToolCall, convention: SpanConvention): Record<string, unknown> {
-  return { otel: otelOf(span, source, convention), tool_call_id: call.callId, arguments: call.arguments ?? null };
+/**
+ * The intent's evidence. A span that has ended is kept whole once, on its
+ * outcome; its intent names the span (so its row links to the trace). A span
+ * still open has only its intent, which then carries the span as read so far.
+ */
+function intentEvidence(otel: OtelFacts, call: ToolCall, ended: boolean): Record<string, unknown> {
+  if (ended) return { otel: { convention: otel.convention, trace_id: otel.trace_id, span_id: otel.span_id }, tool_call_id: call.callId };
+  return { otel, tool_call_id: call.callId, arguments: call.arguments ?? null };
 }
 
-/** The outcome's evidence: the whole span as read — status, result, its other attributes, its events. */
-function outcomeEvidence(span: Span, source: SpanSource, call: ToolCall, convention: SpanConvention): Record<string, unknown> {
-  const consumed = new Set(call.consumed);
-  const attributes = Object.fromEntries(Object.entries(span.attributes).filter(([k]) => !consumed.has(k)));
+/** The outcome's evidence: the whole span as read — status, arguments, result, its other attributes, its events. */
+function outcomeEvidence(span: Span, otel: OtelFacts, call: ToolCall): Record<string, unknown> {
+  const attributes: Record<string, unknown> = {};
+  for (const key of Object.keys(span.attributes)) if (!call.consumed.includes(key)) attributes[key] = span.attributes[key];
   return {
-    otel: { ...otelOf(span, source, convention), status: { code: STATUS_NAMES[span.status.code] ?? String(span.status.code), message: span.status.message } },
+    otel: { ...otel, status: { code: STATUS_NAMES[span.status.code] ?? String(span.status.code), message: span.status.message } },
     tool_call_id: call.callId,
     arguments: call.arguments ?? null,
     result: call.result ?? null,
@@ -189,22 +205,28 @@ export function spanRecords(adapter: SpanAdapter, span: Span, source: SpanSource
   // trace:span, as Settle derives an id from task and key (lib/ingest/record.ts): 49 characters at most.
   const invocationId = given && given.length <= MAX_ID ? given : `${span.traceId}:${span.spanId}`;
   const facts = spanFacts(span, source, convention);
-  const common = { taskId: taskOf(span, source, options.taskAttribute), invocationId, attemptId: span.spanId, tool: call.tool, effectClass };
+  const otel = otelOf(span, source, convention);
+  const taskId = taskOf(span, source, options.taskAttribute);
+  const record = (phase: Phase, at: string, normalized: NormalizedAttempt, envelope: Record<string, unknown>): SpanRecord => ({
+    eventId: `otel:${span.traceId}:${span.spanId}:${phase}`,
+    taskId,
+    invocationId,
+    attemptId: span.spanId,
+    tool: call.tool,
+    phase,
+    at,
+    effectClass,
+    normalized,
+    envelope,
+  });
   const records: SpanRecord[] = [];
   const start = span.start ?? (span.end ? null : options.receivedAt.toISOString());
-  if (start) {
-    records.push({ ...common, eventId: `otel:${span.traceId}:${span.spanId}:intent`, phase: "intent", at: start, normalized: intentOf(convention, facts), envelope: intentEvidence(span, source, call, convention) });
-  }
+  const ended = span.end !== null;
+  // The span's facts go with its reading once: on the outcome when there is one.
+  if (start) records.push(record("intent", start, writeAheadIntent(convention, ended ? {} : facts), intentEvidence(otel, call, ended)));
   if (span.end) {
     const ctx: AdapterContext = { isWrite: effectClass !== "read", at: span.end };
-    records.push({
-      ...common,
-      eventId: `otel:${span.traceId}:${span.spanId}:outcome`,
-      phase: "outcome",
-      at: span.end,
-      normalized: outcomeOf(span, call, convention, ctx, facts),
-      envelope: outcomeEvidence(span, source, call, convention),
-    });
+    records.push(record("outcome", span.end, outcomeOf(span, call, convention, ctx, facts), outcomeEvidence(span, otel, call)));
   }
   return records;
 }

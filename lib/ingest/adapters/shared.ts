@@ -155,21 +155,26 @@ export function commitFromItems(items: Item[]): CommitState | null {
 
 type Base = AdapterResult;
 
+// Object.assign, not `{ ...a, ...b }`: these run for every record ingested,
+// and V8 copies an object literal with a spread after other properties
+// several times slower (bench: npm run bench:otlp; a profile showed it).
 export function success(extra: Partial<Base> = {}): Base {
-  return {
-    outcome: "ok",
-    commit_state: "committed",
-    code: null,
-    category: null,
-    retry: { directive: "never", not_before: null, max_attempts_remaining: null },
-    next_action: "none",
-    dispatch_stage: "dispatched",
-    safe_details: {},
-    agent_message: null,
-    user_message: null,
-    items: [],
-    ...extra,
-  };
+  return Object.assign(
+    {
+      outcome: "ok",
+      commit_state: "committed",
+      code: null,
+      category: null,
+      retry: { directive: "never", not_before: null, max_attempts_remaining: null },
+      next_action: "none",
+      dispatch_stage: "dispatched",
+      safe_details: {},
+      agent_message: null,
+      user_message: null,
+      items: [],
+    } satisfies Base,
+    extra,
+  );
 }
 
 /**
@@ -177,9 +182,8 @@ export function success(extra: Partial<Base> = {}): Base {
  * that is an unknown outcome to verify; for a read nothing can have changed.
  */
 export function failureWithoutEvidence(ctx: AdapterContext, extra: Partial<Base> = {}): Base {
-  const base: Base = ctx.isWrite
+  const base: Partial<Base> = ctx.isWrite
     ? {
-        ...success(),
         outcome: "unknown",
         commit_state: "unknown",
         retry: { directive: "never", not_before: null, max_attempts_remaining: 0 },
@@ -187,25 +191,18 @@ export function failureWithoutEvidence(ctx: AdapterContext, extra: Partial<Base>
         dispatch_stage: "dispatch_unconfirmed",
       }
     : {
-        ...success(),
         outcome: "retryable",
         commit_state: "not_committed",
         retry: { directive: "after_delay", not_before: null, max_attempts_remaining: null },
         next_action: "wait_and_retry",
         dispatch_stage: null,
       };
-  return { ...base, ...extra, retry: { ...base.retry, ...extra.retry } };
+  const retry = extra.retry ? Object.assign(base.retry!, extra.retry) : base.retry!;
+  return Object.assign(success(base), extra, { retry });
 }
 
 export function refusal(extra: Partial<Base> = {}): Base {
-  return {
-    ...success(),
-    outcome: "permanent",
-    commit_state: "not_committed",
-    next_action: "escalate",
-    dispatch_stage: null,
-    ...extra,
-  };
+  return Object.assign(success({ outcome: "permanent", commit_state: "not_committed", next_action: "escalate", dispatch_stage: null }), extra);
 }
 
 export function inputError(extra: Partial<Base> = {}): Base {
