@@ -87,6 +87,10 @@ test("an OTLP-sourced unknown call is in the queue with its convention, trace id
   await expect(span.getByTestId("span-convention")).toHaveText("otel-vercel-ai");
   await expect(span.getByTestId("span-trace-id")).toHaveText(traceId);
   await expect(span.getByTestId("span-arguments")).toContainText(`"flight": "TP-${run}"`);
+  // The intent names the span and links its trace; the span is kept whole once, on the outcome.
+  const intent = page.getByTestId("span-facts").first();
+  await expect(intent.getByTestId("span-trace-id")).toHaveText(traceId);
+  await expect(intent.getByTestId("span-kept-on-outcome")).toBeVisible();
   await expect(page.locator("main")).toContainText("Booking gateway timed out after 30000 ms");
   await page.screenshot({ path: "test-results/screenshots/otlp-invocation.png", fullPage: true });
 

@@ -3,9 +3,11 @@ import { taskHref } from "./links";
 // What an attempt made from an OpenTelemetry span says about that span
 // (lib/ingest/adapters/otel-*.ts keep it as the attempt's envelope): the
 // convention it was read in, its trace (a link to the trace's task in Settle)
-// and the tool call's arguments. Upstream text, shown as text.
+// and the tool call's arguments. An ended span's intent only names the span
+// (it is kept whole on the outcome), so its panel says where the rest is.
+// Upstream text, shown as text.
 
-type Facts = { convention: string; traceId: string; spanId: string; service: string | null; callId: string | null; arguments: unknown; status: string | null };
+type Facts = { convention: string; traceId: string; spanId: string; service: string | null; callId: string | null; whole: boolean; arguments: unknown; status: string | null };
 
 const str = (v: unknown) => (typeof v === "string" ? v : null);
 
@@ -18,7 +20,7 @@ export function spanFactsOf(envelope: unknown): Facts | null {
   const traceId = str(otel?.trace_id);
   if (!otel || !convention || !traceId) return null;
   const status = typeof otel.status === "object" && otel.status !== null ? str((otel.status as Record<string, unknown>).code) : null;
-  return { convention, traceId, spanId: str(otel.span_id) ?? "", service: str(otel.service_name), callId: str(e.tool_call_id), arguments: e.arguments ?? null, status };
+  return { convention, traceId, spanId: str(otel.span_id) ?? "", service: str(otel.service_name), callId: str(e.tool_call_id), whole: "arguments" in e, arguments: e.arguments ?? null, status };
 }
 
 export function SpanFacts({ facts, runtime, taskId }: { facts: Facts; runtime?: string; taskId?: string }) {
@@ -45,10 +47,12 @@ export function SpanFacts({ facts, runtime, taskId }: { facts: Facts; runtime?: 
           <dt className="text-xs text-slate-500">span id</dt>
           <dd className="break-all font-mono text-xs text-slate-900">{facts.spanId}</dd>
         </div>
-        <div className="min-w-0">
-          <dt className="text-xs text-slate-500">service.name</dt>
-          <dd className="break-words font-mono text-xs text-slate-900">{facts.service ?? "—"}</dd>
-        </div>
+        {facts.whole ? (
+          <div className="min-w-0">
+            <dt className="text-xs text-slate-500">service.name</dt>
+            <dd className="break-words font-mono text-xs text-slate-900">{facts.service ?? "—"}</dd>
+          </div>
+        ) : null}
         <div className="min-w-0">
           <dt className="text-xs text-slate-500">tool-call id</dt>
           <dd className="break-all font-mono text-xs text-slate-900">{facts.callId ?? "— (derived from trace and span)"}</dd>
@@ -60,10 +64,18 @@ export function SpanFacts({ facts, runtime, taskId }: { facts: Facts; runtime?: 
           </div>
         ) : null}
       </dl>
-      <p className="mt-2 text-xs text-slate-500">Arguments</p>
-      <pre className="mt-1 max-h-48 overflow-auto whitespace-pre-wrap break-all rounded bg-white p-2 font-mono text-xs text-slate-800" data-testid="span-arguments">
-        {typeof facts.arguments === "string" ? facts.arguments : JSON.stringify(facts.arguments, null, 2)}
-      </pre>
+      {facts.whole ? (
+        <>
+          <p className="mt-2 text-xs text-slate-500">Arguments</p>
+          <pre className="mt-1 max-h-48 overflow-auto whitespace-pre-wrap break-all rounded bg-white p-2 font-mono text-xs text-slate-800" data-testid="span-arguments">
+            {typeof facts.arguments === "string" ? facts.arguments : JSON.stringify(facts.arguments, null, 2)}
+          </pre>
+        </>
+      ) : (
+        <p className="mt-2 text-xs text-slate-500" data-testid="span-kept-on-outcome">
+          The span has ended: its arguments, result, attributes and events are kept once, on its outcome record.
+        </p>
+      )}
     </div>
   );
 }
