@@ -8,7 +8,7 @@ import type { NormalizedAttempt, Retry, SafeValue } from "../outcome/vocabulary"
 function normalizeLeaf(value: unknown, ctx: AdapterContext): NormalizedAttempt | null {
   if (!isRecord(value)) return null;
   const adapter = leafAdapters.find((a) => a.detect(value));
-  return adapter ? { dialect: adapter.dialect, wrapper_dialect: null, ...adapter.normalize(value, ctx) } : null;
+  return adapter ? Object.assign({ dialect: adapter.dialect, wrapper_dialect: null }, adapter.normalize(value, ctx)) : null;
 }
 
 function detect(envelope: unknown, ctx: AdapterContext): NormalizedAttempt {
@@ -19,9 +19,9 @@ function detect(envelope: unknown, ctx: AdapterContext): NormalizedAttempt {
     // The inner envelope decides; the wrapper's own flag only speaks when there is none.
     for (const candidate of wrapper.inner(value)) {
       const inner = normalizeLeaf(candidate, ctx);
-      if (inner) return { ...inner, wrapper_dialect: wrapper.dialect };
+      if (inner) return Object.assign(inner, { wrapper_dialect: wrapper.dialect });
     }
-    return { dialect: wrapper.dialect, wrapper_dialect: null, ...wrapper.normalize(value, ctx) };
+    return Object.assign({ dialect: wrapper.dialect, wrapper_dialect: null }, wrapper.normalize(value, ctx));
   }
   return normalizeLeaf(value, ctx) ?? normalizeUnrecognized(value, ctx);
 }
@@ -41,7 +41,7 @@ function storableRetry(retry: Retry, ignored: IgnoredHint[]): Retry {
   const max = retry.max_attempts_remaining;
   const storableMax = max === null || storableCount(max);
   if (!storableMax) ignored.push({ field: "retry.max_attempts_remaining", reason: "not a whole number from 0 to 2147483647" });
-  return { ...retry, not_before: notBefore, max_attempts_remaining: storableMax ? max : null };
+  return { directive: retry.directive, not_before: notBefore, max_attempts_remaining: storableMax ? max : null };
 }
 
 /**
@@ -59,16 +59,23 @@ export function normalizeRedactedEnvelope(envelope: unknown, ctx: AdapterContext
   const n = detect(envelope, ctx);
   const ignored = [...(n.ignored ?? [])];
   const retry = storableRetry(n.retry, ignored);
-  const { ignored: _ignored, ...rest } = n;
-  return {
-    ...rest,
-    retry,
-    ...(ignored.length > 0 ? { ignored } : {}),
+  // Every field named, no spreads: this runs for every record, and V8 copies spread-built objects slowly.
+  const out: NormalizedAttempt = {
+    dialect: n.dialect,
+    wrapper_dialect: n.wrapper_dialect,
+    outcome: n.outcome,
+    commit_state: n.commit_state,
     code: nullableText(n.code),
-    agent_message: nullableText(n.agent_message),
-    user_message: nullableText(n.user_message),
+    category: n.category,
+    retry,
+    next_action: n.next_action,
+    dispatch_stage: n.dispatch_stage,
     // A handful of flat values: a second pass costs little, and holds for any detail an adapter composes.
     safe_details: redact(n.safe_details) as Record<string, SafeValue>,
-    items: n.items.map((i) => ({ ...i, item_id: cleanText(i.item_id), reason: nullableText(i.reason) })),
+    agent_message: nullableText(n.agent_message),
+    user_message: nullableText(n.user_message),
+    items: n.items.map((i) => ({ item_id: cleanText(i.item_id), applied: i.applied, reason: nullableText(i.reason) })),
   };
+  if (ignored.length > 0) out.ignored = ignored;
+  return out;
 }
