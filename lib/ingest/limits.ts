@@ -1,3 +1,5 @@
+import { isoOfMs } from "../outcome/time";
+
 // What a value must be for both JavaScript and PostgreSQL to hold it. A time
 // is stored as timestamptz and written as ISO 8601 with a four-digit year, so
 // it lies in years 1 to 9999; counts are PostgreSQL integers (int4).
@@ -8,7 +10,7 @@ export const MAX_INT4 = 2_147_483_647;
 
 /** The ISO string of a time Settle can store, or null. */
 export function storableIso(ms: number): string | null {
-  return Number.isFinite(ms) && ms >= MIN_TIME_MS && ms <= MAX_TIME_MS ? new Date(ms).toISOString() : null;
+  return Number.isFinite(ms) && ms >= MIN_TIME_MS && ms <= MAX_TIME_MS ? isoOfMs(ms) : null;
 }
 
 /** A whole number PostgreSQL's integer holds, at least `min`. */

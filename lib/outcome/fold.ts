@@ -1,6 +1,7 @@
 import type { Phase } from "./vocabulary";
 import { applyAction, type ActionContext, type ActionResult, type OperatorAction } from "./actions";
 import { applyEvidence, applyProbeResult, initialState, type Evidence, type LifecycleConfig, type LifecycleState } from "./lifecycle";
+import { isoOfMs } from "./time";
 
 // An invocation's state is a fold over its records and operator actions.
 // Records are ordered by what they say (attempt number, then `at`), never by
@@ -180,7 +181,7 @@ export function foldInvocation(records: FoldRecord[], actions: FoldAction[], con
   if (records.length === 0) throw new Error("an invocation has at least one record");
   const steps = orderEvents(records, actions);
   const times = records.map((r) => ms(r.at));
-  const firstSeenAt = new Date(Math.min(...times)).toISOString();
+  const firstSeenAt = isoOfMs(Math.min(...times));
   const first = steps.find((s) => s.kind === "record")!;
   const initial = initialState(firstSeenAt);
   let d: FoldSnapshot = {
@@ -201,7 +202,7 @@ export function foldInvocation(records: FoldRecord[], actions: FoldAction[], con
     idempotencyKey: null,
     attemptCount: 0,
     firstSeenAt,
-    lastAttemptAt: new Date(Math.max(...times)).toISOString(),
+    lastAttemptAt: isoOfMs(Math.max(...times)),
     userMessage: null,
     lastCode: null,
     cursor: { last: null, maxTransport: null, numbered: null, probes: null },
@@ -282,7 +283,7 @@ export function resumeFold(snapshot: FoldSnapshot, records: FoldRecord[], config
   return {
     ...d,
     attemptCount,
-    lastAttemptAt: new Date(Math.max(ms(snapshot.lastAttemptAt), ...records.map((r) => ms(r.at)))).toISOString(),
+    lastAttemptAt: isoOfMs(Math.max(ms(snapshot.lastAttemptAt), ...records.map((r) => ms(r.at)))),
     cursor: {
       last: d.cursor.last,
       maxTransport,

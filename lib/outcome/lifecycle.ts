@@ -1,5 +1,6 @@
 import type { CommitState, NextAction, Outcome, Phase, ProbeResult } from "./vocabulary";
 import { effectiveStatus, type InvocationStatus, type StoredStatus } from "./status";
+import { isoOfMs } from "./time";
 
 // The one module that decides every status transition of an invocation:
 // evidence from the runtime (intent, outcome, probe) and operator actions.
@@ -49,7 +50,7 @@ export type DefiniteCommitState = "committed" | "not_committed";
 
 /** A commit state that settles whether the effect happened. */
 export const definite = (c: CommitState | null | undefined): c is DefiniteCommitState => c === "committed" || c === "not_committed";
-const addSeconds = (iso: string, s: number) => new Date(Date.parse(iso) + s * 1000).toISOString();
+const addSeconds = (iso: string, s: number) => isoOfMs(Date.parse(iso) + s * 1000);
 
 export function initialState(at: string): LifecycleState {
   return {

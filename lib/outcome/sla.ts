@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Policy } from "../policies/policies";
 import { queueStatuses, type InvocationStatus } from "./status";
+import { isoOfMs } from "./time";
 
 // What a policy means for one queued invocation, computed at read time (never
 // stored): when it shows as overdue, when Settle escalates it, when its
@@ -50,7 +51,7 @@ export function expiresApproval(status: InvocationStatus, policy: Pick<Policy, "
   return status === APPROVAL_STATUS && policy.approval_expires_after_s !== null;
 }
 
-const plus = (since: string, seconds: number) => new Date(Date.parse(since) + seconds * 1000).toISOString();
+const plus = (since: string, seconds: number) => isoOfMs(Date.parse(since) + seconds * 1000);
 
 /** `since`: when the current queue status began (the read API's status_since). Null when no timer applies. */
 export function slaOf(inv: { status: InvocationStatus; status_since: string }, policy: Policy, now: Date): Sla | null {
