@@ -134,7 +134,9 @@ export async function freePort(): Promise<number> {
 export type BenchServer = { url: string; pid: number; stop: () => Promise<void> };
 
 export async function startServer(databaseUrl: string, port: number, extraEnv: Record<string, string> = {}): Promise<BenchServer> {
-  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, "bin", "settle-server.mjs"), "-p", String(port), "-H", "127.0.0.1"], {
+  // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server (Node refuses --cpu-prof in NODE_OPTIONS).
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, path.join(ROOT, "bin", "settle-server.mjs"), "-p", String(port), "-H", "127.0.0.1"], {
     cwd: ROOT,
     // Its own process group, so stopping it also stops any worker it forks.
     detached: true,
