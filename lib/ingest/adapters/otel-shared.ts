@@ -180,8 +180,8 @@ function intentEvidence(otel: OtelFacts, call: ToolCall, ended: boolean): Record
 
 /** The outcome's evidence: the whole span as read — status, arguments, result, its other attributes, its events. */
 function outcomeEvidence(span: Span, otel: OtelFacts, call: ToolCall): Record<string, unknown> {
-  const attributes: Record<string, unknown> = {};
-  for (const key of Object.keys(span.attributes)) if (!call.consumed.includes(key)) attributes[key] = span.attributes[key];
+  // fromEntries, so an attribute named "__proto__" stays data.
+  const attributes = Object.fromEntries(Object.entries(span.attributes).filter(([key]) => !call.consumed.includes(key)));
   return {
     otel: { ...otel, status: { code: STATUS_NAMES[span.status.code] ?? String(span.status.code), message: span.status.message } },
     tool_call_id: call.callId,

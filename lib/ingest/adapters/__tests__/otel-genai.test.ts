@@ -1,4 +1,4 @@
-import { describe, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { checkSpan, TRACE, SPAN, type SpanCase } from "./otel-helpers";
 
 // OpenTelemetry GenAI semantic conventions (execute_tool) and MCP clients'
@@ -123,4 +123,29 @@ const cases: SpanCase[] = [
 
 describe("otel-genai adapter (GenAI execute_tool and MCP tools/call spans)", () => {
   for (const c of cases) it(c.name, () => void checkSpan(c));
+
+  it("keeps the span whole once: on the outcome, with every other attribute as data (\"__proto__\" too); the intent only names it", () => {
+    const [intent, outcome] = checkSpan({
+      name: "hostile attribute keys",
+      span: { name: "execute_tool create_order", attributes: executeTool({ ["__proto__"]: "kept", constructor: "also kept" }) },
+      expect: { convention: "otel-genai", tool: "create_order", invocationId: "call_mszuSIzqtI65i1wAUOE8w5H4", outcome: committed },
+    });
+    const attributes = (outcome!.envelope as { attributes: Record<string, unknown> }).attributes;
+    expect(Object.getPrototypeOf(attributes)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(attributes, "__proto__")?.value).toBe("kept");
+    expect(attributes.constructor).toBe("also kept");
+    expect(attributes["gen_ai.tool.call.arguments"]).toBeUndefined();
+    expect(intent!.envelope).toEqual({ otel: { convention: "otel-genai", trace_id: TRACE, span_id: SPAN }, tool_call_id: "call_mszuSIzqtI65i1wAUOE8w5H4" });
+    expect(intent!.normalized.safe_details).toEqual({});
+  });
+
+  it("an open span's intent carries the span and its arguments", () => {
+    const [intent] = checkSpan({
+      name: "open span",
+      span: { name: "execute_tool create_order", attributes: executeTool(), end: false },
+      expect: { convention: "otel-genai", tool: "create_order", invocationId: "call_mszuSIzqtI65i1wAUOE8w5H4" },
+    });
+    expect(intent!.envelope).toMatchObject({ otel: { convention: "otel-genai", trace_id: TRACE, span_id: SPAN, end: null }, arguments: { sku: "A-1", qty: 2 } });
+    expect(intent!.normalized.safe_details).toMatchObject({ "otel.convention": "otel-genai", "otel.trace_id": TRACE });
+  });
 });
