@@ -1,4 +1,5 @@
 import Long from "long";
+import { storableIso } from "../ingest/limits";
 
 // OTLP trace data as Settle reads it: one shape for both encodings. A
 // protobuf export (the messages protobufjs decodes, read as they are: no
@@ -83,17 +84,14 @@ function bytesBase64(v: unknown): string {
   return typeof v === "string" ? v : "";
 }
 
-/** A KeyValue list as an object; a repeated key keeps its last value, and "__proto__" stays data. */
+/** A KeyValue list as an object; a repeated key keeps its last value. Built with fromEntries, so "__proto__" stays data. */
 export function attributesOf(list: unknown, depth = 0): Attributes {
-  const out: Attributes = {};
-  if (!Array.isArray(list)) return out;
+  if (!Array.isArray(list)) return {};
+  const entries: Array<[string, AttributeValue]> = [];
   for (const kv of list) {
-    if (!isObject(kv) || typeof kv.key !== "string") continue;
-    const value = anyValue(kv.value, depth);
-    if (kv.key === "__proto__") Object.defineProperty(out, kv.key, { value, enumerable: true, writable: true, configurable: true });
-    else out[kv.key] = value;
+    if (isObject(kv) && typeof kv.key === "string") entries.push([kv.key, anyValue(kv.value, depth)]);
   }
-  return out;
+  return Object.fromEntries(entries);
 }
 
 const HEX = /^[0-9a-f]*$/;
@@ -110,8 +108,6 @@ function idOf(v: unknown, bytes: number): string | null {
   return hex.length === bytes * 2 && HEX.test(hex) && !ZEROS.test(hex) ? hex : null;
 }
 
-// Years 1 to 9999, as Settle stores times (lib/ingest/limits.ts); OTLP counts from 1970, so only the upper bound applies.
-const MAX_MS = Date.parse("9999-12-31T23:59:59.999Z");
 
 /** Nanoseconds since the epoch (a string or a number) as ISO 8601; null for 0 or absent; undefined when unreadable. */
 function timeOf(v: unknown): string | null | undefined {
@@ -127,7 +123,8 @@ function timeOf(v: unknown): string | null | undefined {
   // Whole milliseconds are the digits before the last six: no BigInt needed.
   else if (typeof v === "string" && /^\d{1,20}$/.test(v)) ms = v.length > 6 ? Number(v.slice(0, -6)) : 0;
   else return undefined;
-  return ms <= MAX_MS ? new Date(ms).toISOString() : undefined;
+  // Years 1 to 9999, as Settle stores times; OTLP counts from 1970, so only the upper bound can bite.
+  return storableIso(ms) ?? undefined;
 }
 
 const text = (v: unknown): string | null => (typeof v === "string" ? v : null);
