@@ -193,7 +193,8 @@ export async function deliverDue(db: Db, now: Date, options: DeliverOptions = {}
   const clock = () => new Date(now.getTime() + (Date.now() - startedAt));
   const total: DeliverResult = { tried: 0, delivered: 0, retrying: 0, failed: 0 };
   for (let i = 0; i < (options.maxBatches ?? 5); i++) {
-    const at = clock();
+    // The first batch runs at the job's time exactly; later ones as much later as the earlier took.
+    const at = i === 0 ? now : clock();
     const lease = new Date(at.getTime() + timeoutMs + LEASE_MARGIN_MS).toISOString();
     const claimed = await db.driver.query<Claimed>(CLAIM, [at.toISOString(), batch, lease]);
     if (claimed.length === 0) break;
