@@ -41,6 +41,8 @@ test("an admin edits a policy inline: a validation error is shown at the field, 
   await expect(overdue).toHaveAttribute("aria-invalid", "true");
 
   await overdue.fill("30d 12h");
+  // Enter submits through the form's Save button, which stays disabled until the refused save has settled.
+  await expect(row.getByRole("button", { name: "Save" })).toBeEnabled();
   await overdue.press("Enter");
   await expect(page.getByRole("status")).toHaveText("Saved the read policy.");
   await expect(row.getByRole("cell").nth(0)).toHaveText("30d 12h");
