@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { devOrigins } from "./lib/identity/dev-origins";
 import { API_CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from "./lib/http/security-headers";
 
 const nextConfig: NextConfig = {
@@ -7,6 +8,8 @@ const nextConfig: NextConfig = {
   // PGlite ships its own wasm and data files; bundling them breaks their lookup.
   serverExternalPackages: ["@electric-sql/pglite", "pglite-prisma-adapter"],
   poweredByHeader: false,
+  // `next dev` opened at 127.0.0.1 or the LAN address it prints (not only localhost) must still load its scripts.
+  allowedDevOrigins: devOrigins(process.env.SETTLE_PUBLIC_URL),
   // `npm test` type-checks the whole project once (tsc --noEmit); the build need not repeat it.
   typescript: { ignoreBuildErrors: true },
   // On every response: pages, API and static files. Pages get their CSP (with a per-request nonce) and HSTS from proxy.ts.

@@ -1,6 +1,13 @@
+import { networkInterfaces } from "node:os";
 import { defineConfig } from "@playwright/test";
 
-// Debian's Chromium, kept off the network: these machines reach only localhost.
+// Debian's Chromium, kept off the network: it reaches only this machine (localhost and its
+// own interface addresses, where `next dev` also answers: e2e/sign-in-dev.spec.ts).
+const ownAddresses = Object.values(networkInterfaces())
+  .flatMap((list) => list ?? [])
+  .filter((a) => a.family === "IPv4" && !a.internal)
+  .map((a) => `, EXCLUDE ${a.address}`)
+  .join("");
 const chromiumArgs = [
   "--no-sandbox",
   "--disable-gpu",
@@ -9,7 +16,7 @@ const chromiumArgs = [
   "--disable-sync",
   "--disable-quic",
   "--no-first-run",
-  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost',
+  `--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost${ownAddresses}`,
 ];
 
 const out = process.env.SETTLE_E2E_OUT || "test-results";

@@ -1,22 +1,34 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { useRef, useState, useSyncExternalStore, type FormEvent } from "react";
 import { authClient } from "@/lib/identity/auth-client";
 
-export function SignInForm({ next }: { next: string }) {
+// The credentials must never reach a URL. A form whose scripts did not load
+// (blocked, or still loading) falls back to the browser's own submit, which
+// for a GET form puts every named field in the address bar, the history and
+// the server's log. So the form posts, its fields have no `name` (a native
+// submit sends nothing), and its button stays disabled until React has
+// hydrated it; a page whose scripts never load says why after a few seconds.
+
+// false in the server's HTML and while hydrating, true once React runs the form.
+const noChanges = () => () => {};
+
+export function SignInForm({ next, expectedUrl }: { next: string; expectedUrl: string }) {
   const router = useRouter();
+  const email = useRef<HTMLInputElement>(null);
+  const password = useRef<HTMLInputElement>(null);
+  const hydrated = useSyncExternalStore(noChanges, () => true, () => false);
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const form = new FormData(event.currentTarget);
     setPending(true);
     setError(null);
     const { error: failure } = await authClient.signIn.email({
-      email: String(form.get("email") ?? ""),
-      password: String(form.get("password") ?? ""),
+      email: email.current?.value ?? "",
+      password: password.current?.value ?? "",
     });
     setPending(false);
     if (failure) {
@@ -31,22 +43,28 @@ export function SignInForm({ next }: { next: string }) {
   }
 
   return (
-    <form onSubmit={submit} className="space-y-4" noValidate>
+    <form method="post" action="/sign-in" onSubmit={submit} className="space-y-4" noValidate>
       <div className="space-y-1">
         <label htmlFor="email" className="block text-sm font-medium">Email</label>
-        <input id="email" name="email" type="email" autoComplete="username" required autoFocus
+        <input ref={email} id="email" type="email" autoComplete="username" required autoFocus
           className="w-full rounded-md border border-slate-300 px-3 py-2 text-sm shadow-sm" />
       </div>
       <div className="space-y-1">
         <label htmlFor="password" className="block text-sm font-medium">Password</label>
-        <input id="password" name="password" type="password" autoComplete="current-password" required
+        <input ref={password} id="password" type="password" autoComplete="current-password" required
           className="w-full rounded-md border border-slate-300 px-3 py-2 text-sm shadow-sm" />
       </div>
       {error ? <p role="alert" className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-800">{error}</p> : null}
-      <button type="submit" disabled={pending}
+      <button type="submit" disabled={!hydrated || pending}
         className="w-full rounded-md bg-slate-900 px-3 py-2 text-sm font-medium text-white hover:bg-slate-800 disabled:opacity-60">
         {pending ? "Signing in…" : "Sign in"}
       </button>
+      {hydrated ? null : (
+        <p data-testid="scripts-missing" style={{ animation: "appear 0s 4s forwards" }} className="text-sm text-amber-900 opacity-0">
+          This page&apos;s scripts have not loaded, so it cannot sign you in here. Open{" "}
+          <a className="font-medium underline" href={`${expectedUrl}/sign-in`}>{expectedUrl}/sign-in</a> instead.
+        </p>
+      )}
     </form>
   );
 }

@@ -5,7 +5,8 @@ import { prismaAdapter } from "better-auth/adapters/prisma";
 import { nextCookies } from "better-auth/next-js";
 import { admin } from "better-auth/plugins";
 import { getDb, type Db } from "../db/client";
-import { env } from "../env";
+import { env, publicUrl, type Env } from "../env";
+import { devPageOrigins } from "./dev-origins";
 import { CLIENT_ADDRESS_HEADER } from "./client-ip";
 import { ac, accessRoles } from "./access-control";
 import { authSecret } from "./secret";
@@ -15,12 +16,24 @@ import { authSecret } from "./secret";
 // (console or `settle users create`). The admin plugin's HTTP endpoints are
 // closed too (lib/http/auth-handler.ts): Settle calls it only from lib/identity/users.ts.
 
+/**
+ * SETTLE_PUBLIC_URL when set. Without it, `next dev` hands route handlers a
+ * URL at localhost whatever the page was opened at, so sign-in from
+ * 127.0.0.1 or the LAN address it prints failed "Invalid origin": in
+ * development, those hosts of this machine at its port are Settle's address too.
+ */
+function baseUrlOf(settings: Env) {
+  const dev = devPageOrigins(settings);
+  if (dev.length === 0) return settings.SETTLE_PUBLIC_URL;
+  return { allowedHosts: dev.map((origin) => new URL(origin).host), fallback: publicUrl(), protocol: "http" as const };
+}
+
 function createAuth(prisma: Db["prisma"]) {
   const settings = env();
   return betterAuth({
     appName: "Settle",
     secret: authSecret(),
-    baseURL: settings.SETTLE_PUBLIC_URL,
+    baseURL: baseUrlOf(settings),
     database: prismaAdapter(prisma, { provider: "postgresql" }),
     emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 10 },
     session: { expiresIn: 60 * 60 * 24 * 7, updateAge: 60 * 60 * 24 },

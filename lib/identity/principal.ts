@@ -5,6 +5,7 @@ import { readSessionUser } from "./session-user";
 import { lookupPersonalToken, PERSONAL_TOKEN_PREFIX } from "./personal-tokens";
 import { lookupRuntimeKey, RUNTIME_KEY_PREFIX } from "./runtime-keys";
 import type { Scope } from "../invocations/read";
+import { devPageOrigins } from "./dev-origins";
 import { env } from "../env";
 import { ApiError } from "../errors";
 
@@ -41,9 +42,9 @@ export function actorOf(principal: Principal): string {
 function assertSameOrigin(req: Request): void {
   if (SAFE_METHODS.has(req.method)) return;
   const origin = req.headers.get("origin");
-  const allowed = new Set([new URL(req.url).origin]);
-  const publicUrl = env().SETTLE_PUBLIC_URL;
-  if (publicUrl) allowed.add(new URL(publicUrl).origin);
+  const settings = env();
+  const allowed = new Set([new URL(req.url).origin, ...devPageOrigins(settings)]);
+  if (settings.SETTLE_PUBLIC_URL) allowed.add(new URL(settings.SETTLE_PUBLIC_URL).origin);
   if (!origin || !allowed.has(origin)) {
     throw new ApiError("INVALID_ORIGIN", "A signed-in request that changes something must come from Settle's own pages (Origin header).");
   }
