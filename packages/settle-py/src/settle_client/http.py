@@ -25,6 +25,19 @@ from .wire import ErrorEnvelope
 USER_AGENT = "settle-client-python/0.1"
 
 
+class _RefuseRedirects(urllib.request.HTTPRedirectHandler):
+    """Settle's API never redirects. urllib's own handler would follow one to any host with the
+    request's Authorization header (the runtime key) copied along, so none is followed: the 3xx comes
+    back as an answer, and `request` refuses it, naming where it pointed."""
+
+    def redirect_request(self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Message, newurl: str) -> None:
+        return None
+
+
+def _opener() -> urllib.request.OpenerDirector:
+    return urllib.request.build_opener(_RefuseRedirects)
+
+
 @dataclass
 class HttpOptions:
     url: str
@@ -35,7 +48,7 @@ class HttpOptions:
     #: A server's not_before further away than this is waited for only this long.
     max_retry_wait_s: float = 30.0
     sleep: Callable[[float], None] = time.sleep
-    opener: urllib.request.OpenerDirector = field(default_factory=urllib.request.build_opener)
+    opener: urllib.request.OpenerDirector = field(default_factory=_opener)
 
 
 @dataclass
@@ -162,6 +175,15 @@ def request(
             wait = backoff(attempt)
             resent = True
             continue
+        if 300 <= answer.status < 400 and answer.status != 304:
+            where = answer.headers.get("location", "an address it did not give")
+            raise SettleError(
+                f"{path}: HTTP {answer.status}, a redirect to {where}. Settle's API does not redirect, and the runtime key is never "
+                "sent on to another address: set the client's url to Settle's own address.",
+                status=answer.status,
+                code="REDIRECT_REFUSED",
+                commit_state="not_committed",
+            )
         if answer.status < 400:
             answer.resent = resent
             return answer
