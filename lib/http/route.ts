@@ -4,6 +4,7 @@ import { getDb, MigrationsPendingError, type Db } from "../db/client";
 import { isDatabaseUnavailable, sqlState } from "../db/errors";
 import { readBodyLimited } from "./read-body";
 import { cleanText } from "../ingest/redact";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../ingest/json-depth";
 import type { Permission } from "../identity/roles";
 import { authenticate, type AuthMode, type Principal, type RuntimePrincipal, type UserPrincipal } from "../identity/principal";
 import { ApiError, errorEnvelope, statusOf, type ErrorCode } from "../errors";
@@ -107,6 +108,10 @@ async function readJson(req: Request): Promise<unknown> {
     parsed = JSON.parse(text);
   } catch {
     throw new ApiError("INVALID_JSON", "The body is not valid JSON.");
+  }
+  // Measured without recursion, before cleanStrings and the schema walk it recursively.
+  if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) {
+    throw new ApiError("INVALID_REQUEST", `The body nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects.`, { limit_depth: MAX_JSON_DEPTH });
   }
   return cleanStrings(parsed);
 }
