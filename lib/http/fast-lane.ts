@@ -7,6 +7,7 @@ import * as decision from "../../app/api/v1/invocations/[invocation_id]/decision
 import * as otlpTraces from "../../app/v1/traces/route";
 import * as apiOtlpTraces from "../../app/api/v1/otlp/v1/traces/route";
 import { publicUrl } from "../env";
+import { bodyStream } from "./node-body";
 import { toErrorResponse, type RouteHandler } from "./route";
 import { API_CONTENT_SECURITY_POLICY, SECURITY_HEADERS, STRICT_TRANSPORT_SECURITY } from "./security-headers";
 
@@ -69,62 +70,6 @@ export function apiHeaders(req: IncomingMessage): Array<[string, string]> {
   const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
   if (encrypted || publicUrl().startsWith("https:")) headers.push([STRICT_TRANSPORT_SECURITY.key, STRICT_TRANSPORT_SECURITY.value]);
   return headers;
-}
-
-/**
- * node's request body as a web stream that reads nothing until the route asks:
- * withRoute authenticates first, so a request without a valid key is answered
- * before a byte of its body is read, however slowly it arrives. The route's
- * bounded reader (lib/http/read-body.ts) pulls chunk by chunk, and when it
- * stops early (a body over its limit) node discards the rest.
- */
-export function bodyStream(source: Readable): ReadableStream<Uint8Array> {
-  let listening = false;
-  let onData: (chunk: Buffer) => void = () => undefined;
-  const stop = () => {
-    source.off("data", onData);
-    source.off("end", onEnd);
-    source.off("error", onError);
-    source.off("close", onClose);
-  };
-  let onEnd = () => stop();
-  let onError = (_error: Error) => stop();
-  let onClose = () => stop();
-  return new ReadableStream<Uint8Array>(
-    {
-      pull(controller) {
-        if (!listening) {
-          listening = true;
-          onData = (chunk) => {
-            controller.enqueue(chunk);
-            // Read no further ahead than the route reads.
-            if ((controller.desiredSize ?? 0) <= 0) source.pause();
-          };
-          onEnd = () => {
-            stop();
-            controller.close();
-          };
-          onError = (error) => {
-            stop();
-            controller.error(error);
-          };
-          onClose = () => onError(new Error("the request was closed before its body ended"));
-          source.on("data", onData);
-          source.on("end", onEnd);
-          source.on("error", onError);
-          source.on("close", onClose);
-        }
-        source.resume();
-      },
-      cancel() {
-        stop();
-        // Flowing with no listener: node reads the rest off the wire and drops it, and the connection stays usable.
-        source.resume();
-      },
-    },
-    // No pull, so nothing read, until the route reads.
-    { highWaterMark: 0 },
-  );
 }
 
 /** A web Request of node's request, as Next.js builds one: the headers as node parsed them (with the server's own), the body unread. */
