@@ -14,7 +14,7 @@ import { readState, settleCli, startAnother } from "./server";
 const state = readState().console;
 const run = randomBytes(4).toString("hex");
 
-type Answer = { status: number; body: string; error?: string };
+type Answer = { status: number; body: string; etag?: string; error?: string };
 
 /** Sends `total` bytes of a sign-in body in 1 MiB chunks (declared or chunked), stopping once answered. */
 function bigSignIn(baseURL: string, total: number, declared: boolean): Promise<Answer & { sent: number }> {
@@ -67,7 +67,7 @@ function send(baseURL: string, method: string, path: string, headers: Record<str
     const req = http.request({ host: url.hostname, port: url.port, method, path, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (d: Buffer) => chunks.push(d));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8"), etag: res.headers.etag }));
     });
     req.on("error", (error) => resolve({ status: 0, body: "", error: error.message }));
     req.end(body);
@@ -162,9 +162,9 @@ test.describe("connections: request and header timeouts, and the cap", () => {
     const ingest = await send(server.baseURL, "POST", "/api/v1/envelopes", { "content-type": "application/json", authorization: `Bearer ${state.key}` }, JSON.stringify({ event_id: id, task_id: id, invocation_id: id, tool: "charge_card", envelope: { ok: false, code: "TIMEOUT", commit_state: "unknown" } }));
     expect(ingest.status).toBe(207);
     const path = `/api/v1/invocations/${id}/decision`;
-    const first = await fetch(`${server.baseURL}${path}`, { headers: { authorization: `Bearer ${state.key}` } });
+    const first = await send(server.baseURL, "GET", path, { authorization: `Bearer ${state.key}` });
     expect(first.status).toBe(200);
-    const etag = first.headers.get("etag")!;
+    const etag = first.etag!;
     const started = Date.now();
     const held = await send(server.baseURL, "GET", `${path}?wait=5`, { authorization: `Bearer ${state.key}`, "if-none-match": etag });
     expect(held.status).toBe(304);
@@ -175,8 +175,8 @@ test.describe("connections: request and header timeouts, and the cap", () => {
     test.setTimeout(60_000);
     const id = `cap-${run}`;
     await send(server.baseURL, "POST", "/api/v1/envelopes", { "content-type": "application/json", authorization: `Bearer ${state.key}` }, JSON.stringify({ event_id: id, task_id: id, invocation_id: id, tool: "x", envelope: { ok: true } }));
-    const etag = (await fetch(`${server.baseURL}/api/v1/invocations/${id}/decision`, { headers: { authorization: `Bearer ${state.key}` } })).headers.get("etag")!;
-    // Six long polls hold the six connections allowed.
+    const etag = (await send(server.baseURL, "GET", `/api/v1/invocations/${id}/decision`, { authorization: `Bearer ${state.key}` })).etag!;
+    // Six long polls hold the six connections allowed (every request here is on a connection of its own, closed after).
     const polls = Array.from({ length: 6 }, () => send(server.baseURL, "GET", `/api/v1/invocations/${id}/decision?wait=4`, { authorization: `Bearer ${state.key}`, "if-none-match": etag }));
     await new Promise((r) => setTimeout(r, 1_000));
     const refused = await send(server.baseURL, "GET", "/api/health", {});
