@@ -82,7 +82,7 @@ type Options<P, Q, QI, A extends Auth, B, BI, C extends Content | undefined, R e
 };
 type Content = Record<string, z.ZodType>;
 
-/** The most a JSON body may be (the fast lane reads no more: lib/http/fast-lane.ts). */
+/** The most a JSON body may be (also an /api/auth/* body: lib/http/auth-handler.ts). */
 export const MAX_JSON_BODY = 64 * 1024;
 
 /**
