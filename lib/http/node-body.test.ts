@@ -58,3 +58,17 @@ describe("node's request body as a web stream", () => {
     await expect(reader.read()).rejects.toThrow("aborted");
   });
 });
+
+describe("a source that ended or broke before the route read", () => {
+  it("reads as empty when it had ended, and fails when it was destroyed", async () => {
+    const ended = new PassThrough();
+    ended.end();
+    ended.resume();
+    await new Promise((r) => ended.once("end", r));
+    expect((await bodyStream(ended).getReader().read()).done).toBe(true);
+
+    const gone = new PassThrough();
+    gone.destroy();
+    await expect(bodyStream(gone).getReader().read()).rejects.toThrow("closed before its body ended");
+  });
+});
