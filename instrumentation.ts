@@ -7,6 +7,9 @@ export async function register() {
     // The runtime's hot routes, for bin/settle-server.mjs to serve without Next.js's pipeline (decision 024).
     const { registerFastLane } = await import("./lib/http/fast-lane");
     registerFastLane();
+    // Its timeouts and connection cap, from Settle's settings (decision 025).
+    const { registerServerLimits } = await import("./lib/http/server-limits");
+    registerServerLimits();
     await startServer();
   }
 }

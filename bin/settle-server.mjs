@@ -45,10 +45,28 @@ await globalThis.__settleStartup;
 const fastLane = process.env.SETTLE_FAST_LANE === "off" ? null : (globalThis.__settleFastLane ?? null);
 if (process.env.SETTLE_FAST_LANE !== "off" && !fastLane) console.warn("settle: the fast lane is not registered (instrumentation.ts did not run); every request goes through Next.js.");
 
-const server = createServer((req, res) => {
+// Against clients that hold connections open (docs/decisions/025-server-limits.md): a request must
+// arrive whole within SETTLE_REQUEST_TIMEOUT_S and its headers within SETTLE_HEADERS_TIMEOUT_S (checked
+// every second, not node's every 30 s), and at most SETTLE_MAX_CONNECTIONS are open at once. Answers
+// are not timed: a long-polled decision is held after its request arrived. The figures come from
+// lib/env.ts through instrumentation.ts; without it, these are its defaults.
+const limits = globalThis.__settleServerLimits?.() ?? { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, maxConnections: 1000 };
+const serverOptions = { requestTimeout: limits.requestTimeoutMs, headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: 1_000 };
+const server = createServer(serverOptions, (req, res) => {
   req.headers["x-settle-socket-address"] = req.socket.remoteAddress ?? "";
   if (fastLane?.(req, res)) return;
   handle(req, res);
+});
+server.maxConnections = limits.maxConnections;
+// node closes a connection over the cap as it arrives; said once a minute at most, with how many.
+let dropped = 0;
+let droppedSince = 0;
+server.on("drop", () => {
+  dropped += 1;
+  if (Date.now() - droppedSince < 60_000) return;
+  console.warn(`settle: ${dropped} connection${dropped === 1 ? "" : "s"} refused: ${limits.maxConnections} are open (SETTLE_MAX_CONNECTIONS).`);
+  dropped = 0;
+  droppedSince = Date.now();
 });
 server.on("error", (error) => {
   console.error(`settle: cannot listen on ${hostname}:${port}: ${error.message}`);

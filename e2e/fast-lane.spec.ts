@@ -45,6 +45,9 @@ const json = (key: string | null, extra: Record<string, string> = {}): Record<st
   ...extra,
 });
 
+/** JSON nested 10,000 deep: refused before anything walks it (recursion that deep overflows the stack). */
+const deep = `${"[".repeat(10_000)}1${"]".repeat(10_000)}`;
+
 /** Each case: the request for a side (its tag in the ids of what it writes). */
 const cases: Array<[string, (tag: string) => Sent]> = [
   ["guard: no key", () => ({ method: "POST", path: "/api/v1/guard", headers: json(null), body: "{}" })],
@@ -77,6 +80,8 @@ const cases: Array<[string, (tag: string) => Sent]> = [
   ["ingest: a form body", () => ({ method: "POST", path: "/api/v1/envelopes", headers: { ...json(state.key), "content-type": "application/x-www-form-urlencoded" }, body: "a=1" })],
   ["ingest: over 1 MiB (declared)", () => ({ method: "POST", path: "/api/v1/envelopes", headers: { ...json(state.key), "content-length": String(2 * 1024 * 1024) }, body: "" })],
   ["ingest: no key", () => ({ method: "POST", path: "/api/v1/envelopes", headers: json(null), body: "{}" })],
+  ["guard: nested 10,000 deep", () => ({ method: "POST", path: "/api/v1/guard", headers: json(state.key), body: `{"task_id":"t","tool":${deep},"idempotency_key":"k"}` })],
+  ["ingest: a record nested 10,000 deep beside a good one", (tag) => ({ method: "POST", path: "/api/v1/envelopes", headers: json(state.key), body: `{"records":[{"task_id":"t-${tag}","invocation_id":"d-${tag}","tool":"x","extra":${deep}},{"event_id":"e5-${tag}","task_id":"t-${tag}","tool":"x","invocation_id":"d-${tag}"}]}` })],
   ["otlp: one tool span and a chat span, JSON", (tag) => ({ method: "POST", path: "/v1/traces", headers: json(state.key), body: otlpBody(tag) })],
   ["otlp: the same spans again, under /api/v1/otlp", (tag) => ({ method: "POST", path: "/api/v1/otlp/v1/traces", headers: json(state.key), body: otlpBody(tag) })],
   ["otlp: JSON that does not parse", () => ({ method: "POST", path: "/v1/traces", headers: json(state.key), body: "{\"resourceSpans\": [" })],
@@ -178,4 +183,58 @@ test("a decision read, its ETag, a 304 and a short wait are the same on both", a
   const etag = String(first.headers.etag);
   expect((await read({ authorization: `Bearer ${state.key}`, "x-request-id": "req-dec-2", "if-none-match": etag })).status).toBe(304);
   expect((await read({ authorization: `Bearer ${state.key}`, "x-request-id": "req-dec-3", "if-none-match": etag }, "?wait=1")).status).toBe(304);
+});
+
+/**
+ * Sends headers, then a byte every 100 ms that never ends, and resolves with the first answer and how
+ * long it took; null when none came within `giveUpMs`.
+ */
+function trickle(baseURL: string, req: Sent, giveUpMs = 5_000): Promise<(Answer & { ms: number }) | null> {
+  const url = new URL(baseURL);
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const r = http.request({ host: url.hostname, port: url.port, method: req.method, path: req.path, headers: { ...req.headers, "transfer-encoding": "chunked" }, agent: false });
+    const drip = setInterval(() => r.write("{"), 100);
+    const finish = (answer: (Answer & { ms: number }) | null) => {
+      clearInterval(drip);
+      clearTimeout(giveUp);
+      r.destroy();
+      resolve(answer);
+    };
+    const giveUp = setTimeout(() => finish(null), giveUpMs);
+    r.on("response", (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (d: Buffer) => chunks.push(d));
+      res.on("end", () => {
+        const headers: Record<string, string | string[]> = {};
+        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined && !FRAMING.has(name)) headers[name] = value;
+        finish({ status: res.statusCode ?? 0, headers, body: Buffer.concat(chunks).toString("utf8"), ms: Date.now() - started });
+      });
+    });
+    r.on("error", () => finish(null));
+    r.write("{");
+  });
+}
+
+test("a request without a valid key is answered 401 before its body arrives, through the lane as through Next.js", async () => {
+  test.setTimeout(60_000);
+  const foreign = `stl_rk_aaaaaaaa_${"b".repeat(32)}`;
+  const trickled: Array<[string, Sent]> = [
+    ["guard, no key", { method: "POST", path: "/api/v1/guard", headers: json(null, { "x-request-id": "req-trickle-1" }) }],
+    ["ingest, no key", { method: "POST", path: "/api/v1/envelopes", headers: json(null, { "x-request-id": "req-trickle-2" }) }],
+    ["ingest, a key Settle never issued", { method: "POST", path: "/api/v1/envelopes", headers: json(foreign, { "x-request-id": "req-trickle-3" }) }],
+    ["otlp, no key", { method: "POST", path: "/v1/traces", headers: { "content-type": "application/x-protobuf", "x-request-id": "req-trickle-4" } }],
+    ["otlp under /api, not a Settle key", { method: "POST", path: "/api/v1/otlp/v1/traces", headers: json("nope", { "x-request-id": "req-trickle-5" }) }],
+  ];
+  for (const [name, req] of trickled) {
+    const [lane, viaNext] = [await trickle(bases().lane, req), await trickle(bases().next, req)];
+    expect(lane, `${name}: the lane did not answer while the body trickled`).not.toBeNull();
+    expect(viaNext, `${name}: Next.js did not answer while the body trickled`).not.toBeNull();
+    expect(lane!.status, name).toBe(401);
+    expect(lane!.ms, `${name}: the lane took ${lane!.ms} ms`).toBeLessThan(1_000);
+    expect(viaNext!.ms, `${name}: Next.js took ${viaNext!.ms} ms`).toBeLessThan(1_000);
+    const { ms: _a, ...laneAnswer } = lane!;
+    const { ms: _b, ...nextAnswer } = viaNext!;
+    expect(laneAnswer, name).toEqual(nextAnswer);
+  }
 });

@@ -53,9 +53,23 @@ const schema = z.object({
   SETTLE_WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().positive().default(12),
   /** OTLP ingest: a span (or resource) attribute that names the task, such as session.id; unset, the trace is the task. */
   SETTLE_OTLP_TASK_ATTRIBUTE: z.string().trim().min(1).max(256).optional().or(z.literal("").transform(() => undefined)),
+  /**
+   * `npm start` (bin/settle-server.mjs): how long a client may take to send a whole request, headers and
+   * body, and its headers alone; past either its connection is closed. Answers are not limited: a
+   * long-polled decision (`wait` up to 60 s) is held after its request has arrived.
+   */
+  SETTLE_REQUEST_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(30),
+  SETTLE_HEADERS_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(10),
+  /** `npm start`: connections held open at once; one more is closed as it arrives. */
+  SETTLE_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1000),
   PORT: z.coerce.number().int().positive().default(3000),
   NEXT_RUNTIME: z.string().optional(),
   NEXT_PHASE: z.string().optional(),
+}).superRefine((e, ctx) => {
+  // node refuses to start a server whose headers may take longer than the whole request.
+  if (e.SETTLE_HEADERS_TIMEOUT_S > e.SETTLE_REQUEST_TIMEOUT_S) {
+    ctx.addIssue({ code: "custom", path: ["SETTLE_HEADERS_TIMEOUT_S"], message: `must be at most SETTLE_REQUEST_TIMEOUT_S (${e.SETTLE_REQUEST_TIMEOUT_S})` });
+  }
 });
 
 function isCidr(entry: string): boolean {

@@ -1,7 +1,9 @@
 import { toNextJsHandler } from "better-auth/next-js";
 import { getDb } from "../db/client";
 import { ApiError } from "../errors";
-import { errorResponse, toErrorResponse } from "./route";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../ingest/json-depth";
+import { readBodyLimited } from "./read-body";
+import { errorResponse, MAX_JSON_BODY, toErrorResponse } from "./route";
 import { CLIENT_ADDRESS_HEADER, clientIpOf } from "../identity/client-ip";
 import { publicUrl } from "../env";
 import { accountLockedUntil, clearFailedSignIns, recordFailedSignIn } from "../identity/account-lock";
@@ -15,7 +17,11 @@ import { getAuth } from "../identity/auth";
 // - the client address it rate-limits by is the one lib/identity/client-ip.ts
 //   computed, never a header the client sent;
 // - failed sign-ins are counted per account as well as per address;
-// - an "Invalid origin" refusal says which address to open instead.
+// - an "Invalid origin" refusal says which address to open instead;
+// - a body is read through Settle's bounded reader (at most 64 KiB, refused
+//   by its Content-Length before a byte is read) and a JSON body nested
+//   deeper than Settle's JSON bodies may be is refused, before Better Auth
+//   reads either: these endpoints answer anyone, signed in or not.
 
 const ADMIN_PATH = /^\/api\/auth\/admin(\/|$)/;
 const SIGN_IN_PATH = "/api/auth/sign-in/email";
@@ -28,14 +34,26 @@ function withClientAddress(req: Request, body: string | null): Request {
   return new Request(req.url, { method: req.method, headers, body, signal: req.signal });
 }
 
-function emailOf(body: string): string | null {
+type AuthBody = { text: string; json: unknown };
+
+async function readAuthBody(req: Request): Promise<AuthBody> {
+  const text = await readBodyLimited(req, MAX_JSON_BODY, "A sign-in (or any other account request) is far smaller.");
+  let json: unknown;
   try {
-    const parsed: unknown = JSON.parse(body);
-    const email = (parsed as { email?: unknown } | null)?.email;
-    return typeof email === "string" && email.length <= 320 ? email : null;
+    json = JSON.parse(text);
   } catch {
-    return null;
+    // Not JSON: Better Auth answers it as it answers any body it cannot read.
+    return { text, json: undefined };
   }
+  if (nestsDeeperThan(json, MAX_JSON_DEPTH)) {
+    throw new ApiError("INVALID_REQUEST", `The body nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects.`, { limit_depth: MAX_JSON_DEPTH });
+  }
+  return { text, json };
+}
+
+function emailOf(body: AuthBody): string | null {
+  const email = (body.json as { email?: unknown } | null | undefined)?.email;
+  return typeof email === "string" && email.length <= 320 ? email : null;
 }
 
 async function explainOrigin(res: Response, req: Request): Promise<Response> {
@@ -53,7 +71,7 @@ async function explainOrigin(res: Response, req: Request): Promise<Response> {
 }
 
 async function signIn(req: Request, handlers: ReturnType<typeof toNextJsHandler>): Promise<Response> {
-  const body = await req.text();
+  const body = await readAuthBody(req);
   const email = emailOf(body);
   const db = await getDb();
   if (email) {
@@ -67,7 +85,7 @@ async function signIn(req: Request, handlers: ReturnType<typeof toNextJsHandler>
       );
     }
   }
-  const res = await explainOrigin(await handlers.POST(withClientAddress(req, body)), req);
+  const res = await explainOrigin(await handlers.POST(withClientAddress(req, body.text)), req);
   if (email && res.status === 401) await recordFailedSignIn(db, email);
   if (email && res.ok) await clearFailedSignIns(db, email);
   return res;
@@ -81,7 +99,7 @@ export async function handleAuthRequest(req: Request): Promise<Response> {
     }
     const handlers = toNextJsHandler(await getAuth());
     if (req.method === "POST" && pathname === SIGN_IN_PATH) return await signIn(req, handlers);
-    const body = req.method === "GET" || req.method === "HEAD" ? null : await req.text();
+    const body = req.method === "GET" || req.method === "HEAD" ? null : (await readAuthBody(req)).text;
     const forwarded = withClientAddress(req, body);
     return await explainOrigin(await (req.method === "GET" ? handlers.GET(forwarded) : handlers.POST(forwarded)), req);
   } catch (error) {

@@ -1,13 +1,14 @@
 import "server-only";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Readable } from "node:stream";
 import * as envelopes from "../../app/api/v1/envelopes/route";
 import * as guard from "../../app/api/v1/guard/route";
 import * as decision from "../../app/api/v1/invocations/[invocation_id]/decision/route";
 import * as otlpTraces from "../../app/v1/traces/route";
 import * as apiOtlpTraces from "../../app/api/v1/otlp/v1/traces/route";
 import { publicUrl } from "../env";
-import { MAX_BODY_BYTES } from "./ingest-body";
-import { MAX_JSON_BODY, toErrorResponse, type RouteHandler } from "./route";
+import { bodyStream } from "./node-body";
+import { toErrorResponse, type RouteHandler } from "./route";
 import { API_CONTENT_SECURITY_POLICY, SECURITY_HEADERS, STRICT_TRANSPORT_SECURITY } from "./security-headers";
 
 // The runtime's hot routes served by bin/settle-server.mjs without Next.js's
@@ -19,15 +20,14 @@ import { API_CONTENT_SECURITY_POLICY, SECURITY_HEADERS, STRICT_TRANSPORT_SECURIT
 // is left to Next.js, so its answer stays Next.js's.
 
 type Params = Record<string, string>;
-type Lane = { method: "GET" | "POST"; pattern: RegExp; names: readonly string[]; handler: RouteHandler; maxBody: number };
+type Lane = { method: "GET" | "POST"; pattern: RegExp; names: readonly string[]; handler: RouteHandler };
 
 const LANES: readonly Lane[] = [
-  { method: "POST", pattern: /^\/api\/v1\/guard$/, names: [], handler: guard.POST, maxBody: MAX_JSON_BODY },
-  { method: "POST", pattern: /^\/api\/v1\/envelopes$/, names: [], handler: envelopes.POST, maxBody: MAX_BODY_BYTES },
-  { method: "GET", pattern: /^\/api\/v1\/invocations\/([^/]+)\/decision$/, names: ["invocation_id"], handler: decision.GET, maxBody: 0 },
-  // OTLP trace export: its body limit is the same 1 MiB as sent (lib/http/otlp.ts inflates gzip itself).
-  { method: "POST", pattern: /^\/v1\/traces$/, names: [], handler: otlpTraces.POST, maxBody: MAX_BODY_BYTES },
-  { method: "POST", pattern: /^\/api\/v1\/otlp\/v1\/traces$/, names: [], handler: apiOtlpTraces.POST, maxBody: MAX_BODY_BYTES },
+  { method: "POST", pattern: /^\/api\/v1\/guard$/, names: [], handler: guard.POST },
+  { method: "POST", pattern: /^\/api\/v1\/envelopes$/, names: [], handler: envelopes.POST },
+  { method: "GET", pattern: /^\/api\/v1\/invocations\/([^/]+)\/decision$/, names: ["invocation_id"], handler: decision.GET },
+  { method: "POST", pattern: /^\/v1\/traces$/, names: [], handler: otlpTraces.POST },
+  { method: "POST", pattern: /^\/api\/v1\/otlp\/v1\/traces$/, names: [], handler: apiOtlpTraces.POST },
 ];
 
 export type LaneHit = { lane: Lane; params: Params };
@@ -72,46 +72,8 @@ export function apiHeaders(req: IncomingMessage): Array<[string, string]> {
   return headers;
 }
 
-/**
- * The body, up to one byte past `limit`: a body declared larger is not read
- * at all, one that turns out larger stops being read. Either way the route's
- * own reader (lib/http/read-body.ts) refuses it, with the answer it always gives.
- */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > limit) return Promise.resolve(Buffer.alloc(0));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const stop = () => {
-      req.off("data", onData);
-      req.off("end", done);
-      req.off("error", fail);
-      req.off("close", closed);
-    };
-    const done = () => {
-      stop();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-    };
-    const fail = (error: Error) => {
-      stop();
-      reject(error);
-    };
-    const closed = () => fail(new Error("the request was closed before its body ended"));
-    const onData = (chunk: Buffer) => {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size > limit) done();
-    };
-    req.on("data", onData);
-    req.on("end", done);
-    req.on("error", fail);
-    req.on("close", closed);
-  });
-}
-
-/** A web Request of node's request, as Next.js builds one: the headers as node parsed them (with the server's own). */
-export function toWebRequest(req: IncomingMessage, body: Buffer | null, signal?: AbortSignal): Request {
+/** A web Request of node's request, as Next.js builds one: the headers as node parsed them (with the server's own), the body unread. */
+export function toWebRequest(req: IncomingMessage, signal?: AbortSignal, body: Readable = req): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
@@ -122,12 +84,12 @@ export function toWebRequest(req: IncomingMessage, body: Buffer | null, signal?:
   const host = req.headers.host;
   if (host && /^[\w.:[\]-]+$/.test(host)) origin = `http://${host}`;
   const method = req.method ?? "GET";
-  return new Request(new URL(req.url ?? "/", origin), {
-    method,
-    headers,
-    body: body && body.length > 0 && method !== "GET" && method !== "HEAD" ? (body as Uint8Array<ArrayBuffer>) : undefined,
-    signal,
-  });
+  const init: RequestInit & { duplex?: "half" } = { method, headers, signal };
+  if (method !== "GET" && method !== "HEAD") {
+    init.body = bodyStream(body);
+    init.duplex = "half";
+  }
+  return new Request(new URL(req.url ?? "/", origin), init);
 }
 
 /** Writes a web Response to node's response, after `extra` headers (which the Response's own override), and Next.js's Vary. */
@@ -141,10 +103,11 @@ export async function sendWebResponse(res: ServerResponse, response: Response, e
 }
 
 /**
- * Answers a request of `lane` whose body was read (null for a GET): the
- * route's Response with the API headers. Returns the status sent.
+ * Answers a request of `lane`: the route's Response with the API headers.
+ * The route reads the body from `body` (node's request itself, unless a test
+ * hands over a copy) once it has authenticated. Returns the status sent.
  */
-export async function answerLane(req: IncomingMessage, res: ServerResponse, hit: LaneHit, body: Buffer | null): Promise<number> {
+export async function answerLane(req: IncomingMessage, res: ServerResponse, hit: LaneHit, body: Readable = req): Promise<number> {
   const extra = apiHeaders(req);
   try {
     // The route hears of a client that went away (a long-polled decision stops polling).
@@ -152,12 +115,14 @@ export async function answerLane(req: IncomingMessage, res: ServerResponse, hit:
     res.once("close", () => {
       if (!res.writableFinished) controller.abort();
     });
-    const response = await hit.lane.handler(toWebRequest(req, body, controller.signal), { params: Promise.resolve(hit.params) });
+    const response = await hit.lane.handler(toWebRequest(req, controller.signal, body), { params: Promise.resolve(hit.params) });
+    // The client's request broke off while it was being read: there is nobody to answer.
+    if (res.destroyed) return response.status;
     await sendWebResponse(res, response, extra);
     return response.status;
   } catch (error) {
     // withRoute answers every failure of the route itself; this is the net under the lane's own code.
-    if (res.headersSent) {
+    if (res.headersSent || res.destroyed) {
       res.destroy();
       return 500;
     }
@@ -167,23 +132,11 @@ export async function answerLane(req: IncomingMessage, res: ServerResponse, hit:
   }
 }
 
-async function serve(req: IncomingMessage, res: ServerResponse, hit: LaneHit): Promise<void> {
-  let body: Buffer | null = null;
-  try {
-    body = hit.lane.method === "GET" ? null : await readBody(req, hit.lane.maxBody);
-  } catch {
-    // The client's request broke off while it was being read: there is nobody to answer.
-    res.destroy();
-    return;
-  }
-  await answerLane(req, res, hit, body);
-}
-
 /** Serves the request if it is one of the hot routes and returns true; false: hand it to Next.js. */
 export function fastLane(req: IncomingMessage, res: ServerResponse): boolean {
   const hit = laneFor(req.method ?? "GET", req.url ?? "/");
   if (!hit) return false;
-  void serve(req, res, hit);
+  void answerLane(req, res, hit);
   return true;
 }
 

@@ -4,6 +4,7 @@ import { getDb, MigrationsPendingError, type Db } from "../db/client";
 import { isDatabaseUnavailable, sqlState } from "../db/errors";
 import { readBodyLimited } from "./read-body";
 import { cleanText } from "../ingest/redact";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../ingest/json-depth";
 import type { Permission } from "../identity/roles";
 import { authenticate, type AuthMode, type Principal, type RuntimePrincipal, type UserPrincipal } from "../identity/principal";
 import { ApiError, errorEnvelope, statusOf, type ErrorCode } from "../errors";
@@ -81,7 +82,7 @@ type Options<P, Q, QI, A extends Auth, B, BI, C extends Content | undefined, R e
 };
 type Content = Record<string, z.ZodType>;
 
-/** The most a JSON body may be (the fast lane reads no more: lib/http/fast-lane.ts). */
+/** The most a JSON body may be (also an /api/auth/* body: lib/http/auth-handler.ts). */
 export const MAX_JSON_BODY = 64 * 1024;
 
 /**
@@ -107,6 +108,10 @@ async function readJson(req: Request): Promise<unknown> {
     parsed = JSON.parse(text);
   } catch {
     throw new ApiError("INVALID_JSON", "The body is not valid JSON.");
+  }
+  // Measured without recursion, before cleanStrings and the schema walk it recursively.
+  if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) {
+    throw new ApiError("INVALID_REQUEST", `The body nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects.`, { limit_depth: MAX_JSON_DEPTH });
   }
   return cleanStrings(parsed);
 }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { isRecord, writeAheadIntent } from "./adapters/shared";
 import { memberOf } from "../outcome/vocabulary";
+import { MAX_JSON_DEPTH, tooDeepMember } from "./json-depth";
 import { storableIso } from "./limits";
 import { normalizeEnvelope, normalizeRedactedEnvelope } from "./normalize";
 import { cleanText, redact, TooDeepError } from "./redact";
@@ -149,6 +150,14 @@ function firstIssue(error: z.ZodError): RecordProblem {
 
 export function prepareRecord(raw: unknown, receivedAt: Date): PreparedRecord | RecordProblem {
   if (!isRecord(raw)) return { code: "INVALID_RECORD", message: "A record must be a JSON object." };
+  // Before anything walks it (the schema, redaction, the hash of a record without event_id): a
+  // record nested thousands deep would overflow the stack of a recursive walk.
+  const deep = tooDeepMember(raw, MAX_JSON_DEPTH);
+  if (deep !== null) {
+    const path = cleanText(deep.slice(0, 64));
+    const code = deep === "envelope" ? "ENVELOPE_TOO_DEEP" : "RECORD_TOO_DEEP";
+    return { code, message: `\`${path}\` is nested deeper than a record may be (${MAX_JSON_DEPTH} levels of arrays and objects).`, path };
+  }
   let record: IngestRecord;
   let probe: ProbeResult | null = null;
   let envelopeSource: unknown;

@@ -133,3 +133,40 @@ export const badRecord: fc.Arbitrary<unknown> = fc
 export const ndjsonLine: fc.Arbitrary<string> = fc
   .oneof(badRecord.map((r) => JSON.stringify(r) ?? "null"), hostileText, fc.constantFrom("{", "[1,2]", "null", "{\"records\":[]}", "\"x\""))
   .map((line) => line.replace(/\r?\n/g, " "));
+
+/** JSON text nested past any limit (JSON.stringify of such a value would itself overflow): built as text. */
+function deepText(depth: number, kind: "array" | "object", inner: string): string {
+  return kind === "array" ? `${"[".repeat(depth)}${inner}${"]".repeat(depth)}` : `${'{"d":'.repeat(depth)}${inner}${"}".repeat(depth)}`;
+}
+const pastTheLimit = fc.tuple(fc.integer({ min: 129, max: 9_000 }), fc.constantFrom("array" as const, "object" as const));
+
+/** A JSON body nested thousands deep somewhere: the whole of it, one of its fields, or a member nobody reads. */
+export const deepBody: fc.Arbitrary<string> = fc
+  .tuple(pastTheLimit, fc.constantFrom("whole", "task_id", "tool", "invocation_id", "idempotency_key", "envelope", "extra", "action", "note"))
+  .map(([[depth, kind], where]) => {
+    const deep = deepText(depth, kind, '"x"');
+    if (where === "whole") return deep;
+    const base: Record<string, unknown> = { task_id: "fz-deep", tool: "charge_card", idempotency_key: "k", action: "comment", version: 1, note: "n" };
+    const fields = Object.entries(base).filter(([k]) => k !== where).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
+    return `{${[...fields, `${JSON.stringify(where)}:${deep}`].join(",")}}`;
+  });
+
+/** An ingest record (as its NDJSON line or batch item) nested thousands deep in one member. */
+export const deepRecordText: fc.Arbitrary<string> = fc
+  .tuple(pastTheLimit, fc.constantFrom("envelope", "extra", "task_id", "tool"), fc.boolean())
+  .map(([[depth, kind], where, withEventId]) => {
+    const fields: Record<string, unknown> = { task_id: "fz-deep", invocation_id: "fz-deep-i", tool: "x", ...(withEventId ? { event_id: `fz-deep-${depth}-${kind}-${where}` } : {}) };
+    delete fields[where];
+    return `{${Object.entries(fields).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")},${JSON.stringify(where)}:${deepText(depth, kind, "1")}}`;
+  });
+
+/** A body for /api/auth/*: anything from nothing to well past its 64 KiB limit, or nested deep, with its length declared or streamed. */
+export const authBody: fc.Arbitrary<{ path: string; body: string; declared: boolean }> = fc.record({
+  path: fc.constantFrom("/api/auth/sign-in/email", "/api/auth/sign-up/email", "/api/auth/sign-out", "/api/auth/change-password", "/api/auth/update-user"),
+  body: fc.oneof(
+    fc.integer({ min: 0, max: 200 * 1024 }).map((n) => `{"email":"fz@example.com","password":"${"p".repeat(n)}"}`),
+    pastTheLimit.map(([depth, kind]) => `{"email":"fz@example.com","password":"x","extra":${deepText(depth, kind, "1")}}`),
+    hostileText,
+  ),
+  declared: fc.boolean(),
+});

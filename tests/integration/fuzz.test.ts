@@ -8,7 +8,8 @@ import { errorEnvelopeSchema } from "@/lib/errors";
 import { cleanText } from "@/lib/ingest/redact";
 import { call, createOperator, openSettle, type TestContext } from "./harness";
 import { getDecision, getInvocation, getTask, guard, ingest, listInvocations } from "./routes";
-import { badRecord, deepValue, envelopeArb, goodRecord, hostileNumber, hostileText, hostileTime, hostileValue, ndjsonLine } from "./fuzz-inputs";
+import { POST as authPost } from "@/app/api/auth/[...all]/route";
+import { authBody, badRecord, deepBody, deepRecordText, deepValue, envelopeArb, goodRecord, hostileNumber, hostileText, hostileTime, hostileValue, ndjsonLine } from "./fuzz-inputs";
 
 // Hostile input, generated, against the real route handlers (decision
 // 012's "a caller's data never causes a 5xx and never fails a neighbour"):
@@ -172,6 +173,77 @@ describe("hostile input never gets a 5xx, never an untyped error, never costs a 
         expect(res.body.results[1].status).not.toBe("rejected");
       }),
       { numRuns: 150 },
+    );
+  });
+});
+
+describe("hostile shapes: bodies nested thousands deep, and oversized account requests", () => {
+  let t: TestContext;
+  let operator: string;
+  beforeAll(async () => {
+    t = await openSettle("postgres");
+    operator = (await createOperator(t.db, "operator")).token;
+  });
+  afterAll(async () => {
+    await t?.teardown();
+  });
+
+  it("a JSON body nested past 128 levels anywhere is a typed 400 on the guard and operator actions", async () => {
+    await fc.assert(
+      fc.asyncProperty(deepBody, async (raw) => {
+        const answers = [
+          settled("deep guard", await call(guard, { key: t.key, raw, path: "/api/v1/guard" })),
+          settled("deep action", await call(actions, { key: operator, raw, params: { invocation_id: "i" }, method: "POST", path: "/api/v1/invocations/i/actions" })),
+        ];
+        for (const answer of answers) expect(answer.body).toMatchObject({ code: "INVALID_REQUEST", safe_details: { limit_depth: 128 } });
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("an ingest record nested past 128 levels is rejected alone, in a batch and in NDJSON", async () => {
+    await fc.assert(
+      fc.asyncProperty(deepRecordText, goodRecord, fc.boolean(), async (deep, neighbour, ndjson) => {
+        const good = JSON.stringify(neighbour);
+        const res = ndjson
+          ? settled("deep ndjson", await call(ingest, { key: t.key, raw: `${deep}\n${good}`, contentType: "application/x-ndjson" }))
+          : settled("deep batch", await call(ingest, { key: t.key, raw: `{"records":[${deep},${good}]}` }));
+        expect(res.status).toBe(207);
+        expect(res.body.results[0].error.code).toMatch(/^(RECORD|ENVELOPE)_TOO_DEEP$/);
+        expect(res.body.results[1].status).not.toBe("rejected");
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("/api/auth/* bodies: over 64 KiB is a 413 envelope, declared or streamed, and nothing is a 5xx", async () => {
+    await fc.assert(
+      fc.asyncProperty(authBody, async ({ path, body, declared }) => {
+        const bytes = new TextEncoder().encode(body);
+        const headers: Record<string, string> = { "content-type": "application/json", origin: "http://settle.test" };
+        if (declared) headers["content-length"] = String(bytes.byteLength);
+        const stream = new ReadableStream<Uint8Array>({
+          start(controller) {
+            for (let i = 0; i < bytes.byteLength; i += 16 * 1024) controller.enqueue(bytes.subarray(i, i + 16 * 1024));
+            controller.close();
+          },
+        });
+        const res = await authPost(new Request(`http://settle.test${path}`, { method: "POST", headers, body: stream, duplex: "half" } as RequestInit));
+        const text = await res.text();
+        let parsed: unknown = text;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          /* judged below: a 4xx must be an envelope */
+        }
+        if (bytes.byteLength > 64 * 1024) {
+          settled("auth", { status: res.status, body: parsed, headers: res.headers });
+          expect(res.status).toBe(413);
+        } else {
+          expect(res.status, `${path}: ${text.slice(0, 200)}`).toBeLessThan(500);
+        }
+      }),
+      { numRuns: 80 },
     );
   });
 });

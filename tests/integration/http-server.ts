@@ -96,7 +96,8 @@ export async function startServer(): Promise<TestServer> {
       const injected = interceptor?.({ method, path, count: requests.length });
       const lane = injected ? null : laneFor(method, req.url ?? "/");
       if (lane) {
-        served.status = await answerLane(req, res, lane, body);
+        // The body, read here to be counted, is handed to the lane as node's request would be.
+        served.status = await answerLane(req, res, lane, Readable.from(body.length > 0 ? [body] : []));
         return;
       }
       const { handler, params } = route(method, path);
