@@ -5,7 +5,7 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from "../ingest/json-depth";
 import { readBodyLimited } from "./read-body";
 import { errorResponse, MAX_JSON_BODY, toErrorResponse } from "./route";
 import { CLIENT_ADDRESS_HEADER, clientIpOf } from "../identity/client-ip";
-import { publicUrl } from "../env";
+import { env, publicUrl } from "../env";
 import { accountLockedUntil, clearFailedSignIns, recordFailedSignIn } from "../identity/account-lock";
 import { getAuth } from "../identity/auth";
 
@@ -64,7 +64,7 @@ async function explainOrigin(res: Response, req: Request): Promise<Response> {
   const expected = new URL(publicUrl()).origin;
   return errorResponse(
     "INVALID_ORIGIN",
-    `Settle is configured for ${expected} (SETTLE_PUBLIC_URL) but this page was opened at ${from}. Open ${expected}/sign-in, or set SETTLE_PUBLIC_URL=${from} and restart Settle.`,
+    `Settle is configured for ${expected} (${env().SETTLE_PUBLIC_URL ? "SETTLE_PUBLIC_URL" : "the default address"}) but this page was opened at ${from}. Open ${expected}/sign-in, or set SETTLE_PUBLIC_URL=${from} and restart Settle.`,
     "req_auth",
     { expected_origin: expected, origin: from },
   );
