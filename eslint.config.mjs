@@ -1,6 +1,15 @@
 import nextCoreWebVitals from "eslint-config-next/core-web-vitals";
 import nextTypescript from "eslint-config-next/typescript";
 
+const MODULE_STATE_MESSAGE =
+  "Module-level mutable state is one copy per Next.js bundle: keep process-wide state behind processWide (lib/process-wide.ts), or make it a constant.";
+const moduleStateSelectors = ["Program > VariableDeclaration", "Program > ExportNamedDeclaration > VariableDeclaration"].flatMap((decl) => [
+  `${decl}[kind!='const']`,
+  `${decl} > VariableDeclarator > NewExpression[callee.name=/^(Map|WeakMap|WeakSet|WeakRef)$/]`,
+  `${decl} > VariableDeclarator > NewExpression[callee.name='Set'][arguments.length=0]`,
+  `${decl} > VariableDeclarator > ArrayExpression[elements.length=0]`,
+]);
+
 const config = [
   ...nextCoreWebVitals,
   ...nextTypescript,
@@ -54,6 +63,15 @@ const config = [
         "error",
         { patterns: [{ group: ["**/http/*", "@/lib/http/*"], message: "Domain code never imports the HTTP layer (lib/http); move what both need into the domain folder." }] },
       ],
+    },
+  },
+  // Process-wide state lives behind processWide (lib/process-wide.ts): Next.js bundles the routes, pages,
+  // instrumentation and the fast lane apart, so module-level state would be one copy per bundle.
+  {
+    files: ["lib/**/*.ts", "server/**/*.ts"],
+    ignores: ["**/*.test.ts", "**/__tests__/**", "lib/process-wide.ts", "lib/db/generated/**"],
+    rules: {
+      "no-restricted-syntax": ["error", ...moduleStateSelectors.map((selector) => ({ selector, message: MODULE_STATE_MESSAGE }))],
     },
   },
   {

@@ -13,7 +13,7 @@ const nextConfig: NextConfig = {
   // `npm test` type-checks the whole project once (tsc --noEmit); the build need not repeat it.
   typescript: { ignoreBuildErrors: true },
   // On every response: pages, API and static files. Pages get their CSP (with a per-request nonce) and HSTS from proxy.ts.
-  // The runtime's hot routes skip Next.js (lib/http/fast-lane.ts, decision 024) and add the same headers themselves.
+  // The runtime's hot routes skip Next.js (server/fast-lane.ts, decision 024) and add the same headers themselves.
   async headers() {
     return [
       { source: "/:path*", headers: [...SECURITY_HEADERS] },

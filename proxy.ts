@@ -1,7 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { errorEnvelope, statusOf } from "@/lib/errors";
 import { env, publicUrl } from "@/lib/env";
-import { API_CONTENT_SECURITY_POLICY, STRICT_TRANSPORT_SECURITY, contentSecurityPolicy, newNonce } from "@/lib/http/security-headers";
+import { API_CONTENT_SECURITY_POLICY, STRICT_TRANSPORT_SECURITY, contentSecurityPolicy, needsTransportSecurity, newNonce } from "@/lib/http/security-headers";
 
 // Runs before Next.js routes a request:
 // - An address whose %-escapes do not decode would fail in the router, before
@@ -18,7 +18,7 @@ import { API_CONTENT_SECURITY_POLICY, STRICT_TRANSPORT_SECURITY, contentSecurity
 // The static security headers (nosniff, X-Frame-Options, …) and the API's
 // CSP come from next.config.ts, for every response; see lib/http/security-headers.ts.
 // Proxy runs in the Node.js runtime (Next.js 16), so lib/env.ts works here.
-// Guard, ingest and decision skip it under `npm start` (lib/http/fast-lane.ts, decision 024): what it does
+// Guard, ingest and decision skip it under `npm start` (server/fast-lane.ts, decision 024): what it does
 // to API answers (HSTS) the lane does too; anything more it does to them must be added there.
 
 function decodes(pathname: string): boolean {
@@ -30,13 +30,8 @@ function decodes(pathname: string): boolean {
   }
 }
 
-/** The request itself came over TLS, or Settle is configured to be reached at an https address (behind a proxy that terminates TLS). */
-function overHttps(request: NextRequest): boolean {
-  return request.nextUrl.protocol === "https:" || publicUrl().startsWith("https:");
-}
-
 function withTransportSecurity(request: NextRequest, response: NextResponse): NextResponse {
-  if (overHttps(request)) response.headers.set(STRICT_TRANSPORT_SECURITY.key, STRICT_TRANSPORT_SECURITY.value);
+  if (needsTransportSecurity(request.nextUrl.protocol === "https:", publicUrl())) response.headers.set(STRICT_TRANSPORT_SECURITY.key, STRICT_TRANSPORT_SECURITY.value);
   return response;
 }
 

@@ -20,8 +20,11 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
-// Tells the app that x-settle-socket-address comes from here; under plain `next start` it is ignored.
-globalThis.__settleServer = true;
+// What this script and the app share, under the names lib/process-wide.ts gives them: the app
+// reads serverScript (x-settle-socket-address comes from here; under plain `next start` it is
+// ignored), and instrumentation.ts registers startup, fastLane and serverLimits for this script.
+const shared = (globalThis.__settle ??= {});
+shared.serverScript = true;
 // As `next start` does: the production build runs as production.
 process.env.NODE_ENV ??= "production";
 const { default: next } = await import("next");
@@ -36,13 +39,13 @@ try {
 }
 const handle = app.getRequestHandler();
 // instrumentation.ts checks the settings and opens the database once Next.js has loaded it: listen only after that.
-for (let waited = 0; !globalThis.__settleStartup && waited < 30_000; waited += 25) await new Promise((r) => setTimeout(r, 25));
-await globalThis.__settleStartup;
+for (let waited = 0; !shared.startup && waited < 30_000; waited += 25) await new Promise((r) => setTimeout(r, 25));
+await shared.startup;
 
 // The runtime's hot routes (guard, ingest, decision) go straight to their handlers, which
 // instrumentation.ts put on globalThis; everything else through Next.js. SETTLE_FAST_LANE=off sends
 // every request through Next.js (docs/decisions/024-fast-lane.md).
-const fastLane = process.env.SETTLE_FAST_LANE === "off" ? null : (globalThis.__settleFastLane ?? null);
+const fastLane = process.env.SETTLE_FAST_LANE === "off" ? null : (shared.fastLane ?? null);
 if (process.env.SETTLE_FAST_LANE !== "off" && !fastLane) console.warn("settle: the fast lane is not registered (instrumentation.ts did not run); every request goes through Next.js.");
 
 // Against clients that hold connections open (docs/decisions/025-server-limits.md): a request must
@@ -50,7 +53,7 @@ if (process.env.SETTLE_FAST_LANE !== "off" && !fastLane) console.warn("settle: t
 // every second, not node's every 30 s), and at most SETTLE_MAX_CONNECTIONS are open at once. Answers
 // are not timed: a long-polled decision is held after its request arrived. The figures come from
 // lib/env.ts through instrumentation.ts; without it, these are its defaults.
-const limits = globalThis.__settleServerLimits?.() ?? { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, maxConnections: 1000 };
+const limits = shared.serverLimits?.() ?? { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, maxConnections: 1000 };
 const serverOptions = { requestTimeout: limits.requestTimeoutMs, headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: 1_000 };
 const server = createServer(serverOptions, (req, res) => {
   req.headers["x-settle-socket-address"] = req.socket.remoteAddress ?? "";

@@ -19,8 +19,9 @@ type Side = keyof typeof TAGS;
 type Sent = { method: string; path: string; headers?: Record<string, string>; body?: string | Buffer };
 type Answer = { status: number; headers: Record<string, string | string[]>; body: string };
 
-// Framing and the clock, not the answer: how the bytes travel may differ.
-const FRAMING = new Set(["date", "connection", "keep-alive", "transfer-encoding", "content-length"]);
+// Framing and the clock, not the answer: how the bytes travel may differ. And which way in served it
+// (x-settle-served-by, checked on its own below).
+const FRAMING = new Set(["date", "connection", "keep-alive", "transfer-encoding", "content-length", "x-settle-served-by"]);
 
 function send(baseURL: string, req: Sent): Promise<Answer> {
   const url = new URL(baseURL);
@@ -236,5 +237,26 @@ test("a request without a valid key is answered 401 before its body arrives, thr
     const { ms: _a, ...laneAnswer } = lane!;
     const { ms: _b, ...nextAnswer } = viaNext!;
     expect(laneAnswer, name).toEqual(nextAnswer);
+  }
+});
+
+/** Which way in answered a request on `baseURL`: the lane's marker, or null. */
+async function servedBy(baseURL: string, method: string, path: string, headers: Record<string, string>): Promise<string | null> {
+  const res = await fetch(`${baseURL}${path}`, { method, headers, body: method === "GET" ? undefined : "{}" });
+  await res.arrayBuffer();
+  return res.headers.get("x-settle-served-by");
+}
+
+test("every route declared hot is served by the fast lane under npm start, and nothing else is", async () => {
+  const doc = (await (await fetch(`${bases().lane}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { "x-settle-hot"?: boolean }>> };
+  const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), hot: op["x-settle-hot"] === true })));
+  const hot = operations.filter((op) => op.hot).map((op) => `${op.method} ${op.path}`);
+  // The runtime's calls on every tool call: a route that loses `hot: true` (or a new one that gains it) shows here.
+  expect(hot.sort()).toEqual(["GET /api/v1/invocations/{invocation_id}/decision", "POST /api/v1/envelopes", "POST /api/v1/guard", "POST /api/v1/otlp/v1/traces", "POST /v1/traces"]);
+  for (const op of operations) {
+    const path = op.path.replace(/\{(\w+)\}/g, "x");
+    const headers = json(state.key);
+    expect(await servedBy(bases().lane, op.method, path, headers), `${op.method} ${op.path} under npm start`).toBe(op.hot ? "fast-lane" : null);
+    if (op.hot) expect(await servedBy(bases().next, op.method, path, headers), `${op.method} ${op.path} with SETTLE_FAST_LANE=off`).toBeNull();
   }
 });

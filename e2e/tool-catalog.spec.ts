@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
-import { readState } from "./server";
+import { readState, settleCli } from "./server";
 import { signIn } from "./sign-in";
 
 // Admin → Tool catalog on the console server (PostgreSQL): an admin gives a
@@ -51,3 +51,62 @@ test("an admin adds a catalog entry, sees it listed and checked, changes its cla
   await page.getByRole("dialog").getByRole("button", { name: "Remove entry" }).click();
   await expect(page.getByTestId("catalog-row").filter({ hasText: pattern })).toHaveCount(0);
 });
+
+test("a catalog change made in the console reaches OTLP ingest, served by the fast lane, at once", async () => {
+  const run = randomBytes(3).toString("hex");
+  const runtime = `catalog-lane-${run}`;
+  const key = settleCli(state.databaseUrl, ["keys", "create", runtime]);
+  const token = settleCli(state.databaseUrl, ["tokens", "create", "--email", state.adminEmail]);
+  const admin = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  const tool = `move_funds_${run}`;
+  const created = await fetch(`${base}/api/v1/admin/tool-catalog`, { method: "POST", headers: admin, body: JSON.stringify({ runtime, pattern: tool, effect_class: "read" }) });
+  expect(created.status).toBe(201);
+  const entry = (await created.json()) as { id: string };
+
+  // A failed call of a tool the catalog calls a read: not committed, retry allowed. This also fills the lane's copy of the catalog.
+  const span = async (callId: string) => {
+    const res = await fetch(`${base}/v1/traces`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: failedToolSpan(tool, callId) });
+    expect(res.headers.get("x-settle-served-by")).toBe("fast-lane");
+    expect(res.status).toBe(200);
+    const invocation = await fetch(`${base}/api/v1/invocations/${encodeURIComponent(callId)}`, { headers: { authorization: `Bearer ${key}` } });
+    return (await invocation.json()) as { effect_class: string; status: string; commit_state: string };
+  };
+  expect(await span(`call-a-${run}`)).toMatchObject({ effect_class: "read", commit_state: "not_committed" });
+
+  // The admin changes it to money; the very next failed call must be a money call whose outcome is unknown.
+  const changed = await fetch(`${base}/api/v1/admin/tool-catalog/${entry.id}`, { method: "PATCH", headers: { ...admin, origin: base }, body: JSON.stringify({ effect_class: "money" }) });
+  expect(changed.status).toBe(200);
+  expect(await span(`call-b-${run}`)).toMatchObject({ effect_class: "money", status: "outcome_unknown", commit_state: "unknown" });
+});
+
+/** An OTLP/JSON export of one execute_tool span that ended in an error (a timeout, say). */
+function failedToolSpan(tool: string, callId: string): string {
+  const hex = (n: number) => randomBytes(n / 2).toString("hex");
+  return JSON.stringify({
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: "service.name", value: { stringValue: "catalog-agent" } }] },
+        scopeSpans: [
+          {
+            spans: [
+              {
+                traceId: hex(32),
+                spanId: hex(16),
+                name: `execute_tool ${tool}`,
+                kind: 1,
+                startTimeUnixNano: "1763632800000000000",
+                endTimeUnixNano: "1763632801000000000",
+                attributes: [
+                  { key: "gen_ai.operation.name", value: { stringValue: "execute_tool" } },
+                  { key: "gen_ai.tool.name", value: { stringValue: tool } },
+                  { key: "gen_ai.tool.call.id", value: { stringValue: callId } },
+                ],
+                status: { code: 2, message: "timed out" },
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  });
+}

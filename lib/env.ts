@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { z } from "zod";
+import { processWide } from "./process-wide";
 
 // The only module that reads process.env. Parsed once, on first use, so a
 // test can set variables before anything touches the database.
@@ -83,16 +84,18 @@ function isCidr(entry: string): boolean {
 
 export type Env = z.infer<typeof schema>;
 
-let cached: Env | undefined;
+// One reading per process, whichever bundle asks first; resetEnv() makes every bundle read again.
+const reading = processWide("env", () => ({ cached: undefined as Env | undefined }));
 
 export function env(): Env {
+  let { cached } = reading;
   if (!cached) {
     const parsed = schema.safeParse(process.env);
     if (!parsed.success) {
       const problems = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`).join("\n");
       throw new Error(`Settle's settings are invalid:\n${problems}`);
     }
-    cached = parsed.data;
+    cached = reading.cached = parsed.data;
   }
   return cached;
 }
@@ -104,7 +107,7 @@ export function publicUrl(): string {
 
 /** For tests and the CLI, which change settings after start-up. */
 export function resetEnv(): void {
-  cached = undefined;
+  reading.cached = undefined;
 }
 
 export function setEnv(values: Record<string, string | undefined>): void {

@@ -3,6 +3,7 @@ import { env } from "./env";
 import { socketAddressIsTrusted } from "./identity/client-ip";
 import { firstRun } from "./first-run";
 import { startBackgroundJobs } from "./jobs/scheduler";
+import { processWide } from "./process-wide";
 
 /**
  * What is wrong with the settings, in one line that says what to do, or null.
@@ -19,12 +20,9 @@ export function settingsProblem(): string | null {
   }
 }
 
-const startup = globalThis as typeof globalThis & { __settleStartup?: Promise<void> };
-
-/** Start-up, once: bin/settle-server.mjs waits for it before it listens, so nothing is served by a server that is about to stop. */
+/** Start-up, once: bin/settle-server.mjs waits for it (as `startup`) before it listens, so nothing is served by a server that is about to stop. */
 export function startServer(): Promise<void> {
-  startup.__settleStartup ??= start();
-  return startup.__settleStartup;
+  return processWide("startup", start);
 }
 
 async function start(): Promise<void> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { recordError } from "@/lib/errors";
-import { createApiClient } from "@/lib/http/api-client";
+import { createApiClient } from "@/server/api-client";
 import { CliError, EXIT_UNREACHABLE } from "../errors";
 import { MAX_BODY_BYTES, sendLines, toLine } from "./send-records";
 import type { Answer, SettleClient } from "./settle-client";

@@ -1,5 +1,5 @@
 import { errorEnvelopeSchema, type ErrorEnvelope } from "@/lib/errors";
-import { createApiClient, type ApiClient } from "@/lib/http/api-client";
+import { createApiClient, type ApiClient } from "@/server/api-client";
 import type { Method } from "@/lib/http/route";
 import { CliError, EXIT_UNREACHABLE, UsageError } from "../errors";
 
@@ -8,7 +8,7 @@ import { CliError, EXIT_UNREACHABLE, UsageError } from "../errors";
 // client follows it instead of guessing, and gives up after a bounded number
 // of attempts. Resending is safe because ingest is idempotent by event_id.
 // Commands call Settle through `api`, the client typed from the routes' own
-// declarations (lib/http/api-client.ts), so a changed route breaks them at
+// declarations (server/api-client.ts), so a changed route breaks them at
 // compile time rather than at a customer's.
 
 export type Answer = { status: number; body: unknown };

@@ -1,6 +1,6 @@
 import type { InvocationSummary, InvocationView } from "@/lib/invocations/read";
 import { CliError, EXIT_UNREACHABLE } from "../errors";
-import type { ApiAnswer } from "@/lib/http/api-client";
+import type { ApiAnswer } from "@/server/api-client";
 import { describeAnswer, type SettleClient } from "../http/settle-client";
 import { addTallies, emptyTally, sendLines, toLine, type Line, type LineResult, type SendOptions, type Tally } from "../http/send-records";
 import type { Plan } from "./plan";

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Db } from "../db/client";
 import { effectClassSchema, type EffectClass } from "../outcome/vocabulary";
 import { sortBySpecificity, type ToolCatalogEntry } from "./effect-class";
+import { processWide } from "../process-wide";
 
 // A runtime's catalog for ingest, which asks for it on every request: kept
 // for a moment per runtime, as runtime keys are (lib/identity/runtime-keys.ts).
@@ -10,7 +11,9 @@ import { sortBySpecificity, type ToolCatalogEntry } from "./effect-class";
 // another instance, or by the CLI, takes effect here within CATALOG_CACHE_MS.
 
 export const CATALOG_CACHE_MS = 5_000;
-const cached = new Map<string, { entries: ToolCatalogEntry[]; until: number }>();
+// Process-wide: an edit through the console (Next.js's bundle) must reach OTLP and envelope ingest
+// served by the fast lane (another bundle of the same modules) at once, not after the cache time.
+const cached = processWide("toolCatalogs", () => new Map<string, { entries: ToolCatalogEntry[]; until: number }>());
 
 /** Drops this process's copy of one runtime's catalog (after an edit), or of every one. */
 export function forgetToolCatalog(runtimeId?: string): void {

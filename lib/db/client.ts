@@ -5,14 +5,15 @@ import { env } from "../env";
 import { createPgliteDriver, createPostgresDriver, type SqlDriver } from "./driver";
 import { PrismaClient } from "./generated/client";
 import { applyMigrations, pendingMigrations } from "./migrate";
+import { processWide } from "../process-wide";
 
 export type Prisma = InstanceType<typeof PrismaClient>;
 export type Db = { prisma: Prisma; driver: SqlDriver };
 
-// One database per process, kept on globalThis: Next.js bundles route
+// One database per process (lib/process-wide.ts): Next.js bundles route
 // handlers, pages and instrumentation separately, and PGlite's data directory
 // may only be opened once.
-const holder = globalThis as typeof globalThis & { __settleDb?: Promise<Db> };
+const holder = processWide("database", () => ({ db: undefined as Promise<Db> | undefined }));
 
 export class MigrationsPendingError extends Error {
   constructor(readonly pending: string[]) {
@@ -43,19 +44,19 @@ async function open(): Promise<Db> {
 }
 
 export function getDb(): Promise<Db> {
-  if (!holder.__settleDb) {
-    holder.__settleDb = open();
+  if (!holder.db) {
+    holder.db = open();
     // A failed open (database down at start-up) is retried on the next call.
-    holder.__settleDb.catch(() => {
-      holder.__settleDb = undefined;
+    holder.db.catch(() => {
+      holder.db = undefined;
     });
   }
-  return holder.__settleDb;
+  return holder.db;
 }
 
 export async function closeDb(): Promise<void> {
-  const pending = holder.__settleDb;
-  holder.__settleDb = undefined;
+  const pending = holder.db;
+  holder.db = undefined;
   if (!pending) return;
   const db = await pending.catch(() => null);
   if (!db) return;

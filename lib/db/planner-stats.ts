@@ -1,4 +1,5 @@
 import type { SqlDriver } from "./driver";
+import { processWide } from "../process-wide";
 
 // The write path's statements are prepared once per connection and keep a
 // generic plan. A plan made while its tables were (nearly) empty sees every
@@ -17,7 +18,7 @@ const FIRST_CHECK = 500;
 const LAST_CHECK = 20_000;
 
 type Keeper = { written: number; nextCheck: number; running: boolean };
-const keepers = new WeakMap<SqlDriver, Keeper>();
+const keepers = processWide("plannerStats", () => new WeakMap<SqlDriver, Keeper>());
 
 async function refresh(driver: SqlDriver): Promise<void> {
   const rows = await driver.query<{ relname: string; reltuples: number; live: number }>(

@@ -1,20 +1,21 @@
 import { randomFillSync } from "node:crypto";
+import { processWide } from "../process-wide";
 
 // Row ids that start with the time (UUID version 7, RFC 9562): new rows land
 // at the right end of the primary key's index instead of on a random page.
 
 // Random bits come from a pool filled 4 KiB at a time: one call into the
 // system's generator per 256 ids, not one per id.
-const pool = Buffer.alloc(4096);
-let used = pool.length;
+const random = processWide("uuidPool", () => ({ pool: Buffer.alloc(4096), used: 4096 }));
 
 export function timeOrderedUuid(now = Date.now()): string {
-  if (used + 16 > pool.length) {
+  const { pool } = random;
+  if (random.used + 16 > pool.length) {
     randomFillSync(pool);
-    used = 0;
+    random.used = 0;
   }
-  const b = Buffer.from(pool.subarray(used, used + 16));
-  used += 16;
+  const b = Buffer.from(pool.subarray(random.used, random.used + 16));
+  random.used += 16;
   b.writeUIntBE(now, 0, 6);
   b[6] = (b[6]! & 0x0f) | 0x70;
   b[8] = (b[8]! & 0x3f) | 0x80;

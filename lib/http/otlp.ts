@@ -68,7 +68,7 @@ export async function answerTraceExport(db: Db, principal: RuntimePrincipal, req
   });
 }
 
-/** What both routes declare (lib/http/api-routes.ts lists both). */
+/** What both routes declare (server/routes.ts lists both). */
 export const traceExportRoute = {
   auth: "runtime" as const,
   summary: "Ingest OpenTelemetry traces (OTLP/HTTP)",

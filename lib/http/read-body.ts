@@ -7,7 +7,7 @@ import { ApiError } from "../errors";
 // body (OTLP's gzip) is counted twice: as sent, and as it inflates, so a small
 // body that inflates without end is stopped at its limit too. Nothing is read
 // until a route asks, and routes ask after authenticating: the fast lane hands
-// them node's request unread (lib/http/fast-lane.ts).
+// them node's request unread (server/fast-lane.ts).
 
 export type BodyLimits = { maxBytes: number; advice: string; gzip?: { maxInflatedBytes: number } };
 

@@ -53,7 +53,7 @@ export type ResponseDecl = z.ZodType | { [status: number]: z.ZodType | ResponseS
 /**
  * What a route declares about itself, once: the wrapper enforces auth,
  * permission, params, query and body; the OpenAPI document
- * (lib/http/openapi.ts) and the typed client (lib/http/api-client.ts) are
+ * (server/openapi.ts) and the typed client (server/api-client.ts) are
  * built from all of it.
  */
 type Options<P, Q, QI, A extends Auth, B, BI, C extends Content | undefined, R extends ResponseDecl | undefined> = {
@@ -70,6 +70,11 @@ type Options<P, Q, QI, A extends Auth, B, BI, C extends Content | undefined, R e
   errors?: ErrorCode[];
   /** false for routes that must answer without a database (the OpenAPI document). */
   database?: boolean;
+  /**
+   * A route the runtime calls on every tool call: `npm start` serves it without Next.js's request
+   * pipeline (server/fast-lane.ts, decision 024), with this same handler.
+   */
+  hot?: boolean;
   params?: z.ZodType<P>;
   query?: z.ZodType<Q, QI>;
   /** A JSON body (at most 64 KiB), parsed with this schema. */
@@ -185,12 +190,13 @@ export type RouteMeta<T extends RouteTypes = RouteTypes> = {
   /** Declared codes only; commonErrors(meta, method) adds the ones every such route can answer. */
   errors: ErrorCode[];
   database: boolean;
+  hot: boolean;
   params: z.ZodType | null;
   query: z.ZodType | null;
   body: z.ZodType | null;
   requestContent: Content | null;
   response: ResponseDecl | null;
-  /** Types only, for lib/http/api-client.ts. */
+  /** Types only, for server/api-client.ts. */
   readonly types?: T;
 };
 export type RouteHandler<T extends RouteTypes = RouteTypes> = ((req: Request, context?: RouteContext) => Promise<Response>) & { route: RouteMeta<T> };
@@ -234,6 +240,7 @@ export function withRoute<
     tags: options.tags ?? [],
     errors: options.errors ?? [],
     database: options.database !== false,
+    hot: options.hot === true,
     params: options.params ?? null,
     query: options.query ?? null,
     body: options.body ?? null,

@@ -22,6 +22,15 @@ export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 
 /** Sent only on responses served over https (a browser ignores it over http anyway). */
 export const STRICT_TRANSPORT_SECURITY: Header = { key: "Strict-Transport-Security", value: "max-age=31536000; includeSubDomains" };
 
+/**
+ * Whether an answer carries HSTS: served over https, by the request's own protocol (X-Forwarded-Proto,
+ * which a client can send, does not change it) or because Settle's public address is https (behind a
+ * proxy that ends TLS). proxy.ts and the fast lane both ask this.
+ */
+export function needsTransportSecurity(requestIsHttps: boolean, publicUrl: string): boolean {
+  return requestIsHttps || publicUrl.startsWith("https:");
+}
+
 /** A fresh, unguessable nonce (128 random bits, base64). One per page request. */
 export function newNonce(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));

@@ -10,6 +10,7 @@ import { devPageOrigins } from "./dev-origins";
 import { CLIENT_ADDRESS_HEADER } from "./client-ip";
 import { ac, accessRoles } from "./access-control";
 import { authSecret } from "./secret";
+import { processWide } from "../process-wide";
 
 // Better Auth: email + password sign-in, sessions in the database, the admin
 // plugin for roles and deactivation. Sign-up is closed: admins create users
@@ -62,10 +63,11 @@ export type Auth = ReturnType<typeof createAuth>;
 
 // One Better Auth per database handle: a test or CLI run that reopens the
 // database gets a fresh instance instead of one bound to a closed client.
-const holder = globalThis as typeof globalThis & { __settleAuth?: { db: Db; auth: Auth } };
+const current = () => processWide("auth", () => ({ bound: undefined as { db: Db; auth: Auth } | undefined }));
 
 export async function getAuth(): Promise<Auth> {
   const db = await getDb();
-  if (holder.__settleAuth?.db !== db) holder.__settleAuth = { db, auth: createAuth(db.prisma) };
-  return holder.__settleAuth.auth;
+  const holder = current();
+  if (holder.bound?.db !== db) holder.bound = { db, auth: createAuth(db.prisma) };
+  return holder.bound.auth;
 }

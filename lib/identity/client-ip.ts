@@ -1,5 +1,6 @@
 import { BlockList, isIP } from "node:net";
 import { env } from "../env";
+import { processWide } from "../process-wide";
 
 // Who is on the other end of a request. The address of the TCP peer is the
 // only fact; X-Forwarded-For is a claim anyone can send, believed only hop by
@@ -11,11 +12,9 @@ export const SOCKET_ADDRESS_HEADER = "x-settle-socket-address";
 /** What Better Auth reads (its ipAddressHeaders): the address computed here, never a client's header. */
 export const CLIENT_ADDRESS_HEADER = "x-settle-client-ip";
 
-const marker = globalThis as typeof globalThis & { __settleServer?: boolean };
-
-/** True when this process was started by server.mjs, so SOCKET_ADDRESS_HEADER is the server's and not a client's. */
+/** True when this process was started by server.mjs (which sets `serverScript`), so SOCKET_ADDRESS_HEADER is the server's and not a client's. */
 export function socketAddressIsTrusted(): boolean {
-  return marker.__settleServer === true;
+  return processWide("serverScript", () => false) === true;
 }
 
 function plain(address: string): string {
@@ -62,12 +61,13 @@ export function resolveClientIp(socketAddress: string | null, forwardedFor: stri
   return client;
 }
 
-let trustedCache: { entries: readonly string[]; list: BlockList } | undefined;
+const trustedLists = () => processWide("trustedProxies", () => ({ last: undefined as { entries: readonly string[]; list: BlockList } | undefined }));
 
 /** The client address of a request as this deployment's settings say to read it. */
 export function clientIpOf(headers: Headers): string | null {
   if (!socketAddressIsTrusted()) return null;
   const entries = env().SETTLE_TRUSTED_PROXIES;
-  if (trustedCache?.entries !== entries) trustedCache = { entries, list: trustedProxyList(entries) };
-  return resolveClientIp(headers.get(SOCKET_ADDRESS_HEADER), headers.get("x-forwarded-for"), trustedCache.list);
+  const cache = trustedLists();
+  if (cache.last?.entries !== entries) cache.last = { entries, list: trustedProxyList(entries) };
+  return resolveClientIp(headers.get(SOCKET_ADDRESS_HEADER), headers.get("x-forwarded-for"), cache.last.list);
 }

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { hashToken, newToken } from "./tokens";
 import type { Db } from "../db/client";
 import { recordAdminAction } from "../audit/admin";
+import { processWide } from "../process-wide";
 
 // Runtime ingest keys: `stl_rk_<id>_<secret>`. Only the SHA-256 of the whole
 // key is stored; the `stl_rk_<id>` prefix identifies it in lists and logs.
@@ -114,10 +115,10 @@ export type KeyLookup =
 // single-record request. Revoking in this process forgets it at once; a
 // revocation elsewhere (another instance, the CLI) takes effect within KEY_CACHE_MS.
 export const KEY_CACHE_MS = 2_000;
-// On globalThis: Next.js bundles the routes and the fast lane (lib/http/fast-lane.ts, loaded by
+// Process-wide: Next.js bundles the routes and the fast lane (server/fast-lane.ts, loaded by
 // instrumentation.ts) apart, and a revocation through one must be forgotten by the other at once.
 type ValidKey = { runtime: { id: string; name: string }; prefix: string; until: number };
-const validKeys = ((globalThis as typeof globalThis & { __settleValidKeys?: Map<string, ValidKey> }).__settleValidKeys ??= new Map<string, ValidKey>());
+const validKeys = processWide("validRuntimeKeys", () => new Map<string, ValidKey>());
 
 function forgetKey(prefix: string): void {
   for (const [hash, entry] of validKeys) if (entry.prefix === prefix) validKeys.delete(hash);

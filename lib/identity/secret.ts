@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { env } from "../env";
+import { processWide } from "../process-wide";
 
 // The secret that signs session cookies. Production PostgreSQL deployments set
 // SETTLE_AUTH_SECRET (every instance must share it). The embedded database
@@ -21,7 +22,7 @@ export function authSecret(): string {
     }
     return DEVELOPMENT_SECRET;
   }
-  if (settings.SETTLE_DATA_DIR.startsWith("memory://")) return (globalThis as { __settleSecret?: string }).__settleSecret ??= randomBytes(32).toString("base64url");
+  if (settings.SETTLE_DATA_DIR.startsWith("memory://")) return processWide("memorySecret", () => randomBytes(32).toString("base64url"));
   const file = path.join(path.dirname(path.resolve(settings.SETTLE_DATA_DIR)), "auth-secret");
   if (!existsSync(file)) {
     mkdirSync(path.dirname(file), { recursive: true });

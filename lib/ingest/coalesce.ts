@@ -1,4 +1,5 @@
 import type { SqlDriver } from "../db/driver";
+import { processWide } from "../process-wide";
 
 // Natural batching of concurrent requests for one runtime: up to
 // WRITES_IN_FLIGHT writes run side by side (the database works on several at
@@ -18,7 +19,7 @@ type Write<T> = (merged: T[]) => Promise<void>;
 type Waiting<T> = { items: T[]; write: Write<T>; done: () => void; failed: (error: unknown) => void };
 type Lane<T> = { running: number; waiting: Array<Waiting<T>> };
 
-const lanes = new WeakMap<SqlDriver, Map<string, Lane<unknown>>>();
+const lanes = processWide("ingestLanes", () => new WeakMap<SqlDriver, Map<string, Lane<unknown>>>());
 
 function laneOf<T>(driver: SqlDriver, key: string): Lane<T> {
   let byKey = lanes.get(driver);

@@ -1,6 +1,7 @@
 import type { SqlDriver } from "../db/driver";
 import type { InvocationRow } from "../invocations/store";
 import type { KnownRows } from "./store-records";
+import { processWide } from "../process-wide";
 
 // The invocation rows this process wrote last, so the next record of an
 // invocation folds onto them without reading them back (one round trip, not
@@ -11,7 +12,7 @@ import type { KnownRows } from "./store-records";
 // a row is never remembered with a version its database does not have.
 
 const LIMIT = 10_000;
-const caches = new WeakMap<SqlDriver, Map<string, InvocationRow>>();
+const caches = processWide("knownRows", () => new WeakMap<SqlDriver, Map<string, InvocationRow>>());
 
 const keyOf = (runtimeId: string, invocationId: string) => `${runtimeId} ${invocationId}`;
 

@@ -1,4 +1,5 @@
 import type { Statement } from "../db/driver";
+import { processWide } from "../process-wide";
 
 // The write path's one statement (lib/invocations/store.ts), built for
 // the parts a write has. One statement, so one round trip and no transaction
@@ -177,7 +178,7 @@ function build(p: WriteParts): string {
   return `WITH ${ctes.join(",\n    ")}\n    SELECT ${verdict} AS written, $1::uuid AS runtime`;
 }
 
-const built = new Map<string, Statement>();
+const built = processWide("writeStatements", () => new Map<string, Statement>());
 
 /** The statement for a write with these parts, named so each connection prepares it once. */
 export function writeStatement(parts: WriteParts): Statement {

@@ -3,7 +3,7 @@ import { call, createOperator, openSettle, type TestContext } from "./harness";
 import { health, openapi } from "./routes";
 import { GET as unrouted } from "@/app/api/[...path]/route";
 import { GET as queue } from "@/app/api/v1/queue/route";
-import { openApiDocument } from "@/lib/http/openapi";
+import { openApiDocument } from "@/server/openapi";
 
 describe("health, OpenAPI and unknown paths", () => {
   let t: TestContext;

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as authPost } from "@/app/api/auth/[...all]/route";
 import { errorEnvelopeSchema } from "@/lib/errors";
-import { fastLane } from "@/lib/http/fast-lane";
+import { fastLane } from "@/server/fast-lane";
 import { call, createOperator, openSettle, type TestContext } from "./harness";
 import { guard, ingest, invocationActions } from "./routes";
 

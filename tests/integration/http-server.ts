@@ -2,33 +2,17 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { errorResponse } from "@/lib/http/route";
-import { answerLane, laneFor } from "@/lib/http/fast-lane";
+import { answerLane, laneFor } from "@/server/fast-lane";
+import { matchRoute, routeTable } from "@/server/routes";
 import { GET as notFound } from "@/app/api/[...path]/route";
-import { apiOtlpTraces, getDecision, getInvocation, getTask, guard, health, ingest, invocationActions, listInvocations, openapi, otlpTraces, ownToolCatalog } from "./routes";
 
 // Serves Settle's route handlers over a real node:http server on a random
 // localhost port, so HTTP clients (the CLI) can be tested end to end without
-// a Next.js build. Routing mirrors app/api's folders (and app/v1, OTLP's). The hot
-// routes go through the fast lane (lib/http/fast-lane.ts), as `npm start` serves them.
+// a Next.js build. Every route of the registry (server/routes.ts) is served;
+// the hot ones go through the fast lane (server/fast-lane.ts), as `npm start` serves them.
 
 type Params = Record<string, string>;
 type Handler = (req: Request, ctx: { params: Promise<Params> }) => Promise<Response>;
-type Route = { method: string; pattern: RegExp; names: string[]; handler: Handler };
-
-const routes: Route[] = [
-  { method: "POST", pattern: /^\/api\/v1\/envelopes$/, names: [], handler: ingest },
-  { method: "POST", pattern: /^\/v1\/traces$/, names: [], handler: otlpTraces },
-  { method: "POST", pattern: /^\/api\/v1\/otlp\/v1\/traces$/, names: [], handler: apiOtlpTraces },
-  { method: "GET", pattern: /^\/api\/v1\/invocations$/, names: [], handler: listInvocations },
-  { method: "GET", pattern: /^\/api\/v1\/invocations\/([^/]+)$/, names: ["invocation_id"], handler: getInvocation },
-  { method: "GET", pattern: /^\/api\/v1\/invocations\/([^/]+)\/decision$/, names: ["invocation_id"], handler: getDecision },
-  { method: "POST", pattern: /^\/api\/v1\/invocations\/([^/]+)\/actions$/, names: ["invocation_id"], handler: invocationActions },
-  { method: "POST", pattern: /^\/api\/v1\/guard$/, names: [], handler: guard },
-  { method: "GET", pattern: /^\/api\/v1\/tasks\/([^/]+)$/, names: ["task_id"], handler: getTask },
-  { method: "GET", pattern: /^\/api\/v1\/tool-catalog$/, names: [], handler: ownToolCatalog },
-  { method: "GET", pattern: /^\/api\/health$/, names: [], handler: health },
-  { method: "GET", pattern: /^\/api\/v1\/openapi\.json$/, names: [], handler: openapi },
-];
 
 export type ServedRequest = { method: string; path: string; contentType: string | null; bytes: number; status: number };
 
@@ -70,13 +54,9 @@ async function sendResponse(res: ServerResponse, response: Response): Promise<vo
 }
 
 function route(method: string, path: string): { handler: Handler; params: Params } {
-  const matches = routes.filter((r) => r.pattern.test(path));
-  const hit = matches.find((r) => r.method === method);
-  if (hit) {
-    const values = hit.pattern.exec(path)!.slice(1).map(decodeURIComponent);
-    return { handler: hit.handler, params: Object.fromEntries(hit.names.map((n, i) => [n, values[i]!])) };
-  }
-  if (matches.length > 0) {
+  const hit = matchRoute(routeTable, method, path);
+  if (hit) return { handler: hit.entry.handler, params: hit.params };
+  if (routeTable.some((entry) => entry.pattern.test(path))) {
     return { handler: async () => errorResponse("METHOD_NOT_ALLOWED", `${method} is not supported on ${path}.`, "req_test"), params: {} };
   }
   return { handler: async (req) => notFound(req), params: {} };

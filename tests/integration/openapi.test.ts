@@ -5,15 +5,15 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { statusOf } from "@/lib/errors";
-import { createApiClient, type ApiBody, type ApiMethod, type ApiPathFor, type ApiTransport } from "@/lib/http/api-client";
-import { apiRoutes, UNLISTED_ROUTE_FILES } from "@/lib/http/api-routes";
-import { apiOperations, errorsByStatus, openApiDocument, responsesOf } from "@/lib/http/openapi";
+import { createApiClient, type ApiBody, type ApiMethod, type ApiPathFor, type ApiTransport } from "@/server/api-client";
+import { apiRoutes, UNLISTED_ROUTE_FILES } from "@/server/routes";
+import { apiOperations, errorsByStatus, openApiDocument, responsesOf } from "@/server/openapi";
 import type { Method, RouteMeta } from "@/lib/http/route";
 import type { InvocationView } from "@/lib/invocations/read";
 import { createOperator, openSettle, type TestContext } from "./harness";
 
 // The API is described once, in each route's withRoute call. This file checks
-// that the registry (lib/http/api-routes.ts) holds every route file, that the
+// that the registry (server/routes.ts) holds every route file, that the
 // OpenAPI document is built from the declarations and is valid OpenAPI 3.1,
 // that it still has every operation and component clients knew before it was
 // generated, and that the typed client's calls and the routes' real answers
@@ -58,14 +58,14 @@ describe("the route registry holds every route file", () => {
     const registry = apiRoutes as Record<string, unknown>;
     for (const { file, path, mod } of modules) {
       if (file in UNLISTED_ROUTE_FILES) {
-        if (declared(mod).length > 0) problems.push(`${file} is unlisted but declares withRoute methods: add it to lib/http/api-routes.ts`);
+        if (declared(mod).length > 0) problems.push(`${file} is unlisted but declares withRoute methods: add it to server/routes.ts`);
         continue;
       }
-      if (!(path in registry)) problems.push(`${file} is missing from lib/http/api-routes.ts (as "${path}")`);
-      else if (registry[path] !== mod) problems.push(`lib/http/api-routes.ts lists another module under ${path} than ${file}`);
+      if (!(path in registry)) problems.push(`${file} is missing from server/routes.ts (as "${path}")`);
+      else if (registry[path] !== mod) problems.push(`server/routes.ts lists another module under ${path} than ${file}`);
     }
     const paths = new Set(modules.map((m) => m.path));
-    for (const path of Object.keys(registry)) if (!paths.has(path)) problems.push(`lib/http/api-routes.ts lists ${path}, which no route file serves`);
+    for (const path of Object.keys(registry)) if (!paths.has(path)) problems.push(`server/routes.ts lists ${path}, which no route file serves`);
     for (const file of Object.keys(UNLISTED_ROUTE_FILES)) if (!modules.some((m) => m.file === file)) problems.push(`UNLISTED_ROUTE_FILES names ${file}, which does not exist`);
     expect(problems).toEqual([]);
   });

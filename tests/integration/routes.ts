@@ -1,15 +1,19 @@
-export { POST as ingest } from "@/app/api/v1/envelopes/route";
-export { GET as getInvocation } from "@/app/api/v1/invocations/[invocation_id]/route";
-export { GET as listInvocations } from "@/app/api/v1/invocations/route";
-export { GET as getTask } from "@/app/api/v1/tasks/[task_id]/route";
-export { GET as health } from "@/app/api/health/route";
-export { GET as openapi } from "@/app/api/v1/openapi.json/route";
-export { POST as guard } from "@/app/api/v1/guard/route";
-export { GET as getDecision } from "@/app/api/v1/invocations/[invocation_id]/decision/route";
-export { POST as invocationActions } from "@/app/api/v1/invocations/[invocation_id]/actions/route";
-export { GET as ownToolCatalog } from "@/app/api/v1/tool-catalog/route";
-export { POST as otlpTraces } from "@/app/v1/traces/route";
-export { POST as apiOtlpTraces } from "@/app/api/v1/otlp/v1/traces/route";
-export { GET as queue } from "@/app/api/v1/queue/route";
-export { GET as taskTimeline } from "@/app/api/v1/tasks/[task_id]/timeline/route";
-export { GET as metrics } from "@/app/api/v1/metrics/route";
+import { apiRoutes } from "@/server/routes";
+
+// The route handlers integration tests call directly, by the registry's paths (server/routes.ts).
+
+export const ingest = apiRoutes["/api/v1/envelopes"].POST;
+export const getInvocation = apiRoutes["/api/v1/invocations/{invocation_id}"].GET;
+export const listInvocations = apiRoutes["/api/v1/invocations"].GET;
+export const getTask = apiRoutes["/api/v1/tasks/{task_id}"].GET;
+export const health = apiRoutes["/api/health"].GET;
+export const openapi = apiRoutes["/api/v1/openapi.json"].GET;
+export const guard = apiRoutes["/api/v1/guard"].POST;
+export const getDecision = apiRoutes["/api/v1/invocations/{invocation_id}/decision"].GET;
+export const invocationActions = apiRoutes["/api/v1/invocations/{invocation_id}/actions"].POST;
+export const ownToolCatalog = apiRoutes["/api/v1/tool-catalog"].GET;
+export const otlpTraces = apiRoutes["/v1/traces"].POST;
+export const apiOtlpTraces = apiRoutes["/api/v1/otlp/v1/traces"].POST;
+export const queue = apiRoutes["/api/v1/queue"].GET;
+export const taskTimeline = apiRoutes["/api/v1/tasks/{task_id}/timeline"].GET;
+export const metrics = apiRoutes["/api/v1/metrics"].GET;

@@ -6,7 +6,7 @@ import * as deliveriesRoute from "@/app/api/v1/admin/webhooks/[endpoint_id]/deli
 import * as rotateRoute from "@/app/api/v1/admin/webhooks/[endpoint_id]/rotate-secret/route";
 import * as endpointRoute from "@/app/api/v1/admin/webhooks/[endpoint_id]/route";
 import * as endpointsRoute from "@/app/api/v1/admin/webhooks/route";
-import { openApiDocument } from "@/lib/http/openapi";
+import { openApiDocument } from "@/server/openapi";
 import { closeDb, getDb, type Db } from "@/lib/db/client";
 import { createPostgresDriver } from "@/lib/db/driver";
 import { PrismaClient } from "@/lib/db/generated/client";

@@ -10,6 +10,7 @@ import { attemptLogLineSchema, ingestRecordSchema } from "@/lib/ingest/record";
 // declared as requestContent rather than parsed by the wrapper.
 export const POST = withRoute({
   auth: "runtime",
+  hot: true,
   summary: "Ingest attempt records",
   description: "One record, {\"records\": [...]} (at most 500), or application/x-ndjson. Body at most 1 MiB. Idempotent by event_id.",
   tags: ["Ingest"],

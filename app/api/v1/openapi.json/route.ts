@@ -9,7 +9,7 @@ export const GET = withRoute({
   summary: "This document: Settle's API in OpenAPI 3.1",
   tags: ["Meta"],
   response: openApiDocumentSchema,
-  handler: async () => (await import("@/lib/http/openapi")).openApiDocument(),
+  handler: async () => (await import("@/server/openapi")).openApiDocument(),
 });
 
 export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -9,6 +9,7 @@ import { awaitDecision, decisionQuerySchema, parseIfNoneMatch, decisionSchema } 
 // a 404, the same as one that does not exist.
 export const GET = withRoute({
   auth: "runtime",
+  hot: true,
   summary: "What the runtime may do next with its own invocation",
   description:
     "SPEC §5. Another runtime's invocation is a 404. `wait=N` holds the request up to N seconds until the decision, status, version or commit state changes (compared with If-None-Match when given, else with the state when the request arrived). The answer carries a strong ETag; If-None-Match naming it answers 304 (with `wait`, only once the wait ran out unchanged). Cache-Control: no-store.",

@@ -1,10 +1,11 @@
 import "server-only";
-import { env } from "../env";
+import { env } from "@/lib/env";
+import { processWide } from "@/lib/process-wide";
 
 // What bin/settle-server.mjs needs from Settle's settings to guard its
 // connections (docs/decisions/025-server-limits.md). The script is plain
 // JavaScript outside the build, and only lib/env.ts reads the environment:
-// instrumentation.ts puts this on globalThis, where the script finds it once
+// instrumentation.ts registers this (lib/process-wide.ts), where the script finds it once
 // start-up has checked the settings.
 
 export type ServerLimits = { requestTimeoutMs: number; headersTimeoutMs: number; maxConnections: number };
@@ -14,9 +15,7 @@ export function serverLimits(): ServerLimits {
   return { requestTimeoutMs: e.SETTLE_REQUEST_TIMEOUT_S * 1000, headersTimeoutMs: e.SETTLE_HEADERS_TIMEOUT_S * 1000, maxConnections: e.SETTLE_MAX_CONNECTIONS };
 }
 
-const holder = globalThis as typeof globalThis & { __settleServerLimits?: () => ServerLimits };
-
-/** Called by instrumentation.ts; bin/settle-server.mjs calls it after start-up, when the settings are known to be valid. */
+/** Called by instrumentation.ts; bin/settle-server.mjs calls it (as `serverLimits`) after start-up, when the settings are known to be valid. */
 export function registerServerLimits(): void {
-  holder.__settleServerLimits = serverLimits;
+  processWide("serverLimits", () => serverLimits);
 }

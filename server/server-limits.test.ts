@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { env, setEnv } from "../env";
+import { env, setEnv } from "@/lib/env";
 import { serverLimits } from "./server-limits";
 
 const keys = ["SETTLE_REQUEST_TIMEOUT_S", "SETTLE_HEADERS_TIMEOUT_S", "SETTLE_MAX_CONNECTIONS"] as const;

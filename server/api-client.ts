@@ -1,10 +1,10 @@
 import type { z } from "zod";
-import type { ErrorEnvelope } from "../errors";
-import type { ApiPath, ApiRoutes } from "./api-routes";
-import type { Method, RouteTypes } from "./route";
+import type { ErrorEnvelope } from "@/lib/errors";
+import type { ApiPath, ApiRoutes } from "./routes";
+import type { Method, RouteTypes } from "@/lib/http/route";
 
 // A typed client for Settle's API, typed from the same declarations the
-// routes make in their withRoute calls (found through ./api-routes): the
+// routes make in their withRoute calls (found through ./routes): the
 // path, its {params}, the query, the body and each successful answer are
 // z.input / z.output of the schemas the route parses and answers with, so a
 // route whose declaration changes breaks its callers at compile time.

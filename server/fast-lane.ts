@@ -1,62 +1,43 @@
 import "server-only";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
-import * as envelopes from "../../app/api/v1/envelopes/route";
-import * as guard from "../../app/api/v1/guard/route";
-import * as decision from "../../app/api/v1/invocations/[invocation_id]/decision/route";
-import * as otlpTraces from "../../app/v1/traces/route";
-import * as apiOtlpTraces from "../../app/api/v1/otlp/v1/traces/route";
-import { publicUrl } from "../env";
+import { RSC_HEADER, NEXT_ROUTER_PREFETCH_HEADER, NEXT_ROUTER_SEGMENT_PREFETCH_HEADER, NEXT_ROUTER_STATE_TREE_HEADER } from "next/dist/client/components/app-router-headers";
+import { publicUrl } from "@/lib/env";
+import { toErrorResponse } from "@/lib/http/route";
+import { API_CONTENT_SECURITY_POLICY, SECURITY_HEADERS, STRICT_TRANSPORT_SECURITY, needsTransportSecurity } from "@/lib/http/security-headers";
 import { bodyStream } from "./node-body";
-import { toErrorResponse, type RouteHandler } from "./route";
-import { API_CONTENT_SECURITY_POLICY, SECURITY_HEADERS, STRICT_TRANSPORT_SECURITY } from "./security-headers";
+import { matchRoute, routeTable, type RouteMatch } from "./routes";
+import { processWide } from "@/lib/process-wide";
 
 // The runtime's hot routes served by bin/settle-server.mjs without Next.js's
-// request pipeline (docs/decisions/024-fast-lane.md): the same withRoute
-// handlers, called with a Request built straight from node's request, and
-// their Response written back with the headers next.config.ts and proxy.ts
-// give every API answer. Anything that is not exactly one of these routes —
-// another method, a trailing slash, a path whose %-escapes do not decode —
-// is left to Next.js, so its answer stays Next.js's.
+// request pipeline (docs/decisions/024-fast-lane.md): the routes whose
+// withRoute declaration says `hot: true`, found in the one route registry
+// (server/routes.ts), their same handlers called with a Request built straight
+// from node's request, and their Response written back with the headers
+// next.config.ts and proxy.ts give every API answer. Anything that is not
+// exactly one of these routes — another method, a trailing slash, a path whose
+// %-escapes do not decode — is left to Next.js, so its answer stays Next.js's.
 
-type Params = Record<string, string>;
-type Lane = { method: "GET" | "POST"; pattern: RegExp; names: readonly string[]; handler: RouteHandler };
+/** On every answer the lane sends; never on Next.js's. */
+export const SERVED_BY_HEADER = "x-settle-served-by";
 
-const LANES: readonly Lane[] = [
-  { method: "POST", pattern: /^\/api\/v1\/guard$/, names: [], handler: guard.POST },
-  { method: "POST", pattern: /^\/api\/v1\/envelopes$/, names: [], handler: envelopes.POST },
-  { method: "GET", pattern: /^\/api\/v1\/invocations\/([^/]+)\/decision$/, names: ["invocation_id"], handler: decision.GET },
-  { method: "POST", pattern: /^\/v1\/traces$/, names: [], handler: otlpTraces.POST },
-  { method: "POST", pattern: /^\/api\/v1\/otlp\/v1\/traces$/, names: [], handler: apiOtlpTraces.POST },
-];
+/** The hot routes, in the registry's order. */
+export const laneRoutes = routeTable.filter((entry) => entry.handler.route.hot);
 
-export type LaneHit = { lane: Lane; params: Params };
+export type LaneHit = RouteMatch;
 
 /** The lane for this request and its path parameters (decoded as Next.js decodes them), or null: Next.js serves it. */
 export function laneFor(method: string, url: string): LaneHit | null {
   if (!url.startsWith("/api/v1/") && !url.startsWith("/v1/")) return null;
   const query = url.indexOf("?");
-  const path = query === -1 ? url : url.slice(0, query);
-  for (const lane of LANES) {
-    if (lane.method !== method) continue;
-    const match = lane.pattern.exec(path);
-    if (!match) continue;
-    const params: Params = {};
-    try {
-      lane.names.forEach((name, i) => (params[name] = decodeURIComponent(match[i + 1]!)));
-    } catch {
-      return null;
-    }
-    return { lane, params };
-  }
-  return null;
+  return matchRoute(laneRoutes, method, query === -1 ? url : url.slice(0, query));
 }
 
-// What Next.js 16 says every app route's answer varies by (its router's request headers), and, on
-// an answer with a body its compression could encode, Accept-Encoding. The lane never compresses
-// (the same bytes whatever the client accepts, which HTTP allows) but says the same, so a cache in
-// front treats both alike.
-const NEXT_VARY = "rsc, next-router-state-tree, next-router-prefetch, next-router-segment-prefetch";
+// What Next.js 16 says every app route's answer varies by (its router's request headers, the same
+// constants it builds its Vary from), and, on an answer with a body its compression could encode,
+// Accept-Encoding. The lane never compresses (the same bytes whatever the client accepts, which HTTP
+// allows) but says the same, so a cache in front treats both alike.
+const NEXT_VARY = [RSC_HEADER, NEXT_ROUTER_STATE_TREE_HEADER, NEXT_ROUTER_PREFETCH_HEADER, NEXT_ROUTER_SEGMENT_PREFETCH_HEADER].join(", ");
 
 /**
  * The headers Next.js adds to an API answer: next.config.ts's static ones
@@ -66,9 +47,8 @@ const NEXT_VARY = "rsc, next-router-state-tree, next-router-prefetch, next-route
 export function apiHeaders(req: IncomingMessage): Array<[string, string]> {
   const headers: Array<[string, string]> = SECURITY_HEADERS.map((h) => [h.key, h.value]);
   headers.push(["Content-Security-Policy", API_CONTENT_SECURITY_POLICY]);
-  // As proxy.ts's overHttps: the request's own protocol (X-Forwarded-Proto does not change it) or the configured address.
   const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
-  if (encrypted || publicUrl().startsWith("https:")) headers.push([STRICT_TRANSPORT_SECURITY.key, STRICT_TRANSPORT_SECURITY.value]);
+  if (needsTransportSecurity(encrypted, publicUrl())) headers.push([STRICT_TRANSPORT_SECURITY.key, STRICT_TRANSPORT_SECURITY.value]);
   return headers;
 }
 
@@ -109,13 +89,16 @@ export async function sendWebResponse(res: ServerResponse, response: Response, e
  */
 export async function answerLane(req: IncomingMessage, res: ServerResponse, hit: LaneHit, body: Readable = req): Promise<number> {
   const extra = apiHeaders(req);
+  // Which way in served the answer: for an operator who suspects the lane (SETTLE_FAST_LANE=off), and for
+  // the test that every hot route is served here under `npm start`.
+  extra.push([SERVED_BY_HEADER, "fast-lane"]);
   try {
     // The route hears of a client that went away (a long-polled decision stops polling).
     const controller = new AbortController();
     res.once("close", () => {
       if (!res.writableFinished) controller.abort();
     });
-    const response = await hit.lane.handler(toWebRequest(req, controller.signal, body), { params: Promise.resolve(hit.params) });
+    const response = await hit.entry.handler(toWebRequest(req, controller.signal, body), { params: Promise.resolve(hit.params) });
     // The client's request broke off while it was being read: there is nobody to answer.
     if (res.destroyed) return response.status;
     await sendWebResponse(res, response, extra);
@@ -140,9 +123,7 @@ export function fastLane(req: IncomingMessage, res: ServerResponse): boolean {
   return true;
 }
 
-const holder = globalThis as typeof globalThis & { __settleFastLane?: typeof fastLane };
-
-/** Called by instrumentation.ts: bin/settle-server.mjs finds the lane on globalThis. */
+/** Called by instrumentation.ts: bin/settle-server.mjs finds the lane as `fastLane` (lib/process-wide.ts). */
 export function registerFastLane(): void {
-  holder.__settleFastLane = fastLane;
+  processWide("fastLane", () => fastLane);
 }

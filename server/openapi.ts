@@ -1,24 +1,25 @@
 import { z } from "zod";
-import { actionRequestSchema } from "../invocations/act";
-import { auditPageSchema, auditEntrySchema } from "../audit/audit";
-import { bulkActionRequestSchema, bulkResultSchema } from "../invocations/bulk-actions";
-import { decisionSchema } from "../invocations/decision-view";
-import { guardAnswerSchema, guardRequestSchema } from "../guard/guard";
-import { metricCaseSchema, metricCasesPageSchema, metricsSchema } from "../metrics/schema";
-import { newPersonalTokenSchema, personalTokenInfoSchema } from "../identity/personal-tokens";
-import { policyChangeSchema, policyInputSchema, policyListSchema, policySchema } from "../policies/policies";
-import { queueItemSchema, queuePageSchema, queueTargetsSchema } from "../queue/queue";
-import { newRuntimeKeySchema, runtimeKeyInfoSchema } from "../identity/runtime-keys";
-import { savedViewInputSchema, savedViewSchema } from "../queue/saved-views";
-import { approvalsSchema, slaSchema } from "../outcome/sla";
-import { newUserSchema, userInfoSchema, userPatchSchema } from "../identity/users";
-import { attemptLogLineSchema, ingestRecordSchema } from "../ingest/record";
-import { webhookAttemptSchema, webhookDeliveryDetailSchema, webhookDeliveryPageSchema, webhookDeliverySchema } from "../webhooks/deliveries";
-import { newWebhookEndpointSchema, webhookEndpointPatchSchema, webhookEndpointSchema, webhookSecretAnswerSchema } from "../webhooks/endpoints";
-import { webhookEventSchema } from "../webhooks/events";
-import { errorEnvelopeSchema, statusOf, type ErrorCode } from "../errors";
-import { apiRoutes } from "./api-routes";
-import { commonErrors, type Method, type ResponseSpec, type RouteMeta } from "./route";
+import { processWide } from "@/lib/process-wide";
+import { actionRequestSchema } from "@/lib/invocations/act";
+import { auditPageSchema, auditEntrySchema } from "@/lib/audit/audit";
+import { bulkActionRequestSchema, bulkResultSchema } from "@/lib/invocations/bulk-actions";
+import { decisionSchema } from "@/lib/invocations/decision-view";
+import { guardAnswerSchema, guardRequestSchema } from "@/lib/guard/guard";
+import { metricCaseSchema, metricCasesPageSchema, metricsSchema } from "@/lib/metrics/schema";
+import { newPersonalTokenSchema, personalTokenInfoSchema } from "@/lib/identity/personal-tokens";
+import { policyChangeSchema, policyInputSchema, policyListSchema, policySchema } from "@/lib/policies/policies";
+import { queueItemSchema, queuePageSchema, queueTargetsSchema } from "@/lib/queue/queue";
+import { newRuntimeKeySchema, runtimeKeyInfoSchema } from "@/lib/identity/runtime-keys";
+import { savedViewInputSchema, savedViewSchema } from "@/lib/queue/saved-views";
+import { approvalsSchema, slaSchema } from "@/lib/outcome/sla";
+import { newUserSchema, userInfoSchema, userPatchSchema } from "@/lib/identity/users";
+import { attemptLogLineSchema, ingestRecordSchema } from "@/lib/ingest/record";
+import { webhookAttemptSchema, webhookDeliveryDetailSchema, webhookDeliveryPageSchema, webhookDeliverySchema } from "@/lib/webhooks/deliveries";
+import { newWebhookEndpointSchema, webhookEndpointPatchSchema, webhookEndpointSchema, webhookSecretAnswerSchema } from "@/lib/webhooks/endpoints";
+import { webhookEventSchema } from "@/lib/webhooks/events";
+import { errorEnvelopeSchema, statusOf, type ErrorCode } from "@/lib/errors";
+import { apiRoutes } from "./routes";
+import { commonErrors, type Method, type ResponseSpec, type RouteMeta } from "@/lib/http/route";
 import {
   actionEntrySchema,
   attemptSchema,
@@ -30,7 +31,7 @@ import {
   resolutionSchema,
   taskSchema,
   attemptPageSchema,
-} from "./schemas";
+} from "@/lib/http/schemas";
 
 // OpenAPI 3.1, generated from what each route declares in its withRoute call
 // (summary, auth, params, query, body, response, errors), found through the
@@ -168,7 +169,7 @@ function convertSchemas(operations: ApiOperation[]) {
       Object.entries(value).map(([k, v]) => {
         if (k !== "$ref" || typeof v !== "string") return [k, fix(v)];
         const target = v.replace(`${REF}__shared#/$defs/`, REF);
-        if (local.has(target.slice(REF.length))) throw new Error(`An inline schema is nested in another (${target}): give it a name in lib/http/openapi.ts.`);
+        if (local.has(target.slice(REF.length))) throw new Error(`An inline schema is nested in another (${target}): give it a name in server/openapi.ts.`);
         return [k, target];
       }),
     );
@@ -269,6 +270,8 @@ function operationObject({ path, method, meta }: ApiOperation, convert: Converte
   }
   return {
     operationId: operationId(method, path),
+    // Served by `npm start`'s fast lane (decision 024), as the route declares.
+    ...(meta.hot ? { "x-settle-hot": true } : {}),
     summary: meta.summary,
     ...(meta.description ? { description: meta.description } : {}),
     ...(meta.tags.length ? { tags: meta.tags } : {}),
@@ -308,11 +311,9 @@ function buildDocument() {
   };
 }
 
-let built: ReturnType<typeof buildDocument> | undefined;
-
 /** The document: built once per process (every input is code). */
-export function openApiDocument() {
-  return (built ??= buildDocument());
+export function openApiDocument(): ReturnType<typeof buildDocument> {
+  return processWide("openApiDocument", buildDocument);
 }
 
 /** What Settle POSTs to a runtime's webhook endpoint (README "Webhooks"). */

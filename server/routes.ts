@@ -1,0 +1,155 @@
+import type { Method, RouteHandler } from "@/lib/http/route";
+import * as envelopes from "@/app/api/v1/envelopes/route";
+import * as otlpTraces from "@/app/v1/traces/route";
+import * as apiOtlpTraces from "@/app/api/v1/otlp/v1/traces/route";
+import * as invocations from "@/app/api/v1/invocations/route";
+import * as invocation from "@/app/api/v1/invocations/[invocation_id]/route";
+import * as invocationAttempts from "@/app/api/v1/invocations/[invocation_id]/attempts/route";
+import * as invocationActions from "@/app/api/v1/invocations/[invocation_id]/actions/route";
+import * as invocationDecision from "@/app/api/v1/invocations/[invocation_id]/decision/route";
+import * as guard from "@/app/api/v1/guard/route";
+import * as task from "@/app/api/v1/tasks/[task_id]/route";
+import * as taskTimeline from "@/app/api/v1/tasks/[task_id]/timeline/route";
+import * as queue from "@/app/api/v1/queue/route";
+import * as queueIds from "@/app/api/v1/queue/ids/route";
+import * as bulkActions from "@/app/api/v1/bulk-actions/route";
+import * as savedViews from "@/app/api/v1/saved-views/route";
+import * as savedView from "@/app/api/v1/saved-views/[id]/route";
+import * as audit from "@/app/api/v1/audit/route";
+import * as metrics from "@/app/api/v1/metrics/route";
+import * as metricCases from "@/app/api/v1/metrics/cases/route";
+import * as users from "@/app/api/v1/admin/users/route";
+import * as user from "@/app/api/v1/admin/users/[user_id]/route";
+import * as runtimeKeys from "@/app/api/v1/admin/runtime-keys/route";
+import * as runtimeKeyRevoke from "@/app/api/v1/admin/runtime-keys/[prefix]/revoke/route";
+import * as toolCatalog from "@/app/api/v1/admin/tool-catalog/route";
+import * as toolCatalogEntry from "@/app/api/v1/admin/tool-catalog/[entry_id]/route";
+import * as runtimeToolCatalog from "@/app/api/v1/tool-catalog/route";
+import * as myTokens from "@/app/api/v1/me/tokens/route";
+import * as myTokenRevoke from "@/app/api/v1/me/tokens/[prefix]/revoke/route";
+import * as policies from "@/app/api/v1/policies/route";
+import * as policy from "@/app/api/v1/policies/[effect_class]/route";
+import * as webhooks from "@/app/api/v1/admin/webhooks/route";
+import * as webhook from "@/app/api/v1/admin/webhooks/[endpoint_id]/route";
+import * as webhookRotateSecret from "@/app/api/v1/admin/webhooks/[endpoint_id]/rotate-secret/route";
+import * as webhookDeliveries from "@/app/api/v1/admin/webhooks/[endpoint_id]/deliveries/route";
+import * as webhookDelivery from "@/app/api/v1/admin/webhooks/[endpoint_id]/deliveries/[delivery_id]/route";
+import * as webhookDeliveryResend from "@/app/api/v1/admin/webhooks/[endpoint_id]/deliveries/[delivery_id]/resend/route";
+import * as health from "@/app/api/health/route";
+import * as openApi from "@/app/api/v1/openapi.json/route";
+
+// Every API route module, by the path it serves (all under /api, but for
+// OTLP's own /v1/traces, served from app/v1 where exporters look for it) ({param} for a [param]
+// folder), in the order the OpenAPI document lists them. Each module's
+// withRoute exports carry their declaration as `.route`; the document
+// (server/openapi.ts) and the typed client (server/api-client.ts, types
+// only) are built from them. tests/integration/openapi.test.ts fails when an
+// app/api/**/route.ts is missing here or listed under another path.
+//
+// Not here: app/api/[...path] (the catch-all 404) and app/api/auth/[...all]
+// (Better Auth's own endpoints). The OpenAPI route imports the document
+// lazily, so listing it here is no import cycle.
+
+export const apiRoutes = {
+  "/api/v1/envelopes": envelopes,
+  "/v1/traces": otlpTraces,
+  "/api/v1/otlp/v1/traces": apiOtlpTraces,
+  "/api/v1/invocations": invocations,
+  "/api/v1/invocations/{invocation_id}": invocation,
+  "/api/v1/invocations/{invocation_id}/attempts": invocationAttempts,
+  "/api/v1/invocations/{invocation_id}/actions": invocationActions,
+  "/api/v1/invocations/{invocation_id}/decision": invocationDecision,
+  "/api/v1/guard": guard,
+  "/api/v1/tasks/{task_id}": task,
+  "/api/v1/tasks/{task_id}/timeline": taskTimeline,
+  "/api/v1/queue": queue,
+  "/api/v1/queue/ids": queueIds,
+  "/api/v1/bulk-actions": bulkActions,
+  "/api/v1/saved-views": savedViews,
+  "/api/v1/saved-views/{id}": savedView,
+  "/api/v1/audit": audit,
+  "/api/v1/metrics": metrics,
+  "/api/v1/metrics/cases": metricCases,
+  "/api/v1/admin/users": users,
+  "/api/v1/admin/users/{user_id}": user,
+  "/api/v1/admin/runtime-keys": runtimeKeys,
+  "/api/v1/admin/runtime-keys/{prefix}/revoke": runtimeKeyRevoke,
+  "/api/v1/admin/tool-catalog": toolCatalog,
+  "/api/v1/admin/tool-catalog/{entry_id}": toolCatalogEntry,
+  "/api/v1/tool-catalog": runtimeToolCatalog,
+  "/api/v1/me/tokens": myTokens,
+  "/api/v1/me/tokens/{prefix}/revoke": myTokenRevoke,
+  "/api/v1/policies": policies,
+  "/api/v1/policies/{effect_class}": policy,
+  "/api/v1/admin/webhooks": webhooks,
+  "/api/v1/admin/webhooks/{endpoint_id}": webhook,
+  "/api/v1/admin/webhooks/{endpoint_id}/rotate-secret": webhookRotateSecret,
+  "/api/v1/admin/webhooks/{endpoint_id}/deliveries": webhookDeliveries,
+  "/api/v1/admin/webhooks/{endpoint_id}/deliveries/{delivery_id}": webhookDelivery,
+  "/api/v1/admin/webhooks/{endpoint_id}/deliveries/{delivery_id}/resend": webhookDeliveryResend,
+  "/api/health": health,
+  "/api/v1/openapi.json": openApi,
+} as const;
+
+export type ApiRoutes = typeof apiRoutes;
+export type ApiPath = keyof ApiRoutes;
+
+/** The folders a route file may sit under without being listed above, and why. */
+export const UNLISTED_ROUTE_FILES: Record<string, string> = {
+  "app/api/[...path]/route.ts": "the catch-all: an unknown API path answers 404 with the error envelope",
+  "app/api/auth/[...all]/route.ts": "Better Auth's own endpoints (sign-in, sign-out, session), not Settle's API",
+};
+
+/** One method of one registered path, as a server matches it. */
+export type RouteEntry = { path: string; method: Method; pattern: RegExp; names: readonly string[]; handler: RouteHandler };
+
+const METHODS: readonly Method[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+function patternOf(path: string): { pattern: RegExp; names: string[] } {
+  const names: string[] = [];
+  const source = path
+    .split("/")
+    .map((segment) => {
+      const param = /^\{(\w+)\}$/.exec(segment);
+      if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      names.push(param[1]!);
+      return "([^/]+)";
+    })
+    .join("/");
+  return { pattern: new RegExp(`^${source}$`), names };
+}
+
+/** Every withRoute method of every registered path (a module's 405 answers from otherMethods are not among them). */
+export const routeTable: readonly RouteEntry[] = Object.entries(apiRoutes).flatMap(([path, mod]) => {
+  const { pattern, names } = patternOf(path);
+  return METHODS.flatMap((method) => {
+    const handler = (mod as Partial<Record<Method, unknown>>)[method];
+    return isRouteHandler(handler) ? [{ path, method, pattern, names, handler }] : [];
+  });
+});
+
+function isRouteHandler(value: unknown): value is RouteHandler {
+  return typeof value === "function" && "route" in value;
+}
+
+export type RouteMatch = { entry: RouteEntry; params: Record<string, string> };
+
+/**
+ * The entry serving this method and path (no query) among `entries`, with its path parameters decoded as
+ * Next.js decodes them; null when none does or a parameter's %-escapes do not decode.
+ */
+export function matchRoute(entries: readonly RouteEntry[], method: string, path: string): RouteMatch | null {
+  for (const entry of entries) {
+    if (entry.method !== method) continue;
+    const match = entry.pattern.exec(path);
+    if (!match) continue;
+    const params: Record<string, string> = {};
+    try {
+      entry.names.forEach((name, i) => (params[name] = decodeURIComponent(match[i + 1]!)));
+    } catch {
+      return null;
+    }
+    return { entry, params };
+  }
+  return null;
+}
