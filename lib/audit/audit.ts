@@ -2,7 +2,7 @@ import "server-only";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import type { Prisma as P } from "../db/generated/client";
-import { storableIso } from "../ingest/limits";
+import { storableIso } from "../db/storable";
 import { listAdminActions, type AdminAuditRow } from "./admin";
 import { decodeTimeIdCursor, encodeTimeIdCursor, type TimeIdCursor } from "../db/cursor";
 import { invocationStatusSchema, type InvocationStatus } from "../outcome/status";

@@ -1,4 +1,4 @@
-import { storableIso } from "../ingest/limits";
+import { storableIso } from "./storable";
 
 // Keyset cursors of the lists that page by (time, uuid): opaque to callers,
 // and checked on the way back in, so a cursor Settle did not hand out is a

@@ -4,7 +4,6 @@ import { can, type Permission, type Role } from "./roles";
 import { readSessionUser } from "./session-user";
 import { lookupPersonalToken, PERSONAL_TOKEN_PREFIX } from "./personal-tokens";
 import { lookupRuntimeKey, RUNTIME_KEY_PREFIX } from "./runtime-keys";
-import type { Scope } from "../invocations/read";
 import { devPageOrigins } from "./dev-origins";
 import { env } from "../env";
 import { ApiError } from "../errors";
@@ -27,6 +26,9 @@ export function bearerToken(req: Request): string | null {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1] ?? null;
 }
+
+/** Which runtimes' data a caller may see: a runtime only its own (runtimeId), a person every runtime's. */
+export type Scope = { runtimeId?: string };
 
 /** What a principal may see: a runtime only its own data, a person everything. */
 export function scopeOf(principal: Principal): Scope {

@@ -1,7 +1,8 @@
 import { leafAdapters, normalizeUnrecognized, wrapperAdapters, type AdapterContext } from "./adapters";
 import { isRecord } from "./adapters/shared";
 import { parseJsonObject } from "./adapters/wrapped-text";
-import { storableCount, storableIso, type IgnoredHint } from "./limits";
+import { storableCount, storableIso } from "../db/storable";
+import type { IgnoredHint } from "../outcome/vocabulary";
 import { cleanText, redact, redactText } from "./redact";
 import type { NormalizedAttempt, Retry, SafeValue } from "../outcome/vocabulary";
 

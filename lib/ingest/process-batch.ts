@@ -6,7 +6,7 @@ import { coalesce } from "./coalesce";
 import { forgetRows, knownRows, rememberRows } from "./known-rows";
 import { storeRecords } from "./store-records";
 import { recordError, type ErrorEnvelope } from "../errors";
-import type { IgnoredHint } from "./limits";
+import type { IgnoredHint } from "../outcome/vocabulary";
 import { prepareRecord, type PreparedRecord, type RecordProblem } from "./record";
 import { cleanText } from "./redact";
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { isRecord, writeAheadIntent } from "./adapters/shared";
 import { memberOf } from "../outcome/vocabulary";
 import { MAX_JSON_DEPTH, tooDeepMember } from "./json-depth";
-import { storableIso } from "./limits";
+import { storableIso } from "../db/storable";
 import { normalizeEnvelope, normalizeRedactedEnvelope } from "./normalize";
 import { cleanText, redact, TooDeepError } from "./redact";
 import {

@@ -16,7 +16,7 @@ export type ActionContext = {
   /** Approvals needed; by default the approval_quorum of the policy of the invocation's effect class. */
   quorum?: number;
   now?: Date;
-  /** Extra fields for the audit entry's payload, e.g. `{policy: "sla"}` on an escalation by the SLA (lib/policies/apply-policies.ts). */
+  /** Extra fields for the audit entry's payload, e.g. `{policy: "sla"}` on an escalation by the SLA (lib/invocations/apply-policies.ts). */
   audit?: Record<string, unknown>;
 };
 

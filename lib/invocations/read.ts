@@ -1,4 +1,5 @@
 import "server-only";
+import type { Scope } from "../identity/principal";
 import type { z } from "zod";
 import type { attemptPageSchema, attemptSchema, invocationSchema, invocationSummarySchema, ListQuery, taskSchema } from "./schemas";
 import type { Db } from "../db/client";
@@ -25,7 +26,7 @@ import {
 } from "./queries";
 
 
-export type Scope = { runtimeId?: string };
+export type { Scope };
 export type InvocationSummary = z.infer<typeof invocationSummarySchema>;
 export type InvocationView = z.infer<typeof invocationSchema>;
 export type TaskView = z.infer<typeof taskSchema>;

@@ -180,7 +180,7 @@ const approvalWait = `
     JOIN LATERAL (SELECT p.at FROM invocation_transitions p WHERE p.invocation_uid = t.invocation_uid AND p.id < t.id ORDER BY p.id DESC LIMIT 1) AS p ON true
    WHERE t.from_status = 'awaiting_approval' AND t.to_status IN ('approved', 'rejected') AND ${inRange("t.at")} AND ${filter("t")}`;
 
-// The policy job (lib/policies/apply-policies.ts) escalates what waited past its SLA as `system`, marked policy: sla.
+// The policy job (lib/invocations/apply-policies.ts) escalates what waited past its SLA as `system`, marked policy: sla.
 const slaBreaches = `
   SELECT i.id AS uid, i.runtime_id, i.tool, a.at, a.note AS detail, NULL::float8 AS seconds
     FROM invocation_actions a JOIN invocations i ON i.id = a.invocation_uid

@@ -1,5 +1,5 @@
 import Long from "long";
-import { storableIso } from "../ingest/limits";
+import { storableIso } from "../db/storable";
 
 // OTLP trace data as Settle reads it: one shape for both encodings. A
 // protobuf export (the messages protobufjs decodes, read as they are: no

@@ -1,11 +1,18 @@
 import { z } from "zod";
-import type { Policy } from "../policies/policies";
 import { queueStatuses, type InvocationStatus } from "./status";
 import { isoOfMs } from "./time";
 
+/** What a policy row says for one effect class (lib/policies keeps the rows; these are the rules that read them). */
+export type PolicyValues = {
+  overdue_after_s: number | null;
+  escalate_after_s: number | null;
+  approval_expires_after_s: number | null;
+  approval_quorum: number;
+};
+
 // What a policy means for one queued invocation, computed at read time (never
 // stored): when it shows as overdue, when Settle escalates it, when its
-// approval expires. The background job (lib/policies/apply-policies.ts) acts on
+// approval expires. The background job (lib/invocations/apply-policies.ts) acts on
 // the same rules; its SQL takes its status lists from the constants below.
 //
 // Time in the queue runs from when the current queue status began: the
@@ -33,7 +40,7 @@ export type Sla = z.infer<typeof slaSchema>;
  * settled as "not committed" — which would tell the runtime it may go ahead
  * and retry without anyone having approved it.
  */
-export function escalatesBySla(status: InvocationStatus, policy: Pick<Policy, "escalate_after_s" | "approval_expires_after_s">): boolean {
+export function escalatesBySla(status: InvocationStatus, policy: Pick<PolicyValues, "escalate_after_s" | "approval_expires_after_s">): boolean {
   if (policy.escalate_after_s === null || status === "escalated" || !queueStatuses.includes(status)) return false;
   return status !== "awaiting_approval" || policy.approval_expires_after_s === null;
 }
@@ -47,14 +54,18 @@ export const slaEscalatedStoredStatuses = queueStatuses.filter((s) => s !== "esc
 /** The one status whose approval can expire (expiresApproval). */
 export const APPROVAL_STATUS = "awaiting_approval" satisfies InvocationStatus;
 
-export function expiresApproval(status: InvocationStatus, policy: Pick<Policy, "approval_expires_after_s">): boolean {
+export function expiresApproval(status: InvocationStatus, policy: Pick<PolicyValues, "approval_expires_after_s">): boolean {
   return status === APPROVAL_STATUS && policy.approval_expires_after_s !== null;
 }
 
 const plus = (since: string, seconds: number) => isoOfMs(Date.parse(since) + seconds * 1000);
 
 /** `since`: when the current queue status began (the read API's status_since). Null when no timer applies. */
-export function slaOf(inv: { status: InvocationStatus; status_since: string }, policy: Policy, now: Date): Sla | null {
+export function slaOf(
+  inv: { status: InvocationStatus; status_since: string },
+  policy: PolicyValues & { effect_class: string; source: "own" | "default" | "built_in" },
+  now: Date,
+): Sla | null {
   if (!queueStatuses.includes(inv.status)) return null;
   const overdueAt = policy.overdue_after_s === null ? null : plus(inv.status_since, policy.overdue_after_s);
   const escalatesAt = escalatesBySla(inv.status, policy) ? plus(inv.status_since, policy.escalate_after_s!) : null;
@@ -86,7 +97,7 @@ type ActionEntry = { action: string; actor: string; at: string; from_status: Inv
  * entered that status (the state machine forgets them when it leaves). For
  * display; the state machine decides the quorum again on every approval.
  */
-export function approvalsOf(inv: { status: InvocationStatus; status_since: string; actions: ActionEntry[] }, policy: Pick<Policy, "approval_quorum">): Approvals | null {
+export function approvalsOf(inv: { status: InvocationStatus; status_since: string; actions: ActionEntry[] }, policy: Pick<PolicyValues, "approval_quorum">): Approvals | null {
   if (inv.status !== "awaiting_approval") return null;
   const by: string[] = [];
   for (const a of [...inv.actions].reverse()) {

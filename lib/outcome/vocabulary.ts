@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { effectClasses } from "./queue-order";
-import type { IgnoredHint } from "../ingest/limits";
+
+/** A hint inside an envelope that Settle could not use: dropped from the normalized reading, kept in the envelope. */
+export type IgnoredHint = { field: string; reason: string };
 
 // The closed vocabularies of SPEC §2–§4. Their string values are the public
 // contract: API responses, stored rows and the console all use them verbatim.

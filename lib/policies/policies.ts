@@ -5,6 +5,7 @@ import type { Sql, Tx } from "../db/driver";
 import { effectClasses } from "../outcome/queue-order";
 import { effectClassSchema } from "../outcome/vocabulary";
 import { recordAdminAction } from "../audit/admin";
+import type { PolicyValues } from "../outcome/sla";
 
 // Policies per effect class (issue 4 "Policy"): when a queued invocation shows
 // as overdue, when it escalates itself, when an approval expires and fails
@@ -22,12 +23,7 @@ export const policyKeys = [...effectClassSchema.options, DEFAULT_POLICY] as cons
 export const policyKeySchema = z.enum(policyKeys);
 export type PolicyKey = z.infer<typeof policyKeySchema>;
 
-export type PolicyValues = {
-  overdue_after_s: number | null;
-  escalate_after_s: number | null;
-  approval_expires_after_s: number | null;
-  approval_quorum: number;
-};
+export type { PolicyValues };
 
 /**
  * With no rows at all Settle changes nothing on its own: no overdue flag, no

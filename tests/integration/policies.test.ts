@@ -6,7 +6,7 @@ import { GET as queueRoute } from "@/app/api/v1/queue/route";
 import { decideFor } from "@/lib/outcome/decisions";
 import { putPolicy, type PolicyInput } from "@/lib/policies/policies";
 import { listQueue, queueQuerySchema } from "@/lib/queue/queue";
-import { applyPolicies } from "@/lib/policies/apply-policies";
+import { applyPolicies } from "@/lib/invocations/apply-policies";
 import { jobs } from "@/lib/jobs/registry";
 import { call, createOperator, openSettle, type Backend, type TestContext } from "./harness";
 import { getInvocation, ingest } from "./routes";

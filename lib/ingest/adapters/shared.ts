@@ -16,8 +16,9 @@ import {
   type NormalizedAttempt,
   type RetryDirective,
   type SafeValue,
+  type IgnoredHint,
 } from "../../outcome/vocabulary";
-import { storableCount, storableIso, type IgnoredHint } from "../limits";
+import { storableCount, storableIso } from "../../db/storable";
 
 /** What an adapter may know besides the envelope: never I/O, only the record's own facts. */
 export type AdapterContext = {

@@ -1,8 +1,8 @@
 import type { Db } from "../db/client";
 import { formatDuration } from "../outcome/durations";
-import { actOnInvocation } from "../invocations/act";
+import { actOnInvocation } from "./act";
 import type { OperatorAction } from "../outcome/actions";
-import { DEFAULT_POLICY, loadPolicies, type PolicySet, type PolicyValues } from "./policies";
+import { DEFAULT_POLICY, loadPolicies, type PolicySet, type PolicyValues } from "../policies/policies";
 import { APPROVAL_STATUS, slaEscalatedStoredStatuses } from "../outcome/sla";
 import { sqlWords } from "../outcome/queue-order";
 

@@ -17,6 +17,3 @@ export function storableIso(ms: number): string | null {
 export function storableCount(value: unknown, min = 0): value is number {
   return typeof value === "number" && Number.isInteger(value) && value >= min && value <= MAX_INT4;
 }
-
-/** A hint inside an envelope that Settle could not use: dropped from the normalized reading, kept in the envelope. */
-export type IgnoredHint = { field: string; reason: string };
