@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Category, CommitState, NextAction, RetryDirective } from "./outcome/vocabulary";
+import { categorySchema, commitStateSchema, nextActionSchema, retryDirectiveSchema, type Category, type CommitState, type NextAction, type RetryDirective } from "./outcome/vocabulary";
 
 // Settle's own error envelope (SPEC §2, seed 000's shape) for every API
 // failure, so that a runtime can decide what to do without reading prose.
@@ -8,14 +8,14 @@ export const errorEnvelopeSchema = z
   .object({
     ok: z.literal(false),
     code: z.string(),
-    category: z.enum(["validation", "authorization", "conflict", "dependency", "internal", "rate_limit"]),
-    commit_state: z.enum(["committed", "not_committed", "unknown", "partial"]),
+    category: categorySchema,
+    commit_state: commitStateSchema,
     retry: z.object({
-      directive: z.enum(["never", "after_delay", "after_input_fix", "allowed"]),
+      directive: retryDirectiveSchema,
       not_before: z.string().nullable(),
       max_attempts_remaining: z.number().int().nullable(),
     }),
-    next_action: z.enum(["none", "correct_input", "wait_and_retry", "verify_operation", "request_approval", "escalate", "choose_alternative"]),
+    next_action: nextActionSchema,
     operation_ref: z.string(),
     safe_details: z.record(z.string(), z.unknown()),
     agent_message: z.string(),

@@ -7,13 +7,13 @@ import { actionMeta, actionsFor, consoleActionOrder, type ConsoleAction } from "
 import { useCan, useCurrentUser } from "@/components/current-user";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
+import { isUnsettled } from "@/lib/outcome/status";
 
 // What the operator can do here: only the actions the state machine allows
 // from this status, each with its key. The form captures the version on
 // screen when it opens, so a change by someone else in the meantime is a
 // "someone else changed this" refusal, never an overwrite. There is no retry.
 
-const unsettled = new Set(["outcome_unknown", "stalled", "partially_applied", "verifying", "escalated"]);
 const primary = new Set<ConsoleAction>(["request_verification", "approve"]);
 
 function isTyping(target: EventTarget | null): boolean {
@@ -85,7 +85,7 @@ export function InvocationActions({ inv }: { inv: InvocationView }) {
           someone else ({inv.approvals.count} of {inv.approvals.quorum} so far).
         </p>
       ) : null}
-      {unsettled.has(inv.status) ? (
+      {isUnsettled(inv.status) ? (
         <p className="text-xs text-slate-600">
           There is no retry here: whether this call took effect is not known, and a blind retry could do it twice. Settle it with evidence first;
           once it is settled as not committed, the runtime may retry with the same idempotency key.

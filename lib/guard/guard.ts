@@ -10,6 +10,7 @@ import { INVOCATION_COLUMNS, type InvocationRow } from "../invocations/store";
 import { deriveInvocationId, prepareRecord } from "../ingest/record";
 import { cleanText } from "../ingest/redact";
 import { decideGuard, guardReasons, type GuardCandidate, type GuardReason } from "../outcome/guard-rules";
+import { budgetSchema, effectClassTextSchema, ID_MAX, idempotencyKeySchema, idSchema, timeTextSchema, toolNameSchema } from "../outcome/record-fields";
 
 // POST /api/v1/guard (SPEC §5): asked before a write. It looks at every
 // invocation of the runtime with the write's idempotency key and, when none is
@@ -19,22 +20,18 @@ import { decideGuard, guardReasons, type GuardCandidate, type GuardReason } from
 // key): of any number of concurrent calls for one key, one is allowed.
 // Every answer is kept in guard_checks; each denial is a duplicate prevented.
 
-const id = z.string().trim().min(1).max(256);
-
 export const guardRequestSchema = z
   .object({
-    task_id: id,
-    invocation_id: id.optional().describe("The invocation this write belongs to; left out, Settle picks one (a retryable one with this key, or a new one)."),
-    tool: z.string().trim().min(1).max(200),
-    idempotency_key: z.string().min(1).max(512),
-    effect_class: z.string().max(64).optional(),
-    at: z
-      .string()
-      .max(64)
+    task_id: idSchema,
+    invocation_id: idSchema.optional().describe("The invocation this write belongs to; left out, Settle picks one (a retryable one with this key, or a new one)."),
+    tool: toolNameSchema,
+    idempotency_key: idempotencyKeySchema,
+    effect_class: effectClassTextSchema.optional(),
+    at: timeTextSchema
       .optional()
       .describe("When the write is about to be dispatched (ISO 8601), by the clock that stamps its outcome record; default Settle's now."),
-    budget_left_s: z.number().min(0).max(31_536_000).optional().describe("The intent's budget: past it without an outcome the invocation is stalled."),
-    args_digest: z.string().max(256).optional(),
+    budget_left_s: budgetSchema.optional().describe("The intent's budget: past it without an outcome the invocation is stalled."),
+    args_digest: z.string().max(ID_MAX).optional(),
     envelope: z.unknown().optional().describe("What is about to be dispatched (the call as sent), stored with the intent, redacted like any envelope."),
   })
   .meta({ id: "GuardRequest" });

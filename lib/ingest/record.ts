@@ -2,6 +2,16 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { isRecord, writeAheadIntent } from "./adapters/shared";
 import { memberOf } from "../outcome/vocabulary";
+import {
+  attemptNumberSchema,
+  budgetSchema,
+  effectClassTextSchema,
+  ID_MAX,
+  idSchema,
+  KEY_MAX,
+  timeTextSchema,
+  toolNameSchema,
+} from "../outcome/record-fields";
 import { MAX_JSON_DEPTH, tooDeepMember } from "./json-depth";
 import { storableIso } from "../db/storable";
 import { normalizeEnvelope, normalizeRedactedEnvelope } from "./normalize";
@@ -19,39 +29,38 @@ import {
 // One ingest record (SPEC §2) turned into the row Settle stores. Pure apart
 // from hashing: the same record and `receivedAt` always prepare the same way.
 
-const id = z.string().trim().min(1).max(256);
 const optionalText = (max: number) => z.string().max(max).nullish();
 
 export const ingestRecordSchema = z.object({
-  event_id: id.nullish(),
-  task_id: id,
-  invocation_id: id.nullish(),
-  attempt_id: optionalText(256),
-  attempt: z.number().int().min(0).max(1_000_000).nullish(),
-  tool: z.string().trim().min(1).max(200),
+  event_id: idSchema.nullish(),
+  task_id: idSchema,
+  invocation_id: idSchema.nullish(),
+  attempt_id: optionalText(ID_MAX),
+  attempt: attemptNumberSchema.nullish(),
+  tool: toolNameSchema,
   phase: phaseSchema.nullish(),
-  at: z.string().max(64).nullish(),
-  idempotency_key: optionalText(512),
-  effect_class: z.string().max(64).nullish(),
-  budget_left_s: z.number().min(0).max(31_536_000).nullish(),
-  args_digest: optionalText(256),
+  at: timeTextSchema.nullish(),
+  idempotency_key: optionalText(KEY_MAX),
+  effect_class: effectClassTextSchema.nullish(),
+  budget_left_s: budgetSchema.nullish(),
+  args_digest: optionalText(ID_MAX),
   envelope: z.unknown().optional(),
 });
 export type IngestRecord = z.infer<typeof ingestRecordSchema>;
 
 /** seed 002's attempt log line, accepted as a record as is. */
 export const attemptLogLineSchema = z.object({
-  event_id: id.nullish(),
-  task: id,
-  call: z.string().trim().min(1).max(200),
-  intent_key: optionalText(512),
-  attempt: z.number().int().min(0).max(1_000_000).nullish(),
-  started: z.string().max(64).nullish(),
-  budget_left_s: z.number().min(0).max(31_536_000).nullish(),
+  event_id: idSchema.nullish(),
+  task: idSchema,
+  call: toolNameSchema,
+  intent_key: optionalText(KEY_MAX),
+  attempt: attemptNumberSchema.nullish(),
+  started: timeTextSchema.nullish(),
+  budget_left_s: budgetSchema.nullish(),
   outcome: z.enum(["ok", "retryable", "permanent", "unknown"]).nullish(),
   effect_applied: z.enum(["yes", "no", "partial", "unknown"]).nullish(),
   probe: probeResultSchema.nullish(),
-  effect_class: z.string().max(64).nullish(),
+  effect_class: effectClassTextSchema.nullish(),
 });
 
 const effectClassOf = memberOf(effectClassSchema);
@@ -96,7 +105,7 @@ export function contentHash(value: unknown): string {
 /** The invocation id of a record that names only its task and key (SPEC §1); the guard names new invocations the same way. */
 export function deriveInvocationId(taskId: string, key: string): string {
   const derived = `${taskId}:${key}`;
-  return derived.length <= 256 ? derived : `${taskId.slice(0, 180)}:sha256:${contentHash(derived).slice(0, 32)}`;
+  return derived.length <= ID_MAX ? derived : `${taskId.slice(0, 180)}:sha256:${contentHash(derived).slice(0, 32)}`;
 }
 
 /**

@@ -7,6 +7,7 @@ import { resumeWithAction } from "../outcome/fold";
 import { foldFromHistory, INVOCATION_COLUMNS, snapshotOf, writeStates, type InvocationRow } from "./store";
 import { getInvocation, type InvocationView } from "./read";
 import { quorumFor } from "../policies/policies";
+import { runtimeNameSchema } from "../outcome/record-fields";
 
 
 export type ActionTarget = { invocationId: string; runtimeId?: string };
@@ -88,7 +89,7 @@ export async function actOnInvocation(db: Db, target: ActionTarget, action: Oper
   return { ok: true, invocation: invocation! };
 }
 
-export const actionRequestSchema = z.intersection(operatorActionSchema, z.object({ version: z.number().int().min(0), runtime: z.string().max(200).optional() }));
+export const actionRequestSchema = z.intersection(operatorActionSchema, z.object({ version: z.number().int().min(0), runtime: runtimeNameSchema.optional() }));
 export type ActionRequest = z.infer<typeof actionRequestSchema>;
 
 const refusalCodes = { NOT_FOUND: "NOT_FOUND", VERSION_CONFLICT: "VERSION_CONFLICT", TRANSITION_REFUSED: "TRANSITION_REFUSED", ALREADY_APPROVED: "ALREADY_APPROVED" } as const;

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Db } from "../db/client";
 import { operatorActionSchema, type OperatorAction } from "../outcome/actions";
 import { actOnInvocation } from "./act";
+import { idParamSchema, runtimeNameSchema } from "../outcome/record-fields";
 import { BULK_MAX_TARGETS } from "../queue/filters";
 
 
@@ -15,8 +16,8 @@ export { BULK_MAX_TARGETS };
 export const bulkActions = ["assign", "escalate", "request_verification", "comment"] as const satisfies ReadonlyArray<OperatorAction["action"]>;
 
 export const bulkTargetSchema = z.object({
-  invocation_id: z.string().min(1).max(512),
-  runtime: z.string().min(1).max(200),
+  invocation_id: idParamSchema,
+  runtime: runtimeNameSchema,
   version: z.number().int().min(0),
 });
 export type BulkTarget = z.infer<typeof bulkTargetSchema>;

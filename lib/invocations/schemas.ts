@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { approvalsSchema, slaSchema } from "../outcome/sla";
 import { invocationStatusSchema } from "../outcome/status";
+import { effectClassTextSchema, RUNTIME_NAME_MAX, TOOL_MAX } from "../outcome/record-fields";
 import {
   categorySchema,
   commitStateSchema,
@@ -143,9 +144,9 @@ const csv = <T extends z.ZodType<unknown, string>>(item: T) =>
 
 export const listQuerySchema = z.object({
   status: csv(invocationStatusSchema).optional().describe("One or more statuses, comma-separated."),
-  tool: z.string().max(200).optional(),
-  runtime: z.string().max(200).optional(),
-  effect_class: csv(z.string().max(64)).optional(),
+  tool: z.string().max(TOOL_MAX).optional(),
+  runtime: z.string().max(RUNTIME_NAME_MAX).optional(),
+  effect_class: csv(effectClassTextSchema).optional(),
   q: z.string().trim().min(1).max(512).optional().describe("Matches task, invocation or idempotency key."),
   cursor: z.string().max(512).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),

@@ -1,5 +1,5 @@
 import type { CommitState, Phase } from "../outcome/vocabulary";
-import type { InvocationStatus } from "../outcome/status";
+import { unsettledStoredStatuses, type InvocationStatus } from "../outcome/status";
 import { attemptNumbers as foldAttemptNumbers, phaseRank } from "../outcome/fold";
 import {
   contradicts,
@@ -110,8 +110,8 @@ export function compareEvents(a: TimelineEvent, b: TimelineEvent): number {
 /** Lifecycle's settlement; `commitState` null when an operator reconciled it and the read model does not say how. */
 type Settled = { commitState: DefiniteCommitState | null; by: Settlement["by"]; attempt: number };
 
-// Waiting for evidence or a person (SPEC §4's queue, less `stalled`, which has its own window).
-const unsettledStatuses = new Set<InvocationStatus>(["outcome_unknown", "partially_applied", "verifying", "escalated"]);
+// Waiting for evidence or a person; the statuses the timeline folds are stored ones (`stalled` has its own window).
+const unsettledStored = new Set<InvocationStatus>(unsettledStoredStatuses);
 
 /** Which attempt each record speaks for: the fold's numbering. */
 const attemptNumbers = (attempts: TimelineAttempt[]): number[] => foldAttemptNumbers(attempts.map((a) => ({ attemptNo: a.attempt, phase: a.phase, at: a.at })));
@@ -236,11 +236,11 @@ function laneEvents(inv: TimelineInvocation, lane: number, opts: TimelineOptions
   for (const step of steps) {
     out.push(step);
     applyStep(step);
-    const waiting = status !== null && unsettledStatuses.has(status);
+    const waiting = status !== null && unsettledStored.has(status);
     if (waiting && !unsettledSince) unsettledSince = { at: step.at, attempt: step.kind === "record" ? step.attempt : lastAttempt, key: step.key };
     else if (!waiting && unsettledSince) closeUnsettled(ms(step.at), false);
   }
-  if (unsettledSince && unsettledStatuses.has(inv.status)) closeUnsettled(Math.max(now, ms(unsettledSince.at)), true);
+  if (unsettledSince && unsettledStored.has(inv.status)) closeUnsettled(Math.max(now, ms(unsettledSince.at)), true);
 
   for (const intent of open.values()) {
     const stillWaiting = intent.opened && intent.event.attempt === lastIntentAttempt && (inv.status === "pending" || inv.status === "stalled");

@@ -1,5 +1,5 @@
 import type { Resolution } from "./lifecycle";
-import { effectiveStatus, type InvocationStatus, type StoredStatus } from "./status";
+import { effectiveStatus, isUnsettled, type StoredStatus } from "./status";
 
 // What POST /api/v1/guard answers (SPEC §5, seed 004), as a pure function of
 // the invocations of one runtime that carry the idempotency key of the write
@@ -35,14 +35,12 @@ export type GuardCandidate = {
  */
 export type Standing = "committed" | "unknown" | "in_flight" | "proceeding" | "reopenable" | "closed";
 
-const unsettled = new Set<InvocationStatus>(["outcome_unknown", "stalled", "partially_applied", "verifying", "escalated"]);
-
 /** The table, status by status. `now` matters for `stalled` and for `retry_scheduled`'s not_before. */
 export function standingOf(c: GuardCandidate, now: Date): Standing {
   const status = effectiveStatus(c.status, c.stallAt, now);
   const committed = c.commitState === "committed" || status === "succeeded" || (status === "reconciled" && c.resolution?.commit_state === "committed");
   if (committed) return "committed";
-  if (unsettled.has(status)) {
+  if (isUnsettled(status)) {
     // Escalated by the tool's own "not committed, escalate": nothing happened, a person is deciding.
     return status === "escalated" && c.commitState === "not_committed" ? "in_flight" : "unknown";
   }

@@ -32,6 +32,20 @@ export const queueStatuses: readonly InvocationStatus[] = [
   "escalated",
 ];
 
+/**
+ * Unsettled: the outcome is (or may be) unknown and evidence or a person must settle it. The guard
+ * treats these as "outcome unknown", a person may record a verification or reconcile from them, and
+ * the timeline draws the wait in them.
+ */
+export const unsettledStatuses: readonly InvocationStatus[] = ["outcome_unknown", "stalled", "partially_applied", "verifying", "escalated"];
+
+/** Unsettled statuses as stored (`stalled` is a pending row past its stall time, so it is not among them). */
+export const unsettledStoredStatuses: readonly StoredStatus[] = unsettledStatuses.filter((s): s is StoredStatus => s !== "stalled");
+
+export function isUnsettled(status: InvocationStatus): boolean {
+  return unsettledStatuses.includes(status);
+}
+
 export function effectiveStatus(status: StoredStatus, stallAt: Date | string | null, now: Date): InvocationStatus {
   if (status !== "pending" || stallAt === null) return status;
   return new Date(stallAt).getTime() <= now.getTime() ? "stalled" : "pending";

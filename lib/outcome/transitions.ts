@@ -1,4 +1,4 @@
-import type { InvocationStatus } from "./status";
+import { unsettledStatuses, type InvocationStatus } from "./status";
 
 // SPEC §4's table of operator actions: from which (effective) statuses each is
 // allowed. Kept free of zod so the console can ship it to the browser to show
@@ -17,16 +17,16 @@ export const actionNames = [
 ] as const;
 export type ActionName = (typeof actionNames)[number];
 
-const unsettled: InvocationStatus[] = ["outcome_unknown", "stalled", "partially_applied", "verifying", "escalated"];
-
 /** `null` = allowed from any status. */
 export const allowedFrom: Record<ActionName, readonly InvocationStatus[] | null> = {
   approve: ["awaiting_approval"],
   reject: ["awaiting_approval"],
-  request_verification: ["outcome_unknown", "stalled", "partially_applied", "escalated"],
-  record_verification: unsettled,
-  mark_reconciled: unsettled,
-  escalate: ["outcome_unknown", "stalled", "partially_applied", "awaiting_approval", "verifying"],
+  // Not from verifying: it is already asked.
+  request_verification: unsettledStatuses.filter((s) => s !== "verifying"),
+  record_verification: unsettledStatuses,
+  mark_reconciled: unsettledStatuses,
+  // Not from escalated (it is already); from awaiting_approval too (a person must decide the approval).
+  escalate: [...unsettledStatuses.filter((s) => s !== "escalated"), "awaiting_approval"],
   assign: null,
   unassign: null,
   comment: null,

@@ -5,3 +5,4 @@ export { SettleError, isErrorEnvelope } from "./errors.js";
 export type { FetchLike } from "./http.js";
 export type { ToolCall, ToolRun, ToolRunStatus, WrapToolOptions } from "./wrap-tool.js";
 export type * from "./types.js";
+export { commitStates, decisionKinds, effectClasses, guardReasons, phases, recordStatuses, retryDirectives } from "./types.js";

@@ -1,8 +1,20 @@
 // The public contract of Settle's runtime API (SPEC §2, §5), as plain types.
 // Names are Settle's wire names, so a record here is exactly what is posted.
 
-export type EffectClass = "read" | "create" | "send" | "money" | "destructive";
-export type Phase = "intent" | "outcome" | "probe";
+// The vocabulary Settle's API speaks, as values too, so a contract test can hold them against the
+// server's OpenAPI document (this package is published alone and keeps its own copy).
+export const effectClasses = ["read", "create", "send", "money", "destructive"] as const;
+export type EffectClass = (typeof effectClasses)[number];
+export const phases = ["intent", "outcome", "probe"] as const;
+export type Phase = (typeof phases)[number];
+export const commitStates = ["committed", "not_committed", "unknown", "partial"] as const;
+export type CommitState = (typeof commitStates)[number];
+export const retryDirectives = ["never", "after_delay", "after_input_fix", "allowed"] as const;
+export type RetryDirective = (typeof retryDirectives)[number];
+export const recordStatuses = ["accepted", "duplicate", "rejected"] as const;
+export const guardReasons = ["already_committed", "outcome_unknown", "in_flight"] as const;
+export type GuardReason = (typeof guardReasons)[number];
+export const decisionKinds = ["wait", "verify", "retry_allowed", "do_not_retry", "proceed", "abandon", "correct_input"] as const;
 
 /** One attempt record (SPEC §2). `envelope` is the tool's result in any dialect Settle reads. */
 export type SettleRecord = {
@@ -26,8 +38,8 @@ export type ErrorEnvelope = {
   ok: false;
   code: string;
   category: string;
-  commit_state: "committed" | "not_committed" | "unknown" | "partial";
-  retry: { directive: "never" | "after_delay" | "after_input_fix" | "allowed"; not_before: string | null; max_attempts_remaining: number | null };
+  commit_state: CommitState;
+  retry: { directive: RetryDirective; not_before: string | null; max_attempts_remaining: number | null };
   next_action: string;
   operation_ref: string;
   safe_details: Record<string, unknown>;
@@ -38,7 +50,7 @@ export type ErrorEnvelope = {
 /** Settle's answer for one posted record. */
 export type RecordResult = {
   index: number;
-  status: "accepted" | "duplicate" | "rejected";
+  status: (typeof recordStatuses)[number];
   event_id: string | null;
   invocation_id: string | null;
   error?: ErrorEnvelope;
@@ -64,13 +76,13 @@ export type GuardInput = {
 };
 export type GuardAnswer = {
   allow: boolean;
-  reason: null | "already_committed" | "outcome_unknown" | "in_flight";
+  reason: null | GuardReason;
   invocation_id: string;
   /** Allowed: the attempt number of the recorded intent (its outcome carries it). Denied: the blocking invocation's latest attempt. */
   attempt: number;
 };
 
-export type DecisionKind = "wait" | "verify" | "retry_allowed" | "do_not_retry" | "proceed" | "abandon" | "correct_input";
+export type DecisionKind = (typeof decisionKinds)[number];
 
 export type Decision = {
   invocation_id: string;

@@ -4,6 +4,7 @@ import { scopeOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { readInvocation } from "@/lib/invocations/read";
 import { invocationSchema } from "@/lib/http/schemas";
+import { idParamSchema, runtimeNameSchema } from "@/lib/outcome/record-fields";
 
 // One invocation with its attempts and audit trail. `runtime` names the
 // runtime when the same invocation id exists in several.
@@ -15,8 +16,8 @@ export const GET = withRoute({
   tags: ["Invocations"],
   errors: ["NOT_FOUND"],
   response: invocationSchema,
-  params: z.object({ invocation_id: z.string().min(1).max(512) }),
-  query: z.object({ runtime: z.string().min(1).max(200).optional().describe("The runtime's name, when several runtimes use this invocation id.") }),
+  params: z.object({ invocation_id: idParamSchema }),
+  query: z.object({ runtime: runtimeNameSchema.optional().describe("The runtime's name, when several runtimes use this invocation id.") }),
   handler: async ({ db, principal, params, query }) => {
     const found = await readInvocation(db, scopeOf(principal), params.invocation_id, query.runtime);
     if (!found) throw new ApiError("NOT_FOUND", `No invocation ${params.invocation_id}${query.runtime ? ` in runtime ${query.runtime}` : ""} that you can see.`);

@@ -4,6 +4,7 @@ import { scopeOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { readTask } from "@/lib/invocations/read";
 import { taskSchema } from "@/lib/http/schemas";
+import { idParamSchema, runtimeNameSchema } from "@/lib/outcome/record-fields";
 
 // A task and its invocations. `runtime` names the runtime when the same task
 // id exists in several.
@@ -14,8 +15,8 @@ export const GET = withRoute({
   tags: ["Tasks"],
   errors: ["NOT_FOUND"],
   response: taskSchema,
-  params: z.object({ task_id: z.string().min(1).max(512) }),
-  query: z.object({ runtime: z.string().min(1).max(200).optional().describe("The runtime's name, when several runtimes use this task id.") }),
+  params: z.object({ task_id: idParamSchema }),
+  query: z.object({ runtime: runtimeNameSchema.optional().describe("The runtime's name, when several runtimes use this task id.") }),
   handler: async ({ db, principal, params, query }) => {
     const found = await readTask(db, scopeOf(principal), params.task_id, query.runtime);
     if (!found) throw new ApiError("NOT_FOUND", `No task ${params.task_id}${query.runtime ? ` in runtime ${query.runtime}` : ""} that you can see.`);

@@ -3,6 +3,7 @@ import { actorOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { actionRequestSchema, performAction } from "@/lib/invocations/act";
 import { invocationSchema } from "@/lib/http/schemas";
+import { idParamSchema } from "@/lib/outcome/record-fields";
 
 // An operator's action on an invocation, checked against the version they saw.
 export const POST = withRoute({
@@ -13,7 +14,7 @@ export const POST = withRoute({
   tags: ["Invocations"],
   errors: ["NOT_FOUND", "VERSION_CONFLICT", "TRANSITION_REFUSED", "ALREADY_APPROVED"],
   response: { 200: { description: "The updated invocation.", schema: invocationSchema } },
-  params: z.object({ invocation_id: z.string().min(1).max(512) }),
+  params: z.object({ invocation_id: idParamSchema }),
   body: actionRequestSchema,
   handler: ({ db, principal, params, body }) => performAction(db, params.invocation_id, body, actorOf(principal)),
 });

@@ -5,6 +5,7 @@ import { otherMethods, withRoute } from "@/lib/http/route";
 import { listAttempts } from "@/lib/invocations/read";
 import { resolveScope } from "@/lib/invocations/read";
 import { attemptPageSchema } from "@/lib/http/schemas";
+import { idParamSchema, runtimeNameSchema } from "@/lib/outcome/record-fields";
 
 // An invocation's attempts a page at a time, newest pages first: the
 // invocation itself carries the latest ones and `attempts_earlier`.
@@ -15,9 +16,9 @@ export const GET = withRoute({
   tags: ["Invocations"],
   errors: ["NOT_FOUND"],
   response: attemptPageSchema,
-  params: z.object({ invocation_id: z.string().min(1).max(512) }),
+  params: z.object({ invocation_id: idParamSchema }),
   query: z.object({
-    runtime: z.string().min(1).max(200).optional().describe("The runtime's name, when several runtimes use this invocation id."),
+    runtime: runtimeNameSchema.optional().describe("The runtime's name, when several runtimes use this invocation id."),
     before: z.string().max(2048).optional().describe("`attempts_earlier` of the invocation, or `earlier` of a page; left out, the latest page."),
     limit: z.coerce.number().int().min(1).max(500).default(200),
   }),

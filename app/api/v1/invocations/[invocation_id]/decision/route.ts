@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 import { json, otherMethods, withRoute } from "@/lib/http/route";
 import { awaitDecision, decisionQuerySchema, parseIfNoneMatch, decisionSchema } from "@/lib/invocations/decision-view";
+import { idParamSchema } from "@/lib/outcome/record-fields";
 
 // What the runtime may do next with its own invocation (SPEC §5). `?wait=N`
 // holds the request up to N seconds until the decision changes; ETag and
@@ -19,7 +20,7 @@ export const GET = withRoute({
     200: { schema: decisionSchema, headers: { ETag: "The decision's strong ETag, for If-None-Match." } },
     304: { description: "Unchanged since the ETag in If-None-Match.", headers: { ETag: "The same ETag." } },
   },
-  params: z.object({ invocation_id: z.string().min(1).max(512) }),
+  params: z.object({ invocation_id: idParamSchema }),
   query: decisionQuerySchema,
   handler: async ({ req, db, principal, params, query }) => {
     const answer = await awaitDecision(db, principal.runtime.id, params.invocation_id, {

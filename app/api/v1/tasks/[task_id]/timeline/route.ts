@@ -5,6 +5,7 @@ import { otherMethods, withRoute } from "@/lib/http/route";
 import { readTaskStory } from "@/lib/invocations/task-page";
 import { env } from "@/lib/env";
 import { taskStorySchema } from "@/lib/http/schemas";
+import { idParamSchema, runtimeNameSchema } from "@/lib/outcome/record-fields";
 
 // A task's timeline events, oldest first: what the task page's story loads on
 // demand, a page at a time, so the page itself stays small.
@@ -16,9 +17,9 @@ export const GET = withRoute({
   tags: ["Tasks"],
   errors: ["NOT_FOUND"],
   response: taskStorySchema,
-  params: z.object({ task_id: z.string().min(1).max(512) }),
+  params: z.object({ task_id: idParamSchema }),
   query: z.object({
-    runtime: z.string().min(1).max(200).optional().describe("The runtime's name, when several runtimes use this task id."),
+    runtime: runtimeNameSchema.optional().describe("The runtime's name, when several runtimes use this task id."),
     limit: z.coerce.number().int().min(1).max(5000).default(150).describe("How many events, from the first."),
   }),
   handler: async ({ db, principal, params, query }) => {

@@ -1,0 +1,32 @@
+import { z } from "zod";
+
+// The limits of a record's fields, stated once for every way a record or an
+// id arrives: ingest, the guard, OTLP spans, and the routes' path and query
+// parameters. An id Settle would never store is refused where it comes in,
+// not looked up and missed.
+
+/** task_id, invocation_id, attempt_id, event_id, args_digest (an invocation id derived from a long key is hashed to fit). */
+export const ID_MAX = 256;
+/** idempotency_key (and its other names: operation_ref, intent_key). */
+export const KEY_MAX = 512;
+export const TOOL_MAX = 200;
+export const RUNTIME_NAME_MAX = 200;
+/** effect_class as sent: one of the five, or anything else up to this length (kept, and treated as a write). */
+export const EFFECT_CLASS_MAX = 64;
+/** A time as sent (ISO 8601, or seed 002's time of day). */
+export const TIME_TEXT_MAX = 64;
+/** budget_left_s: at most a year. */
+export const BUDGET_MAX_S = 31_536_000;
+export const ATTEMPT_MAX = 1_000_000;
+
+/** An id in a record or a request body: trimmed, as ingest stores it. */
+export const idSchema = z.string().trim().min(1).max(ID_MAX);
+/** An id in a path: as sent (a lookup of an id Settle trimmed at ingest finds nothing, as before). */
+export const idParamSchema = z.string().min(1).max(ID_MAX);
+export const idempotencyKeySchema = z.string().min(1).max(KEY_MAX);
+export const toolNameSchema = z.string().trim().min(1).max(TOOL_MAX);
+export const runtimeNameSchema = z.string().min(1).max(RUNTIME_NAME_MAX);
+export const effectClassTextSchema = z.string().max(EFFECT_CLASS_MAX);
+export const timeTextSchema = z.string().max(TIME_TEXT_MAX);
+export const budgetSchema = z.number().min(0).max(BUDGET_MAX_S);
+export const attemptNumberSchema = z.number().int().min(0).max(ATTEMPT_MAX);
