@@ -1,5 +1,5 @@
 import { createPersonalToken } from "@/lib/identity/personal-tokens";
-import { findUserByEmail } from "@/lib/identity/users";
+import { getUserByEmail } from "@/lib/identity/users";
 import { stringOption, type Command } from "../args";
 import { describeDatabase, withDatabase } from "../database";
 import { CliError, UsageError } from "../errors";
@@ -28,7 +28,7 @@ Example:
     const days = daysText === undefined ? undefined : Number(daysText);
     if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 366)) throw new UsageError("--days must be a whole number from 1 to 366");
     const created = await withDatabase(async (db) => {
-      const user = await findUserByEmail(db, email);
+      const user = await getUserByEmail(db, email);
       if (!user) throw new CliError(`no user ${email}; create one with: settle users create --email ${email} --role operator`);
       if (!user.active) throw new CliError(`${email} is deactivated`);
       return { ...(await createPersonalToken(db, user.id, name, days)), user };

@@ -45,6 +45,6 @@ export const runtimeCatalogSchema = z
   .meta({ id: "RuntimeToolCatalog" });
 
 /** GET /api/v1/tool-catalog: the calling runtime's own catalog, and nothing of any other runtime's. */
-export async function readRuntimeCatalog(db: Db, runtime: { id: string; name: string }): Promise<z.infer<typeof runtimeCatalogSchema>> {
+export async function getRuntimeCatalog(db: Db, runtime: { id: string; name: string }): Promise<z.infer<typeof runtimeCatalogSchema>> {
   return { runtime: runtime.name, items: await loadToolCatalog(db, runtime.id) };
 }

@@ -56,7 +56,7 @@ type CandidateRow = InvocationRow & { last_attempt: number | null };
 // A statement of its own, after the advisory lock: its snapshot sees every guard before it.
 const candidatesQuery = {
   name: "settle_guard_candidates_locked",
-  // Two exact lookups, each by every column of its index (see readStates in lib/invocations/store.ts).
+  // Two exact lookups, each by every column of its index (see selectStates in lib/invocations/store.ts).
   text: `SELECT ${INVOCATION_COLUMNS}, (fold ->> 'lastAttempt')::int AS last_attempt
       FROM invocations
      WHERE id = ANY(ARRAY(

@@ -1,7 +1,7 @@
 import "server-only";
 import type { Db } from "../db/client";
 import { can, type Permission, type Role } from "./roles";
-import { readSessionUser } from "./session-user";
+import { getSessionUser } from "./session-user";
 import { lookupPersonalToken, PERSONAL_TOKEN_PREFIX } from "./personal-tokens";
 import { lookupRuntimeKey, RUNTIME_KEY_PREFIX } from "./runtime-keys";
 import { devPageOrigins } from "./dev-origins";
@@ -53,7 +53,7 @@ function assertSameOrigin(req: Request): void {
 }
 
 async function sessionUser(req: Request): Promise<UserPrincipal | null> {
-  const user = await readSessionUser(req.headers);
+  const user = await getSessionUser(req.headers);
   return user ? { kind: "user", via: "session", user } : null;
 }
 

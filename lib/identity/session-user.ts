@@ -12,7 +12,7 @@ export type SessionUser = { id: string; email: string; name: string; role: Role 
  * action under the person who did it, so a session that acts as someone else
  * is never accepted, whoever made it).
  */
-export async function readSessionUser(headers: Headers): Promise<SessionUser | null> {
+export async function getSessionUser(headers: Headers): Promise<SessionUser | null> {
   const auth = await getAuth();
   const found = await auth.api.getSession({ headers });
   if (!found) return null;

@@ -3,7 +3,7 @@ import { redirect } from "next/navigation";
 import { cache } from "react";
 import { getDb, type Db } from "../db/client";
 import { can, type Permission } from "./roles";
-import { readSessionUser, type SessionUser } from "./session-user";
+import { getSessionUser, type SessionUser } from "./session-user";
 
 // For server components and server actions: the signed-in person, or a
 // redirect to sign-in. Pages call this before reading anything.
@@ -11,7 +11,7 @@ import { readSessionUser, type SessionUser } from "./session-user";
 export type { SessionUser };
 
 /** Once per request: the layout and the page both ask, and each ask is a session read. */
-export const currentUser = cache(async (): Promise<SessionUser | null> => readSessionUser(await headers()));
+export const currentUser = cache(async (): Promise<SessionUser | null> => getSessionUser(await headers()));
 
 /**
  * The signed-in user, and whether they hold `permission`; redirects to

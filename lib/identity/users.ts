@@ -86,7 +86,7 @@ export async function listUsers(db: Db): Promise<UserInfo[]> {
   return (await db.prisma.user.findMany({ orderBy: { createdAt: "asc" } })).map(toInfo);
 }
 
-export async function findUserByEmail(db: Db, email: string): Promise<UserInfo | null> {
+export async function getUserByEmail(db: Db, email: string): Promise<UserInfo | null> {
   const u = await db.prisma.user.findUnique({ where: { email: email.trim().toLowerCase() } });
   return u ? toInfo(u) : null;
 }

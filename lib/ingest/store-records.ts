@@ -4,7 +4,7 @@ import { foldInvocation, resumeFold, type FoldRecord, type FoldSnapshot } from "
 import {
   foldConfig,
   foldFromHistory,
-  readStates,
+  selectStates,
   snapshotOf,
   stateOf,
   writeStates,
@@ -137,7 +137,7 @@ export async function storeRecords(
       return row ? [[id, row] as const] : [];
     }));
   } else {
-    const read = await readStates(tx, runtimeId, ids, records.map((p) => p.eventKey), options.lock);
+    const read = await selectStates(tx, runtimeId, ids, records.map((p) => p.eventKey), options.lock);
     existing = new Map(read.rows.map((r) => [r.invocation_id, r]));
     stored = read.stored;
   }

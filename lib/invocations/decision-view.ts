@@ -7,7 +7,7 @@ import { commitStateSchema } from "../outcome/vocabulary";
 import { decideFor, decisions } from "../outcome/decisions";
 import type { Resolution } from "../outcome/lifecycle";
 import { effectiveStatus, invocationStatusSchema, type InvocationStatus, type StoredStatus } from "../outcome/status";
-import { readDecisionRow, type InvocationRow, type StatusChange } from "./queries";
+import { selectDecisionRow, type InvocationRow, type StatusChange } from "./queries";
 
 
 const time = z.string().meta({ format: "date-time" });
@@ -62,8 +62,8 @@ function decider(row: InvocationRow, change: StatusChange | null, status: Invoca
 }
 
 /** The decision on a runtime's own invocation; null when that runtime has none by this id. */
-export async function readDecision(db: Db, runtimeId: string, invocationId: string, now = new Date()): Promise<DecisionView | null> {
-  const found = await readDecisionRow(db, runtimeId, invocationId);
+export async function getDecision(db: Db, runtimeId: string, invocationId: string, now = new Date()): Promise<DecisionView | null> {
+  const found = await selectDecisionRow(db, runtimeId, invocationId);
   if (!found) return null;
   const { invocation: row, lastChange } = found;
   const commitState = row.commitState as DecisionView["commit_state"];
@@ -113,7 +113,7 @@ export type DecisionAnswer = { view: DecisionView; etag: string; notModified: bo
  * answer is still what the caller's If-None-Match names (an HTTP 304).
  */
 export async function awaitDecision(db: Db, runtimeId: string, invocationId: string, wait: DecisionWait): Promise<DecisionAnswer | null> {
-  let view = await readDecision(db, runtimeId, invocationId);
+  let view = await getDecision(db, runtimeId, invocationId);
   if (!view) return null;
   const known = wait.ifNoneMatch === "*" ? [decisionEtag(view)] : (wait.ifNoneMatch ?? [decisionEtag(view)]);
   const deadline = Date.now() + wait.waitS * 1000;
@@ -125,7 +125,7 @@ export async function awaitDecision(db: Db, runtimeId: string, invocationId: str
       break; // the caller went away: nobody reads the answer
     }
     // Read with the current time: a retry delay or a stall window may have run out meanwhile.
-    const next = await readDecision(db, runtimeId, invocationId);
+    const next = await getDecision(db, runtimeId, invocationId);
     if (!next) return null;
     view = next;
   }

@@ -173,7 +173,7 @@ function actionOf(r: Raw): ActionRow {
 export type RowScope = { runtimeId?: string; runtime?: string };
 
 /** The invocations by this id the caller can see, first by id: at most `limit`. */
-export async function lookupInvocationRows(db: Db, scope: RowScope, invocationId: string, limit: number): Promise<InvocationRow[]> {
+export async function selectInvocationRows(db: Db, scope: RowScope, invocationId: string, limit: number): Promise<InvocationRow[]> {
   const rows = await db.driver.query<Raw>(INVOCATION_LOOKUP, [invocationId, scope.runtimeId ?? null, scope.runtime ?? null, limit], { prepareAs: "settle_lookup_invocation" });
   return rows.map(invocationOf);
 }
@@ -181,13 +181,13 @@ export async function lookupInvocationRows(db: Db, scope: RowScope, invocationId
 export type TaskRow = { runtimeId: string; runtime: string; taskId: string; firstSeenAt: Date; lastSeenAt: Date };
 
 /** The tasks by this id the caller can see, the latest seen first: at most `limit`. */
-export async function lookupTaskRows(db: Db, scope: RowScope, taskId: string, limit: number): Promise<TaskRow[]> {
+export async function selectTaskRows(db: Db, scope: RowScope, taskId: string, limit: number): Promise<TaskRow[]> {
   const rows = await db.driver.query<Raw>(TASK_LOOKUP, [taskId, scope.runtimeId ?? null, scope.runtime ?? null, limit], { prepareAs: "settle_lookup_task" });
   return rows.map((r) => ({ runtimeId: text(r.runtime_id), runtime: text(r.runtime), taskId: text(r.task_id), firstSeenAt: date(r.first_seen_at), lastSeenAt: date(r.last_seen_at) }));
 }
 
 /** A runtime's id by its name; null when there is none. */
-export async function runtimeIdByName(db: Db, name: string): Promise<string | null> {
+export async function selectRuntimeId(db: Db, name: string): Promise<string | null> {
   const [row] = await db.driver.query<{ id: string }>(`SELECT id::text FROM runtimes WHERE name = $1`, [name], { prepareAs: "settle_runtime_by_name" });
   return row?.id ?? null;
 }
@@ -203,7 +203,7 @@ export type InvocationListFilter = {
 };
 
 /** One runtime's invocations matching the filter, newest attempt first (the (runtime_id, last_attempt_at) index). */
-export async function readInvocationList(db: Db, runtimeId: string, f: InvocationListFilter): Promise<InvocationRow[]> {
+export async function selectInvocationList(db: Db, runtimeId: string, f: InvocationListFilter): Promise<InvocationRow[]> {
   const { params, bind: p } = boundParams([runtimeId]);
   const where = ["i.runtime_id = $1::uuid"];
   if (f.statuses) where.push(statusFilterSql(f.statuses, "i.", () => `${p(f.now.toISOString())}::timestamptz`, p));
@@ -247,7 +247,7 @@ const phaseOrder = phaseRank as Record<string, number>;
  * in the order the API shows them, how many it has in all, and the cursor of
  * the page before, if there is one.
  */
-export async function readAttemptsPage(
+export async function selectAttemptsPage(
   db: Db,
   invocation: { id: string; runtimeId: string },
   options: { limit: number; before?: AttemptCursor },
@@ -277,19 +277,19 @@ export async function readAttemptsPage(
 }
 
 /** The audit trail of one invocation, by seq. */
-export async function readActions(db: Db, uid: string): Promise<ActionRow[]> {
+export async function selectActions(db: Db, uid: string): Promise<ActionRow[]> {
   const rows = await db.driver.query<Raw>(`SELECT ${ACTION_COLUMNS} FROM invocation_actions WHERE invocation_uid = $1::uuid ORDER BY seq`, [uid], { prepareAs: "settle_read_actions" });
   return rows.map(actionOf);
 }
 
 /** One runtime's task: its invocations, first seen first, without attempts or actions. */
-export async function readTaskInvocationRows(db: Db, runtimeId: string, taskId: string): Promise<InvocationRow[]> {
+export async function selectTaskInvocationRows(db: Db, runtimeId: string, taskId: string): Promise<InvocationRow[]> {
   const rows = await db.driver.query<Raw>(TASK_INVOCATIONS, [runtimeId, taskId], { prepareAs: "settle_read_task_invocations" });
   return rows.map(invocationOf);
 }
 
 /** The attempts and actions (by seq) of these invocations. `light` leaves out envelopes, safe details and agent messages. */
-export async function readHistories(db: Db, rows: InvocationRow[], light: boolean): Promise<InvocationRowWithHistory[]> {
+export async function selectHistories(db: Db, rows: InvocationRow[], light: boolean): Promise<InvocationRowWithHistory[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
   // Every row here is one runtime's (a task's invocations): the lookup names it, as the index does.
@@ -306,15 +306,15 @@ export async function readHistories(db: Db, rows: InvocationRow[], light: boolea
 }
 
 /** One runtime's task: its invocations (first seen first) with their attempts and actions. */
-export async function readTaskInvocations(db: Db, runtimeId: string, taskId: string, light: boolean): Promise<InvocationRowWithHistory[]> {
-  return readHistories(db, await readTaskInvocationRows(db, runtimeId, taskId), light);
+export async function selectTaskInvocations(db: Db, runtimeId: string, taskId: string, light: boolean): Promise<InvocationRowWithHistory[]> {
+  return selectHistories(db, await selectTaskInvocationRows(db, runtimeId, taskId), light);
 }
 
 /** The last audit entry that changed the invocation's status. */
 export type StatusChange = { actor: string; at: Date; toStatus: string };
 
 /** What the decision view reads: a runtime's invocation and its last status change; null when it has none by this id. */
-export async function readDecisionRow(db: Db, runtimeId: string, invocationId: string): Promise<{ invocation: InvocationRow; lastChange: StatusChange | null } | null> {
+export async function selectDecisionRow(db: Db, runtimeId: string, invocationId: string): Promise<{ invocation: InvocationRow; lastChange: StatusChange | null } | null> {
   const [row] = await db.driver.query<Raw>(DECISION, [runtimeId, invocationId], { prepareAs: "settle_read_decision" });
   if (!row) return null;
   const lastChange = row.action_at === null || row.action_at === undefined ? null : { actor: text(row.action_actor), at: date(row.action_at), toStatus: text(row.action_to) };

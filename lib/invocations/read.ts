@@ -13,13 +13,13 @@ import { approvalsOf, slaOf } from "../outcome/sla";
 import { phaseRank } from "../outcome/fold";
 import {
   decodeAttemptCursor,
-  lookupInvocationRows,
-  lookupTaskRows,
-  readActions,
-  readAttemptsPage,
-  readInvocationList,
-  readTaskInvocationRows,
-  runtimeIdByName,
+  selectInvocationRows,
+  selectTaskRows,
+  selectActions,
+  selectAttemptsPage,
+  selectInvocationList,
+  selectTaskInvocationRows,
+  selectRuntimeId,
   type InvocationRow,
   type RowScope,
   type TaskRow,
@@ -149,32 +149,30 @@ function lookupOf<R extends { runtime: string | { name: string } }>(rows: R[], r
 
 /** The SPEC §8 view of a row the lookup found: the latest attempts, the audit trail, the policy in effect. */
 async function invocationView(db: Db, row: InvocationRow, now: Date): Promise<InvocationView> {
-  const [page, actions, policies] = await Promise.all([readAttemptsPage(db, row, { limit: INVOCATION_ATTEMPTS_SHOWN }), readActions(db, row.id), loadPolicies(db.driver)]);
+  const [page, actions, policies] = await Promise.all([selectAttemptsPage(db, row, { limit: INVOCATION_ATTEMPTS_SHOWN }), selectActions(db, row.id), loadPolicies(db.driver)]);
   return toInvocationView({ ...row, attempts: page.attempts, actions, attemptsTotal: page.total, attemptsEarlier: page.earlier }, policies, now);
 }
 
 /** The scope narrowed to one runtime by name; null when that runtime is not one the caller can see. */
-export async function resolveScope(db: Db, scope: Scope, runtime: string | undefined): Promise<Scope | null> {
+export async function getRuntimeScope(db: Db, scope: Scope, runtime: string | undefined): Promise<Scope | null> {
   if (!runtime) return scope;
-  const id = await runtimeIdByName(db, runtime);
+  const id = await selectRuntimeId(db, runtime);
   if (!id || (scope.runtimeId && scope.runtimeId !== id)) return null;
   return { runtimeId: id };
 }
 
-/** An invocation in the caller's scope; when several runtimes use the id, the first of any (as the API always did). */
-export async function getInvocation(db: Db, scope: Scope, invocationId: string, now = new Date()): Promise<InvocationView | null> {
-  return readInvocation(db, scope, invocationId, undefined, now);
-}
+/** How a one-thing read may be narrowed: to the runtime named (when several use the id), and the moment it is read at. */
+export type GetOptions = { runtime?: string; now?: Date };
 
-/** GET /api/v1/invocations/{id}?runtime=: in the runtime named, else as getInvocation. */
-export async function readInvocation(db: Db, scope: Scope, invocationId: string, runtime?: string, now = new Date()): Promise<InvocationView | null> {
-  const [row] = await lookupInvocationRows(db, rowScope(scope, runtime), invocationId, 1);
+/** An invocation in the caller's scope, in the runtime named; without one, the first of any runtime using the id (as the API always did). */
+export async function getInvocation(db: Db, scope: Scope, invocationId: string, { runtime, now = new Date() }: GetOptions = {}): Promise<InvocationView | null> {
+  const [row] = await selectInvocationRows(db, rowScope(scope, runtime), invocationId, 1);
   return row ? invocationView(db, row, now) : null;
 }
 
 /** The invocation page: one runtime's invocation, or the runtimes to choose from when the id is in several. */
-export async function findInvocation(db: Db, scope: Scope, invocationId: string, runtime?: string, now = new Date()): Promise<Lookup<InvocationView>> {
-  const found = lookupOf(await lookupInvocationRows(db, rowScope(scope, runtime), invocationId, runtime ? 1 : RUNTIMES_OFFERED), runtime);
+export async function findInvocation(db: Db, scope: Scope, invocationId: string, { runtime, now = new Date() }: GetOptions = {}): Promise<Lookup<InvocationView>> {
+  const found = lookupOf(await selectInvocationRows(db, rowScope(scope, runtime), invocationId, runtime ? 1 : RUNTIMES_OFFERED), runtime);
   return found.kind === "found" ? { kind: "found", value: await invocationView(db, found.value, now) } : found;
 }
 
@@ -184,9 +182,9 @@ export type AttemptPage = z.infer<typeof attemptPageSchema>;
 export async function listAttempts(db: Db, scope: Scope, invocationId: string, query: { before?: string; limit: number }): Promise<AttemptPage | null> {
   const before = query.before === undefined ? undefined : decodeAttemptCursor(query.before);
   if (before === null) throw new ApiError("INVALID_REQUEST", `before: ${NOT_A_CURSOR}.`, { path: "before" });
-  const [row] = await lookupInvocationRows(db, rowScope(scope), invocationId, 1);
+  const [row] = await selectInvocationRows(db, rowScope(scope), invocationId, 1);
   if (!row) return null;
-  const page = await readAttemptsPage(db, row, { limit: query.limit, before });
+  const page = await selectAttemptsPage(db, row, { limit: query.limit, before });
   return { items: page.attempts.map(toAttempt), total: page.total, earlier: page.earlier };
 }
 
@@ -199,24 +197,19 @@ const resolved = (t: TaskRow): ResolvedTask => ({
 });
 
 async function taskView(db: Db, t: TaskRow, now: Date): Promise<TaskView> {
-  const invocations = await readTaskInvocationRows(db, t.runtimeId, t.taskId);
+  const invocations = await selectTaskInvocationRows(db, t.runtimeId, t.taskId);
   return { ...resolved(t).task, invocations: invocations.map((r) => toSummary(r, now)) };
 }
 
-/** A task in the caller's scope; when several runtimes use the id, the one seen last (as the API always did). */
-export async function getTask(db: Db, scope: Scope, taskId: string, now = new Date()): Promise<TaskView | null> {
-  return readTask(db, scope, taskId, undefined, now);
-}
-
-/** GET /api/v1/tasks/{id}?runtime=: in the runtime named, else as getTask. */
-export async function readTask(db: Db, scope: Scope, taskId: string, runtime?: string, now = new Date()): Promise<TaskView | null> {
-  const [task] = await lookupTaskRows(db, rowScope(scope, runtime), taskId, 1);
+/** A task in the caller's scope, in the runtime named; without one, the one seen last of any runtime using the id (as the API always did). */
+export async function getTask(db: Db, scope: Scope, taskId: string, { runtime, now = new Date() }: GetOptions = {}): Promise<TaskView | null> {
+  const [task] = await selectTaskRows(db, rowScope(scope, runtime), taskId, 1);
   return task ? taskView(db, task, now) : null;
 }
 
 /** The task pages: which runtime's task the caller means, or the runtimes to choose from when the id is in several. */
-export async function resolveTask(db: Db, scope: Scope, taskId: string, runtime?: string): Promise<Lookup<ResolvedTask>> {
-  const found = lookupOf(await lookupTaskRows(db, rowScope(scope, runtime), taskId, runtime ? 1 : RUNTIMES_OFFERED), runtime);
+export async function findTask(db: Db, scope: Scope, taskId: string, { runtime }: Pick<GetOptions, "runtime"> = {}): Promise<Lookup<ResolvedTask>> {
+  const found = lookupOf(await selectTaskRows(db, rowScope(scope, runtime), taskId, runtime ? 1 : RUNTIMES_OFFERED), runtime);
   return found.kind === "found" ? { kind: "found", value: resolved(found.value) } : found;
 }
 
@@ -228,14 +221,14 @@ export async function listInvocations(db: Db, scope: Scope, query: ListQuery, no
   }
   // Newest first, one runtime at a time by (runtime_id, last_attempt_at), then merged: a list across
   // runtimes fans out rather than reading one index that spans them all (shared/notes/scale-out.md).
-  const named = query.runtime ? await runtimeIdByName(db, query.runtime) : null;
+  const named = query.runtime ? await selectRuntimeId(db, query.runtime) : null;
   const runtimeIds = query.runtime
     ? named && (!scope.runtimeId || scope.runtimeId === named) ? [named] : []
     : scope.runtimeId
       ? [scope.runtimeId]
       : (await db.prisma.runtime.findMany({ select: { id: true } })).map((r) => r.id);
   const filter = { statuses: query.status, tool: query.tool, effectClasses: query.effect_class, q: query.q, after, now, limit: query.limit + 1 };
-  const perRuntime = await Promise.all(runtimeIds.map((runtimeId) => readInvocationList(db, runtimeId, filter)));
+  const perRuntime = await Promise.all(runtimeIds.map((runtimeId) => selectInvocationList(db, runtimeId, filter)));
   const newestFirst = (a: { lastAttemptAt: Date; id: string }, b: { lastAttemptAt: Date; id: string }) =>
     b.lastAttemptAt.getTime() - a.lastAttemptAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
   const rows = perRuntime.flat().sort(newestFirst).slice(0, query.limit + 1);

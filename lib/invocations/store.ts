@@ -48,7 +48,7 @@ const readStatement = (lock: boolean) => ({
  * The stored rows of these invocations, and which of these event keys are
  * stored already. `lock` holds the rows until the enclosing transaction ends.
  */
-export async function readStates(tx: Tx, runtimeId: string, invocationIds: string[], eventKeys: string[], lock = false): Promise<{ rows: InvocationRow[]; stored: Set<string> }> {
+export async function selectStates(tx: Tx, runtimeId: string, invocationIds: string[], eventKeys: string[], lock = false): Promise<{ rows: InvocationRow[]; stored: Set<string> }> {
   const result = await tx.query<InvocationRow & { stored: string[] | null }>(readStatement(lock), [runtimeId, invocationIds, eventKeys]);
   const rows = result.filter((r) => r.stored === null);
   return { rows, stored: new Set(result.find((r) => r.stored !== null)?.stored ?? []) };

@@ -1,10 +1,10 @@
 import "server-only";
 import type { Db } from "../db/client";
-import { resolveTask, toInvocationView, toSummary, type InvocationSummary, type InvocationView, type Lookup, type ResolvedTask, type Scope, type TaskView } from "./read";
+import { findTask, toInvocationView, toSummary, type InvocationSummary, type InvocationView, type Lookup, type ResolvedTask, type Scope, type TaskView } from "./read";
 import { loadPolicies } from "../policies/policies";
 import { compareRelevance, countNeedingPerson, TASK_PAGE_SIZE } from "./task-order";
 import { buildTimeline, type TimelineEvent } from "./timeline-builder";
-import { readHistories, readTaskInvocationRows, readTaskInvocations } from "./queries";
+import { selectHistories, selectTaskInvocationRows, selectTaskInvocations } from "./queries";
 
 
 export type TaskPageData = {
@@ -18,12 +18,12 @@ export type TaskPageData = {
 };
 
 export async function findTaskPage(db: Db, scope: Scope, taskId: string, runtime: string | undefined, now: Date): Promise<Lookup<TaskPageData>> {
-  const found = await resolveTask(db, scope, taskId, runtime);
+  const found = await findTask(db, scope, taskId, { runtime });
   if (found.kind !== "found") return found;
-  const all = await readTaskInvocationRows(db, found.value.runtimeId, taskId);
+  const all = await selectTaskInvocationRows(db, found.value.runtimeId, taskId);
   const ranked = all.map((row) => ({ row, summary: toSummary(row, now) })).sort((a, b) => compareRelevance(a.summary, b.summary));
   const first = ranked.slice(0, TASK_PAGE_SIZE);
-  const [histories, policies] = await Promise.all([readHistories(db, first.map((r) => r.row), true), loadPolicies(db.driver)]);
+  const [histories, policies] = await Promise.all([selectHistories(db, first.map((r) => r.row), true), loadPolicies(db.driver)]);
   return {
     kind: "found",
     value: {
@@ -44,9 +44,9 @@ export type TaskTimelineData = { task: TaskView; invocations: InvocationView[] }
  * messages (null, {} and null).
  */
 export async function findTaskTimeline(db: Db, scope: Scope, taskId: string, runtime?: string, now = new Date(), light = false): Promise<Lookup<TaskTimelineData>> {
-  const found = await resolveTask(db, scope, taskId, runtime);
+  const found = await findTask(db, scope, taskId, { runtime });
   if (found.kind !== "found") return found;
-  const [rows, policies] = await Promise.all([readTaskInvocations(db, found.value.runtimeId, taskId, light), loadPolicies(db.driver)]);
+  const [rows, policies] = await Promise.all([selectTaskInvocations(db, found.value.runtimeId, taskId, light), loadPolicies(db.driver)]);
   const invocations = rows.map((r) => toInvocationView(r, policies, now));
   const summaries = invocations.map(({ attempts: _a, attempts_total: _t, attempts_earlier: _e, actions: _b, sla: _c, approvals: _d, ...summary }) => summary);
   return { kind: "found", value: { task: { ...found.value.task, invocations: summaries }, invocations } };
@@ -56,7 +56,7 @@ export type StoryLane = { invocation_id: string; tool: string; runtime: string }
 export type TaskStory = { start: string; end: string; now: string; total: number; lanes: StoryLane[]; events: TimelineEvent[] };
 
 /** The first `limit` events of a task's whole timeline, oldest first, without envelopes; null when the task is not one the caller can see. */
-export async function readTaskStory(db: Db, scope: Scope, taskId: string, runtime: string | undefined, limit: number, stallWindowS: number, now = new Date()): Promise<TaskStory | null> {
+export async function getTaskStory(db: Db, scope: Scope, taskId: string, runtime: string | undefined, limit: number, stallWindowS: number, now = new Date()): Promise<TaskStory | null> {
   const found = await findTaskTimeline(db, scope, taskId, runtime, now, true);
   if (found.kind !== "found") return null;
   const timeline = buildTimeline(found.value.invocations, { now, stallWindowS });

@@ -5,7 +5,7 @@ import { env } from "../env";
 import type { MetricCasesPage, MetricCasesQuery, Metrics, MetricsRange, SeriesPoint, ToolRow } from "./schema";
 import { resolveRange } from "./schema";
 import { casesQuery } from "./cases-sql";
-import { planRange, readCoverage, rollupQuery, type Coverage, type RangePlan } from "./rollup";
+import { planRange, selectCoverage, rollupQuery, type Coverage, type RangePlan } from "./rollup";
 import { countQuery, durationsQuery, queueSeriesQuery, type SourceName } from "./sql";
 
 // Trust metrics (SPEC §6): what happened in [from, to), per tool, for
@@ -129,7 +129,7 @@ export async function getMetrics(
   { rollups = true }: { rollups?: boolean } = {},
 ): Promise<Metrics> {
   const range = rangeOf(query, now);
-  const [runtimeId, cover] = await Promise.all([runtimeIdOf(db, range.runtime), rollups ? readCoverage(db) : RAW]);
+  const [runtimeId, cover] = await Promise.all([runtimeIdOf(db, range.runtime), rollups ? selectCoverage(db) : RAW]);
   const unit = bucketOf(range);
   const plan = planRange(range.from, range.to, cover);
   const params = paramsOf(range, runtimeId, now, unit, cover, plan);
@@ -253,7 +253,7 @@ type CaseRow = { invocation_id: string; task_id: string; runtime: string; tool: 
 /** The invocations behind one number of getMetrics, newest event first. */
 export async function listMetricCases(db: Db, query: MetricCasesQuery, now = new Date()): Promise<MetricCasesPage> {
   const range = rangeOf(query, now);
-  const [runtimeId, cover] = await Promise.all([runtimeIdOf(db, range.runtime), readCoverage(db)]);
+  const [runtimeId, cover] = await Promise.all([runtimeIdOf(db, range.runtime), selectCoverage(db)]);
   const offset = Number(query.cursor ?? 0);
   // A list reads the hourly sources raw over the whole range; episodes as the numbers do.
   const whole: RangePlan = { segments: [[range.from.toISOString()], [range.to.toISOString()]], coveredFrom: range.from.toISOString(), coveredTo: range.from.toISOString(), staleHours: [] };

@@ -52,7 +52,7 @@ const touchedQuery = `
 type Touched = { rolled_before: string | null; ids: string[]; uids: string[]; hours: number[] };
 
 /** What a reader must know: how far the rollups go, and what in them is stale. */
-export async function readCoverage(db: Db): Promise<Coverage> {
+export async function selectCoverage(db: Db): Promise<Coverage> {
   const [row] = await db.driver.query<Touched>(touchedQuery, [1_000_000]);
   return {
     rolledBefore: row?.rolled_before ? new Date(row.rolled_before) : null,

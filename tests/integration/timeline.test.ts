@@ -132,7 +132,7 @@ describe("timelines through the read API", () => {
 
     expect(await findInvocation(t.db, {}, "shared")).toEqual({ kind: "ambiguous", runtimes: ["rt-other", "rt-test"] });
     expect(await findTaskTimeline(t.db, {}, "shared-task")).toEqual({ kind: "ambiguous", runtimes: ["rt-other", "rt-test"] });
-    const picked = await findInvocation(t.db, {}, "shared", "rt-other");
+    const picked = await findInvocation(t.db, {}, "shared", { runtime: "rt-other" });
     expect(picked.kind === "found" && picked.value.tool).toBe("tool_b");
     const task = await findTaskTimeline(t.db, {}, "shared-task", "rt-test");
     expect(task.kind === "found" && task.value.invocations.map((i) => i.tool)).toEqual(["tool_a"]);

@@ -1,5 +1,5 @@
 import { otherMethods, withRoute } from "@/lib/http/route";
-import { readRuntimeCatalog, runtimeCatalogSchema } from "@/lib/catalog/load";
+import { getRuntimeCatalog, runtimeCatalogSchema } from "@/lib/catalog/load";
 
 // A runtime reads its own tool catalog (the MCP gateway's `settle_catalog`): what Settle's admins classified.
 export const GET = withRoute({
@@ -9,7 +9,7 @@ export const GET = withRoute({
     "What a runtime's tools are, as Settle's admins set them: the first entry whose pattern matches a tool's name (`*` for any characters) gives its effect class. A tool no entry matches is a write.",
   tags: ["Tool catalog"],
   response: runtimeCatalogSchema,
-  handler: async ({ db, principal }) => readRuntimeCatalog(db, principal.runtime),
+  handler: async ({ db, principal }) => getRuntimeCatalog(db, principal.runtime),
 });
 
 export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

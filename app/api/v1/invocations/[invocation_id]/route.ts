@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 import { scopeOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
-import { readInvocation } from "@/lib/invocations/read";
+import { getInvocation } from "@/lib/invocations/read";
 import { invocationSchema } from "@/lib/http/schemas";
 import { idParamSchema, runtimeNameSchema } from "@/lib/outcome/record-fields";
 
@@ -19,7 +19,7 @@ export const GET = withRoute({
   params: z.object({ invocation_id: idParamSchema }),
   query: z.object({ runtime: runtimeNameSchema.optional().describe("The runtime's name, when several runtimes use this invocation id.") }),
   handler: async ({ db, principal, params, query }) => {
-    const found = await readInvocation(db, scopeOf(principal), params.invocation_id, query.runtime);
+    const found = await getInvocation(db, scopeOf(principal), params.invocation_id, { runtime: query.runtime });
     if (!found) throw new ApiError("NOT_FOUND", `No invocation ${params.invocation_id}${query.runtime ? ` in runtime ${query.runtime}` : ""} that you can see.`);
     return found;
   },

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 import { scopeOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
-import { readTask } from "@/lib/invocations/read";
+import { getTask } from "@/lib/invocations/read";
 import { taskSchema } from "@/lib/http/schemas";
 import { idParamSchema, runtimeNameSchema } from "@/lib/outcome/record-fields";
 
@@ -18,7 +18,7 @@ export const GET = withRoute({
   params: z.object({ task_id: idParamSchema }),
   query: z.object({ runtime: runtimeNameSchema.optional().describe("The runtime's name, when several runtimes use this task id.") }),
   handler: async ({ db, principal, params, query }) => {
-    const found = await readTask(db, scopeOf(principal), params.task_id, query.runtime);
+    const found = await getTask(db, scopeOf(principal), params.task_id, { runtime: query.runtime });
     if (!found) throw new ApiError("NOT_FOUND", `No task ${params.task_id}${query.runtime ? ` in runtime ${query.runtime}` : ""} that you can see.`);
     return found;
   },

@@ -3,7 +3,7 @@ import { ApiError } from "@/lib/errors";
 import { scopeOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { listAttempts } from "@/lib/invocations/read";
-import { resolveScope } from "@/lib/invocations/read";
+import { getRuntimeScope } from "@/lib/invocations/read";
 import { attemptPageSchema } from "@/lib/http/schemas";
 import { idParamSchema, runtimeNameSchema } from "@/lib/outcome/record-fields";
 
@@ -23,7 +23,7 @@ export const GET = withRoute({
     limit: z.coerce.number().int().min(1).max(500).default(200),
   }),
   handler: async ({ db, principal, params, query }) => {
-    const scope = await resolveScope(db, scopeOf(principal), query.runtime);
+    const scope = await getRuntimeScope(db, scopeOf(principal), query.runtime);
     const page = scope ? await listAttempts(db, scope, params.invocation_id, query) : null;
     if (!page) throw new ApiError("NOT_FOUND", `No invocation ${params.invocation_id}${query.runtime ? ` in runtime ${query.runtime}` : ""} that you can see.`);
     return page;

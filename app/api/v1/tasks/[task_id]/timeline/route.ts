@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 import { scopeOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
-import { readTaskStory } from "@/lib/invocations/task-page";
+import { getTaskStory } from "@/lib/invocations/task-page";
 import { env } from "@/lib/env";
 import { taskStorySchema } from "@/lib/http/schemas";
 import { idParamSchema, runtimeNameSchema } from "@/lib/outcome/record-fields";
@@ -23,7 +23,7 @@ export const GET = withRoute({
     limit: z.coerce.number().int().min(1).max(5000).default(150).describe("How many events, from the first."),
   }),
   handler: async ({ db, principal, params, query }) => {
-    const found = await readTaskStory(db, scopeOf(principal), params.task_id, query.runtime, query.limit, env().SETTLE_STALL_WINDOW_S);
+    const found = await getTaskStory(db, scopeOf(principal), params.task_id, query.runtime, query.limit, env().SETTLE_STALL_WINDOW_S);
     if (!found) throw new ApiError("NOT_FOUND", `No task ${params.task_id}${query.runtime ? ` in runtime ${query.runtime}` : ""} that you can see.`);
     return found;
   },
