@@ -2,7 +2,7 @@ import "server-only";
 import type { Db } from "../db/client";
 import type { Sql } from "../db/driver";
 import type { Prisma as P } from "../db/generated/client";
-import { redact } from "../ingest/redact";
+import { redact } from "../redact/redact";
 import type { AdminActionName } from "./admin-action-names";
 
 // Admin actions (people, roles, keys, tokens, webhook endpoints, policies,

@@ -8,7 +8,7 @@ import type { RuntimeRef } from "../ingest/process-batch";
 import { storeRecords } from "../ingest/store-records";
 import { INVOCATION_COLUMNS, type InvocationRow } from "../invocations/store";
 import { deriveInvocationId, prepareRecord } from "../ingest/record";
-import { cleanText } from "../ingest/redact";
+import { cleanText } from "../redact/redact";
 import { decideGuard, guardReasons, type GuardCandidate, type GuardReason } from "../outcome/guard-rules";
 import { budgetSchema, effectClassTextSchema, ID_MAX, idempotencyKeySchema, idSchema, timeTextSchema, toolNameSchema } from "../outcome/record-fields";
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { getDb, MigrationsPendingError, type Db } from "../db/client";
 import { isDatabaseUnavailable, sqlState } from "../db/errors";
 import { readBodyLimited } from "./read-body";
-import { cleanText } from "../ingest/redact";
+import { cleanText } from "../redact/redact";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../ingest/json-depth";
 import type { Permission } from "../identity/roles";
 import { authenticate, type AuthMode, type Principal, type RuntimePrincipal, type UserPrincipal } from "../identity/principal";

@@ -3,7 +3,7 @@ import { isRecord } from "./adapters/shared";
 import { parseJsonObject } from "./adapters/wrapped-text";
 import { storableCount, storableIso } from "../db/storable";
 import type { IgnoredHint } from "../outcome/vocabulary";
-import { cleanText, redact, redactText } from "./redact";
+import { cleanText, redact, redactText } from "../redact/redact";
 import type { NormalizedAttempt, Retry, SafeValue } from "../outcome/vocabulary";
 
 function normalizeLeaf(value: unknown, ctx: AdapterContext): NormalizedAttempt | null {

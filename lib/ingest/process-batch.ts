@@ -8,7 +8,7 @@ import { storeRecords } from "./store-records";
 import { recordError, type ErrorEnvelope } from "../errors";
 import type { IgnoredHint } from "../outcome/vocabulary";
 import { prepareRecord, type PreparedRecord, type RecordProblem } from "./record";
-import { cleanText } from "./redact";
+import { cleanText } from "../redact/redact";
 
 // Ingests a batch of records for one runtime: every accepted record is
 // committed before the caller answers, a rejected one stores nothing, a

@@ -15,7 +15,7 @@ import {
 import { MAX_JSON_DEPTH, tooDeepMember } from "./json-depth";
 import { storableIso } from "../db/storable";
 import { normalizeEnvelope, normalizeRedactedEnvelope } from "./normalize";
-import { cleanText, redact, TooDeepError } from "./redact";
+import { cleanText, redact, TooDeepError } from "../redact/redact";
 import {
   effectClassSchema,
   phaseSchema,

@@ -4,7 +4,7 @@ import { spanAdapters, spanRecords, type SpanOptions, type SpanRecord } from "./
 import type { ReadSpan } from "../otlp/spans";
 import { ingestPrepared, type IngestResult, type PreparedInput, type RuntimeRef } from "./process-batch";
 import { contentHash, type PreparedRecord, type RecordProblem } from "./record";
-import { cleanText, redact, TooDeepError } from "./redact";
+import { cleanText, redact, TooDeepError } from "../redact/redact";
 
 // OTLP ingest's records: each tool-call span, read by the convention that
 // claims it (lib/ingest/adapters/otel-*.ts), becomes its intent and outcome

@@ -5,7 +5,7 @@ import { GET as audit } from "@/app/api/v1/audit/route";
 import { GET as queue } from "@/app/api/v1/queue/route";
 import { GET as timeline } from "@/app/api/v1/tasks/[task_id]/timeline/route";
 import { errorEnvelopeSchema } from "@/lib/errors";
-import { cleanText } from "@/lib/ingest/redact";
+import { cleanText } from "@/lib/redact/redact";
 import { call, createOperator, openSettle, type TestContext } from "./harness";
 import { getDecision, getInvocation, getTask, guard, ingest, listInvocations } from "./routes";
 import { POST as authPost } from "@/app/api/auth/[...all]/route";

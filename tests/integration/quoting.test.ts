@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as actions } from "@/app/api/v1/invocations/[invocation_id]/actions/route";
 import { GET as queue } from "@/app/api/v1/queue/route";
-import { cleanText } from "@/lib/ingest/redact";
+import { cleanText } from "@/lib/redact/redact";
 import { call, createOperator, openSettle, type Backend, type TestContext } from "./harness";
 import { getInvocation, guard, ingest } from "./routes";
 

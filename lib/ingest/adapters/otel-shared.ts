@@ -1,7 +1,7 @@
 import type { EffectClass, NormalizedAttempt, Phase, SafeValue, SpanConvention } from "../../outcome/vocabulary";
 import type { AttributeValue, Attributes, Span, SpanSource } from "../../otlp/spans";
 import { isKnownEnvelope, normalizeEnvelope } from "../normalize";
-import { redactText } from "../redact";
+import { redactText } from "../../redact/redact";
 import { failureWithoutEvidence, isRecord, success, writeAheadIntent, type AdapterContext } from "./shared";
 import { parseJsonObject } from "./wrapped-text";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normalizeEnvelope } from "./normalize";
+import { normalizeEnvelope } from "../ingest/normalize";
 import { cleanText, MAX_DEPTH, MAX_JSON_TEXT, REDACTED, redact, redactText, TooDeepError } from "./redact";
 
 // Fake credentials, built from parts so that no secret scanner takes this file for a leak.

@@ -1,0 +1,46 @@
+// Settle's layers, as data: what each folder (or top-level file) owns and which
+// others it may import, type-only imports included. This table is the one
+// source of three things, so none can drift from the others:
+// - ESLint's import/no-restricted-paths zones (eslint.config.mjs): an import
+//   outside a row fails `npm run lint`;
+// - the table and the dependency graph in docs/architecture.md (written by
+//   scripts/architecture/doc.mjs, checked by `npm run lint`);
+// - the check that every permission here is used and the lib/ graph has no cycle.
+// Tests (*.test.ts, __tests__/) are outside the layers: they may import anything.
+//
+// `match`: folder prefixes (ending in /) or files, most specific unit first.
+
+const lib = (name, owns, mayImport) => ({ name: `lib/${name}`, match: [`lib/${name}/`], owns, mayImport });
+const libFile = (name, owns, mayImport) => ({ name: `lib/${name}.ts`, match: [`lib/${name}.ts`], owns, mayImport });
+
+export const units = [
+  { name: "server/api-client", match: ["server/api-client.ts"], owns: "the typed API client: each route's params, query, body and answers, typed from its declaration (types only, so it runs in the browser and the CLI)", mayImport: ["server", "lib/http", "lib/errors.ts"] },
+  { name: "server", match: ["server/"], owns: "the top: the route registry (routes.ts), the OpenAPI document built from it, the fast lane (the routes that declare `hot: true`, decision 024) and the server script's limits", mayImport: ["app", "lib/audit", "lib/env.ts", "lib/errors.ts", "lib/guard", "lib/http", "lib/identity", "lib/ingest", "lib/invocations", "lib/metrics", "lib/outcome", "lib/policies", "lib/process-wide.ts", "lib/queue", "lib/webhooks"] },
+  { name: "app", match: ["app/"], owns: "routes and pages only: each route authenticates, parses, calls one lib/ function and answers (withRoute); each page reads through lib/ and renders components. The OpenAPI route loads the document from server/ lazily", mayImport: ["components", "server", "lib/audit", "lib/catalog", "lib/db", "lib/env.ts", "lib/errors.ts", "lib/first-run.ts", "lib/guard", "lib/http", "lib/identity", "lib/ingest", "lib/invocations", "lib/metrics", "lib/otlp", "lib/outcome", "lib/policies", "lib/queue", "lib/webhooks"] },
+  { name: "components", match: ["components/"], owns: "the console's UI: client components over TanStack Query and the typed client; from lib/ only browser-safe modules and types, never the database", mayImport: ["server/api-client", "lib/audit", "lib/catalog", "lib/identity", "lib/invocations", "lib/metrics", "lib/outcome", "lib/policies", "lib/query", "lib/queue", "lib/webhooks"] },
+  { name: "cli", match: ["cli/"], owns: "the `settle` CLI: keys, users, tokens, the catalog, migrations against the database; ingest and simulate over the API with the typed client", mayImport: ["server/api-client", "lib/catalog", "lib/db", "lib/env.ts", "lib/errors.ts", "lib/http", "lib/identity", "lib/invocations", "lib/outcome"] },
+  { name: "proxy.ts", match: ["proxy.ts"], owns: "before Next.js routes a request: undecodable addresses, the page CSP with its nonce, HSTS, the requested path for sign-in", mayImport: ["lib/env.ts", "lib/errors.ts", "lib/http"] },
+  { name: "instrumentation.ts", match: ["instrumentation.ts"], owns: "start-up: checks the settings, opens the database, starts the jobs, registers the fast lane for the server script", mayImport: ["lib/server-start.ts", "server"] },
+  lib("http", "the route kit: `withRoute` (auth, zod parsing, the error envelope), bounded body reading, JSON depth, ingest's body (JSON or NDJSON), Better Auth's entry (auth-handler.ts), security headers", ["lib/db", "lib/env.ts", "lib/errors.ts", "lib/identity", "lib/ingest", "lib/invocations", "lib/redact"]),
+  lib("jobs", "the scheduler and its jobs, one line each calling its area (policies, queue samples, webhooks, rollups)", ["lib/db", "lib/env.ts", "lib/invocations", "lib/metrics", "lib/webhooks"]),
+  libFile("server-start", "start-up, once per process: settings, the database, the first-run key and admin, the jobs", ["lib/env.ts", "lib/first-run.ts", "lib/identity", "lib/jobs", "lib/process-wide.ts"]),
+  libFile("first-run", "an empty embedded database's first runtime key and admin, printed once", ["lib/db", "lib/env.ts", "lib/identity"]),
+  lib("otlp", "OTLP/HTTP trace export: the wire scan and decoding (protobuf, JSON), spans, the three tool-span conventions, span records, ingest through lib/ingest, the export answer", ["lib/catalog", "lib/db", "lib/env.ts", "lib/errors.ts", "lib/identity", "lib/ingest", "lib/outcome", "lib/redact"]),
+  lib("guard", "`POST /api/v1/guard`: the check and the write-ahead intent under an advisory lock", ["lib/db", "lib/errors.ts", "lib/ingest", "lib/invocations", "lib/outcome", "lib/redact"]),
+  lib("queue", "what needs a person: filters, pages in queue order, saved views, bulk actions", ["lib/db", "lib/errors.ts", "lib/invocations", "lib/outcome", "lib/policies"]),
+  lib("ingest", "`POST /api/v1/envelopes`: per-record validation, the dialect adapters (pure), redaction, the set-based write", ["lib/db", "lib/errors.ts", "lib/invocations", "lib/outcome", "lib/process-wide.ts", "lib/redact"]),
+  lib("invocations", "reading an invocation and a task (one reader), the timeline builder (pure, also in the browser), the write path's one statement, operator actions, the policy job's work, decisions for runtimes", ["lib/db", "lib/env.ts", "lib/errors.ts", "lib/identity", "lib/outcome", "lib/policies", "lib/process-wide.ts"]),
+  lib("metrics", "trust metrics, their SQL, hourly rollups and queue samples", ["lib/db", "lib/env.ts", "lib/errors.ts", "lib/outcome"]),
+  lib("webhooks", "events, the outbox, safe delivery, signatures, endpoints and their log", ["lib/audit", "lib/db", "lib/env.ts", "lib/errors.ts", "lib/outcome"]),
+  lib("catalog", "tool catalogs: a runtime's tool names or patterns → effect class, the reading (pure, `effect-class.ts`), the cached read for ingest, editing with audit", ["lib/audit", "lib/db", "lib/errors.ts", "lib/outcome", "lib/process-wide.ts"]),
+  lib("policies", "per-class policy rows, their resolution and history", ["lib/audit", "lib/db", "lib/errors.ts", "lib/outcome"]),
+  lib("identity", "Better Auth, sessions, roles, people, runtime keys, personal tokens, the client address, the principal of a request and its scope", ["lib/audit", "lib/db", "lib/env.ts", "lib/errors.ts", "lib/process-wide.ts"]),
+  lib("audit", "the trail: invocation actions and admin changes (redacted), page and CSV", ["lib/db", "lib/outcome", "lib/redact"]),
+  lib("query", "the console's TanStack Query key factory and its fetch over the typed client", ["lib/errors.ts"]),
+  lib("db", "the database handle (Prisma for single-row reads and writes; the driver for every SQL statement and transaction), migrations, cursors, storable values", ["lib/env.ts", "lib/outcome", "lib/process-wide.ts"]),
+  lib("redact", "what never leaves Settle in clear: secret key names and token shapes, the one bounded walk that redacts them, storable text (pure)", []),
+  libFile("errors", "the typed error catalog and Settle's error envelope, in the vocabulary's terms", ["lib/outcome"]),
+  libFile("env", "the only reader of `process.env`", ["lib/process-wide.ts"]),
+  libFile("process-wide", "the one place state lives on `globalThis`, shared by Next.js's bundles", []),
+  lib("outcome", "the rules, pure: vocabulary, record field limits, statuses, lifecycle (`move()`), operator actions, the fold, decisions, guard rules, SLA timers, queue order", []),
+];
