@@ -65,6 +65,11 @@ const config = [
       ],
     },
   },
+  // Modules the console ships to the browser stay free of zod (it would add ~30 kB to every page's first load).
+  {
+    files: ["lib/outcome/{status,transitions,queue-order,durations}.ts", "lib/queue/filters.ts", "lib/invocations/{timeline-builder,task-order}.ts"],
+    rules: { "no-restricted-imports": ["error", { paths: [{ name: "zod", message: "This module runs in the browser: keep zod out (schemas live in lib/outcome/vocabulary.ts)." }] }] },
+  },
   // Process-wide state lives behind processWide (lib/process-wide.ts): Next.js bundles the routes, pages,
   // instrumentation and the fast lane apart, so module-level state would be one copy per bundle.
   {

@@ -3,7 +3,7 @@ import type { Db } from "@/lib/db/client";
 import { listQueue, queueQuerySchema } from "@/lib/queue/queue";
 
 // EXPLAIN (ANALYZE, BUFFERS) of the queue's own SQL: listQueue runs against a
-// stand-in database that records the page and count statements it is given,
+// stand-in driver that records the page and count statements it is given,
 // so what is explained is exactly what the API sends, parameters included.
 // Statements it reads to decide on a plan (whether a search is narrowed
 // through its index) are answered by the real database.
@@ -16,20 +16,17 @@ const isCount = (sql: string) => /count\(\*\)::int AS total/.test(sql);
 /** The statements listQueue sends for a URL query: the page and the count. */
 export async function queueStatements(client: pg.Client, search: string): Promise<{ page: CapturedQuery; count: CapturedQuery }> {
   const captured: CapturedQuery[] = [];
-  // Any read through a Prisma model (the policies, say) finds nothing.
-  const models = new Proxy({}, { get: () => async () => [] });
-  const prisma = new Proxy(
-    {
-      $queryRawUnsafe: async (sql: string, ...params: unknown[]) => {
-        if (!isPage(sql) && !isCount(sql)) return (await client.query(sql, params)).rows;
-        captured.push({ sql, params });
-        return [];
-      },
+  // Every statement goes through the driver (lib/db/README.md): the page and count are kept, anything
+  // else listQueue reads to decide (a search's reach, the policies) is answered by the real database.
+  const driver = {
+    query: async (sql: string, params: unknown[] = []) => {
+      if (!isPage(sql) && !isCount(sql)) return (await client.query(sql, params)).rows;
+      captured.push({ sql, params });
+      return [];
     },
-    { get: (target, name) => (name in target ? target[name as keyof typeof target] : models) },
-  );
+  };
   const query = queueQuerySchema.parse(Object.fromEntries(new URLSearchParams(search)));
-  await listQueue({ prisma } as unknown as Db, query, { scope: {}, me: "bench-operator@example.com" });
+  await listQueue({ driver } as unknown as Db, query, { scope: {}, me: "bench-operator@example.com" });
   const page = captured.find((q) => isPage(q.sql));
   const count = captured.find((q) => isCount(q.sql));
   if (!page || !count) throw new Error(`listQueue sent no page and count query for "${search}"`);

@@ -5,7 +5,8 @@ import type { Prisma as P } from "../db/generated/client";
 import { storableIso } from "../db/storable";
 import { listAdminActions, type AdminAuditRow } from "./admin";
 import { decodeTimeIdCursor, encodeTimeIdCursor, type TimeIdCursor } from "../db/cursor";
-import { invocationStatusSchema, type InvocationStatus } from "../outcome/status";
+import { type InvocationStatus } from "../outcome/status";
+import { invocationStatusSchema } from "../outcome/vocabulary";
 
 // The audit trail, newest first: every entry of the append-only
 // `invocation_actions` table with the invocation it touched, and every admin

@@ -6,7 +6,8 @@ import type { Db } from "../db/client";
 import { commitStateSchema } from "../outcome/vocabulary";
 import { decideFor, decisions } from "../outcome/decisions";
 import type { Resolution } from "../outcome/lifecycle";
-import { effectiveStatus, invocationStatusSchema, type InvocationStatus, type StoredStatus } from "../outcome/status";
+import { effectiveStatus, type InvocationStatus, type StoredStatus } from "../outcome/status";
+import { invocationStatusSchema } from "../outcome/vocabulary";
 import { selectDecisionRow, type InvocationRow, type StatusChange } from "./queries";
 
 

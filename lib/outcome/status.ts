@@ -1,4 +1,5 @@
-import { z } from "zod";
+// Zod-free: the console ships this module (and transitions.ts, which imports it) to the browser;
+// the schema of a status is vocabulary.ts's invocationStatusSchema.
 
 export const invocationStatuses = [
   "pending",
@@ -16,8 +17,7 @@ export const invocationStatuses = [
   "rejected",
   "reconciled",
 ] as const;
-export const invocationStatusSchema = z.enum(invocationStatuses);
-export type InvocationStatus = z.infer<typeof invocationStatusSchema>;
+export type InvocationStatus = (typeof invocationStatuses)[number];
 
 /** `stalled` is never stored: it is `pending` whose stall window has passed, computed at read time. */
 export type StoredStatus = Exclude<InvocationStatus, "stalled">;

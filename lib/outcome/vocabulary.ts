@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { invocationStatuses } from "./status";
 import { effectClasses } from "./queue-order";
 
 /** A hint inside an envelope that Settle could not use: dropped from the normalized reading, kept in the envelope. */
@@ -28,6 +29,8 @@ export type Dialect = z.infer<typeof dialectSchema>;
 
 export const spanConventions = ["otel-genai", "otel-vercel-ai", "otel-openinference"] as const satisfies readonly Dialect[];
 export type SpanConvention = (typeof spanConventions)[number];
+
+export const invocationStatusSchema = z.enum(invocationStatuses);
 
 export const commitStateSchema = z.enum(["committed", "not_committed", "unknown", "partial"]);
 export type CommitState = z.infer<typeof commitStateSchema>;

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { decideFor, decisions } from "../outcome/decisions";
 import type { Resolution } from "../outcome/lifecycle";
-import { invocationStatusSchema, type InvocationStatus } from "../outcome/status";
+import { type InvocationStatus } from "../outcome/status";
+import { invocationStatusSchema } from "../outcome/vocabulary";
 
 // Which status changes a runtime hears about, and what the event says. Pure:
 // the fan-out job reads transitions and calls eventFor for each.
