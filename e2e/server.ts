@@ -114,13 +114,14 @@ export function writeState(state: E2EState): void {
  * One more server of the same build on the console's database with the fast lane off
  * (SETTLE_FAST_LANE=off): every request through Next.js, to compare with `npm start` as shipped.
  */
-export async function startThroughNext(databaseUrl: string): Promise<{ baseURL: string; stop: () => void }> {
+export async function startThroughNext(databaseUrl: string): Promise<{ baseURL: string; pid: number; stop: () => void }> {
   const port = await freePort();
   const { child, output } = startNext(port, { DATABASE_URL: databaseUrl, SETTLE_AUTH_SECRET: randomBytes(24).toString("hex"), SETTLE_FAST_LANE: "off", SETTLE_BACKGROUND_JOBS: "off" });
   const baseURL = `http://127.0.0.1:${port}`;
   await waitFor("The server without the fast lane did not become healthy", async () => ((await healthy(baseURL)) ? true : null), output, child);
   return {
     baseURL,
+    pid: child.pid!,
     stop: () => {
       try {
         process.kill(-child.pid!, "SIGTERM");

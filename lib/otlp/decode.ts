@@ -54,11 +54,10 @@ export function decodeProtobuf(body: Uint8Array): ReadSpan[] {
 }
 
 export function decodeJson(body: Uint8Array): ReadSpan[] {
-  const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8");
-  scanJson(text);
+  scanJson(body);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"));
   } catch (error) {
     throw new ApiError("INVALID_JSON", `The body is not valid JSON: ${error instanceof Error ? error.message : "parse error"}.`);
   }

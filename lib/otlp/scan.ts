@@ -144,13 +144,13 @@ export function scanProtobuf(body: Uint8Array, schema: WireSchema): Shape {
 }
 
 /** Index of the quote that closes the JSON string opened at `open`, or -1. */
-function closingQuote(text: string, open: number): number {
-  let at = text.indexOf('"', open + 1);
+function closingQuote(text: Buffer, open: number): number {
+  let at = text.indexOf(0x22, open + 1);
   while (at > 0) {
     let slashes = 0;
-    while (text.charCodeAt(at - 1 - slashes) === 0x5c) slashes += 1;
+    while (text[at - 1 - slashes] === 0x5c) slashes += 1;
     if (slashes % 2 === 0) return at;
-    at = text.indexOf('"', at + 1);
+    at = text.indexOf(0x22, at + 1);
   }
   return -1;
 }
@@ -159,15 +159,18 @@ export type JsonShape = { elements: number; depth: number; over: "elements" | "d
 
 /**
  * Counts a JSON text's objects, arrays and commas, and its nesting, outside
- * strings, stopping at the first over either limit. Text that is not JSON is
- * counted as far as it goes: JSON.parse says what is wrong with it.
+ * strings, stopping at the first over either limit. Read as UTF-8 bytes (no
+ * string is made of a body that may be refused; no byte of a multi-byte
+ * character is punctuation). Text that is not JSON is counted as far as it
+ * goes: JSON.parse says what is wrong with it.
  */
-export function jsonShape(text: string, maxElements: number, maxDepth: number): JsonShape {
+export function jsonShape(json: Uint8Array | string, maxElements: number, maxDepth: number): JsonShape {
+  const text = typeof json === "string" ? Buffer.from(json, "utf8") : Buffer.from(json.buffer, json.byteOffset, json.byteLength);
   let depth = 0;
   let deepest = 0;
   let elements = 0;
   for (let i = 0; i < text.length; i += 1) {
-    const c = text.charCodeAt(i);
+    const c = text[i];
     if (c === 0x22) {
       const close = closingQuote(text, i);
       if (close < 0) break;
@@ -185,8 +188,8 @@ export function jsonShape(text: string, maxElements: number, maxDepth: number): 
 }
 
 /** Refuses an OTLP/JSON body with more elements or deeper nesting than any real export, before JSON.parse. */
-export function scanJson(text: string): void {
-  const shape = jsonShape(text, MAX_JSON_ELEMENTS, MAX_JSON_DEPTH);
+export function scanJson(body: Uint8Array): void {
+  const shape = jsonShape(body, MAX_JSON_ELEMENTS, MAX_JSON_DEPTH);
   if (shape.over === "elements") throw tooMany("JSON elements (objects, arrays, members and items)", MAX_JSON_ELEMENTS);
   if (shape.over === "depth") throw tooDeep(MAX_JSON_DEPTH);
 }
