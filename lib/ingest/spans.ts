@@ -121,8 +121,8 @@ export async function ingestSpans(db: Db, runtime: RuntimeRef, spans: ReadSpan[]
       continue;
     }
     read.push({ span: item, first: inputs.length, count: records.length });
-    // One digest for the span's records: the arguments are the same at its start and end (an ended span's are on its outcome).
-    const args = (records.at(-1)?.envelope as { arguments?: unknown } | undefined)?.arguments;
+    // One digest for the span's records: the arguments are the same at its start and end.
+    const args = (records[0]?.envelope as { arguments?: unknown } | undefined)?.arguments;
     const digest = args === null || args === undefined ? null : `sha256:${contentHash(args)}`;
     const large = mayExceed(item.span.reading);
     for (const r of records) inputs.push({ prepared: prepareSpanRecord(r, digest, large), givenEventId: r.eventId });

@@ -164,6 +164,9 @@ describe("the JSON scan", () => {
   it("counts punctuation outside strings only; escaped quotes do not end a string", () => {
     expect(jsonShape('{"a":"[[[{,,,","b":"x\\"[,{"}', 100, 100)).toEqual({ elements: 2, depth: 1, over: null });
     expect(jsonShape('["\\\\",[1,2]]', 100, 100)).toEqual({ elements: 4, depth: 2, over: null });
+    // Past the first 32 bytes of a string, escapes are read from the quotes back.
+    const long = JSON.stringify({ a: `${'q"'.repeat(40)}[{,${"\\".repeat(3)}"`, b: [`${"x".repeat(40)}\\`], c: `${"é".repeat(50)}"]` });
+    expect(jsonShape(long, 100, 100)).toEqual({ elements: 4, depth: 2, over: null });
     expect(jsonShape("[[[[1]]]]", 100, 3).over).toBe("depth");
     expect(jsonShape("[1,2,3,4]", 3, 100).over).toBe("elements");
     // Not JSON: counted as far as it goes; JSON.parse says what is wrong.

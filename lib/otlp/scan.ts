@@ -143,9 +143,19 @@ export function scanProtobuf(body: Uint8Array, schema: WireSchema): Shape {
   return { elements, spans };
 }
 
-/** Index of the quote that closes the JSON string opened at `open`, or -1. */
+/**
+ * Index of the quote that closes the JSON string opened at `open`, or -1. Most
+ * strings (keys, ids) are short: read byte by byte; a long one by the native
+ * search, each quote it finds checked for the backslashes before it.
+ */
 function closingQuote(text: Buffer, open: number): number {
-  let at = text.indexOf(0x22, open + 1);
+  let i = open + 1;
+  for (const stop = Math.min(text.length, i + 32); i < stop; i += 1) {
+    const c = text[i];
+    if (c === 0x22) return i;
+    if (c === 0x5c) i += 1;
+  }
+  let at = i < text.length ? text.indexOf(0x22, i) : -1;
   while (at > 0) {
     let slashes = 0;
     while (text[at - 1 - slashes] === 0x5c) slashes += 1;

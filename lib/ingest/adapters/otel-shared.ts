@@ -94,7 +94,8 @@ export function jsonAttr(attributes: Attributes, key: string): unknown {
 
 /** Nested at most MAX_JSON_DEPTH levels (counted on the text, before it is parsed and walked). */
 function shallowJson(text: string): boolean {
-  return jsonShape(text, Number.POSITIVE_INFINITY, MAX_JSON_DEPTH).over === null;
+  // Deeper takes an opening and a closing bracket a level: most arguments are shorter than that.
+  return text.length < 2 * (MAX_JSON_DEPTH + 1) || jsonShape(text, Number.POSITIVE_INFINITY, MAX_JSON_DEPTH).over === null;
 }
 
 /** Candidates for an envelope in a result: the value itself when an object, or a JSON object it is the text of. */
