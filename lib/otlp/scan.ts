@@ -21,9 +21,10 @@ export const MAX_ELEMENTS = 131_072;
 export const MAX_DEPTH = 64;
 
 /**
- * OTLP/JSON counts objects, arrays and the commas between members and items:
- * a KeyValue is four of those where protobuf has two messages, and a level of
- * nesting is an object and an array. Both limits are twice protobuf's.
+ * OTLP/JSON counts objects, arrays and the commas between members and items
+ * (an SDK's JSON counts about three for each protobuf element): twice
+ * protobuf's limit still holds at most MAX_ELEMENTS objects, the same memory.
+ * A level of nesting is an object and an array.
  */
 export const MAX_JSON_ELEMENTS = 2 * MAX_ELEMENTS;
 export const MAX_JSON_DEPTH = 2 * MAX_DEPTH;

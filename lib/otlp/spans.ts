@@ -51,7 +51,7 @@ const MAX_DEPTH = 8;
 
 /** The SDK's default limit on attributes, events and links per span (OTEL_SPAN_*_COUNT_LIMIT), here per list read. */
 export const MAX_LIST = 128;
-/** Characters of one text (an attribute, a name, a status message) read; the rest is cut, with TEXT_CUT's marker. */
+/** Characters of one text (an attribute, a name, a status message) read; the rest is cut, with textCut's marker. */
 export const MAX_TEXT = 64 * 1024;
 export const textCut = (length: number) => `…[truncated by Settle: ${length} characters in all]`;
 
