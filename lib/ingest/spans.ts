@@ -3,7 +3,7 @@ import type { Db } from "../db/client";
 import { spanAdapters, spanRecords, type SpanOptions, type SpanRecord } from "./adapters/spans";
 import { SpanProblem } from "./adapters/otel-shared";
 import { isRecord } from "./adapters/shared";
-import type { ReadSpan, SpanReading } from "../otlp/spans";
+import type { ReadSpan } from "../otlp/spans";
 import { ingestPrepared, type IngestResult, type PreparedInput, type RuntimeRef } from "./process-batch";
 import { contentHash, type PreparedRecord, type RecordProblem } from "./record";
 import { cleanText, redact, TooDeepError } from "./redact";
@@ -35,11 +35,15 @@ export const MAX_EVIDENCE_BYTES = 1024 * 1024;
 const DROPPABLE = ["events", "attributes", "result", "arguments"] as const;
 
 /**
- * Could this span's evidence exceed its limit? An upper bound from what was read, so most spans
- * are never serialized to be measured: a character is at most 6 bytes of JSON (\u0001), a value's
- * punctuation and key well under 64.
+ * Could this span's evidence exceed its limit? An upper bound from what was read (the span's texts,
+ * and the service and scope names its evidence repeats), so most spans are never serialized to be
+ * measured: a character is at most 6 bytes of JSON (\u0001), a value's punctuation and key well under 64.
  */
-const mayExceed = (reading: SpanReading) => 6 * reading.characters + 64 * reading.values + 64 * 1024 > MAX_EVIDENCE_BYTES;
+function mayExceed({ span, source }: ReadSpan): boolean {
+  const service = source.resource["service.name"];
+  const characters = span.reading.characters + (typeof service === "string" ? service.length : 0) + (source.scope.name?.length ?? 0);
+  return 6 * characters + 64 * span.reading.values + 64 * 1024 > MAX_EVIDENCE_BYTES;
+}
 
 const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 
@@ -124,7 +128,7 @@ export async function ingestSpans(db: Db, runtime: RuntimeRef, spans: ReadSpan[]
     // One digest for the span's records: the arguments are the same at its start and end.
     const args = (records[0]?.envelope as { arguments?: unknown } | undefined)?.arguments;
     const digest = args === null || args === undefined ? null : `sha256:${contentHash(args)}`;
-    const large = mayExceed(item.span.reading);
+    const large = mayExceed(item);
     for (const r of records) inputs.push({ prepared: prepareSpanRecord(r, digest, large), givenEventId: r.eventId });
   }
   const result = inputs.length > 0 ? await ingestPrepared(db, runtime, inputs) : { results: [], accepted: 0, duplicates: 0, rejected: 0 };

@@ -1,6 +1,6 @@
 import type { EffectClass, NormalizedAttempt, Phase, SafeValue, SpanConvention } from "../../outcome/vocabulary";
 import { jsonShape } from "../../otlp/scan";
-import type { AttributeValue, Attributes, Span, SpanReading, SpanSource } from "../../otlp/spans";
+import { MAX_LIST, MAX_TEXT, type AttributeValue, type Attributes, type Span, type SpanReading, type SpanSource } from "../../otlp/spans";
 import { isKnownEnvelope, normalizeEnvelope } from "../normalize";
 import { redactText } from "../redact";
 import { failureWithoutEvidence, isRecord, success, writeAheadIntent, type AdapterContext } from "./shared";
@@ -201,10 +201,10 @@ function intentEvidence(span: Span, otel: OtelFacts, call: ToolCall, ended: bool
 /** What reading the span left out, in words (the evidence's `truncated`); null when it read everything. */
 export function leftOut(reading: SpanReading): string[] | null {
   const notes: string[] = [];
-  if (reading.attributes > 0) notes.push(`${reading.attributes} attributes beyond the first 128 of a list were not read`);
-  if (reading.events > 0) notes.push(`${reading.events} events beyond the first 128 were not read`);
-  if (reading.items > 0) notes.push(`${reading.items} array items beyond the first 128 of an array were not read`);
-  if (reading.texts > 0) notes.push(`${reading.texts} texts were cut at 65536 characters`);
+  if (reading.attributes > 0) notes.push(`${reading.attributes} attributes beyond the first ${MAX_LIST} of a list were not read`);
+  if (reading.events > 0) notes.push(`${reading.events} events beyond the first ${MAX_LIST} were not read`);
+  if (reading.items > 0) notes.push(`${reading.items} array items beyond the first ${MAX_LIST} of an array were not read`);
+  if (reading.texts > 0) notes.push(`${reading.texts} texts were cut at ${MAX_TEXT} characters`);
   return notes.length > 0 ? notes : null;
 }
 
