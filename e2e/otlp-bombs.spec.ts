@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { expect, test } from "@playwright/test";
-import { readState, startThroughNext } from "./server";
+import { readState, startAnother } from "./server";
 
 // OTLP bodies of a few KB that inflate to millions of elements, sent to
 // `npm start` as shipped (the fast lane) and through Next.js: each is refused
@@ -129,7 +129,7 @@ test("OTLP bombs are refused unread through the fast lane, memory grows < 50 MB,
 
 test("and through Next.js (SETTLE_FAST_LANE=off)", async () => {
   test.setTimeout(120_000);
-  const next = await startThroughNext(state.databaseUrl);
+  const next = await startAnother(state.databaseUrl, { SETTLE_FAST_LANE: "off" });
   try {
     await attack("next:", next.baseURL, next.pid);
   } finally {

@@ -114,14 +114,20 @@ export function writeState(state: E2EState): void {
  * One more server of the same build on the console's database with the fast lane off
  * (SETTLE_FAST_LANE=off): every request through Next.js, to compare with `npm start` as shipped.
  */
-export async function startThroughNext(databaseUrl: string): Promise<{ baseURL: string; pid: number; stop: () => void }> {
+export async function startThroughNext(databaseUrl: string): Promise<{ baseURL: string; stop: () => void }> {
+  return startAnother(databaseUrl, { SETTLE_FAST_LANE: "off" });
+}
+
+/** One more server of the same build on the console's database, with settings of its own (no background jobs). */
+export async function startAnother(databaseUrl: string, env: Record<string, string>): Promise<{ baseURL: string; pid: number; output: () => string; stop: () => void }> {
   const port = await freePort();
-  const { child, output } = startNext(port, { DATABASE_URL: databaseUrl, SETTLE_AUTH_SECRET: randomBytes(24).toString("hex"), SETTLE_FAST_LANE: "off", SETTLE_BACKGROUND_JOBS: "off" });
+  const { child, output } = startNext(port, { DATABASE_URL: databaseUrl, SETTLE_AUTH_SECRET: randomBytes(24).toString("hex"), SETTLE_BACKGROUND_JOBS: "off", ...env });
   const baseURL = `http://127.0.0.1:${port}`;
-  await waitFor("The server without the fast lane did not become healthy", async () => ((await healthy(baseURL)) ? true : null), output, child);
+  await waitFor(`The server with ${JSON.stringify(env)} did not become healthy`, async () => ((await healthy(baseURL)) ? true : null), output, child);
   return {
     baseURL,
     pid: child.pid!,
+    output,
     stop: () => {
       try {
         process.kill(-child.pid!, "SIGTERM");
