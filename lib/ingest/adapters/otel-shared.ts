@@ -64,7 +64,7 @@ const MAX_ID = 256;
 /** A tool's name, as envelope ingest allows it; checked before the name is matched against the catalog. */
 export const MAX_TOOL = 200;
 /** JSON text nested deeper stays text: what is read as a value must stay within what redact() and the digest walk. */
-export const MAX_JSON_DEPTH = 32;
+export const MAX_ATTRIBUTE_JSON_DEPTH = 32;
 
 /** What makes a tool-call span unusable as a whole (its tool's name): that span is rejected, with this reason. */
 export class SpanProblem extends Error {}
@@ -92,10 +92,10 @@ export function jsonAttr(attributes: Attributes, key: string): unknown {
   }
 }
 
-/** Nested at most MAX_JSON_DEPTH levels (counted on the text, before it is parsed and walked). */
+/** Nested at most MAX_ATTRIBUTE_JSON_DEPTH levels (counted on the text, before it is parsed and walked). */
 function shallowJson(text: string): boolean {
   // Deeper takes an opening and a closing bracket a level: most arguments are shorter than that.
-  return text.length < 2 * (MAX_JSON_DEPTH + 1) || jsonShape(text, Number.POSITIVE_INFINITY, MAX_JSON_DEPTH).over === null;
+  return text.length < 2 * (MAX_ATTRIBUTE_JSON_DEPTH + 1) || jsonShape(text, Number.POSITIVE_INFINITY, MAX_ATTRIBUTE_JSON_DEPTH).over === null;
 }
 
 /** Candidates for an envelope in a result: the value itself when an object, or a JSON object it is the text of. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readSpan } from "../../../otlp/spans";
 import { contentHash } from "../../record";
-import { jsonAttr, MAX_JSON_DEPTH, MAX_TOOL, SpanProblem } from "../otel-shared";
+import { jsonAttr, MAX_ATTRIBUTE_JSON_DEPTH, MAX_TOOL, SpanProblem } from "../otel-shared";
 import { spanAdapters, spanRecords, type SpanOptions } from "../spans";
 import { END, otlpSpan, SOURCE } from "./otel-helpers";
 
@@ -35,8 +35,8 @@ describe("hostile tool-call spans", () => {
   });
 
   it("arguments and results nested deeper than 32 levels stay text, so no walk of them (the digest, redaction) can overflow the stack", () => {
-    expect(jsonAttr({ a: deepArray(MAX_JSON_DEPTH) }, "a")).toEqual(JSON.parse(deepArray(MAX_JSON_DEPTH)));
-    expect(jsonAttr({ a: deepArray(MAX_JSON_DEPTH + 1) }, "a")).toBe(deepArray(MAX_JSON_DEPTH + 1));
+    expect(jsonAttr({ a: deepArray(MAX_ATTRIBUTE_JSON_DEPTH) }, "a")).toEqual(JSON.parse(deepArray(MAX_ATTRIBUTE_JSON_DEPTH)));
+    expect(jsonAttr({ a: deepArray(MAX_ATTRIBUTE_JSON_DEPTH + 1) }, "a")).toBe(deepArray(MAX_ATTRIBUTE_JSON_DEPTH + 1));
     const deep = deepArray(30_000);
     const [, outcome] = recordsOf(
       otlpSpan({ name: "execute_tool x", attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "x", "gen_ai.tool.call.arguments": deep, "gen_ai.tool.call.result": `{"a":${deep}}` } }),
