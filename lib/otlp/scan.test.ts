@@ -1,3 +1,7 @@
+import { SpanStatusCode } from "@opentelemetry/api";
+import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import protobuf from "protobufjs";
 import { describe, expect, it } from "vitest";
 import descriptor from "./proto/trace-service.json";
@@ -72,6 +76,21 @@ function decodedElements(message: unknown): number {
   }
   return n;
 }
+
+describe("what a real export may hold", () => {
+  it("the OpenTelemetry SDK's export of 1,024 spans of 56 attributes each passes in both encodings", () => {
+    const memory = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ "service.name": "agent" }), spanProcessors: [new SimpleSpanProcessor(memory)] });
+    const tracer = provider.getTracer("scan-test");
+    for (let i = 0; i < 1024; i += 1) {
+      const attributes = Object.fromEntries(Array.from({ length: 56 }, (_, j) => [`attr.${j}`, j % 2 === 0 ? `value ${i}` : j]));
+      tracer.startSpan(`execute_tool t${i}`, { attributes }).setStatus({ code: SpanStatusCode.OK }).end();
+    }
+    const spans = memory.getFinishedSpans();
+    expect(decodeProtobuf(ProtobufTraceSerializer.serializeRequest(spans)!)).toHaveLength(1024);
+    expect(decodeJson(JsonTraceSerializer.serializeRequest(spans)!)).toHaveLength(1024);
+  });
+});
 
 describe("the protobuf wire scan", () => {
   it("refuses the issue's bomb (8 MiB of empty KeyValues, `0a 00`) as too large, before decoding", () => {

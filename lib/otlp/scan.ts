@@ -10,10 +10,11 @@ import { ApiError } from "../errors";
 // bounded in memory and in every later walk's depth.
 
 /**
- * Protobuf messages and repeated values a request may hold: 1,024 spans (the
- * per-request limit) of 64 attributes each, a KeyValue and its AnyValue being
- * two messages. An SDK's default batch is 512 spans of a few dozen attributes.
- * Decoded at most about 25 MB; more, and the body is refused unread.
+ * Protobuf messages and repeated values a request may hold: 128 a span for
+ * 1,024 spans (the per-request limit), that is about 60 attributes each, a
+ * KeyValue and its AnyValue being two messages. An SDK's default batch is 512
+ * spans of a few dozen attributes. Decoded, at most about 25 MB; more, and the
+ * body is refused unread.
  */
 export const MAX_ELEMENTS = 131_072;
 
@@ -21,10 +22,11 @@ export const MAX_ELEMENTS = 131_072;
 export const MAX_DEPTH = 64;
 
 /**
- * OTLP/JSON counts objects, arrays and the commas between members and items
- * (an SDK's JSON counts about three for each protobuf element): twice
- * protobuf's limit still holds at most MAX_ELEMENTS objects, the same memory.
- * A level of nesting is an object and an array.
+ * OTLP/JSON counts objects, arrays and the commas between members and items:
+ * an SDK's JSON of a span counts about 18 plus 4 an attribute where protobuf
+ * counts 2 plus 2, so twice protobuf's limit takes about as many attributes
+ * (some 59 a span for 1,024 spans) and holds at most MAX_ELEMENTS objects, the
+ * same memory. A level of nesting is an object and an array.
  */
 export const MAX_JSON_ELEMENTS = 2 * MAX_ELEMENTS;
 export const MAX_JSON_DEPTH = 2 * MAX_DEPTH;
