@@ -8,13 +8,15 @@ import { ApiError, type ErrorCode } from "../errors";
 import type { RuntimePrincipal } from "../identity/principal";
 import { ingestSpans, type SpanIngestResult } from "../ingest/spans";
 import { decodeJson, decodeProtobuf, encodeAnswer, MAX_SPANS, type ExportAnswer, type OtlpEncoding } from "../otlp/decode";
+import { MAX_DEPTH, MAX_ELEMENTS, MAX_JSON_DEPTH, MAX_JSON_ELEMENTS } from "../otlp/scan";
 import { MAX_BODY_BYTES } from "./ingest-body";
 import { readBodyBytes } from "./read-body";
 
 // OTLP/HTTP trace export (POST /v1/traces, and the same under /api/v1/otlp):
 // what an OpenTelemetry exporter sends, answered as OTLP expects (decision 021).
 // The body is read under envelope ingest's limit (1 MiB as sent); a gzip
-// body may inflate to 8 MiB. Failures before any span is read answer with
+// body may inflate to 8 MiB, and is counted on the wire before it is
+// decoded (lib/otlp/scan.ts). Failures before any span is read answer with
 // Settle's error envelope (JSON, as its Content-Type says), which exporters
 // read by status code: 400 and 413 are not retried, 429 and 503 are.
 
@@ -74,7 +76,9 @@ export const traceExportRoute = {
   summary: "Ingest OpenTelemetry traces (OTLP/HTTP)",
   description:
     `What an OpenTelemetry exporter sends: an ExportTraceServiceRequest as application/x-protobuf or application/json (ids in hex), gzip or not. ` +
-    `Body at most ${MAX_BODY_BYTES} bytes as sent (${MAX_INFLATED_BYTES} once decompressed), at most ${MAX_SPANS} spans. ` +
+    `Body at most ${MAX_BODY_BYTES} bytes as sent (${MAX_INFLATED_BYTES} once decompressed), at most ${MAX_SPANS} spans, ` +
+    `counted before it is decoded: at most ${MAX_ELEMENTS} elements (messages and repeated values; ${MAX_JSON_ELEMENTS} objects, arrays and commas in JSON), nested at most ${MAX_DEPTH} levels (${MAX_JSON_DEPTH} in JSON). ` +
+    "Of each span at most 128 attributes, events and array items are read, texts cut at 65,536 characters; its stored evidence is at most 1 MiB, with `truncated` saying what was left out. " +
     "Each tool-call span (GenAI execute_tool and MCP tools/call, Vercel AI SDK ai.toolCall, OpenInference TOOL) becomes an invocation's intent and outcome; " +
     "other spans are counted and ignored. Answers an ExportTraceServiceResponse in the request's encoding; partialSuccess names rejected spans. Idempotent by span id.",
   tags: ["Ingest"],

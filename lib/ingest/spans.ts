@@ -1,6 +1,8 @@
 import "server-only";
 import type { Db } from "../db/client";
 import { spanAdapters, spanRecords, type SpanOptions, type SpanRecord } from "./adapters/spans";
+import { SpanProblem } from "./adapters/otel-shared";
+import { isRecord } from "./adapters/shared";
 import type { ReadSpan } from "../otlp/spans";
 import { ingestPrepared, type IngestResult, type PreparedInput, type RuntimeRef } from "./process-batch";
 import { contentHash, type PreparedRecord, type RecordProblem } from "./record";
@@ -25,15 +27,49 @@ export type SpanIngestResult = {
   records: IngestResult;
 };
 
-const MAX_TOOL = 200;
 const MAX_REASONS = 5;
 
-function prepareSpanRecord(r: SpanRecord, argsDigest: string | null): PreparedRecord | RecordProblem {
-  const tool = cleanText(r.tool.trim());
-  if (tool.length === 0 || tool.length > MAX_TOOL) return { code: "INVALID_RECORD", message: `the tool name must be 1 to ${MAX_TOOL} characters.`, path: "tool" };
+/** A span's stored evidence at most, as envelope ingest's whole body is. */
+export const MAX_EVIDENCE_BYTES = 1024 * 1024;
+// Evidence parts left out, in this order, until it fits: the largest and least read first.
+const DROPPABLE = ["events", "attributes", "result", "arguments"] as const;
+
+/**
+ * Could this span's evidence exceed its limit? An upper bound from what was read (the span's texts,
+ * and the service and scope names its evidence repeats), so most spans are never serialized to be
+ * measured: a character is at most 6 bytes of JSON (\u0001), a value's punctuation and key well under 64.
+ */
+function mayExceed({ span, source }: ReadSpan): boolean {
+  const service = source.resource["service.name"];
+  const characters = span.reading.characters + (typeof service === "string" ? service.length : 0) + (source.scope.name?.length ?? 0);
+  return 6 * characters + 64 * span.reading.values + 64 * 1024 > MAX_EVIDENCE_BYTES;
+}
+
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+
+/** The evidence cut to MAX_EVIDENCE_BYTES, saying in `truncated` what was left out. */
+export function fitEvidence(envelope: unknown): unknown {
+  if (!isRecord(envelope) || jsonBytes(envelope) <= MAX_EVIDENCE_BYTES) return envelope;
+  const notes = Array.isArray(envelope.truncated) ? envelope.truncated.filter((n) => typeof n === "string") : [];
+  const fitted: Record<string, unknown> = Object.assign({}, envelope, { truncated: notes });
+  for (const key of DROPPABLE) {
+    if (fitted[key] === undefined || fitted[key] === null) continue;
+    fitted[key] = null;
+    notes.push(`${key} left out: the span's evidence was over ${MAX_EVIDENCE_BYTES} bytes`);
+    if (jsonBytes(fitted) <= MAX_EVIDENCE_BYTES) return fitted;
+  }
+  // Still over (a name and messages of 64 KiB each): the span's ids are what is kept.
+  const otel = isRecord(envelope.otel) ? envelope.otel : {};
+  notes.push(`only the span's ids kept: its evidence was over ${MAX_EVIDENCE_BYTES} bytes`);
+  return { otel: { convention: otel.convention, trace_id: otel.trace_id, span_id: otel.span_id }, tool_call_id: null, truncated: notes };
+}
+
+function prepareSpanRecord(r: SpanRecord, argsDigest: string | null, large: boolean): PreparedRecord | RecordProblem {
+  const tool = cleanText(r.tool);
   let envelope: unknown;
   try {
     envelope = redact(r.envelope);
+    if (large) envelope = fitEvidence(envelope);
   } catch (error) {
     if (error instanceof TooDeepError) return { code: "ENVELOPE_TOO_DEEP", message: `the span's attributes are ${error.message}.`, path: "attributes" };
     throw error;
@@ -79,6 +115,10 @@ export async function ingestSpans(db: Db, runtime: RuntimeRef, spans: ReadSpan[]
     try {
       records = spanRecords(adapter, item.span, item.source, options);
     } catch (error) {
+      if (error instanceof SpanProblem) {
+        read.push({ span: item, problem: error.message });
+        continue;
+      }
       // Whatever went wrong reading one span is that span's problem only.
       console.error("[settle] a span could not be read:", error);
       read.push({ span: item, problem: "Settle could not read this span" });
@@ -88,7 +128,8 @@ export async function ingestSpans(db: Db, runtime: RuntimeRef, spans: ReadSpan[]
     // One digest for the span's records: the arguments are the same at its start and end.
     const args = (records[0]?.envelope as { arguments?: unknown } | undefined)?.arguments;
     const digest = args === null || args === undefined ? null : `sha256:${contentHash(args)}`;
-    for (const r of records) inputs.push({ prepared: prepareSpanRecord(r, digest), givenEventId: r.eventId });
+    const large = mayExceed(item);
+    for (const r of records) inputs.push({ prepared: prepareSpanRecord(r, digest, large), givenEventId: r.eventId });
   }
   const result = inputs.length > 0 ? await ingestPrepared(db, runtime, inputs) : { results: [], accepted: 0, duplicates: 0, rejected: 0 };
   const reasons: string[] = [];

@@ -2,6 +2,7 @@ import Long from "long";
 import protobuf from "protobufjs/light";
 import descriptor from "./proto/trace-service.json";
 import { ApiError } from "../errors";
+import { scanJson, scanProtobuf, wireSchema } from "./scan";
 import { countSpans, spansOf, type ReadSpan } from "./spans";
 
 // OTLP/HTTP trace bodies into spans. Protobuf is decoded by protobufjs from
@@ -19,6 +20,7 @@ protobuf.configure();
 const root = protobuf.Root.fromJSON(descriptor as protobuf.INamespace);
 const ExportRequest = root.lookupType("opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest");
 const ExportResponse = root.lookupType("opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse");
+const wire = wireSchema(ExportRequest, root.lookupType("opentelemetry.proto.trace.v1.Span"));
 
 export type OtlpEncoding = "protobuf" | "json";
 
@@ -38,6 +40,9 @@ function read(request: unknown): ReadSpan[] {
 }
 
 export function decodeProtobuf(body: Uint8Array): ReadSpan[] {
+  // Counted first: a body of more elements than any real export is refused before one is built.
+  const { spans } = scanProtobuf(body, wire);
+  if (spans > MAX_SPANS) throw tooMany(spans);
   let message: protobuf.Message;
   try {
     message = ExportRequest.decode(body);
@@ -49,6 +54,7 @@ export function decodeProtobuf(body: Uint8Array): ReadSpan[] {
 }
 
 export function decodeJson(body: Uint8Array): ReadSpan[] {
+  scanJson(body);
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"));

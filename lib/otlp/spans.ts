@@ -13,6 +13,15 @@ export type Attributes = Record<string, AttributeValue>;
 
 export type SpanEvent = { name: string; at: string | null; attributes: Attributes };
 
+/**
+ * What reading a span took and left out. Per list (a span's or an event's
+ * attributes, a kvlist) at most MAX_LIST entries are read, at most MAX_LIST
+ * events and MAX_LIST array items; a text longer than MAX_TEXT characters is
+ * cut, with a marker saying so. `characters` and `values` measure what was
+ * read, so the evidence's size is known without serializing it.
+ */
+export type SpanReading = { characters: number; values: number; attributes: number; events: number; items: number; texts: number };
+
 /** A span, read: ids lowercase hex, times ISO 8601 (ms), `end` null while it has not ended. */
 export type Span = {
   traceId: string;
@@ -27,6 +36,7 @@ export type Span = {
   /** StatusCode: 0 unset, 1 ok, 2 error. */
   status: { code: number; message: string | null };
   events: SpanEvent[];
+  reading: SpanReading;
 };
 
 /** Where a span came from: its resource (service.name, …) and instrumentation scope. */
@@ -38,6 +48,26 @@ export type ReadSpan = { span: Span; source: SpanSource; problems: string[] };
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 const MAX_DEPTH = 8;
+
+/** The SDK's default limit on attributes, events and links per span (OTEL_SPAN_*_COUNT_LIMIT), here per list read. */
+export const MAX_LIST = 128;
+/** Characters of one text (an attribute, a name, a status message) read; the rest is cut, with textCut's marker. */
+export const MAX_TEXT = 64 * 1024;
+export const textCut = (length: number) => `…[truncated by Settle: ${length} characters in all]`;
+
+const newReading = (): SpanReading => ({ characters: 0, values: 0, attributes: 0, events: 0, items: 0, texts: 0 });
+
+function cutText(value: string, reading: SpanReading): string {
+  if (value.length <= MAX_TEXT) {
+    reading.characters += value.length;
+    return value;
+  }
+  reading.texts += 1;
+  reading.characters += MAX_TEXT;
+  // Not between the halves of a surrogate pair.
+  const end = value.charCodeAt(MAX_TEXT - 1) >= 0xd800 && value.charCodeAt(MAX_TEXT - 1) <= 0xdbff ? MAX_TEXT - 1 : MAX_TEXT;
+  return `${value.slice(0, end)}${textCut(value.length)}`;
+}
 
 // protobufjs's int64: a Long (two 32-bit halves). Only a decoded message holds one; OTLP/JSON cannot.
 const isLong = (v: unknown): v is Long => v instanceof Long;
@@ -51,10 +81,11 @@ function longValue(v: Long): number | string {
 }
 
 /** An OTLP AnyValue as a JSON value; bytes are kept as base64 text. */
-export function anyValue(v: unknown, depth = 0): AttributeValue {
+export function anyValue(v: unknown, depth = 0, reading = newReading()): AttributeValue {
   if (!isObject(v) || depth > MAX_DEPTH) return null;
+  reading.values += 1;
   const has = Object.hasOwn;
-  if (has(v, "stringValue")) return typeof v.stringValue === "string" ? v.stringValue : String(v.stringValue);
+  if (has(v, "stringValue")) return cutText(typeof v.stringValue === "string" ? v.stringValue : String(v.stringValue), reading);
   if (has(v, "boolValue")) return v.boolValue === true || v.boolValue === "true";
   if (has(v, "intValue")) {
     if (isLong(v.intValue)) return longValue(v.intValue);
@@ -65,14 +96,18 @@ export function anyValue(v: unknown, depth = 0): AttributeValue {
     const n = Number(v.doubleValue);
     return Number.isFinite(n) ? n : String(v.doubleValue);
   }
-  if (has(v, "bytesValue")) return bytesBase64(v.bytesValue);
+  if (has(v, "bytesValue")) return cutText(bytesBase64(v.bytesValue), reading);
   if (has(v, "arrayValue")) {
     const values = isObject(v.arrayValue) && Array.isArray(v.arrayValue.values) ? v.arrayValue.values : [];
-    return values.map((x) => anyValue(x, depth + 1));
+    const n = Math.min(values.length, MAX_LIST);
+    reading.items += values.length - n;
+    const out: AttributeValue[] = new Array(n);
+    for (let i = 0; i < n; i += 1) out[i] = anyValue(values[i], depth + 1, reading);
+    return out;
   }
   if (has(v, "kvlistValue")) {
     const values = isObject(v.kvlistValue) && Array.isArray(v.kvlistValue.values) ? v.kvlistValue.values : [];
-    return attributesOf(values, depth + 1);
+    return attributesOf(values, depth + 1, reading);
   }
   return null;
 }
@@ -84,12 +119,15 @@ function bytesBase64(v: unknown): string {
   return typeof v === "string" ? v : "";
 }
 
-/** A KeyValue list as an object; a repeated key keeps its last value. Built with fromEntries, so "__proto__" stays data. */
-export function attributesOf(list: unknown, depth = 0): Attributes {
+/** A KeyValue list's first MAX_LIST entries as an object; a repeated key keeps its last value. Built with fromEntries, so "__proto__" stays data. */
+export function attributesOf(list: unknown, depth = 0, reading = newReading()): Attributes {
   if (!Array.isArray(list)) return {};
+  const n = Math.min(list.length, MAX_LIST);
+  reading.attributes += list.length - n;
   const entries: Array<[string, AttributeValue]> = [];
-  for (const kv of list) {
-    if (isObject(kv) && typeof kv.key === "string") entries.push([kv.key, anyValue(kv.value, depth)]);
+  for (let i = 0; i < n; i += 1) {
+    const kv: unknown = list[i];
+    if (isObject(kv) && typeof kv.key === "string") entries.push([cutText(kv.key, reading), anyValue(kv.value, depth, reading)]);
   }
   return Object.fromEntries(entries);
 }
@@ -130,6 +168,10 @@ function timeOf(v: unknown): string | null | undefined {
 const text = (v: unknown): string | null => (typeof v === "string" ? v : null);
 // A decoded message reads an unset string as "": absent, as in OTLP/JSON.
 const given = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
+const cutGiven = (v: unknown): string | null => {
+  const g = given(v);
+  return g === null ? null : cutText(g, newReading());
+};
 const int = (v: unknown): number => {
   const n = typeof v === "string" && /^\d+$/.test(v) ? Number(v) : v;
   return typeof n === "number" && Number.isInteger(n) ? n : 0;
@@ -155,21 +197,31 @@ export function readSpan(raw: unknown, source: SpanSource): ReadSpan {
   if (start === undefined) problems.push("startTimeUnixNano is not a time Settle can store");
   if (end === undefined) problems.push("endTimeUnixNano is not a time Settle can store");
   const status = isObject(s.status) ? s.status : {};
-  const events = Array.isArray(s.events)
-    ? s.events.filter(isObject).map((e) => ({ name: text(e.name) ?? "", at: timeOf(e.timeUnixNano) ?? null, attributes: attributesOf(e.attributes) }))
-    : [];
+  const reading = newReading();
+  const events: SpanEvent[] = [];
+  if (Array.isArray(s.events)) {
+    const n = Math.min(s.events.length, MAX_LIST);
+    reading.events = s.events.length - n;
+    for (let i = 0; i < n; i += 1) {
+      const e: unknown = s.events[i];
+      if (isObject(e)) events.push({ name: cutText(text(e.name) ?? "", reading), at: timeOf(e.timeUnixNano) ?? null, attributes: attributesOf(e.attributes, 0, reading) });
+    }
+  }
+  const name = text(s.name);
+  const message = text(status.message);
   return {
     span: {
       traceId: traceId ?? "",
       spanId: spanId ?? "",
       parentSpanId: parent,
-      name: text(s.name) ?? "",
+      name: name === null ? "" : cutText(name, reading),
       kind: enumOf(s.kind, KINDS),
       start: start ?? null,
       end: end ?? null,
-      attributes: attributesOf(s.attributes),
-      status: { code: enumOf(status.code, STATUS_CODES), message: text(status.message) || null },
+      attributes: attributesOf(s.attributes, 0, reading),
+      status: { code: enumOf(status.code, STATUS_CODES), message: message ? cutText(message, reading) : null },
       events,
+      reading,
     },
     source,
     problems,
@@ -196,7 +248,7 @@ export function spansOf(request: unknown): ReadSpan[] | ExportShapeProblem {
     for (const [j, ss] of scopeSpans.entries()) {
       if (!isObject(ss)) return { path: `resourceSpans[${i}].scopeSpans[${j}]`, message: "must be an object" };
       const scope = isObject(ss.scope) ? ss.scope : {};
-      const source: SpanSource = { resource, scope: { name: given(scope.name), version: given(scope.version) } };
+      const source: SpanSource = { resource, scope: { name: cutGiven(scope.name), version: cutGiven(scope.version) } };
       const spans = ss.spans ?? [];
       if (!Array.isArray(spans)) return { path: `resourceSpans[${i}].scopeSpans[${j}].spans`, message: "must be a list" };
       for (const raw of spans) out.push(readSpan(raw, source));

@@ -53,6 +53,15 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.array(hostileText, { maxLength: 4 }),
 );
 
+/** Element counts around the OTLP limit (lib/otlp/scan.ts: 131,072) and far past it, where a decoder built millions of objects. */
+export const hostileCount: fc.Arbitrary<number> = fc.oneof(fc.constantFrom(0, 1, 127, 128, 129, 131_000, 131_071, 131_072, 131_073, 1_000_000, 4_000_000), fc.integer({ min: 0, max: 300_000 }));
+
+/** Text lengths around the 64 Ki-character cut and well past it, and tool names around the 200-character limit. */
+export const hostileLength: fc.Arbitrary<number> = fc.oneof(fc.constantFrom(65_535, 65_536, 65_537, 300_000), fc.integer({ min: 0, max: 200_000 }));
+export const hostileToolName: fc.Arbitrary<string> = fc
+  .tuple(hostileText, fc.oneof(fc.constantFrom(199, 200, 201, 350), fc.integer({ min: 0, max: 420 })))
+  .map(([text, length]) => `${text}${"t".repeat(Math.max(0, length - text.length))}`);
+
 function nest(depth: number, kind: "array" | "object"): unknown {
   let value: unknown = "bottom";
   for (let i = 0; i < depth; i += 1) value = kind === "array" ? [value] : { d: value };

@@ -1,5 +1,6 @@
 import type { EffectClass, NormalizedAttempt, Phase, SafeValue, SpanConvention } from "../../outcome/vocabulary";
-import type { AttributeValue, Attributes, Span, SpanSource } from "../../otlp/spans";
+import { jsonShape } from "../../otlp/scan";
+import { MAX_LIST, MAX_TEXT, type AttributeValue, type Attributes, type Span, type SpanReading, type SpanSource } from "../../otlp/spans";
 import { isKnownEnvelope, normalizeEnvelope } from "../normalize";
 import { redactText } from "../../redact/redact";
 import { failureWithoutEvidence, isRecord, success, writeAheadIntent, type AdapterContext } from "./shared";
@@ -60,6 +61,14 @@ export type SpanRecord = {
 };
 
 const MAX_ID = 256;
+/** A tool's name, as envelope ingest allows it; checked before the name is matched against the catalog. */
+export const MAX_TOOL = 200;
+/** JSON text nested deeper stays text: what is read as a value must stay within what redact() and the digest walk. */
+export const MAX_ATTRIBUTE_JSON_DEPTH = 32;
+
+/** What makes a tool-call span unusable as a whole (its tool's name): that span is rejected, with this reason. */
+export class SpanProblem extends Error {}
+
 const STATUS_ERROR = 2;
 const STATUS_NAMES = ["UNSET", "OK", "ERROR"];
 const KIND_NAMES = ["UNSPECIFIED", "INTERNAL", "SERVER", "CLIENT", "PRODUCER", "CONSUMER"];
@@ -75,7 +84,7 @@ export function jsonAttr(attributes: Attributes, key: string): unknown {
   const v: AttributeValue | undefined = attributes[key];
   if (typeof v !== "string") return v;
   const trimmed = v.trim();
-  if (!/^[[{"]/.test(trimmed)) return v;
+  if (!/^[[{"]/.test(trimmed) || !shallowJson(trimmed)) return v;
   try {
     return JSON.parse(trimmed) as unknown;
   } catch {
@@ -83,9 +92,19 @@ export function jsonAttr(attributes: Attributes, key: string): unknown {
   }
 }
 
+/** Nested at most MAX_ATTRIBUTE_JSON_DEPTH levels (counted on the text, before it is parsed and walked). */
+function shallowJson(text: string): boolean {
+  // Deeper takes an opening and a closing bracket a level: most arguments are shorter than that.
+  return text.length < 2 * (MAX_ATTRIBUTE_JSON_DEPTH + 1) || jsonShape(text, Number.POSITIVE_INFINITY, MAX_ATTRIBUTE_JSON_DEPTH).over === null;
+}
+
 /** Candidates for an envelope in a result: the value itself when an object, or a JSON object it is the text of. */
 export function envelopeCandidates(...values: unknown[]): unknown[] {
-  return values.flatMap((v) => (isRecord(v) ? [v] : typeof v === "string" && parseJsonObject(v) ? [parseJsonObject(v)] : []));
+  return values.flatMap((v) => {
+    if (isRecord(v)) return [v];
+    const parsed = typeof v === "string" && shallowJson(v) ? parseJsonObject(v) : null;
+    return parsed ? [parsed] : [];
+  });
 }
 
 function isError(span: Span, call: ToolCall): boolean {
@@ -173,16 +192,27 @@ function otelOf(span: Span, source: SpanSource, convention: SpanConvention): Ote
  * outcome; its intent names the span (so its row links to the trace). A span
  * still open has only its intent, which then carries the span as read so far.
  */
-function intentEvidence(otel: OtelFacts, call: ToolCall, ended: boolean): Record<string, unknown> {
+function intentEvidence(span: Span, otel: OtelFacts, call: ToolCall, ended: boolean): Record<string, unknown> {
   if (ended) return { otel: { convention: otel.convention, trace_id: otel.trace_id, span_id: otel.span_id }, tool_call_id: call.callId };
-  return { otel, tool_call_id: call.callId, arguments: call.arguments ?? null };
+  const truncated = leftOut(span.reading);
+  return truncated ? { otel, tool_call_id: call.callId, arguments: call.arguments ?? null, truncated } : { otel, tool_call_id: call.callId, arguments: call.arguments ?? null };
+}
+
+/** What reading the span left out, in words (the evidence's `truncated`); null when it read everything. */
+export function leftOut(reading: SpanReading): string[] | null {
+  const notes: string[] = [];
+  if (reading.attributes > 0) notes.push(`${reading.attributes} attributes beyond the first ${MAX_LIST} of a list were not read`);
+  if (reading.events > 0) notes.push(`${reading.events} events beyond the first ${MAX_LIST} were not read`);
+  if (reading.items > 0) notes.push(`${reading.items} array items beyond the first ${MAX_LIST} of an array were not read`);
+  if (reading.texts > 0) notes.push(`${reading.texts} texts were cut at ${MAX_TEXT} characters`);
+  return notes.length > 0 ? notes : null;
 }
 
 /** The outcome's evidence: the whole span as read — status, arguments, result, its other attributes, its events. */
 function outcomeEvidence(span: Span, otel: OtelFacts, call: ToolCall): Record<string, unknown> {
   // fromEntries, so an attribute named "__proto__" stays data.
   const attributes = Object.fromEntries(Object.entries(span.attributes).filter(([key]) => !call.consumed.includes(key)));
-  return {
+  const evidence: Record<string, unknown> = {
     otel: { ...otel, status: { code: STATUS_NAMES[span.status.code] ?? String(span.status.code), message: span.status.message } },
     tool_call_id: call.callId,
     arguments: call.arguments ?? null,
@@ -190,6 +220,9 @@ function outcomeEvidence(span: Span, otel: OtelFacts, call: ToolCall): Record<st
     attributes,
     events: span.events,
   };
+  const truncated = leftOut(span.reading);
+  if (truncated) evidence.truncated = truncated;
+  return evidence;
 }
 
 /**
@@ -200,7 +233,10 @@ function outcomeEvidence(span: Span, otel: OtelFacts, call: ToolCall): Record<st
 export function spanRecords(adapter: SpanAdapter, span: Span, source: SpanSource, options: SpanOptions): SpanRecord[] {
   const call = adapter.read(span);
   const convention = adapter.convention;
-  const effectClass = options.effectClass(call.tool, call.toolType);
+  // Before the catalog sees it: a name no record may carry is matched against nothing.
+  const tool = call.tool.trim();
+  if (tool.length === 0 || tool.length > MAX_TOOL) throw new SpanProblem(`the tool name must be 1 to ${MAX_TOOL} characters.`);
+  const effectClass = options.effectClass(tool, call.toolType);
   const given = call.callId?.trim();
   // trace:span, as Settle derives an id from task and key (lib/ingest/record.ts): 49 characters at most.
   const invocationId = given && given.length <= MAX_ID ? given : `${span.traceId}:${span.spanId}`;
@@ -212,7 +248,7 @@ export function spanRecords(adapter: SpanAdapter, span: Span, source: SpanSource
     taskId,
     invocationId,
     attemptId: span.spanId,
-    tool: call.tool,
+    tool,
     phase,
     at,
     effectClass,
@@ -223,7 +259,7 @@ export function spanRecords(adapter: SpanAdapter, span: Span, source: SpanSource
   const start = span.start ?? (span.end ? null : options.receivedAt.toISOString());
   const ended = span.end !== null;
   // The span's facts go with its reading once: on the outcome when there is one.
-  if (start) records.push(record("intent", start, writeAheadIntent(convention, ended ? {} : facts), intentEvidence(otel, call, ended)));
+  if (start) records.push(record("intent", start, writeAheadIntent(convention, ended ? {} : facts), intentEvidence(span, otel, call, ended)));
   if (span.end) {
     const ctx: AdapterContext = { isWrite: effectClass !== "read", at: span.end };
     records.push(record("outcome", span.end, outcomeOf(span, call, convention, ctx, facts), outcomeEvidence(span, otel, call)));
