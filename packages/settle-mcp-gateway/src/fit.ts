@@ -9,7 +9,6 @@
 export const ENVELOPE_MAX_BYTES = 512 * 1024;
 /** A part of an envelope kept whole up to this size; larger parts are cut to it. */
 const PART_MAX_BYTES = 64 * 1024;
-const TEXT_KEEP_CHARS = 16 * 1024;
 /** Objects deeper than this are cut as a whole: a server's answer may nest without limit. */
 const DEPTH_MAX = 6;
 
