@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, writeFileSync, appendFileSync } from "node:fs";
+import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/client";
@@ -156,7 +157,13 @@ export async function startShopHttp(s: Scratch, port = 0, mode: "--http" | "--ht
 export type HttpSession = { gateway: HttpGateway; settleLink: SettleLink; logs: CallLog[]; client: (options?: ConstructorParameters<typeof Client>[1]) => Promise<Client>; close: () => Promise<void> };
 
 /** The HTTP gateway in this process in front of `upstream`, and SDK clients of either protocol era. */
-export async function startHttpSession(settle: SettleUnderTest, s: Scratch, upstream: string, config: object = shopConfig): Promise<HttpSession> {
+export async function startHttpSession(
+  settle: SettleUnderTest,
+  s: Scratch,
+  upstream: string,
+  config: object = shopConfig,
+  access?: { hosts?: string[]; origins?: string[]; token?: string | null },
+): Promise<HttpSession> {
   const parsed = parseConfig({ ...config, spool_dir: path.join(s.dir, "spool") }, "test");
   const logs: CallLog[] = [];
   const settleLink = createSettleLink({ url: settle.url, key: settle.key, spool: openSpool(parsed.spool_dir!), fastTimeoutMs: parsed.settle_timeout_ms });
@@ -164,6 +171,7 @@ export async function startHttpSession(settle: SettleUnderTest, s: Scratch, upst
     port: 0,
     host: "127.0.0.1",
     upstream,
+    ...(access ? { access } : {}),
     catalog: createToolCatalog(),
     deps: { config: parsed, settle: settleLink, registry: createRegistry(), log: (l) => logs.push(l), consoleLink: (id) => `${settle.url}/invocations/${id}`, now: () => new Date() },
   });
@@ -185,6 +193,15 @@ export async function startHttpSession(settle: SettleUnderTest, s: Scratch, upst
       settleLink.close();
     },
   };
+}
+
+/** A free port on loopback, to give a proxy that must be named in the gateway's allowed hosts before it starts. */
+export async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
 }
 
 /** Settle's view, through the runtime's key. */
