@@ -86,13 +86,24 @@ export type StdioSession = {
 };
 
 /** An SDK client that launches the real `settle-mcp` bin in front of the shop, as Claude Desktop would. */
-export async function connectStdio(settle: SettleUnderTest, s: Scratch, config: object = shopConfig, clientOptions: ConstructorParameters<typeof Client>[1] = {}): Promise<StdioSession> {
+/** How the gateway is launched: the key in SETTLE_KEY (default) or in a file (SETTLE_KEY_FILE); modules the server preloads. */
+export type Launch = { key?: string; keyFile?: string; serverPreload?: string[]; env?: Record<string, string> };
+
+export async function connectStdio(
+  settle: SettleUnderTest,
+  s: Scratch,
+  config: object = shopConfig,
+  clientOptions: ConstructorParameters<typeof Client>[1] = {},
+  launch: Launch = {},
+): Promise<StdioSession> {
   const configFile = path.join(s.dir, `gateway-${Date.now()}.json`);
   writeFileSync(configFile, JSON.stringify({ ...config, spool_dir: path.join(s.dir, "spool") }));
+  const keyEnv: Record<string, string> = launch.keyFile ? { SETTLE_KEY_FILE: launch.keyFile } : { SETTLE_KEY: launch.key ?? settle.key };
+  const preload = (launch.serverPreload ?? []).flatMap((m) => ["--import", m]);
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [bin, "--config", configFile, "--", process.execPath, "--import", "tsx", shopServer, "--stdio"],
-    env: { ...baseEnv(), ...s.env, SETTLE_URL: settle.url, SETTLE_KEY: settle.key },
+    args: [bin, "--config", configFile, "--", process.execPath, "--import", "tsx", ...preload, shopServer, "--stdio"],
+    env: { ...baseEnv(), ...s.env, ...launch.env, SETTLE_URL: settle.url, ...keyEnv },
     stderr: "pipe",
     cwd: root,
   });
