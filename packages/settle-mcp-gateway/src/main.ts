@@ -93,6 +93,11 @@ export async function runMain(argv: string[], io: MainIo): Promise<number> {
     now: () => new Date(),
   };
   const catalog = createToolCatalog();
+  const sayBacklog = () => {
+    const { spooled, deadLettered } = settle.backlog();
+    if (spooled > 0) say(`settle-mcp: ${spooled} records wait in ${spool.dir} for Settle; the next gateway sends them`);
+    if (deadLettered > 0) say(`settle-mcp: ${deadLettered} records Settle refused are in ${spool.deadLetterFile}, with the reasons`);
+  };
 
   if (args.listen) {
     let gateway: Awaited<ReturnType<typeof startHttpGateway>>;
@@ -123,6 +128,7 @@ export async function runMain(argv: string[], io: MainIo): Promise<number> {
     await settle.flush();
     settle.close();
     settleCatalog?.close();
+    sayBacklog();
     return 0;
   }
 
@@ -142,7 +148,6 @@ export async function runMain(argv: string[], io: MainIo): Promise<number> {
   await gateway.closed;
   settle.close();
   settleCatalog?.close();
-  const left = settle.backlog().spooled;
-  if (left > 0) say(`settle-mcp: ${left} records wait in ${spool.dir} for Settle; the next gateway sends them`);
+  sayBacklog();
   return 0;
 }

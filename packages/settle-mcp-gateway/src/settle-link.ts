@@ -33,8 +33,8 @@ export type SettleLink = {
   spool: (records: SettleRecord[]) => void;
   /** Waits for every report sent so far, then tries the spool once. */
   flush: () => Promise<void>;
-  /** Records in the spool of this process, and reports still on their way. */
-  backlog: () => { spooled: number; sending: number };
+  /** Records in the spool of this process, reports still on their way, and records this process dead-lettered. */
+  backlog: () => { spooled: number; sending: number; deadLettered: number };
   close: () => void;
 };
 
@@ -168,7 +168,7 @@ export function createSettleLink(options: LinkOptions): SettleLink {
       await Promise.all([...sending]);
       await drain();
     },
-    backlog: () => ({ spooled: options.spool.pending(), sending: sending.size }),
+    backlog: () => ({ spooled: options.spool.pending(), sending: sending.size, deadLettered: options.spool.deadLettered() }),
     close: () => clearInterval(timer),
   };
 }
