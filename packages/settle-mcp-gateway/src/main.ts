@@ -7,7 +7,7 @@ import { startHttpGateway } from "./http-gateway.js";
 import { createRegistry } from "./registry.js";
 import { createSettleCatalog, type SettleCatalog } from "./settle-catalog.js";
 import { createSettleLink } from "./settle-link.js";
-import { ExposureError } from "./http-access.js";
+import { ExposureError, isLoopback } from "./http-access.js";
 import { readSecrets, SECRET_VARIABLES } from "./secrets.js";
 import { defaultSpoolDir, openSpool, SpoolError, type Spool } from "./spool.js";
 import { startStdioGateway } from "./stdio-gateway.js";
@@ -119,6 +119,9 @@ export async function runMain(argv: string[], io: MainIo): Promise<number> {
       return 2;
     }
     say(`settle-mcp: listening on http://${args.listen.host}:${gateway.port}/ → ${args.upstream} (Settle: ${target.url}${config.dry_run ? ", dry run" : ""}${token ? ", bearer token required" : ""})`);
+    if (!isLoopback(args.listen.host)) {
+      say(`settle-mcp: warning: listening on ${args.listen.host}, beyond this machine: every request needs the bearer token; it travels in clear over plain HTTP, so put TLS in front`);
+    }
     if (io.env.SETTLE_MCP_PORT_FILE) writeFileSync(io.env.SETTLE_MCP_PORT_FILE, String(gateway.port));
     await new Promise<void>((resolve) => {
       process.once("SIGINT", resolve);
