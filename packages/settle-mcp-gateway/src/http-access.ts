@@ -70,6 +70,18 @@ export function accessFor(listen: { host: string; port: number }, configured: { 
   };
 }
 
+/**
+ * A Host without a port names the client's default port: 80 over plain HTTP,
+ * 443 through a TLS proxy that passes the Host on, which is the one way the
+ * gateway is reached at a name without its own port.
+ */
+function hostAllowed(hostHeader: string, access: HttpAccess): boolean {
+  const given = hostEntry(hostHeader, 80);
+  if (access.hosts.includes(given)) return true;
+  const portless = !/:\d+$/.test(hostHeader.trim());
+  return portless && access.hosts.includes(`${given.slice(0, given.lastIndexOf(":"))}:443`);
+}
+
 export type AccessRefusal = { status: number; message: string; headers?: Record<string, string> };
 
 const digest = (text: string) => createHash("sha256").update(text).digest();
@@ -89,7 +101,7 @@ export function checkRequest(req: IncomingMessage, access: HttpAccess): { refusa
   const allowedNames = [...new Set(access.hosts.map((h) => h.slice(0, h.lastIndexOf(":"))))];
   const host = validateHostHeader(hostHeader, allowedNames);
   if (!host.ok) return { refusal: { status: 403, message: `${host.message}: this gateway answers to ${access.hosts.join(", ")} (allow more with --allow-host)` } };
-  if (!access.hosts.includes(hostEntry(hostHeader!, 80))) return { refusal: { status: 403, message: `Invalid Host: ${hostHeader}: this gateway answers to ${access.hosts.join(", ")}` } };
+  if (!hostAllowed(hostHeader!, access)) return { refusal: { status: 403, message: `Invalid Host: ${hostHeader}: this gateway answers to ${access.hosts.join(", ")}` } };
 
   const originHeader = header(req, "origin");
   if (originHeader !== undefined && originHeader !== "") {

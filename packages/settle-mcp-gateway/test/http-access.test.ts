@@ -18,6 +18,12 @@ describe("the HTTP gateway's access rules", () => {
     for (const host of ["evil.example", "evil.example:7070", "127.0.0.1:8080", "127.0.0.1", "localhost.evil.example:7070", ""]) expect(status(checkRequest(req({ host, ...json }), local))).toBe(403);
   });
 
+  it("answers a configured name at its port, and a name without a port only at the scheme's default one (a TLS proxy's :443)", () => {
+    const named = accessFor({ host: "0.0.0.0", port: 7070 }, { hosts: ["mcp.internal", "mcp.example:443"], origins: [] }, null);
+    for (const host of ["mcp.internal:7070", "mcp.example", "mcp.example:443"]) expect(status(checkRequest(req({ host, ...json }), named))).toBe(200);
+    for (const host of ["mcp.internal", "mcp.internal:443", "mcp.example:7070", "mcp.example:80"]) expect(status(checkRequest(req({ host, ...json }), named))).toBe(403);
+  });
+
   it("refuses every browser Origin unless allowed, the opaque null origin included", () => {
     expect(status(checkRequest(req({ host: "127.0.0.1:7070", origin: "http://evil.example", ...json }), local))).toBe(403);
     expect(status(checkRequest(req({ host: "127.0.0.1:7070", origin: "http://localhost:7071", ...json }), local))).toBe(403);
