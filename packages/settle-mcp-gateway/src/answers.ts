@@ -18,6 +18,7 @@ export type AnswerKind =
   | "settle_unreachable"
   | "settle_refused_key"
   | "settle_refused"
+  | "settle_refused_setup"
   | "invalid_call"
   | "upstream_unreachable"
   | "lost";
@@ -112,6 +113,15 @@ const shapes: Record<AnswerKind, Shape> = {
     directive: "after_input_fix",
     next_action: "correct_input",
     text: (f) => `Not called: Settle refused to record this ${f.tool} call (${f.detail ?? "invalid request"}). Nothing happened; correct the call before trying again.`,
+  },
+  settle_refused_setup: {
+    code: "SETTLE_REFUSED",
+    category: "dependency",
+    commit_state: "not_committed",
+    directive: "never",
+    next_action: "escalate",
+    text: (f) =>
+      `Not called: Settle's guard answered ${f.detail ?? "with an error"}, so nothing can vouch for ${f.tool}. Nothing happened; tell the user the gateway's Settle address or setup must be fixed.`,
   },
   invalid_call: {
     code: "INVALID_REQUEST",

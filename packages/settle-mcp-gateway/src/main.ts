@@ -56,7 +56,7 @@ export async function runMain(argv: string[], io: MainIo): Promise<number> {
     for (const warning of secrets.warnings) say(`settle-mcp: warning: ${warning}`);
     token = secrets.token;
     target = settleTarget(args, config, io.env, secrets.key);
-    spool = openSpool(config.spool_dir ?? defaultSpoolDir(io.env));
+    spool = openSpool(config.spool_dir ?? defaultSpoolDir(io.env), (m) => say(`settle-mcp: spool: ${m}`));
   } catch (error) {
     if (error instanceof SpoolError) {
       say(`settle-mcp: ${error.message}`);

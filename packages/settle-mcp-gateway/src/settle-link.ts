@@ -13,10 +13,12 @@ export const isUnreachable = (v: unknown): v is Unreachable => typeof v === "obj
 
 /**
  * Settle answered, and said no: the key is refused (401/403: revoked, wrong
- * runtime) or the request is (400 and the other 4xx). Settle is there, so the
- * effect class's fail-open rule does not apply: the call is refused.
+ * runtime), the call is (400, 413, 422: what was sent), or the gateway's
+ * setup is (any other 4xx, e.g. a 404 from an address that is not Settle's
+ * API). Settle is there, so the effect class's fail-open rule does not apply:
+ * the call is refused.
  */
-export type Refused = { refused: true; status: number; code: string; detail: string; key: boolean };
+export type Refused = { refused: true; status: number; code: string; detail: string; key: boolean; blame: "key" | "call" | "setup" };
 export const isRefused = (v: unknown): v is Refused => typeof v === "object" && v !== null && (v as Refused).refused === true;
 
 export type SettleLink = {
@@ -60,12 +62,21 @@ export function isSettleDown(error: unknown): boolean {
 /** Settle refused the key itself: nothing sent with it will be taken until it is fixed, so records wait. */
 const isKeyRefused = (error: unknown) => error instanceof SettleError && (error.status === 401 || error.status === 403);
 
+/**
+ * Settle refused what was sent (invalid, too large): sent again it would be
+ * refused again. Any other 4xx (a 404 from a wrong address, a 408) says
+ * nothing against the records, so they wait in the spool instead of being
+ * dead-lettered.
+ */
+const isContentRefused = (error: unknown) => error instanceof SettleError && [400, 413, 422].includes(error.status);
+
 function unreachable(error: unknown): Unreachable {
   return { unreachable: true, detail: describe(error).slice(0, 300) };
 }
 
 function refused(error: SettleError): Refused {
-  return { refused: true, status: error.status, code: error.code, detail: describe(error).slice(0, 300), key: isKeyRefused(error) };
+  const blame = isKeyRefused(error) ? "key" : isContentRefused(error) ? "call" : "setup";
+  return { refused: true, status: error.status, code: error.code, detail: describe(error).slice(0, 300), key: blame === "key", blame };
 }
 
 export function createSettleLink(options: LinkOptions): SettleLink {
@@ -81,16 +92,17 @@ export function createSettleLink(options: LinkOptions): SettleLink {
   }
 
   /**
-   * Sends records; throws only when they should wait and be sent again (Settle
-   * down, the key refused). A record Settle refuses for what it is would be
-   * refused again: it goes to the dead-letter file, and the rest are sent.
+   * Sends records; throws when they should wait and be sent again (Settle
+   * down, the key or the setup refused). A record Settle refuses for what it
+   * is would be refused again: it goes to the dead-letter file, and the rest
+   * are sent.
    */
   async function send(records: SettleRecord[]): Promise<void> {
     let results: Awaited<ReturnType<typeof patient.report>>;
     try {
       results = await patient.report(records);
     } catch (error) {
-      if (isSettleDown(error) || isKeyRefused(error)) throw error;
+      if (!isContentRefused(error)) throw error;
       if (records.length === 1) return deadLetter(records, describe(error).slice(0, 500));
       // The request as a whole was refused (a 413 for one large record): find the one, one by one.
       for (const record of records) await send([record]);
@@ -127,7 +139,13 @@ export function createSettleLink(options: LinkOptions): SettleLink {
     } catch (error) {
       if (isSettleDown(error)) return unreachable(error);
       const no = refused(error as SettleError);
-      onError(no.key ? `Settle refused the gateway's key (${no.detail}): writes are refused until the key is fixed` : `Settle refused: ${no.detail}`);
+      onError(
+        no.blame === "key"
+          ? `Settle refused the gateway's key (${no.detail}): writes are refused until the key is fixed`
+          : no.blame === "setup"
+            ? `Settle answered HTTP ${no.status} (${no.detail}): is SETTLE_URL Settle's address? Writes are refused until it answers`
+            : `Settle refused: ${no.detail}`,
+      );
       return no;
     }
   };

@@ -67,7 +67,8 @@ function claimDirectory(dir: string): void {
   }
 }
 
-export function openSpool(dir: string): Spool {
+/** `say` hears of lines the spool sets aside itself (records Settle refuses are the sender's to report). */
+export function openSpool(dir: string, say: (message: string) => void = () => {}): Spool {
   claimDirectory(dir);
   const deadLetterFile = path.join(dir, "dead-letter.jsonl");
   let deadCount = 0;
@@ -110,10 +111,7 @@ export function openSpool(dir: string): Spool {
       } catch {
         continue; // another gateway took it
       }
-      const records = readFileSync(taken, "utf8")
-        .split("\n")
-        .filter((line) => line.trim() !== "")
-        .map((line) => JSON.parse(line) as SettleRecord);
+      const records = readRecords(taken);
       let i = 0;
       try {
         for (; i < records.length; i += BATCH) {
@@ -131,11 +129,29 @@ export function openSpool(dir: string): Spool {
     return { sent, left: ownCount };
   }
 
-  function deadLetter(records: SettleRecord[], reason: string): void {
-    if (records.length === 0) return;
+  /** The file's records; a line that is not one (cut short by a crash mid-write) is set aside, not left to stop the rest. */
+  function readRecords(file: string): SettleRecord[] {
+    const records: SettleRecord[] = [];
+    for (const line of readFileSync(file, "utf8").split("\n")) {
+      if (line.trim() === "") continue;
+      try {
+        records.push(JSON.parse(line) as SettleRecord);
+      } catch {
+        setAside([{ line }], "not a JSON record (a write cut short?)");
+        say(`a line of ${path.basename(file)} is not a record (a write cut short?); kept in ${deadLetterFile}`);
+      }
+    }
+    return records;
+  }
+
+  function setAside(entries: object[], reason: string): void {
     const at = new Date().toISOString();
-    appendFileSync(deadLetterFile, records.map((record) => JSON.stringify({ at, reason, record })).join("\n") + "\n", PRIVATE_FILE);
-    deadCount += records.length;
+    appendFileSync(deadLetterFile, entries.map((entry) => JSON.stringify({ at, reason, ...entry })).join("\n") + "\n", PRIVATE_FILE);
+    deadCount += entries.length;
+  }
+
+  function deadLetter(records: SettleRecord[], reason: string): void {
+    if (records.length > 0) setAside(records.map((record) => ({ record })), reason);
   }
 
   return {

@@ -263,7 +263,8 @@ async function onSettleUnreachable(c: Call, detail: string): Promise<ClientReply
 function onSettleRefused(c: Call, refusal: Refused): ClientReply {
   const detail = `HTTP ${refusal.status} ${refusal.code}`;
   logCall(c, `refused:settle_${refusal.status}`, null, null, "not_sent");
-  return answer(gatewayAnswer(refusal.key ? "settle_refused_key" : "settle_refused", facts(c, null, { detail })));
+  const kind = refusal.blame === "key" ? "settle_refused_key" : refusal.blame === "setup" ? "settle_refused_setup" : "settle_refused";
+  return answer(gatewayAnswer(kind, facts(c, null, { detail })));
 }
 
 async function runWrite(c: Call): Promise<ClientReply> {

@@ -67,6 +67,15 @@ describe("Settle's refusals refuse the call", () => {
     invalid.close();
   });
 
+  it("a guard 404 (SETTLE_URL is not Settle's API) refuses the call and asks for the setup to be fixed, not the call", async () => {
+    const g = gateway(404, "NOT_FOUND");
+    const reply = await g.call({ name: "send_email", arguments: {} });
+    expect(g.sent).toEqual([]);
+    expect(structured(reply)).toMatchObject({ code: "SETTLE_REFUSED", next_action: "escalate" });
+    expect(g.logs.at(-1)?.decision).toBe("refused:settle_404");
+    g.close();
+  });
+
   it("a read is never guarded, so it goes through (its records wait in the spool)", async () => {
     const g = gateway(400, "VALIDATION_FAILED");
     const reply = await g.call({ name: "get_order", arguments: { id: 1 } });

@@ -64,6 +64,15 @@ describe("what counts as Settle unreachable", () => {
     link.close();
   });
 
+  it("another 4xx (a 404 from an address that is not Settle's API) is a refusal of the setup", async () => {
+    const { link, errors } = linkAnswering(() => new Response("<html>not found</html>", { status: 404, headers: { "content-type": "text/html" } }));
+    const got = await link.guard(guardInput);
+    expect(isRefused(got) && !got.key && got.status === 404).toBe(true);
+    expect((got as { blame?: string }).blame).toBe("setup");
+    expect(errors.join("\n")).toMatch(/SETTLE_URL/);
+    link.close();
+  });
+
   it("no answer, a 5xx and a 429 are unreachable", async () => {
     for (const answer of [() => Promise.reject(new TypeError("fetch failed")), () => json(503, {}), () => json(429, envelope(429, "RATE_LIMITED"))]) {
       const { link } = linkAnswering(answer);
@@ -116,6 +125,17 @@ describe("records Settle refuses", () => {
     expect(spool.pending()).toBe(1);
     expect(spool.deadLettered()).toBe(0);
     link.close();
+  });
+
+  it("keeps records another 4xx answers (a wrong address, a 408): nothing says they would be refused again", async () => {
+    for (const status of [404, 408]) {
+      const { link, spool } = linkAnswering(() => json(status, envelope(status, "NOT_FOUND")));
+      expect(await link.reportNow([{ event_id: "e", task_id: "t", invocation_id: "i", tool: "x", phase: "outcome" }])).toBe(false);
+      await link.flush();
+      expect(spool.pending()).toBe(1);
+      expect(spool.deadLettered()).toBe(0);
+      link.close();
+    }
   });
 
   it("cuts an envelope larger than Settle takes before it is reported, marked, keeping isError", () => {

@@ -59,4 +59,20 @@ describe("the spool's safety", () => {
     expect(dead).toEqual([expect.objectContaining({ reason: "HTTP 413 PAYLOAD_TOO_LARGE", record: record(1) })]);
     expect(await spool.drain(async () => Promise.reject(new Error("never called")))).toEqual({ sent: 0, left: 0 });
   });
+  it("sets aside a line cut short by a crash mid-write, and sends the records around it", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "settle-mcp-spool-"));
+    const spool0 = path.join(dir, "spool");
+    mkdirSync(spool0, { mode: 0o700 });
+    writeFileSync(path.join(spool0, "spool-999999-1.jsonl"), `${JSON.stringify(record(1))}\n{"event_id":"e-2","ta\n${JSON.stringify(record(3))}\n`, { mode: 0o600 });
+    const said: string[] = [];
+    const spool = openSpool(spool0, (m) => said.push(m));
+    const sent: string[] = [];
+    await spool.drain(async (records) => void sent.push(...records.map((r) => r.event_id!)));
+    expect(sent).toEqual(["e-1", "e-3"]);
+    expect(spool.pending()).toBe(0);
+    const dead = readFileSync(spool.deadLetterFile, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(dead).toHaveLength(1);
+    expect(dead[0].line).toBe('{"event_id":"e-2","ta');
+    expect(said).toEqual([expect.stringContaining("spool-999999-1.jsonl")]);
+  });
 });
