@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Backend } from "./harness";
 import {
+  freePort,
   invocationOf,
   operatorAct,
   queueOf,
@@ -40,6 +41,7 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over Streamable HTTP
   let shop: ShopProcess;
   let http: HttpSession;
   let client: Client;
+  let proxyPort: number;
   const effects = (kind: string, match: (d: Record<string, unknown>) => boolean) => s.ledger().filter((l) => l.kind === kind && match(l.detail));
   const queued = async (id: string) => (await queueOf(settle)).find((i) => i.invocation_id === id) ?? null;
   const lastLog = () => http.logs.at(-1)!;
@@ -48,7 +50,9 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over Streamable HTTP
     settle = await startSettle(backend);
     s = scratch();
     shop = await startShopHttp(s);
-    http = await startHttpSession(settle, s, shop.url);
+    proxyPort = await freePort();
+    // The flaky client below reaches the gateway through a proxy: its Host names the proxy, which the gateway is told to answer to.
+    http = await startHttpSession(settle, s, shop.url, undefined, { hosts: [`127.0.0.1:${proxyPort}`] });
     client = await http.client();
   });
   afterAll(async () => {
@@ -129,7 +133,7 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over Streamable HTTP
   });
 
   it("the client's own connection breaks mid-call and it re-issues: the first call is finished and recorded, the re-issue gets its result", async () => {
-    const proxy = await startTcpProxy({ host: "127.0.0.1", port: http.gateway.port });
+    const proxy = await startTcpProxy({ host: "127.0.0.1", port: http.gateway.port }, proxyPort);
     const flaky = new Client({ name: "flaky", version: "1.0.0" });
     await flaky.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${proxy.port}/`)));
     s.fault({ tool: "create_order", fault: "slow", ms: 800 });

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, writeFileSync, appendFileSync } from "node:fs";
+import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/client";
@@ -85,13 +86,24 @@ export type StdioSession = {
 };
 
 /** An SDK client that launches the real `settle-mcp` bin in front of the shop, as Claude Desktop would. */
-export async function connectStdio(settle: SettleUnderTest, s: Scratch, config: object = shopConfig, clientOptions: ConstructorParameters<typeof Client>[1] = {}): Promise<StdioSession> {
+/** How the gateway is launched: the key in SETTLE_KEY (default) or in a file (SETTLE_KEY_FILE); modules the server preloads. */
+export type Launch = { key?: string; keyFile?: string; serverPreload?: string[]; env?: Record<string, string> };
+
+export async function connectStdio(
+  settle: SettleUnderTest,
+  s: Scratch,
+  config: object = shopConfig,
+  clientOptions: ConstructorParameters<typeof Client>[1] = {},
+  launch: Launch = {},
+): Promise<StdioSession> {
   const configFile = path.join(s.dir, `gateway-${Date.now()}.json`);
   writeFileSync(configFile, JSON.stringify({ ...config, spool_dir: path.join(s.dir, "spool") }));
+  const keyEnv: Record<string, string> = launch.keyFile ? { SETTLE_KEY_FILE: launch.keyFile } : { SETTLE_KEY: launch.key ?? settle.key };
+  const preload = (launch.serverPreload ?? []).flatMap((m) => ["--import", m]);
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [bin, "--config", configFile, "--", process.execPath, "--import", "tsx", shopServer, "--stdio"],
-    env: { ...baseEnv(), ...s.env, SETTLE_URL: settle.url, SETTLE_KEY: settle.key },
+    args: [bin, "--config", configFile, "--", process.execPath, "--import", "tsx", ...preload, shopServer, "--stdio"],
+    env: { ...baseEnv(), ...s.env, ...launch.env, SETTLE_URL: settle.url, ...keyEnv },
     stderr: "pipe",
     cwd: root,
   });
@@ -156,7 +168,13 @@ export async function startShopHttp(s: Scratch, port = 0, mode: "--http" | "--ht
 export type HttpSession = { gateway: HttpGateway; settleLink: SettleLink; logs: CallLog[]; client: (options?: ConstructorParameters<typeof Client>[1]) => Promise<Client>; close: () => Promise<void> };
 
 /** The HTTP gateway in this process in front of `upstream`, and SDK clients of either protocol era. */
-export async function startHttpSession(settle: SettleUnderTest, s: Scratch, upstream: string, config: object = shopConfig): Promise<HttpSession> {
+export async function startHttpSession(
+  settle: SettleUnderTest,
+  s: Scratch,
+  upstream: string,
+  config: object = shopConfig,
+  access?: { hosts?: string[]; origins?: string[]; token?: string | null },
+): Promise<HttpSession> {
   const parsed = parseConfig({ ...config, spool_dir: path.join(s.dir, "spool") }, "test");
   const logs: CallLog[] = [];
   const settleLink = createSettleLink({ url: settle.url, key: settle.key, spool: openSpool(parsed.spool_dir!), fastTimeoutMs: parsed.settle_timeout_ms });
@@ -164,6 +182,7 @@ export async function startHttpSession(settle: SettleUnderTest, s: Scratch, upst
     port: 0,
     host: "127.0.0.1",
     upstream,
+    ...(access ? { access } : {}),
     catalog: createToolCatalog(),
     deps: { config: parsed, settle: settleLink, registry: createRegistry(), log: (l) => logs.push(l), consoleLink: (id) => `${settle.url}/invocations/${id}`, now: () => new Date() },
   });
@@ -185,6 +204,15 @@ export async function startHttpSession(settle: SettleUnderTest, s: Scratch, upst
       settleLink.close();
     },
   };
+}
+
+/** A free port on loopback, to give a proxy that must be named in the gateway's allowed hosts before it starts. */
+export async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
 }
 
 /** Settle's view, through the runtime's key. */

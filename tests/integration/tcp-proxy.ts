@@ -5,10 +5,11 @@ import net from "node:net";
 
 export type TcpProxy = { port: number; stop: () => Promise<void>; start: () => Promise<void>; close: () => Promise<void> };
 
-export async function startTcpProxy(target = { host: "127.0.0.1", port: 5432 }): Promise<TcpProxy> {
+/** `listenPort`: a port chosen ahead (0: any free one), for a server that must be told its proxy's address first. */
+export async function startTcpProxy(target = { host: "127.0.0.1", port: 5432 }, listenPort = 0): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   let server: net.Server | null = null;
-  let port = 0;
+  let port = listenPort;
 
   const listen = () =>
     new Promise<void>((resolve, reject) => {

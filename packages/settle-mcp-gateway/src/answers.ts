@@ -16,6 +16,10 @@ export type AnswerKind =
   | "awaiting_approval"
   | "rejected"
   | "settle_unreachable"
+  | "settle_refused_key"
+  | "settle_refused"
+  | "settle_refused_setup"
+  | "invalid_call"
   | "upstream_unreachable"
   | "lost";
 
@@ -92,6 +96,40 @@ const shapes: Record<AnswerKind, Shape> = {
     directive: "after_delay",
     next_action: "wait_and_retry",
     text: (f) => `Not called: Settle, which must vouch for ${f.tool} before it runs, cannot be reached. Nothing happened; try again later.`,
+  },
+  settle_refused_key: {
+    code: "SETTLE_REFUSED",
+    category: "authorization",
+    commit_state: "not_committed",
+    directive: "never",
+    next_action: "escalate",
+    text: (f) =>
+      `Not called: Settle refused the gateway's runtime key (${f.detail ?? "unauthorized"}), so nothing can vouch for ${f.tool}. Nothing happened; tell the user the gateway's Settle key must be fixed.`,
+  },
+  settle_refused: {
+    code: "SETTLE_REFUSED",
+    category: "validation",
+    commit_state: "not_committed",
+    directive: "after_input_fix",
+    next_action: "correct_input",
+    text: (f) => `Not called: Settle refused to record this ${f.tool} call (${f.detail ?? "invalid request"}). Nothing happened; correct the call before trying again.`,
+  },
+  settle_refused_setup: {
+    code: "SETTLE_REFUSED",
+    category: "dependency",
+    commit_state: "not_committed",
+    directive: "never",
+    next_action: "escalate",
+    text: (f) =>
+      `Not called: Settle's guard answered ${f.detail ?? "with an error"}, so nothing can vouch for ${f.tool}. Nothing happened; tell the user the gateway's Settle address or setup must be fixed.`,
+  },
+  invalid_call: {
+    code: "INVALID_REQUEST",
+    category: "validation",
+    commit_state: "not_committed",
+    directive: "after_input_fix",
+    next_action: "correct_input",
+    text: (f) => `Not called: ${f.detail ?? "the call is invalid"}. Nothing happened.`,
   },
   upstream_unreachable: {
     code: "UPSTREAM_UNREACHABLE",

@@ -6,6 +6,10 @@ export type Args = {
   config?: string;
   settleUrl?: string;
   key?: string;
+  keyFile?: string;
+  keyFd?: number;
+  allowHosts: string[];
+  allowOrigins: string[];
   dryRun: boolean;
   listen?: { port: number; host: string };
   upstream?: string;
@@ -26,16 +30,20 @@ sent twice blindly; everything else passes through unchanged.
 Options:
   --config FILE       the gateway's configuration (JSON; schema: settle-mcp.schema.json)
   --settle-url URL    Settle's address (default: SETTLE_URL, then the config's settle_url)
-  --key KEY           a runtime ingest key, stl_rk_… (default: SETTLE_KEY)
+  --key-file FILE     read the runtime ingest key (stl_rk_…) from FILE (default: SETTLE_KEY_FILE, then SETTLE_KEY)
+  --key-fd N          read the key from file descriptor N (e.g. 3 with 3<key.txt), then close it
+  --key KEY           the key itself: visible to every user in the process list; prefer --key-file
   --dry-run           record everything, block nothing
   --listen PORT       serve Streamable HTTP on this port
-  --host HOST         the address to listen on (default 127.0.0.1)
+  --host HOST         the address to listen on (default 127.0.0.1; any other needs SETTLE_MCP_TOKEN)
+  --allow-host HOST   also answer to this Host (host or host:port); repeatable
+  --allow-origin URL  let browser pages of this origin call it (scheme://host:port); repeatable
   --upstream URL      the MCP server's Streamable HTTP endpoint
   --print-schema      print the configuration's JSON schema and exit
   -h, --help          this text`;
 
 export function parseArgs(argv: string[]): Args {
-  const out: Args = { dryRun: false, help: false, printSchema: false };
+  const out: Args = { dryRun: false, help: false, printSchema: false, allowHosts: [], allowOrigins: [] };
   const dash = argv.indexOf("--");
   const own = dash === -1 ? argv : argv.slice(0, dash);
   if (dash !== -1) {
@@ -55,6 +63,12 @@ export function parseArgs(argv: string[]): Args {
     if (flag === "--config") out.config = value();
     else if (flag === "--settle-url") out.settleUrl = value();
     else if (flag === "--key") out.key = value();
+    else if (flag === "--key-file") out.keyFile = value();
+    else if (flag === "--key-fd") {
+      out.keyFd = Number(value());
+      if (!Number.isInteger(out.keyFd) || out.keyFd < 3) throw new UsageError("--key-fd needs a file descriptor number of 3 or more");
+    } else if (flag === "--allow-host") out.allowHosts.push(value());
+    else if (flag === "--allow-origin") out.allowOrigins.push(value());
     else if (flag === "--dry-run") out.dryRun = true;
     else if (flag === "--listen") {
       port = Number(value());
@@ -70,6 +84,7 @@ export function parseArgs(argv: string[]): Args {
   if (out.listen && out.command) throw new UsageError("--listen serves HTTP; a server command after -- is for stdio: choose one");
   if (out.listen && !out.upstream) throw new UsageError("--listen needs --upstream <url>");
   if (!out.listen && !out.command) throw new UsageError("give the server's command after --, or --listen <port> --upstream <url>");
+  if ([out.key, out.keyFile, out.keyFd].filter((k) => k !== undefined).length > 1) throw new UsageError("give the key one way: --key-file, --key-fd or --key");
   if (out.upstream && !/^https?:\/\//.test(out.upstream)) throw new UsageError("--upstream must be an http(s) URL");
   return out;
 }

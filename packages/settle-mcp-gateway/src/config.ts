@@ -94,6 +94,19 @@ export const configSchema = z
     forward_key: z.boolean().default(true).describe("Pass the idempotency key and invocation id to the server in the request's _meta (settle.dev/idempotency_key, settle.dev/invocation_id)."),
     record_reads: z.boolean().default(true).describe("Record reads in Settle too (never guarded: a read may always be repeated)."),
     dry_run: z.boolean().default(false).describe("Record everything, block nothing: denials are logged and the call is forwarded."),
+    http: z
+      .strictObject({
+        allowed_hosts: z
+          .array(z.string().min(1))
+          .default([])
+          .describe("Host headers the HTTP gateway answers to besides localhost, 127.0.0.1 and [::1] at its port: host or host:port (a name clients use to reach it on the network)."),
+        allowed_origins: z
+          .array(z.string().min(1))
+          .default([])
+          .describe("Browser origins (scheme://host:port) allowed to call the HTTP gateway. A request with any other Origin is refused; clients that send none (not browsers) are not affected."),
+      })
+      .prefault({})
+      .describe("The HTTP gateway's access rules (--listen). The bearer token is never read from this file: SETTLE_MCP_TOKEN."),
     elicitation: z.boolean().default(true).describe("When a client supports elicitation, ask its user whether to keep waiting for an approval."),
   })
   .describe("settle-mcp: the Settle MCP gateway's configuration.");

@@ -8,21 +8,42 @@ import type { EffectClass, EffectOrUnclassified, GatewayConfig, ToolRule } from 
 
 export type ToolAnnotations = { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean };
 
-const patternCache = new Map<string, RegExp>();
-
-function patternOf(match: string): RegExp {
-  let re = patternCache.get(match);
-  if (!re) {
-    const escaped = match.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
-    re = new RegExp(`^${escaped.join(".*")}$`);
-    patternCache.set(match, re);
+/**
+ * Whether `tool` fits `pattern`, where `*` stands for any characters (none
+ * included) and nothing else is special. A copy of Settle's own matcher
+ * (lib/catalog/effect-class.ts; the gateway is published alone, and
+ * test/pattern.test.ts holds the two to the same answers): greedy, going back
+ * only to the last `*`, so O(pattern × tool) at worst. A regular expression
+ * built from the pattern backtracks polynomially in the number of stars.
+ */
+export function matchesPattern(pattern: string, tool: string): boolean {
+  let p = 0;
+  let t = 0;
+  let star = -1;
+  let resume = 0;
+  while (t < tool.length) {
+    if (p < pattern.length && pattern[p] !== "*" && pattern[p] === tool[t]) {
+      p += 1;
+      t += 1;
+    } else if (p < pattern.length && pattern[p] === "*") {
+      star = p;
+      resume = t;
+      p += 1;
+    } else if (star >= 0) {
+      p = star + 1;
+      resume += 1;
+      t = resume;
+    } else {
+      return false;
+    }
   }
-  return re;
+  while (p < pattern.length && pattern[p] === "*") p += 1;
+  return p === pattern.length;
 }
 
 /** The first rule whose pattern matches the tool's name. */
 export function ruleFor(config: GatewayConfig, tool: string): ToolRule | null {
-  return config.tools.find((rule) => patternOf(rule.match).test(tool)) ?? null;
+  return config.tools.find((rule) => matchesPattern(rule.match, tool)) ?? null;
 }
 
 /** A catalog entry as GET /api/v1/tool-catalog answers it. */
@@ -30,7 +51,7 @@ export type CatalogEntry = { pattern: string; effect_class: EffectClass };
 
 /** The first entry whose pattern matches: Settle lists them most specific first, so the first is the one Settle would pick. */
 export function catalogEffectFor(entries: readonly CatalogEntry[], tool: string): EffectClass | null {
-  return entries.find((entry) => patternOf(entry.pattern).test(tool))?.effect_class ?? null;
+  return entries.find((entry) => matchesPattern(entry.pattern, tool))?.effect_class ?? null;
 }
 
 export type Classification = { effect: EffectOrUnclassified; source: "config" | "settle_catalog" | "annotations" | "default" };

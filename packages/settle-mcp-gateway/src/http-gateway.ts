@@ -7,6 +7,7 @@ import { createParser } from "eventsource-parser";
 import type { ToolCatalog } from "./catalog.js";
 import type { ClientReply, ToolCallParams } from "./forward.js";
 import { createHttpElicitation } from "./http-elicitation.js";
+import { accessFor, checkExposure, checkRequest, type HttpAccess } from "./http-access.js";
 import { exchange, type Refusal } from "./http-exchange.js";
 import { handleToolCall, type GatewayDeps } from "./tool-call.js";
 
@@ -18,6 +19,8 @@ import { handleToolCall, type GatewayDeps } from "./tool-call.js";
 // GET streams, DELETE, OAuth metadata. A POST whose body is a tools/call is
 // the exception: it goes through Settle (tool-call.ts), and the server's
 // notifications on the way (progress, logs) still reach the client live.
+// Before any of that, http-access.ts decides whether the request may be
+// served at all (Host, Origin, JSON, the bearer token).
 
 export type HttpGatewayOptions = {
   port: number;
@@ -27,11 +30,18 @@ export type HttpGatewayOptions = {
   catalog: ToolCatalog;
   /** Largest request body read (a tools/call's arguments included). */
   maxBodyBytes?: number;
+  /** Hosts and origins allowed besides the loopback names, and the bearer token (SETTLE_MCP_TOKEN) clients must send. */
+  access?: { hosts?: string[]; origins?: string[]; token?: string | null };
+  /** Told of each request refused by the access rules (one line each). */
+  onRefused?: (message: string) => void;
 };
 
 export type HttpGateway = { port: number; url: string; close: () => Promise<void> };
 
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-authorization", "proxy-authenticate", "te", "trailer", "host", "content-length"]);
+// Host is the gateway's (checked, then replaced by fetch with the server's); the gateway's own token goes no further.
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-authorization", "proxy-authenticate", "te", "trailer", "host", "content-length", "settle-mcp-token"]);
+/** Requests whose Authorization held the gateway's token, not a credential for the server. */
+const tokenInAuthorization = new WeakSet<IncomingMessage>();
 // fetch decodes compressed bodies, so their encoding headers no longer describe what is sent on.
 const DECODED = new Set(["content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive"]);
 
@@ -39,7 +49,9 @@ function requestHeaders(req: IncomingMessage): Headers {
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i]!;
-    if (!HOP_BY_HOP.has(name.toLowerCase())) headers.append(name, req.rawHeaders[i + 1]!);
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP.has(lower) || (lower === "authorization" && tokenInAuthorization.has(req))) continue;
+    headers.append(name, req.rawHeaders[i + 1]!);
   }
   return headers;
 }
@@ -71,6 +83,9 @@ function targetOf(upstream: URL, req: IncomingMessage): string {
 const isModern = (params: ToolCallParams) => typeof params._meta?.[PROTOCOL_VERSION_META_KEY] === "string" && !(params._meta[PROTOCOL_VERSION_META_KEY] as string).startsWith("2025");
 
 export async function startHttpGateway(options: HttpGatewayOptions): Promise<HttpGateway> {
+  const token = options.access?.token ?? null;
+  checkExposure(options.host, token);
+  let access: HttpAccess | null = null;
   const upstream = new URL(options.upstream);
   const deps: GatewayDeps = { ...options.deps, annotations: options.catalog.annotations };
   const instanceTask = `mcp-gateway:${randomUUID()}`;
@@ -215,6 +230,15 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
   }
 
   const server = createServer((req, res) => {
+    const checked = access ? checkRequest(req, access) : { refusal: { status: 503, message: "starting" } };
+    if ("refusal" in checked) {
+      const { status, message, headers } = checked.refusal;
+      options.onRefused?.(`refused ${req.method} ${req.url} (HTTP ${status}): ${message}`);
+      // The body is not read: the connection closes after the answer.
+      res.writeHead(status, { "content-type": "application/json", connection: "close", ...headers }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message: `settle-mcp: ${message}` } }));
+      return;
+    }
+    if (checked.carrier === "authorization") tokenInAuthorization.add(req);
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
       res.end(`settle-mcp: ${(error as Error).message}`);
@@ -225,6 +249,7 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     server.listen(options.port, options.host, resolve);
   });
   const port = (server.address() as AddressInfo).port;
+  access = accessFor({ host: options.host, port }, { hosts: options.access?.hosts ?? [], origins: options.access?.origins ?? [] }, token);
   return {
     port,
     url: `http://${options.host}:${port}/`,

@@ -7,7 +7,9 @@ import { startHttpGateway } from "./http-gateway.js";
 import { createRegistry } from "./registry.js";
 import { createSettleCatalog, type SettleCatalog } from "./settle-catalog.js";
 import { createSettleLink } from "./settle-link.js";
-import { defaultSpoolDir, openSpool } from "./spool.js";
+import { ExposureError, isLoopback } from "./http-access.js";
+import { readSecrets, SECRET_VARIABLES } from "./secrets.js";
+import { defaultSpoolDir, openSpool, SpoolError, type Spool } from "./spool.js";
 import { startStdioGateway } from "./stdio-gateway.js";
 import type { CallLog, GatewayDeps } from "./tool-call.js";
 
@@ -18,16 +20,16 @@ import type { CallLog, GatewayDeps } from "./tool-call.js";
 
 export type MainIo = { env: Record<string, string | undefined>; stdin: Readable; stdout: Writable; stderr: Writable };
 
-/** The server's environment: the gateway's, without Settle's key (the server has no business with it). */
+/** The server's environment: the gateway's, without any secret of the gateway's (readSecrets deleted them already; this is the second lock). */
 function serverEnv(env: Record<string, string | undefined>): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[0] !== "SETTLE_KEY"));
+  const secret = new Set<string>(SECRET_VARIABLES);
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && !secret.has(e[0])));
 }
 
-function settleTarget(args: Args, config: GatewayConfig, env: MainIo["env"]): { url: string; key: string } {
+function settleTarget(args: Args, config: GatewayConfig, env: MainIo["env"], key: string | null): { url: string; key: string } {
   const url = args.settleUrl ?? env.SETTLE_URL ?? config.settle_url;
-  const key = args.key ?? env.SETTLE_KEY;
   if (!url) throw new UsageError("Settle's address is missing: set SETTLE_URL (or --settle-url, or settle_url in the config)");
-  if (!key) throw new UsageError("a runtime key is missing: set SETTLE_KEY (or --key); create one with `settle keys create <runtime>`");
+  if (!key) throw new UsageError("a runtime key is missing: --key-file FILE or SETTLE_KEY_FILE (or SETTLE_KEY); create one with `settle keys create <runtime>`");
   return { url: url.replace(/\/+$/, ""), key };
 }
 
@@ -36,6 +38,8 @@ export async function runMain(argv: string[], io: MainIo): Promise<number> {
   let args: Args;
   let config: GatewayConfig;
   let target: { url: string; key: string };
+  let token: string | null;
+  let spool: Spool;
   try {
     args = parseArgs(argv);
     if (args.help) {
@@ -48,8 +52,16 @@ export async function runMain(argv: string[], io: MainIo): Promise<number> {
     }
     config = loadConfig(args.config);
     if (args.dryRun) config = { ...config, dry_run: true };
-    target = settleTarget(args, config, io.env);
+    const secrets = readSecrets(args, io.env);
+    for (const warning of secrets.warnings) say(`settle-mcp: warning: ${warning}`);
+    token = secrets.token;
+    target = settleTarget(args, config, io.env, secrets.key);
+    spool = openSpool(config.spool_dir ?? defaultSpoolDir(io.env), (m) => say(`settle-mcp: spool: ${m}`));
   } catch (error) {
+    if (error instanceof SpoolError) {
+      say(`settle-mcp: ${error.message}`);
+      return 2;
+    }
     if (error instanceof UsageError || error instanceof ConfigError) {
       say(`settle-mcp: ${error.message}`);
       if (error instanceof UsageError) say(usage);
@@ -58,7 +70,6 @@ export async function runMain(argv: string[], io: MainIo): Promise<number> {
     throw error;
   }
 
-  const spool = openSpool(config.spool_dir ?? defaultSpoolDir(io.env));
   const settle = createSettleLink({ url: target.url, key: target.key, spool, fastTimeoutMs: config.settle_timeout_ms, onError: (m) => say(`settle-mcp: ${m}`) });
   const consoleBase = (config.console_url ?? target.url).replace(/\/+$/, "");
   let settleCatalog: SettleCatalog | null = null;
@@ -82,10 +93,35 @@ export async function runMain(argv: string[], io: MainIo): Promise<number> {
     now: () => new Date(),
   };
   const catalog = createToolCatalog();
+  const sayBacklog = () => {
+    const { spooled, deadLettered } = settle.backlog();
+    if (spooled > 0) say(`settle-mcp: ${spooled} records wait in ${spool.dir} for Settle; the next gateway sends them`);
+    if (deadLettered > 0) say(`settle-mcp: ${deadLettered} records Settle refused are in ${spool.deadLetterFile}, with the reasons`);
+  };
 
   if (args.listen) {
-    const gateway = await startHttpGateway({ port: args.listen.port, host: args.listen.host, upstream: args.upstream!, deps, catalog });
-    say(`settle-mcp: listening on http://${args.listen.host}:${gateway.port}/ → ${args.upstream} (Settle: ${target.url}${config.dry_run ? ", dry run" : ""})`);
+    let gateway: Awaited<ReturnType<typeof startHttpGateway>>;
+    try {
+      gateway = await startHttpGateway({
+        port: args.listen.port,
+        host: args.listen.host,
+        upstream: args.upstream!,
+        deps,
+        catalog,
+        access: { hosts: [...config.http.allowed_hosts, ...args.allowHosts], origins: [...config.http.allowed_origins, ...args.allowOrigins], token },
+        onRefused: (m) => say(`settle-mcp: ${m}`),
+      });
+    } catch (error) {
+      if (!(error instanceof ExposureError)) throw error;
+      say(`settle-mcp: ${error.message}`);
+      settle.close();
+      settleCatalog?.close();
+      return 2;
+    }
+    say(`settle-mcp: listening on http://${args.listen.host}:${gateway.port}/ → ${args.upstream} (Settle: ${target.url}${config.dry_run ? ", dry run" : ""}${token ? ", bearer token required" : ""})`);
+    if (!isLoopback(args.listen.host)) {
+      say(`settle-mcp: warning: listening on ${args.listen.host}, beyond this machine: every request needs the bearer token; it travels in clear over plain HTTP, so put TLS in front`);
+    }
     if (io.env.SETTLE_MCP_PORT_FILE) writeFileSync(io.env.SETTLE_MCP_PORT_FILE, String(gateway.port));
     await new Promise<void>((resolve) => {
       process.once("SIGINT", resolve);
@@ -95,6 +131,7 @@ export async function runMain(argv: string[], io: MainIo): Promise<number> {
     await settle.flush();
     settle.close();
     settleCatalog?.close();
+    sayBacklog();
     return 0;
   }
 
@@ -114,7 +151,6 @@ export async function runMain(argv: string[], io: MainIo): Promise<number> {
   await gateway.closed;
   settle.close();
   settleCatalog?.close();
-  const left = settle.backlog().spooled;
-  if (left > 0) say(`settle-mcp: ${left} records wait in ${spool.dir} for Settle; the next gateway sends them`);
+  sayBacklog();
   return 0;
 }

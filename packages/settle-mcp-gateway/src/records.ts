@@ -1,5 +1,6 @@
 import type { SettleRecord } from "@settle/client";
 import type { EffectOrUnclassified } from "./config.js";
+import { fitEnvelope } from "./fit.js";
 
 // The records the gateway sends for one attempt. Event ids are derived from
 // the invocation and the attempt, so a record sent again (from the spool,
@@ -28,7 +29,7 @@ export function attemptRecord(ref: AttemptRef, phase: "intent" | "outcome" | "pr
     idempotency_key: ref.idempotencyKey,
     ...(ref.effect === "unclassified" ? {} : { effect_class: ref.effect }),
     args_digest: ref.argsDigest,
-    ...(envelope === undefined ? {} : { envelope }),
+    ...(envelope === undefined ? {} : { envelope: fitEnvelope(envelope) }),
   };
 }
 

@@ -11,8 +11,18 @@ import type { Spool } from "./spool.js";
 export type Unreachable = { unreachable: true; detail: string };
 export const isUnreachable = (v: unknown): v is Unreachable => typeof v === "object" && v !== null && (v as Unreachable).unreachable === true;
 
+/**
+ * Settle answered, and said no: the key is refused (401/403: revoked, wrong
+ * runtime), the call is (400, 413, 422: what was sent), or the gateway's
+ * setup is (any other 4xx, e.g. a 404 from an address that is not Settle's
+ * API). Settle is there, so the effect class's fail-open rule does not apply:
+ * the call is refused.
+ */
+export type Refused = { refused: true; status: number; code: string; detail: string; key: boolean; blame: "key" | "call" | "setup" };
+export const isRefused = (v: unknown): v is Refused => typeof v === "object" && v !== null && (v as Refused).refused === true;
+
 export type SettleLink = {
-  guard: (input: GuardInput) => Promise<GuardAnswer | Unreachable>;
+  guard: (input: GuardInput) => Promise<GuardAnswer | Unreachable | Refused>;
   getDecision: (invocationId: string) => Promise<Decision | Unreachable>;
   /** Long-polls until `until` holds or `timeoutMs` pass; the last decision read. */
   awaitDecision: (invocationId: string, timeoutMs: number, until: (d: Decision) => boolean) => Promise<Decision | Unreachable>;
@@ -25,8 +35,8 @@ export type SettleLink = {
   spool: (records: SettleRecord[]) => void;
   /** Waits for every report sent so far, then tries the spool once. */
   flush: () => Promise<void>;
-  /** Records in the spool of this process, and reports still on their way. */
-  backlog: () => { spooled: number; sending: number };
+  /** Records in the spool of this process, reports still on their way, and records this process dead-lettered. */
+  backlog: () => { spooled: number; sending: number; deadLettered: number };
   close: () => void;
 };
 
@@ -43,9 +53,30 @@ export type LinkOptions = {
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-/** A failure of Settle itself (no answer, 5xx, 429); anything else is a refusal of the request. */
+/** A failure of Settle itself: no answer, a 5xx, or a 429 (it asks to wait). Any other answer is Settle's word. */
+export function isSettleDown(error: unknown): boolean {
+  if (!(error instanceof SettleError)) return true;
+  return error.status === 0 || error.status >= 500 || error.status === 429;
+}
+
+/** Settle refused the key itself: nothing sent with it will be taken until it is fixed, so records wait. */
+const isKeyRefused = (error: unknown) => error instanceof SettleError && (error.status === 401 || error.status === 403);
+
+/**
+ * Settle refused what was sent (invalid, too large): sent again it would be
+ * refused again. Any other 4xx (a 404 from a wrong address, a 408) says
+ * nothing against the records, so they wait in the spool instead of being
+ * dead-lettered.
+ */
+const isContentRefused = (error: unknown) => error instanceof SettleError && [400, 413, 422].includes(error.status);
+
 function unreachable(error: unknown): Unreachable {
   return { unreachable: true, detail: describe(error).slice(0, 300) };
+}
+
+function refused(error: SettleError): Refused {
+  const blame = isKeyRefused(error) ? "key" : isContentRefused(error) ? "call" : "setup";
+  return { refused: true, status: error.status, code: error.code, detail: describe(error).slice(0, 300), key: blame === "key", blame };
 }
 
 export function createSettleLink(options: LinkOptions): SettleLink {
@@ -55,11 +86,35 @@ export function createSettleLink(options: LinkOptions): SettleLink {
   const sending = new Set<Promise<void>>();
   const onError = options.onError ?? (() => {});
 
+  function deadLetter(records: SettleRecord[], reason: string): void {
+    options.spool.deadLetter(records, reason);
+    for (const record of records) onError(`Settle refused record ${record.event_id ?? "(no event_id)"} for good (${reason}); kept in ${options.spool.deadLetterFile} (${options.spool.deadLettered()} there from this gateway)`);
+  }
+
+  /**
+   * Sends records; throws when they should wait and be sent again (Settle
+   * down, the key or the setup refused). A record Settle refuses for what it
+   * is would be refused again: it goes to the dead-letter file, and the rest
+   * are sent.
+   */
   async function send(records: SettleRecord[]): Promise<void> {
-    const results = await patient.report(records);
+    let results: Awaited<ReturnType<typeof patient.report>>;
+    try {
+      results = await patient.report(records);
+    } catch (error) {
+      if (!isContentRefused(error)) throw error;
+      if (records.length === 1) return deadLetter(records, describe(error).slice(0, 500));
+      // The request as a whole was refused (a 413 for one large record): find the one, one by one.
+      for (const record of records) await send([record]);
+      return;
+    }
     const rejected = results.filter((r) => r.status === "rejected");
-    // A rejected record would be rejected again: it is named, not spooled.
-    for (const r of rejected) onError(`Settle rejected record ${r.event_id}: ${r.error?.agent_message ?? "no reason given"}`);
+    for (const r of rejected) {
+      const record = records[r.index] ?? records.find((x) => x.event_id === r.event_id);
+      const reason = `${r.error?.code ?? "REJECTED"}: ${r.error?.agent_message ?? "no reason given"}`;
+      if (record) deadLetter([record], reason);
+      else onError(`Settle rejected record ${r.event_id}: ${reason}`);
+    }
   }
 
   let draining = false;
@@ -78,19 +133,30 @@ export function createSettleLink(options: LinkOptions): SettleLink {
   const timer = setInterval(() => void drain(), options.drainEveryMs ?? 2000);
   timer.unref();
 
-  const settle = async <T>(work: () => Promise<T>): Promise<T | Unreachable> => {
+  const ask = async <T>(work: () => Promise<T>): Promise<T | Unreachable | Refused> => {
     try {
       return await work();
     } catch (error) {
-      if (error instanceof SettleError && error.status !== 0 && error.status < 500 && error.status !== 429) {
-        onError(`Settle refused: ${error.message}`);
-      }
-      return unreachable(error);
+      if (isSettleDown(error)) return unreachable(error);
+      const no = refused(error as SettleError);
+      onError(
+        no.blame === "key"
+          ? `Settle refused the gateway's key (${no.detail}): writes are refused until the key is fixed`
+          : no.blame === "setup"
+            ? `Settle answered HTTP ${no.status} (${no.detail}): is SETTLE_URL Settle's address? Writes are refused until it answers`
+            : `Settle refused: ${no.detail}`,
+      );
+      return no;
     }
+  };
+  /** Lookups around a denial (decisions, stored results) have no refusal of their own: not read is not read. */
+  const settle = async <T>(work: () => Promise<T>): Promise<T | Unreachable> => {
+    const got = await ask(work);
+    return isRefused(got) ? { unreachable: true, detail: got.detail } : got;
   };
 
   return {
-    guard: (input) => settle(() => fast.guard(input)),
+    guard: (input) => ask(() => fast.guard(input)),
     getDecision: (id) => settle(() => fast.getDecision(id)),
     awaitDecision: (id, timeoutMs, until) => settle(() => fast.awaitDecision(id, { timeout: timeoutMs, until })),
     getInvocation: (id) => settle(() => fast.getInvocation(id)),
@@ -120,7 +186,7 @@ export function createSettleLink(options: LinkOptions): SettleLink {
       await Promise.all([...sending]);
       await drain();
     },
-    backlog: () => ({ spooled: options.spool.pending(), sending: sending.size }),
+    backlog: () => ({ spooled: options.spool.pending(), sending: sending.size, deadLettered: options.spool.deadLettered() }),
     close: () => clearInterval(timer),
   };
 }

@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import type { SettleRecord } from "@settle/client";
@@ -10,6 +10,11 @@ import type { SettleRecord } from "@settle/client";
 // appends to a file of its own; a drain first renames a file (atomic: of two
 // gateways sharing the directory one gets it), so a record is never sent by
 // two drains at once, and a file left by a process that died is taken over.
+// The records hold calls' arguments and results before Settle redacts them:
+// the directory is the user's own (0700, refused when another user owns it)
+// and every file 0600. A record Settle refuses for what it is (too large,
+// invalid) would be refused again: it goes to dead-letter.jsonl with the
+// reason, once, and the records behind it are sent.
 
 export type Spool = {
   add: (records: SettleRecord[]) => void;
@@ -17,8 +22,17 @@ export type Spool = {
   pending: () => number;
   /** Sends every spooled record; stops at the first batch Settle does not take, keeping it and the rest. */
   drain: (send: (records: SettleRecord[]) => Promise<void>) => Promise<{ sent: number; left: number }>;
+  /** Keeps records Settle refused for good, with the reason, out of the way of the rest. */
+  deadLetter: (records: SettleRecord[], reason: string) => void;
+  /** Records this process has put in the dead-letter file. */
+  deadLettered: () => number;
   dir: string;
+  deadLetterFile: string;
 };
+
+export class SpoolError extends Error {}
+
+const PRIVATE_FILE = { mode: 0o600 };
 
 export function defaultSpoolDir(env: Record<string, string | undefined>): string {
   const state = env.XDG_STATE_HOME || path.join(homedir(), ".local", "state");
@@ -36,8 +50,28 @@ function alive(pid: number): boolean {
   }
 }
 
-export function openSpool(dir: string): Spool {
-  mkdirSync(dir, { recursive: true });
+/** Makes `dir` a directory only its owner can enter, refusing one another user owns (they could read or plant records). */
+function claimDirectory(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const stat = statSync(dir);
+  if (!stat.isDirectory()) throw new SpoolError(`the spool ${dir} is not a directory`);
+  const uid = process.getuid?.();
+  if (uid !== undefined && stat.uid !== uid) {
+    throw new SpoolError(`the spool ${dir} belongs to another user (uid ${stat.uid}, this process runs as ${uid}); set spool_dir to a directory of your own`);
+  }
+  if ((stat.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+  // Files an earlier version wrote world-readable.
+  for (const name of readdirSync(dir)) {
+    const file = path.join(dir, name);
+    if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+  }
+}
+
+/** `say` hears of lines the spool sets aside itself (records Settle refuses are the sender's to report). */
+export function openSpool(dir: string, say: (message: string) => void = () => {}): Spool {
+  claimDirectory(dir);
+  const deadLetterFile = path.join(dir, "dead-letter.jsonl");
+  let deadCount = 0;
   const own = `spool-${process.pid}-${Date.now()}`;
   let ownFile = path.join(dir, `${own}.jsonl`);
   let ownCount = 0;
@@ -47,7 +81,7 @@ export function openSpool(dir: string): Spool {
   function add(records: SettleRecord[]): void {
     if (records.length === 0) return;
     // Synchronous on purpose: the line is on disk before the call's answer leaves, so a crash loses nothing.
-    appendFileSync(ownFile, records.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    appendFileSync(ownFile, records.map((r) => JSON.stringify(r)).join("\n") + "\n", PRIVATE_FILE);
     ownCount += records.length;
   }
 
@@ -77,10 +111,7 @@ export function openSpool(dir: string): Spool {
       } catch {
         continue; // another gateway took it
       }
-      const records = readFileSync(taken, "utf8")
-        .split("\n")
-        .filter((line) => line.trim() !== "")
-        .map((line) => JSON.parse(line) as SettleRecord);
+      const records = readRecords(taken);
       let i = 0;
       try {
         for (; i < records.length; i += BATCH) {
@@ -98,9 +129,37 @@ export function openSpool(dir: string): Spool {
     return { sent, left: ownCount };
   }
 
+  /** The file's records; a line that is not one (cut short by a crash mid-write) is set aside, not left to stop the rest. */
+  function readRecords(file: string): SettleRecord[] {
+    const records: SettleRecord[] = [];
+    for (const line of readFileSync(file, "utf8").split("\n")) {
+      if (line.trim() === "") continue;
+      try {
+        records.push(JSON.parse(line) as SettleRecord);
+      } catch {
+        setAside([{ line }], "not a JSON record (a write cut short?)");
+        say(`a line of ${path.basename(file)} is not a record (a write cut short?); kept in ${deadLetterFile}`);
+      }
+    }
+    return records;
+  }
+
+  function setAside(entries: object[], reason: string): void {
+    const at = new Date().toISOString();
+    appendFileSync(deadLetterFile, entries.map((entry) => JSON.stringify({ at, reason, ...entry })).join("\n") + "\n", PRIVATE_FILE);
+    deadCount += entries.length;
+  }
+
+  function deadLetter(records: SettleRecord[], reason: string): void {
+    if (records.length > 0) setAside(records.map((record) => ({ record })), reason);
+  }
+
   return {
     dir,
+    deadLetterFile,
     add,
+    deadLetter,
+    deadLettered: () => deadCount,
     pending: () => ownCount,
     drain: (send) => {
       // One drain at a time in a process; a second caller waits for the first.

@@ -4,13 +4,14 @@ import { gatewayAnswer, isCallToolResult, replayAnswer, type AnswerFacts, type C
 import { approvedSinceRequest, holdForApproval, type Elicit } from "./approval.js";
 import { policyFor, type EffectClass, type EffectOrUnclassified, type GatewayConfig, type ToolRule } from "./config.js";
 import { classifyEffect, ruleFor, type ToolAnnotations } from "./effects.js";
+import { fitEnvelope } from "./fit.js";
 import { forwardAttempt, replyFor, type ClientReply, type Dispatch, type ToolCallParams } from "./forward.js";
 import { identify, resolveTask, type CallIdentity } from "./identity.js";
 import { intentEnvelope, outcomeEnvelope } from "./outcomes.js";
 import { probeEnvelope, runProbe } from "./probe.js";
 import { approvalRequestEnvelope, attemptRecord, type AttemptRef } from "./records.js";
 import { standingOfAnswer, type Registry } from "./registry.js";
-import { isUnreachable, type SettleLink } from "./settle-link.js";
+import { isRefused, isUnreachable, type Refused, type SettleLink } from "./settle-link.js";
 
 // Every tools/call, whatever the transport: identities, effect class, the
 // guard first (the intent is written before dispatch), then forward and
@@ -68,6 +69,8 @@ type Call = {
 };
 
 const MAX_ROUNDS = 4;
+/** Settle's limit on a tool's name: a longer one could not be recorded, so it is refused before anything reads it. */
+export const TOOL_NAME_MAX = 200;
 
 const ref = (c: Call, invocationId: string, attempt: number, taskId = c.id.taskId): AttemptRef => ({
   taskId,
@@ -256,6 +259,14 @@ async function onSettleUnreachable(c: Call, detail: string): Promise<ClientReply
   return answer(gatewayAnswer("settle_unreachable", facts(c, null)));
 }
 
+/** Settle answered and said no: not "unreachable", so no fail-open. The key refused is said loudly (link.ts logs it). */
+function onSettleRefused(c: Call, refusal: Refused): ClientReply {
+  const detail = `HTTP ${refusal.status} ${refusal.code}`;
+  logCall(c, `refused:settle_${refusal.status}`, null, null, "not_sent");
+  const kind = refusal.blame === "key" ? "settle_refused_key" : refusal.blame === "setup" ? "settle_refused_setup" : "settle_refused";
+  return answer(gatewayAnswer(kind, facts(c, null, { detail })));
+}
+
 async function runWrite(c: Call): Promise<ClientReply> {
   const { settle, config } = c.deps;
   const approved = new Set<string>();
@@ -277,10 +288,11 @@ async function runWrite(c: Call): Promise<ClientReply> {
       at: c.deps.now().toISOString(),
       budget_left_s: Math.ceil(c.timeoutMs / 1000),
       args_digest: c.id.argsDigest,
-      envelope: intentEnvelope(c.client.params, "forwarded", { effect: c.effect, source: c.effectSource }),
+      envelope: fitEnvelope(intentEnvelope(c.client.params, "forwarded", { effect: c.effect, source: c.effectSource })),
     });
     c.trail.settleMs += Date.now() - asked;
     if (isUnreachable(guard)) return onSettleUnreachable(c, guard.detail);
+    if (isRefused(guard)) return onSettleRefused(c, guard);
     if (guard.allow && spooled?.unguarded && spooled.invocationId !== guard.invocation_id && standingOfAnswer(spooled.answer) !== "not_committed") {
       // Settle has not seen the spooled twin yet (it could not be sent): this process's memory decides, and the intent just recorded is closed unsent.
       c.deps.settle.report([attemptRecord(ref(c, guard.invocation_id, guard.attempt), "outcome", outcomeEnvelope(c.client.params.name, { kind: "not_sent", detail: "an identical call sent while Settle was unreachable is not in Settle yet" }), c.deps.now())]);
@@ -329,6 +341,12 @@ async function runRead(c: Call): Promise<ClientReply> {
 export async function handleToolCall(deps: GatewayDeps, client: ClientCall, dispatch: Dispatch): Promise<ClientReply> {
   const started = Date.now();
   const tool = client.params.name;
+  if (tool.length > TOOL_NAME_MAX) {
+    // Before any pattern sees it: a name no tool can have is not worth a match.
+    deps.log({ tool: `${tool.slice(0, 64)}…`, invocation: null, attempt: null, effect: "unclassified", decision: "refused:tool_name_too_long", upstream: "not_sent", ms: Date.now() - started, guard_ms: 0 });
+    const detail = `a tool name is at most ${TOOL_NAME_MAX} characters; this one has ${tool.length}`;
+    return answer(gatewayAnswer("invalid_call", { tool: tool.slice(0, 64), invocationId: null, idempotencyKey: "", detail }));
+  }
   const rule = ruleFor(deps.config, tool);
   const { effect, source } = classifyEffect(deps.config, rule, deps.annotations(tool), deps.settleCatalog?.(tool) ?? null);
   const taskId = resolveTask(deps.config.task, { meta: client.params._meta, headers: client.headers, sessionTask: client.sessionTask });
