@@ -43,10 +43,13 @@ type BodyArg<T extends RouteTypes> = [T["body"]] extends [undefined]
     : { body?: undefined; content?: undefined }
   : { body: T["body"]; content?: undefined };
 
-/** What one call takes: path params, query and body as the route declares them, and headers (If-None-Match, say). */
+/**
+ * What one call takes: path params, query and body as the route declares them, headers (If-None-Match, say)
+ * and a signal that abandons the request.
+ */
 export type ApiRequest<P extends ApiPath, M extends ApiMethod<P>> = ParamsArg<ApiRoute<P, M>> &
   QueryArg<ApiRoute<P, M>> &
-  BodyArg<ApiRoute<P, M>> & { headers?: Record<string, string> };
+  BodyArg<ApiRoute<P, M>> & { headers?: Record<string, string>; signal?: AbortSignal };
 
 type Out<S> = S extends z.ZodType ? z.output<S> : S extends { schema: infer X extends z.ZodType } ? z.output<X> : undefined;
 type SuccessOf<R> = R extends z.ZodType
@@ -56,15 +59,22 @@ type SuccessOf<R> = R extends z.ZodType
     : { status: number; body: unknown };
 
 /** A 2xx answer with its declared body, or anything else with the error envelope when there is one. */
-export type ApiAnswer<P extends ApiPath, M extends ApiMethod<P>> =
-  | (SuccessOf<ApiRoute<P, M>["response"]> & { ok: true })
-  | { ok: false; status: number; body: unknown; error: ErrorEnvelope | null };
+export type ApiAnswer<P extends ApiPath, M extends ApiMethod<P>> = (SuccessOf<ApiRoute<P, M>["response"]> & { ok: true }) | ApiFailure;
+
+/** Any answer but a 2xx, with Settle's error envelope when the body is one. */
+export type ApiFailure = { ok: false; status: number; body: unknown; error: ErrorEnvelope | null };
 
 /** A successful answer's body. */
 export type ApiBody<P extends ApiPath, M extends ApiMethod<P>> = Extract<ApiAnswer<P, M>, { ok: true }>["body"];
 
 /** Sends one request: `path` starts with `/` and carries the query string. */
-export type ApiTransport = (request: { method: Method; path: string; headers: Record<string, string>; body?: string }) => Promise<{ status: number; body: unknown }>;
+export type ApiTransport = (request: {
+  method: Method;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+}) => Promise<{ status: number; body: unknown }>;
 
 type Args<P extends ApiPath, M extends ApiMethod<P>> = object extends ApiRequest<P, M> ? [request?: ApiRequest<P, M>] : [request: ApiRequest<P, M>];
 type Call<M extends Method> = <P extends ApiPathFor<M>>(path: P, ...args: Args<P, M & ApiMethod<P>>) => Promise<ApiAnswer<P, M & ApiMethod<P>>>;
@@ -78,7 +88,14 @@ export type ApiClient = {
   delete: Call<"DELETE">;
 };
 
-type AnyRequest = { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown; content?: { type: string; text: string }; headers?: Record<string, string> };
+type AnyRequest = {
+  params?: Record<string, string>;
+  query?: Record<string, unknown>;
+  body?: unknown;
+  content?: { type: string; text: string };
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+};
 
 /** The path with its {params} filled in (URL-encoded) and the query appended; undefined and null query values are left out. */
 export function apiPath(template: string, params: Record<string, string> = {}, query: Record<string, unknown> = {}): string {
@@ -109,7 +126,7 @@ export function createApiClient(transport: ApiTransport): ApiClient {
       headers["content-type"] = "application/json";
       body = JSON.stringify(req.body);
     }
-    const answer = await transport({ method, path: apiPath(path, req.params, req.query), headers, body });
+    const answer = await transport({ method, path: apiPath(path, req.params, req.query), headers, body, signal: req.signal });
     return answer.status >= 200 && answer.status < 300
       ? { ok: true, status: answer.status, body: answer.body }
       : { ok: false, status: answer.status, body: answer.body, error: envelopeOf(answer.body) };
@@ -117,4 +134,20 @@ export function createApiClient(transport: ApiTransport): ApiClient {
   const untyped = request as unknown as ApiClient["request"];
   const call = (method: Method) => ((path: string, req?: AnyRequest) => request(method, path, req)) as never;
   return { request: untyped, get: call("GET"), post: call("POST"), put: call("PUT"), patch: call("PATCH"), delete: call("DELETE") };
+}
+
+type BodyCall<M extends Method> = <P extends ApiPathFor<M>>(path: P, ...args: Args<P, M & ApiMethod<P>>) => Promise<ApiBody<P, M & ApiMethod<P>>>;
+
+/** The same calls answering a 2xx's body, for callers that handle every failure alike (the console's queries). */
+export type ApiBodyClient = { get: BodyCall<"GET">; post: BodyCall<"POST">; put: BodyCall<"PUT">; patch: BodyCall<"PATCH">; delete: BodyCall<"DELETE"> };
+
+/** `client`'s calls answering the body of a 2xx, and throwing `failure(answer)` for any other answer. */
+export function bodiesOf(client: ApiClient, failure: (answer: ApiFailure) => Error): ApiBodyClient {
+  const call = (method: Method) =>
+    (async (path: ApiPath, req?: AnyRequest) => {
+      const answer = (await client.request(method as never, path, req as never)) as { ok: true; body: unknown } | ApiFailure;
+      if (!answer.ok) throw failure(answer);
+      return answer.body;
+    }) as never;
+  return { get: call("GET"), post: call("POST"), put: call("PUT"), patch: call("PATCH"), delete: call("DELETE") };
 }

@@ -1,15 +1,16 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import type { PersonalTokenInfo } from "@/lib/identity/personal-tokens";
-import { api } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
-import { ConfirmDialog, errorText } from "../admin/confirm-dialog";
+import { ConfirmDialog } from "../admin/confirm-dialog";
 import { CommandExample, ShownOnceDialog } from "../admin/shown-once";
+import { useCollection, useCollectionMutation } from "../admin/use-collection";
+import { api } from "../api";
 import { formatUtc } from "../audit/time";
 import { useCurrentUser } from "../current-user";
 import { Button } from "../ui/button";
+import { ErrorAlert } from "../ui/error-alert";
 import { SelectField, TextField } from "../ui/field";
 
 const LIFETIMES = [
@@ -19,31 +20,23 @@ const LIFETIMES = [
   { value: "366", label: "1 year" },
 ];
 
-type Tokens = { items: PersonalTokenInfo[] };
 type Created = PersonalTokenInfo & { token: string };
 
 export function PersonalTokens({ initial }: { initial: PersonalTokenInfo[] }) {
   const me = useCurrentUser();
-  const queryClient = useQueryClient();
   const [created, setCreated] = useState<Created | null>(null);
   const [revoking, setRevoking] = useState<PersonalTokenInfo | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const { data, error } = useQuery({
-    queryKey: queryKeys.me.tokens,
-    queryFn: () => api<Tokens>("/api/v1/me/tokens"),
-    initialData: { items: initial },
-  });
-  const create = useMutation({
-    mutationFn: (input: { name: string; expires_in_days: number }) => api<Created>("/api/v1/me/tokens", { body: input }),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.me.tokens }),
+  const { data, error } = useCollection({ queryKey: queryKeys.me.tokens, queryFn: () => api.get("/api/v1/me/tokens"), initialData: { items: initial } });
+  const create = useCollectionMutation(queryKeys.me.tokens, {
+    mutationFn: (input: { name: string; expires_in_days: number }) => api.post("/api/v1/me/tokens", { body: input }),
     onSuccess: (token) => {
       setCreated(token);
       setNotice(`Created ${token.prefix} (${token.name}).`);
     },
   });
-  const revoke = useMutation({
-    mutationFn: (prefix: string) => api<{ token: PersonalTokenInfo; already_revoked: boolean }>(`/api/v1/me/tokens/${encodeURIComponent(prefix)}/revoke`, { method: "POST" }),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.me.tokens }),
+  const revoke = useCollectionMutation(queryKeys.me.tokens, {
+    mutationFn: (prefix: string) => api.post("/api/v1/me/tokens/{prefix}/revoke", { params: { prefix } }),
     onSuccess: ({ token, already_revoked }) => {
       setRevoking(null);
       setNotice(already_revoked ? `${token.prefix} had already been revoked.` : `${token.prefix} is revoked: it gets 401 from its next request on.`);
@@ -82,9 +75,9 @@ export function PersonalTokens({ initial }: { initial: PersonalTokenInfo[] }) {
         </div>
         <Button type="submit" variant="primary" disabled={create.isPending} className="mb-5">{create.isPending ? "Creating…" : "Create token"}</Button>
       </form>
-      {create.error ? <p role="alert" className="text-sm text-rose-700">{errorText(create.error)}</p> : null}
+      <ErrorAlert error={create.error} />
       <p role="status" aria-live="polite" className="text-sm text-emerald-800">{notice}</p>
-      {error ? <p role="alert" className="text-sm text-rose-700">Could not refresh the list: {errorText(error)}</p> : null}
+      <ErrorAlert error={error} prefix="Could not refresh the list:" />
 
       {tokens.length === 0 ? (
         <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-700">
@@ -150,7 +143,7 @@ export function PersonalTokens({ initial }: { initial: PersonalTokenInfo[] }) {
           description={`Anything using "${revoking.name}" gets 401 from its next request on. This cannot be undone; create a new token if you need one.`}
           confirmLabel="Revoke token"
           pending={revoke.isPending}
-          error={errorText(revoke.error)}
+          error={revoke.error}
           onConfirm={() => revoke.mutate(revoking.prefix)}
           onCancel={() => setRevoking(null)}
         />

@@ -2,19 +2,27 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import type { InvocationView } from "@/lib/invocations/read";
-import { api, ApiClientError } from "@/lib/query/api";
+import type { OperatorAction } from "@/lib/outcome/actions";
+import { ApiClientError } from "@/lib/query/fetch";
 import { queryKeys } from "@/lib/query/keys";
-import { Button } from "../ui/button";
-import { Dialog } from "../ui/dialog";
+import { api } from "../api";
+import { Dialog, DialogActions } from "../ui/dialog";
+import { ErrorAlert } from "../ui/error-alert";
 import { TextArea, TextField } from "../ui/field";
 import { useCurrentUser } from "../current-user";
 import { actionMeta, type ConsoleAction } from "./action-meta";
 
 export type ActionTarget = { invocation_id: string; runtime: string; version: number; status: string; tool: string };
 
-/** The request body for one action; shared with bulk actions. */
-export function actionBody(action: ConsoleAction, form: FormData, me: string): Record<string, unknown> {
+/**
+ * The request body for one action; shared with bulk actions. The form's required fields stand in for the
+ * schema: the server parses the body again, and its message says what is missing.
+ */
+export function actionBody(action: ConsoleAction, form: FormData, me: string): OperatorAction {
+  return fromForm(action, form, me) as OperatorAction;
+}
+
+function fromForm(action: ConsoleAction, form: FormData, me: string): Record<string, unknown> {
   const text = (name: string) => {
     const v = String(form.get(name) ?? "").trim();
     return v === "" ? undefined : v;
@@ -99,8 +107,9 @@ export function ActionDialog({
   const queryClient = useQueryClient();
   const [conflict, setConflict] = useState<string | null>(null);
   const mutation = useMutation({
-    mutationFn: (body: Record<string, unknown>) =>
-      api<InvocationView>(`/api/v1/invocations/${encodeURIComponent(target.invocation_id)}/actions`, {
+    mutationFn: (body: OperatorAction) =>
+      api.post("/api/v1/invocations/{invocation_id}/actions", {
+        params: { invocation_id: target.invocation_id },
         body: { ...body, version: target.version, runtime: target.runtime },
       }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.invocations.all }),
@@ -131,15 +140,14 @@ export function ActionDialog({
       <form onSubmit={submit} className="space-y-4">
         <ActionFields action={action} />
         {conflict ? <p role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900">{conflict}</p> : null}
-        {error ? <p role="alert" className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-800">{error}</p> : null}
-        <div className="flex justify-end gap-2">
-          <Button onClick={onClose}>{conflict ? "Close and review" : "Cancel"}</Button>
-          {conflict ? null : (
-            <Button type="submit" variant="primary" disabled={mutation.isPending}>
-              {mutation.isPending ? "Saving…" : meta.label}
-            </Button>
-          )}
-        </div>
+        <ErrorAlert error={error} look="box" />
+        <DialogActions
+          label={conflict ? null : meta.label}
+          pendingLabel="Saving…"
+          pending={mutation.isPending}
+          cancelLabel={conflict ? "Close and review" : "Cancel"}
+          onCancel={onClose}
+        />
       </form>
     </Dialog>
   );

@@ -1,15 +1,16 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 import { formatDuration, formatDurationExact, parseDuration } from "@/lib/outcome/durations";
 import type { Policy, PolicyChange, PolicyKey, PolicyList, PolicyValues } from "@/lib/policies/policies";
-import { api, ApiClientError } from "@/lib/query/api";
+import { ApiClientError } from "@/lib/query/fetch";
 import { queryKeys } from "@/lib/query/keys";
+import { api } from "../api";
 import { formatUtc } from "../audit/time";
 import { useCan } from "../current-user";
 import { Button } from "../ui/button";
-import { errorText } from "./confirm-dialog";
+import { ErrorAlert, errorText } from "../ui/error-alert";
+import { useCollection, useCollectionMutation } from "./use-collection";
 
 // Policies per effect class, edited inline by admins (everyone else reads
 // them). A row states the whole policy of its class; an empty duration is
@@ -76,22 +77,19 @@ function Source({ p }: { p: Policy }) {
 }
 
 function EditRow({ policy, onDone }: { policy: Policy; onDone: (message: string) => void }) {
-  const queryClient = useQueryClient();
   const formId = useId();
   const [draft, setDraft] = useState<Draft>(() => toDraft(policy));
   const [errors, setErrors] = useState<Errors>({});
-  const path = `/api/v1/policies/${encodeURIComponent(policy.effect_class)}`;
-  const save = useMutation({
-    mutationFn: (body: PolicyValues) => api<Policy>(path, { method: "PUT", body }),
+  const params = { effect_class: policy.effect_class };
+  const save = useCollectionMutation(queryKeys.policies, {
+    mutationFn: (body: PolicyValues) => api.put("/api/v1/policies/{effect_class}", { params, body }),
     onSuccess: () => onDone(`Saved the ${className(policy.effect_class)} policy.`),
     onError: (error) => setErrors(serverErrors(error)),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.policies }),
   });
-  const reset = useMutation({
-    mutationFn: () => api<Policy>(path, { method: "DELETE" }),
+  const reset = useCollectionMutation(queryKeys.policies, {
+    mutationFn: () => api.delete("/api/v1/policies/{effect_class}", { params }),
     onSuccess: () => onDone(policy.effect_class === "*" ? "The default is Settle's built-in policy again." : `${policy.effect_class} uses the default policy again.`),
     onError: (error) => setErrors({ form: errorText(error) ?? "Failed." }),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.policies }),
   });
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -172,7 +170,7 @@ export function PoliciesAdmin({ initial }: { initial: PolicyList }) {
   const canEdit = useCan("administer");
   const [editing, setEditing] = useState<PolicyKey | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const { data, error } = useQuery({ queryKey: queryKeys.policies, queryFn: () => api<PolicyList>("/api/v1/policies"), initialData: initial });
+  const { data, error } = useCollection({ queryKey: queryKeys.policies, queryFn: () => api.get("/api/v1/policies"), initialData: initial });
 
   return (
     <section aria-labelledby="policies-heading" className="space-y-4">
@@ -186,7 +184,7 @@ export function PoliciesAdmin({ initial }: { initial: PolicyList }) {
         </p>
       </div>
       <p role="status" aria-live="polite" className="text-sm text-emerald-800">{notice}</p>
-      {error ? <p role="alert" className="text-sm text-rose-700">Could not refresh: {errorText(error)}</p> : null}
+      <ErrorAlert error={error} prefix="Could not refresh:" />
 
       <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
         <table className="w-full text-left text-sm">

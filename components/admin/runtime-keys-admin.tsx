@@ -1,29 +1,25 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import type { RuntimeKeyInfo } from "@/lib/identity/runtime-keys";
-import { api } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
+import { api } from "../api";
 import { formatUtc } from "../audit/time";
 import { Button } from "../ui/button";
-import { Dialog } from "../ui/dialog";
+import { Dialog, DialogActions } from "../ui/dialog";
+import { ErrorAlert } from "../ui/error-alert";
 import { TextField } from "../ui/field";
-import { ConfirmDialog, errorText } from "./confirm-dialog";
+import { ConfirmDialog } from "./confirm-dialog";
 import { fillCurl } from "./curl-template";
 import { CommandExample, ShownOnceDialog } from "./shown-once";
+import { useCollection, useCollectionMutation } from "./use-collection";
 
-type Keys = { items: RuntimeKeyInfo[] };
 type Created = { key: string; prefix: string; runtime: string };
 
 function CreateKeyDialog({ runtimes, onClose, onCreated }: { runtimes: string[]; onClose: () => void; onCreated: (created: Created) => void }) {
-  const queryClient = useQueryClient();
-  const create = useMutation({
-    mutationFn: (body: { runtime: string; name: string }) => api<Created>("/api/v1/admin/runtime-keys", { body }),
-    onSuccess: (created) => {
-      void queryClient.invalidateQueries({ queryKey: queryKeys.admin.runtimeKeys });
-      onCreated(created);
-    },
+  const create = useCollectionMutation(queryKeys.admin.runtimeKeys, {
+    mutationFn: (body: { runtime: string; name: string }) => api.post("/api/v1/admin/runtime-keys", { body }),
+    onSuccess: onCreated,
   });
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -48,11 +44,8 @@ function CreateKeyDialog({ runtimes, onClose, onCreated }: { runtimes: string[];
           ))}
         </datalist>
         <TextField label="Key name" name="name" placeholder="prod-eu-1" autoComplete="off" hint="Where the key will live, so you know which one to revoke later." />
-        {create.error ? <p role="alert" className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-800">{errorText(create.error)}</p> : null}
-        <div className="flex justify-end gap-2">
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" disabled={create.isPending}>{create.isPending ? "Creating…" : "Create key"}</Button>
-        </div>
+        <ErrorAlert error={create.error} look="box" />
+        <DialogActions label="Create key" pendingLabel="Creating…" pending={create.isPending} onCancel={onClose} />
       </form>
     </Dialog>
   );
@@ -66,20 +59,13 @@ function KeyState({ k }: { k: RuntimeKeyInfo }) {
 }
 
 export function RuntimeKeysAdmin({ initial, runtimes, curlTemplate }: { initial: RuntimeKeyInfo[]; runtimes: string[]; curlTemplate: string }) {
-  const queryClient = useQueryClient();
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<Created | null>(null);
   const [revoking, setRevoking] = useState<RuntimeKeyInfo | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const { data, error } = useQuery({
-    queryKey: queryKeys.admin.runtimeKeys,
-    queryFn: () => api<Keys>("/api/v1/admin/runtime-keys"),
-    initialData: { items: initial },
-  });
-  const revoke = useMutation({
-    mutationFn: (prefix: string) =>
-      api<{ key: RuntimeKeyInfo; already_revoked: boolean }>(`/api/v1/admin/runtime-keys/${encodeURIComponent(prefix)}/revoke`, { method: "POST" }),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.admin.runtimeKeys }),
+  const { data, error } = useCollection({ queryKey: queryKeys.admin.runtimeKeys, queryFn: () => api.get("/api/v1/admin/runtime-keys"), initialData: { items: initial } });
+  const revoke = useCollectionMutation(queryKeys.admin.runtimeKeys, {
+    mutationFn: (prefix: string) => api.post("/api/v1/admin/runtime-keys/{prefix}/revoke", { params: { prefix } }),
     onSuccess: ({ key, already_revoked }) => {
       setRevoking(null);
       setNotice(already_revoked ? `${key.prefix} had already been revoked.` : `${key.prefix} is revoked: its next request gets 401 KEY_REVOKED.`);
@@ -103,7 +89,7 @@ export function RuntimeKeysAdmin({ initial, runtimes, curlTemplate }: { initial:
         <Button variant="primary" onClick={() => setCreating(true)}>Create key</Button>
       </div>
       <p role="status" aria-live="polite" className="text-sm text-emerald-800">{notice}</p>
-      {error ? <p role="alert" className="text-sm text-rose-700">Could not refresh the list: {errorText(error)}</p> : null}
+      <ErrorAlert error={error} prefix="Could not refresh the list:" />
 
       {keys.length === 0 ? (
         <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-700">
@@ -172,7 +158,7 @@ export function RuntimeKeysAdmin({ initial, runtimes, curlTemplate }: { initial:
           description={`Runtime ${revoking.runtime} (${revoking.name}) gets 401 KEY_REVOKED from its next request on, and its records stop arriving until it has a new key. This cannot be undone.`}
           confirmLabel="Revoke key"
           pending={revoke.isPending}
-          error={errorText(revoke.error)}
+          error={revoke.error}
           onConfirm={() => revoke.mutate(revoking.prefix)}
           onCancel={() => setRevoking(null)}
         />

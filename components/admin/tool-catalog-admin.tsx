@@ -1,37 +1,33 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import type { ToolCatalogItem } from "@/lib/catalog/catalog";
 import { effectClassFor } from "@/lib/catalog/effect-class";
 import { effectClasses } from "@/lib/outcome/queue-order";
 import type { EffectClass } from "@/lib/outcome/vocabulary";
-import { api } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
+import { api } from "../api";
 import { formatUtc } from "../audit/time";
 import { Button } from "../ui/button";
+import { ErrorAlert, errorText } from "../ui/error-alert";
 import { SelectField, TextField } from "../ui/field";
-import { ConfirmDialog, errorText } from "./confirm-dialog";
+import { ConfirmDialog } from "./confirm-dialog";
+import { useCollection, useCollectionMutation } from "./use-collection";
 
-type Entries = { items: ToolCatalogItem[] };
 const classOptions = effectClasses.map((c) => ({ value: c, label: c }));
 const ALL = "";
 
 function AddEntryForm({ runtimes, runtime, onAdded }: { runtimes: string[]; runtime: string; onAdded: (entry: ToolCatalogItem) => void }) {
-  const queryClient = useQueryClient();
-  const add = useMutation({
-    mutationFn: (body: { runtime: string; pattern: string; effect_class: string }) => api<ToolCatalogItem>("/api/v1/admin/tool-catalog", { body }),
-    onSuccess: (entry) => {
-      void queryClient.invalidateQueries({ queryKey: queryKeys.admin.toolCatalog });
-      onAdded(entry);
-    },
+  const add = useCollectionMutation(queryKeys.admin.toolCatalog, {
+    mutationFn: (body: { runtime: string; pattern: string; effect_class: EffectClass }) => api.post("/api/v1/admin/tool-catalog", { body }),
+    onSuccess: onAdded,
   });
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const formElement = event.currentTarget;
     const form = new FormData(formElement);
     add.mutate(
-      { runtime: String(form.get("runtime") ?? ""), pattern: String(form.get("pattern") ?? "").trim(), effect_class: String(form.get("effect_class") ?? "") },
+      { runtime: String(form.get("runtime") ?? ""), pattern: String(form.get("pattern") ?? "").trim(), effect_class: String(form.get("effect_class") ?? "") as EffectClass },
       { onSuccess: () => formElement.reset() },
     );
   };
@@ -48,16 +44,14 @@ function AddEntryForm({ runtimes, runtime, onAdded }: { runtimes: string[]; runt
       <TextField label="Tool name or pattern" name="pattern" required maxLength={200} autoComplete="off" placeholder="charge_*" />
       <SelectField label="Effect class" name="effect_class" defaultValue="create" options={classOptions} />
       <Button type="submit" variant="primary" disabled={add.isPending}>{add.isPending ? "Adding…" : "Add entry"}</Button>
-      {add.error ? <p role="alert" className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-800 sm:col-span-4">{errorText(add.error)}</p> : null}
+      <ErrorAlert error={add.error} look="box" className="sm:col-span-4" />
     </form>
   );
 }
 
 function ClassPicker({ entry, onChanged }: { entry: ToolCatalogItem; onChanged: (message: string) => void }) {
-  const queryClient = useQueryClient();
-  const change = useMutation({
-    mutationFn: (effectClass: string) => api<ToolCatalogItem>(`/api/v1/admin/tool-catalog/${encodeURIComponent(entry.id)}`, { method: "PATCH", body: { effect_class: effectClass } }),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.admin.toolCatalog }),
+  const change = useCollectionMutation(queryKeys.admin.toolCatalog, {
+    mutationFn: (effectClass: EffectClass) => api.patch("/api/v1/admin/tool-catalog/{entry_id}", { params: { entry_id: entry.id }, body: { effect_class: effectClass } }),
     onSuccess: (e) => onChanged(`${e.pattern} is now ${e.effect_class} for ${e.runtime}.`),
   });
   return (
@@ -66,7 +60,7 @@ function ClassPicker({ entry, onChanged }: { entry: ToolCatalogItem; onChanged: 
         aria-label={`Effect class of ${entry.pattern}`}
         value={entry.effect_class}
         disabled={change.isPending}
-        onChange={(event) => change.mutate(event.target.value)}
+        onChange={(event) => change.mutate(event.target.value as EffectClass)}
         className="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm"
       >
         {classOptions.map((o) => (
@@ -95,18 +89,12 @@ function ToolCheck({ entries, runtime }: { entries: ToolCatalogItem[]; runtime: 
 }
 
 export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogItem[]; runtimes: string[] }) {
-  const queryClient = useQueryClient();
   const [runtime, setRuntime] = useState<string>(ALL);
   const [removing, setRemoving] = useState<ToolCatalogItem | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const { data, error } = useQuery({
-    queryKey: queryKeys.admin.toolCatalog,
-    queryFn: () => api<Entries>("/api/v1/admin/tool-catalog"),
-    initialData: { items: initial },
-  });
-  const remove = useMutation({
-    mutationFn: (id: string) => api<{ deleted: true }>(`/api/v1/admin/tool-catalog/${encodeURIComponent(id)}`, { method: "DELETE" }),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.admin.toolCatalog }),
+  const { data, error } = useCollection({ queryKey: queryKeys.admin.toolCatalog, queryFn: () => api.get("/api/v1/admin/tool-catalog"), initialData: { items: initial } });
+  const remove = useCollectionMutation(queryKeys.admin.toolCatalog, {
+    mutationFn: (id: string) => api.delete("/api/v1/admin/tool-catalog/{entry_id}", { params: { entry_id: id } }),
     onSuccess: () => {
       setNotice(removing ? `Removed ${removing.pattern} from ${removing.runtime}.` : null);
       setRemoving(null);
@@ -139,7 +127,7 @@ export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogIt
       </div>
       <AddEntryForm runtimes={runtimes} runtime={runtime} onAdded={(e) => setNotice(`Added ${e.pattern} → ${e.effect_class} for ${e.runtime}.`)} />
       <p role="status" aria-live="polite" className="text-sm text-emerald-800">{notice}</p>
-      {error ? <p role="alert" className="text-sm text-rose-700">Could not refresh the list: {errorText(error)}</p> : null}
+      <ErrorAlert error={error} prefix="Could not refresh the list:" />
 
       {shown.length === 0 ? (
         <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-700">
@@ -183,7 +171,7 @@ export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogIt
           description={`${removing.runtime}'s tools that match it take the next matching entry's class, or count as writes. The change is in the audit trail.`}
           confirmLabel="Remove entry"
           pending={remove.isPending}
-          error={errorText(remove.error)}
+          error={remove.error}
           onConfirm={() => remove.mutate(removing.id)}
           onCancel={() => setRemoving(null)}
         />

@@ -1,20 +1,19 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { roles, type Role } from "@/lib/identity/roles";
-import type { UserInfo } from "@/lib/identity/users";
-import { api } from "@/lib/query/api";
+import type { NewUser, UserInfo } from "@/lib/identity/users";
 import { queryKeys } from "@/lib/query/keys";
+import { api } from "../api";
 import { formatUtc } from "../audit/time";
 import { useCurrentUser } from "../current-user";
 import { Button } from "../ui/button";
-import { Dialog } from "../ui/dialog";
+import { Dialog, DialogActions } from "../ui/dialog";
+import { ErrorAlert } from "../ui/error-alert";
 import { SelectField, TextField } from "../ui/field";
-import { ConfirmDialog, errorText } from "./confirm-dialog";
+import { ConfirmDialog } from "./confirm-dialog";
 import { ShownOnceDialog } from "./shown-once";
-
-type Users = { items: UserInfo[] };
+import { useCollection, useCollectionMutation } from "./use-collection";
 
 export const roleHelp: Record<Role, string> = {
   viewer: "reads the queue, timelines and audit",
@@ -25,13 +24,9 @@ export const roleHelp: Record<Role, string> = {
 const roleOptions = roles.map((r) => ({ value: r, label: `${r} — ${roleHelp[r]}` }));
 
 function CreateUserDialog({ onClose, onCreated }: { onClose: () => void; onCreated: (user: UserInfo, password: string | null) => void }) {
-  const queryClient = useQueryClient();
-  const create = useMutation({
-    mutationFn: (body: Record<string, string>) => api<{ user: UserInfo; password: string | null }>("/api/v1/admin/users", { body }),
-    onSuccess: ({ user, password }) => {
-      void queryClient.invalidateQueries({ queryKey: queryKeys.admin.users });
-      onCreated(user, password);
-    },
+  const create = useCollectionMutation(queryKeys.admin.users, {
+    mutationFn: (body: NewUser) => api.post("/api/v1/admin/users", { body }),
+    onSuccess: ({ user, password }) => onCreated(user, password),
   });
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -41,7 +36,8 @@ function CreateUserDialog({ onClose, onCreated }: { onClose: () => void; onCreat
       const value = String(form.get(field) ?? "").trim();
       if (value) body[field] = value;
     }
-    create.mutate(body);
+    // The form's own checks stand in for the schema's; the server parses the body again and says what is wrong.
+    create.mutate(body as NewUser);
   };
   return (
     <Dialog open onOpenChange={(open) => (open ? null : onClose())} title="Add a person" description="They sign in with this email and a password. There is no sign-up: only admins add people.">
@@ -57,22 +53,17 @@ function CreateUserDialog({ onClose, onCreated }: { onClose: () => void; onCreat
           minLength={10}
           hint="Leave it empty and Settle generates one, shown to you once, to pass on."
         />
-        {create.error ? <p role="alert" className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-800">{errorText(create.error)}</p> : null}
-        <div className="flex justify-end gap-2">
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" disabled={create.isPending}>{create.isPending ? "Adding…" : "Add person"}</Button>
-        </div>
+        <ErrorAlert error={create.error} look="box" />
+        <DialogActions label="Add person" pendingLabel="Adding…" pending={create.isPending} onCancel={onClose} />
       </form>
     </Dialog>
   );
 }
 
 function usePatchUser(onDone: (user: UserInfo) => void) {
-  const queryClient = useQueryClient();
-  return useMutation({
+  return useCollectionMutation(queryKeys.admin.users, {
     mutationFn: ({ id, patch }: { id: string; patch: { role?: Role; active?: boolean } }) =>
-      api<UserInfo>(`/api/v1/admin/users/${encodeURIComponent(id)}`, { method: "PATCH", body: patch }),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.admin.users }),
+      api.patch("/api/v1/admin/users/{user_id}", { params: { user_id: id }, body: patch }),
     onSuccess: onDone,
   });
 }
@@ -87,11 +78,8 @@ function RoleDialog({ user, onClose, onDone }: { user: UserInfo; onClose: () => 
     <Dialog open onOpenChange={(open) => (open ? null : onClose())} title={`Change role: ${user.email}`} description="It takes effect on their next click or request; they stay signed in.">
       <form onSubmit={submit} className="space-y-4">
         <SelectField label="Role" name="role" defaultValue={user.role ?? "viewer"} options={roleOptions} />
-        {patch.error ? <p role="alert" className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-800">{errorText(patch.error)}</p> : null}
-        <div className="flex justify-end gap-2">
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" disabled={patch.isPending}>{patch.isPending ? "Saving…" : "Save role"}</Button>
-        </div>
+        <ErrorAlert error={patch.error} look="box" />
+        <DialogActions label="Save role" pendingLabel="Saving…" pending={patch.isPending} onCancel={onClose} />
       </form>
     </Dialog>
   );
@@ -103,11 +91,7 @@ export function UsersAdmin({ initial }: { initial: UserInfo[] }) {
   const me = useCurrentUser();
   const [open, setOpen] = useState<Open>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const { data, error } = useQuery({
-    queryKey: queryKeys.admin.users,
-    queryFn: () => api<Users>("/api/v1/admin/users"),
-    initialData: { items: initial },
-  });
+  const { data, error } = useCollection({ queryKey: queryKeys.admin.users, queryFn: () => api.get("/api/v1/admin/users"), initialData: { items: initial } });
   const done = (message: string) => {
     setOpen(null);
     setNotice(message);
@@ -130,7 +114,7 @@ export function UsersAdmin({ initial }: { initial: UserInfo[] }) {
         <Button variant="primary" onClick={() => setOpen({ kind: "create" })}>Add person</Button>
       </div>
       <p role="status" aria-live="polite" className="text-sm text-emerald-800">{notice}</p>
-      {error ? <p role="alert" className="text-sm text-rose-700">Could not refresh the list: {errorText(error)}</p> : null}
+      <ErrorAlert error={error} prefix="Could not refresh the list:" />
 
       <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
         <table className="w-full text-left text-sm">
@@ -189,7 +173,7 @@ export function UsersAdmin({ initial }: { initial: UserInfo[] }) {
           </tbody>
         </table>
       </div>
-      {reactivate.error ? <p role="alert" className="text-sm text-rose-700">{errorText(reactivate.error)}</p> : null}
+      <ErrorAlert error={reactivate.error} />
 
       {open?.kind === "create" ? (
         <CreateUserDialog
@@ -216,7 +200,7 @@ export function UsersAdmin({ initial }: { initial: UserInfo[] }) {
           description="They are signed out at once and their personal access tokens are revoked. They cannot sign in until an admin reactivates them. Everything they did stays in the audit trail."
           confirmLabel="Deactivate"
           pending={deactivate.isPending}
-          error={errorText(deactivate.error)}
+          error={deactivate.error}
           onConfirm={() => deactivate.mutate({ id: open.user.id, patch: { active: false } })}
           onCancel={() => setOpen(null)}
         />

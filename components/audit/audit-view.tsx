@@ -4,12 +4,12 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import { Download } from "lucide-react";
 import Link from "next/link";
 import type { AuditEntry, AuditPage } from "@/lib/audit/audit";
-import { api } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
 import { actionMeta } from "../actions/action-meta";
-import { errorText } from "../admin/confirm-dialog";
+import { api } from "../api";
 import { StatusBadge } from "../status-badge";
 import { Button } from "../ui/button";
+import { errorText } from "../ui/error-alert";
 import { AuditFilters } from "./audit-filters";
 import { withParams, type AuditParams } from "./params";
 import { formatUtc } from "./time";
@@ -134,7 +134,7 @@ function EmptyState({ filtered }: { filtered: boolean }) {
 export function AuditView({ initial, params, runtimes, invalid }: { initial: AuditPage; params: AuditParams; runtimes: string[]; invalid: string | null }) {
   const query = useInfiniteQuery({
     queryKey: queryKeys.audit.list(params),
-    queryFn: ({ pageParam }) => api<AuditPage>(withParams("/api/v1/audit", params, { limit: String(PAGE_SIZE), ...(pageParam ? { cursor: pageParam } : {}) })),
+    queryFn: ({ pageParam }) => api.get("/api/v1/audit", { query: { ...params, limit: PAGE_SIZE, cursor: pageParam || undefined } }),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.next_cursor,
     initialData: { pages: [initial], pageParams: [null] },

@@ -1,12 +1,10 @@
 "use client";
 
 import { useInfiniteQuery } from "@tanstack/react-query";
-import type { AttemptPage } from "@/lib/invocations/read";
-import { api } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
+import { api } from "@/components/api";
 import { Button } from "@/components/ui/button";
 import { AttemptDetails } from "./attempt-details";
-import { attemptsApiPath } from "./links";
 
 // An invocation with more records than its page carries (SPEC §8's read stays
 // bounded however long the history): the older ones, a page at a time, newest
@@ -17,7 +15,8 @@ type Props = { invocationId: string; runtime: string; from: string; shown: numbe
 export function EarlierAttempts({ invocationId, runtime, from, shown, total }: Props) {
   const pages = useInfiniteQuery({
     queryKey: queryKeys.invocations.earlierAttempts(invocationId, runtime, from),
-    queryFn: ({ pageParam, signal }) => api<AttemptPage>(attemptsApiPath(invocationId, runtime, pageParam), { signal }),
+    queryFn: ({ pageParam, signal }) =>
+      api.get("/api/v1/invocations/{invocation_id}/attempts", { params: { invocation_id: invocationId }, query: { runtime, before: pageParam }, signal }),
     initialPageParam: from,
     getNextPageParam: (last) => last.earlier ?? undefined,
     enabled: false,

@@ -5,8 +5,8 @@ import Link from "next/link";
 import { useMemo, useState } from "react";
 import type { InvocationView } from "@/lib/invocations/read";
 import { buildTimeline } from "@/lib/invocations/timeline-builder";
-import { api } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
+import { api } from "@/components/api";
 import { StatusBadge } from "@/components/status-badge";
 import { formatClock } from "@/components/timeline/format";
 import { TimelineChart } from "@/components/timeline/timeline-chart";
@@ -16,7 +16,7 @@ import { AuditTrail } from "./audit-trail";
 import { EarlierAttempts } from "./earlier-attempts";
 import { InvocationActions } from "./invocation-actions";
 import { InvocationHeader } from "./invocation-header";
-import { attemptAnchor, invocationApiPath, taskHref } from "./links";
+import { attemptAnchor, taskHref } from "./links";
 import { NextStep } from "./next-step";
 
 // The invocation page, kept live: the server renders it once, then the
@@ -27,7 +27,8 @@ type Props = { initial: InvocationView; renderedAt: string; stallWindowS: number
 export function InvocationDetail({ initial, renderedAt, stallWindowS }: Props) {
   const { data: inv, dataUpdatedAt, error } = useQuery({
     queryKey: queryKeys.invocations.detail(initial.invocation_id, initial.runtime),
-    queryFn: ({ signal }) => api<InvocationView>(invocationApiPath(initial.invocation_id, initial.runtime), { signal }),
+    queryFn: ({ signal }) =>
+      api.get("/api/v1/invocations/{invocation_id}", { params: { invocation_id: initial.invocation_id }, query: { runtime: initial.runtime }, signal }),
     initialData: initial,
     initialDataUpdatedAt: Date.parse(renderedAt),
     refetchInterval: 2_000,

@@ -10,20 +10,4 @@ export function taskHref(taskId: string, runtime: string): string {
   return `/tasks/${encodeURIComponent(taskId)}?runtime=${encodeURIComponent(runtime)}`;
 }
 
-export function invocationApiPath(invocationId: string, runtime: string): string {
-  return `/api/v1/invocations/${encodeURIComponent(invocationId)}?runtime=${encodeURIComponent(runtime)}`;
-}
-
-export function taskApiPath(taskId: string, runtime: string): string {
-  return `/api/v1/tasks/${encodeURIComponent(taskId)}?runtime=${encodeURIComponent(runtime)}`;
-}
-
 export const attemptAnchor = (index: number) => `attempt-${index + 1}`;
-
-export function attemptsApiPath(invocationId: string, runtime: string, before: string): string {
-  return `/api/v1/invocations/${encodeURIComponent(invocationId)}/attempts?runtime=${encodeURIComponent(runtime)}&before=${encodeURIComponent(before)}`;
-}
-
-export function taskTimelineApiPath(taskId: string, runtime: string, limit: number): string {
-  return `/api/v1/tasks/${encodeURIComponent(taskId)}/timeline?runtime=${encodeURIComponent(runtime)}&limit=${limit}`;
-}

@@ -4,17 +4,17 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
-import type { InvocationSummary, TaskView } from "@/lib/invocations/read";
+import type { InvocationSummary } from "@/lib/invocations/read";
 import type { TaskPageData } from "@/lib/invocations/task-page";
 import { compareRelevance, countNeedingPerson, TASK_PAGE_SIZE } from "@/lib/invocations/task-order";
 import { queueStatuses } from "@/lib/outcome/status";
-import { api } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
+import { api } from "@/components/api";
 import { CommitStateLabel, StatusBadge } from "@/components/status-badge";
 import { Button } from "@/components/ui/button";
 import { formatDateTime } from "@/components/timeline/format";
 import type { Overview } from "@/components/timeline/overview";
-import { invocationHref, taskApiPath } from "./links";
+import { invocationHref } from "./links";
 import { TaskChart } from "./task-chart";
 import { TaskStory, taskStoryKey } from "./task-story";
 
@@ -57,7 +57,7 @@ export function TaskDetail({ initial, overview }: Props) {
   const [shown, setShown] = useState(TASK_PAGE_SIZE);
   const { data, error } = useQuery({
     queryKey: queryKeys.tasks.detail(task_id, runtime),
-    queryFn: ({ signal }) => api<TaskView>(taskApiPath(task_id, runtime), { signal }),
+    queryFn: ({ signal }) => api.get("/api/v1/tasks/{task_id}", { params: { task_id }, query: { runtime }, signal }),
     refetchInterval: 2_000,
   });
   const all = useMemo(() => (data ? [...data.invocations].sort(compareRelevance) : null), [data]);

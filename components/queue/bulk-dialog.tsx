@@ -3,17 +3,20 @@
 import { useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
-import type { BulkItemResult, BulkResult, BulkTarget } from "@/lib/invocations/bulk-actions";
+import type { BulkItemResult, BulkTarget } from "@/lib/invocations/bulk-actions";
 import { BULK_MAX_TARGETS } from "@/lib/queue/filters";
+import type { OperatorAction } from "@/lib/outcome/actions";
 import type { InvocationStatus } from "@/lib/outcome/status";
-import { api, ApiClientError } from "@/lib/query/api";
+import { ApiClientError } from "@/lib/query/fetch";
 import { queryKeys } from "@/lib/query/keys";
 import { actionBody, ActionFields } from "../actions/action-dialog";
 import { actionMeta } from "../actions/action-meta";
+import { api } from "../api";
 import { useCurrentUser } from "../current-user";
 import { StatusBadge } from "../status-badge";
 import { Button } from "../ui/button";
-import { Dialog } from "../ui/dialog";
+import { Dialog, DialogActions } from "../ui/dialog";
+import { ErrorAlert } from "../ui/error-alert";
 import type { BulkChoice } from "./bulk-bar";
 import { invocationHref } from "./filters";
 
@@ -44,14 +47,14 @@ export function BulkDialog({ action, targets, onClose }: { action: BulkChoice; t
   const [error, setError] = useState<string | null>(null);
   const meta = actionMeta[action];
 
-  const run = async (body: Record<string, unknown>) => {
+  const run = async (body: OperatorAction) => {
     setError(null);
     setPhase("running");
     const collected: ItemResult[] = [];
     for (let i = 0; i < targets.length; i += BULK_MAX_TARGETS) {
       const chunk = targets.slice(i, i + BULK_MAX_TARGETS);
       try {
-        const res = await api<BulkResult>("/api/v1/bulk-actions", { body: { ...body, targets: chunk } });
+        const res = await api.post("/api/v1/bulk-actions", { body: { ...body, targets: chunk } });
         collected.push(...res.results.map((r) => ({ ...r, outcome: r.ok ? ("done" as const) : r.code === "INTERNAL" ? ("unknown" as const) : ("refused" as const) })));
       } catch (e) {
         const refusedWhole = e instanceof ApiClientError && e.status >= 400 && e.status < 500;
@@ -105,11 +108,8 @@ export function BulkDialog({ action, targets, onClose }: { action: BulkChoice; t
             Each one is acted on with the version you saw when you selected it. Any that changed since, or whose state does not allow
             this, is refused and listed — never overwritten. The rest still go ahead.
           </p>
-          {error ? <p role="alert" className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-800">{error}</p> : null}
-          <div className="flex justify-end gap-2">
-            <Button onClick={() => onClose(false)}>Cancel</Button>
-            <Button type="submit" variant="primary">{`${meta.label} ${n}`}</Button>
-          </div>
+          <ErrorAlert error={error} look="box" />
+          <DialogActions label={`${meta.label} ${n}`} onCancel={() => onClose(false)} />
         </form>
       ) : (
         <div className="space-y-4">

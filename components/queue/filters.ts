@@ -21,14 +21,19 @@ export function readFilters(search: URLSearchParams | Record<string, string | st
   return out;
 }
 
-/** The URL query of a filter, keys in a fixed order so equal filters give equal strings. */
-export function filterQuery(filters: QueueFilterState): string {
-  const params = new URLSearchParams();
+/** A filter's values as the API takes them: trimmed, empty ones left out, keys in a fixed order. */
+export function filterParams(filters: QueueFilterState): QueueFilterState {
+  const params: QueueFilterState = {};
   for (const k of queueFilterKeys) {
     const v = filters[k]?.trim();
-    if (v) params.set(k, v);
+    if (v) params[k] = v;
   }
-  return params.toString();
+  return params;
+}
+
+/** The URL query of a filter, keys in a fixed order so equal filters give equal strings. */
+export function filterQuery(filters: QueueFilterState): string {
+  return new URLSearchParams(filterParams(filters) as Record<string, string>).toString();
 }
 
 export const isFiltered = (filters: QueueFilterState) => queueFilterKeys.some((k) => Boolean(filters[k]));

@@ -6,14 +6,15 @@ import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } fr
 import type { BulkTarget } from "@/lib/invocations/bulk-actions";
 import type { InvocationSummary } from "@/lib/invocations/read";
 import type { QueueFilterKey } from "@/lib/queue/filters";
-import { api } from "@/lib/query/api";
+
 import { actionsFor, type ConsoleAction } from "../actions/action-meta";
+import { api } from "../api";
 import { useCan, useCurrentUser } from "../current-user";
 import { Button } from "../ui/button";
 import { BulkBar } from "./bulk-bar";
 import type { BulkChoice } from "./bulk-bar";
 import { NoMatch, NothingReported, QueueClear } from "./empty-states";
-import { filterQuery, invocationHref, isFiltered, readFilters, rowKey, type QueueFilterState } from "./filters";
+import { filterParams, filterQuery, invocationHref, isFiltered, readFilters, rowKey, type QueueFilterState } from "./filters";
 import { QueueFilters } from "./queue-filters";
 import { countText } from "./count-text";
 import { QueueTable } from "./queue-table";
@@ -139,7 +140,7 @@ export function QueueView({ initial, anyReported, runtimes, curl }: Props) {
   const selectAllMatching = async () => {
     setSelectingAll(true);
     try {
-      const res = await api<{ items: BulkTarget[]; total: number; truncated: boolean }>(`/api/v1/queue/ids${current ? `?${current}` : ""}`);
+      const res = await api.get("/api/v1/queue/ids", { query: filterParams(filters) });
       setSelected(new Map(res.items.map((t) => [rowKey(t), t])));
       setTruncatedAt(res.truncated ? res.items.length : null);
     } finally {

@@ -1,8 +1,8 @@
 "use client";
 
 import type { FormEvent } from "react";
-import { Button } from "../ui/button";
-import { Dialog } from "../ui/dialog";
+import { Dialog, DialogActions } from "../ui/dialog";
+import { ErrorAlert } from "../ui/error-alert";
 import { TextField } from "../ui/field";
 
 export function SaveViewDialog({ query, error, saving, onSave, onClose }: { query: string; error: string | null; saving: boolean; onSave: (name: string) => void; onClose: () => void }) {
@@ -15,11 +15,8 @@ export function SaveViewDialog({ query, error, saving, onSave, onClose }: { quer
       <form onSubmit={submit} className="space-y-4">
         <TextField label="Name" name="name" required maxLength={80} autoFocus />
         <p className="break-all font-mono text-xs text-slate-500">?{decodeURIComponent(query)}</p>
-        {error ? <p role="alert" className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-800">{error}</p> : null}
-        <div className="flex justify-end gap-2">
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" disabled={saving}>Save</Button>
-        </div>
+        <ErrorAlert error={error} look="box" />
+        <DialogActions label="Save" pending={saving} onCancel={onClose} />
       </form>
     </Dialog>
   );

@@ -3,9 +3,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import { useState } from "react";
-import type { SavedViewInfo } from "@/lib/queue/saved-views";
-import { api } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
+import { api } from "../api";
 import { Button } from "../ui/button";
 
 // Dialogs load when first opened: they are not part of the queue's first paint.
@@ -27,17 +26,17 @@ const chip = (active: boolean) =>
 export function SavedViews({ current, onApply }: { current: string; onApply: (query: string) => void }) {
   const queryClient = useQueryClient();
   const [naming, setNaming] = useState(false);
-  const views = useQuery({ queryKey: queryKeys.savedViews.all, queryFn: () => api<{ items: SavedViewInfo[] }>("/api/v1/saved-views") });
+  const views = useQuery({ queryKey: queryKeys.savedViews.all, queryFn: () => api.get("/api/v1/saved-views") });
   const done = () => queryClient.invalidateQueries({ queryKey: queryKeys.savedViews.all });
   const save = useMutation({
-    mutationFn: (name: string) => api<SavedViewInfo>("/api/v1/saved-views", { body: { name, query: current } }),
+    mutationFn: (name: string) => api.post("/api/v1/saved-views", { body: { name, query: current } }),
     onSuccess: () => {
       setNaming(false);
       void done();
     },
   });
   const remove = useMutation({
-    mutationFn: (id: string) => api(`/api/v1/saved-views/${encodeURIComponent(id)}`, { method: "DELETE" }),
+    mutationFn: (id: string) => api.delete("/api/v1/saved-views/{id}", { params: { id } }),
     onSettled: done,
   });
 

@@ -3,9 +3,9 @@
 import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import type { QueuePage } from "@/lib/queue/queue";
-import { api } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
-import { filterQuery, rowKey, type QueueFilterState } from "./filters";
+import { api } from "../api";
+import { filterParams, filterQuery, rowKey, type QueueFilterState } from "./filters";
 
 /** Under the 2 s the issue allows, with room for the request itself. */
 export const LIVE_INTERVAL_MS = 1_500;
@@ -22,11 +22,7 @@ export function useQueue(filters: QueueFilterState, initial: InitialQueue | null
   const key = queryKeys.invocations.queue(Object.fromEntries(new URLSearchParams(query)));
   const result = useInfiniteQuery({
     queryKey: key,
-    queryFn: ({ pageParam, signal }) => {
-      const params = new URLSearchParams(query);
-      if (pageParam) params.set("cursor", pageParam);
-      return api<QueuePage>(`/api/v1/queue?${params}`, { signal });
-    },
+    queryFn: ({ pageParam, signal }) => api.get("/api/v1/queue", { query: { ...filterParams(filters), cursor: pageParam || undefined }, signal }),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.next_cursor,
     initialData: initial && initial.query === query ? { pages: [initial.page], pageParams: [null] } : undefined,
@@ -61,7 +57,7 @@ export function useQueue(filters: QueueFilterState, initial: InitialQueue | null
 export function useAnyReported(enabled: boolean, initial: boolean) {
   const { data } = useQuery({
     queryKey: [...queryKeys.invocations.all, "any-reported"],
-    queryFn: async () => (await api<{ items: unknown[] }>("/api/v1/invocations?limit=1")).items.length > 0,
+    queryFn: async () => (await api.get("/api/v1/invocations", { query: { limit: 1 } })).items.length > 0,
     initialData: initial,
     enabled: enabled && !initial,
     refetchInterval: LIVE_INTERVAL_MS,

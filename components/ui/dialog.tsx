@@ -2,6 +2,7 @@
 
 import * as RadixDialog from "@radix-ui/react-dialog";
 import type { ReactNode } from "react";
+import { Button } from "./button";
 
 // An accessible modal (focus trapped, Escape closes, labelled by its title).
 export function Dialog({
@@ -28,5 +29,39 @@ export function Dialog({
         </RadixDialog.Content>
       </RadixDialog.Portal>
     </RadixDialog.Root>
+  );
+}
+
+/**
+ * How a dialog ends: Cancel, then the step it is for, disabled and relabelled while it runs. The step submits
+ * the dialog's form, or, given `onConfirm`, is a button of its own (a confirmation has no form).
+ */
+export function DialogActions({
+  label,
+  pendingLabel,
+  pending = false,
+  variant = "primary",
+  cancelLabel = "Cancel",
+  onCancel,
+  onConfirm,
+}: {
+  /** The step's label; null leaves only the way out (the step no longer applies). */
+  label: string | null;
+  pendingLabel?: string;
+  pending?: boolean;
+  variant?: "primary" | "danger";
+  cancelLabel?: string;
+  onCancel: () => void;
+  onConfirm?: () => void;
+}) {
+  return (
+    <div className="flex justify-end gap-2">
+      <Button onClick={onCancel}>{cancelLabel}</Button>
+      {label === null ? null : (
+        <Button type={onConfirm ? "button" : "submit"} variant={variant} onClick={onConfirm} disabled={pending}>
+          {pending && pendingLabel ? pendingLabel : label}
+        </Button>
+      )}
+    </div>
   );
 }

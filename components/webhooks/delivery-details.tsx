@@ -1,22 +1,21 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import type { WebhookDeliveryDetail } from "@/lib/webhooks/deliveries";
-import { api } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
-import { errorText } from "../admin/confirm-dialog";
+import { api } from "../api";
 import { formatUtc } from "../audit/time";
+import { ErrorAlert } from "../ui/error-alert";
 
 // One delivery opened in the log: every try (newest first) and the body as sent.
 
 export function DeliveryDetails({ endpointId, deliveryId }: { endpointId: string; deliveryId: string }) {
   const { data, error, isPending } = useQuery({
     queryKey: queryKeys.admin.webhookDelivery(endpointId, deliveryId),
-    queryFn: () => api<WebhookDeliveryDetail>(`/api/v1/admin/webhooks/${endpointId}/deliveries/${deliveryId}`),
+    queryFn: () => api.get("/api/v1/admin/webhooks/{endpoint_id}/deliveries/{delivery_id}", { params: { endpoint_id: endpointId, delivery_id: deliveryId } }),
     refetchInterval: 5000,
   });
   if (isPending) return <p className="text-sm text-slate-600">Loading…</p>;
-  if (error) return <p role="alert" className="text-sm text-rose-700">{errorText(error)}</p>;
+  if (error) return <ErrorAlert error={error} />;
   return (
     <div className="grid gap-4 lg:grid-cols-2">
       <div>

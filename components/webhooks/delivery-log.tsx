@@ -1,15 +1,16 @@
 "use client";
 
-import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Fragment, useState } from "react";
-import type { WebhookDeliveryInfo, WebhookDeliveryPage } from "@/lib/webhooks/deliveries";
-import { api } from "@/lib/query/api";
+import type { WebhookDeliveryInfo } from "@/lib/webhooks/deliveries";
 import { queryKeys } from "@/lib/query/keys";
-import { errorText } from "../admin/confirm-dialog";
+import { useCollectionMutation } from "../admin/use-collection";
+import { api } from "../api";
 import { formatUtc } from "../audit/time";
 import { invocationHref } from "../invocation/links";
 import { Button } from "../ui/button";
+import { ErrorAlert } from "../ui/error-alert";
 import { DeliveryDetails } from "./delivery-details";
 
 // An endpoint's deliveries, newest first, refreshed every few seconds: status,
@@ -34,25 +35,24 @@ function DeliveryStatus({ status }: { status: WebhookDeliveryInfo["status"] }) {
 }
 
 export function DeliveryLog({ endpointId, runtime }: { endpointId: string; runtime: string }) {
-  const queryClient = useQueryClient();
-  const [status, setStatus] = useState("");
+  const [status, setStatus] = useState<(typeof filters)[number]["value"]>("");
   const [open, setOpen] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const log = useInfiniteQuery({
     queryKey: queryKeys.admin.webhookDeliveries(endpointId, status),
-    queryFn: ({ pageParam }) => {
-      const search = new URLSearchParams({ limit: "50", ...(status ? { status } : {}), ...(pageParam ? { cursor: pageParam } : {}) });
-      return api<WebhookDeliveryPage>(`/api/v1/admin/webhooks/${endpointId}/deliveries?${search}`);
-    },
+    queryFn: ({ pageParam }) =>
+      api.get("/api/v1/admin/webhooks/{endpoint_id}/deliveries", {
+        params: { endpoint_id: endpointId },
+        query: { limit: 50, status: status || undefined, cursor: pageParam || undefined },
+      }),
     initialPageParam: "",
     getNextPageParam: (last) => last.next_cursor ?? undefined,
     refetchInterval: 5000,
   });
-  const resend = useMutation({
+  const resend = useCollectionMutation(queryKeys.admin.webhooks, {
     mutationFn: (delivery: WebhookDeliveryInfo) =>
-      api<WebhookDeliveryInfo>(`/api/v1/admin/webhooks/${endpointId}/deliveries/${delivery.id}/resend`, { method: "POST" }),
+      api.post("/api/v1/admin/webhooks/{endpoint_id}/deliveries/{delivery_id}/resend", { params: { endpoint_id: endpointId, delivery_id: delivery.id } }),
     onSuccess: (d) => setNotice(`${d.event_id} is queued to be sent again now.`),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.admin.webhooks }),
   });
   const items = log.data?.pages.flatMap((p) => p.items) ?? [];
 
@@ -75,8 +75,8 @@ export function DeliveryLog({ endpointId, runtime }: { endpointId: string; runti
         </div>
       </div>
       <p role="status" aria-live="polite" className="text-sm text-emerald-800">{notice}</p>
-      {resend.error ? <p role="alert" className="text-sm text-rose-700">Resend failed: {errorText(resend.error)}</p> : null}
-      {log.error ? <p role="alert" className="text-sm text-rose-700">Could not load the log: {errorText(log.error)}</p> : null}
+      <ErrorAlert error={resend.error} prefix="Resend failed:" />
+      <ErrorAlert error={log.error} prefix="Could not load the log:" />
 
       {log.isPending ? (
         <p className="text-sm text-slate-600">Loading…</p>

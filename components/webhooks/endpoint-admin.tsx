@@ -1,16 +1,17 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import type { WebhookEndpointInfo } from "@/lib/webhooks/endpoints";
-import { api } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
-import { ConfirmDialog, errorText } from "../admin/confirm-dialog";
+import { ConfirmDialog } from "../admin/confirm-dialog";
 import { ShownOnceDialog } from "../admin/shown-once";
+import { useCollection, useCollectionMutation } from "../admin/use-collection";
+import { api } from "../api";
 import { formatUtc } from "../audit/time";
 import { Button } from "../ui/button";
+import { ErrorAlert } from "../ui/error-alert";
 import { DeliveryLog } from "./delivery-log";
 import { EndpointState, SECRET_NOTE } from "./webhooks-admin";
 
@@ -19,36 +20,30 @@ import { EndpointState, SECRET_NOTE } from "./webhooks-admin";
 type Confirming = "rotate" | "delete" | null;
 
 export function EndpointAdmin({ initial }: { initial: WebhookEndpointInfo }) {
-  const queryClient = useQueryClient();
   const router = useRouter();
   const [confirming, setConfirming] = useState<Confirming>(null);
   const [secret, setSecret] = useState<string | null>(null);
-  const { data: endpoint } = useQuery({
+  const { data: endpoint } = useCollection({
     queryKey: queryKeys.admin.webhookEndpoint(initial.id),
-    queryFn: () => api<WebhookEndpointInfo>(`/api/v1/admin/webhooks/${initial.id}`),
+    queryFn: () => api.get("/api/v1/admin/webhooks/{endpoint_id}", { params: { endpoint_id: initial.id } }),
     initialData: initial,
     refetchInterval: 5000,
   });
-  const path = `/api/v1/admin/webhooks/${endpoint.id}`;
-  const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.admin.webhooks });
-  const toggle = useMutation({
-    mutationFn: (enabled: boolean) => api<WebhookEndpointInfo>(path, { method: "PATCH", body: { enabled } }),
-    onSettled: refresh,
+  const params = { endpoint_id: endpoint.id };
+  // Every change refreshes all of webhooks: this endpoint, its log and the list it is in.
+  const toggle = useCollectionMutation(queryKeys.admin.webhooks, {
+    mutationFn: (enabled: boolean) => api.patch("/api/v1/admin/webhooks/{endpoint_id}", { params, body: { enabled } }),
   });
-  const rotate = useMutation({
-    mutationFn: () => api<{ endpoint: WebhookEndpointInfo; secret: string }>(`${path}/rotate-secret`, { method: "POST" }),
+  const rotate = useCollectionMutation(queryKeys.admin.webhooks, {
+    mutationFn: () => api.post("/api/v1/admin/webhooks/{endpoint_id}/rotate-secret", { params }),
     onSuccess: (answer) => {
       setConfirming(null);
       setSecret(answer.secret);
     },
-    onSettled: refresh,
   });
-  const remove = useMutation({
-    mutationFn: () => api<{ deleted: true }>(path, { method: "DELETE" }),
-    onSuccess: () => {
-      void refresh();
-      router.push("/admin/webhooks");
-    },
+  const remove = useCollectionMutation(queryKeys.admin.webhooks, {
+    mutationFn: () => api.delete("/api/v1/admin/webhooks/{endpoint_id}", { params }),
+    onSuccess: () => router.push("/admin/webhooks"),
   });
 
   return (
@@ -79,7 +74,7 @@ export function EndpointAdmin({ initial }: { initial: WebhookEndpointInfo }) {
         {!endpoint.enabled ? (
           <p className="text-sm text-slate-700">Disabled: no new events are queued for it, and its pending deliveries wait until it is enabled again.</p>
         ) : null}
-        {toggle.error ? <p role="alert" className="text-sm text-rose-700">{errorText(toggle.error)}</p> : null}
+        <ErrorAlert error={toggle.error} />
       </section>
 
       <DeliveryLog endpointId={endpoint.id} runtime={endpoint.runtime} />
@@ -90,7 +85,7 @@ export function EndpointAdmin({ initial }: { initial: WebhookEndpointInfo }) {
           description="Every delivery from now on, retries included, is signed with the new secret; the old one stops verifying at once. Update the receiver right after."
           confirmLabel="Rotate secret"
           pending={rotate.isPending}
-          error={errorText(rotate.error)}
+          error={rotate.error}
           onConfirm={() => rotate.mutate()}
           onCancel={() => setConfirming(null)}
         />
@@ -101,7 +96,7 @@ export function EndpointAdmin({ initial }: { initial: WebhookEndpointInfo }) {
           description={`${endpoint.runtime} stops getting events at ${endpoint.url}, and its delivery log is deleted with it. This cannot be undone.`}
           confirmLabel="Delete endpoint"
           pending={remove.isPending}
-          error={errorText(remove.error)}
+          error={remove.error}
           onConfirm={() => remove.mutate()}
           onCancel={() => setConfirming(null)}
         />

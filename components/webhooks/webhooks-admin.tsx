@@ -1,32 +1,27 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import type { WebhookEndpointInfo } from "@/lib/webhooks/endpoints";
-import { api } from "@/lib/query/api";
 import { queryKeys } from "@/lib/query/keys";
-import { errorText } from "../admin/confirm-dialog";
 import { ShownOnceDialog } from "../admin/shown-once";
+import { useCollection, useCollectionMutation } from "../admin/use-collection";
+import { api } from "../api";
 import { formatUtc } from "../audit/time";
 import { Button } from "../ui/button";
-import { Dialog } from "../ui/dialog";
+import { Dialog, DialogActions } from "../ui/dialog";
+import { ErrorAlert } from "../ui/error-alert";
 import { SelectField, TextField } from "../ui/field";
 import { VerifyHelp } from "./verify-help";
 
-type Endpoints = { items: WebhookEndpointInfo[] };
 type Created = { endpoint: WebhookEndpointInfo; secret: string };
 
 export const SECRET_NOTE = "Copy it now. Settle keeps it to sign deliveries but will not show it again; rotating it gives a new one.";
 
 function CreateEndpointDialog({ runtimes, onClose, onCreated }: { runtimes: string[]; onClose: () => void; onCreated: (created: Created) => void }) {
-  const queryClient = useQueryClient();
-  const create = useMutation({
-    mutationFn: (body: { runtime: string; url: string }) => api<Created>("/api/v1/admin/webhooks", { body }),
-    onSuccess: (created) => {
-      void queryClient.invalidateQueries({ queryKey: queryKeys.admin.webhooks });
-      onCreated(created);
-    },
+  const create = useCollectionMutation(queryKeys.admin.webhooks, {
+    mutationFn: (body: { runtime: string; url: string }) => api.post("/api/v1/admin/webhooks", { body }),
+    onSuccess: onCreated,
   });
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -38,11 +33,8 @@ function CreateEndpointDialog({ runtimes, onClose, onCreated }: { runtimes: stri
       <form onSubmit={submit} className="space-y-4">
         <SelectField label="Runtime" name="runtime" required options={runtimes.map((r) => ({ value: r, label: r }))} />
         <TextField label="URL" name="url" type="url" required placeholder="https://agent.example.com/settle-events" autoComplete="off" hint="http:// or https:// at a public address (not localhost or a private network). The receiver answers any 2xx within 10 seconds." />
-        {create.error ? <p role="alert" className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-800">{errorText(create.error)}</p> : null}
-        <div className="flex justify-end gap-2">
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" disabled={create.isPending}>{create.isPending ? "Adding…" : "Add endpoint"}</Button>
-        </div>
+        <ErrorAlert error={create.error} look="box" />
+        <DialogActions label="Add endpoint" pendingLabel="Adding…" pending={create.isPending} onCancel={onClose} />
       </form>
     </Dialog>
   );
@@ -69,9 +61,9 @@ function Counts({ e }: { e: WebhookEndpointInfo }) {
 export function WebhooksAdmin({ initial, runtimes }: { initial: WebhookEndpointInfo[]; runtimes: string[] }) {
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<Created | null>(null);
-  const { data, error } = useQuery({
+  const { data, error } = useCollection({
     queryKey: queryKeys.admin.webhooks,
-    queryFn: () => api<Endpoints>("/api/v1/admin/webhooks"),
+    queryFn: () => api.get("/api/v1/admin/webhooks"),
     initialData: { items: initial },
     refetchInterval: 5000,
   });
@@ -90,7 +82,7 @@ export function WebhooksAdmin({ initial, runtimes }: { initial: WebhookEndpointI
         </div>
         <Button variant="primary" onClick={() => setCreating(true)} disabled={runtimes.length === 0}>Add endpoint</Button>
       </div>
-      {error ? <p role="alert" className="text-sm text-rose-700">Could not refresh the list: {errorText(error)}</p> : null}
+      <ErrorAlert error={error} prefix="Could not refresh the list:" />
 
       {endpoints.length === 0 ? (
         <div className="space-y-4 rounded-lg border border-dashed border-slate-300 bg-white p-6">

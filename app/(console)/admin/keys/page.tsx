@@ -9,17 +9,7 @@ export const dynamic = "force-dynamic";
 
 export default async function RuntimeKeysPage() {
   const { user, allowed, db } = await requireUser("administer", "/admin/keys");
-  if (!allowed) {
-    return (
-      <main className="mx-auto max-w-7xl px-6 py-8">
-        <NotAllowed role={user.role} what="only admins manage runtime keys" />
-      </main>
-    );
-  }
+  if (!allowed) return <NotAllowed role={user.role} what="only admins manage runtime keys" />;
   const [keys, runtimes] = await Promise.all([listRuntimeKeys(db), listRuntimeNames(db)]);
-  return (
-    <main className="mx-auto max-w-7xl px-6 py-8">
-      <RuntimeKeysAdmin initial={keys} runtimes={runtimes} curlTemplate={curlExample(CURL_ORIGIN, CURL_KEY)} />
-    </main>
-  );
+  return <RuntimeKeysAdmin initial={keys} runtimes={runtimes} curlTemplate={curlExample(CURL_ORIGIN, CURL_KEY)} />;
 }

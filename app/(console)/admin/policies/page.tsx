@@ -9,10 +9,5 @@ export const metadata: Metadata = { title: "Policies · Settle" };
 // Everyone signed in reads the policies (they explain what Settle does on its own); admins edit them.
 export default async function PoliciesPage() {
   const { db } = await requireUser("read", "/admin/policies");
-  const policies = await listPolicies(db);
-  return (
-    <main className="mx-auto max-w-7xl px-6 py-8">
-      <PoliciesAdmin initial={policies} />
-    </main>
-  );
+  return <PoliciesAdmin initial={await listPolicies(db)} />;
 }

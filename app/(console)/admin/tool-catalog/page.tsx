@@ -8,17 +8,7 @@ export const dynamic = "force-dynamic";
 
 export default async function ToolCatalogPage() {
   const { user, allowed, db } = await requireUser("administer", "/admin/tool-catalog");
-  if (!allowed) {
-    return (
-      <main className="mx-auto max-w-7xl px-6 py-8">
-        <NotAllowed role={user.role} what="only admins edit the tool catalog" />
-      </main>
-    );
-  }
+  if (!allowed) return <NotAllowed role={user.role} what="only admins edit the tool catalog" />;
   const [entries, runtimes] = await Promise.all([listToolCatalog(db), listRuntimeNames(db)]);
-  return (
-    <main className="mx-auto max-w-7xl px-6 py-8">
-      <ToolCatalogAdmin initial={entries} runtimes={runtimes} />
-    </main>
-  );
+  return <ToolCatalogAdmin initial={entries} runtimes={runtimes} />;
 }

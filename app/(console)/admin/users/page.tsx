@@ -7,17 +7,6 @@ export const dynamic = "force-dynamic";
 
 export default async function UsersPage() {
   const { user, allowed, db } = await requireUser("administer", "/admin/users");
-  if (!allowed) {
-    return (
-      <main className="mx-auto max-w-7xl px-6 py-8">
-        <NotAllowed role={user.role} what="only admins manage users" />
-      </main>
-    );
-  }
-  const users = await listUsers(db);
-  return (
-    <main className="mx-auto max-w-7xl px-6 py-8">
-      <UsersAdmin initial={users} />
-    </main>
-  );
+  if (!allowed) return <NotAllowed role={user.role} what="only admins manage users" />;
+  return <UsersAdmin initial={await listUsers(db)} />;
 }

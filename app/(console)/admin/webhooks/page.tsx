@@ -8,17 +8,7 @@ export const dynamic = "force-dynamic";
 
 export default async function WebhooksPage() {
   const { user, allowed, db } = await requireUser("webhooks", "/admin/webhooks");
-  if (!allowed) {
-    return (
-      <main className="mx-auto max-w-7xl px-6 py-8">
-        <NotAllowed role={user.role} what="only admins manage webhooks" />
-      </main>
-    );
-  }
+  if (!allowed) return <NotAllowed role={user.role} what="only admins manage webhooks" />;
   const [endpoints, runtimes] = await Promise.all([listWebhookEndpoints(db), listRuntimeNames(db)]);
-  return (
-    <main className="mx-auto max-w-7xl px-6 py-8">
-      <WebhooksAdmin initial={endpoints} runtimes={runtimes} />
-    </main>
-  );
+  return <WebhooksAdmin initial={endpoints} runtimes={runtimes} />;
 }

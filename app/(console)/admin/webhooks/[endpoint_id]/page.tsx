@@ -10,20 +10,10 @@ export const dynamic = "force-dynamic";
 export default async function WebhookEndpointPage({ params }: { params: Promise<{ endpoint_id: string }> }) {
   const { endpoint_id } = await params;
   const { user, allowed, db } = await requireUser("webhooks", `/admin/webhooks/${encodeURIComponent(endpoint_id)}`);
-  if (!allowed) {
-    return (
-      <main className="mx-auto max-w-7xl px-6 py-8">
-        <NotAllowed role={user.role} what="only admins manage webhooks" />
-      </main>
-    );
-  }
+  if (!allowed) return <NotAllowed role={user.role} what="only admins manage webhooks" />;
   const endpoint = await getWebhookEndpoint(db, endpoint_id).catch((error: unknown) => {
     if (error instanceof ApiError && error.code === "NOT_FOUND") notFound();
     throw error;
   });
-  return (
-    <main className="mx-auto max-w-7xl px-6 py-8">
-      <EndpointAdmin initial={endpoint} />
-    </main>
-  );
+  return <EndpointAdmin initial={endpoint} />;
 }

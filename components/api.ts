@@ -1,0 +1,13 @@
+"use client";
+
+import { bodiesOf, createApiClient } from "@/server/api-client";
+import { apiClientError, fetchApi } from "@/lib/query/fetch";
+
+// The console's one way to call Settle's API: the client typed from the
+// routes' own declarations (server/api-client.ts, types only at run time), so
+// a wrong path, parameter, query or body fails typecheck, and each answer has
+// the type the route declares. A call answers a 2xx's body and throws
+// ApiClientError (lib/query/fetch.ts) for anything else, as TanStack Query
+// expects of a queryFn or mutationFn.
+
+export const api = bodiesOf(createApiClient(fetchApi), apiClientError);
