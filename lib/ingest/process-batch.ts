@@ -7,7 +7,8 @@ import { forgetRows, knownRows, rememberRows } from "./known-rows";
 import { storeRecords } from "./store-records";
 import { recordError, type ErrorEnvelope } from "../errors";
 import type { IgnoredHint } from "../outcome/vocabulary";
-import { prepareRecord, type PreparedRecord, type RecordProblem } from "./record";
+import { prepareRecord, type PreparedRecord, type RecordProblem, type VolatileArgsOf } from "./record";
+import { isRecord } from "./adapters/shared";
 import { cleanText } from "../redact/redact";
 
 // Ingests a batch of records for one runtime: every accepted record is
@@ -111,15 +112,18 @@ function once(merged: Pending[]): Pending[] {
   });
 }
 
-function prepareSafely(record: unknown, receivedAt: Date): PreparedRecord | RecordProblem {
+function prepareSafely(record: unknown, receivedAt: Date, volatileArgs: VolatileArgsOf | undefined): PreparedRecord | RecordProblem {
   try {
-    return prepareRecord(record, receivedAt);
+    return prepareRecord(record, receivedAt, volatileArgs);
   } catch (error) {
     // Whatever went wrong reading one record is that record's problem only.
     console.error("[settle] a record could not be prepared:", error);
     return { code: "INVALID_RECORD", message: "Settle could not read this record." };
   }
 }
+
+/** How ingest learns a tool's volatile arguments (its runtime's catalog), asked only when a record carries arguments. */
+export type IngestOptions = { volatileArgs?: () => Promise<VolatileArgsOf> };
 
 /** `unparsable` holds NDJSON lines that were not JSON: each rejects its own record only. */
 export async function ingestRecords(
@@ -128,7 +132,10 @@ export async function ingestRecords(
   raw: unknown[],
   receivedAt = new Date(),
   unparsable: Map<number, string> = new Map(),
+  options: IngestOptions = {},
 ): Promise<IngestResult> {
+  const withArguments = options.volatileArgs !== undefined && raw.some((r) => isRecord(r) && r.arguments !== undefined && r.arguments !== null);
+  const volatileArgs = withArguments ? await options.volatileArgs!() : undefined;
   return ingestPrepared(
     db,
     runtime,
@@ -136,7 +143,7 @@ export async function ingestRecords(
       const lineError = unparsable.get(index);
       const prepared = lineError
         ? { code: "INVALID_JSON", message: `record ${index + 1} of this request (a non-blank NDJSON line) is not valid JSON (${lineError}).` }
-        : prepareSafely(record, receivedAt);
+        : prepareSafely(record, receivedAt, volatileArgs);
       const given = (record as { event_id?: unknown } | null)?.event_id;
       return { prepared, givenEventId: typeof given === "string" ? cleanText(given) : null };
     }),

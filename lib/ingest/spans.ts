@@ -3,7 +3,8 @@ import type { Db } from "../db/client";
 import { spanAdapters, spanRecords, type SpanOptions, type SpanRecord } from "./adapters/spans";
 import type { ReadSpan } from "../otlp/spans";
 import { ingestPrepared, type IngestResult, type PreparedInput, type RuntimeRef } from "./process-batch";
-import { contentHash, type PreparedRecord, type RecordProblem } from "./record";
+import type { PreparedRecord, RecordProblem, VolatileArgsOf } from "./record";
+import { argsDigest } from "./args-digest";
 import { cleanText, redact, TooDeepError } from "../redact/redact";
 
 // OTLP ingest's records: each tool-call span, read by the convention that
@@ -52,6 +53,8 @@ function prepareSpanRecord(r: SpanRecord, argsDigest: string | null): PreparedRe
     idempotencyKey: null,
     budgetLeftS: null,
     argsDigest,
+    // Stored with the intent only: the outcome's evidence (the span) carries them again.
+    arguments: r.phase === "intent" ? ((envelope as { arguments?: unknown } | null)?.arguments ?? null) : null,
     normalized: r.normalized,
     probeResult: null,
     envelope,
@@ -61,7 +64,7 @@ function prepareSpanRecord(r: SpanRecord, argsDigest: string | null): PreparedRe
 type SpanInputs = { span: ReadSpan; first: number; count: number } | { span: ReadSpan; problem: string };
 
 /** Ingests the tool-call spans of one export for a runtime. */
-export async function ingestSpans(db: Db, runtime: RuntimeRef, spans: ReadSpan[], options: SpanOptions): Promise<SpanIngestResult> {
+export async function ingestSpans(db: Db, runtime: RuntimeRef, spans: ReadSpan[], options: SpanOptions & { volatileArgs?: VolatileArgsOf }): Promise<SpanIngestResult> {
   const inputs: PreparedInput[] = [];
   const read: SpanInputs[] = [];
   let ignoredSpans = 0;
@@ -85,9 +88,10 @@ export async function ingestSpans(db: Db, runtime: RuntimeRef, spans: ReadSpan[]
       continue;
     }
     read.push({ span: item, first: inputs.length, count: records.length });
-    // One digest for the span's records: the arguments are the same at its start and end.
+    // One digest for the span's records: the arguments are the same at its start and end. Settle's
+    // digest (lib/ingest/args-digest.ts), without the tool's volatile arguments, as for any record.
     const args = (records[0]?.envelope as { arguments?: unknown } | undefined)?.arguments;
-    const digest = args === null || args === undefined ? null : `sha256:${contentHash(args)}`;
+    const digest = args === null || args === undefined || records[0] === undefined ? null : argsDigest(args, options.volatileArgs?.(records[0].tool));
     for (const r of records) inputs.push({ prepared: prepareSpanRecord(r, digest), givenEventId: r.eventId });
   }
   const result = inputs.length > 0 ? await ingestPrepared(db, runtime, inputs) : { results: [], accepted: 0, duplicates: 0, rejected: 0 };

@@ -56,6 +56,7 @@ function attemptRow(p: PreparedRecord, uid: string, seq: number): AttemptRow {
     n.items,
     p.envelope,
     n.ignored ?? null,
+    p.arguments,
   ];
 }
 
@@ -77,6 +78,7 @@ export function foldRecordOf(p: PreparedRecord, seq: number): FoldRecord {
     tool: p.tool,
     effectClass: p.effectClass,
     idempotencyKey: p.idempotencyKey,
+    argsDigest: p.argsDigest,
     userMessage: n.user_message,
     code: n.code,
   };

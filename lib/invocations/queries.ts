@@ -35,7 +35,8 @@ const textOrNull = (v: unknown): string | null => (v === null || v === undefined
 
 const INVOCATION_COLUMNS = `i.id::text, i.runtime_id::text, r.name AS runtime, i.invocation_id, i.task_id, i.tool, i.effect_class, i.idempotency_key,
          i.status, i.commit_state, i.next_action, i.version, i.conflict, i.attempt_count, i.first_seen_at, i.last_attempt_at,
-         i.status_since, i.stall_at, i.not_before, i.assignee, i.user_message, i.last_code, i.resolution, i.updated_at`;
+         i.status_since, i.stall_at, i.not_before, i.assignee, i.user_message, i.last_code, i.resolution, i.updated_at,
+         i.args_digest, i.possible_duplicate_of, i.duplicate_review`;
 
 const INVOCATION_SELECT = `
   SELECT ${INVOCATION_COLUMNS}
@@ -73,7 +74,7 @@ const attemptColumns = (light: boolean) =>
   `invocation_uid::text, runtime_id::text, event_key, event_id, seq, attempt_id, attempt_no, phase, at, received_at, tool,
    effect_class, idempotency_key, budget_left_s, args_digest, dialect, wrapper_dialect, outcome, commit_state, code, category,
    retry_directive, not_before, max_attempts_remaining, next_action, dispatch_stage, probe_result, user_message, items, ignored
-   ${light ? "" : ", safe_details, agent_message, envelope"}`;
+   ${light ? "" : ", safe_details, agent_message, envelope, arguments"}`;
 
 // The fold's phase order (lib/outcome/fold.ts) in SQL; the last phase also takes anything else, as it always did.
 const phases = (Object.entries(phaseRank) as Array<[Phase, number]>).sort((a, b) => a[1] - b[1]);
@@ -114,6 +115,9 @@ function invocationOf(r: Raw): InvocationRow {
     lastCode: textOrNull(r.last_code),
     resolution: json(r.resolution) as never,
     updatedAt: date(r.updated_at),
+    argsDigest: textOrNull(r.args_digest),
+    possibleDuplicateOf: textOrNull(r.possible_duplicate_of),
+    duplicateReview: textOrNull(r.duplicate_review),
     runtime: { name: text(r.runtime) },
   };
 }
@@ -150,7 +154,9 @@ function attemptOf(r: Raw, light: boolean): AttemptRow {
     userMessage: textOrNull(r.user_message),
     items: json(r.items) as never,
     ignored: json(r.ignored) as never,
-    ...(light ? {} : { safeDetails: json(r.safe_details) as never, agentMessage: textOrNull(r.agent_message), envelope: json(r.envelope) as never }),
+    ...(light
+      ? {}
+      : { safeDetails: json(r.safe_details) as never, agentMessage: textOrNull(r.agent_message), envelope: json(r.envelope) as never, arguments: json(r.arguments) as never }),
   };
 }
 

@@ -6,6 +6,7 @@ import type { Db } from "../db/client";
 import type { Prisma as P } from "../db/generated/client";
 import { effectiveStatus, type InvocationStatus, type StoredStatus } from "../outcome/status";
 import type { Resolution } from "../outcome/lifecycle";
+import type { DuplicateReview } from "../outcome/duplicates";
 import { loadPolicies, resolvePolicy, type PolicySet } from "../policies/policies";
 import { ApiError } from "../errors";
 import { decodeTimeIdCursor, encodeTimeIdCursor, NOT_A_CURSOR } from "../db/cursor";
@@ -60,13 +61,17 @@ export function toSummary(row: Row, now = new Date()): InvocationSummary {
     assignee: row.assignee,
     user_message: row.userMessage,
     resolution: (row.resolution as Resolution | null) ?? null,
+    args_digest: row.argsDigest,
+    possible_duplicate_of: row.possibleDuplicateOf,
+    duplicate_review: (row.duplicateReview as DuplicateReview | null) ?? null,
   };
 }
 
 const phaseOrder = phaseRank as Record<string, number>;
 
 /** An attempt row as the API shows it; the task page may leave out the heavy columns (null, {} and null). */
-type AttemptInput = Omit<AttemptRow, "envelope" | "safeDetails" | "agentMessage" | "ignored"> & Partial<Pick<AttemptRow, "envelope" | "safeDetails" | "agentMessage" | "ignored">>;
+type AttemptInput = Omit<AttemptRow, "envelope" | "safeDetails" | "agentMessage" | "ignored" | "arguments"> &
+  Partial<Pick<AttemptRow, "envelope" | "safeDetails" | "agentMessage" | "ignored" | "arguments">>;
 
 export function toAttempt(a: AttemptInput): z.infer<typeof attemptSchema> {
   return {
@@ -92,6 +97,8 @@ export function toAttempt(a: AttemptInput): z.infer<typeof attemptSchema> {
     user_message: a.userMessage,
     items: (a.items ?? []) as never,
     envelope: a.envelope ?? null,
+    args_digest: a.argsDigest,
+    arguments: a.arguments ?? null,
     ignored: (a.ignored ?? []) as never,
   };
 }

@@ -76,6 +76,7 @@ export function snapshotOf(row: InvocationRow): FoldSnapshot | null {
     tool: String(row.tool),
     effectClass: str(row.effect_class),
     idempotencyKey: str(row.idempotency_key),
+    argsDigest: str(row.args_digest),
     attemptCount: Number(row.attempt_count),
     firstSeenAt: String(row.first_seen_at),
     lastAttemptAt: String(row.last_attempt_at),
@@ -106,6 +107,7 @@ export function stateOf(d: FoldSnapshot): Record<StateColumn, unknown> {
     last_code: d.lastCode,
     resolution: d.resolution,
     fold,
+    args_digest: d.argsDigest,
   };
 }
 
@@ -132,6 +134,7 @@ type HistoryRecordRow = {
   tool: string;
   effect_class: string | null;
   idempotency_key: string | null;
+  args_digest: string | null;
   user_message: string | null;
   code: string | null;
 };
@@ -140,7 +143,7 @@ type HistoryActionRow = { invocation_uid: string; seq: number; at: string; actor
 const loadRecords = {
   name: "settle_history_records",
   text: `SELECT invocation_uid::text, event_key, seq, attempt_no, phase, at, outcome, commit_state, next_action,
-                not_before, budget_left_s, probe_result, tool, effect_class, idempotency_key, user_message, code
+                not_before, budget_left_s, probe_result, tool, effect_class, idempotency_key, args_digest, user_message, code
            FROM attempts WHERE runtime_id = $1::uuid AND invocation_uid = ANY($2::uuid[])`,
 };
 const loadActions = {
@@ -164,6 +167,7 @@ export const toFoldRecord = (r: HistoryRecordRow): FoldRecord => ({
   tool: r.tool,
   effectClass: r.effect_class,
   idempotencyKey: r.idempotency_key,
+  argsDigest: r.args_digest,
   userMessage: r.user_message,
   code: r.code,
 });

@@ -35,6 +35,7 @@ export const STATE_COLUMNS = [
   ["last_code", "text"],
   ["resolution", "jsonb"],
   ["fold", "jsonb"],
+  ["args_digest", "text"],
 ] as const;
 /** An attempt's columns after uid and seq, in the order of an `AttemptRow` (event_key first: rows are sorted by it). */
 export const ATTEMPT_COLUMNS = [
@@ -67,6 +68,7 @@ export const ATTEMPT_COLUMNS = [
   ["items", "jsonb"],
   ["envelope", "jsonb"],
   ["ignored", "jsonb"],
+  ["arguments", "jsonb"],
 ] as const;
 
 

@@ -33,7 +33,7 @@ export const units = [
   lib("metrics", "trust metrics, their SQL, hourly rollups and queue samples", ["lib/db", "lib/env.ts", "lib/errors.ts", "lib/outcome"]),
   lib("webhooks", "events, the outbox, safe delivery, signatures, endpoints and their log", ["lib/audit", "lib/db", "lib/env.ts", "lib/errors.ts", "lib/outcome"]),
   lib("catalog", "tool catalogs: a runtime's tool names or patterns → effect class, the reading (pure, `effect-class.ts`), the cached read for ingest, editing with audit", ["lib/audit", "lib/db", "lib/errors.ts", "lib/outcome", "lib/process-wide.ts"]),
-  lib("policies", "per-class policy rows, their resolution and history", ["lib/audit", "lib/db", "lib/errors.ts", "lib/outcome"]),
+  lib("policies", "per-class policy rows, their resolution and history, the write path's cached copy", ["lib/audit", "lib/db", "lib/errors.ts", "lib/outcome", "lib/process-wide.ts"]),
   lib("identity", "Better Auth, sessions, roles, people, runtime keys, personal tokens, the client address, the principal of a request and its scope", ["lib/audit", "lib/db", "lib/env.ts", "lib/errors.ts", "lib/process-wide.ts"]),
   lib("audit", "the trail: invocation actions and admin changes (redacted), page and CSV", ["lib/db", "lib/outcome", "lib/redact"]),
   lib("query", "the console's TanStack Query key factory and its fetch over the typed client", ["lib/errors.ts"]),
