@@ -2,7 +2,7 @@ import "server-only";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { effectClassSchema, type EffectClass } from "../outcome/vocabulary";
-import { sortBySpecificity, volatileArgsFor, type ToolCatalogEntry } from "./effect-class";
+import { effectClassFor, sortBySpecificity, volatileArgsFor, type ToolCatalogEntry } from "./effect-class";
 import { processWide } from "../process-wide";
 
 // A runtime's catalog for ingest, which asks for it on every request: kept
@@ -43,6 +43,12 @@ export async function loadToolCatalog(db: Db, runtimeKeyId: string): Promise<Too
 export async function loadVolatileArgs(db: Db, runtimeId: string): Promise<(tool: string) => readonly string[]> {
   const entries = await loadToolCatalog(db, runtimeId);
   return (tool) => volatileArgsFor(entries, tool);
+}
+
+/** What the guard reads of a tool in the runtime's catalog: its volatile arguments and its effect class. */
+export async function loadToolReading(db: Db, runtimeId: string): Promise<{ volatileArgs: (tool: string) => readonly string[]; effectClass: (tool: string) => EffectClass | null }> {
+  const entries = await loadToolCatalog(db, runtimeId);
+  return { volatileArgs: (tool) => volatileArgsFor(entries, tool), effectClass: (tool) => effectClassFor(entries, tool) };
 }
 
 export const runtimeCatalogSchema = z

@@ -4,12 +4,13 @@ import { isDataError, isRetryableConflict, sqlState } from "../db/errors";
 import { noteWrites } from "../db/planner-stats";
 import { coalesce } from "./coalesce";
 import { forgetRows, knownRows, rememberRows } from "./known-rows";
-import { storeRecords } from "./store-records";
+import { storeRecords, type Stored } from "./store-records";
 import { recordError, type ErrorEnvelope } from "../errors";
 import type { IgnoredHint } from "../outcome/vocabulary";
 import { prepareRecord, type PreparedRecord, type RecordProblem, type VolatileArgsOf } from "./record";
 import { isRecord } from "./adapters/shared";
 import { cleanText } from "../redact/redact";
+import { flagPossibleDuplicates } from "../invocations/duplicates";
 
 // Ingests a batch of records for one runtime: every accepted record is
 // committed before the caller answers, a rejected one stores nothing, a
@@ -46,7 +47,7 @@ const LOCKED_SETTINGS = ["statement_timeout = '30s'", "enable_seqscan = off"];
  * concurrent writers keep changing the same invocations it retries, then
  * holds the invocations' locks from the read on, in a transaction.
  */
-async function storeContended(db: Db, runtimeId: string, records: PreparedRecord[]): Promise<Set<string>> {
+async function storeContended(db: Db, runtimeId: string, records: PreparedRecord[]): Promise<Stored> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       const stored =
@@ -56,7 +57,7 @@ async function storeContended(db: Db, runtimeId: string, records: PreparedRecord
             ? await storeRecords(db.driver.write, runtimeId, records)
             : await db.driver.transaction((tx) => storeRecords(tx, runtimeId, records, { lock: true }), { settings: LOCKED_SETTINGS });
       rememberRows(db.driver, runtimeId, stored.rows);
-      return stored.inserted;
+      return stored;
     } catch (error) {
       if (!isRetryableConflict(error) || attempt >= 6) throw error;
       forgetRows(db.driver, runtimeId, records.map((p) => p.invocationId));
@@ -69,15 +70,30 @@ async function storeContended(db: Db, runtimeId: string, records: PreparedRecord
 type Pending = { prepared: PreparedRecord; result: RecordResult };
 
 /**
+ * Records that came without the guard may repeat an effect under a new key
+ * (lib/invocations/duplicates.ts). Looked for once they are committed, and
+ * never at their expense: a failure here leaves them stored and unflagged.
+ */
+async function flagAfterTheFact(db: Db, runtimeId: string, stored: Stored): Promise<void> {
+  if (stored.digested.length === 0) return;
+  try {
+    await flagPossibleDuplicates(db.driver, runtimeId, stored.digested);
+  } catch (error) {
+    console.error("[settle] possible duplicates could not be flagged:", error);
+  }
+}
+
+/**
  * Stores records in one transaction; when PostgreSQL refuses a value (a data
  * error), in halves, until the one record it refuses is rejected alone.
  */
 async function storeIsolated(db: Db, runtimeId: string, pending: Pending[]): Promise<void> {
   try {
     const stored = await storeContended(db, runtimeId, pending.map((p) => p.prepared));
-    noteWrites(db.driver, stored.size);
+    noteWrites(db.driver, stored.inserted.size);
     // Stored before, or by a concurrent request in the meantime: either way a duplicate.
-    for (const p of pending) if (!stored.has(p.prepared.eventKey)) p.result.status = "duplicate";
+    for (const p of pending) if (!stored.inserted.has(p.prepared.eventKey)) p.result.status = "duplicate";
+    await flagAfterTheFact(db, runtimeId, stored);
   } catch (error) {
     if (!isDataError(error)) throw error;
     if (pending.length === 1) {

@@ -163,7 +163,7 @@ function firstIssue(error: z.ZodError): RecordProblem {
  * record carries arguments (taken before redaction, so two calls that differ
  * only in a secret differ), else the digest it gave, as given.
  */
-function readArguments(
+export function readArguments(
   args: Record<string, unknown> | null | undefined,
   given: string | null | undefined,
   tool: string,

@@ -288,6 +288,32 @@ export async function selectActions(db: Db, uid: string): Promise<ActionRow[]> {
   return rows.map(actionOf);
 }
 
+/** A write the guard refused as a possible duplicate of an invocation, and whether an operator cleared its key since. */
+export type DuplicateRefusalRow = { idempotencyKey: string; taskId: string; refused: number; lastAt: Date; clearedBy: string | null; clearedAt: Date | null };
+
+// The guard's possible-duplicate refusals naming one invocation, by key, the latest first
+// (guard_checks_possible_duplicate_idx), with the operator's "not a duplicate" for the key if any.
+const DUPLICATE_REFUSALS = `
+  SELECT g.idempotency_key, min(g.task_id) AS task_id, count(*)::int AS refused, max(g.at) AS last_at, d.actor AS cleared_by, d.at AS cleared_at
+    FROM guard_checks g
+    LEFT JOIN duplicate_clearances d ON d.runtime_id = g.runtime_id AND d.invocation_id = g.invocation_id AND d.idempotency_key = g.idempotency_key
+   WHERE g.runtime_id = $1::uuid AND g.invocation_id = $2 AND g.reason = 'possible_duplicate'
+   GROUP BY g.idempotency_key, d.actor, d.at
+   ORDER BY max(g.at) DESC
+   LIMIT 20`;
+
+export async function selectDuplicateRefusals(db: Db, invocation: Pick<InvocationRow, "runtimeId" | "invocationId">): Promise<DuplicateRefusalRow[]> {
+  const rows = await db.driver.query<Raw>(DUPLICATE_REFUSALS, [invocation.runtimeId, invocation.invocationId], { prepareAs: "settle_read_duplicate_refusals" });
+  return rows.map((r) => ({
+    idempotencyKey: text(r.idempotency_key),
+    taskId: text(r.task_id),
+    refused: int(r.refused),
+    lastAt: date(r.last_at),
+    clearedBy: textOrNull(r.cleared_by),
+    clearedAt: dateOrNull(r.cleared_at),
+  }));
+}
+
 /** One runtime's task: its invocations, first seen first, without attempts or actions. */
 export async function selectTaskInvocationRows(db: Db, runtimeId: string, taskId: string): Promise<InvocationRow[]> {
   const rows = await db.driver.query<Raw>(TASK_INVOCATIONS, [runtimeId, taskId], { prepareAs: "settle_read_task_invocations" });

@@ -18,6 +18,8 @@ import {
   selectTaskRows,
   selectActions,
   selectAttemptsPage,
+  selectDuplicateRefusals,
+  type DuplicateRefusalRow,
   selectInvocationList,
   selectTaskInvocationRows,
   selectRuntimeId,
@@ -104,7 +106,13 @@ export function toAttempt(a: AttemptInput): z.infer<typeof attemptSchema> {
 }
 
 type ActionRow = P.ActionGetPayload<object>;
-export type InvocationRowWithHistory = Row & { attempts: AttemptInput[]; actions: ActionRow[]; attemptsTotal?: number; attemptsEarlier?: string | null };
+export type InvocationRowWithHistory = Row & {
+  attempts: AttemptInput[];
+  actions: ActionRow[];
+  attemptsTotal?: number;
+  attemptsEarlier?: string | null;
+  duplicateRefusals?: DuplicateRefusalRow[];
+};
 
 /** The SPEC §8 invocation: summary, attempts in the fold's order, audit trail, and what its policy means for it now. */
 export function toInvocationView(row: InvocationRowWithHistory, policies: PolicySet, now = new Date()): InvocationView {
@@ -135,6 +143,14 @@ export function toInvocationView(row: InvocationRowWithHistory, policies: Policy
     actions,
     sla: slaOf(summary, policy, now),
     approvals: approvalsOf({ ...summary, actions }, policy),
+    duplicate_refusals: (row.duplicateRefusals ?? []).map((d) => ({
+      idempotency_key: d.idempotencyKey,
+      task_id: d.taskId,
+      refused: d.refused,
+      last_at: d.lastAt.toISOString(),
+      cleared_by: d.clearedBy,
+      cleared_at: iso(d.clearedAt),
+    })),
   };
 }
 
@@ -156,8 +172,13 @@ function lookupOf<R extends { runtime: string | { name: string } }>(rows: R[], r
 
 /** The SPEC §8 view of a row the lookup found: the latest attempts, the audit trail, the policy in effect. */
 async function invocationView(db: Db, row: InvocationRow, now: Date): Promise<InvocationView> {
-  const [page, actions, policies] = await Promise.all([selectAttemptsPage(db, row, { limit: INVOCATION_ATTEMPTS_SHOWN }), selectActions(db, row.id), loadPolicies(db.driver)]);
-  return toInvocationView({ ...row, attempts: page.attempts, actions, attemptsTotal: page.total, attemptsEarlier: page.earlier }, policies, now);
+  const [page, actions, policies, duplicateRefusals] = await Promise.all([
+    selectAttemptsPage(db, row, { limit: INVOCATION_ATTEMPTS_SHOWN }),
+    selectActions(db, row.id),
+    loadPolicies(db.driver),
+    selectDuplicateRefusals(db, row),
+  ]);
+  return toInvocationView({ ...row, attempts: page.attempts, actions, attemptsTotal: page.total, attemptsEarlier: page.earlier, duplicateRefusals }, policies, now);
 }
 
 /** The scope narrowed to one runtime by name; null when that runtime is not one the caller can see. */

@@ -122,6 +122,18 @@ export const invocationSchema = invocationSummarySchema
     actions: z.array(actionEntrySchema),
     sla: slaSchema.nullable().describe("What the policy of its effect class means for it now; null when no timer applies."),
     approvals: approvalsSchema.nullable().describe("While awaiting approval: who has approved and the quorum."),
+    duplicate_refusals: z
+      .array(
+        z.object({
+          idempotency_key: z.string(),
+          task_id: z.string(),
+          refused: z.number().int().describe("How many times the guard refused it."),
+          last_at: time,
+          cleared_by: z.string().nullable().describe("Who marked it not a duplicate (the guard then allows it); null: not cleared."),
+          cleared_at: time.nullable(),
+        }),
+      )
+      .describe("Writes under other keys the guard refused as possible duplicates of this invocation (same tool and arguments), the latest first (at most 20)."),
   })
   .meta({ id: "Invocation" });
 

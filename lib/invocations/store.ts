@@ -5,6 +5,7 @@ import type { OperatorAction } from "../outcome/actions";
 import { foldInvocation, type FoldAction, type FoldCursor, type FoldRecord, type FoldSnapshot } from "../outcome/fold";
 import type { LifecycleState, Resolution } from "../outcome/lifecycle";
 import type { StoredStatus } from "../outcome/status";
+import { duplicateActions } from "../outcome/duplicates";
 import { STATE_COLUMNS, writeStatement, type WriteParts } from "./write-statement";
 
 
@@ -146,10 +147,12 @@ const loadRecords = {
                 not_before, budget_left_s, probe_result, tool, effect_class, idempotency_key, args_digest, user_message, code
            FROM attempts WHERE runtime_id = $1::uuid AND invocation_uid = ANY($2::uuid[])`,
 };
+// Comments and duplicate reviews change no state: the fold passes over them.
+const FOLDLESS_ACTIONS = ["comment", ...duplicateActions];
 const loadActions = {
   name: "settle_history_actions",
   text: `SELECT invocation_uid::text, seq, at, actor, payload FROM invocation_actions
-          WHERE invocation_uid = ANY($1::uuid[]) AND action <> 'comment'`,
+          WHERE invocation_uid = ANY($1::uuid[]) AND action <> ALL($2::text[])`,
 };
 
 export const toFoldRecord = (r: HistoryRecordRow): FoldRecord => ({
@@ -181,7 +184,7 @@ export async function foldFromHistory(tx: Tx, runtimeId: string, uids: string[],
   const out = new Map<string, FoldSnapshot>();
   if (uids.length === 0) return out;
   const records = await tx.query<HistoryRecordRow>(loadRecords, [runtimeId, uids]);
-  const actions = await tx.query<HistoryActionRow>(loadActions, [uids]);
+  const actions = await tx.query<HistoryActionRow>(loadActions, [uids, FOLDLESS_ACTIONS]);
   const byUid = new Map(uids.map((uid) => [uid, { records: [] as FoldRecord[], actions: [] as FoldAction[] }]));
   for (const r of records) byUid.get(r.invocation_uid)?.records.push(toFoldRecord(r));
   for (const a of actions) byUid.get(a.invocation_uid)?.actions.push({ seq: Number(a.seq), at: a.at, actor: a.actor, action: a.payload.action, quorum: a.payload.quorum });

@@ -14,6 +14,14 @@ export const duplicateReviewSchema = z.enum(duplicateReviews);
 export type DuplicateReview = z.infer<typeof duplicateReviewSchema>;
 export const OPEN_REVIEW: DuplicateReview = "open";
 
+/**
+ * The audit entries of a review, on the invocation it concerns: Settle's flag, an operator's
+ * confirmation or dismissal, and "not a duplicate" on the earlier invocation. They change no status,
+ * so the fold passes over them as it does over comments.
+ */
+export const duplicateActions = ["flag_possible_duplicate", "confirm_duplicate", "dismiss_duplicate", "not_duplicate"] as const;
+export type DuplicateAction = (typeof duplicateActions)[number];
+
 /** The classes whose possible duplicate effect goes to the queue for a person: a second one costs money, sends twice or destroys. */
 export const reviewedEffectClasses: readonly EffectClassName[] = ["money", "destructive", "send"];
 

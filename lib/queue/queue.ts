@@ -7,6 +7,7 @@ import { loadPolicies, resolvePolicy, type PolicySet } from "../policies/policie
 import { slaOf, slaSchema } from "../outcome/sla";
 import { invocationStatusSchema, queueStatuses, statusFilterSql, type InvocationStatus } from "../outcome/status";
 import { queueOrderSql, sqlWords } from "../outcome/queue-order";
+import { OPEN_REVIEW } from "../outcome/duplicates";
 import { containsPattern } from "../db/like";
 import { boundParams } from "../db/params";
 import { toSummary, type InvocationSummary, type Scope } from "../invocations/read";
@@ -156,7 +157,11 @@ function buildFilter(filters: QueueFilters, ctx: QueueContext, narrowSearch = fa
   const where: string[] = [];
   const queueOnly = statuses !== "all" && statuses.every((s) => queueStatuses.includes(s));
 
-  if (statuses !== "all") where.push(statusFilterSql(statuses, "i.", () => NOW, p));
+  if (statuses !== "all") {
+    const byStatus = statusFilterSql(statuses, "i.", () => NOW, p);
+    // The default queue also holds possible duplicate effects waiting for review, whatever their status.
+    where.push(filters.status === undefined ? `(${byStatus} OR i.duplicate_review = ${sqlWords([OPEN_REVIEW])})` : byStatus);
+  }
   if (ctx.scope.runtimeId) where.push(`i.runtime_id = ${p(ctx.scope.runtimeId)}::uuid`);
   if (filters.runtime) where.push(`i.runtime_id = (SELECT id FROM runtimes WHERE name = ${p(filters.runtime)})`);
   if (filters.tool) where.push(`i.tool = ${p(filters.tool)}`);
