@@ -29,12 +29,15 @@ export type SpanIngestResult = {
 const MAX_TOOL = 200;
 const MAX_REASONS = 5;
 
-function prepareSpanRecord(r: SpanRecord, argsDigest: string | null): PreparedRecord | RecordProblem {
+function prepareSpanRecord(r: SpanRecord, argsDigest: string | null, args: unknown): PreparedRecord | RecordProblem {
   const tool = cleanText(r.tool.trim());
   if (tool.length === 0 || tool.length > MAX_TOOL) return { code: "INVALID_RECORD", message: `the tool name must be 1 to ${MAX_TOOL} characters.`, path: "tool" };
   let envelope: unknown;
+  let storedArgs: unknown = null;
   try {
     envelope = redact(r.envelope);
+    // Kept with the intent (a span that has ended carries them in its outcome's evidence only).
+    if (r.phase === "intent" && args !== null && args !== undefined) storedArgs = redact(args);
   } catch (error) {
     if (error instanceof TooDeepError) return { code: "ENVELOPE_TOO_DEEP", message: `the span's attributes are ${error.message}.`, path: "attributes" };
     throw error;
@@ -53,8 +56,7 @@ function prepareSpanRecord(r: SpanRecord, argsDigest: string | null): PreparedRe
     idempotencyKey: null,
     budgetLeftS: null,
     argsDigest,
-    // Stored with the intent only: the outcome's evidence (the span) carries them again.
-    arguments: r.phase === "intent" ? ((envelope as { arguments?: unknown } | null)?.arguments ?? null) : null,
+    arguments: storedArgs,
     normalized: r.normalized,
     probeResult: null,
     envelope,
@@ -90,9 +92,9 @@ export async function ingestSpans(db: Db, runtime: RuntimeRef, spans: ReadSpan[]
     read.push({ span: item, first: inputs.length, count: records.length });
     // One digest for the span's records: the arguments are the same at its start and end. Settle's
     // digest (lib/ingest/args-digest.ts), without the tool's volatile arguments, as for any record.
-    const args = (records[0]?.envelope as { arguments?: unknown } | undefined)?.arguments;
-    const digest = args === null || args === undefined || records[0] === undefined ? null : argsDigest(args, options.volatileArgs?.(records[0].tool));
-    for (const r of records) inputs.push({ prepared: prepareSpanRecord(r, digest), givenEventId: r.eventId });
+    const args = records.map((r) => r.envelope.arguments).find((a) => a !== null && a !== undefined);
+    const digest = args === undefined || records[0] === undefined ? null : argsDigest(args, options.volatileArgs?.(records[0].tool));
+    for (const r of records) inputs.push({ prepared: prepareSpanRecord(r, digest, args), givenEventId: r.eventId });
   }
   const result = inputs.length > 0 ? await ingestPrepared(db, runtime, inputs) : { results: [], accepted: 0, duplicates: 0, rejected: 0 };
   const reasons: string[] = [];

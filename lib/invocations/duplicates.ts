@@ -22,7 +22,7 @@ type CandidateRow = InvocationRow & { question: number; last_attempt: number | n
 const candidatesQuery = {
   name: "settle_duplicate_candidates",
   text: `SELECT c.*, q.n AS question
-      FROM jsonb_to_recordset($2::jsonb) WITH ORDINALITY AS q(tool text, digest text, key text, since timestamptz, before timestamptz, uid uuid, n)
+      FROM jsonb_to_recordset($2::jsonb) AS q(n int, tool text, digest text, key text, since timestamptz, before timestamptz, uid uuid)
       JOIN LATERAL (
         SELECT ${INVOCATION_COLUMNS}, (fold ->> 'lastAttempt')::int AS last_attempt
           FROM invocations m
@@ -55,8 +55,8 @@ const toCandidate = (r: CandidateRow): DuplicateCandidate => ({
 export async function selectDuplicateCandidates(tx: Tx, runtimeId: string, questions: DuplicateQuestion[]): Promise<DuplicateCandidate[][]> {
   const out: DuplicateCandidate[][] = questions.map(() => []);
   if (questions.length === 0) return out;
-  const rows = await tx.query<CandidateRow>(candidatesQuery, [runtimeId, JSON.stringify(questions)]);
-  for (const r of rows) out[Number(r.question) - 1]?.push(toCandidate(r));
+  const rows = await tx.query<CandidateRow>(candidatesQuery, [runtimeId, JSON.stringify(questions.map((q, n) => ({ n, ...q })))]);
+  for (const r of rows) out[Number(r.question)]?.push(toCandidate(r));
   return out;
 }
 
