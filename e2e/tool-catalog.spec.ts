@@ -45,7 +45,7 @@ test("an admin adds a catalog entry, sees it listed and checked, changes its cla
 
   const own = await request.get(`${base}/api/v1/tool-catalog`, { headers: { authorization: `Bearer ${state.key}` } });
   expect(own.status()).toBe(200);
-  expect((await own.json()).items).toContainEqual({ pattern, effect_class: "destructive" });
+  expect((await own.json()).items).toContainEqual({ pattern, effect_class: "destructive", volatile_args: null });
 
   await page.getByTestId("catalog-row").filter({ hasText: pattern }).getByRole("button", { name: `Remove ${pattern} from billing-agent` }).click();
   await page.getByRole("dialog").getByRole("button", { name: "Remove entry" }).click();
