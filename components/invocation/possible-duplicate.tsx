@@ -89,7 +89,11 @@ export function PossibleDuplicate({ inv }: { inv: InvocationView }) {
   const answer = answeredBy(inv);
 
   return (
-    <section aria-labelledby="duplicate-heading" className="space-y-3 rounded-lg border border-amber-300 bg-amber-50 p-4" data-testid="possible-duplicate-panel">
+    <section
+      aria-labelledby="duplicate-heading"
+      className={`space-y-3 rounded-lg border p-4 ${inv.duplicate_review === "open" || refusals.some((r) => r.cleared_by === null) ? "border-amber-300 bg-amber-50" : "border-slate-200 bg-white"}`}
+      data-testid="possible-duplicate-panel"
+    >
       {earlier !== null ? (
         <div className="space-y-2">
           <h2 id="duplicate-heading" className="text-sm font-semibold text-amber-900">
@@ -114,7 +118,8 @@ export function PossibleDuplicate({ inv }: { inv: InvocationView }) {
           ) : (
             <p className="text-sm text-slate-700" data-testid="duplicate-review">
               {inv.duplicate_review === "confirmed" ? "Confirmed as a duplicate" : "Dismissed: not a duplicate"}
-              {answer ? <> by {answer.actor}, {formatUtc(answer.at, { seconds: false })}{answer.note ? <>: “{answer.note}”</> : null}</> : null}.
+              {answer ? <> by {answer.actor}, {formatUtc(answer.at, { seconds: false })}</> : null}
+              {answer?.note ? <>: “{answer.note}”</> : "."}
             </p>
           )}
         </div>

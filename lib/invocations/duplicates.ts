@@ -18,15 +18,17 @@ type CandidateRow = InvocationRow & { question: number; last_attempt: number | n
 
 // $1 runtime, $2 the questions: for each, the latest invocations (at most 20) of the same tool and digest
 // whose last attempt is inside the window, under another key (or none), not the asking invocation, and
-// not cleared for its key by an operator ("not a duplicate"). By invocations_args_digest_idx.
+// not cleared for its key by an operator ("not a duplicate"). Found through invocation_digests; an
+// invocation that has since taken another digest is passed over.
 const candidatesQuery = {
   name: "settle_duplicate_candidates",
   text: `SELECT c.*, q.n AS question
       FROM jsonb_to_recordset($2::jsonb) AS q(n int, tool text, digest text, key text, since timestamptz, before timestamptz, uid uuid)
       JOIN LATERAL (
-        SELECT ${INVOCATION_COLUMNS}, (fold ->> 'lastAttempt')::int AS last_attempt
-          FROM invocations m
-         WHERE m.runtime_id = $1::uuid AND m.tool = q.tool AND m.args_digest = q.digest AND m.args_digest IS NOT NULL
+        SELECT ${INVOCATION_COLUMNS.split(", ").map((c) => `m.${c}`).join(", ")}, (m.fold ->> 'lastAttempt')::int AS last_attempt
+          FROM invocation_digests g JOIN invocations m ON m.id = g.invocation_uid
+         WHERE g.runtime_id = $1::uuid AND g.tool = q.tool AND g.args_digest = q.digest
+           AND m.runtime_id = $1::uuid AND m.tool = q.tool AND m.args_digest = q.digest
            AND (q.key IS NULL OR m.idempotency_key IS DISTINCT FROM q.key)
            AND (q.uid IS NULL OR m.id <> q.uid)
            AND m.last_attempt_at >= q.since

@@ -254,10 +254,12 @@ export async function writeStates(tx: Tx, runtimeId: string, write: Write): Prom
   if (created.length === 0 && updated.length === 0 && attempts.length === 0 && checks.length === 0) return;
   const transitions: Transition[] = [];
   const search: Array<{ uid: string; ids: string }> = [];
+  const digests: Array<{ uid: string; tool: string; args_digest: string }> = [];
   const notes: Array<{ uid: string; first_seen_at: unknown; earliest: string; committed_since: unknown; idempotency_key: unknown }> = [];
   for (const c of created) {
     transitions.push(transitionOf(c.uid, null, c.state, 1));
     search.push({ uid: c.uid, ids: searchText(c.taskId, c.invocationId, c.state.idempotencyKey) });
+    if (c.state.argsDigest !== null) digests.push({ uid: c.uid, tool: c.state.tool, args_digest: c.state.argsDigest });
     // Late data: a new invocation first seen in an hour the rollups may already have counted.
     notes.push({ uid: c.uid, first_seen_at: c.state.firstSeenAt, earliest: c.state.firstSeenAt, committed_since: null, idempotency_key: null });
   }
@@ -265,6 +267,7 @@ export async function writeStates(tx: Tx, runtimeId: string, write: Write): Prom
     const b = u.before;
     if (b.status !== u.state.status || b.commit_state !== u.state.commitState) transitions.push(transitionOf(b.id, String(b.status), u.state, u.version));
     if (b.idempotency_key !== u.state.idempotencyKey) search.push({ uid: b.id, ids: searchText(b.task_id, b.invocation_id, u.state.idempotencyKey) });
+    if (u.state.argsDigest !== null && b.args_digest !== u.state.argsDigest) digests.push({ uid: b.id, tool: u.state.tool, args_digest: u.state.argsDigest });
     const firstSeen = String(b.first_seen_at);
     notes.push({
       uid: b.id,
@@ -283,6 +286,7 @@ export async function writeStates(tx: Tx, runtimeId: string, write: Write): Prom
     ["attempts", attempts],
     ["transitions", transitions],
     ["search", search],
+    ["digests", digests],
     ["tasks", tasks.map((t) => ({ task_id: t.taskId, first: t.first, last: t.last }))],
     ["notes", dueNotes],
     ["checks", checks],

@@ -13,6 +13,16 @@ ALTER TABLE "policies" ADD COLUMN     "duplicate_window_s" INTEGER;
 ALTER TABLE "tool_catalog_entries" ADD COLUMN     "volatile_args" JSONB;
 
 -- CreateTable
+CREATE TABLE "invocation_digests" (
+    "runtime_id" UUID NOT NULL,
+    "tool" TEXT NOT NULL,
+    "args_digest" TEXT NOT NULL,
+    "invocation_uid" UUID NOT NULL,
+
+    CONSTRAINT "invocation_digests_pkey" PRIMARY KEY ("runtime_id","tool","args_digest","invocation_uid")
+);
+
+-- CreateTable
 CREATE TABLE "duplicate_clearances" (
     "runtime_id" UUID NOT NULL,
     "invocation_id" TEXT NOT NULL,
@@ -26,10 +36,6 @@ CREATE TABLE "duplicate_clearances" (
 
 -- Duplicates when the key changes (decision 028). Indexes with predicates or expressions, which
 -- Prisma's schema cannot state, live only here.
-
--- The guard's and ingest's lookup of earlier invocations of one runtime, tool and arguments digest.
--- Partial: a row without a digest (most, until runtimes send arguments) costs this index nothing.
-CREATE INDEX "invocations_args_digest_idx" ON "invocations" ("runtime_id", "tool", "args_digest") WHERE "args_digest" IS NOT NULL;
 
 -- Possible duplicate effects waiting for an operator's review (the queue's count reads them).
 CREATE INDEX "invocations_duplicate_review_idx" ON "invocations" ("runtime_id", "status_since") WHERE "duplicate_review" = 'open';
