@@ -103,6 +103,15 @@ describe.each<Backend>(["postgres", "pglite"])("duplicates when the key changes 
     expect((await ask({ task_id: "t-send", tool: "send_email", idempotency_key: fresh(), effect_class: "send", arguments: { to: "b@example.com" } })).body).toMatchObject({ allow: true });
   });
 
+  it("of concurrent writes of one call under ten new keys, exactly one is allowed (the digest's lock)", async () => {
+    const args = { charge: "ch_race", amount: 10 };
+    const keys = Array.from({ length: 10 }, () => fresh());
+    const answers = await Promise.all(keys.map((key) => ask({ task_id: "t-race", tool: "create_refund", idempotency_key: key, effect_class: "money", arguments: args })));
+    const allowed = answers.filter((a) => a.body.allow === true);
+    expect(allowed).toHaveLength(1);
+    expect(answers.filter((a) => a.body.reason === "possible_duplicate").map((a) => a.body.invocation_id)).toEqual(Array(9).fill(allowed[0]!.body.invocation_id));
+  });
+
   it("a policy sets the window: off for money, then the same refund under a new key is allowed", async () => {
     const { id } = await committedRefund({ charge: "ch_4", amount: 40 }, "refund_v2");
     const again = () => ask({ task_id: "t-refund", tool: "refund_v2", idempotency_key: fresh(), effect_class: "money", arguments: { charge: "ch_4", amount: 40 } });
