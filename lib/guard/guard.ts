@@ -124,9 +124,8 @@ export type ToolReading = { volatileArgs: VolatileArgsOf; effectClass: (tool: st
 export type GuardOptions = { tools?: () => Promise<ToolReading> };
 
 /** The write's arguments digest and the duplicate window it is held against; null when either is missing. */
-async function duplicateCheckOf(db: Db, body: GuardRequestBody, tool: string, options: GuardOptions): Promise<{ digest: string; windowS: number } | null> {
+async function duplicateCheckOf(db: Db, body: GuardRequestBody, tool: string, tools: ToolReading | undefined): Promise<{ digest: string; windowS: number } | null> {
   if (body.arguments === undefined && body.args_digest === undefined) return null;
-  const tools = await options.tools?.();
   const read = readArguments(body.arguments, body.args_digest, tool, tools?.volatileArgs);
   if ("code" in read) throw new ApiError("INVALID_REQUEST", read.message, { path: "arguments" });
   if (read.digest === null) return null;
@@ -140,8 +139,10 @@ export async function guardWrite(db: Db, runtime: RuntimeRef, body: GuardRequest
   const tool = cleanText(body.tool);
   const named = body.invocation_id === undefined ? null : cleanText(body.invocation_id);
   const derived = deriveInvocationId(taskId, key);
-  const duplicates = await duplicateCheckOf(db, body, tool, options);
-  const volatileArgs = body.arguments === undefined ? undefined : (await options.tools?.())?.volatileArgs;
+  // The catalog (cached) only for a call that carries its arguments or their digest.
+  const tools = body.arguments !== undefined || body.args_digest !== undefined ? await options.tools?.() : undefined;
+  const duplicates = await duplicateCheckOf(db, body, tool, tools);
+  const volatileArgs = tools?.volatileArgs;
 
   return db.driver.transaction(async (tx) => {
     if (duplicates) await tx.query(lockWithArgsQuery, [`${runtime.id}:${key}`, `${runtime.id}:${tool}:${duplicates.digest}`]);
