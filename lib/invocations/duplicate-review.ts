@@ -5,6 +5,7 @@ import type { Db } from "../db/client";
 import type { Tx } from "../db/driver";
 import { OPEN_REVIEW, type DuplicateAction } from "../outcome/duplicates";
 import { idempotencyKeySchema, runtimeNameSchema } from "../outcome/record-fields";
+import { cleanText } from "../redact/redact";
 import { getInvocation, type InvocationView } from "./read";
 
 // An operator's word on a possible duplicate (decision 028), each one audited
@@ -100,7 +101,7 @@ async function clearKey(tx: Tx, row: { runtime_id: string }, earlier: string, ke
 export async function reviewPossibleDuplicate(db: Db, invocationId: string, request: DuplicateReviewRequest, actor: string, now = new Date()): Promise<InvocationView> {
   const runtimeId = await runtimeIdOf(db, request.runtime);
   const at = now.toISOString();
-  const noteText = request.note ?? null;
+  const noteText = request.note ? cleanText(request.note) : null;
   const runtime = await db.driver.transaction(async (tx) => {
     const row = await lockInvocation(tx, invocationId, runtimeId);
     if (row.possible_duplicate_of === null) throw new ApiError("TRANSITION_REFUSED", `Invocation ${invocationId} is not flagged as a possible duplicate: there is nothing to review.`);
@@ -127,20 +128,22 @@ export async function reviewPossibleDuplicate(db: Db, invocationId: string, requ
 export async function clearPossibleDuplicate(db: Db, invocationId: string, request: NotDuplicateRequest, actor: string, now = new Date()): Promise<InvocationView> {
   const runtimeId = await runtimeIdOf(db, request.runtime);
   const at = now.toISOString();
-  const noteText = request.note ?? null;
+  const noteText = request.note ? cleanText(request.note) : null;
+  // As the guard stores the key it refused (lib/guard/guard.ts).
+  const key = cleanText(request.idempotency_key);
   const runtime = await db.driver.transaction(async (tx) => {
     const row = await lockInvocation(tx, invocationId, runtimeId);
-    if (row.idempotency_key === request.idempotency_key) {
+    if (row.idempotency_key === key) {
       throw new ApiError("INVALID_REQUEST", "That is this invocation's own key: a write under it is this invocation's retry, which the guard judges by its outcome.", { path: "idempotency_key" });
     }
-    const added = await clearKey(tx, row, row.invocation_id, request.idempotency_key, actor, at, noteText);
+    const added = await clearKey(tx, row, row.invocation_id, key, actor, at, noteText);
     if (added) {
       await audit(tx, row, {
         action: "not_duplicate",
         actor,
         at,
-        note: `A write under ${request.idempotency_key} is not a duplicate of this one${noteText ? `: ${noteText}` : "."}`,
-        payload: { idempotency_key: request.idempotency_key },
+        note: `A write under ${key} is not a duplicate of this one${noteText ? `: ${noteText}` : "."}`,
+        payload: { idempotency_key: key },
       });
     }
     return row.runtime_id;

@@ -149,6 +149,10 @@ describe.each<Backend>(["postgres", "pglite"])("duplicates when the key changes 
     expect(cleared.body.actions.at(-1)).toMatchObject({ action: "not_duplicate", note: expect.stringContaining(key), from_status: cleared.body.status, to_status: cleared.body.status });
     expect(cleared.body.version).toBe((await read(id)).version);
     expect((await ask(body)).body).toMatchObject({ allow: true, invocation_id: `t-refund:${key}` });
+    // Text PostgreSQL cannot store is cleaned, as the guard cleans the key it refused: never a 5xx.
+    const hostile = await call(notDuplicate, { key: operator, params: { invocation_id: id }, body: { idempotency_key: "k\u0000x", note: "bad \ud800 note" } });
+    expect(hostile.status, JSON.stringify(hostile.body)).toBe(200);
+    expect(hostile.body.duplicate_refusals.length).toBeGreaterThan(0);
     // Its own key is not a pair to clear.
     expect((await call(notDuplicate, { key: operator, params: { invocation_id: id }, body: { idempotency_key: (await read(id)).idempotency_key } })).status).toBe(400);
   });
