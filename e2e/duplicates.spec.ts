@@ -45,6 +45,8 @@ test("a possible duplicate effect waits in the queue; the operator dismisses it 
   const panel = page.getByTestId("possible-duplicate-panel");
   await expect(panel.getByRole("heading", { name: "⚠ Possible duplicate effect" })).toBeVisible();
   await expect(panel.getByRole("link", { name: first })).toBeVisible();
+  // The records show the arguments they carried, with the digest both calls share.
+  await expect(page.locator("summary").filter({ hasText: "Arguments" }).first()).toContainText("sha256:");
   await page.screenshot({ path: "docs/screenshots/possible-duplicate.png", fullPage: false });
 
   await panel.getByRole("button", { name: "Not a duplicate…" }).click();
