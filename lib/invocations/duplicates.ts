@@ -11,7 +11,7 @@ import { INVOCATION_COLUMNS, type InvocationRow } from "./store";
 // `possible_duplicate`); ingest asks after storing records that came without
 // the guard, and flags what it finds here. The rules are lib/outcome/duplicates.ts's.
 
-/** One invocation to look for earlier duplicates of. `before`: only invocations first seen no later than this count as earlier. */
+/** One invocation to look for earlier duplicates of. `before`: only invocations first seen before this (or at it, with a smaller id than `uid`) count as earlier. */
 export type DuplicateQuestion = { tool: string; digest: string; key: string | null; since: string; before: string | null; uid: string | null };
 
 type CandidateRow = InvocationRow & { question: number; last_attempt: number | null };
@@ -32,7 +32,8 @@ const candidatesQuery = {
            AND (q.key IS NULL OR m.idempotency_key IS DISTINCT FROM q.key)
            AND (q.uid IS NULL OR m.id <> q.uid)
            AND m.last_attempt_at >= q.since
-           AND (q.before IS NULL OR m.first_seen_at <= q.before)
+           -- Earlier only (ties by id), so two invocations never flag each other.
+           AND (q.before IS NULL OR m.first_seen_at < q.before OR (m.first_seen_at = q.before AND m.id < q.uid))
            AND (q.key IS NULL OR NOT EXISTS (
                  SELECT 1 FROM duplicate_clearances d
                   WHERE d.runtime_id = $1::uuid AND d.invocation_id = m.invocation_id AND d.idempotency_key = q.key))

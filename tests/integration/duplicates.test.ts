@@ -214,6 +214,14 @@ describe.each<Backend>(["postgres", "pglite"])("duplicates when the key changes 
     expect((await ask({ task_id: "t-late", tool: "create_refund", idempotency_key: key, effect_class: "money", arguments: { charge: "ch_6", amount: 60 } })).body.reason).not.toBe("possible_duplicate");
   });
 
+  it("two such calls in one batch at the same instant: only one is flagged, as the other's duplicate", async () => {
+    const at = iso(-3);
+    const [a, b] = [`same-${fresh()}`, `same-${fresh()}`];
+    await send([a, b].map((id) => ({ event_id: `${id}:o`, task_id: "t-same", invocation_id: id, tool: "delete_file", effect_class: "destructive", idempotency_key: id, at, arguments: { path: "/tmp/x" }, envelope: committed })));
+    const flags = [(await read(a)).possible_duplicate_of, (await read(b)).possible_duplicate_of];
+    expect(flags).toEqual(flags[0] === null ? [null, a] : [b, null]);
+  });
+
   it("confirming a flagged duplicate needs a note and takes it out of the queue; a send is flagged, a create is not queued", async () => {
     const key = fresh();
     const first = `mail-${key}`;
