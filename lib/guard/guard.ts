@@ -11,7 +11,7 @@ import { deriveInvocationId, prepareRecord, readArguments, type VolatileArgsOf }
 import { cleanText } from "../redact/redact";
 import { decideGuard, guardReasons, type GuardCandidate, type GuardReason } from "../outcome/guard-rules";
 import { duplicateOf } from "../outcome/duplicates";
-import { loadDuplicateWindowS, selectDuplicateCandidates } from "../invocations/duplicates";
+import { loadDuplicateWindowS, loadDuplicateCandidates } from "../invocations/duplicates";
 import {
   argsDigestSchema,
   argumentsSchema,
@@ -175,7 +175,7 @@ export async function guardWrite(db: Db, runtime: RuntimeRef, body: GuardRequest
     }
     if (duplicates) {
       const since = new Date(now.getTime() - duplicates.windowS * 1000).toISOString();
-      const [found] = await selectDuplicateCandidates(tx, runtime.id, [{ tool, digest: duplicates.digest, key, since, before: null, uid: null }]);
+      const [found] = await loadDuplicateCandidates(tx, runtime.id, [{ tool, digest: duplicates.digest, key, since, before: null, uid: null }]);
       const earlier = duplicateOf(found ?? [], now, "guard");
       if (earlier) {
         // A duplicate prevented like any denial: the check names the earlier invocation.

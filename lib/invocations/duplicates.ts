@@ -55,7 +55,7 @@ const toCandidate = (r: CandidateRow): DuplicateCandidate => ({
 });
 
 /** The earlier invocations each question may duplicate, by question (in order). */
-export async function selectDuplicateCandidates(tx: Tx, runtimeId: string, questions: DuplicateQuestion[]): Promise<DuplicateCandidate[][]> {
+export async function loadDuplicateCandidates(tx: Tx, runtimeId: string, questions: DuplicateQuestion[]): Promise<DuplicateCandidate[][]> {
   const out: DuplicateCandidate[][] = questions.map(() => []);
   if (questions.length === 0) return out;
   const rows = await tx.query<CandidateRow>(candidatesQuery, [runtimeId, JSON.stringify(questions.map((q, n) => ({ n, ...q })))]);
@@ -124,7 +124,7 @@ export async function flagPossibleDuplicates(driver: SqlDriver, runtimeId: strin
     return [{ row: r, question }];
   });
   if (asked.length === 0) return [];
-  const found = await selectDuplicateCandidates(tx, runtimeId, asked.map((a) => a.question));
+  const found = await loadDuplicateCandidates(tx, runtimeId, asked.map((a) => a.question));
   const flags = asked.flatMap(({ row }, i) => {
     const earlier = duplicateOf(found[i]!, now, "after_the_fact");
     if (!earlier) return [];
