@@ -36,6 +36,7 @@ test("an admin edits a policy inline: a validation error is shown at the field, 
   await overdue.fill("61d");
   await escalate.fill("60d");
   await row.getByLabel("Approvals needed (read)").fill("2");
+  await row.getByLabel("Duplicate window (read)").fill("2h");
   await row.getByRole("button", { name: "Save" }).click();
   await expect(row).toContainText("overdue after must be shorter than escalate after");
   await expect(overdue).toHaveAttribute("aria-invalid", "true");
@@ -48,9 +49,12 @@ test("an admin edits a policy inline: a validation error is shown at the field, 
   await expect(row.getByRole("cell").nth(0)).toHaveText("30d 12h");
   await expect(row.getByRole("cell").nth(1)).toHaveText("60d");
   await expect(row.getByRole("cell").nth(2)).toHaveText("off");
-  await expect(row.getByRole("cell").nth(3)).toHaveText("2");
+  await expect(row.getByRole("cell").nth(3)).toHaveText("2h");
+  await expect(row.getByRole("cell").nth(4)).toHaveText("2");
   await expect(row).toContainText(`changed by ${state.adminEmail}`);
-  await expect(page.getByTestId("policy-changes")).toContainText("read: overdue after 30d 12h, escalates after 60d, approval expires after off, approvals needed 2");
+  await expect(page.getByTestId("policy-changes")).toContainText(
+    "read: overdue after 30d 12h, escalates after 60d, approval expires after off, duplicate window 2h, approvals needed 2",
+  );
 
   // Saved in the database, not only on the screen.
   await page.reload();

@@ -38,6 +38,13 @@ test("an admin adds a catalog entry, sees it listed and checked, changes its cla
   await expect(page.getByRole("status").filter({ hasText: `${tool} is money.` })).toBeVisible();
   await page.screenshot({ path: "test-results/screenshots/tool-catalog.png", fullPage: true });
 
+  // Volatile arguments: left out of the arguments' digest of its tools; empty is Settle's default list.
+  const volatile = row.getByLabel(`Volatile arguments of ${pattern}`);
+  await expect(volatile).toHaveAttribute("placeholder", "default: idempotency_key, request_id, nonce, timestamp");
+  await volatile.fill("memo, attempt_note");
+  await row.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByRole("status").filter({ hasText: `${pattern}'s digest leaves out memo, attempt_note.` })).toBeVisible();
+
   await row.getByLabel(`Effect class of ${pattern}`).selectOption("destructive");
   await expect(page.getByRole("status").filter({ hasText: `${pattern} is now destructive for billing-agent.` })).toBeVisible();
   await page.reload();
@@ -45,7 +52,7 @@ test("an admin adds a catalog entry, sees it listed and checked, changes its cla
 
   const own = await request.get(`${base}/api/v1/tool-catalog`, { headers: { authorization: `Bearer ${state.key}` } });
   expect(own.status()).toBe(200);
-  expect((await own.json()).items).toContainEqual({ pattern, effect_class: "destructive" });
+  expect((await own.json()).items).toContainEqual({ pattern, effect_class: "destructive", volatile_args: ["memo", "attempt_note"] });
 
   await page.getByTestId("catalog-row").filter({ hasText: pattern }).getByRole("button", { name: `Remove ${pattern} from billing-agent` }).click();
   await page.getByRole("dialog").getByRole("button", { name: "Remove entry" }).click();

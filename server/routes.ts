@@ -7,6 +7,8 @@ import * as invocation from "@/app/api/v1/invocations/[invocation_id]/route";
 import * as invocationAttempts from "@/app/api/v1/invocations/[invocation_id]/attempts/route";
 import * as invocationActions from "@/app/api/v1/invocations/[invocation_id]/actions/route";
 import * as invocationDecision from "@/app/api/v1/invocations/[invocation_id]/decision/route";
+import * as invocationDuplicateReview from "@/app/api/v1/invocations/[invocation_id]/duplicate-review/route";
+import * as invocationNotDuplicate from "@/app/api/v1/invocations/[invocation_id]/not-duplicate/route";
 import * as guard from "@/app/api/v1/guard/route";
 import * as task from "@/app/api/v1/tasks/[task_id]/route";
 import * as taskTimeline from "@/app/api/v1/tasks/[task_id]/timeline/route";
@@ -59,6 +61,8 @@ export const apiRoutes = {
   "/api/v1/invocations/{invocation_id}/attempts": invocationAttempts,
   "/api/v1/invocations/{invocation_id}/actions": invocationActions,
   "/api/v1/invocations/{invocation_id}/decision": invocationDecision,
+  "/api/v1/invocations/{invocation_id}/duplicate-review": invocationDuplicateReview,
+  "/api/v1/invocations/{invocation_id}/not-duplicate": invocationNotDuplicate,
   "/api/v1/guard": guard,
   "/api/v1/tasks/{task_id}": task,
   "/api/v1/tasks/{task_id}/timeline": taskTimeline,

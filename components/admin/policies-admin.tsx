@@ -16,7 +16,7 @@ import { useCollection, useCollectionMutation } from "./use-collection";
 // them). A row states the whole policy of its class; an empty duration is
 // "off". The server validates again and its messages land next to the field.
 
-type Field = "overdue_after_s" | "escalate_after_s" | "approval_expires_after_s" | "approval_quorum";
+type Field = "overdue_after_s" | "escalate_after_s" | "approval_expires_after_s" | "duplicate_window_s" | "approval_quorum";
 type Draft = Record<Field, string>;
 type Errors = Partial<Record<Field | "form", string>>;
 
@@ -24,6 +24,7 @@ const durationFields: Array<{ field: Exclude<Field, "approval_quorum">; label: s
   { field: "overdue_after_s", label: "Overdue after" },
   { field: "escalate_after_s", label: "Escalates after" },
   { field: "approval_expires_after_s", label: "Approval expires after" },
+  { field: "duplicate_window_s", label: "Duplicate window" },
 ];
 
 const classHelp: Record<PolicyKey, string> = {
@@ -40,7 +41,13 @@ const className = (key: PolicyKey) => (key === "*" ? "Default (*)" : key);
 
 function toDraft(p: Policy): Draft {
   const d = (s: number | null) => (s === null ? "" : formatDurationExact(s));
-  return { overdue_after_s: d(p.overdue_after_s), escalate_after_s: d(p.escalate_after_s), approval_expires_after_s: d(p.approval_expires_after_s), approval_quorum: String(p.approval_quorum) };
+  return {
+    overdue_after_s: d(p.overdue_after_s),
+    escalate_after_s: d(p.escalate_after_s),
+    approval_expires_after_s: d(p.approval_expires_after_s),
+    duplicate_window_s: d(p.duplicate_window_s),
+    approval_quorum: String(p.approval_quorum),
+  };
 }
 
 /** Reads the form; what it cannot read is an error here, everything else the server judges. */
@@ -64,7 +71,7 @@ function serverErrors(error: unknown): Errors {
   const out: Errors = {};
   for (const issue of issues) {
     const field = issue.path as Field;
-    if (["overdue_after_s", "escalate_after_s", "approval_expires_after_s", "approval_quorum"].includes(field)) out[field] ??= issue.message;
+    if (["overdue_after_s", "escalate_after_s", "approval_expires_after_s", "duplicate_window_s", "approval_quorum"].includes(field)) out[field] ??= issue.message;
   }
   return Object.keys(out).length > 0 ? out : { form: error.message };
 }
@@ -150,13 +157,14 @@ function ChangeLine({ c }: { c: PolicyChange }) {
     ["overdue_after_s", "overdue after"],
     ["escalate_after_s", "escalates after"],
     ["approval_expires_after_s", "approval expires after"],
+    ["duplicate_window_s", "duplicate window"],
     ["approval_quorum", "approvals needed"],
   ];
   const fmt = (k: keyof PolicyValues, v: number | null | undefined) => (k === "approval_quorum" ? String(v ?? 1) : show(v ?? null));
   const what = !c.after
     ? "removed its own policy (it uses the default again)"
     : fields
-        .filter(([k]) => !c.before || c.before[k] !== c.after![k])
+        .filter(([k]) => !c.before || (c.before[k] ?? null) !== (c.after![k] ?? null))
         .map(([k, label]) => (c.before ? `${label} ${fmt(k, c.before[k])} → ${fmt(k, c.after![k])}` : `${label} ${fmt(k, c.after![k])}`))
         .join(", ") || "saved without changes";
   return (
@@ -180,7 +188,9 @@ export function PoliciesAdmin({ initial }: { initial: PolicyList }) {
           Per effect class: when an invocation waiting in the queue shows as overdue, when Settle escalates it on its own (as <code>system</code>,
           in the audit trail), when an approval expires and is rejected — failing closed, so the runtime abandons it — and how many different
           people must approve. An approval with an expiry expires rather than escalating. A class without its own policy uses the default.
-          Time in the queue counts from when its current status began.
+          Time in the queue counts from when its current status began. Within the duplicate window, a write of the same tool with the same
+          arguments under a new idempotency key is a possible duplicate: the guard refuses it, and one reported without the guard waits in
+          the queue for review (money, destructive and send).
         </p>
       </div>
       <p role="status" aria-live="polite" className="text-sm text-emerald-800">{notice}</p>

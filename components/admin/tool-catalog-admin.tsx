@@ -5,6 +5,7 @@ import type { ToolCatalogItem } from "@/lib/catalog/catalog";
 import { effectClassFor } from "@/lib/catalog/effect-class";
 import { effectClasses } from "@/lib/outcome/queue-order";
 import type { EffectClass } from "@/lib/outcome/vocabulary";
+import { DEFAULT_VOLATILE_ARGS } from "@/lib/outcome/record-fields";
 import { queryKeys } from "@/lib/query/keys";
 import { api } from "../api";
 import { formatUtc } from "../audit/time";
@@ -72,6 +73,43 @@ function ClassPicker({ entry, onChanged }: { entry: ToolCatalogItem; onChanged: 
   );
 }
 
+/** "a, b" → ["a", "b"]; empty → null (Settle's default list). */
+const volatileFromText = (text: string): string[] | null => {
+  const names = text.split(",").map((s) => s.trim()).filter(Boolean);
+  return names.length > 0 ? names : null;
+};
+const DEFAULT_VOLATILE_TEXT = DEFAULT_VOLATILE_ARGS.join(", ");
+
+function VolatileArgsEditor({ entry, onChanged }: { entry: ToolCatalogItem; onChanged: (message: string) => void }) {
+  const saved = entry.volatile_args?.join(", ") ?? "";
+  const [text, setText] = useState(saved);
+  const change = useCollectionMutation(queryKeys.admin.toolCatalog, {
+    mutationFn: (volatileArgs: string[] | null) => api.patch("/api/v1/admin/tool-catalog/{entry_id}", { params: { entry_id: entry.id }, body: { volatile_args: volatileArgs } }),
+    onSuccess: (e) =>
+      onChanged(e.volatile_args ? `${e.pattern}'s digest leaves out ${e.volatile_args.join(", ")}.` : `${e.pattern}'s digest leaves out Settle's default list again.`),
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    change.mutate(volatileFromText(text));
+  };
+  return (
+    <form onSubmit={submit} className="flex items-center gap-2">
+      <input
+        aria-label={`Volatile arguments of ${entry.pattern}`}
+        value={text}
+        onChange={(event) => setText(event.target.value)}
+        placeholder={`default: ${DEFAULT_VOLATILE_TEXT}`}
+        maxLength={3_500}
+        className="w-64 rounded-md border border-slate-300 bg-white px-2 py-1 font-mono text-xs"
+      />
+      {text !== saved ? (
+        <Button type="submit" size="sm" disabled={change.isPending}>{change.isPending ? "Saving…" : "Save"}</Button>
+      ) : null}
+      {change.error ? <span role="alert" className="text-xs text-rose-700">{errorText(change.error)}</span> : null}
+    </form>
+  );
+}
+
 function ToolCheck({ entries, runtime }: { entries: ToolCatalogItem[]; runtime: string }) {
   const [tool, setTool] = useState("");
   const own = entries.filter((e) => e.runtime === runtime);
@@ -111,7 +149,8 @@ export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogIt
           The effect class of each runtime&apos;s tools, for runtimes that do not send one: OpenTelemetry traces and the MCP gateway
           (<span className="font-mono">settle_catalog</span>). A pattern is a tool name, or one where <span className="font-mono">*</span> stands for
           any characters. The most specific entry that matches decides: an exact name first, then the pattern with more literal characters. A
-          tool no entry matches counts as a write.
+          tool no entry matches counts as a write. Volatile arguments are the top-level argument names left out when Settle compares two calls&apos;
+          arguments to catch a retry sent under a new idempotency key (comma-separated; empty: {DEFAULT_VOLATILE_TEXT}).
         </p>
       </div>
       <div className="flex flex-wrap items-end gap-6">
@@ -142,6 +181,7 @@ export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogIt
                 <th scope="col" className="px-4 py-2 font-medium">Runtime</th>
                 <th scope="col" className="px-4 py-2 font-medium">Tool name or pattern</th>
                 <th scope="col" className="px-4 py-2 font-medium">Effect class</th>
+                <th scope="col" className="px-4 py-2 font-medium">Volatile arguments</th>
                 <th scope="col" className="px-4 py-2 font-medium">Changed</th>
                 <th scope="col" className="px-4 py-2 font-medium"><span className="sr-only">Actions</span></th>
               </tr>
@@ -152,6 +192,7 @@ export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogIt
                   <td className="px-4 py-2 font-medium">{e.runtime}</td>
                   <td className="break-all px-4 py-2 font-mono text-xs">{e.pattern}</td>
                   <td className="whitespace-nowrap px-4 py-2"><ClassPicker entry={e} onChanged={setNotice} /></td>
+                  <td className="px-4 py-2"><VolatileArgsEditor key={e.updated_at} entry={e} onChanged={setNotice} /></td>
                   <td className="whitespace-nowrap px-4 py-2">{formatUtc(e.updated_at, { seconds: false })}</td>
                   <td className="px-4 py-2 text-right">
                     <Button size="sm" variant="dangerGhost" onClick={() => { remove.reset(); setRemoving(e); }} aria-label={`Remove ${e.pattern} from ${e.runtime}`}>

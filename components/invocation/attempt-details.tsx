@@ -142,6 +142,14 @@ export function AttemptDetails({ attempt: a, index, anchor = attemptAnchor(index
           <div className="mt-2"><Json value={a.safe_details} /></div>
         </details>
       ) : null}
+      {a.arguments != null ? (
+        <details className="mt-3">
+          <summary className="cursor-pointer text-sm font-medium text-slate-800">
+            Arguments <span className="font-normal text-slate-500">(secrets redacted; digest <span className="break-all font-mono">{a.args_digest}</span>)</span>
+          </summary>
+          <div className="mt-2"><Json value={a.arguments} /></div>
+        </details>
+      ) : null}
       {a.phase === "intent" && a.envelope == null ? (
         <p className="mt-3 text-xs text-slate-500">An intent carries no envelope: it is written before the call.</p>
       ) : (

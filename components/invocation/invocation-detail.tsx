@@ -18,6 +18,7 @@ import { InvocationActions } from "./invocation-actions";
 import { InvocationHeader } from "./invocation-header";
 import { attemptAnchor, taskHref } from "./links";
 import { NextStep } from "./next-step";
+import { PossibleDuplicate } from "./possible-duplicate";
 
 // The invocation page, kept live: the server renders it once, then the
 // invocation is read again every 2 s and the whole story rebuilt from it.
@@ -72,6 +73,8 @@ export function InvocationDetail({ initial, renderedAt, stallWindowS }: Props) {
           </>
         )}
       </p>
+
+      <PossibleDuplicate inv={inv} />
 
       <div className="grid gap-4 lg:grid-cols-2">
         <NextStep inv={inv} now={now} />

@@ -57,6 +57,11 @@ function buildColumns(canAct: boolean) {
         <div className="space-y-0.5">
           <StatusBadge status={row.original.status} />
           {row.original.conflict ? <div className="text-xs font-semibold text-rose-700">⚠ conflicting evidence</div> : null}
+          {row.original.duplicate_review === "open" ? (
+            <div className="text-xs font-semibold text-amber-800" data-testid="possible-duplicate" title={`The same call (tool and arguments) as ${row.original.possible_duplicate_of ?? "an earlier one"}, under another key`}>
+              ⚠ possible duplicate effect
+            </div>
+          ) : null}
         </div>
       ),
     }),

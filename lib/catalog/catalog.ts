@@ -5,6 +5,7 @@ import type { Tx } from "../db/driver";
 import { recordAdminAction } from "../audit/admin";
 import { ApiError } from "../errors";
 import { effectClassSchema, type EffectClass } from "../outcome/vocabulary";
+import { volatileArgsSchema } from "../outcome/record-fields";
 import { sortBySpecificity } from "./effect-class";
 import { forgetToolCatalog } from "./load";
 
@@ -32,6 +33,7 @@ export const toolCatalogItemSchema = z
     runtime: z.string(),
     pattern: z.string(),
     effect_class: effectClassSchema,
+    volatile_args: z.array(z.string()).nullable().describe("Top-level argument names the arguments' digest leaves out; null: Settle's default list."),
     created_at: time,
     updated_at: time,
   })
@@ -42,15 +44,21 @@ export const newCatalogEntrySchema = z.object({
   runtime: z.string().trim().min(1).max(200).describe("The runtime's name (it exists once it has a key)."),
   pattern: catalogPatternSchema,
   effect_class: effectClassSchema,
+  volatile_args: volatileArgsSchema.nullish(),
 });
 export type NewCatalogEntry = z.infer<typeof newCatalogEntrySchema>;
 
 export const catalogEntryPatchSchema = z
-  .object({ pattern: catalogPatternSchema.optional(), effect_class: effectClassSchema.optional() })
-  .refine((p) => p.pattern !== undefined || p.effect_class !== undefined, "give pattern, effect_class or both");
+  .object({ pattern: catalogPatternSchema.optional(), effect_class: effectClassSchema.optional(), volatile_args: volatileArgsSchema.nullish() })
+  .refine((p) => p.pattern !== undefined || p.effect_class !== undefined || p.volatile_args !== undefined, "give pattern, effect_class, volatile_args or more");
 export type CatalogEntryPatch = z.infer<typeof catalogEntryPatchSchema>;
 
-type Row = { id: string; pattern: string; effectClass: string; createdAt: Date; updatedAt: Date; runtime: { id: string; name: string } };
+type Row = { id: string; pattern: string; effectClass: string; volatileArgs: unknown; createdAt: Date; updatedAt: Date; runtime: { id: string; name: string } };
+
+/** A stored list of volatile arguments, or null (the default). */
+const volatileOf = (v: unknown): string[] | null => (Array.isArray(v) ? v.map(String) : null);
+/** The list as stored: trimmed, each name once; null stays null (the default). */
+const storedVolatile = (v: readonly string[] | null | undefined): string | null => (v ? JSON.stringify([...new Set(v.map((s) => s.trim()))]) : null);
 
 function toItem(r: Row): ToolCatalogItem {
   return {
@@ -58,12 +66,18 @@ function toItem(r: Row): ToolCatalogItem {
     runtime: r.runtime.name,
     pattern: r.pattern,
     effect_class: r.effectClass as EffectClass,
+    volatile_args: volatileOf(r.volatileArgs),
     created_at: r.createdAt.toISOString(),
     updated_at: r.updatedAt.toISOString(),
   };
 }
 
-const snapshot = (runtime: string, pattern: string, effectClass: string) => ({ runtime, pattern, effect_class: effectClass });
+const snapshot = (runtime: string, pattern: string, effectClass: string, volatileArgs: unknown) => ({
+  runtime,
+  pattern,
+  effect_class: effectClass,
+  volatile_args: volatileOf(volatileArgs),
+});
 const include = { runtime: { select: { id: true, name: true } } } as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -91,14 +105,15 @@ function alreadyListed(runtime: string, pattern: string, existing: { id: string;
   });
 }
 
-type EntryRow = { id: string; runtime_id: string; runtime: string; pattern: string; effect_class: string; created_at: string; updated_at: string };
-const ENTRY = `e.id::text AS id, e.runtime_id::text AS runtime_id, r.name AS runtime, e.pattern, e.effect_class, e.created_at, e.updated_at`;
+type EntryRow = { id: string; runtime_id: string; runtime: string; pattern: string; effect_class: string; volatile_args: unknown; created_at: string; updated_at: string };
+const ENTRY = `e.id::text AS id, e.runtime_id::text AS runtime_id, r.name AS runtime, e.pattern, e.effect_class, e.volatile_args, e.created_at, e.updated_at`;
 
 const itemOf = (r: EntryRow): ToolCatalogItem => ({
   id: r.id,
   runtime: r.runtime,
   pattern: r.pattern,
   effect_class: r.effect_class as EffectClass,
+  volatile_args: volatileOf(r.volatile_args),
   created_at: r.created_at,
   updated_at: r.updated_at,
 });
@@ -133,17 +148,17 @@ export async function addToolCatalogEntry(db: Db, input: NewCatalogEntry, actor:
     }
     const [created] = await tx.query<EntryRow>(
       `WITH e AS (
-         INSERT INTO tool_catalog_entries (id, runtime_id, pattern, effect_class) VALUES (gen_random_uuid(), $1::uuid, $2, $3) RETURNING *
+         INSERT INTO tool_catalog_entries (id, runtime_id, pattern, effect_class, volatile_args) VALUES (gen_random_uuid(), $1::uuid, $2, $3, $4::jsonb) RETURNING *
        )
        SELECT ${ENTRY} FROM e JOIN runtimes r ON r.id = e.runtime_id`,
-      [runtime.id, input.pattern, input.effect_class],
+      [runtime.id, input.pattern, input.effect_class, storedVolatile(input.volatile_args)],
     );
     await recordAdminAction(tx, {
       actor,
       action: "tool_catalog_entry_added",
       targetType: "tool_catalog_entry",
       targetId: created!.id,
-      after: snapshot(runtime.name, created!.pattern, created!.effect_class),
+      after: snapshot(runtime.name, created!.pattern, created!.effect_class, created!.volatile_args),
     });
     return created!;
   });
@@ -173,18 +188,18 @@ export async function updateToolCatalogEntry(db: Db, id: string, patch: CatalogE
     }
     const [updated] = await tx.query<EntryRow>(
       `WITH e AS (
-         UPDATE tool_catalog_entries SET pattern = $2, effect_class = $3, updated_at = now() WHERE id = $1::uuid RETURNING *
+         UPDATE tool_catalog_entries SET pattern = $2, effect_class = $3, volatile_args = $4::jsonb, updated_at = now() WHERE id = $1::uuid RETURNING *
        )
        SELECT ${ENTRY} FROM e JOIN runtimes r ON r.id = e.runtime_id`,
-      [id, pattern, patch.effect_class ?? before.effect_class],
+      [id, pattern, patch.effect_class ?? before.effect_class, patch.volatile_args === undefined ? storedVolatile(volatileOf(before.volatile_args)) : storedVolatile(patch.volatile_args)],
     );
     await recordAdminAction(tx, {
       actor,
       action: "tool_catalog_entry_changed",
       targetType: "tool_catalog_entry",
       targetId: id,
-      before: snapshot(before.runtime, before.pattern, before.effect_class),
-      after: snapshot(updated!.runtime, updated!.pattern, updated!.effect_class),
+      before: snapshot(before.runtime, before.pattern, before.effect_class, before.volatile_args),
+      after: snapshot(updated!.runtime, updated!.pattern, updated!.effect_class, updated!.volatile_args),
     });
     return updated!;
   });
@@ -207,7 +222,7 @@ export async function removeToolCatalogEntry(db: Db, id: string, actor: string):
       action: "tool_catalog_entry_removed",
       targetType: "tool_catalog_entry",
       targetId: id,
-      before: snapshot(row.runtime, row.pattern, row.effect_class),
+      before: snapshot(row.runtime, row.pattern, row.effect_class, row.volatile_args),
     });
     return row;
   });
@@ -220,6 +235,8 @@ export async function removeToolCatalogEntry(db: Db, id: string, actor: string):
 export async function setToolCatalogEntry(db: Db, input: NewCatalogEntry, actor: string): Promise<{ entry: ToolCatalogItem; created: boolean }> {
   const existing = (await listToolCatalog(db, { runtime: input.runtime })).find((e) => e.pattern === input.pattern);
   if (!existing) return { entry: await addToolCatalogEntry(db, input, actor), created: true };
-  if (existing.effect_class === input.effect_class) return { entry: existing, created: false };
-  return { entry: await updateToolCatalogEntry(db, existing.id, { effect_class: input.effect_class }, actor), created: false };
+  const sameVolatile = input.volatile_args === undefined || JSON.stringify(existing.volatile_args) === storedVolatile(input.volatile_args) || (existing.volatile_args === null && input.volatile_args === null);
+  if (existing.effect_class === input.effect_class && sameVolatile) return { entry: existing, created: false };
+  const patch = { effect_class: input.effect_class, ...(input.volatile_args === undefined ? {} : { volatile_args: input.volatile_args }) };
+  return { entry: await updateToolCatalogEntry(db, existing.id, patch, actor), created: false };
 }

@@ -1,4 +1,5 @@
 import type { EffectClass } from "../outcome/vocabulary";
+import { DEFAULT_VOLATILE_ARGS } from "../outcome/record-fields";
 
 // Which effect class a runtime's tool catalog gives a tool: pure, no I/O, so
 // OTLP ingest, the API and the console share one reading. A pattern is a tool
@@ -10,7 +11,12 @@ import type { EffectClass } from "../outcome/vocabulary";
 // more literal characters, then the one with fewer `*`, then the smaller
 // pattern by code unit (duplicates are refused, so this always decides).
 
-export type ToolCatalogEntry = { pattern: string; effect_class: EffectClass };
+export type ToolCatalogEntry = {
+  pattern: string;
+  effect_class: EffectClass;
+  /** Top-level argument names left out of the arguments' digest; null or absent: Settle's default list. */
+  volatile_args?: readonly string[] | null;
+};
 
 /** Greedy wildcard match with backtracking to the last `*` only: O(pattern × tool), never exponential. */
 export function matchesPattern(pattern: string, tool: string): boolean {
@@ -64,11 +70,22 @@ export function sortBySpecificity<T extends { pattern: string }>(entries: readon
  * write (SPEC §2: an unknown effect class is a write).
  */
 export function effectClassFor(entries: ToolCatalogEntry[], tool: string, toolType?: string | null): EffectClass | null {
-  let best: ToolCatalogEntry | null = null;
+  const best = entryFor(entries, tool);
+  if (best) return best.effect_class;
+  return toolType === "datastore" ? "read" : null;
+}
+
+/** The most specific entry matching `tool`, or null. */
+export function entryFor<T extends ToolCatalogEntry>(entries: readonly T[], tool: string): T | null {
+  let best: T | null = null;
   for (const entry of entries) {
     if (!matchesPattern(entry.pattern, tool)) continue;
     if (best === null || compareSpecificity(entry.pattern, best.pattern) < 0) best = entry;
   }
-  if (best) return best.effect_class;
-  return toolType === "datastore" ? "read" : null;
+  return best;
+}
+
+/** The arguments of `tool` its digest leaves out (decision 028): the most specific matching entry's list, else Settle's default. */
+export function volatileArgsFor(entries: readonly ToolCatalogEntry[], tool: string): readonly string[] {
+  return entryFor(entries, tool)?.volatile_args ?? DEFAULT_VOLATILE_ARGS;
 }

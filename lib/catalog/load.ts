@@ -2,7 +2,7 @@ import "server-only";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { effectClassSchema, type EffectClass } from "../outcome/vocabulary";
-import { sortBySpecificity, type ToolCatalogEntry } from "./effect-class";
+import { effectClassFor, sortBySpecificity, volatileArgsFor, type ToolCatalogEntry } from "./effect-class";
 import { processWide } from "../process-wide";
 
 // A runtime's catalog for ingest, which asks for it on every request: kept
@@ -30,21 +30,38 @@ export function forgetToolCatalog(runtimeId?: string): void {
 export async function loadToolCatalog(db: Db, runtimeKeyId: string): Promise<ToolCatalogEntry[]> {
   const known = cached.get(runtimeKeyId);
   if (known && known.until > Date.now()) return known.entries;
-  const rows = await db.prisma.toolCatalogEntry.findMany({ where: { runtimeId: runtimeKeyId }, select: { pattern: true, effectClass: true } });
-  const entries = sortBySpecificity(rows.map((r) => ({ pattern: r.pattern, effect_class: r.effectClass as EffectClass })));
+  const rows = await db.prisma.toolCatalogEntry.findMany({ where: { runtimeId: runtimeKeyId }, select: { pattern: true, effectClass: true, volatileArgs: true } });
+  const entries = sortBySpecificity(
+    rows.map((r) => ({ pattern: r.pattern, effect_class: r.effectClass as EffectClass, volatile_args: (r.volatileArgs as string[] | null) ?? null })),
+  );
   if (cached.size > 1_000) cached.clear();
   cached.set(runtimeKeyId, { entries, until: Date.now() + CATALOG_CACHE_MS });
   return entries;
 }
 
+/** Each tool's volatile arguments by the runtime's catalog (cached as above), for the digest of its arguments. */
+export async function loadVolatileArgs(db: Db, runtimeId: string): Promise<(tool: string) => readonly string[]> {
+  const entries = await loadToolCatalog(db, runtimeId);
+  return (tool) => volatileArgsFor(entries, tool);
+}
+
+/** What the guard reads of a tool in the runtime's catalog: its volatile arguments and its effect class. */
+export async function loadToolReading(db: Db, runtimeId: string): Promise<{ volatileArgs: (tool: string) => readonly string[]; effectClass: (tool: string) => EffectClass | null }> {
+  const entries = await loadToolCatalog(db, runtimeId);
+  return { volatileArgs: (tool) => volatileArgsFor(entries, tool), effectClass: (tool) => effectClassFor(entries, tool) };
+}
+
 export const runtimeCatalogSchema = z
   .object({
     runtime: z.string(),
-    items: z.array(z.object({ pattern: z.string(), effect_class: effectClassSchema })).describe("Most specific first: the first whose pattern matches a tool's name decides."),
+    items: z
+      .array(z.object({ pattern: z.string(), effect_class: effectClassSchema, volatile_args: z.array(z.string()).nullable().describe("Left out of the arguments' digest; null: Settle's default list.") }))
+      .describe("Most specific first: the first whose pattern matches a tool's name decides."),
   })
   .meta({ id: "RuntimeToolCatalog" });
 
 /** GET /api/v1/tool-catalog: the calling runtime's own catalog, and nothing of any other runtime's. */
 export async function getRuntimeCatalog(db: Db, runtime: { id: string; name: string }): Promise<z.infer<typeof runtimeCatalogSchema>> {
-  return { runtime: runtime.name, items: await loadToolCatalog(db, runtime.id) };
+  const entries = await loadToolCatalog(db, runtime.id);
+  return { runtime: runtime.name, items: entries.map((e) => ({ pattern: e.pattern, effect_class: e.effect_class, volatile_args: e.volatile_args ? [...e.volatile_args] : null })) };
 }

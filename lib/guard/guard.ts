@@ -7,10 +7,21 @@ import type { Tx } from "../db/driver";
 import type { RuntimeRef } from "../ingest/process-batch";
 import { storeRecords } from "../ingest/store-records";
 import { INVOCATION_COLUMNS, type InvocationRow } from "../invocations/store";
-import { deriveInvocationId, prepareRecord } from "../ingest/record";
+import { deriveInvocationId, prepareRecord, readArguments, type VolatileArgsOf } from "../ingest/record";
 import { cleanText } from "../redact/redact";
 import { decideGuard, guardReasons, type GuardCandidate, type GuardReason } from "../outcome/guard-rules";
-import { budgetSchema, effectClassTextSchema, ID_MAX, idempotencyKeySchema, idSchema, timeTextSchema, toolNameSchema } from "../outcome/record-fields";
+import { duplicateOf } from "../outcome/duplicates";
+import { loadDuplicateWindowS, loadDuplicateCandidates } from "../invocations/duplicates";
+import {
+  argsDigestSchema,
+  argumentsSchema,
+  budgetSchema,
+  effectClassTextSchema,
+  idempotencyKeySchema,
+  idSchema,
+  timeTextSchema,
+  toolNameSchema,
+} from "../outcome/record-fields";
 
 // POST /api/v1/guard (SPEC §5): asked before a write. It looks at every
 // invocation of the runtime with the write's idempotency key and, when none is
@@ -19,6 +30,11 @@ import { budgetSchema, effectClassTextSchema, ID_MAX, idempotencyKeySchema, idSc
 // Check and intent are one transaction under an advisory lock on (runtime,
 // key): of any number of concurrent calls for one key, one is allowed.
 // Every answer is kept in guard_checks; each denial is a duplicate prevented.
+// A write that carries its arguments (or their digest) is also held against
+// the invocations of the same tool and arguments under other keys, inside the
+// duplicate window of its class (decision 028): the model may have minted a
+// new key for a retry. Those are read under a second advisory lock, on
+// (runtime, tool, digest), so two such writes cannot both pass.
 
 export const guardRequestSchema = z
   .object({
@@ -31,7 +47,12 @@ export const guardRequestSchema = z
       .optional()
       .describe("When the write is about to be dispatched (ISO 8601), by the clock that stamps its outcome record; default Settle's now."),
     budget_left_s: budgetSchema.optional().describe("The intent's budget: past it without an outcome the invocation is stalled."),
-    args_digest: z.string().max(ID_MAX).optional(),
+    arguments: argumentsSchema
+      .optional()
+      .describe(
+        "The call's arguments (a JSON object, at most 64 KiB): stored with the intent, secrets redacted, and digested without the tool's volatile arguments. Within the duplicate window of the effect class, a write under a new idempotency key whose arguments match an invocation that is committed, unknown or in flight is refused as possible_duplicate.",
+      ),
+    args_digest: argsDigestSchema.optional().describe("Instead of arguments: their digest, taken as given (see arguments)."),
     envelope: z.unknown().optional().describe("What is about to be dispatched (the call as sent), stored with the intent, redacted like any envelope."),
   })
   .meta({ id: "GuardRequest" });
@@ -91,16 +112,41 @@ async function recordCheck(
 
 // Two-key advisory lock: its own space, apart from the migration runner's one-key lock.
 const lockQuery = { name: "settle_guard_lock", text: `SELECT pg_advisory_xact_lock(hashtext('settle:guard'), hashtext($1))::text` };
+// The key's lock, then the arguments' (every guard takes them in this order, so none waits in a cycle).
+const lockWithArgsQuery = {
+  name: "settle_guard_lock_args",
+  text: `SELECT pg_advisory_xact_lock(hashtext('settle:guard'), hashtext($1))::text AS key_lock,
+                pg_advisory_xact_lock(hashtext('settle:guard-args'), hashtext($2))::text AS args_lock`,
+};
 
-export async function guardWrite(db: Db, runtime: RuntimeRef, body: GuardRequestBody, now = new Date()): Promise<GuardAnswer> {
+/** What the guard learns of a tool from its runtime's catalog (lib/catalog), passed in by the route. */
+export type ToolReading = { volatileArgs: VolatileArgsOf; effectClass: (tool: string) => string | null };
+export type GuardOptions = { tools?: () => Promise<ToolReading> };
+
+/** The write's arguments digest and the duplicate window it is held against; null when either is missing. */
+async function duplicateCheckOf(db: Db, body: GuardRequestBody, tool: string, tools: ToolReading | undefined): Promise<{ digest: string; windowS: number } | null> {
+  if (body.arguments === undefined && body.args_digest === undefined) return null;
+  const read = readArguments(body.arguments, body.args_digest, tool, tools?.volatileArgs);
+  if ("code" in read) throw new ApiError("INVALID_REQUEST", read.message, { path: "arguments" });
+  if (read.digest === null) return null;
+  const windowS = await loadDuplicateWindowS(db.driver, body.effect_class ?? tools?.effectClass(tool) ?? null);
+  return windowS === null ? null : { digest: read.digest, windowS };
+}
+
+export async function guardWrite(db: Db, runtime: RuntimeRef, body: GuardRequestBody, now = new Date(), options: GuardOptions = {}): Promise<GuardAnswer> {
   const taskId = cleanText(body.task_id);
   const key = cleanText(body.idempotency_key);
   const tool = cleanText(body.tool);
   const named = body.invocation_id === undefined ? null : cleanText(body.invocation_id);
   const derived = deriveInvocationId(taskId, key);
+  // The catalog (cached) only for a call that carries its arguments or their digest.
+  const tools = body.arguments !== undefined || body.args_digest !== undefined ? await options.tools?.() : undefined;
+  const duplicates = await duplicateCheckOf(db, body, tool, tools);
+  const volatileArgs = tools?.volatileArgs;
 
   return db.driver.transaction(async (tx) => {
-    await tx.query(lockQuery, [`${runtime.id}:${key}`]);
+    if (duplicates) await tx.query(lockWithArgsQuery, [`${runtime.id}:${key}`, `${runtime.id}:${tool}:${duplicates.digest}`]);
+    else await tx.query(lockQuery, [`${runtime.id}:${key}`]);
     const rows = await tx.query<CandidateRow>(candidatesQuery, [runtime.id, key, named === null ? [derived] : [named, derived]]);
     const unknownLast = rows.filter((r) => r.last_attempt === null).map((r) => r.id);
     if (unknownLast.length > 0) {
@@ -127,6 +173,16 @@ export async function guardWrite(db: Db, runtime: RuntimeRef, body: GuardRequest
       const blocking = candidates.find((c) => c.invocationId === verdict.invocationId);
       return { allow: false, reason: verdict.reason, invocation_id: verdict.invocationId, attempt: blocking?.lastAttempt ?? 0 };
     }
+    if (duplicates) {
+      const since = new Date(now.getTime() - duplicates.windowS * 1000).toISOString();
+      const [found] = await loadDuplicateCandidates(tx, runtime.id, [{ tool, digest: duplicates.digest, key, since, before: null, uid: null }]);
+      const earlier = duplicateOf(found ?? [], now, "guard");
+      if (earlier) {
+        // A duplicate prevented like any denial: the check names the earlier invocation.
+        await recordCheck(tx, runtime.id, { taskId, invocationId: earlier.invocationId, tool, key, allow: false, reason: "possible_duplicate", at: now });
+        return { allow: false, reason: "possible_duplicate", invocation_id: earlier.invocationId, attempt: earlier.lastAttempt };
+      }
+    }
 
     const taken = candidates.some((c) => c.invocationId === derived);
     const invocationId = verdict.invocationId ?? (taken ? `inv_${randomUUID()}` : derived);
@@ -144,9 +200,11 @@ export async function guardWrite(db: Db, runtime: RuntimeRef, body: GuardRequest
         ...(body.effect_class === undefined ? {} : { effect_class: body.effect_class }),
         ...(body.budget_left_s === undefined ? {} : { budget_left_s: body.budget_left_s }),
         ...(body.args_digest === undefined ? {} : { args_digest: body.args_digest }),
+        ...(body.arguments === undefined ? {} : { arguments: body.arguments }),
         ...(body.envelope === undefined ? {} : { envelope: body.envelope }),
       },
       now,
+      volatileArgs,
     );
     if ("code" in intent) throw new ApiError("INVALID_REQUEST", intent.message, intent.path ? { path: intent.path } : {});
     // The rows read above are the stored states (locked), and the check row goes with the intent: one statement.

@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import type { Db } from "../db/client";
-import { effectClassFor } from "../catalog/effect-class";
+import { effectClassFor, volatileArgsFor } from "../catalog/effect-class";
 import { loadToolCatalog } from "../catalog/load";
 import { env } from "../env";
 import { ApiError, type ErrorCode } from "../errors";
@@ -60,6 +60,7 @@ export async function answerTraceExport(db: Db, principal: RuntimePrincipal, req
   const catalog = await loadToolCatalog(db, principal.runtime.id);
   const result = await ingestSpans(db, principal.runtime, spans, {
     effectClass: (tool, toolType) => effectClassFor(catalog, tool, toolType),
+    volatileArgs: (tool) => volatileArgsFor(catalog, tool),
     taskAttribute: env().SETTLE_OTLP_TASK_ATTRIBUTE ?? null,
     receivedAt: new Date(),
   });

@@ -4,11 +4,13 @@ import { isDataError, isRetryableConflict, sqlState } from "../db/errors";
 import { noteWrites } from "../db/planner-stats";
 import { coalesce } from "./coalesce";
 import { forgetRows, knownRows, rememberRows } from "./known-rows";
-import { storeRecords } from "./store-records";
+import { storeRecords, type Stored } from "./store-records";
 import { recordError, type ErrorEnvelope } from "../errors";
 import type { IgnoredHint } from "../outcome/vocabulary";
-import { prepareRecord, type PreparedRecord, type RecordProblem } from "./record";
+import { prepareRecord, type PreparedRecord, type RecordProblem, type VolatileArgsOf } from "./record";
+import { isRecord } from "./adapters/shared";
 import { cleanText } from "../redact/redact";
+import { flagPossibleDuplicates } from "../invocations/duplicates";
 
 // Ingests a batch of records for one runtime: every accepted record is
 // committed before the caller answers, a rejected one stores nothing, a
@@ -45,7 +47,7 @@ const LOCKED_SETTINGS = ["statement_timeout = '30s'", "enable_seqscan = off"];
  * concurrent writers keep changing the same invocations it retries, then
  * holds the invocations' locks from the read on, in a transaction.
  */
-async function storeContended(db: Db, runtimeId: string, records: PreparedRecord[]): Promise<Set<string>> {
+async function storeContended(db: Db, runtimeId: string, records: PreparedRecord[]): Promise<Stored> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       const stored =
@@ -55,7 +57,7 @@ async function storeContended(db: Db, runtimeId: string, records: PreparedRecord
             ? await storeRecords(db.driver.write, runtimeId, records)
             : await db.driver.transaction((tx) => storeRecords(tx, runtimeId, records, { lock: true }), { settings: LOCKED_SETTINGS });
       rememberRows(db.driver, runtimeId, stored.rows);
-      return stored.inserted;
+      return stored;
     } catch (error) {
       if (!isRetryableConflict(error) || attempt >= 6) throw error;
       forgetRows(db.driver, runtimeId, records.map((p) => p.invocationId));
@@ -68,15 +70,30 @@ async function storeContended(db: Db, runtimeId: string, records: PreparedRecord
 type Pending = { prepared: PreparedRecord; result: RecordResult };
 
 /**
+ * Records that came without the guard may repeat an effect under a new key
+ * (lib/invocations/duplicates.ts). Looked for once they are committed, and
+ * never at their expense: a failure here leaves them stored and unflagged.
+ */
+async function flagAfterTheFact(db: Db, runtimeId: string, stored: Stored): Promise<void> {
+  if (stored.digested.length === 0) return;
+  try {
+    await flagPossibleDuplicates(db.driver, runtimeId, stored.digested);
+  } catch (error) {
+    console.error("[settle] possible duplicates could not be flagged:", error);
+  }
+}
+
+/**
  * Stores records in one transaction; when PostgreSQL refuses a value (a data
  * error), in halves, until the one record it refuses is rejected alone.
  */
 async function storeIsolated(db: Db, runtimeId: string, pending: Pending[]): Promise<void> {
   try {
     const stored = await storeContended(db, runtimeId, pending.map((p) => p.prepared));
-    noteWrites(db.driver, stored.size);
+    noteWrites(db.driver, stored.inserted.size);
     // Stored before, or by a concurrent request in the meantime: either way a duplicate.
-    for (const p of pending) if (!stored.has(p.prepared.eventKey)) p.result.status = "duplicate";
+    for (const p of pending) if (!stored.inserted.has(p.prepared.eventKey)) p.result.status = "duplicate";
+    await flagAfterTheFact(db, runtimeId, stored);
   } catch (error) {
     if (!isDataError(error)) throw error;
     if (pending.length === 1) {
@@ -111,15 +128,18 @@ function once(merged: Pending[]): Pending[] {
   });
 }
 
-function prepareSafely(record: unknown, receivedAt: Date): PreparedRecord | RecordProblem {
+function prepareSafely(record: unknown, receivedAt: Date, volatileArgs: VolatileArgsOf | undefined): PreparedRecord | RecordProblem {
   try {
-    return prepareRecord(record, receivedAt);
+    return prepareRecord(record, receivedAt, volatileArgs);
   } catch (error) {
     // Whatever went wrong reading one record is that record's problem only.
     console.error("[settle] a record could not be prepared:", error);
     return { code: "INVALID_RECORD", message: "Settle could not read this record." };
   }
 }
+
+/** How ingest learns a tool's volatile arguments (its runtime's catalog), asked only when a record carries arguments. */
+export type IngestOptions = { volatileArgs?: () => Promise<VolatileArgsOf> };
 
 /** `unparsable` holds NDJSON lines that were not JSON: each rejects its own record only. */
 export async function ingestRecords(
@@ -128,7 +148,10 @@ export async function ingestRecords(
   raw: unknown[],
   receivedAt = new Date(),
   unparsable: Map<number, string> = new Map(),
+  options: IngestOptions = {},
 ): Promise<IngestResult> {
+  const withArguments = options.volatileArgs !== undefined && raw.some((r) => isRecord(r) && r.arguments !== undefined && r.arguments !== null);
+  const volatileArgs = withArguments ? await options.volatileArgs!() : undefined;
   return ingestPrepared(
     db,
     runtime,
@@ -136,7 +159,7 @@ export async function ingestRecords(
       const lineError = unparsable.get(index);
       const prepared = lineError
         ? { code: "INVALID_JSON", message: `record ${index + 1} of this request (a non-blank NDJSON line) is not valid JSON (${lineError}).` }
-        : prepareSafely(record, receivedAt);
+        : prepareSafely(record, receivedAt, volatileArgs);
       const given = (record as { event_id?: unknown } | null)?.event_id;
       return { prepared, givenEventId: typeof given === "string" ? cleanText(given) : null };
     }),

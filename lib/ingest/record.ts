@@ -1,8 +1,12 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { isRecord, writeAheadIntent } from "./adapters/shared";
+import { argsDigest, canonicalJson } from "./args-digest";
 import { memberOf } from "../outcome/vocabulary";
 import {
+  ARGUMENTS_MAX_BYTES,
+  argsDigestSchema,
+  argumentsSchema,
   attemptNumberSchema,
   budgetSchema,
   effectClassTextSchema,
@@ -43,7 +47,8 @@ export const ingestRecordSchema = z.object({
   idempotency_key: optionalText(KEY_MAX),
   effect_class: effectClassTextSchema.nullish(),
   budget_left_s: budgetSchema.nullish(),
-  args_digest: optionalText(ID_MAX),
+  args_digest: argsDigestSchema.nullish(),
+  arguments: argumentsSchema.nullish(),
   envelope: z.unknown().optional(),
 });
 export type IngestRecord = z.infer<typeof ingestRecordSchema>;
@@ -79,24 +84,20 @@ export type PreparedRecord = {
   idempotencyKey: string | null;
   budgetLeftS: number | null;
   argsDigest: string | null;
+  /** The call's arguments as stored (secrets redacted), or null. */
+  arguments: unknown;
   normalized: NormalizedAttempt;
   probeResult: ProbeResult | null;
   envelope: unknown;
 };
 
+/** The volatile arguments of a tool (its runtime's catalog, lib/catalog), for the digest of its arguments. */
+export type VolatileArgsOf = (tool: string) => readonly string[];
+
 /** A write-ahead intent carries no result: nothing is known yet, by construction. */
 const INTENT = writeAheadIntent("settle");
 
 export type RecordProblem = { code: string; message: string; path?: string };
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (isRecord(value)) {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
 
 export function contentHash(value: unknown): string {
   return createHash("sha256").update(canonicalJson(value)).digest("hex");
@@ -157,7 +158,31 @@ function firstIssue(error: z.ZodError): RecordProblem {
   };
 }
 
-export function prepareRecord(raw: unknown, receivedAt: Date): PreparedRecord | RecordProblem {
+/**
+ * The arguments' digest and stored (redacted) form: Settle's digest when the
+ * record carries arguments (taken before redaction, so two calls that differ
+ * only in a secret differ), else the digest it gave, as given.
+ */
+export function readArguments(
+  args: Record<string, unknown> | null | undefined,
+  given: string | null | undefined,
+  tool: string,
+  volatileArgs: VolatileArgsOf | undefined,
+): { digest: string | null; stored: unknown } | RecordProblem {
+  if (args === null || args === undefined) return { digest: given ? cleanText(given) : null, stored: null };
+  const bytes = Buffer.byteLength(JSON.stringify(args), "utf8");
+  if (bytes > ARGUMENTS_MAX_BYTES) {
+    return { code: "INVALID_RECORD", message: `arguments are ${bytes} bytes as JSON; at most ${ARGUMENTS_MAX_BYTES} are stored (send args_digest instead).`, path: "arguments" };
+  }
+  try {
+    return { digest: argsDigest(args, volatileArgs?.(tool)), stored: redact(args) };
+  } catch (error) {
+    if (error instanceof TooDeepError) return { code: "INVALID_RECORD", message: `arguments are ${error.message}.`, path: "arguments" };
+    throw error;
+  }
+}
+
+export function prepareRecord(raw: unknown, receivedAt: Date, volatileArgs?: VolatileArgsOf): PreparedRecord | RecordProblem {
   if (!isRecord(raw)) return { code: "INVALID_RECORD", message: "A record must be a JSON object." };
   // Before anything walks it (the schema, redaction, the hash of a record without event_id): a
   // record nested thousands deep would overflow the stack of a recursive walk.
@@ -211,6 +236,10 @@ export function prepareRecord(raw: unknown, receivedAt: Date): PreparedRecord | 
     throw error;
   }
 
+  const tool = cleanText(record.tool);
+  const args = readArguments(record.arguments, record.args_digest, tool, volatileArgs);
+  if ("code" in args) return args;
+
   const ctx = { isWrite: effectClass !== "read", at };
   // Read from the envelope as stored, secrets redacted: what is derived from it cannot carry one either.
   const normalized =
@@ -227,14 +256,15 @@ export function prepareRecord(raw: unknown, receivedAt: Date): PreparedRecord | 
     invocationId: cleanText(invocationId),
     attemptId: record.attempt_id ? cleanText(record.attempt_id) : null,
     attemptNo: record.attempt ?? null,
-    tool: cleanText(record.tool),
+    tool,
     phase,
     at,
     effectClass,
     idempotencyKey: key ? cleanText(key) : null,
     // Whole seconds, as stored: the fold reads the same value from a new record as from the database.
     budgetLeftS: record.budget_left_s === null || record.budget_left_s === undefined ? null : Math.round(record.budget_left_s),
-    argsDigest: record.args_digest ? cleanText(record.args_digest) : null,
+    argsDigest: args.digest,
+    arguments: args.stored,
     normalized,
     probeResult: probe,
     envelope: storedEnvelope,

@@ -5,7 +5,8 @@ import { SpanProblem } from "./adapters/otel-shared";
 import { isRecord } from "./adapters/shared";
 import type { ReadSpan } from "../otlp/spans";
 import { ingestPrepared, type IngestResult, type PreparedInput, type RuntimeRef } from "./process-batch";
-import { contentHash, type PreparedRecord, type RecordProblem } from "./record";
+import type { PreparedRecord, RecordProblem, VolatileArgsOf } from "./record";
+import { argsDigest } from "./args-digest";
 import { cleanText, redact, TooDeepError } from "../redact/redact";
 
 // OTLP ingest's records: each tool-call span, read by the convention that
@@ -64,12 +65,15 @@ export function fitEvidence(envelope: unknown): unknown {
   return { otel: { convention: otel.convention, trace_id: otel.trace_id, span_id: otel.span_id }, tool_call_id: null, truncated: notes };
 }
 
-function prepareSpanRecord(r: SpanRecord, argsDigest: string | null, large: boolean): PreparedRecord | RecordProblem {
+function prepareSpanRecord(r: SpanRecord, argsDigest: string | null, args: unknown, large: boolean): PreparedRecord | RecordProblem {
   const tool = cleanText(r.tool);
   let envelope: unknown;
+  let storedArgs: unknown = null;
   try {
     envelope = redact(r.envelope);
     if (large) envelope = fitEvidence(envelope);
+    // Kept with the intent (a span that has ended carries them in its outcome's evidence only).
+    if (r.phase === "intent" && args !== null && args !== undefined) storedArgs = redact(args);
   } catch (error) {
     if (error instanceof TooDeepError) return { code: "ENVELOPE_TOO_DEEP", message: `the span's attributes are ${error.message}.`, path: "attributes" };
     throw error;
@@ -88,6 +92,7 @@ function prepareSpanRecord(r: SpanRecord, argsDigest: string | null, large: bool
     idempotencyKey: null,
     budgetLeftS: null,
     argsDigest,
+    arguments: storedArgs,
     normalized: r.normalized,
     probeResult: null,
     envelope,
@@ -97,7 +102,7 @@ function prepareSpanRecord(r: SpanRecord, argsDigest: string | null, large: bool
 type SpanInputs = { span: ReadSpan; first: number; count: number } | { span: ReadSpan; problem: string };
 
 /** Ingests the tool-call spans of one export for a runtime. */
-export async function ingestSpans(db: Db, runtime: RuntimeRef, spans: ReadSpan[], options: SpanOptions): Promise<SpanIngestResult> {
+export async function ingestSpans(db: Db, runtime: RuntimeRef, spans: ReadSpan[], options: SpanOptions & { volatileArgs?: VolatileArgsOf }): Promise<SpanIngestResult> {
   const inputs: PreparedInput[] = [];
   const read: SpanInputs[] = [];
   let ignoredSpans = 0;
@@ -125,11 +130,12 @@ export async function ingestSpans(db: Db, runtime: RuntimeRef, spans: ReadSpan[]
       continue;
     }
     read.push({ span: item, first: inputs.length, count: records.length });
-    // One digest for the span's records: the arguments are the same at its start and end.
-    const args = (records[0]?.envelope as { arguments?: unknown } | undefined)?.arguments;
-    const digest = args === null || args === undefined ? null : `sha256:${contentHash(args)}`;
+    // One digest for the span's records: the arguments are the same at its start and end. Settle's
+    // digest (lib/ingest/args-digest.ts), without the tool's volatile arguments, as for any record.
+    const args = records.map((r) => r.envelope.arguments).find((a) => a !== null && a !== undefined);
+    const digest = args === undefined || records[0] === undefined ? null : argsDigest(args, options.volatileArgs?.(records[0].tool));
     const large = mayExceed(item);
-    for (const r of records) inputs.push({ prepared: prepareSpanRecord(r, digest, large), givenEventId: r.eventId });
+    for (const r of records) inputs.push({ prepared: prepareSpanRecord(r, digest, args, large), givenEventId: r.eventId });
   }
   const result = inputs.length > 0 ? await ingestPrepared(db, runtime, inputs) : { results: [], accepted: 0, duplicates: 0, rejected: 0 };
   const reasons: string[] = [];

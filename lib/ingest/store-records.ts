@@ -56,6 +56,7 @@ function attemptRow(p: PreparedRecord, uid: string, seq: number): AttemptRow {
     n.items,
     p.envelope,
     n.ignored ?? null,
+    p.arguments,
   ];
 }
 
@@ -77,6 +78,7 @@ export function foldRecordOf(p: PreparedRecord, seq: number): FoldRecord {
     tool: p.tool,
     effectClass: p.effectClass,
     idempotencyKey: p.idempotencyKey,
+    argsDigest: p.argsDigest,
     userMessage: n.user_message,
     code: n.code,
   };
@@ -103,6 +105,8 @@ export type Stored = {
   inserted: Set<string>;
   /** Every invocation written, as it now is (what a read would give). */
   rows: InvocationRow[];
+  /** Of those, the ones created with an arguments digest or given another one: what to look for duplicates of. */
+  digested: InvocationRow[];
 };
 
 // The row as the database now holds it. It may share objects with the fold that made it: folds
@@ -176,11 +180,14 @@ export async function storeRecords(
   }
   attempts.sort((a, b) => byText(a[2] as string, b[2] as string));
   await writeStates(tx, runtimeId, { created, updated, attempts, tasks: taskSpans(fresh), checks: options.checks });
+  const createdRows = created.map((c) => rowOf(c.uid, c.invocationId, c.taskId, 1, c.state));
+  const updatedRows = updated.map((u) => rowOf(u.before.id, u.before.invocation_id, u.before.task_id, u.version, u.state));
   return {
     inserted: new Set(fresh.map((p) => p.eventKey)),
-    rows: [
-      ...created.map((c) => rowOf(c.uid, c.invocationId, c.taskId, 1, c.state)),
-      ...updated.map((u) => rowOf(u.before.id, u.before.invocation_id, u.before.task_id, u.version, u.state)),
+    rows: [...createdRows, ...updatedRows],
+    digested: [
+      ...createdRows.filter((r) => r.args_digest !== null),
+      ...updatedRows.filter((r, i) => r.args_digest !== null && r.args_digest !== updated[i]!.before.args_digest),
     ],
   };
 }

@@ -35,7 +35,8 @@ const textOrNull = (v: unknown): string | null => (v === null || v === undefined
 
 const INVOCATION_COLUMNS = `i.id::text, i.runtime_id::text, r.name AS runtime, i.invocation_id, i.task_id, i.tool, i.effect_class, i.idempotency_key,
          i.status, i.commit_state, i.next_action, i.version, i.conflict, i.attempt_count, i.first_seen_at, i.last_attempt_at,
-         i.status_since, i.stall_at, i.not_before, i.assignee, i.user_message, i.last_code, i.resolution, i.updated_at`;
+         i.status_since, i.stall_at, i.not_before, i.assignee, i.user_message, i.last_code, i.resolution, i.updated_at,
+         i.args_digest, i.possible_duplicate_of, i.duplicate_review`;
 
 const INVOCATION_SELECT = `
   SELECT ${INVOCATION_COLUMNS}
@@ -73,7 +74,7 @@ const attemptColumns = (light: boolean) =>
   `invocation_uid::text, runtime_id::text, event_key, event_id, seq, attempt_id, attempt_no, phase, at, received_at, tool,
    effect_class, idempotency_key, budget_left_s, args_digest, dialect, wrapper_dialect, outcome, commit_state, code, category,
    retry_directive, not_before, max_attempts_remaining, next_action, dispatch_stage, probe_result, user_message, items, ignored
-   ${light ? "" : ", safe_details, agent_message, envelope"}`;
+   ${light ? "" : ", safe_details, agent_message, envelope, arguments"}`;
 
 // The fold's phase order (lib/outcome/fold.ts) in SQL; the last phase also takes anything else, as it always did.
 const phases = (Object.entries(phaseRank) as Array<[Phase, number]>).sort((a, b) => a[1] - b[1]);
@@ -114,6 +115,9 @@ function invocationOf(r: Raw): InvocationRow {
     lastCode: textOrNull(r.last_code),
     resolution: json(r.resolution) as never,
     updatedAt: date(r.updated_at),
+    argsDigest: textOrNull(r.args_digest),
+    possibleDuplicateOf: textOrNull(r.possible_duplicate_of),
+    duplicateReview: textOrNull(r.duplicate_review),
     runtime: { name: text(r.runtime) },
   };
 }
@@ -150,7 +154,9 @@ function attemptOf(r: Raw, light: boolean): AttemptRow {
     userMessage: textOrNull(r.user_message),
     items: json(r.items) as never,
     ignored: json(r.ignored) as never,
-    ...(light ? {} : { safeDetails: json(r.safe_details) as never, agentMessage: textOrNull(r.agent_message), envelope: json(r.envelope) as never }),
+    ...(light
+      ? {}
+      : { safeDetails: json(r.safe_details) as never, agentMessage: textOrNull(r.agent_message), envelope: json(r.envelope) as never, arguments: json(r.arguments) as never }),
   };
 }
 
@@ -280,6 +286,32 @@ export async function selectAttemptsPage(
 export async function selectActions(db: Db, uid: string): Promise<ActionRow[]> {
   const rows = await db.driver.query<Raw>(`SELECT ${ACTION_COLUMNS} FROM invocation_actions WHERE invocation_uid = $1::uuid ORDER BY seq`, [uid], { prepareAs: "settle_read_actions" });
   return rows.map(actionOf);
+}
+
+/** A write the guard refused as a possible duplicate of an invocation, and whether an operator cleared its key since. */
+export type DuplicateRefusalRow = { idempotencyKey: string; taskId: string; refused: number; lastAt: Date; clearedBy: string | null; clearedAt: Date | null };
+
+// The guard's possible-duplicate refusals naming one invocation, by key, the latest first
+// (guard_checks_possible_duplicate_idx), with the operator's "not a duplicate" for the key if any.
+const DUPLICATE_REFUSALS = `
+  SELECT g.idempotency_key, min(g.task_id) AS task_id, count(*)::int AS refused, max(g.at) AS last_at, d.actor AS cleared_by, d.at AS cleared_at
+    FROM guard_checks g
+    LEFT JOIN duplicate_clearances d ON d.runtime_id = g.runtime_id AND d.invocation_id = g.invocation_id AND d.idempotency_key = g.idempotency_key
+   WHERE g.runtime_id = $1::uuid AND g.invocation_id = $2 AND g.reason = 'possible_duplicate'
+   GROUP BY g.idempotency_key, d.actor, d.at
+   ORDER BY max(g.at) DESC
+   LIMIT 20`;
+
+export async function selectDuplicateRefusals(db: Db, invocation: Pick<InvocationRow, "runtimeId" | "invocationId">): Promise<DuplicateRefusalRow[]> {
+  const rows = await db.driver.query<Raw>(DUPLICATE_REFUSALS, [invocation.runtimeId, invocation.invocationId], { prepareAs: "settle_read_duplicate_refusals" });
+  return rows.map((r) => ({
+    idempotencyKey: text(r.idempotency_key),
+    taskId: text(r.task_id),
+    refused: int(r.refused),
+    lastAt: date(r.last_at),
+    clearedBy: textOrNull(r.cleared_by),
+    clearedAt: dateOrNull(r.cleared_at),
+  }));
 }
 
 /** One runtime's task: its invocations, first seen first, without attempts or actions. */

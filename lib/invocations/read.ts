@@ -6,6 +6,7 @@ import type { Db } from "../db/client";
 import type { Prisma as P } from "../db/generated/client";
 import { effectiveStatus, type InvocationStatus, type StoredStatus } from "../outcome/status";
 import type { Resolution } from "../outcome/lifecycle";
+import type { DuplicateReview } from "../outcome/duplicates";
 import { loadPolicies, resolvePolicy, type PolicySet } from "../policies/policies";
 import { ApiError } from "../errors";
 import { decodeTimeIdCursor, encodeTimeIdCursor, NOT_A_CURSOR } from "../db/cursor";
@@ -17,6 +18,8 @@ import {
   selectTaskRows,
   selectActions,
   selectAttemptsPage,
+  selectDuplicateRefusals,
+  type DuplicateRefusalRow,
   selectInvocationList,
   selectTaskInvocationRows,
   selectRuntimeId,
@@ -60,13 +63,17 @@ export function toSummary(row: Row, now = new Date()): InvocationSummary {
     assignee: row.assignee,
     user_message: row.userMessage,
     resolution: (row.resolution as Resolution | null) ?? null,
+    args_digest: row.argsDigest,
+    possible_duplicate_of: row.possibleDuplicateOf,
+    duplicate_review: (row.duplicateReview as DuplicateReview | null) ?? null,
   };
 }
 
 const phaseOrder = phaseRank as Record<string, number>;
 
 /** An attempt row as the API shows it; the task page may leave out the heavy columns (null, {} and null). */
-type AttemptInput = Omit<AttemptRow, "envelope" | "safeDetails" | "agentMessage" | "ignored"> & Partial<Pick<AttemptRow, "envelope" | "safeDetails" | "agentMessage" | "ignored">>;
+type AttemptInput = Omit<AttemptRow, "envelope" | "safeDetails" | "agentMessage" | "ignored" | "arguments"> &
+  Partial<Pick<AttemptRow, "envelope" | "safeDetails" | "agentMessage" | "ignored" | "arguments">>;
 
 export function toAttempt(a: AttemptInput): z.infer<typeof attemptSchema> {
   return {
@@ -92,12 +99,20 @@ export function toAttempt(a: AttemptInput): z.infer<typeof attemptSchema> {
     user_message: a.userMessage,
     items: (a.items ?? []) as never,
     envelope: a.envelope ?? null,
+    args_digest: a.argsDigest,
+    arguments: a.arguments ?? null,
     ignored: (a.ignored ?? []) as never,
   };
 }
 
 type ActionRow = P.ActionGetPayload<object>;
-export type InvocationRowWithHistory = Row & { attempts: AttemptInput[]; actions: ActionRow[]; attemptsTotal?: number; attemptsEarlier?: string | null };
+export type InvocationRowWithHistory = Row & {
+  attempts: AttemptInput[];
+  actions: ActionRow[];
+  attemptsTotal?: number;
+  attemptsEarlier?: string | null;
+  duplicateRefusals?: DuplicateRefusalRow[];
+};
 
 /** The SPEC §8 invocation: summary, attempts in the fold's order, audit trail, and what its policy means for it now. */
 export function toInvocationView(row: InvocationRowWithHistory, policies: PolicySet, now = new Date()): InvocationView {
@@ -128,6 +143,14 @@ export function toInvocationView(row: InvocationRowWithHistory, policies: Policy
     actions,
     sla: slaOf(summary, policy, now),
     approvals: approvalsOf({ ...summary, actions }, policy),
+    duplicate_refusals: (row.duplicateRefusals ?? []).map((d) => ({
+      idempotency_key: d.idempotencyKey,
+      task_id: d.taskId,
+      refused: d.refused,
+      last_at: d.lastAt.toISOString(),
+      cleared_by: d.clearedBy,
+      cleared_at: iso(d.clearedAt),
+    })),
   };
 }
 
@@ -149,8 +172,13 @@ function lookupOf<R extends { runtime: string | { name: string } }>(rows: R[], r
 
 /** The SPEC §8 view of a row the lookup found: the latest attempts, the audit trail, the policy in effect. */
 async function invocationView(db: Db, row: InvocationRow, now: Date): Promise<InvocationView> {
-  const [page, actions, policies] = await Promise.all([selectAttemptsPage(db, row, { limit: INVOCATION_ATTEMPTS_SHOWN }), selectActions(db, row.id), loadPolicies(db.driver)]);
-  return toInvocationView({ ...row, attempts: page.attempts, actions, attemptsTotal: page.total, attemptsEarlier: page.earlier }, policies, now);
+  const [page, actions, policies, duplicateRefusals] = await Promise.all([
+    selectAttemptsPage(db, row, { limit: INVOCATION_ATTEMPTS_SHOWN }),
+    selectActions(db, row.id),
+    loadPolicies(db.driver),
+    selectDuplicateRefusals(db, row),
+  ]);
+  return toInvocationView({ ...row, attempts: page.attempts, actions, attemptsTotal: page.total, attemptsEarlier: page.earlier, duplicateRefusals }, policies, now);
 }
 
 /** The scope narrowed to one runtime by name; null when that runtime is not one the caller can see. */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { approvalsSchema, slaSchema } from "../outcome/sla";
 import { invocationStatusSchema } from "../outcome/vocabulary";
+import { duplicateReviewSchema } from "../outcome/duplicates";
 import { effectClassTextSchema, RUNTIME_NAME_MAX, TOOL_MAX } from "../outcome/record-fields";
 import {
   categorySchema,
@@ -58,6 +59,8 @@ export const attemptSchema = z
     user_message: z.string().nullable(),
     items: z.array(itemSchema),
     envelope: z.unknown().describe("The envelope as received, secrets redacted."),
+    args_digest: z.string().nullable().describe("The digest of the call's arguments: Settle's when the record carried arguments, else the one it gave."),
+    arguments: z.unknown().describe("The call's arguments as received, secrets redacted; null when the record carried none."),
     ignored: z
       .array(ignoredHintSchema)
       .describe("Hints in the envelope Settle left out of its reading (a retry delay beyond what it can store, an unreadable count); the envelope keeps them."),
@@ -97,6 +100,14 @@ export const invocationSummarySchema = z
     assignee: z.string().nullable(),
     user_message: z.string().nullable(),
     resolution: resolutionSchema.nullable(),
+    args_digest: z.string().nullable().describe("The digest of its latest arguments (recorded or computed from the arguments sent)."),
+    possible_duplicate_of: z
+      .string()
+      .nullable()
+      .describe("The earlier invocation of the same runtime, tool and arguments, under another key, that this one may duplicate (flagged after the fact); null: none seen."),
+    duplicate_review: duplicateReviewSchema
+      .nullable()
+      .describe("Where an operator's review of the possible duplicate stands: open (in the queue as a possible duplicate effect), confirmed, dismissed; null: nothing to review."),
   })
   .meta({ id: "InvocationSummary" });
 
@@ -111,6 +122,18 @@ export const invocationSchema = invocationSummarySchema
     actions: z.array(actionEntrySchema),
     sla: slaSchema.nullable().describe("What the policy of its effect class means for it now; null when no timer applies."),
     approvals: approvalsSchema.nullable().describe("While awaiting approval: who has approved and the quorum."),
+    duplicate_refusals: z
+      .array(
+        z.object({
+          idempotency_key: z.string(),
+          task_id: z.string(),
+          refused: z.number().int().describe("How many times the guard refused it."),
+          last_at: time,
+          cleared_by: z.string().nullable().describe("Who marked it not a duplicate (the guard then allows it); null: not cleared."),
+          cleared_at: time.nullable(),
+        }),
+      )
+      .describe("Writes under other keys the guard refused as possible duplicates of this invocation (same tool and arguments), the latest first (at most 20)."),
   })
   .meta({ id: "Invocation" });
 

@@ -5,6 +5,7 @@ import type { OperatorAction } from "../outcome/actions";
 import { foldInvocation, type FoldAction, type FoldCursor, type FoldRecord, type FoldSnapshot } from "../outcome/fold";
 import type { LifecycleState, Resolution } from "../outcome/lifecycle";
 import type { StoredStatus } from "../outcome/status";
+import { duplicateActions } from "../outcome/duplicates";
 import { STATE_COLUMNS, writeStatement, type WriteParts } from "./write-statement";
 
 
@@ -76,6 +77,7 @@ export function snapshotOf(row: InvocationRow): FoldSnapshot | null {
     tool: String(row.tool),
     effectClass: str(row.effect_class),
     idempotencyKey: str(row.idempotency_key),
+    argsDigest: str(row.args_digest),
     attemptCount: Number(row.attempt_count),
     firstSeenAt: String(row.first_seen_at),
     lastAttemptAt: String(row.last_attempt_at),
@@ -106,6 +108,7 @@ export function stateOf(d: FoldSnapshot): Record<StateColumn, unknown> {
     last_code: d.lastCode,
     resolution: d.resolution,
     fold,
+    args_digest: d.argsDigest,
   };
 }
 
@@ -132,6 +135,7 @@ type HistoryRecordRow = {
   tool: string;
   effect_class: string | null;
   idempotency_key: string | null;
+  args_digest: string | null;
   user_message: string | null;
   code: string | null;
 };
@@ -140,13 +144,15 @@ type HistoryActionRow = { invocation_uid: string; seq: number; at: string; actor
 const loadRecords = {
   name: "settle_history_records",
   text: `SELECT invocation_uid::text, event_key, seq, attempt_no, phase, at, outcome, commit_state, next_action,
-                not_before, budget_left_s, probe_result, tool, effect_class, idempotency_key, user_message, code
+                not_before, budget_left_s, probe_result, tool, effect_class, idempotency_key, args_digest, user_message, code
            FROM attempts WHERE runtime_id = $1::uuid AND invocation_uid = ANY($2::uuid[])`,
 };
+// Comments and duplicate reviews change no state: the fold passes over them.
+const FOLDLESS_ACTIONS = ["comment", ...duplicateActions];
 const loadActions = {
   name: "settle_history_actions",
   text: `SELECT invocation_uid::text, seq, at, actor, payload FROM invocation_actions
-          WHERE invocation_uid = ANY($1::uuid[]) AND action <> 'comment'`,
+          WHERE invocation_uid = ANY($1::uuid[]) AND action <> ALL($2::text[])`,
 };
 
 export const toFoldRecord = (r: HistoryRecordRow): FoldRecord => ({
@@ -164,6 +170,7 @@ export const toFoldRecord = (r: HistoryRecordRow): FoldRecord => ({
   tool: r.tool,
   effectClass: r.effect_class,
   idempotencyKey: r.idempotency_key,
+  argsDigest: r.args_digest,
   userMessage: r.user_message,
   code: r.code,
 });
@@ -177,7 +184,7 @@ export async function foldFromHistory(tx: Tx, runtimeId: string, uids: string[],
   const out = new Map<string, FoldSnapshot>();
   if (uids.length === 0) return out;
   const records = await tx.query<HistoryRecordRow>(loadRecords, [runtimeId, uids]);
-  const actions = await tx.query<HistoryActionRow>(loadActions, [uids]);
+  const actions = await tx.query<HistoryActionRow>(loadActions, [uids, FOLDLESS_ACTIONS]);
   const byUid = new Map(uids.map((uid) => [uid, { records: [] as FoldRecord[], actions: [] as FoldAction[] }]));
   for (const r of records) byUid.get(r.invocation_uid)?.records.push(toFoldRecord(r));
   for (const a of actions) byUid.get(a.invocation_uid)?.actions.push({ seq: Number(a.seq), at: a.at, actor: a.actor, action: a.payload.action, quorum: a.payload.quorum });
@@ -247,10 +254,12 @@ export async function writeStates(tx: Tx, runtimeId: string, write: Write): Prom
   if (created.length === 0 && updated.length === 0 && attempts.length === 0 && checks.length === 0) return;
   const transitions: Transition[] = [];
   const search: Array<{ uid: string; ids: string }> = [];
+  const digests: Array<{ uid: string; tool: string; args_digest: string }> = [];
   const notes: Array<{ uid: string; first_seen_at: unknown; earliest: string; committed_since: unknown; idempotency_key: unknown }> = [];
   for (const c of created) {
     transitions.push(transitionOf(c.uid, null, c.state, 1));
     search.push({ uid: c.uid, ids: searchText(c.taskId, c.invocationId, c.state.idempotencyKey) });
+    if (c.state.argsDigest !== null) digests.push({ uid: c.uid, tool: c.state.tool, args_digest: c.state.argsDigest });
     // Late data: a new invocation first seen in an hour the rollups may already have counted.
     notes.push({ uid: c.uid, first_seen_at: c.state.firstSeenAt, earliest: c.state.firstSeenAt, committed_since: null, idempotency_key: null });
   }
@@ -258,6 +267,7 @@ export async function writeStates(tx: Tx, runtimeId: string, write: Write): Prom
     const b = u.before;
     if (b.status !== u.state.status || b.commit_state !== u.state.commitState) transitions.push(transitionOf(b.id, String(b.status), u.state, u.version));
     if (b.idempotency_key !== u.state.idempotencyKey) search.push({ uid: b.id, ids: searchText(b.task_id, b.invocation_id, u.state.idempotencyKey) });
+    if (u.state.argsDigest !== null && b.args_digest !== u.state.argsDigest) digests.push({ uid: b.id, tool: u.state.tool, args_digest: u.state.argsDigest });
     const firstSeen = String(b.first_seen_at);
     notes.push({
       uid: b.id,
@@ -276,6 +286,7 @@ export async function writeStates(tx: Tx, runtimeId: string, write: Write): Prom
     ["attempts", attempts],
     ["transitions", transitions],
     ["search", search],
+    ["digests", digests],
     ["tasks", tasks.map((t) => ({ task_id: t.taskId, first: t.first, last: t.last }))],
     ["notes", dueNotes],
     ["checks", checks],

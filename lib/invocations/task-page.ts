@@ -48,7 +48,7 @@ export async function findTaskTimeline(db: Db, scope: Scope, taskId: string, run
   if (found.kind !== "found") return found;
   const [rows, policies] = await Promise.all([selectTaskInvocations(db, found.value.runtimeId, taskId, light), loadPolicies(db.driver)]);
   const invocations = rows.map((r) => toInvocationView(r, policies, now));
-  const summaries = invocations.map(({ attempts: _a, attempts_total: _t, attempts_earlier: _e, actions: _b, sla: _c, approvals: _d, ...summary }) => summary);
+  const summaries = invocations.map(({ attempts: _a, attempts_total: _t, attempts_earlier: _e, actions: _b, sla: _c, approvals: _d, duplicate_refusals: _r, ...summary }) => summary);
   return { kind: "found", value: { task: { ...found.value.task, invocations: summaries }, invocations } };
 }
 

@@ -31,6 +31,8 @@ function rec(r: Partial<TimelineAttempt> & Pick<TimelineAttempt, "phase" | "at">
     user_message: null,
     items: [],
     envelope: null,
+    args_digest: null,
+    arguments: null,
     ignored: [],
     ...r,
   };
@@ -58,6 +60,9 @@ function inv(p: Partial<TimelineInvocation>): TimelineInvocation {
     not_before: null,
     assignee: null,
     user_message: null,
+    args_digest: null,
+    possible_duplicate_of: null,
+    duplicate_review: null,
     resolution: null,
     actions: [],
     ...p,

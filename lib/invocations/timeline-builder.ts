@@ -31,7 +31,7 @@ import type { InvocationView } from "./read";
 export type TimelineAttempt = InvocationView["attempts"][number];
 export type ActionEntry = InvocationView["actions"][number];
 // The timeline draws records and actions; what a policy means now (sla, approvals) is not on it.
-export type TimelineInvocation = Omit<InvocationView, "attempts" | "attempts_total" | "attempts_earlier" | "sla" | "approvals"> & { attempts: TimelineAttempt[] };
+export type TimelineInvocation = Omit<InvocationView, "attempts" | "attempts_total" | "attempts_earlier" | "sla" | "approvals" | "duplicate_refusals"> & { attempts: TimelineAttempt[] };
 export type TimelineOptions = { now: Date; stallWindowS: number };
 
 type Base = { key: string; at: string; lane: number; invocation_id: string };

@@ -35,6 +35,7 @@ export const STATE_COLUMNS = [
   ["last_code", "text"],
   ["resolution", "jsonb"],
   ["fold", "jsonb"],
+  ["args_digest", "text"],
 ] as const;
 /** An attempt's columns after uid and seq, in the order of an `AttemptRow` (event_key first: rows are sorted by it). */
 export const ATTEMPT_COLUMNS = [
@@ -67,12 +68,23 @@ export const ATTEMPT_COLUMNS = [
   ["items", "jsonb"],
   ["envelope", "jsonb"],
   ["ignored", "jsonb"],
+  ["arguments", "jsonb"],
 ] as const;
 
 
 /** Which parts a write has; each present part is one jsonb parameter, in this order. */
-export type WriteParts = { created: boolean; changes: boolean; attempts: boolean; transitions: boolean; search: boolean; tasks: boolean; notes: boolean; checks: boolean };
-const ORDER: Array<keyof WriteParts> = ["created", "changes", "attempts", "transitions", "search", "tasks", "notes", "checks"];
+export type WriteParts = {
+  created: boolean;
+  changes: boolean;
+  attempts: boolean;
+  transitions: boolean;
+  search: boolean;
+  digests: boolean;
+  tasks: boolean;
+  notes: boolean;
+  checks: boolean;
+};
+const ORDER: Array<keyof WriteParts> = ["created", "changes", "attempts", "transitions", "search", "digests", "tasks", "notes", "checks"];
 
 const recordset = (columns: ReadonlyArray<readonly [string, string]>) => columns.map(([c, t]) => `${c} ${t}`).join(", ");
 const STATE_NAMES = STATE_COLUMNS.map(([c]) => c);
@@ -146,6 +158,14 @@ function build(p: WriteParts): string {
       INSERT INTO invocation_search (invocation_uid, ids)
       SELECT s.uid, s.ids FROM jsonb_to_recordset(${param.search}) AS s(uid uuid, ids text) ORDER BY s.uid
       ON CONFLICT (invocation_uid) DO UPDATE SET ids = excluded.ids)`);
+  }
+  if (p.digests) {
+    // Which invocation carried which arguments digest (decision 028): written once per digest, never rewritten.
+    ctes.push(`digests AS (
+      INSERT INTO invocation_digests (runtime_id, tool, args_digest, invocation_uid)
+      SELECT $1::uuid, d.tool, d.args_digest, d.uid FROM jsonb_to_recordset(${param.digests}) AS d(uid uuid, tool text, args_digest text)
+       ORDER BY d.tool, d.args_digest, d.uid
+      ON CONFLICT DO NOTHING)`);
   }
   if (p.tasks) {
     ctes.push(`tasks AS (

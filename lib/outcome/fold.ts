@@ -23,6 +23,8 @@ export type FoldRecord = Omit<Evidence, "attempt"> & {
   tool: string;
   effectClass: string | null;
   idempotencyKey: string | null;
+  /** The digest of the record's arguments (absent: none). */
+  argsDigest?: string | null;
   userMessage: string | null;
   code: string | null;
 };
@@ -33,6 +35,8 @@ export type DerivedInvocation = LifecycleState & {
   tool: string;
   effectClass: string | null;
   idempotencyKey: string | null;
+  /** The latest record's arguments digest, in fold order. */
+  argsDigest: string | null;
   attemptCount: number;
   firstSeenAt: string;
   lastAttemptAt: string;
@@ -147,6 +151,7 @@ function foldRecord(d: FoldSnapshot, r: FoldRecord, attempt: number, config: Lif
   const next = (state === d ? { ...d } : state) as FoldSnapshot;
   next.effectClass = d.effectClass ?? r.effectClass;
   next.idempotencyKey = d.idempotencyKey ?? r.idempotencyKey;
+  next.argsDigest = r.argsDigest ?? d.argsDigest;
   next.userMessage = r.userMessage ? r.userMessage : d.userMessage;
   next.lastCode = r.code ? r.code : d.lastCode;
   next.cursor = { ...d.cursor, last: keyOf(r, attempt) };
@@ -200,6 +205,7 @@ export function foldInvocation(records: FoldRecord[], actions: FoldAction[], con
     tool: first.kind === "record" ? first.record.tool : records[0]!.tool,
     effectClass: null,
     idempotencyKey: null,
+    argsDigest: null,
     attemptCount: 0,
     firstSeenAt,
     lastAttemptAt: isoOfMs(Math.max(...times)),

@@ -6,7 +6,8 @@ import { effectiveStatus, isUnsettled, type StoredStatus } from "./status";
 // about to happen. lib/guard/guard.ts reads them under a lock and records the
 // answer; everything it decides is decided here.
 
-export const guardReasons = ["already_committed", "outcome_unknown", "in_flight"] as const;
+/** `possible_duplicate`: another key, the same arguments (lib/outcome/duplicates.ts). */
+export const guardReasons = ["already_committed", "outcome_unknown", "in_flight", "possible_duplicate"] as const;
 export type GuardReason = (typeof guardReasons)[number];
 
 /** An invocation of the calling runtime that carries the key, or that the call named. */

@@ -1,4 +1,5 @@
 import type { StoredStatus } from "./status";
+import { OPEN_REVIEW } from "./duplicates";
 
 // The queue's order, as data: which statuses come first, and the order of
 // effect classes by risk. The queue query (lib/queue/queue.ts) and the index
@@ -23,6 +24,9 @@ export const queueTiers: readonly (readonly StoredStatus[])[] = [
   ["partially_applied", "awaiting_approval", "verifying", "escalated"],
 ];
 
+/** The tier of an invocation whose possible duplicate effect waits for review (lib/outcome/duplicates.ts): with what needs a person. */
+export const DUPLICATE_REVIEW_TIER = 1;
+
 /** An effect class that is missing or not one of the five is ranked as a write, with `create`. */
 export const UNCLASSIFIED_RANK_AS: EffectClassName = "create";
 
@@ -44,7 +48,11 @@ export function sqlWords(words: readonly string[]): string {
  */
 export function queueOrderSql(alias = ""): { tier: string; rank: string; since: string } {
   const col = (c: string) => `${alias}${c}`;
-  const tiers = queueTiers.map((statuses, i) => `WHEN ${col("status")} IN (${sqlWords(statuses)}) THEN ${i}`).join(" ");
+  const tiers = [
+    ...queueTiers.map((statuses, i) => `WHEN ${col("status")} IN (${sqlWords(statuses)}) THEN ${i}`),
+    // A possible duplicate effect an operator has not reviewed needs a person, whatever its status.
+    `WHEN ${col("duplicate_review")} = ${word(OPEN_REVIEW)} THEN ${DUPLICATE_REVIEW_TIER}`,
+  ].join(" ");
   const fallback = effectClasses.indexOf(UNCLASSIFIED_RANK_AS);
   const ranks = effectClasses
     .map((c, i) => (c === UNCLASSIFIED_RANK_AS ? null : `WHEN ${word(c)} THEN ${i}`))

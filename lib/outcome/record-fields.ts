@@ -30,3 +30,26 @@ export const effectClassTextSchema = z.string().max(EFFECT_CLASS_MAX);
 export const timeTextSchema = z.string().max(TIME_TEXT_MAX);
 export const budgetSchema = z.number().min(0).max(BUDGET_MAX_S);
 export const attemptNumberSchema = z.number().int().min(0).max(ATTEMPT_MAX);
+
+/** arguments: the call's arguments, a JSON object of at most this many bytes as JSON (UTF-8). */
+export const ARGUMENTS_MAX_BYTES = 65_536;
+/** A record's or a guard call's arguments: a JSON object (its size and depth are checked where it is read). */
+export const argumentsSchema = z
+  .record(z.string(), z.unknown())
+  .describe(`The call's arguments (a JSON object, at most ${ARGUMENTS_MAX_BYTES} bytes): Settle digests them (args_digest) and stores them, secrets redacted.`);
+export const argsDigestSchema = z
+  .string()
+  .max(ID_MAX)
+  .describe("A digest of the call's arguments, taken as given: `sha256:` and the hex SHA-256 of their canonical JSON without the volatile arguments.");
+
+/**
+ * Top-level argument names left out of the arguments' digest when the tool's catalog entry names none:
+ * values that change on every retry of the same intent.
+ */
+export const DEFAULT_VOLATILE_ARGS: readonly string[] = ["idempotency_key", "request_id", "nonce", "timestamp"];
+export const VOLATILE_ARGS_MAX = 32;
+export const VOLATILE_ARG_MAX = 100;
+export const volatileArgsSchema = z
+  .array(z.string().trim().min(1).max(VOLATILE_ARG_MAX))
+  .max(VOLATILE_ARGS_MAX)
+  .describe(`Top-level argument names left out of the arguments' digest (at most ${VOLATILE_ARGS_MAX}); null: ${DEFAULT_VOLATILE_ARGS.join(", ")}.`);

@@ -3,7 +3,7 @@ import { formatDuration, formatDurationExact, parseDuration } from "./durations"
 import { builtInPolicy, resolvePolicy, type PolicySet, type PolicyValues } from "../policies/policies";
 import { approvalsOf, escalatesBySla, slaOf } from "./sla";
 
-const row = (effect_class: string, p: Partial<PolicyValues>) => ({ ...builtInPolicy, effect_class, updated_at: "2026-12-01T00:00:00.000Z", updated_by: "a@example.com", ...p });
+const row = (effect_class: string, p: Partial<PolicyValues>) => ({ ...builtInPolicy("*"), effect_class, updated_at: "2026-12-01T00:00:00.000Z", updated_by: "a@example.com", ...p });
 const set: PolicySet = new Map([
   ["*", row("*", { overdue_after_s: 600, escalate_after_s: 3600 })],
   ["money", row("money", { escalate_after_s: 7200, approval_expires_after_s: 14400, approval_quorum: 2 })],
@@ -17,6 +17,13 @@ describe("policy resolution", () => {
     expect(resolvePolicy(set, "send")).toMatchObject({ effect_class: "send", source: "default", overdue_after_s: 600, approval_quorum: 1 });
     expect(resolvePolicy(set, null)).toMatchObject({ effect_class: "*", source: "own" });
     expect(resolvePolicy(new Map(), "money")).toMatchObject({ source: "built_in", escalate_after_s: null, approval_quorum: 1, updated_at: null });
+  });
+
+  it("the built-in duplicate window: money and destructive a day, send an hour, the rest off; a row states its own", () => {
+    const windows = (["money", "destructive", "send", "create", "read", null] as const).map((c) => resolvePolicy(new Map(), c).duplicate_window_s);
+    expect(windows).toEqual([86_400, 86_400, 3_600, null, null, null]);
+    expect(resolvePolicy(set, "money").duplicate_window_s).toBeNull();
+    expect(resolvePolicy(new Map([["send", row("send", { duplicate_window_s: 600 })]]), "send").duplicate_window_s).toBe(600);
   });
 });
 

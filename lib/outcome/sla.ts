@@ -8,6 +8,8 @@ export type PolicyValues = {
   escalate_after_s: number | null;
   approval_expires_after_s: number | null;
   approval_quorum: number;
+  /** Within this many seconds a write of the same runtime, tool and arguments under a new key is a possible duplicate (lib/outcome/duplicates.ts); null: off. */
+  duplicate_window_s: number | null;
 };
 
 // What a policy means for one queued invocation, computed at read time (never

@@ -6,6 +6,8 @@ import { effectClasses } from "../outcome/queue-order";
 import { effectClassSchema } from "../outcome/vocabulary";
 import { recordAdminAction } from "../audit/admin";
 import type { PolicyValues } from "../outcome/sla";
+import { builtInDuplicateWindowS } from "../outcome/duplicates";
+import { processWide } from "../process-wide";
 
 // Policies per effect class (issue 4 "Policy"): when a queued invocation shows
 // as overdue, when it escalates itself, when an approval expires and fails
@@ -29,8 +31,12 @@ export type { PolicyValues };
  * With no rows at all Settle changes nothing on its own: no overdue flag, no
  * escalation, no expiry, and one approval suffices (what SPEC §4 does without
  * a policy). Everything stricter is a decision an admin makes and the history records.
+ * The one exception is the duplicate window (decision 028): money and destructive
+ * writes look a day back, send an hour, the rest not at all.
  */
-export const builtInPolicy: PolicyValues = { overdue_after_s: null, escalate_after_s: null, approval_expires_after_s: null, approval_quorum: 1 };
+export function builtInPolicy(key: PolicyKey): PolicyValues {
+  return { overdue_after_s: null, escalate_after_s: null, approval_expires_after_s: null, approval_quorum: 1, duplicate_window_s: builtInDuplicateWindowS[key] };
+}
 
 export const POLICY_MIN_S = 60;
 export const POLICY_MAX_S = 90 * 86_400;
@@ -55,6 +61,11 @@ export const policyInputSchema = z
       .min(1, "the quorum is at least 1")
       .max(POLICY_MAX_QUORUM, `the quorum is at most ${POLICY_MAX_QUORUM}`)
       .describe("How many different people must approve."),
+    duplicate_window_s: duration("the duplicate window")
+      .optional()
+      .describe(
+        "Seconds within which a write of the same runtime, tool and arguments under a new idempotency key is a possible duplicate (the guard refuses it; a record that came without the guard is flagged); null: off. Left out: the value in effect stays.",
+      ),
   })
   .superRefine((p, ctx) => {
     if (p.overdue_after_s !== null && p.escalate_after_s !== null && p.overdue_after_s >= p.escalate_after_s) {
@@ -74,6 +85,7 @@ const valuesShape = {
   escalate_after_s: z.number().int().nullable(),
   approval_expires_after_s: z.number().int().nullable(),
   approval_quorum: z.number().int(),
+  duplicate_window_s: z.number().int().nullable(),
 };
 
 export const policySchema = z
@@ -92,8 +104,8 @@ export const policyChangeSchema = z
     effect_class: policyKeySchema,
     actor: z.string(),
     at: time,
-    before: z.object(valuesShape).nullable().describe("The class's own row before; null: it had none."),
-    after: z.object(valuesShape).nullable().describe("The class's own row after; null: deleted, the class uses the default."),
+    before: z.object({ ...valuesShape, duplicate_window_s: valuesShape.duplicate_window_s.optional() }).nullable().describe("The class's own row before; null: it had none."),
+    after: z.object({ ...valuesShape, duplicate_window_s: valuesShape.duplicate_window_s.optional() }).nullable().describe("The class's own row after; null: deleted, the class uses the default."),
   })
   .meta({ id: "PolicyChange" });
 export type PolicyChange = z.infer<typeof policyChangeSchema>;
@@ -106,7 +118,7 @@ export type PolicyList = z.infer<typeof policyListSchema>;
 type Row = PolicyValues & { effect_class: string; updated_at: Date | string; updated_by: string | null };
 export type PolicySet = ReadonlyMap<string, Row>;
 
-const SELECT_ROWS = `SELECT effect_class, overdue_after_s, escalate_after_s, approval_expires_after_s, approval_quorum, updated_at, updated_by FROM policies`;
+const SELECT_ROWS = `SELECT effect_class, overdue_after_s, escalate_after_s, approval_expires_after_s, approval_quorum, duplicate_window_s, updated_at, updated_by FROM policies`;
 
 /** Every row (a handful): read once per request or job run, then resolved in memory. */
 export async function loadPolicies(sql: Sql): Promise<PolicySet> {
@@ -114,11 +126,29 @@ export async function loadPolicies(sql: Sql): Promise<PolicySet> {
   return new Map(rows.map((r) => [r.effect_class, r]));
 }
 
+/** How long ingest and the guard keep the rows (an edit in this process forgets them at once). */
+export const POLICY_CACHE_MS = 5_000;
+const cached = processWide("policySets", () => new WeakMap<Sql, { set: PolicySet; until: number }>());
+
+/**
+ * loadPolicies for the write path, which asks on every record that carries an
+ * arguments digest: kept for a moment per database handle, as the tool catalog is.
+ * An edit on another instance takes effect here within POLICY_CACHE_MS.
+ */
+export async function loadCachedPolicies(sql: Sql): Promise<PolicySet> {
+  const known = cached.get(sql);
+  if (known && known.until > Date.now()) return known.set;
+  const set = await loadPolicies(sql);
+  cached.set(sql, { set, until: Date.now() + POLICY_CACHE_MS });
+  return set;
+}
+
 const valuesOf = (r: PolicyValues): PolicyValues => ({
   overdue_after_s: r.overdue_after_s,
   escalate_after_s: r.escalate_after_s,
   approval_expires_after_s: r.approval_expires_after_s,
   approval_quorum: r.approval_quorum,
+  duplicate_window_s: r.duplicate_window_s,
 });
 const iso = (v: Date | string) => (v instanceof Date ? v : new Date(v)).toISOString();
 
@@ -130,7 +160,7 @@ export function resolvePolicy(set: PolicySet, effectClass: string | null): Polic
   const row = own ?? fallback;
   return {
     effect_class: key,
-    ...(row ? valuesOf(row) : builtInPolicy),
+    ...(row ? valuesOf(row) : builtInPolicy(key)),
     source: own ? "own" : fallback ? "default" : "built_in",
     updated_at: row ? iso(row.updated_at) : null,
     updated_by: row?.updated_by ?? null,
@@ -174,19 +204,23 @@ async function lockRow(sql: Sql, key: PolicyKey): Promise<Row | undefined> {
 /** Sets a class's own policy (the whole row) and records who changed it from what. */
 export async function putPolicy(db: Db, key: PolicyKey, input: PolicyInput, actor: string, now = new Date()): Promise<Policy> {
   const at = now.toISOString();
-  const values = valuesOf(policyInputSchema.parse(input));
+  const parsed = policyInputSchema.parse(input);
   await db.driver.transaction(async (tx) => {
     const before = await lockRow(tx, key);
+    // A body without the window (a client from before it existed) keeps the one in effect for the class.
+    const window = parsed.duplicate_window_s !== undefined ? parsed.duplicate_window_s : before ? before.duplicate_window_s : builtInPolicy(key).duplicate_window_s;
+    const values = valuesOf({ ...parsed, duplicate_window_s: window });
     await tx.query(
-      `INSERT INTO policies (effect_class, overdue_after_s, escalate_after_s, approval_expires_after_s, approval_quorum, updated_at, updated_by)
-       VALUES ($1, $2::int, $3::int, $4::int, $5::int, $6::timestamptz, $7)
+      `INSERT INTO policies (effect_class, overdue_after_s, escalate_after_s, approval_expires_after_s, approval_quorum, duplicate_window_s, updated_at, updated_by)
+       VALUES ($1, $2::int, $3::int, $4::int, $5::int, $6::int, $7::timestamptz, $8)
        ON CONFLICT (effect_class) DO UPDATE SET overdue_after_s = EXCLUDED.overdue_after_s, escalate_after_s = EXCLUDED.escalate_after_s,
          approval_expires_after_s = EXCLUDED.approval_expires_after_s, approval_quorum = EXCLUDED.approval_quorum,
-         updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by`,
-      [key, values.overdue_after_s, values.escalate_after_s, values.approval_expires_after_s, values.approval_quorum, at, actor],
+         duplicate_window_s = EXCLUDED.duplicate_window_s, updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by`,
+      [key, values.overdue_after_s, values.escalate_after_s, values.approval_expires_after_s, values.approval_quorum, values.duplicate_window_s, at, actor],
     );
     await recordChange(tx, key, actor, at, before ? valuesOf(before) : null, values);
   });
+  cached.delete(db.driver);
   return resolvePolicy(await loadPolicies(db.driver), key);
 }
 
@@ -199,6 +233,7 @@ export async function deletePolicy(db: Db, key: PolicyKey, actor: string, now = 
     await recordChange(tx, key, actor, now.toISOString(), valuesOf(before), null);
     return true;
   });
+  cached.delete(db.driver);
   if (!removed) {
     throw new ApiError("NOT_FOUND", key === DEFAULT_POLICY ? "There is no default policy row; the built-in policy is in effect." : `${key} has no policy of its own; it uses the default.`);
   }

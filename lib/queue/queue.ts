@@ -8,6 +8,7 @@ import { slaOf, slaSchema } from "../outcome/sla";
 import { queueStatuses, statusFilterSql, type InvocationStatus } from "../outcome/status";
 import { invocationStatusSchema } from "../outcome/vocabulary";
 import { queueOrderSql, sqlWords } from "../outcome/queue-order";
+import { OPEN_REVIEW } from "../outcome/duplicates";
 import { containsPattern } from "../db/like";
 import { boundParams } from "../db/params";
 import { toSummary, type InvocationSummary, type Scope } from "../invocations/read";
@@ -157,7 +158,11 @@ function buildFilter(filters: QueueFilters, ctx: QueueContext, narrowSearch = fa
   const where: string[] = [];
   const queueOnly = statuses !== "all" && statuses.every((s) => queueStatuses.includes(s));
 
-  if (statuses !== "all") where.push(statusFilterSql(statuses, "i.", () => NOW, p));
+  if (statuses !== "all") {
+    const byStatus = statusFilterSql(statuses, "i.", () => NOW, p);
+    // The default queue also holds possible duplicate effects waiting for review, whatever their status.
+    where.push(filters.status === undefined ? `(${byStatus} OR i.duplicate_review = ${sqlWords([OPEN_REVIEW])})` : byStatus);
+  }
   if (ctx.scope.runtimeId) where.push(`i.runtime_id = ${p(ctx.scope.runtimeId)}::uuid`);
   if (filters.runtime) where.push(`i.runtime_id = (SELECT id FROM runtimes WHERE name = ${p(filters.runtime)})`);
   if (filters.tool) where.push(`i.tool = ${p(filters.tool)}`);
@@ -219,6 +224,9 @@ type QueueRow = {
   user_message: string | null;
   last_code: string | null;
   resolution: unknown;
+  args_digest: string | null;
+  possible_duplicate_of: string | null;
+  duplicate_review: string | null;
   k_tier: number;
   k_rank: number;
   k_since: Date | string;
@@ -258,6 +266,9 @@ function summaryOf(r: QueueRow, now: Date): InvocationSummary {
       lastCode: r.last_code,
       resolution: (typeof r.resolution === "string" ? JSON.parse(r.resolution) : r.resolution) as never,
       updatedAt: date(r.updated_at),
+      argsDigest: r.args_digest,
+      possibleDuplicateOf: r.possible_duplicate_of,
+      duplicateReview: r.duplicate_review,
       runtime: { name: r.runtime },
     },
     now,
@@ -295,7 +306,7 @@ export async function listQueue(db: Db, query: QueueQuery, ctx: QueueContext): P
     SELECT i.id::text AS id, i.runtime_id::text AS runtime_id, r.name AS runtime, i.invocation_id, i.task_id, i.tool,
            i.effect_class, i.idempotency_key, i.status, i.commit_state, i.next_action, i.version, i.conflict,
            i.attempt_count, i.first_seen_at, i.last_attempt_at, i.status_since, i.stall_at, i.not_before, i.updated_at,
-           i.assignee, i.user_message, i.last_code, i.resolution,
+           i.assignee, i.user_message, i.last_code, i.resolution, i.args_digest, i.possible_duplicate_of, i.duplicate_review,
            ${KEY.tier} AS k_tier, ${KEY.rank} AS k_rank, ${KEY.since} AS k_since, ${NOW} AS as_of
       FROM invocations i JOIN runtimes r ON r.id = i.runtime_id
       ${whereSql(where)}

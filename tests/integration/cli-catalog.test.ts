@@ -40,7 +40,10 @@ describe("settle catalog", () => {
     expect(json.map((e: { pattern: string }) => e.pattern)).toEqual(["get_order", "charge_*"]);
 
     const own = await call(ownCatalog, { key: t.key, path: "/api/v1/tool-catalog" });
-    expect(own.body.items).toEqual([{ pattern: "get_order", effect_class: "read" }, { pattern: "charge_*", effect_class: "destructive" }]);
+    expect(own.body.items).toEqual([
+      { pattern: "get_order", effect_class: "read", volatile_args: null },
+      { pattern: "charge_*", effect_class: "destructive", volatile_args: null },
+    ]);
 
     expect(await settle(["catalog", "remove", t.runtime, "charge_*"])).toMatchObject({ code: 0, stdout: expect.stringContaining("Removed charge_* (destructive)") });
     // Each command closes the database it opened: read through a fresh handle.

@@ -204,6 +204,29 @@ describe("the policy API", () => {
     expect((await call(deletePolicyRoute, { method: "DELETE", key: admin, params: { effect_class: "money" } })).status).toBe(404);
   });
 
+  it("the duplicate window: built in per class, validated, kept when a body leaves it out, in the history", async () => {
+    const windows = async () =>
+      Object.fromEntries(((await call(listPoliciesRoute, { key: viewer })).body.items as Array<{ effect_class: string; duplicate_window_s: number | null }>).map((p) => [p.effect_class, p.duplicate_window_s]));
+    // `*` was set by the test before (without a window): classes without a row of their own take its null.
+    expect(await windows()).toMatchObject({ "*": null, money: null, send: null });
+    await call(deletePolicyRoute, { method: "DELETE", key: admin, params: { effect_class: "*" } });
+    expect(await windows()).toEqual({ "*": null, money: 86_400, destructive: 86_400, send: 3_600, create: null, read: null });
+
+    expect((await put(admin, "send", policy({ duplicate_window_s: 30 }))).body.agent_message).toContain("at least 60 seconds");
+    const saved = await put(admin, "send", policy({ duplicate_window_s: 2 * HOUR }));
+    expect(saved.body).toMatchObject({ effect_class: "send", source: "own", duplicate_window_s: 2 * HOUR });
+    // A body from a client that does not know the field keeps the window in effect.
+    expect((await put(admin, "send", policy({ overdue_after_s: 10 * MIN }))).body).toMatchObject({ duplicate_window_s: 2 * HOUR, overdue_after_s: 10 * MIN });
+    // A new row without it takes the class's built-in window; null switches it off.
+    expect((await put(admin, "destructive", policy({}))).body).toMatchObject({ source: "own", duplicate_window_s: 86_400 });
+    expect((await put(admin, "destructive", policy({ duplicate_window_s: null }))).body).toMatchObject({ duplicate_window_s: null });
+    const changes = (await call(listPoliciesRoute, { key: viewer })).body.changes;
+    expect(changes[0]).toMatchObject({ effect_class: "destructive", before: { duplicate_window_s: 86_400 }, after: { duplicate_window_s: null } });
+    await call(deletePolicyRoute, { method: "DELETE", key: admin, params: { effect_class: "send" } });
+    await call(deletePolicyRoute, { method: "DELETE", key: admin, params: { effect_class: "destructive" } });
+    await put(admin, "*", policy({ overdue_after_s: 10 * MIN, escalate_after_s: HOUR }));
+  });
+
   it("the queue API carries the SLA of each item", async () => {
     await call(ingest, { key: t.key, body: record("api-sla", "create", 20 * MIN, "unknown") });
     const res = await call(queueRoute, { key: viewer, path: "/api/v1/queue" });

@@ -66,9 +66,12 @@ describe.each<Backend>(["postgres", "pglite"])("tool catalog on %s", (backend) =
       ["tool_catalog_entry_removed", "admin@example.com", "tool_catalog_entry"],
     ]);
     expect(trail.map((a) => [a.before, a.after])).toEqual([
-      [null, { runtime: t.runtime, pattern: "charge_*", effect_class: "money" }],
-      [{ runtime: t.runtime, pattern: "charge_*", effect_class: "money" }, { runtime: t.runtime, pattern: "charge_*", effect_class: "destructive" }],
-      [{ runtime: t.runtime, pattern: "charge_*", effect_class: "destructive" }, null],
+      [null, { runtime: t.runtime, pattern: "charge_*", effect_class: "money", volatile_args: null }],
+      [
+        { runtime: t.runtime, pattern: "charge_*", effect_class: "money", volatile_args: null },
+        { runtime: t.runtime, pattern: "charge_*", effect_class: "destructive", volatile_args: null },
+      ],
+      [{ runtime: t.runtime, pattern: "charge_*", effect_class: "destructive", volatile_args: null }, null],
     ]);
   });
 
@@ -112,14 +115,31 @@ describe.each<Backend>(["postgres", "pglite"])("tool catalog on %s", (backend) =
     expect(own.status).toBe(200);
     expect(own.body.runtime).toBe(t.runtime);
     expect(own.body.items).toEqual([
-      { pattern: "x".repeat(200), effect_class: "read" },
-      { pattern: "charge_preview", effect_class: "read" },
-      { pattern: "notify_*", effect_class: "send" },
-      { pattern: "send_*", effect_class: "send" },
+      { pattern: "x".repeat(200), effect_class: "read", volatile_args: null },
+      { pattern: "charge_preview", effect_class: "read", volatile_args: null },
+      { pattern: "notify_*", effect_class: "send", volatile_args: null },
+      { pattern: "send_*", effect_class: "send", volatile_args: null },
     ]);
     const other = await call(ownCatalogRoute.GET, { key: otherKey, path: "/api/v1/tool-catalog" });
-    expect(other.body).toEqual({ runtime: "rt-other", items: [{ pattern: "charge_*", effect_class: "send" }] });
+    expect(other.body).toEqual({ runtime: "rt-other", items: [{ pattern: "charge_*", effect_class: "send", volatile_args: null }] });
     expect((await call(ownCatalogRoute.GET, { key: admin, path: "/api/v1/tool-catalog" })).status).toBe(403);
+  });
+
+  it("volatile_args: set on add, changed and reset to the default by PATCH, audited, validated", async () => {
+    const created = await add(admin, { runtime: t.runtime, pattern: "refund_*", effect_class: "money", volatile_args: [" memo ", "attempt", "memo"] });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.volatile_args).toEqual(["memo", "attempt"]);
+    const id = created.body.id as string;
+    const patch = (body: object) => call(entryRoute.PATCH, { method: "PATCH", key: admin, params: { entry_id: id }, body });
+    expect((await patch({ volatile_args: ["nonce"] })).body).toMatchObject({ volatile_args: ["nonce"], effect_class: "money" });
+    expect((await patch({ effect_class: "destructive" })).body).toMatchObject({ volatile_args: ["nonce"], effect_class: "destructive" });
+    expect((await patch({ volatile_args: null })).body).toMatchObject({ volatile_args: null });
+    for (const volatile_args of [Array.from({ length: 33 }, (_, i) => `a${i}`), ["x".repeat(101)], [""], "memo"]) {
+      expect((await patch({ volatile_args })).body.code).toBe("INVALID_REQUEST");
+    }
+    const trail = await audit(id);
+    expect(trail.map((a) => (a.after as { volatile_args: unknown } | null)?.volatile_args)).toEqual([["memo", "attempt"], ["nonce"], ["nonce"], null]);
+    await call(entryRoute.DELETE, { method: "DELETE", key: admin, params: { entry_id: id } });
   });
 
   it("loadToolCatalog answers from its cache until an edit in this process forgets it", async () => {

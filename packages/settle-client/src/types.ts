@@ -12,7 +12,7 @@ export type CommitState = (typeof commitStates)[number];
 export const retryDirectives = ["never", "after_delay", "after_input_fix", "allowed"] as const;
 export type RetryDirective = (typeof retryDirectives)[number];
 export const recordStatuses = ["accepted", "duplicate", "rejected"] as const;
-export const guardReasons = ["already_committed", "outcome_unknown", "in_flight"] as const;
+export const guardReasons = ["already_committed", "outcome_unknown", "in_flight", "possible_duplicate"] as const;
 export type GuardReason = (typeof guardReasons)[number];
 export const decisionKinds = ["wait", "verify", "retry_allowed", "do_not_retry", "proceed", "abandon", "correct_input"] as const;
 

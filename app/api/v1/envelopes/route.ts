@@ -4,6 +4,7 @@ import { ingestResultSchema } from "@/lib/http/schemas";
 import { parseIngestBody } from "@/lib/http/ingest-body";
 import { ingestRecords } from "@/lib/ingest/process-batch";
 import { attemptLogLineSchema, ingestRecordSchema } from "@/lib/ingest/record";
+import { loadVolatileArgs } from "@/lib/catalog/load";
 
 // Ingest attempt records from a runtime: one result per record, HTTP 207.
 // The body is read by parseIngestBody (JSON or NDJSON, up to 1 MiB), so it is
@@ -22,7 +23,7 @@ export const POST = withRoute({
   response: { 207: { description: "One result per record, in order.", schema: ingestResultSchema } },
   handler: async ({ req, db, principal }) => {
     const { records, lineErrors } = await parseIngestBody(req);
-    const result = await ingestRecords(db, principal.runtime, records, new Date(), lineErrors);
+    const result = await ingestRecords(db, principal.runtime, records, new Date(), lineErrors, { volatileArgs: () => loadVolatileArgs(db, principal.runtime.id) });
     return json(result, 207);
   },
 });

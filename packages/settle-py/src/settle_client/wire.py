@@ -11,7 +11,7 @@ EffectClass = Literal["read", "create", "send", "money", "destructive"]
 Phase = Literal["intent", "outcome", "probe"]
 CommitState = Literal["committed", "not_committed", "unknown", "partial"]
 DecisionKind = Literal["wait", "verify", "retry_allowed", "do_not_retry", "proceed", "abandon", "correct_input"]
-GuardReason = Literal["already_committed", "outcome_unknown", "in_flight"]
+GuardReason = Literal["already_committed", "outcome_unknown", "in_flight", "possible_duplicate"]
 ReportStatus = Literal["accepted", "duplicate", "rejected", "spooled"]
 
 

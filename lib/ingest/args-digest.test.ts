@@ -1,0 +1,37 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { argsDigest, canonicalJson } from "./args-digest";
+
+// The one arguments digest (decision 028): canonical JSON without the volatile arguments, SHA-256.
+
+const sha = (text: string) => `sha256:${createHash("sha256").update(text).digest("hex")}`;
+
+describe("argsDigest", () => {
+  it("is the SHA-256 of the canonical JSON: keys sorted at every level, no spaces", () => {
+    expect(canonicalJson({ b: [2, { d: 1, c: "é" }], a: null })).toBe('{"a":null,"b":[2,{"c":"é","d":1}]}');
+    expect(argsDigest({ b: 1, a: { y: 2, x: [1, "two"] } })).toBe(sha('{"a":{"x":[1,"two"],"y":2},"b":1}'));
+  });
+
+  it.each([
+    ["key order", { amount: 50, charge: "ch_1" }, { charge: "ch_1", amount: 50 }, true],
+    ["a new idempotency key, nonce, request id or timestamp", { amount: 50, idempotency_key: "k1", nonce: "a" }, { amount: 50, idempotency_key: "k2", request_id: "r", timestamp: "t" }, true],
+    ["another amount", { amount: 50 }, { amount: 51 }, false],
+    ["a number and its text", { amount: 50 }, { amount: "50" }, false],
+    ["a nested volatile name (only top-level names are volatile)", { meta: { nonce: 1 } }, { meta: { nonce: 2 } }, false],
+  ])("%s", (_what, a, b, same) => {
+    expect(argsDigest(a) === argsDigest(b)).toBe(same);
+  });
+
+  it("leaves out the names it is given instead of the default list", () => {
+    expect(argsDigest({ amount: 1, memo: "a" }, ["memo"])).toBe(argsDigest({ amount: 1, memo: "b" }, ["memo"]));
+    expect(argsDigest({ amount: 1, nonce: "a" }, ["memo"])).not.toBe(argsDigest({ amount: 1, nonce: "b" }, ["memo"]));
+    expect(argsDigest({ amount: 1, nonce: "a" }, [])).toBe(sha('{"amount":1,"nonce":"a"}'));
+  });
+
+  it("digests arguments that are not an object whole (a span may carry text), and keeps __proto__ as data", () => {
+    expect(argsDigest("book TP1")).toBe(sha('"book TP1"'));
+    expect(argsDigest([1, 2])).toBe(sha("[1,2]"));
+    const withProto = JSON.parse('{"__proto__": {"x": 1}, "a": 1}') as Record<string, unknown>;
+    expect(argsDigest(withProto)).toBe(sha('{"__proto__":{"x":1},"a":1}'));
+  });
+});
