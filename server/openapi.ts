@@ -2,7 +2,7 @@ import { z } from "zod";
 import { processWide } from "@/lib/process-wide";
 import { actionRequestSchema } from "@/lib/invocations/act";
 import { auditPageSchema, auditEntrySchema } from "@/lib/audit/audit";
-import { bulkActionRequestSchema, bulkResultSchema } from "@/lib/invocations/bulk-actions";
+import { bulkActionRequestSchema, bulkResultSchema } from "@/lib/queue/bulk-actions";
 import { decisionSchema } from "@/lib/invocations/decision-view";
 import { guardAnswerSchema, guardRequestSchema } from "@/lib/guard/guard";
 import { metricCaseSchema, metricCasesPageSchema, metricsSchema } from "@/lib/metrics/schema";

@@ -1,7 +1,7 @@
 import { taskHref } from "./links";
 
 // What an attempt made from an OpenTelemetry span says about that span
-// (lib/ingest/adapters/otel-*.ts keep it as the attempt's envelope): the
+// (lib/otlp/span-records.ts keeps it as the attempt's envelope): the
 // convention it was read in, its trace (a link to the trace's task in Settle)
 // and the tool call's arguments. An ended span's intent only names the span
 // (it is kept whole on the outcome), so its panel says where the rest is.

@@ -3,7 +3,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
-import type { BulkItemResult, BulkTarget } from "@/lib/invocations/bulk-actions";
+import type { BulkItemResult, BulkTarget } from "@/lib/queue/bulk-actions";
 import { BULK_MAX_TARGETS } from "@/lib/queue/filters";
 import type { OperatorAction } from "@/lib/outcome/actions";
 import type { InvocationStatus } from "@/lib/outcome/status";

@@ -3,7 +3,7 @@
 import dynamic from "next/dynamic";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } from "react";
-import type { BulkTarget } from "@/lib/invocations/bulk-actions";
+import type { BulkTarget } from "@/lib/queue/bulk-actions";
 import type { InvocationSummary } from "@/lib/invocations/read";
 import type { QueueFilterKey } from "@/lib/queue/filters";
 

@@ -3,7 +3,7 @@ import protobuf from "protobufjs/light";
 import descriptor from "./proto/trace-service.json";
 import { ApiError } from "../errors";
 import { scanJson, scanProtobuf, wireSchema } from "./scan";
-import { countSpans, spansOf, type ReadSpan } from "./spans";
+import { countSpans, spansOf, type ReadSpan } from "./read-spans";
 
 // OTLP/HTTP trace bodies into spans. Protobuf is decoded by protobufjs from
 // the official OpenTelemetry definitions (vendored in ./proto, v1.11.0;

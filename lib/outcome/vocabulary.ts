@@ -19,7 +19,7 @@ export const dialects = [
   "anthropic",
   "openai",
   "unrecognized",
-  // OpenTelemetry tool-call spans (OTLP ingest), one per convention: lib/ingest/adapters/otel-*.ts.
+  // OpenTelemetry tool-call spans (OTLP ingest), one per convention: lib/otlp/conventions/.
   "otel-genai",
   "otel-vercel-ai",
   "otel-openinference",

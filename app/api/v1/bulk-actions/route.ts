@@ -1,6 +1,6 @@
 import { actorOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
-import { bulkActionRequestSchema, performBulkAction, bulkResultSchema } from "@/lib/invocations/bulk-actions";
+import { bulkActionRequestSchema, performBulkAction, bulkResultSchema } from "@/lib/queue/bulk-actions";
 
 // One action on up to 100 invocations, each with its own version; a result per item.
 export const POST = withRoute({

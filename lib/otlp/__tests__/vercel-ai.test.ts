@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { checkSpan, type SpanCase } from "./otel-helpers";
+import { checkSpan, type SpanCase } from "./helpers";
 
 // The Vercel AI SDK's ai.toolCall spans (ai 6, experimental_telemetry), as
 // shared/notes/otel-tool-spans.md records them: a tool that returned ends

@@ -2,9 +2,9 @@ import "server-only";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { operatorActionSchema, type OperatorAction } from "../outcome/actions";
-import { actOnInvocation } from "./act";
+import { actOnInvocation } from "../invocations/act";
 import { idParamSchema, runtimeNameSchema } from "../outcome/record-fields";
-import { BULK_MAX_TARGETS } from "../queue/filters";
+import { BULK_MAX_TARGETS } from "./filters";
 
 
 export { BULK_MAX_TARGETS };

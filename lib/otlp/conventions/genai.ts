@@ -1,5 +1,5 @@
-import type { Span } from "../../otlp/spans";
-import { envelopeCandidates, jsonAttr, textAttr, type SpanAdapter } from "./otel-shared";
+import type { Span } from "../read-spans";
+import { envelopeCandidates, jsonAttr, textAttr, type SpanAdapter } from "../span-records";
 
 // OpenTelemetry's GenAI semantic conventions: `execute_tool {tool}` spans
 // (gen_ai.operation.name = execute_tool, gen_ai.tool.name, gen_ai.tool.call.id,

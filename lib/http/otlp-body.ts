@@ -1,24 +1,21 @@
 import "server-only";
 import { z } from "zod";
 import type { Db } from "../db/client";
-import { effectClassFor, volatileArgsFor } from "../catalog/effect-class";
-import { loadToolCatalog } from "../catalog/load";
-import { env } from "../env";
 import { ApiError, type ErrorCode } from "../errors";
 import type { RuntimePrincipal } from "../identity/principal";
-import { ingestSpans, type SpanIngestResult } from "../ingest/spans";
-import { decodeJson, decodeProtobuf, encodeAnswer, MAX_SPANS, type ExportAnswer, type OtlpEncoding } from "../otlp/decode";
+import { MAX_SPANS, type OtlpEncoding } from "../otlp/decode";
+import { ingestTraceExport, type TraceExport } from "../otlp/export";
 import { MAX_DEPTH, MAX_ELEMENTS, MAX_JSON_DEPTH, MAX_JSON_ELEMENTS } from "../otlp/scan";
 import { MAX_BODY_BYTES } from "./ingest-body";
 import { readBodyBytes } from "./read-body";
 
-// OTLP/HTTP trace export (POST /v1/traces, and the same under /api/v1/otlp):
-// what an OpenTelemetry exporter sends, answered as OTLP expects (decision 021).
-// The body is read under envelope ingest's limit (1 MiB as sent); a gzip
-// body may inflate to 8 MiB, and is counted on the wire before it is
-// decoded (lib/otlp/scan.ts). Failures before any span is read answer with
-// Settle's error envelope (JSON, as its Content-Type says), which exporters
-// read by status code: 400 and 413 are not retried, 429 and 503 are.
+// OTLP/HTTP trace export (POST /v1/traces, and the same under /api/v1/otlp),
+// its HTTP side: the media type, gzip, the body read under envelope ingest's
+// limit (1 MiB as sent; a gzip body may inflate to 8 MiB), and the answer as a
+// Response. What the export means is lib/otlp/export.ts's. Failures before
+// any span is read answer with Settle's error envelope (JSON, as its
+// Content-Type says), which exporters read by status code: 400 and 413 are
+// not retried, 429 and 503 are.
 
 export const MAX_INFLATED_BYTES = 8 * 1024 * 1024;
 
@@ -39,35 +36,23 @@ function gzipped(req: Request): boolean {
   throw new ApiError("UNSUPPORTED_MEDIA_TYPE", `Content-Encoding ${coding} is not accepted; send the body as is or gzip-compressed (OTEL_EXPORTER_OTLP_COMPRESSION=gzip).`);
 }
 
-/** OTLP's partial_success: the rejected spans and why, and, as a warning (rejected 0), the spans that were not tool calls. */
-export function answerOf(result: SpanIngestResult): ExportAnswer | null {
-  if (result.rejectedSpans === 0 && result.ignoredSpans === 0) return null;
-  const parts = [`${result.toolSpans - result.rejectedSpans} of ${result.toolSpans} tool-call spans stored`];
-  if (result.ignoredSpans > 0) parts.push(`${result.ignoredSpans} spans are not tool calls and were ignored`);
-  if (result.rejectedSpans > 0) parts.push(`rejected: ${result.reasons.join("; ")}${result.rejectedSpans > result.reasons.length ? "; …" : ""}`);
-  return { rejectedSpans: result.rejectedSpans, errorMessage: `Settle: ${parts.join("; ")}.` };
-}
-
-/** Reads, decodes and ingests one trace export, and answers it in its own encoding. */
-export async function answerTraceExport(db: Db, principal: RuntimePrincipal, req: Request): Promise<Response> {
+/** The export's encoding and its bytes (inflated), within the limits. */
+export async function readTraceExport(req: Request): Promise<TraceExport> {
   const encoding = encodingOf(req);
   const body = await readBodyBytes(req, {
     maxBytes: MAX_BODY_BYTES,
     advice: "Export smaller batches, or compress them (gzip).",
     ...(gzipped(req) ? { gzip: { maxInflatedBytes: MAX_INFLATED_BYTES } } : {}),
   });
-  const spans = encoding === "protobuf" ? decodeProtobuf(body) : decodeJson(body);
-  const catalog = await loadToolCatalog(db, principal.runtime.id);
-  const result = await ingestSpans(db, principal.runtime, spans, {
-    effectClass: (tool, toolType) => effectClassFor(catalog, tool, toolType),
-    volatileArgs: (tool) => volatileArgsFor(catalog, tool),
-    taskAttribute: env().SETTLE_OTLP_TASK_ATTRIBUTE ?? null,
-    receivedAt: new Date(),
-  });
-  const answer = encodeAnswer(answerOf(result), encoding);
-  return new Response(typeof answer === "string" ? answer : new Uint8Array(answer), {
+  return { encoding, body };
+}
+
+/** Reads one trace export, has lib/otlp ingest it, and answers it in its own encoding. */
+export async function answerTraceExport(db: Db, principal: RuntimePrincipal, req: Request): Promise<Response> {
+  const answer = await ingestTraceExport(db, principal.runtime, await readTraceExport(req));
+  return new Response(typeof answer.body === "string" ? answer.body : new Uint8Array(answer.body), {
     status: 200,
-    headers: { "content-type": CONTENT_TYPE[encoding], "cache-control": "no-store" },
+    headers: { "content-type": CONTENT_TYPE[answer.encoding], "cache-control": "no-store" },
   });
 }
 

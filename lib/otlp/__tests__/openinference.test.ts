@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { checkSpan, SPAN, TRACE, type SpanCase } from "./otel-helpers";
+import { checkSpan, SPAN, TRACE, type SpanCase } from "./helpers";
 
 // OpenInference (Phoenix) tool spans, LangChain.js instrumentation, as
 // shared/notes/otel-tool-spans.md records them: no tool-call id; the result

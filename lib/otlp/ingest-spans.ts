@@ -1,16 +1,16 @@
 import "server-only";
 import type { Db } from "../db/client";
-import { spanAdapters, spanRecords, type SpanOptions, type SpanRecord } from "./adapters/spans";
-import { SpanProblem } from "./adapters/otel-shared";
-import { isRecord } from "./adapters/shared";
-import type { ReadSpan } from "../otlp/spans";
-import { ingestPrepared, type IngestResult, type PreparedInput, type RuntimeRef } from "./process-batch";
-import type { PreparedRecord, RecordProblem, VolatileArgsOf } from "./record";
-import { argsDigest } from "./args-digest";
+import { spanAdapters, spanRecords, type SpanOptions, type SpanRecord } from "./conventions";
+import { SpanProblem } from "./span-records";
+import { isRecord } from "../ingest/adapters/shared";
+import type { ReadSpan } from "./read-spans";
+import { ingestPrepared, type IngestResult, type PreparedInput, type RuntimeRef } from "../ingest/process-batch";
+import type { PreparedRecord, RecordProblem, VolatileArgsOf } from "../ingest/record";
+import { argsDigest } from "../ingest/args-digest";
 import { cleanText, redact, TooDeepError } from "../redact/redact";
 
 // OTLP ingest's records: each tool-call span, read by the convention that
-// claims it (lib/ingest/adapters/otel-*.ts), becomes its intent and outcome
+// claims it (lib/otlp/conventions/), becomes its intent and outcome
 // records, prepared like any ingest record (ids cleaned, the span as
 // evidence with secrets redacted) and stored through the same path
 // (process-batch.ts), so a bad span is rejected alone. Other spans (chat,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_LIST, MAX_TEXT, readSpan, textCut, type SpanSource } from "./spans";
+import { MAX_LIST, MAX_TEXT, readSpan, textCut, type SpanSource } from "./read-spans";
 
 // What one span may cost once decoded: at most 128 entries of any list (its
 // attributes, its events, an event's attributes, an array, a kvlist) are

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { readSpan } from "../../../otlp/spans";
-import { contentHash } from "../../record";
-import { jsonAttr, MAX_ATTRIBUTE_JSON_DEPTH, MAX_TOOL, SpanProblem } from "../otel-shared";
-import { spanAdapters, spanRecords, type SpanOptions } from "../spans";
-import { END, otlpSpan, SOURCE } from "./otel-helpers";
+import { readSpan } from "../read-spans";
+import { contentHash } from "../../ingest/record";
+import { jsonAttr, MAX_ATTRIBUTE_JSON_DEPTH, MAX_TOOL, SpanProblem } from "../span-records";
+import { spanAdapters, spanRecords, type SpanOptions } from "../conventions";
+import { END, otlpSpan, SOURCE } from "./helpers";
 
 // A tool-call span whose values are hostile: a tool name no record may carry
 // is refused before the catalog matches it; JSON text nested deeper than the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkSpan, TRACE, SPAN, type SpanCase } from "./otel-helpers";
+import { checkSpan, TRACE, SPAN, type SpanCase } from "./helpers";
 
 // OpenTelemetry GenAI semantic conventions (execute_tool) and MCP clients'
 // tools/call spans, as shared/notes/otel-tool-spans.md records them.

@@ -1,8 +1,8 @@
 import { expect } from "vitest";
-import { readSpan, type SpanSource } from "../../../otlp/spans";
-import type { EffectClass, NormalizedAttempt } from "../../../outcome/vocabulary";
-import { effectClassFor, type ToolCatalogEntry } from "../../../catalog/effect-class";
-import { spanAdapters, spanRecords, type SpanRecord } from "../spans";
+import { readSpan, type SpanSource } from "../read-spans";
+import type { EffectClass, NormalizedAttempt } from "../../outcome/vocabulary";
+import { effectClassFor, type ToolCatalogEntry } from "../../catalog/effect-class";
+import { spanAdapters, spanRecords, type SpanRecord } from "../conventions";
 
 // Tool-call spans as the real exporters write them in OTLP/JSON
 // (shared/notes/otel-tool-spans.md): attributes as KeyValue lists, times as

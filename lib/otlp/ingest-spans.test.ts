@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fitEvidence, MAX_EVIDENCE_BYTES } from "./spans";
+import { fitEvidence, MAX_EVIDENCE_BYTES } from "./ingest-spans";
 
 // A span's stored evidence is at most 1 MiB: what does not fit is left out,
 // largest and least read first, and `truncated` says so.

@@ -1,10 +1,11 @@
-import type { EffectClass, NormalizedAttempt, Phase, SafeValue, SpanConvention } from "../../outcome/vocabulary";
-import { jsonShape } from "../../otlp/scan";
-import { MAX_LIST, MAX_TEXT, type AttributeValue, type Attributes, type Span, type SpanReading, type SpanSource } from "../../otlp/spans";
-import { isKnownEnvelope, normalizeEnvelope } from "../normalize";
-import { redactText } from "../../redact/redact";
-import { failureWithoutEvidence, isRecord, success, writeAheadIntent, type AdapterContext } from "./shared";
-import { parseJsonObject } from "./wrapped-text";
+import type { EffectClass, NormalizedAttempt, Phase, SafeValue, SpanConvention } from "../outcome/vocabulary";
+import { ID_MAX, TOOL_MAX } from "../outcome/record-fields";
+import { jsonShape } from "./scan";
+import { MAX_LIST, MAX_TEXT, type AttributeValue, type Attributes, type Span, type SpanReading, type SpanSource } from "./read-spans";
+import { isKnownEnvelope, normalizeEnvelope } from "../ingest/normalize";
+import { redactText } from "../redact/redact";
+import { failureWithoutEvidence, isRecord, success, writeAheadIntent, type AdapterContext } from "../ingest/adapters/shared";
+import { parseJsonObject } from "../ingest/adapters/wrapped-text";
 
 // What the three OpenTelemetry conventions share once a span is known to be
 // a tool call (issue 14, decision 022): the span's start is the intent, its
@@ -60,9 +61,9 @@ export type SpanRecord = {
   envelope: Record<string, unknown>;
 };
 
-const MAX_ID = 256;
+const MAX_ID = ID_MAX;
 /** A tool's name, as envelope ingest allows it; checked before the name is matched against the catalog. */
-export const MAX_TOOL = 200;
+export const MAX_TOOL = TOOL_MAX;
 /** JSON text nested deeper stays text: what is read as a value must stay within what redact() and the digest walk. */
 export const MAX_ATTRIBUTE_JSON_DEPTH = 32;
 

@@ -1,5 +1,5 @@
-import { isRecord } from "./shared";
-import { envelopeCandidates, jsonAttr, textAttr, type SpanAdapter } from "./otel-shared";
+import { isRecord } from "../../ingest/adapters/shared";
+import { envelopeCandidates, jsonAttr, textAttr, type SpanAdapter } from "../span-records";
 
 // OpenInference (Arize Phoenix's instrumentations, e.g. LangChain.js): tool
 // spans carry openinference.span.kind = TOOL, tool.name, the arguments in

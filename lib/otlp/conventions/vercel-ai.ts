@@ -1,4 +1,4 @@
-import { envelopeCandidates, jsonAttr, textAttr, type SpanAdapter } from "./otel-shared";
+import { envelopeCandidates, jsonAttr, textAttr, type SpanAdapter } from "../span-records";
 
 // The Vercel AI SDK (`ai` 6, experimental_telemetry): tool executions are
 // `ai.toolCall` spans with ai.toolCall.name / .id / .args and, on success,
