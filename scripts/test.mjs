@@ -63,7 +63,7 @@ function checkInBackground(label, command, args) {
 
 // The static checks are independent of each other: they run side by side.
 const staticChecks = await Promise.all([
-  checkInBackground("lint", "npx", ["eslint", "."]),
+  checkInBackground("lint (ESLint, the layer table)", "npm", ["run", "-s", "lint"]),
   checkInBackground("typecheck", "npx", ["tsc", "--noEmit", "-p", "."]),
   // The client package on its own terms: NodeNext ESM, DOM types only (no Node APIs).
   checkInBackground("typecheck @settle/client", "npx", ["tsc", "--noEmit", "-p", "packages/settle-client"]),

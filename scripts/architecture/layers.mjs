@@ -44,3 +44,28 @@ export const units = [
   libFile("process-wide", "the one place state lives on `globalThis`, shared by Next.js's bundles", []),
   lib("outcome", "the rules, pure: vocabulary, record field limits, statuses, lifecycle (`move()`), operator actions, the fold, decisions, guard rules, SLA timers, queue order", []),
 ];
+
+const pathOf = (match) => `./${match.endsWith("/") ? match.slice(0, -1) : match}`;
+
+/**
+ * ESLint's import/no-restricted-paths zones for the table: for each unit, one zone per unit it may not
+ * import. A forbidden folder that holds a unit the importer may use (server/ and server/api-client.ts)
+ * excepts it.
+ */
+export function lintZones() {
+  return units.flatMap((unit) =>
+    units
+      .filter((other) => other !== unit && !unit.mayImport.includes(other.name))
+      .map((other) => {
+        const from = other.match.map(pathOf);
+        const inside = units.filter((u) => u !== other && unit.mayImport.includes(u.name) && u.match.some((m) => other.match.some((o) => o.endsWith("/") && m.startsWith(o))));
+        const except = inside.flatMap((u) => u.match.map((m) => `./${m.slice(other.match[0].length)}`));
+        return {
+          target: unit.match.map(pathOf),
+          from: from.length === 1 ? from[0] : from,
+          ...(except.length ? { except } : {}),
+          message: `${unit.name} may import only ${unit.mayImport.join(", ") || "nothing"} (docs/architecture.md). If this import is right, change scripts/architecture/layers.mjs in the same commit.`,
+        };
+      }),
+  );
+}
