@@ -1,7 +1,13 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { errorEnvelope, statusOf } from "@/lib/errors";
 import { env, publicUrl } from "@/lib/env";
-import { API_CONTENT_SECURITY_POLICY, STRICT_TRANSPORT_SECURITY, contentSecurityPolicy, needsTransportSecurity, newNonce } from "@/lib/http/security-headers";
+import {
+  API_CONTENT_SECURITY_POLICY,
+  STRICT_TRANSPORT_SECURITY,
+  contentSecurityPolicy,
+  needsTransportSecurity,
+  newNonce,
+} from "@/lib/http/security-headers";
 
 // Runs before Next.js routes a request:
 // - An address whose %-escapes do not decode would fail in the router, before
@@ -31,24 +37,33 @@ function decodes(pathname: string): boolean {
 }
 
 function withTransportSecurity(request: NextRequest, response: NextResponse): NextResponse {
-  if (needsTransportSecurity(request.nextUrl.protocol === "https:", publicUrl())) response.headers.set(STRICT_TRANSPORT_SECURITY.key, STRICT_TRANSPORT_SECURITY.value);
+  if (needsTransportSecurity(request.nextUrl.protocol === "https:", publicUrl()))
+    response.headers.set(STRICT_TRANSPORT_SECURITY.key, STRICT_TRANSPORT_SECURITY.value);
   return response;
 }
 
 export function proxy(request: NextRequest) {
   const { pathname, search } = request.nextUrl;
   if (!decodes(pathname)) {
-    const message = "The address has a %-escape that is not valid UTF-8 (e.g. a lone % or %E0%A4%A); encode each path segment with encodeURIComponent.";
+    const message =
+      "The address has a %-escape that is not valid UTF-8 (e.g. a lone % or %E0%A4%A); encode each path segment with encodeURIComponent.";
     if (pathname.startsWith("/api/") || pathname.startsWith("/v1/")) {
-      const response = NextResponse.json(errorEnvelope("INVALID_REQUEST", message, "req_undecodable_path", { path: pathname }), { status: statusOf("INVALID_REQUEST") });
+      const response = NextResponse.json(
+        errorEnvelope("INVALID_REQUEST", message, "req_undecodable_path", { path: pathname }),
+        { status: statusOf("INVALID_REQUEST") },
+      );
       response.headers.set("Content-Security-Policy", API_CONTENT_SECURITY_POLICY);
       return withTransportSecurity(request, response);
     }
-    const response = new NextResponse(`Bad request: ${message}\n`, { status: 400, headers: { "content-type": "text/plain; charset=utf-8" } });
+    const response = new NextResponse(`Bad request: ${message}\n`, {
+      status: 400,
+      headers: { "content-type": "text/plain; charset=utf-8" },
+    });
     response.headers.set("Content-Security-Policy", API_CONTENT_SECURITY_POLICY);
     return withTransportSecurity(request, response);
   }
-  if (pathname.startsWith("/api/") || pathname.startsWith("/v1/")) return withTransportSecurity(request, NextResponse.next());
+  if (pathname.startsWith("/api/") || pathname.startsWith("/v1/"))
+    return withTransportSecurity(request, NextResponse.next());
   const nonce = newNonce();
   const csp = contentSecurityPolicy(nonce, { dev: env().NODE_ENV === "development" });
   const headers = new Headers(request.headers);

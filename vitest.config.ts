@@ -16,7 +16,17 @@ export default defineConfig({
     projects: [
       {
         resolve: { alias },
-        test: { name: "unit", include: ["lib/**/*.test.ts", "server/**/*.test.ts", "cli/**/*.test.ts", "components/**/*.test.ts", "packages/*/test/**/*.test.ts"], environment: "node" },
+        test: {
+          name: "unit",
+          include: [
+            "lib/**/*.test.ts",
+            "server/**/*.test.ts",
+            "cli/**/*.test.ts",
+            "components/**/*.test.ts",
+            "packages/*/test/**/*.test.ts",
+          ],
+          environment: "node",
+        },
       },
       {
         resolve: { alias },

@@ -8,7 +8,9 @@ export default function NotFound() {
       <div className="max-w-md space-y-3 text-center">
         <h1 className="text-xl font-semibold">This page could not be found.</h1>
         <p className="text-sm text-slate-600">The address may be mistyped, or what it pointed to no longer exists.</p>
-        <Link href="/" className="text-sm font-medium text-indigo-700 underline">Go to the queue</Link>
+        <Link href="/" className="text-sm font-medium text-indigo-700 underline">
+          Go to the queue
+        </Link>
       </div>
     </main>
   );

@@ -1,6 +1,17 @@
 // The part of autocannon's programmatic API the benchmark uses (the package ships no types).
 declare module "autocannon" {
-  type Histogram = { average: number; mean: number; stddev: number; min: number; max: number; p50: number; p90: number; p97_5: number; p99: number; p99_9: number };
+  type Histogram = {
+    average: number;
+    mean: number;
+    stddev: number;
+    min: number;
+    max: number;
+    p50: number;
+    p90: number;
+    p97_5: number;
+    p99: number;
+    p99_9: number;
+  };
 
   export type Request = {
     method?: string;
@@ -8,7 +19,12 @@ declare module "autocannon" {
     headers?: Record<string, string>;
     body?: string | Buffer;
     setupRequest?: (request: Request, context: Record<string, unknown>) => Request | null;
-    onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void;
+    onResponse?: (
+      status: number,
+      body: string,
+      context: Record<string, unknown>,
+      headers: Record<string, string>,
+    ) => void;
   };
 
   export type Client = { setRequests: (requests: Request[]) => void };
@@ -41,7 +57,10 @@ declare module "autocannon" {
 
   /** Thenable, and an event emitter: `response` gives (client, statusCode, resBytes, responseTime in ms). */
   export type Instance = PromiseLike<Result> & {
-    on(event: "response", listener: (client: Client, statusCode: number, resBytes: number, responseTime: number) => void): Instance;
+    on(
+      event: "response",
+      listener: (client: Client, statusCode: number, resBytes: number, responseTime: number) => void,
+    ): Instance;
     stop(): void;
   };
 

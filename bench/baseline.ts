@@ -59,8 +59,6 @@ const ATTEMPT_COLUMNS = `runtime_id, invocation_uid, event_key, event_id, seq, a
   category, retry_directive, not_before, max_attempts_remaining, next_action, dispatch_stage, probe_result,
   safe_details, agent_message, user_message, items, envelope`;
 
-
-
 /** One batch's three statements, built ahead of the timed part. */
 function batchStatements(runtimeId: string, prepared: PreparedRecord[], uids: Map<string, string>): Statement[] {
   const byInvocation = new Map<string, PreparedRecord[]>();
@@ -70,18 +68,72 @@ function batchStatements(runtimeId: string, prepared: PreparedRecord[], uids: Ma
     .map(([invocationId, records]) => {
       let uid = uids.get(invocationId);
       if (!uid) uids.set(invocationId, (uid = randomUUID()));
-      const d = deriveInvocation(records.map((p) => foldRecordOf(p, 1)), [], { stallWindowS: 300 });
+      const d = deriveInvocation(
+        records.map((p) => foldRecordOf(p, 1)),
+        [],
+        { stallWindowS: 300 },
+      );
       const first = records[0]!;
-      return [uid, runtimeId, invocationId, first.taskId, d.tool, d.effectClass, d.idempotencyKey, d.status, d.commitState, d.nextAction,
-        1, d.conflict, d.attemptCount, d.firstSeenAt, d.lastAttemptAt, d.statusSince, d.stallAt, d.notBefore, d.assignee, d.userMessage,
-        d.lastCode, d.resolution === null ? null : JSON.stringify(d.resolution)];
+      return [
+        uid,
+        runtimeId,
+        invocationId,
+        first.taskId,
+        d.tool,
+        d.effectClass,
+        d.idempotencyKey,
+        d.status,
+        d.commitState,
+        d.nextAction,
+        1,
+        d.conflict,
+        d.attemptCount,
+        d.firstSeenAt,
+        d.lastAttemptAt,
+        d.statusSince,
+        d.stallAt,
+        d.notBefore,
+        d.assignee,
+        d.userMessage,
+        d.lastCode,
+        d.resolution === null ? null : JSON.stringify(d.resolution),
+      ];
     });
   const attemptRows = prepared.map((p) => {
     const n = p.normalized;
-    return [runtimeId, uids.get(p.invocationId), p.eventKey, p.eventId, 1, p.attemptId, p.attemptNo, p.phase, p.at, p.tool,
-      p.effectClass, p.idempotencyKey, p.budgetLeftS === null ? null : Math.round(p.budgetLeftS), p.argsDigest, n.dialect, n.wrapper_dialect,
-      n.outcome, n.commit_state, n.code, n.category, n.retry.directive, n.retry.not_before, n.retry.max_attempts_remaining, n.next_action,
-      n.dispatch_stage, p.probeResult, JSON.stringify(n.safe_details), n.agent_message, n.user_message, JSON.stringify(n.items), JSON.stringify(p.envelope)];
+    return [
+      runtimeId,
+      uids.get(p.invocationId),
+      p.eventKey,
+      p.eventId,
+      1,
+      p.attemptId,
+      p.attemptNo,
+      p.phase,
+      p.at,
+      p.tool,
+      p.effectClass,
+      p.idempotencyKey,
+      p.budgetLeftS === null ? null : Math.round(p.budgetLeftS),
+      p.argsDigest,
+      n.dialect,
+      n.wrapper_dialect,
+      n.outcome,
+      n.commit_state,
+      n.code,
+      n.category,
+      n.retry.directive,
+      n.retry.not_before,
+      n.retry.max_attempts_remaining,
+      n.next_action,
+      n.dispatch_stage,
+      p.probeResult,
+      JSON.stringify(n.safe_details),
+      n.agent_message,
+      n.user_message,
+      JSON.stringify(n.items),
+      JSON.stringify(p.envelope),
+    ];
   });
   const tasks = new Map<string, { first: string; last: string }>();
   for (const p of prepared) {
@@ -90,7 +142,9 @@ function batchStatements(runtimeId: string, prepared: PreparedRecord[], uids: Ma
     if (p.at > t.last) t.last = p.at;
     tasks.set(p.taskId, t);
   }
-  const taskRows = [...tasks.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([taskId, t]) => [runtimeId, taskId, t.first, t.last]);
+  const taskRows = [...tasks.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([taskId, t]) => [runtimeId, taskId, t.first, t.last]);
 
   const inv = valuesList(invocationRows);
   const att = valuesList(attemptRows);
@@ -106,7 +160,10 @@ function batchStatements(runtimeId: string, prepared: PreparedRecord[], uids: Ma
                resolution = excluded.resolution, updated_at = now()`,
       values: inv.values,
     },
-    { text: `INSERT INTO raw_attempts (${ATTEMPT_COLUMNS}) VALUES ${att.placeholders} ON CONFLICT (runtime_id, event_key) DO NOTHING`, values: att.values },
+    {
+      text: `INSERT INTO raw_attempts (${ATTEMPT_COLUMNS}) VALUES ${att.placeholders} ON CONFLICT (runtime_id, event_key) DO NOTHING`,
+      values: att.values,
+    },
     {
       text: `INSERT INTO raw_tasks (runtime_id, task_id, first_seen_at, last_seen_at) VALUES ${tsk.placeholders}
              ON CONFLICT (runtime_id, task_id) DO UPDATE SET first_seen_at = LEAST(raw_tasks.first_seen_at, excluded.first_seen_at),
@@ -118,7 +175,14 @@ function batchStatements(runtimeId: string, prepared: PreparedRecord[], uids: Ma
 
 export async function runBaseline(
   databaseUrl: string,
-  options: { runtimeId: string; runId: string; records: number; connections: number; batchSize?: number; cpuGroup: number },
+  options: {
+    runtimeId: string;
+    runId: string;
+    records: number;
+    connections: number;
+    batchSize?: number;
+    cpuGroup: number;
+  },
 ): Promise<BaselineResult> {
   const batchSize = options.batchSize ?? 100;
   const receivedAt = new Date();
@@ -128,7 +192,10 @@ export async function runBaseline(
     const stream = createRecordStream(`${options.runId}-baseline-c${options.connections}-${c}`, 1000 + c);
     const uids = new Map<string, string>();
     return Array.from({ length: perConnection }, () => {
-      const prepared = stream.batch(batchSize).map((r) => prepareRecord(r, receivedAt)).filter((p): p is PreparedRecord => !("code" in p));
+      const prepared = stream
+        .batch(batchSize)
+        .map((r) => prepareRecord(r, receivedAt))
+        .filter((p): p is PreparedRecord => !("code" in p));
       const statements = batchStatements(options.runtimeId, prepared, uids);
       rows.attempts += prepared.length;
       rows.invocations += (statements[0]!.values.length / 22) | 0;
@@ -139,7 +206,9 @@ export async function runBaseline(
 
   const setup = new pg.Client({ connectionString: databaseUrl });
   await setup.connect();
-  await setup.query(RAW_TABLES.replaceAll("CREATE TABLE raw_", "CREATE TABLE IF NOT EXISTS raw_")).finally(() => setup.end());
+  await setup
+    .query(RAW_TABLES.replaceAll("CREATE TABLE raw_", "CREATE TABLE IF NOT EXISTS raw_"))
+    .finally(() => setup.end());
 
   const clients = await Promise.all(
     plans.map(async () => {

@@ -8,7 +8,14 @@ import { cpus } from "node:os";
 const TICK_S = 0.01; // USER_HZ is 100 on every Linux this runs on.
 
 type Snapshot = { at: number; bench: number; server: number; postgres: number; busy: number; total: number } | null;
-export type CpuUse = { bench: number; server: number; postgres: number; others: number; machine: number; cores: number } | null;
+export type CpuUse = {
+  bench: number;
+  server: number;
+  postgres: number;
+  others: number;
+  machine: number;
+  cores: number;
+} | null;
 
 function statFields(pid: string): string[] | null {
   try {
@@ -44,7 +51,14 @@ function snapshot(serverGroup: number): Snapshot {
   const idle = (n[3] ?? 0) + (n[4] ?? 0);
   const total = n.slice(0, 7).reduce((a, b) => a + b, 0);
   const self = process.cpuUsage();
-  return { at: performance.now(), bench: (self.user + self.system) / 1e6, server: server * TICK_S, postgres: postgres * TICK_S, busy: (total - idle) * TICK_S, total: total * TICK_S };
+  return {
+    at: performance.now(),
+    bench: (self.user + self.system) / 1e6,
+    server: server * TICK_S,
+    postgres: postgres * TICK_S,
+    busy: (total - idle) * TICK_S,
+    total: total * TICK_S,
+  };
 }
 
 /** Starts measuring; the returned function gives cores used by each part since then. */
@@ -60,6 +74,13 @@ export function measureCpu(serverGroup: number): () => CpuUse {
     const postgres = (end.postgres - start.postgres) / wall;
     const machine = ((end.busy - start.busy) / (end.total - start.total)) * cpus().length;
     // Everything else: other people's processes on a shared machine, and the kernel's own work.
-    return { bench: round(bench), server: round(server), postgres: round(postgres), others: round(Math.max(0, machine - bench - server - postgres)), machine: round(machine), cores: cpus().length };
+    return {
+      bench: round(bench),
+      server: round(server),
+      postgres: round(postgres),
+      others: round(Math.max(0, machine - bench - server - postgres)),
+      machine: round(machine),
+      cores: cpus().length,
+    };
   };
 }

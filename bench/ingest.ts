@@ -5,7 +5,18 @@ import { measureCpu } from "./cpu";
 import { runLoad } from "./load";
 import { watchStatements } from "./pg-statements";
 import { BEFORE, evaluate, machine, printTable, SHARED_CORES_NOTE, TARGETS, writeReport, type Report } from "./report";
-import { createBenchDatabase, ensureBuild, freePort, gitHead, prepareDatabase, releaseOnExit, ROOT, startServer, type BenchDatabase, type BenchServer } from "./setup";
+import {
+  createBenchDatabase,
+  ensureBuild,
+  freePort,
+  gitHead,
+  prepareDatabase,
+  releaseOnExit,
+  ROOT,
+  startServer,
+  type BenchDatabase,
+  type BenchServer,
+} from "./setup";
 
 // `npm run bench:ingest [-- --no-build --duration 20 …]`: builds if needed,
 // stands Settle up on its own database, measures ingest over HTTP and a raw
@@ -60,7 +71,9 @@ async function main(): Promise<void> {
   log(`• database ${database.name}`);
   const { key, runtimeId, operatorToken } = await prepareDatabase(database.url);
   const statements = await watchStatements(database.url);
-  log(`• pg_stat_statements: ${statements.available ? "read per phase" : "not loaded on this server (no per-statement breakdown)"}`);
+  log(
+    `• pg_stat_statements: ${statements.available ? "read per phase" : "not loaded on this server (no per-statement breakdown)"}`,
+  );
   const port = await freePort();
   const serverEnv: Record<string, string> = args["pool-size"] ? { SETTLE_DB_POOL_SIZE: String(args["pool-size"]) } : {};
   server = await startServer(database.url, port, serverEnv);
@@ -69,7 +82,9 @@ async function main(): Promise<void> {
   const idle = measureCpu(server.pid);
   await new Promise((r) => setTimeout(r, 2_000));
   const busyBefore = idle()?.machine ?? null;
-  log(`• machine busy before the run: ${busyBefore ?? "n/a"} of ${machine().cpus} cores${(busyBefore ?? 0) > 0.2 ? " — other processes are running; figures will be low" : ""}`);
+  log(
+    `• machine busy before the run: ${busyBefore ?? "n/a"} of ${machine().cpus} cores${(busyBefore ?? 0) > 0.2 ? " — other processes are running; figures will be low" : ""}`,
+  );
 
   const runId = randomBytes(4).toString("hex");
   const load = await runLoad({ url: server.url, key, serverPid: server.pid, runId }, plan, log, statements);
@@ -81,9 +96,21 @@ async function main(): Promise<void> {
   await server.stop();
   const records = num("baseline-records");
   log(`• raw baseline: ${records} records in batches of 100, ${plan.batchConnections} connections, then 1`);
-  const baseline = await runBaseline(database.url, { runtimeId, runId, records, connections: plan.batchConnections, cpuGroup: server.pid });
+  const baseline = await runBaseline(database.url, {
+    runtimeId,
+    runId,
+    records,
+    connections: plan.batchConnections,
+    cpuGroup: server.pid,
+  });
   log(`  ${baseline.rows_per_s} rows/s (${plan.batchConnections} connections)`);
-  const single = await runBaseline(database.url, { runtimeId, runId, records: Math.ceil(records / 3), connections: 1, cpuGroup: server.pid });
+  const single = await runBaseline(database.url, {
+    runtimeId,
+    runId,
+    records: Math.ceil(records / 3),
+    connections: 1,
+    cpuGroup: server.pid,
+  });
   log(`  ${single.rows_per_s} rows/s (1 connection)`);
 
   const ratio = Math.round((load.batched.records_per_s / baseline.rows_per_s) * 1000) / 1000;
@@ -94,7 +121,13 @@ async function main(): Promise<void> {
     machine: machine(),
     machine_busy_before: busyBefore,
     // SETTLE_FAST_LANE=off in the environment reaches the server: every request through Next.js (decision 024).
-    settings: { ...plan, records_per_batch: 100, baseline_records: records, pool_size: args["pool-size"] ?? "default (SETTLE_DB_POOL_SIZE)", fast_lane: process.env.SETTLE_FAST_LANE !== "off" },
+    settings: {
+      ...plan,
+      records_per_batch: 100,
+      baseline_records: records,
+      pool_size: args["pool-size"] ?? "default (SETTLE_DB_POOL_SIZE)",
+      fast_lane: process.env.SETTLE_FAST_LANE !== "off",
+    },
     ...load,
     baseline,
     baseline_single_connection: single,
@@ -118,11 +151,21 @@ async function measureVisibility(url: string, key: string, token: string, runId:
   const sent = await fetch(`${url}/api/v1/envelopes`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
-    body: JSON.stringify({ event_id: id, task_id: `${runId}-visible-task`, invocation_id: id, tool: "charge_card", effect_class: "money", attempt: 1, envelope: { ok: false, commit_state: "unknown", next_action: "verify_operation" } }),
+    body: JSON.stringify({
+      event_id: id,
+      task_id: `${runId}-visible-task`,
+      invocation_id: id,
+      tool: "charge_card",
+      effect_class: "money",
+      attempt: 1,
+      envelope: { ok: false, commit_state: "unknown", next_action: "verify_operation" },
+    }),
   });
   if (sent.status !== 207) return null;
   while (performance.now() - started < 10_000) {
-    const res = await fetch(`${url}/api/v1/queue?q=${encodeURIComponent(id)}`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`${url}/api/v1/queue?q=${encodeURIComponent(id)}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     const page = (await res.json()) as { items?: Array<{ invocation_id: string }> };
     if (page.items?.some((i) => i.invocation_id === id)) return Math.round(performance.now() - started);
     await new Promise((r) => setTimeout(r, 25));

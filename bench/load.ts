@@ -54,7 +54,8 @@ type Phase = {
 
 let streams = 0;
 
-export const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
+export const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 export const round = (v: number) => Math.round(v * 10) / 10;
 
 async function run(target: LoadTarget, phase: Phase): Promise<LoadResult> {
@@ -69,7 +70,9 @@ async function run(target: LoadTarget, phase: Phase): Promise<LoadResult> {
         headers: { "content-type": "application/json", authorization: `Bearer ${target.key}` },
         setupRequest: (request) => ({
           ...request,
-          body: JSON.stringify(phase.recordsPerRequest === 1 ? stream.next() : { records: stream.batch(phase.recordsPerRequest) }),
+          body: JSON.stringify(
+            phase.recordsPerRequest === 1 ? stream.next() : { records: stream.batch(phase.recordsPerRequest) },
+          ),
         }),
         onResponse: (status, body) => {
           if (status !== 207) return;
@@ -121,7 +124,12 @@ async function run(target: LoadTarget, phase: Phase): Promise<LoadResult> {
     records_per_s: Math.round((totals.accepted / requests) * perSecond),
     duplicates: totals.duplicates,
     rejected: totals.rejected,
-    latency_ms: { p50: round(percentile(latencies, 50)), p90: round(percentile(latencies, 90)), p99: round(percentile(latencies, 99)), max: round(latencies.at(-1) ?? 0) },
+    latency_ms: {
+      p50: round(percentile(latencies, 50)),
+      p90: round(percentile(latencies, 90)),
+      p99: round(percentile(latencies, 99)),
+      max: round(latencies.at(-1) ?? 0),
+    },
     non_2xx: results.reduce((n, r) => n + r.non2xx, 0),
     errors: results.reduce((n, r) => n + r.errors, 0),
     timeouts: results.reduce((n, r) => n + r.timeouts, 0),
@@ -146,13 +154,30 @@ export type LoadPlan = {
   rateStaggered: number;
 };
 
-export async function runLoad(target: LoadTarget, plan: LoadPlan, log: (line: string) => void, statements?: StatementWatch) {
+export async function runLoad(
+  target: LoadTarget,
+  plan: LoadPlan,
+  log: (line: string) => void,
+  statements?: StatementWatch,
+) {
   const phases: Phase[] = [
     // What Next.js alone can serve here: a route that authenticates nobody and runs one SELECT 1.
-    { label: "health", recordsPerRequest: 0, connections: plan.singleConnections, duration: Math.min(plan.duration, 10) },
+    {
+      label: "health",
+      recordsPerRequest: 0,
+      connections: plan.singleConnections,
+      duration: Math.min(plan.duration, 10),
+    },
     { label: "batched", recordsPerRequest: 100, connections: plan.batchConnections, duration: plan.duration },
     { label: "single", recordsPerRequest: 1, connections: plan.singleConnections, duration: plan.duration },
-    { label: "rate", recordsPerRequest: 1, connections: plan.rateConnections, duration: plan.duration, overallRate: plan.rate, staggered: plan.rateStaggered },
+    {
+      label: "rate",
+      recordsPerRequest: 1,
+      connections: plan.rateConnections,
+      duration: plan.duration,
+      overallRate: plan.rate,
+      staggered: plan.rateStaggered,
+    },
   ];
   const results: LoadResult[] = [];
   for (const phase of phases) {
@@ -160,13 +185,17 @@ export async function runLoad(target: LoadTarget, plan: LoadPlan, log: (line: st
       log(`• ${phase.label}: warm-up ${plan.warmup} s`);
       await run(target, { ...phase, label: `${phase.label}-warmup`, duration: plan.warmup });
     }
-    const rate = phase.overallRate ? `, ${phase.overallRate} req/s from ${phase.staggered} staggered autocannon instances` : "";
+    const rate = phase.overallRate
+      ? `, ${phase.overallRate} req/s from ${phase.staggered} staggered autocannon instances`
+      : "";
     log(`• ${phase.label}: ${phase.duration} s, ${phase.connections} connections${rate}`);
     await statements?.reset();
     const result = await run(target, phase);
     result.db_cpu_us_per_record = dbCpuPerRecord(result);
     result.statements = (await statements?.top()) ?? [];
-    log(`  ${result.req_per_s} req/s, ${result.records_accepted > 0 ? `${result.records_per_s} records/s, ` : ""}p50 ${result.latency_ms.p50} ms, p99 ${result.latency_ms.p99} ms, db ${result.db_cpu_us_per_record ?? "n/a"} µs/record, cpu ${JSON.stringify(result.cpu_cores_used)}`);
+    log(
+      `  ${result.req_per_s} req/s, ${result.records_accepted > 0 ? `${result.records_per_s} records/s, ` : ""}p50 ${result.latency_ms.p50} ms, p99 ${result.latency_ms.p99} ms, db ${result.db_cpu_us_per_record ?? "n/a"} µs/record, cpu ${JSON.stringify(result.cpu_cores_used)}`,
+    );
     results.push(result);
   }
   return { health: results[0]!, batched: results[1]!, single: results[2]!, rate: results[3]! };

@@ -4,9 +4,22 @@ import pg from "pg";
 // when the server loads it (shared_preload_libraries = 'pg_stat_statements').
 // Without it the report says so and the bench runs on.
 
-export type StatementCost = { query: string; calls: number; mean_ms: number; total_ms: number; rows: number; wal_records: number; shared_hit: number };
+export type StatementCost = {
+  query: string;
+  calls: number;
+  mean_ms: number;
+  total_ms: number;
+  rows: number;
+  wal_records: number;
+  shared_hit: number;
+};
 
-export type StatementWatch = { available: boolean; reset: () => Promise<void>; top: (limit?: number) => Promise<StatementCost[]>; close: () => Promise<void> };
+export type StatementWatch = {
+  available: boolean;
+  reset: () => Promise<void>;
+  top: (limit?: number) => Promise<StatementCost[]>;
+  close: () => Promise<void>;
+};
 
 export async function watchStatements(databaseUrl: string): Promise<StatementWatch> {
   const client = new pg.Client({ connectionString: databaseUrl, application_name: "settle-bench-stats" });

@@ -49,25 +49,215 @@ const outcomeUnknown = (ref: string) => ({
 
 /** Weighted outcome dialects: mostly successes, a realistic share of failures of every kind. */
 const OUTCOMES: Array<[number, (ref: string, n: number) => Outcome]> = [
-  [14, (ref, n) => ({ envelope: { ok: true, commit_state: "committed", operation_ref: ref, result: { id: `ord_${n}`, total_cents: 4200 + n } }, follow: "none" })],
+  [
+    14,
+    (ref, n) => ({
+      envelope: {
+        ok: true,
+        commit_state: "committed",
+        operation_ref: ref,
+        result: { id: `ord_${n}`, total_cents: 4200 + n },
+      },
+      follow: "none",
+    }),
+  ],
   [8, (ref) => ({ envelope: outcomeUnknown(ref), follow: "probe" })],
-  [5, () => ({ envelope: { code: "missing_required_field", message: "destination is required", retryable: false, hint: "add a destination address", field: "destination" }, follow: "none" })],
-  [4, () => ({ envelope: { code: "upstream_timeout", message: "timed out after 30s", retryable: true, hint: "check before retrying", field: null }, follow: "probe" })],
-  [10, (_, n) => ({ envelope: { outcome: "ok", effect_applied: "yes", items: [{ item_id: `row_${n}`, applied: "yes" }, { item_id: `row_${n + 1}`, applied: "yes" }] }, follow: "none" })],
-  [5, () => ({ envelope: { outcome: "retryable", effect_applied: "no", retry_after_s: 30, message: "rate limited by the payment provider" }, follow: "retry" })],
-  [3, (_, n) => ({ envelope: { outcome: "unknown", effect_applied: "partial", items: [{ item_id: `row_${n}`, applied: "yes" }, { item_id: `row_${n + 1}`, applied: "unknown", reason: "timeout" }] }, follow: "probe" })],
-  [4, () => ({ envelope: { kind: "tool_error", version: 1, is_error: true, error: "invalid", message: "date must be in the future", recovery: "correct_arguments", recoverable: true }, follow: "none" })],
-  [3, (_, n) => ({ envelope: { status: "post_dispatch_evidence_failed", retryable: false, reconciliation_required: true, invocation_id: `gw-${n}`, message: "dispatched; the evidence write failed" }, follow: "probe" })],
-  [4, () => ({ envelope: { type: "about:blank", title: "Bad Gateway", status: 502, detail: "upstream closed the connection" }, follow: "probe" })],
-  [3, () => ({ envelope: { type: "https://developers.cloudflare.com/support/troubleshooting/http-status-codes/cloudflare-1xxx-errors/error-1015/", title: "You are being rate limited", status: 429, detail: "Rate limited.", error_code: 1015, error_name: "rate_limited", error_category: "rate_limit", retryable: true, retry_after: 30, owner_action_required: false }, follow: "retry" })],
-  [3, () => ({ envelope: { type: "https://example.net/validation-error", title: "Your request is not valid.", status: 422, errors: [{ detail: "must be a positive integer", pointer: "#/quantity" }] }, follow: "none" })],
-  [6, (_, n) => ({ envelope: { content: [{ type: "text", text: `created invoice inv_${n}` }], structuredContent: { invoice_id: `inv_${n}` } }, follow: "none" })],
-  [3, () => ({ envelope: { content: [{ type: "text", text: "Error: upstream timed out" }], isError: true }, follow: "probe" })],
-  [3, (ref) => ({ envelope: { content: [{ type: "text", text: JSON.stringify(outcomeUnknown(ref)) }], isError: true }, follow: "probe" })],
+  [
+    5,
+    () => ({
+      envelope: {
+        code: "missing_required_field",
+        message: "destination is required",
+        retryable: false,
+        hint: "add a destination address",
+        field: "destination",
+      },
+      follow: "none",
+    }),
+  ],
+  [
+    4,
+    () => ({
+      envelope: {
+        code: "upstream_timeout",
+        message: "timed out after 30s",
+        retryable: true,
+        hint: "check before retrying",
+        field: null,
+      },
+      follow: "probe",
+    }),
+  ],
+  [
+    10,
+    (_, n) => ({
+      envelope: {
+        outcome: "ok",
+        effect_applied: "yes",
+        items: [
+          { item_id: `row_${n}`, applied: "yes" },
+          { item_id: `row_${n + 1}`, applied: "yes" },
+        ],
+      },
+      follow: "none",
+    }),
+  ],
+  [
+    5,
+    () => ({
+      envelope: {
+        outcome: "retryable",
+        effect_applied: "no",
+        retry_after_s: 30,
+        message: "rate limited by the payment provider",
+      },
+      follow: "retry",
+    }),
+  ],
+  [
+    3,
+    (_, n) => ({
+      envelope: {
+        outcome: "unknown",
+        effect_applied: "partial",
+        items: [
+          { item_id: `row_${n}`, applied: "yes" },
+          { item_id: `row_${n + 1}`, applied: "unknown", reason: "timeout" },
+        ],
+      },
+      follow: "probe",
+    }),
+  ],
+  [
+    4,
+    () => ({
+      envelope: {
+        kind: "tool_error",
+        version: 1,
+        is_error: true,
+        error: "invalid",
+        message: "date must be in the future",
+        recovery: "correct_arguments",
+        recoverable: true,
+      },
+      follow: "none",
+    }),
+  ],
+  [
+    3,
+    (_, n) => ({
+      envelope: {
+        status: "post_dispatch_evidence_failed",
+        retryable: false,
+        reconciliation_required: true,
+        invocation_id: `gw-${n}`,
+        message: "dispatched; the evidence write failed",
+      },
+      follow: "probe",
+    }),
+  ],
+  [
+    4,
+    () => ({
+      envelope: { type: "about:blank", title: "Bad Gateway", status: 502, detail: "upstream closed the connection" },
+      follow: "probe",
+    }),
+  ],
+  [
+    3,
+    () => ({
+      envelope: {
+        type: "https://developers.cloudflare.com/support/troubleshooting/http-status-codes/cloudflare-1xxx-errors/error-1015/",
+        title: "You are being rate limited",
+        status: 429,
+        detail: "Rate limited.",
+        error_code: 1015,
+        error_name: "rate_limited",
+        error_category: "rate_limit",
+        retryable: true,
+        retry_after: 30,
+        owner_action_required: false,
+      },
+      follow: "retry",
+    }),
+  ],
+  [
+    3,
+    () => ({
+      envelope: {
+        type: "https://example.net/validation-error",
+        title: "Your request is not valid.",
+        status: 422,
+        errors: [{ detail: "must be a positive integer", pointer: "#/quantity" }],
+      },
+      follow: "none",
+    }),
+  ],
+  [
+    6,
+    (_, n) => ({
+      envelope: {
+        content: [{ type: "text", text: `created invoice inv_${n}` }],
+        structuredContent: { invoice_id: `inv_${n}` },
+      },
+      follow: "none",
+    }),
+  ],
+  [
+    3,
+    () => ({
+      envelope: { content: [{ type: "text", text: "Error: upstream timed out" }], isError: true },
+      follow: "probe",
+    }),
+  ],
+  [
+    3,
+    (ref) => ({
+      envelope: { content: [{ type: "text", text: JSON.stringify(outcomeUnknown(ref)) }], isError: true },
+      follow: "probe",
+    }),
+  ],
   [4, (_, n) => ({ envelope: { type: "tool_result", tool_use_id: `toolu_${n}`, content: "done" }, follow: "none" })],
-  [2, (_, n) => ({ envelope: { type: "tool_result", tool_use_id: `toolu_${n}`, is_error: true, content: JSON.stringify({ kind: "tool_error", is_error: true, error: "invalid", recovery: "correct_arguments", message: "bad date" }) }, follow: "none" })],
-  [3, (_, n) => ({ envelope: { type: "function_call_output", call_id: `call_${n}`, output: JSON.stringify({ outcome: "retryable", effect_applied: "no", retry_after_s: 30 }) }, follow: "retry" })],
-  [2, () => ({ envelope: { result: "weird", upstream: { detail: "no known dialect" }, request: { headers: { Authorization: "Bearer sk_live_not_a_real_key" } } }, follow: "probe" })],
+  [
+    2,
+    (_, n) => ({
+      envelope: {
+        type: "tool_result",
+        tool_use_id: `toolu_${n}`,
+        is_error: true,
+        content: JSON.stringify({
+          kind: "tool_error",
+          is_error: true,
+          error: "invalid",
+          recovery: "correct_arguments",
+          message: "bad date",
+        }),
+      },
+      follow: "none",
+    }),
+  ],
+  [
+    3,
+    (_, n) => ({
+      envelope: {
+        type: "function_call_output",
+        call_id: `call_${n}`,
+        output: JSON.stringify({ outcome: "retryable", effect_applied: "no", retry_after_s: 30 }),
+      },
+      follow: "retry",
+    }),
+  ],
+  [
+    2,
+    () => ({
+      envelope: {
+        result: "weird",
+        upstream: { detail: "no known dialect" },
+        request: { headers: { Authorization: "Bearer sk_live_not_a_real_key" } },
+      },
+      follow: "probe",
+    }),
+  ],
 ];
 const OUTCOME_WEIGHT = OUTCOMES.reduce((sum, [w]) => sum + w, 0);
 
@@ -103,13 +293,30 @@ export function createRecordStream(prefix: string, seed = 1, openStories = 8): R
     const taskId = `${prefix}-task-${Math.floor(n / 2)}`;
     const key = `${prefix}-key-${n}`;
     // A third of runtimes send no invocation_id: Settle derives it from the key.
-    const identity = rand() < 0.33 ? { idempotency_key: key } : { invocation_id: `${prefix}-inv-${n}`, idempotency_key: key };
-    const base = { task_id: taskId, ...identity, tool: tool.name, effect_class: tool.effect, args_digest: `sha256:${n.toString(16).padStart(64, "0")}` };
+    const identity =
+      rand() < 0.33 ? { idempotency_key: key } : { invocation_id: `${prefix}-inv-${n}`, idempotency_key: key };
+    const base = {
+      task_id: taskId,
+      ...identity,
+      tool: tool.name,
+      effect_class: tool.effect,
+      args_digest: `sha256:${n.toString(16).padStart(64, "0")}`,
+    };
     const attempt = (no: number) => [
-      { ...base, attempt_id: `${taskId}-a${no}`, attempt: no, phase: "intent", at: iso(), budget_left_s: 120 - no * 30 },
+      {
+        ...base,
+        attempt_id: `${taskId}-a${no}`,
+        attempt: no,
+        phase: "intent",
+        at: iso(),
+        budget_left_s: 120 - no * 30,
+      },
     ];
     const result = outcome(key, n);
-    const records: BenchRecord[] = [...attempt(1), { ...base, attempt_id: `${taskId}-a1`, attempt: 1, phase: "outcome", at: iso(), envelope: result.envelope }];
+    const records: BenchRecord[] = [
+      ...attempt(1),
+      { ...base, attempt_id: `${taskId}-a1`, attempt: 1, phase: "outcome", at: iso(), envelope: result.envelope },
+    ];
     if (result.follow === "probe" && rand() < 0.6) {
       const found = rand() < 0.7;
       records.push({
@@ -117,13 +324,38 @@ export function createRecordStream(prefix: string, seed = 1, openStories = 8): R
         attempt: 1,
         phase: "probe",
         at: iso(),
-        envelope: found ? { ok: true, commit_state: "committed", operation_ref: key } : { ok: false, commit_state: "not_committed", code: "NOT_FOUND", category: "validation", next_action: "wait_and_retry" },
+        envelope: found
+          ? { ok: true, commit_state: "committed", operation_ref: key }
+          : {
+              ok: false,
+              commit_state: "not_committed",
+              code: "NOT_FOUND",
+              category: "validation",
+              next_action: "wait_and_retry",
+            },
       });
     } else if (result.follow === "retry") {
-      records.push(...attempt(2), { ...base, attempt_id: `${taskId}-a2`, attempt: 2, phase: "outcome", at: iso(), envelope: { outcome: "ok", effect_applied: "yes" } });
+      records.push(...attempt(2), {
+        ...base,
+        attempt_id: `${taskId}-a2`,
+        attempt: 2,
+        phase: "outcome",
+        at: iso(),
+        envelope: { outcome: "ok", effect_applied: "yes" },
+      });
     } else if (rand() < 0.05) {
       // seed 002's own attempt log line, accepted as a record as is.
-      records.push({ task: taskId, call: tool.name, intent_key: key, attempt: 3, started: iso(), budget_left_s: 10, outcome: "ok", effect_applied: "yes", probe: "found" });
+      records.push({
+        task: taskId,
+        call: tool.name,
+        intent_key: key,
+        attempt: 3,
+        started: iso(),
+        budget_left_s: 10,
+        outcome: "ok",
+        effect_applied: "yes",
+        probe: "found",
+      });
     }
     return records;
   }

@@ -17,7 +17,18 @@ import { setEnv } from "@/lib/env";
 
 export const ROOT = path.resolve(import.meta.dirname, "..");
 const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-const SOURCES = ["app", "lib", "components", "instrumentation.ts", "proxy.ts", "next.config.ts", "package.json", "package-lock.json", "tsconfig.json", "postcss.config.mjs"];
+const SOURCES = [
+  "app",
+  "lib",
+  "components",
+  "instrumentation.ts",
+  "proxy.ts",
+  "next.config.ts",
+  "package.json",
+  "package-lock.json",
+  "tsconfig.json",
+  "postcss.config.mjs",
+];
 
 function newestMtime(entry: string): number {
   let stat;
@@ -111,7 +122,11 @@ export async function prepareDatabase(url: string): Promise<{ key: string; runti
   try {
     const { key, runtime } = await createRuntimeKey(db, "bench-runtime");
     const found = await db.prisma.runtime.findUniqueOrThrow({ where: { name: runtime } });
-    const { user } = await createUser(db, { email: "bench-operator@example.com", role: "operator", password: randomBytes(12).toString("hex") });
+    const { user } = await createUser(db, {
+      email: "bench-operator@example.com",
+      role: "operator",
+      password: randomBytes(12).toString("hex"),
+    });
     const { token } = await createPersonalToken(db, user.id, "bench");
     return { key, runtimeId: found.id, operatorToken: token };
   } finally {
@@ -133,16 +148,24 @@ export async function freePort(): Promise<number> {
 
 export type BenchServer = { url: string; pid: number; stop: () => Promise<void> };
 
-export async function startServer(databaseUrl: string, port: number, extraEnv: Record<string, string> = {}): Promise<BenchServer> {
+export async function startServer(
+  databaseUrl: string,
+  port: number,
+  extraEnv: Record<string, string> = {},
+): Promise<BenchServer> {
   // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server (Node refuses --cpu-prof in NODE_OPTIONS).
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, path.join(ROOT, "bin", "settle-server.mjs"), "-p", String(port), "-H", "127.0.0.1"], {
-    cwd: ROOT,
-    // Its own process group, so stopping it also stops any worker it forks.
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: "1", ...extraEnv },
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...nodeArgs, path.join(ROOT, "bin", "settle-server.mjs"), "-p", String(port), "-H", "127.0.0.1"],
+    {
+      cwd: ROOT,
+      // Its own process group, so stopping it also stops any worker it forks.
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: "1", ...extraEnv },
+    },
+  );
   let output = "";
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-20_000);
@@ -188,7 +211,9 @@ export async function startServer(databaseUrl: string, port: number, extraEnv: R
 }
 
 /** Stops the run's server and drops its database once, however the run ends (Ctrl-C too). */
-export function releaseOnExit(held: () => { server: BenchServer | null; database: BenchDatabase | null }): () => Promise<void> {
+export function releaseOnExit(
+  held: () => { server: BenchServer | null; database: BenchDatabase | null },
+): () => Promise<void> {
   let cleaning: Promise<void> | null = null;
   const cleanup = () => {
     cleaning ??= (async () => {
@@ -211,7 +236,10 @@ export function releaseOnExit(held: () => { server: BenchServer | null; database
 export function gitHead(): string | null {
   try {
     const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: ROOT, encoding: "utf8" }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], {
+      cwd: ROOT,
+      encoding: "utf8",
+    }).trim();
     return dirty ? `${head}+dirty` : head;
   } catch {
     return null;

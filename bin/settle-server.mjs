@@ -16,7 +16,9 @@ const { values } = parseArgs({
 const port = Number(values.port ?? process.env.PORT ?? 3000);
 const hostname = values.hostname ?? process.env.HOSTNAME ?? "0.0.0.0";
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
-  console.error(`settle: the port must be a number from 0 (any free port) to 65535, not "${values.port ?? process.env.PORT}".`);
+  console.error(
+    `settle: the port must be a number from 0 (any free port) to 65535, not "${values.port ?? process.env.PORT}".`,
+  );
   process.exit(2);
 }
 
@@ -46,7 +48,10 @@ await shared.startup;
 // instrumentation.ts put on globalThis; everything else through Next.js. SETTLE_FAST_LANE=off sends
 // every request through Next.js (docs/decisions/024-fast-lane.md).
 const fastLane = process.env.SETTLE_FAST_LANE === "off" ? null : (shared.fastLane ?? null);
-if (process.env.SETTLE_FAST_LANE !== "off" && !fastLane) console.warn("settle: the fast lane is not registered (instrumentation.ts did not run); every request goes through Next.js.");
+if (process.env.SETTLE_FAST_LANE !== "off" && !fastLane)
+  console.warn(
+    "settle: the fast lane is not registered (instrumentation.ts did not run); every request goes through Next.js.",
+  );
 
 // Against clients that hold connections open (docs/decisions/025-server-limits.md): a request must
 // arrive whole within SETTLE_REQUEST_TIMEOUT_S and its headers within SETTLE_HEADERS_TIMEOUT_S (checked
@@ -54,7 +59,11 @@ if (process.env.SETTLE_FAST_LANE !== "off" && !fastLane) console.warn("settle: t
 // are not timed: a long-polled decision is held after its request arrived. The figures come from
 // lib/env.ts through instrumentation.ts; without it, these are its defaults.
 const limits = shared.serverLimits?.() ?? { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, maxConnections: 1000 };
-const serverOptions = { requestTimeout: limits.requestTimeoutMs, headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: 1_000 };
+const serverOptions = {
+  requestTimeout: limits.requestTimeoutMs,
+  headersTimeout: limits.headersTimeoutMs,
+  connectionsCheckingInterval: 1_000,
+};
 const server = createServer(serverOptions, (req, res) => {
   req.headers["x-settle-socket-address"] = req.socket.remoteAddress ?? "";
   if (fastLane?.(req, res)) return;
@@ -67,7 +76,9 @@ let droppedSince = 0;
 server.on("drop", () => {
   dropped += 1;
   if (Date.now() - droppedSince < 60_000) return;
-  console.warn(`settle: ${dropped} connection${dropped === 1 ? "" : "s"} refused: ${limits.maxConnections} are open (SETTLE_MAX_CONNECTIONS).`);
+  console.warn(
+    `settle: ${dropped} connection${dropped === 1 ? "" : "s"} refused: ${limits.maxConnections} are open (SETTLE_MAX_CONNECTIONS).`,
+  );
   dropped = 0;
   droppedSince = Date.now();
 });

@@ -31,7 +31,10 @@ async function run(argv: string[]) {
 
 describe("parseCommandLine", () => {
   it("returns options and positionals", () => {
-    expect(parseCommandLine(command, ["a.jsonl", "b", "--count", "3", "--dry"])).toEqual({ values: { count: "3", dry: true }, args: ["a.jsonl", "b"] });
+    expect(parseCommandLine(command, ["a.jsonl", "b", "--count", "3", "--dry"])).toEqual({
+      values: { count: "3", dry: true },
+      args: ["a.jsonl", "b"],
+    });
   });
 
   it("names the missing positional from the usage line", () => {
@@ -59,7 +62,9 @@ describe("integerOption", () => {
     expect(integerOption({ batch: "42" }, "batch", range)).toBe(42);
   });
   it.each(["0", "501", "1.5", "ten", "", "1e2"])("refuses %j", (raw) => {
-    expect(usageError(() => integerOption({ batch: raw }, "batch", range))).toMatch(/^--batch must be a whole number from 1 to 500/);
+    expect(usageError(() => integerOption({ batch: raw }, "batch", range))).toMatch(
+      /^--batch must be a whole number from 1 to 500/,
+    );
   });
 });
 
@@ -74,7 +79,14 @@ describe("runCli without a database", () => {
   });
 
   it("prints each command's help, starting with its usage line", async () => {
-    for (const argv of [["keys", "create"], ["keys", "list"], ["keys", "revoke"], ["migrate"], ["ingest"], ["simulate"]]) {
+    for (const argv of [
+      ["keys", "create"],
+      ["keys", "list"],
+      ["keys", "revoke"],
+      ["migrate"],
+      ["ingest"],
+      ["simulate"],
+    ]) {
       const help = await run([...argv, "--help"]);
       expect(help.code).toBe(0);
       expect(help.stdout.startsWith(`Usage: settle ${argv.join(" ")}`)).toBe(true);
@@ -83,7 +95,15 @@ describe("runCli without a database", () => {
   });
 
   it("answers an unknown command with one line", async () => {
-    expect(await run(["keys", "rotate"])).toEqual({ code: 1, stdout: "", stderr: "settle keys: unknown command 'keys rotate' (see: settle keys --help)\n" });
-    expect(await run(["deploy"])).toEqual({ code: 1, stdout: "", stderr: "settle: unknown command 'deploy' (see: settle --help)\n" });
+    expect(await run(["keys", "rotate"])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "settle keys: unknown command 'keys rotate' (see: settle keys --help)\n",
+    });
+    expect(await run(["deploy"])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "settle: unknown command 'deploy' (see: settle --help)\n",
+    });
   });
 });

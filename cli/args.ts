@@ -28,14 +28,20 @@ const commonOptions: Record<string, OptionSpec> = {
 /** node:util's messages run to several sentences of advice; the first says what is wrong. */
 function parseProblem(message: string): string {
   const ambiguous = /^Option '(--[\w-]+)' argument is ambiguous/.exec(message);
-  if (ambiguous) return `${ambiguous[1]} needs a value; to give one that starts with '-', write ${ambiguous[1]}=<value>`;
+  if (ambiguous)
+    return `${ambiguous[1]} needs a value; to give one that starts with '-', write ${ambiguous[1]}=<value>`;
   return message.split(/\.(?:\s|$)/)[0]!;
 }
 
 export function parseCommandLine(command: Command, argv: string[]): CommandInput {
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: argv, options: { ...commonOptions, ...command.options }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: argv,
+      options: { ...commonOptions, ...command.options },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     throw new UsageError(parseProblem(error instanceof Error ? error.message : String(error)));
   }
@@ -43,7 +49,10 @@ export function parseCommandLine(command: Command, argv: string[]): CommandInput
   if (values.help) return { values, args: parsed.positionals };
   const count = parsed.positionals.length;
   if (count < command.args.min) {
-    const names = usageLine(command).split(/\s\[|\s--/)[0]!.match(/<[^>]+>/g) ?? [];
+    const names =
+      usageLine(command)
+        .split(/\s\[|\s--/)[0]!
+        .match(/<[^>]+>/g) ?? [];
     throw new UsageError(`missing ${names[count] ?? "argument"}`);
   }
   if (count > command.args.max) throw new UsageError(`unexpected argument '${parsed.positionals[command.args.max]}'`);
@@ -65,7 +74,11 @@ export function requiredString(values: OptionValues, name: string): string {
   return value;
 }
 
-export function integerOption(values: OptionValues, name: string, range: { min: number; max: number; fallback: number }): number {
+export function integerOption(
+  values: OptionValues,
+  name: string,
+  range: { min: number; max: number; fallback: number },
+): number {
   const raw = stringOption(values, name);
   if (raw === undefined) return range.fallback;
   const n = Number(raw);

@@ -23,7 +23,9 @@ export function describeDatabase(): string {
 export function assertProjectDirectory(): void {
   const dir = defaultMigrationsDir();
   if (!existsSync(dir)) {
-    throw new CliError(`${dir} does not exist: run settle from the Settle project directory (npm run -s settle -- <command>)`);
+    throw new CliError(
+      `${dir} does not exist: run settle from the Settle project directory (npm run -s settle -- <command>)`,
+    );
   }
 }
 

@@ -18,7 +18,19 @@ import { printLine, type CliIo } from "./io";
 // `settle <command>`: finds the command, parses its options, runs it, and
 // turns every expected failure into one line on stderr and an exit code.
 
-const commands: Command[] = [keysCreate, keysList, keysRevoke, usersCreate, tokensCreate, catalogList, catalogSet, catalogRemove, migrate, ingest, simulate];
+const commands: Command[] = [
+  keysCreate,
+  keysList,
+  keysRevoke,
+  usersCreate,
+  tokensCreate,
+  catalogList,
+  catalogSet,
+  catalogRemove,
+  migrate,
+  ingest,
+  simulate,
+];
 const groups = ["keys", "users", "tokens", "catalog"];
 
 const mainHelp = `Usage: settle <command> [options]
@@ -50,11 +62,17 @@ Run 'settle ${group} <command> --help' for its options and an example.`;
 const unusableDatabaseCodes = new Set(["3D000", "28P01", "28000"]);
 
 function isDatabaseUnusable(error: unknown): boolean {
-  const code = (error as { code?: unknown; cause?: { code?: unknown } } | null)?.code ?? (error as { cause?: { code?: unknown } } | null)?.cause?.code;
+  const code =
+    (error as { code?: unknown; cause?: { code?: unknown } } | null)?.code ??
+    (error as { cause?: { code?: unknown } } | null)?.cause?.code;
   return isDatabaseUnavailable(error) || (typeof code === "string" && unusableDatabaseCodes.has(code));
 }
 
-const oneLine = (message: string) => message.replace(/:\s*\n\s*/g, ": ").replace(/\s*\n\s*/g, "; ").trim();
+const oneLine = (message: string) =>
+  message
+    .replace(/:\s*\n\s*/g, ": ")
+    .replace(/\s*\n\s*/g, "; ")
+    .trim();
 
 function reportError(error: unknown, command: string | null, io: CliIo, debug: boolean): number {
   const prefix = `settle${command ? ` ${command}` : ""}:`;

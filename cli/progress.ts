@@ -5,7 +5,14 @@ import { formatCount as fmt } from "./table";
 // Progress on stderr, so stdout stays a clean summary: a bar on a terminal,
 // plain lines (at most one every few seconds) in CI logs and pipes.
 
-export type ProgressState = { done: number; total: number; records: number; accepted: number; duplicates: number; rejected: number };
+export type ProgressState = {
+  done: number;
+  total: number;
+  records: number;
+  accepted: number;
+  duplicates: number;
+  rejected: number;
+};
 
 export type Progress = {
   update: (state: ProgressState) => void;

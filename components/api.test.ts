@@ -14,7 +14,10 @@ function answering(status: number, body: unknown): Sent[] {
   const sent: Sent[] = [];
   vi.stubGlobal("fetch", async (url: string, init: RequestInit) => {
     sent.push({ url, init });
-    return new Response(body === undefined ? "" : JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+    return new Response(body === undefined ? "" : JSON.stringify(body), {
+      status,
+      headers: { "content-type": "application/json" },
+    });
   });
   return sent;
 }
@@ -25,7 +28,11 @@ describe("the console's API client", () => {
   it("fills in path parameters (encoded) and the query, sends the session cookie, and answers the body", async () => {
     const sent = answering(200, { invocation_id: "a/b c", runtime: "billing" });
     const signal = new AbortController().signal;
-    const body = await api.get("/api/v1/invocations/{invocation_id}", { params: { invocation_id: "a/b c" }, query: { runtime: "billing" }, signal });
+    const body = await api.get("/api/v1/invocations/{invocation_id}", {
+      params: { invocation_id: "a/b c" },
+      query: { runtime: "billing" },
+      signal,
+    });
     expect(body).toEqual({ invocation_id: "a/b c", runtime: "billing" });
     expect(sent).toHaveLength(1);
     expect(sent[0]!.url).toBe("/api/v1/invocations/a%2Fb%20c?runtime=billing");
@@ -37,16 +44,25 @@ describe("the console's API client", () => {
     const sent = answering(201, { id: "v1", name: "mine", query: "status=stalled" });
     await api.post("/api/v1/saved-views", { body: { name: "mine", query: "status=stalled" } });
     await api.get("/api/v1/audit", { query: { actor: "ana@example.com", limit: 50, cursor: undefined } });
-    expect(sent[0]!.init).toMatchObject({ method: "POST", body: JSON.stringify({ name: "mine", query: "status=stalled" }) });
+    expect(sent[0]!.init).toMatchObject({
+      method: "POST",
+      body: JSON.stringify({ name: "mine", query: "status=stalled" }),
+    });
     expect(sent[0]!.init.headers).toEqual({ accept: "application/json", "content-type": "application/json" });
     expect(sent[1]!.url).toBe("/api/v1/audit?actor=ana%40example.com&limit=50");
   });
 
   it("throws ApiClientError carrying Settle's error envelope, whose message is the envelope's", async () => {
     answering(409, errorEnvelope("USER_EXISTS", "ana@example.com already has an account.", "req_1"));
-    const error = await api.post("/api/v1/admin/users", { body: { email: "ana@example.com", role: "viewer" } }).catch((e: unknown) => e);
+    const error = await api
+      .post("/api/v1/admin/users", { body: { email: "ana@example.com", role: "viewer" } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiClientError);
-    expect(error).toMatchObject({ status: 409, code: "USER_EXISTS", message: "ana@example.com already has an account." });
+    expect(error).toMatchObject({
+      status: 409,
+      code: "USER_EXISTS",
+      message: "ana@example.com already has an account.",
+    });
   });
 
   it("throws ApiClientError with the status when the answer is no envelope", async () => {
@@ -75,8 +91,14 @@ export function refusedCalls() {
   void api.patch("/api/v1/admin/users/{user_id}", { params: { user_id: "u1" }, body: { role: "owner" } });
   // @ts-expect-error the body its route requires is missing
   void api.post("/api/v1/saved-views");
-  // @ts-expect-error a query parameter the route does not take
-  void api.get("/api/v1/invocations/{invocation_id}", { params: { invocation_id: "i1" }, query: { runtimes: "billing" } });
-  // @ts-expect-error a delivery status that does not exist
-  void api.get("/api/v1/admin/webhooks/{endpoint_id}/deliveries", { params: { endpoint_id: "e1" }, query: { status: "lost" } });
+  void api.get("/api/v1/invocations/{invocation_id}", {
+    params: { invocation_id: "i1" },
+    // @ts-expect-error a query parameter the route does not take
+    query: { runtimes: "billing" },
+  });
+  void api.get("/api/v1/admin/webhooks/{endpoint_id}/deliveries", {
+    params: { endpoint_id: "e1" },
+    // @ts-expect-error a delivery status that does not exist
+    query: { status: "lost" },
+  });
 }

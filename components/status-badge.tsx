@@ -30,7 +30,9 @@ const commitLook: Record<CommitState, { label: string; glyph: string; tone: stri
 export function StatusBadge({ status }: { status: InvocationStatus }) {
   const look = statusLook[status];
   return (
-    <span className={`inline-flex items-center gap-1.5 whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${look.tone}`}>
+    <span
+      className={`inline-flex items-center gap-1.5 whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${look.tone}`}
+    >
       <span aria-hidden="true">{look.glyph}</span>
       {look.label}
     </span>
@@ -40,7 +42,10 @@ export function StatusBadge({ status }: { status: InvocationStatus }) {
 export function CommitStateLabel({ state }: { state: CommitState }) {
   const look = commitLook[state];
   return (
-    <span data-testid="commit-state" className={`inline-flex items-center gap-1 whitespace-nowrap text-xs ${look.tone}`}>
+    <span
+      data-testid="commit-state"
+      className={`inline-flex items-center gap-1 whitespace-nowrap text-xs ${look.tone}`}
+    >
       <span aria-hidden="true">{look.glyph}</span>
       {look.label}
     </span>

@@ -18,10 +18,26 @@ test.skip(!process.env.SETTLE_SCREENSHOTS, "set SETTLE_SCREENSHOTS=1 to take the
 test.setTimeout(240_000);
 
 function person(email: string, role: "operator" | "manager", name: string) {
-  const exists = spawnSync(process.execPath, ["bin/settle.mjs", "users", "create", "--email", email, "--role", role, "--name", name, "--password", "screenshot password"], {
-    env: { ...process.env, DATABASE_URL: state.databaseUrl },
-    encoding: "utf8",
-  });
+  const exists = spawnSync(
+    process.execPath,
+    [
+      "bin/settle.mjs",
+      "users",
+      "create",
+      "--email",
+      email,
+      "--role",
+      role,
+      "--name",
+      name,
+      "--password",
+      "screenshot password",
+    ],
+    {
+      env: { ...process.env, DATABASE_URL: state.databaseUrl },
+      encoding: "utf8",
+    },
+  );
   if (exists.status !== 0 && !exists.stderr.includes("already exists")) throw new Error(exists.stderr);
   return settleCli(state.databaseUrl, ["tokens", "create", "--email", email, "--name", "reconcile-script"]);
 }
@@ -38,7 +54,11 @@ async function act(request: APIRequestContext, token: string, inv: Summary, body
 }
 
 test("audit trail and admin pages at realistic data", async ({ page, request }) => {
-  const run = spawnSync(process.execPath, ["bin/settle.mjs", "simulate", "--url", base, "--key", state.key, "--tasks", "200", "--seed", "7"], { encoding: "utf8" });
+  const run = spawnSync(
+    process.execPath,
+    ["bin/settle.mjs", "simulate", "--url", base, "--key", state.key, "--tasks", "200", "--seed", "7"],
+    { encoding: "utf8" },
+  );
   expect(run.stdout).toMatch(/passed/);
   settleCli(state.databaseUrl, ["keys", "create", "support-bot", "--name", "prod-eu-1"]);
   settleCli(state.databaseUrl, ["keys", "create", "billing-agent", "--name", "staging"]);
@@ -47,23 +67,58 @@ test("audit trail and admin pages at realistic data", async ({ page, request }) 
   const bo = person("bo.chen@acme.example", "operator", "Bo Chen");
   const cy = person("cy.okafor@acme.example", "manager", "Cy Okafor");
 
-  const list = await request.get(`${base}/api/v1/invocations?status=outcome_unknown,stalled,partially_applied&limit=30`, { headers: { authorization: `Bearer ${ana}` } });
+  const list = await request.get(
+    `${base}/api/v1/invocations?status=outcome_unknown,stalled,partially_applied&limit=30`,
+    { headers: { authorization: `Bearer ${ana}` } },
+  );
   const open = ((await list.json()) as { items: Summary[] }).items;
   expect(open.length).toBeGreaterThanOrEqual(10);
   const [a, b, c, d, e, f, g, h] = open;
 
   await act(request, ana, a!, { action: "assign", assignee: "ana.lopez@acme.example" });
-  await act(request, ana, a!, { action: "request_verification", note: "Asking the runtime to probe before anyone touches it." });
-  await act(request, ana, a!, { action: "record_verification", result: "found", evidence: "Stripe dashboard: charge ch_3PZk2L exists, amount and customer match." });
+  await act(request, ana, a!, {
+    action: "request_verification",
+    note: "Asking the runtime to probe before anyone touches it.",
+  });
+  await act(request, ana, a!, {
+    action: "record_verification",
+    result: "found",
+    evidence: "Stripe dashboard: charge ch_3PZk2L exists, amount and customer match.",
+  });
   await act(request, bo, b!, { action: "request_verification" });
-  await act(request, bo, b!, { action: "record_verification", result: "absent", evidence: "No invoice with this idempotency key in Xero; a retry with the same key is safe." });
-  await act(request, bo, c!, { action: "record_verification", result: "inconclusive", evidence: "Provider API returns 503 for lookups too; will check again in an hour." });
-  await act(request, bo, c!, { action: "escalate", note: "Provider outage, finance must decide whether to call the customer." });
-  await act(request, ana, d!, { action: "mark_reconciled", commit_state: "committed", note: "Customer confirmed by phone that the email arrived (ticket #88213)." });
-  await act(request, cy, e!, { action: "comment", note: "Seen twice this week on the same tool, raising it with the platform team." });
+  await act(request, bo, b!, {
+    action: "record_verification",
+    result: "absent",
+    evidence: "No invoice with this idempotency key in Xero; a retry with the same key is safe.",
+  });
+  await act(request, bo, c!, {
+    action: "record_verification",
+    result: "inconclusive",
+    evidence: "Provider API returns 503 for lookups too; will check again in an hour.",
+  });
+  await act(request, bo, c!, {
+    action: "escalate",
+    note: "Provider outage, finance must decide whether to call the customer.",
+  });
+  await act(request, ana, d!, {
+    action: "mark_reconciled",
+    commit_state: "committed",
+    note: "Customer confirmed by phone that the email arrived (ticket #88213).",
+  });
+  await act(request, cy, e!, {
+    action: "comment",
+    note: "Seen twice this week on the same tool, raising it with the platform team.",
+  });
   await act(request, cy, e!, { action: "assign", assignee: "bo.chen@acme.example" });
-  await act(request, bo, f!, { action: "mark_reconciled", commit_state: "not_committed", note: "Bank statement for 29 Nov shows no debit; cleared for retry with the same key." });
-  await act(request, ana, g!, { action: "escalate", note: "Destructive action on a production table, needs a manager." });
+  await act(request, bo, f!, {
+    action: "mark_reconciled",
+    commit_state: "not_committed",
+    note: "Bank statement for 29 Nov shows no debit; cleared for retry with the same key.",
+  });
+  await act(request, ana, g!, {
+    action: "escalate",
+    note: "Destructive action on a production table, needs a manager.",
+  });
   await act(request, cy, h!, { action: "comment", note: "=SUM(A1:A3) pasted by a customer, stored as text" });
 
   await signIn(page, base, state.adminEmail, state.adminPassword, "/audit");

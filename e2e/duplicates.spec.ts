@@ -12,27 +12,71 @@ import { signIn } from "./sign-in";
 const state = readState().console;
 const base = state.baseURL;
 
-test("a possible duplicate effect waits in the queue; the operator dismisses it on the invocation page, audited", async ({ page }) => {
+test("a possible duplicate effect waits in the queue; the operator dismisses it on the invocation page, audited", async ({
+  page,
+}) => {
   const run = randomBytes(3).toString("hex");
   const runtime = `dup-agent-${run}`;
   const key = settleCli(state.databaseUrl, ["keys", "create", runtime]);
   const at = (s: number) => new Date(Date.now() + s * 1000).toISOString();
   const args = { charge: `ch_${run}`, amount_cents: 4_900, currency: "eur" };
   const send = async (records: object[]) => {
-    const res = await fetch(`${base}/api/v1/envelopes`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ records }) });
+    const res = await fetch(`${base}/api/v1/envelopes`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ records }),
+    });
     expect(res.status).toBe(207);
     expect(((await res.json()) as { rejected: number }).rejected).toBe(0);
   };
   const first = `refund-${run}-a`;
   const second = `refund-${run}-b`;
   await send([
-    { event_id: `${first}:i`, task_id: `order-${run}`, invocation_id: first, tool: "create_refund", effect_class: "money", idempotency_key: `key-a-${run}`, phase: "intent", at: at(-120), arguments: { ...args, idempotency_key: `key-a-${run}` } },
-    { event_id: `${first}:o`, task_id: `order-${run}`, invocation_id: first, tool: "create_refund", effect_class: "money", idempotency_key: `key-a-${run}`, at: at(-119), envelope: { ok: true, commit_state: "committed" } },
+    {
+      event_id: `${first}:i`,
+      task_id: `order-${run}`,
+      invocation_id: first,
+      tool: "create_refund",
+      effect_class: "money",
+      idempotency_key: `key-a-${run}`,
+      phase: "intent",
+      at: at(-120),
+      arguments: { ...args, idempotency_key: `key-a-${run}` },
+    },
+    {
+      event_id: `${first}:o`,
+      task_id: `order-${run}`,
+      invocation_id: first,
+      tool: "create_refund",
+      effect_class: "money",
+      idempotency_key: `key-a-${run}`,
+      at: at(-119),
+      envelope: { ok: true, commit_state: "committed" },
+    },
   ]);
   // The model retried with a fresh key; the runtime reported it afterwards, without asking the guard.
   await send([
-    { event_id: `${second}:i`, task_id: `order-${run}`, invocation_id: second, tool: "create_refund", effect_class: "money", idempotency_key: `key-b-${run}`, phase: "intent", at: at(-60), arguments: { ...args, idempotency_key: `key-b-${run}` } },
-    { event_id: `${second}:o`, task_id: `order-${run}`, invocation_id: second, tool: "create_refund", effect_class: "money", idempotency_key: `key-b-${run}`, at: at(-59), envelope: { ok: true, commit_state: "committed" } },
+    {
+      event_id: `${second}:i`,
+      task_id: `order-${run}`,
+      invocation_id: second,
+      tool: "create_refund",
+      effect_class: "money",
+      idempotency_key: `key-b-${run}`,
+      phase: "intent",
+      at: at(-60),
+      arguments: { ...args, idempotency_key: `key-b-${run}` },
+    },
+    {
+      event_id: `${second}:o`,
+      task_id: `order-${run}`,
+      invocation_id: second,
+      tool: "create_refund",
+      effect_class: "money",
+      idempotency_key: `key-b-${run}`,
+      at: at(-59),
+      envelope: { ok: true, commit_state: "committed" },
+    },
   ]);
 
   await signIn(page, base, state.adminEmail, state.adminPassword, `/?runtime=${runtime}`);
@@ -55,14 +99,20 @@ test("a possible duplicate effect waits in the queue; the operator dismisses it 
   await dialog.getByLabel("Why (optional)").fill("The customer returned two items: two refunds were due.");
   await dialog.getByRole("button", { name: "Dismiss" }).click();
   await expect(dialog).toHaveCount(0);
-  await expect(panel.getByTestId("duplicate-review")).toContainText(`Dismissed: not a duplicate by ${state.adminEmail}`);
+  await expect(panel.getByTestId("duplicate-review")).toContainText(
+    `Dismissed: not a duplicate by ${state.adminEmail}`,
+  );
   await expect(page.getByText("The customer returned two items: two refunds were due.").first()).toBeVisible();
   await page.screenshot({ path: "docs/screenshots/possible-duplicate-dismissed.png", fullPage: false });
 
   // Out of the queue; the invocation's own status never changed.
   await page.goto(`${base}/?runtime=${runtime}`);
   await expect(page.getByTestId("invocation-row").filter({ hasText: second })).toHaveCount(0);
-  const view = (await (await fetch(`${base}/api/v1/invocations/${encodeURIComponent(second)}`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+  const view = (await (
+    await fetch(`${base}/api/v1/invocations/${encodeURIComponent(second)}`, {
+      headers: { authorization: `Bearer ${key}` },
+    })
+  ).json()) as {
     status: string;
     duplicate_review: string;
     actions: Array<{ action: string; actor: string }>;

@@ -39,9 +39,15 @@ test.describe("fail fast on settings", () => {
 
   test("a malformed setting (SETTLE_TRUSTED_PROXIES) names the setting and the value", async () => {
     const { databaseUrl } = readState().console;
-    const run = await start({ DATABASE_URL: databaseUrl, SETTLE_AUTH_SECRET: "x".repeat(40), SETTLE_TRUSTED_PROXIES: "10.0.0.0/8, proxy.internal" });
+    const run = await start({
+      DATABASE_URL: databaseUrl,
+      SETTLE_AUTH_SECRET: "x".repeat(40),
+      SETTLE_TRUSTED_PROXIES: "10.0.0.0/8, proxy.internal",
+    });
     expect(run.code).toBe(1);
     expect(run.listened).toBe(false);
-    expect(run.output).toMatch(/Settle cannot start: Settle's settings are invalid: SETTLE_TRUSTED_PROXIES: "proxy\.internal" is not an IP address or CIDR/);
+    expect(run.output).toMatch(
+      /Settle cannot start: Settle's settings are invalid: SETTLE_TRUSTED_PROXIES: "proxy\.internal" is not an IP address or CIDR/,
+    );
   });
 });

@@ -19,7 +19,10 @@ test.describe("first run on the embedded database", () => {
     expect(await health.json()).toEqual({ ok: true, db: "up", database: "pglite" });
   });
 
-  test("an unknown outcome ingested through the API shows in the queue within 2 s, as unknown, its text inert", async ({ page, request }) => {
+  test("an unknown outcome ingested through the API shows in the queue within 2 s, as unknown, its text inert", async ({
+    page,
+    request,
+  }) => {
     await signIn(page, state.baseURL, state.adminEmail, state.adminPassword);
     await expect(page.getByRole("heading", { name: "Nothing has been reported yet." })).toBeVisible();
     await expect(page.getByText("npm run -s settle -- keys create <runtime>")).toBeVisible();
@@ -30,7 +33,16 @@ test.describe("first run on the embedded database", () => {
       headers: { authorization: `Bearer ${state.key}` },
       data: {
         records: [
-          { event_id: "e2e-1", task_id: "ord-7741", invocation_id: "inv-7f3", attempt: 1, tool: "create_invoice", effect_class: "create", phase: "intent", at: new Date(Date.now() - 9_000).toISOString() },
+          {
+            event_id: "e2e-1",
+            task_id: "ord-7741",
+            invocation_id: "inv-7f3",
+            attempt: 1,
+            tool: "create_invoice",
+            effect_class: "create",
+            phase: "intent",
+            at: new Date(Date.now() - 9_000).toISOString(),
+          },
           {
             event_id: "e2e-2",
             task_id: "ord-7741",
@@ -49,7 +61,14 @@ test.describe("first run on the embedded database", () => {
               user_message: hostile,
             },
           },
-          { event_id: "e2e-3", task_id: "ord-7742", invocation_id: "inv-ok", tool: "get_price", effect_class: "read", envelope: { outcome: "ok", effect_applied: "yes" } },
+          {
+            event_id: "e2e-3",
+            task_id: "ord-7742",
+            invocation_id: "inv-ok",
+            tool: "get_price",
+            effect_class: "read",
+            envelope: { outcome: "ok", effect_applied: "yes" },
+          },
         ],
       },
     });

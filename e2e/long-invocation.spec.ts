@@ -10,7 +10,10 @@ import { signIn } from "./sign-in";
 const state = readState().console;
 const run = randomBytes(3).toString("hex");
 
-test("a long invocation shows its latest records, loads the earlier ones, and names an ignored hint", async ({ page, request }) => {
+test("a long invocation shows its latest records, loads the earlier ones, and names an ignored hint", async ({
+  page,
+  request,
+}) => {
   const id = `long-${run}`;
   const t0 = Date.now() - 3_600_000;
   const at = (s: number) => new Date(t0 + s * 1000).toISOString();
@@ -24,10 +27,16 @@ test("a long invocation shows its latest records, loads the earlier ones, and na
       phase: "outcome",
       at: at(i * 10 + 2),
       // The last one: a 429 whose retry_after no clock can reach.
-      envelope: i === 129 ? { type: "about:blank", title: "Too Many Requests", status: 429, retry_after: 1e13 } : { outcome: "retryable", effect_applied: "no", retry_after_s: 5 },
+      envelope:
+        i === 129
+          ? { type: "about:blank", title: "Too Many Requests", status: 429, retry_after: 1e13 }
+          : { outcome: "retryable", effect_applied: "no", retry_after_s: 5 },
     },
   ]).flat();
-  const sent = await request.post(`${state.baseURL}/api/v1/envelopes`, { headers: { authorization: `Bearer ${state.key}` }, data: { records } });
+  const sent = await request.post(`${state.baseURL}/api/v1/envelopes`, {
+    headers: { authorization: `Bearer ${state.key}` },
+    data: { records },
+  });
   expect(sent.status()).toBe(207);
   const body = await sent.json();
   expect(body.accepted).toBe(260);

@@ -24,23 +24,48 @@ const root = process.cwd();
 const dir = mkdtempSync(path.join(tmpdir(), "settle-mcp-e2e-"));
 const ledger = path.join(dir, "ledger.jsonl");
 const faults = path.join(dir, "faults.jsonl");
-const charge = { name: "charge_card", arguments: { order_id: `ord-e2e-${run}`, amount_cents: 2500, card_token: "tok_live_4242424242424242" } };
+const charge = {
+  name: "charge_card",
+  arguments: { order_id: `ord-e2e-${run}`, amount_cents: 2500, card_token: "tok_live_4242424242424242" },
+};
 
 let client: Client;
-const charges = () => (existsSync(ledger) ? readFileSync(ledger, "utf8").split("\n").filter((l) => l.includes(`ord-e2e-${run}`)).length : 0);
+const charges = () =>
+  existsSync(ledger)
+    ? readFileSync(ledger, "utf8")
+        .split("\n")
+        .filter((l) => l.includes(`ord-e2e-${run}`)).length
+    : 0;
 
 test.beforeAll(async () => {
   settleCli(state.databaseUrl, ["users", "create", "--email", operator, "--role", "operator", "--password", password]);
   const key = settleCli(state.databaseUrl, ["keys", "create", runtime]);
   const config = path.join(dir, "gateway.json");
-  writeFileSync(config, JSON.stringify({ tools: [{ match: "charge_card", effect: "money" }], spool_dir: path.join(dir, "spool"), console_url: base }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      tools: [{ match: "charge_card", effect: "money" }],
+      spool_dir: path.join(dir, "spool"),
+      console_url: base,
+    }),
+  );
   writeFileSync(faults, JSON.stringify({ tool: "charge_card", fault: "crash_before_effect" }) + "\n");
   const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
   client = new Client({ name: "e2e-agent", version: "1.0.0" });
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: ["packages/settle-mcp-gateway/bin/settle-mcp.mjs", "--config", config, "--", process.execPath, "--import", "tsx", "packages/settle-mcp-gateway/test/shop/shop-server.ts", "--stdio"],
+      args: [
+        "packages/settle-mcp-gateway/bin/settle-mcp.mjs",
+        "--config",
+        config,
+        "--",
+        process.execPath,
+        "--import",
+        "tsx",
+        "packages/settle-mcp-gateway/test/shop/shop-server.ts",
+        "--stdio",
+      ],
       env: { ...env, SETTLE_URL: base, SETTLE_KEY: key, SHOP_LEDGER: ledger, SHOP_FAULTS: faults },
       cwd: root,
       stderr: "ignore",
@@ -52,7 +77,9 @@ test.afterAll(async () => {
   await client?.close();
 });
 
-test("a gateway-recorded unknown call is in the queue with its arguments (redacted) and the gateway's decision; settled as not committed, the next identical call goes through", async ({ page }) => {
+test("a gateway-recorded unknown call is in the queue with its arguments (redacted) and the gateway's decision; settled as not committed, the next identical call goes through", async ({
+  page,
+}) => {
   const first = (await client.callTool(charge)) as any;
   expect(first.isError).toBe(true);
   expect(first.structuredContent).toMatchObject({ code: "OUTCOME_UNKNOWN", commit_state: "unknown" });
@@ -87,7 +114,9 @@ test("a gateway-recorded unknown call is in the queue with its arguments (redact
   await actions.getByRole("button", { name: /^Mark reconciled/ }).click();
   const dialog = page.getByRole("dialog");
   await dialog.getByLabel(/^Not committed/).check();
-  await dialog.getByLabel("Evidence note (required)").fill("The shop's ledger has no charge for this order: the server died before charging.");
+  await dialog
+    .getByLabel("Evidence note (required)")
+    .fill("The shop's ledger has no charge for this order: the server died before charging.");
   await dialog.getByRole("button", { name: "Mark reconciled" }).click();
   await expect(dialog).toBeHidden();
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Reconciled");

@@ -12,9 +12,23 @@ const DAY = "2026-10-05";
 
 test("the metrics page shows the API's numbers, and a number opens its cases", async ({ page }) => {
   const at = (minute: number) => new Date(Date.parse(`${DAY}T09:00:00Z`) + minute * 60_000).toISOString();
-  const record = (id: string, attempt: number, minute: number, envelope: unknown, extra: Record<string, unknown> = {}) => ({
-    event_id: `e2e-metrics-${id}-${attempt}`, task_id: `e2e-metrics-${id}`, invocation_id: `e2e-metrics-${id}`, attempt,
-    tool: "charge_card", effect_class: "money", idempotency_key: `e2e-metrics-${id}`, at: at(minute), envelope, ...extra,
+  const record = (
+    id: string,
+    attempt: number,
+    minute: number,
+    envelope: unknown,
+    extra: Record<string, unknown> = {},
+  ) => ({
+    event_id: `e2e-metrics-${id}-${attempt}`,
+    task_id: `e2e-metrics-${id}`,
+    invocation_id: `e2e-metrics-${id}`,
+    attempt,
+    tool: "charge_card",
+    effect_class: "money",
+    idempotency_key: `e2e-metrics-${id}`,
+    at: at(minute),
+    envelope,
+    ...extra,
   });
   const ingest = await page.request.post(`${base}/api/v1/envelopes`, {
     headers: { authorization: `Bearer ${state.key}` },
@@ -33,7 +47,9 @@ test("the metrics page shows the API's numbers, and a number opens its cases", a
   await expect(page.getByRole("heading", { name: "Trust metrics" })).toBeVisible();
 
   await page.goto(`${base}/metrics?range=custom&from=${DAY}&to=${DAY}&tool=charge_card`);
-  const api = await page.request.get(`${base}/api/v1/metrics?from=${DAY}T00:00:00Z&to=2026-10-06T00:00:00Z&tool=charge_card`);
+  const api = await page.request.get(
+    `${base}/api/v1/metrics?from=${DAY}T00:00:00Z&to=2026-10-06T00:00:00Z&tool=charge_card`,
+  );
   expect(api.status()).toBe(200);
   const m = await api.json();
   expect(m.unknown_outcomes).toMatchObject({ total: 1, open: 1 });
@@ -60,14 +76,22 @@ test("the metrics page shows the API's numbers, and a number opens its cases", a
 
 test("a viewer sees no metrics link and is not allowed on the page", async ({ page, request }) => {
   const email = `viewer-metrics-${Date.now()}@example.com`;
-  const admin = await request.post(`${base}/api/auth/sign-in/email`, { headers: { origin: base }, data: { email: state.adminEmail, password: state.adminPassword } });
+  const admin = await request.post(`${base}/api/auth/sign-in/email`, {
+    headers: { origin: base },
+    data: { email: state.adminEmail, password: state.adminPassword },
+  });
   expect(admin.ok()).toBe(true);
-  const created = await request.post(`${base}/api/v1/admin/users`, { headers: { origin: base }, data: { email, role: "viewer", name: "Viewer" } });
+  const created = await request.post(`${base}/api/v1/admin/users`, {
+    headers: { origin: base },
+    data: { email, role: "viewer", name: "Viewer" },
+  });
   expect(created.status()).toBe(201);
   const { password } = await created.json();
   await signIn(page, base, email, password, "/");
   await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Metrics" })).toHaveCount(0);
   await page.goto(`${base}/metrics`);
-  await expect(page.getByRole("alert").filter({ hasText: "Not allowed" })).toContainText("trust metrics are for managers and admins");
+  await expect(page.getByRole("alert").filter({ hasText: "Not allowed" })).toContainText(
+    "trust metrics are for managers and admins",
+  );
   expect((await page.request.get(`${base}/api/v1/metrics`)).status()).toBe(403);
 });

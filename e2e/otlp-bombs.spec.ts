@@ -28,15 +28,48 @@ const INFLATED = 8 * 1024 * 1024 - 64;
 /** Each bomb: its gzip body and Content-Type. */
 const bombs: Array<{ name: string; type: string; body: Buffer }> = [
   // The issue's: 8 MiB of empty KeyValues (`0a 00`), 8 KB as sent.
-  { name: "empty elements", type: "application/x-protobuf", body: gzipSync(Buffer.alloc(INFLATED, Buffer.from([0x0a, 0x00]))) },
+  {
+    name: "empty elements",
+    type: "application/x-protobuf",
+    body: gzipSync(Buffer.alloc(INFLATED, Buffer.from([0x0a, 0x00]))),
+  },
   // One span whose attribute is an arrayValue of 4 M empty values.
   {
     name: "a 4 M-item array",
     type: "application/x-protobuf",
-    body: gzipSync(field(1, field(2, field(2, Buffer.concat([field(1, Buffer.alloc(16, 7)), field(2, Buffer.alloc(8, 7)), field(9, Buffer.concat([field(1, Buffer.from("k")), field(2, field(5, Buffer.alloc(INFLATED - 64, Buffer.from([0x0a, 0x00]))))]))]))))),
+    body: gzipSync(
+      field(
+        1,
+        field(
+          2,
+          field(
+            2,
+            Buffer.concat([
+              field(1, Buffer.alloc(16, 7)),
+              field(2, Buffer.alloc(8, 7)),
+              field(
+                9,
+                Buffer.concat([
+                  field(1, Buffer.from("k")),
+                  field(2, field(5, Buffer.alloc(INFLATED - 64, Buffer.from([0x0a, 0x00])))),
+                ]),
+              ),
+            ]),
+          ),
+        ),
+      ),
+    ),
   },
-  { name: "OTLP/JSON of tiny objects", type: "application/json", body: gzipSync(Buffer.from(`{"resourceSpans":[${"{},".repeat(Math.floor(INFLATED / 3) - 10)}{}]}`)) },
-  { name: "OTLP/JSON nested deep", type: "application/json", body: gzipSync(Buffer.from(`{"resourceSpans":[${'{"a":['.repeat(Math.floor(INFLATED / 7) - 10)}`)) },
+  {
+    name: "OTLP/JSON of tiny objects",
+    type: "application/json",
+    body: gzipSync(Buffer.from(`{"resourceSpans":[${"{},".repeat(Math.floor(INFLATED / 3) - 10)}{}]}`)),
+  },
+  {
+    name: "OTLP/JSON nested deep",
+    type: "application/json",
+    body: gzipSync(Buffer.from(`{"resourceSpans":[${'{"a":['.repeat(Math.floor(INFLATED / 7) - 10)}`)),
+  },
 ];
 
 /** The server's resident memory, in bytes (VmRSS). */
@@ -48,10 +81,16 @@ const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 async function bombOnce(baseURL: string, path: string, bomb: (typeof bombs)[number]) {
   const started = performance.now();
-  const res = await fetch(`${baseURL}${path}`, { method: "POST", headers: { authorization: `Bearer ${state.key}`, "content-type": bomb.type, "content-encoding": "gzip" }, body: new Uint8Array(bomb.body) });
+  const res = await fetch(`${baseURL}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${state.key}`, "content-type": bomb.type, "content-encoding": "gzip" },
+    body: new Uint8Array(bomb.body),
+  });
   // A refusal is Settle's JSON envelope; an export read (200) answers in protobuf, which has no code.
   const text = await res.text();
-  const code = res.headers.get("content-type")?.startsWith("application/json") ? (JSON.parse(text) as { code?: string }).code : undefined;
+  const code = res.headers.get("content-type")?.startsWith("application/json")
+    ? (JSON.parse(text) as { code?: string }).code
+    : undefined;
   return { status: res.status, code, ms: Math.round(performance.now() - started) };
 }
 
@@ -65,17 +104,31 @@ async function health(baseURL: string) {
 /** Small real exports first, each encoding gzip or not: whatever loads on the first OTLP request is loaded before memory is measured. */
 async function warm(baseURL: string) {
   const empty = JSON.stringify({ resourceSpans: [] });
-  for (const [type, body] of [["application/json", Buffer.from(empty)], ["application/x-protobuf", Buffer.alloc(0)]] as const) {
+  for (const [type, body] of [
+    ["application/json", Buffer.from(empty)],
+    ["application/x-protobuf", Buffer.alloc(0)],
+  ] as const) {
     for (const gzip of [false, true]) {
-      const headers = { authorization: `Bearer ${state.key}`, "content-type": type, ...(gzip ? { "content-encoding": "gzip" } : {}) };
-      const res = await fetch(`${baseURL}/v1/traces`, { method: "POST", headers, body: new Uint8Array(gzip ? gzipSync(body) : body) });
+      const headers = {
+        authorization: `Bearer ${state.key}`,
+        "content-type": type,
+        ...(gzip ? { "content-encoding": "gzip" } : {}),
+      };
+      const res = await fetch(`${baseURL}/v1/traces`, {
+        method: "POST",
+        headers,
+        body: new Uint8Array(gzip ? gzipSync(body) : body),
+      });
       expect(res.status).toBe(200);
     }
   }
 }
 
 /** Runs `fn` while sampling the server's RSS every 20 ms: the growth at its peak and at the end. */
-async function measured(pid: number, fn: () => Promise<void>): Promise<{ before: number; after: number; peak: number }> {
+async function measured(
+  pid: number,
+  fn: () => Promise<void>,
+): Promise<{ before: number; after: number; peak: number }> {
   const before = rss(pid);
   let peak = before;
   const sample = setInterval(() => (peak = Math.max(peak, rss(pid))), 20);
@@ -87,7 +140,8 @@ async function measured(pid: number, fn: () => Promise<void>): Promise<{ before:
   const after = rss(pid);
   return { before, after, peak: Math.max(peak, after) };
 }
-const grew = (m: { before: number; after: number; peak: number }) => `RSS ${mb(m.before)} → ${mb(m.after)}, peak ${mb(m.peak)}: grew ${mb(m.after - m.before)}, at most ${mb(m.peak - m.before)}`;
+const grew = (m: { before: number; after: number; peak: number }) =>
+  `RSS ${mb(m.before)} → ${mb(m.after)}, peak ${mb(m.peak)}: grew ${mb(m.after - m.before)}, at most ${mb(m.peak - m.before)}`;
 
 async function attack(label: string, baseURL: string, pid: number) {
   await warm(baseURL);
@@ -99,7 +153,9 @@ async function attack(label: string, baseURL: string, pid: number) {
       const m = await measured(pid, async () => {
         r = await bombOnce(baseURL, path, bomb);
       });
-      console.log(`${label} ${path} ${bomb.name} (${bomb.body.length} bytes sent): ${r.status} ${r.code} in ${r.ms} ms; ${grew(m)}`);
+      console.log(
+        `${label} ${path} ${bomb.name} (${bomb.body.length} bytes sent): ${r.status} ${r.code} in ${r.ms} ms; ${grew(m)}`,
+      );
       expect(r.status, `${bomb.name} to ${path}`).toBeGreaterThanOrEqual(400);
       expect(r.status).toBeLessThan(500);
       expect(m.peak - m.before, `${bomb.name} to ${path}: memory`).toBeLessThan(MAX_GROWTH);
@@ -117,7 +173,9 @@ async function attack(label: string, baseURL: string, pid: number) {
     while (!done);
     for (const r of await inFlight) expect(r.status).toBe(413);
   });
-  console.log(`${label} three bombs at once: ${grew(atOnce)}; /api/health meanwhile: ${healths.map((h) => `${h.status} in ${h.ms} ms`).join(", ")}`);
+  console.log(
+    `${label} three bombs at once: ${grew(atOnce)}; /api/health meanwhile: ${healths.map((h) => `${h.status} in ${h.ms} ms`).join(", ")}`,
+  );
   expect(healths.every((h) => h.status === 200)).toBe(true);
   expect(atOnce.peak - atOnce.before).toBeLessThan(3 * MAX_GROWTH);
 }

@@ -25,7 +25,10 @@ const runtime = `otlp-e2e-${run}`;
 const password = "otlp e2e password";
 const operator = `otlp-op-${run}@example.com`;
 const callId = `call-book-${run}`;
-const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 5, text: 5, reasoning: undefined } };
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 5, text: 5, reasoning: undefined },
+};
 
 let key: string;
 let traceId: string;
@@ -37,15 +40,35 @@ test.beforeAll(async () => {
   key = settleCli(state.databaseUrl, ["keys", "create", runtime]);
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   const exporter = new OTLPTraceExporter({ url: `${base}/v1/traces`, headers: { Authorization: `Bearer ${key}` } });
-  const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ "service.name": "travel-agent" }), spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ "service.name": "travel-agent" }),
+    spanProcessors: [new SimpleSpanProcessor(exporter)],
+  });
   const tracer = provider.getTracer("e2e");
   let step = 0;
   const model = new MockLanguageModelV3({
     doGenerate: async () => {
       step += 1;
       return step === 1
-        ? { content: [{ type: "tool-call", toolCallId: callId, toolName: "book_flight", input: JSON.stringify({ flight: `TP-${run}`, seat: "12A" }) }], finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage, warnings: [] }
-        : { content: [{ type: "text", text: "The booking may or may not have gone through." }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] };
+        ? {
+            content: [
+              {
+                type: "tool-call",
+                toolCallId: callId,
+                toolName: "book_flight",
+                input: JSON.stringify({ flight: `TP-${run}`, seat: "12A" }),
+              },
+            ],
+            finishReason: { unified: "tool-calls", raw: "tool_calls" },
+            usage,
+            warnings: [],
+          }
+        : {
+            content: [{ type: "text", text: "The booking may or may not have gone through." }],
+            finishReason: { unified: "stop", raw: "stop" },
+            usage,
+            warnings: [],
+          };
     },
   });
   await tracer.startActiveSpan("agent turn", async (root) => {
@@ -71,7 +94,9 @@ test.beforeAll(async () => {
   context.disable();
 });
 
-test("an OTLP-sourced unknown call is in the queue with its convention, trace id and arguments; settled, the decision API answers for its tool-call id", async ({ page }) => {
+test("an OTLP-sourced unknown call is in the queue with its convention, trace id and arguments; settled, the decision API answers for its tool-call id", async ({
+  page,
+}) => {
   await signIn(page, base, operator, password, `/?runtime=${runtime}`);
   await page.goto(`${base}/?runtime=${runtime}`);
   const row = page.getByTestId("invocation-row").filter({ hasText: "book_flight" });
@@ -94,7 +119,11 @@ test("an OTLP-sourced unknown call is in the queue with its convention, trace id
   await expect(page.locator("main")).toContainText("Booking gateway timed out after 30000 ms");
   await page.screenshot({ path: "test-results/screenshots/otlp-invocation.png", fullPage: true });
 
-  const before = await (await fetch(`${base}/api/v1/invocations/${encodeURIComponent(callId)}/decision`, { headers: { authorization: `Bearer ${key}` } })).json();
+  const before = await (
+    await fetch(`${base}/api/v1/invocations/${encodeURIComponent(callId)}/decision`, {
+      headers: { authorization: `Bearer ${key}` },
+    })
+  ).json();
   expect(before).toMatchObject({ decision: "wait", status: "outcome_unknown" });
 
   const actions = page.getByRole("region", { name: "What you can do" });
@@ -106,6 +135,10 @@ test("an OTLP-sourced unknown call is in the queue with its convention, trace id
   await expect(dialog).toBeHidden();
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Reconciled");
 
-  const after = await (await fetch(`${base}/api/v1/invocations/${encodeURIComponent(callId)}/decision`, { headers: { authorization: `Bearer ${key}` } })).json();
+  const after = await (
+    await fetch(`${base}/api/v1/invocations/${encodeURIComponent(callId)}/decision`, {
+      headers: { authorization: `Bearer ${key}` },
+    })
+  ).json();
   expect(after).toMatchObject({ decision: "do_not_retry", commit_state: "committed" });
 });

@@ -16,7 +16,9 @@ test.afterAll(async () => {
   await admin.dispose();
 });
 
-test("an admin edits a policy inline: a validation error is shown at the field, a valid one is saved with who changed it", async ({ page }) => {
+test("an admin edits a policy inline: a validation error is shown at the field, a valid one is saved with who changed it", async ({
+  page,
+}) => {
   await signIn(page, base, state.adminEmail, state.adminPassword, "/");
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Policies" }).click();
   await expect(page.getByRole("heading", { name: "Policies" })).toBeVisible();

@@ -26,8 +26,19 @@ test.beforeAll(() => {
 });
 
 type Spec = { id: string; tool?: string; cls?: string; ageS?: number; envelope?: object };
-const unknownEnvelope = { ok: false, commit_state: "unknown", code: "UPSTREAM_TIMEOUT", user_message: "We are checking whether this went through." };
-const approvalEnvelope = { ok: false, commit_state: "not_committed", next_action: "request_approval", code: "APPROVAL_REQUIRED", category: "authorization" };
+const unknownEnvelope = {
+  ok: false,
+  commit_state: "unknown",
+  code: "UPSTREAM_TIMEOUT",
+  user_message: "We are checking whether this went through.",
+};
+const approvalEnvelope = {
+  ok: false,
+  commit_state: "not_committed",
+  next_action: "request_approval",
+  code: "APPROVAL_REQUIRED",
+  category: "authorization",
+};
 
 async function ingest(request: APIRequestContext, runtime: string, specs: Spec[]) {
   const records = specs.map((s) => ({
@@ -41,7 +52,10 @@ async function ingest(request: APIRequestContext, runtime: string, specs: Spec[]
     at: new Date(Date.now() - (s.ageS ?? 60) * 1000).toISOString(),
     envelope: s.envelope ?? unknownEnvelope,
   }));
-  const res = await request.post(`${base}/api/v1/envelopes`, { headers: { authorization: `Bearer ${keys[runtime]}` }, data: { records } });
+  const res = await request.post(`${base}/api/v1/envelopes`, {
+    headers: { authorization: `Bearer ${keys[runtime]}` },
+    data: { records },
+  });
   expect(res.status()).toBe(207);
   expect((await res.json()).rejected).toBe(0);
 }
@@ -51,8 +65,15 @@ const row = (page: Page, id: string) => rows(page).filter({ has: page.getByText(
 
 test.describe.configure({ mode: "serial" });
 
-test("a new unknown invocation appears within 2 s without a reload, keeping selection and scroll", async ({ page, request }) => {
-  await ingest(request, live, Array.from({ length: 60 }, (_, n) => ({ id: `live-${run}-${String(n).padStart(2, "0")}`, ageS: 600 + n })));
+test("a new unknown invocation appears within 2 s without a reload, keeping selection and scroll", async ({
+  page,
+  request,
+}) => {
+  await ingest(
+    request,
+    live,
+    Array.from({ length: 60 }, (_, n) => ({ id: `live-${run}-${String(n).padStart(2, "0")}`, ageS: 600 + n })),
+  );
   await signIn(page, base, op, password);
   await page.goto(`${base}/?runtime=${live}`);
   await expect(page.getByTestId("queue-total")).toHaveText("· 60 need a person · filtered");
@@ -80,7 +101,10 @@ test("a new unknown invocation appears within 2 s without a reload, keeping sele
 
 test("bulk: one stale and one refused are reported, the rest are applied", async ({ page, request }) => {
   const ids = ["a", "b", "c", "d"].map((x) => `bulk-${run}-${x}`);
-  await ingest(request, bulk, [...ids.map((id, n) => ({ id, ageS: 300 + n })), { id: `bulk-${run}-approval`, tool: "send_email", cls: "send", envelope: approvalEnvelope }]);
+  await ingest(request, bulk, [
+    ...ids.map((id, n) => ({ id, ageS: 300 + n })),
+    { id: `bulk-${run}-approval`, tool: "send_email", cls: "send", envelope: approvalEnvelope },
+  ]);
   await signIn(page, base, op, password);
   await page.goto(`${base}/?runtime=${bulk}`);
   await expect(rows(page)).toHaveCount(5);
@@ -89,7 +113,11 @@ test("bulk: one stale and one refused are reported, the rest are applied", async
 
   // Someone else acts on one of them after it was selected.
   const stale = ids[1]!;
-  const current = await (await request.get(`${base}/api/v1/invocations/${stale}?runtime=${bulk}`, { headers: { authorization: `Bearer ${opToken}` } })).json();
+  const current = await (
+    await request.get(`${base}/api/v1/invocations/${stale}?runtime=${bulk}`, {
+      headers: { authorization: `Bearer ${opToken}` },
+    })
+  ).json();
   const acted = await request.post(`${base}/api/v1/invocations/${stale}/actions`, {
     headers: { authorization: `Bearer ${opToken}` },
     data: { action: "comment", note: "looking at this one", version: current.version, runtime: bulk },
@@ -116,7 +144,9 @@ test("bulk: one stale and one refused are reported, the rest are applied", async
   await expect(row(page, stale)).toContainText("Outcome unknown");
 });
 
-test("keyboard: j/k move, x selects, ? lists every shortcut, an action key opens its form, Enter opens the invocation", async ({ page }) => {
+test("keyboard: j/k move, x selects, ? lists every shortcut, an action key opens its form, Enter opens the invocation", async ({
+  page,
+}) => {
   await signIn(page, base, op, password);
   await page.goto(`${base}/?runtime=${live}`);
   await expect(rows(page).first()).toBeVisible();
@@ -139,7 +169,16 @@ test("keyboard: j/k move, x selects, ? lists every shortcut, an action key opens
   await page.keyboard.press("?");
   const help = page.getByRole("dialog", { name: "Keyboard shortcuts" });
   await expect(help).toBeVisible();
-  for (const text of ["Next row", "Previous row", "Open the invocation", "Request verification", "Mark reconciled", "Escalate", "Claim", "Comment"]) {
+  for (const text of [
+    "Next row",
+    "Previous row",
+    "Open the invocation",
+    "Request verification",
+    "Mark reconciled",
+    "Escalate",
+    "Claim",
+    "Comment",
+  ]) {
     await expect(help).toContainText(text);
   }
   await page.screenshot({ path: `${OUT_DIR}/screenshots/queue-keyboard-help.png` });

@@ -22,7 +22,13 @@ async function watch(page: Page) {
   await page.exposeBinding("__settleCspViolation", (_source, v: Violation) => void violations.push(v));
   await page.addInitScript(() => {
     document.addEventListener("securitypolicyviolation", (e) => {
-      const report = { directive: e.effectiveDirective, blocked: e.blockedURI, source: `${e.sourceFile}:${e.lineNumber}`, sample: e.sample, page: location.href };
+      const report = {
+        directive: e.effectiveDirective,
+        blocked: e.blockedURI,
+        source: `${e.sourceFile}:${e.lineNumber}`,
+        sample: e.sample,
+        page: location.href,
+      };
       (window as unknown as { __settleCspViolation: (v: Violation) => void }).__settleCspViolation(report);
     });
   });
@@ -33,7 +39,10 @@ async function watch(page: Page) {
   return {
     violations,
     consoleErrors,
-    cspErrors: () => consoleErrors.filter((t) => /Content Security Policy|Refused to (load|execute|apply|frame|evaluate|connect)/i.test(t)),
+    cspErrors: () =>
+      consoleErrors.filter((t) =>
+        /Content Security Policy|Refused to (load|execute|apply|frame|evaluate|connect)/i.test(t),
+      ),
   };
 }
 
@@ -41,13 +50,25 @@ async function watch(page: Page) {
 async function unknownInvocation(page: Page): Promise<string> {
   const id = `csp-${run}`;
   const started = Date.now() - 60_000;
-  const r = { task_id: `ord-${id}`, invocation_id: id, tool: "create_order", effect_class: "create", idempotency_key: `key-${id}` };
+  const r = {
+    task_id: `ord-${id}`,
+    invocation_id: id,
+    tool: "create_order",
+    effect_class: "create",
+    idempotency_key: `key-${id}`,
+  };
   const res = await page.request.post(`${base}/api/v1/envelopes`, {
     headers: { authorization: `Bearer ${state.key}` },
     data: {
       records: [
         { ...r, event_id: `${id}-i1`, attempt: 1, phase: "intent", at: new Date(started).toISOString() },
-        { ...r, event_id: `${id}-o1`, attempt: 1, at: new Date(started + 8000).toISOString(), envelope: { content: [{ type: "text", text: "upstream timed out" }], isError: true } },
+        {
+          ...r,
+          event_id: `${id}-o1`,
+          attempt: 1,
+          at: new Date(started + 8000).toISOString(),
+          envelope: { content: [{ type: "text", text: "upstream timed out" }], isError: true },
+        },
       ],
     },
   });
@@ -68,7 +89,9 @@ async function expectStyled(page: Page) {
   expect(styled.fontsLoaded).toBeGreaterThan(0);
 }
 
-test("the console works under the CSP: sign in, queue, an invocation, metrics, audit and admin, with dialogs, and no violation", async ({ page }) => {
+test("the console works under the CSP: sign in, queue, an invocation, metrics, audit and admin, with dialogs, and no violation", async ({
+  page,
+}) => {
   const seen = await watch(page);
   const id = await unknownInvocation(page);
   // Searched for, so other specs' invocations do not push it off the first page.
@@ -94,7 +117,9 @@ test("the console works under the CSP: sign in, queue, an invocation, metrics, a
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Outcome unknown");
   const mark = page.locator(".tl-mark").first();
   await expect(mark).toBeVisible();
-  expect(await mark.evaluate((el) => ({ attr: el.getAttribute("style") ?? "", applied: (el as HTMLElement).style.left }))).toMatchObject({ attr: expect.stringContaining("left"), applied: expect.stringMatching(/%$/) });
+  expect(
+    await mark.evaluate((el) => ({ attr: el.getAttribute("style") ?? "", applied: (el as HTMLElement).style.left })),
+  ).toMatchObject({ attr: expect.stringContaining("left"), applied: expect.stringMatching(/%$/) });
   await page.keyboard.press("?");
   await expect(page.getByRole("dialog", { name: "Keyboard shortcuts" })).toBeVisible();
   await page.keyboard.press("Escape");
@@ -161,10 +186,17 @@ test("another origin cannot frame the console, signed in or not", async ({ page 
       const frame = page.frame({ name })!;
       expect(frame.url().startsWith(base)).toBe(false);
       // Nothing of the console is inside.
-      expect(await frame.locator("nav, form, button").count().catch(() => 0)).toBe(0);
+      expect(
+        await frame
+          .locator("nav, form, button")
+          .count()
+          .catch(() => 0),
+      ).toBe(0);
     }
     // The browser says why: the console's frame-ancestors 'none' (X-Frame-Options: DENY says the same to older browsers).
-    await expect.poll(() => seen.consoleErrors.filter((t) => /frame-ancestors|X-Frame-Options/.test(t)).length).toBeGreaterThanOrEqual(3);
+    await expect
+      .poll(() => seen.consoleErrors.filter((t) => /frame-ancestors|X-Frame-Options/.test(t)).length)
+      .toBeGreaterThanOrEqual(3);
   } finally {
     await new Promise((resolve) => attacker.close(resolve));
   }
@@ -186,10 +218,17 @@ function expectStaticHeaders(res: APIResponse, what: string) {
 }
 
 function directives(csp: string): Map<string, string[]> {
-  return new Map(csp.split(";").map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]));
+  return new Map(
+    csp
+      .split(";")
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...values]) => [name!, values]),
+  );
 }
 
-test("pages, the API and static files carry the security headers; each page load has its own nonce", async ({ request }) => {
+test("pages, the API and static files carry the security headers; each page load has its own nonce", async ({
+  request,
+}) => {
   const first = await request.get(`${base}/sign-in`);
   const second = await request.get(`${base}/sign-in`);
   expect(first.status()).toBe(200);

@@ -16,8 +16,24 @@ export const OUT_DIR = process.env.SETTLE_E2E_OUT || "test-results";
 export const STATE_FILE = path.join(process.cwd(), OUT_DIR, "e2e-state.json");
 export const PG_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres";
 
-export type EmbeddedState = { baseURL: string; key: string; adminEmail: string; adminPassword: string; pid: number; dataDir: string; banner: string };
-export type ConsoleState = { baseURL: string; key: string; adminEmail: string; adminPassword: string; pid: number; databaseUrl: string; databaseName: string };
+export type EmbeddedState = {
+  baseURL: string;
+  key: string;
+  adminEmail: string;
+  adminPassword: string;
+  pid: number;
+  dataDir: string;
+  banner: string;
+};
+export type ConsoleState = {
+  baseURL: string;
+  key: string;
+  adminEmail: string;
+  adminPassword: string;
+  pid: number;
+  databaseUrl: string;
+  databaseName: string;
+};
 export type E2EState = { embedded: EmbeddedState; console: ConsoleState };
 
 async function freePort(): Promise<number> {
@@ -32,19 +48,35 @@ async function freePort(): Promise<number> {
 }
 
 function startNext(port: number, env: Record<string, string>): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, [path.join("bin", "settle-server.mjs"), "-p", String(port), "-H", "127.0.0.1"], {
-    // Background jobs every second, so specs that wait on one (webhook deliveries) wait less.
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port), SETTLE_PUBLIC_URL: `http://127.0.0.1:${port}`, SETTLE_JOBS_INTERVAL_S: "1", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join("bin", "settle-server.mjs"), "-p", String(port), "-H", "127.0.0.1"],
+    {
+      // Background jobs every second, so specs that wait on one (webhook deliveries) wait less.
+      env: {
+        ...process.env,
+        NEXT_TELEMETRY_DISABLED: "1",
+        PORT: String(port),
+        SETTLE_PUBLIC_URL: `http://127.0.0.1:${port}`,
+        SETTLE_JOBS_INTERVAL_S: "1",
+        ...env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    },
+  );
   let output = "";
   child.stdout?.on("data", (d) => (output += d));
   child.stderr?.on("data", (d) => (output += d));
   return { child, output: () => output };
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | null>, output: () => string, child: ChildProcess): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | null>,
+  output: () => string,
+  child: ChildProcess,
+): Promise<T> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     const value = await probe().catch(() => null);
@@ -80,7 +112,10 @@ export async function startEmbedded(): Promise<EmbeddedState> {
 
 /** Runs the `settle` CLI against the console server's database; returns stdout. */
 export function settleCli(databaseUrl: string, args: string[]): string {
-  const run = spawnSync(process.execPath, ["bin/settle.mjs", ...args], { env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: "utf8" });
+  const run = spawnSync(process.execPath, ["bin/settle.mjs", ...args], {
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    encoding: "utf8",
+  });
   if (run.status !== 0) throw new Error(`settle ${args.join(" ")} failed (${run.status}): ${run.stderr}`);
   return run.stdout.trim();
 }
@@ -96,9 +131,19 @@ export async function startConsole(): Promise<ConsoleState> {
   settleCli(databaseUrl, ["users", "create", "--email", adminEmail, "--role", "admin", "--password", adminPassword]);
   const key = settleCli(databaseUrl, ["keys", "create", "billing-agent"]);
   const port = await freePort();
-  const { child, output } = startNext(port, { DATABASE_URL: databaseUrl, SETTLE_AUTH_SECRET: randomBytes(24).toString("hex"), SETTLE_SIGN_IN_RATE_LIMIT: "1000", SETTLE_WEBHOOK_ALLOW_PRIVATE: "1" });
+  const { child, output } = startNext(port, {
+    DATABASE_URL: databaseUrl,
+    SETTLE_AUTH_SECRET: randomBytes(24).toString("hex"),
+    SETTLE_SIGN_IN_RATE_LIMIT: "1000",
+    SETTLE_WEBHOOK_ALLOW_PRIVATE: "1",
+  });
   const baseURL = `http://127.0.0.1:${port}`;
-  await waitFor("The console server did not become healthy", async () => ((await healthy(baseURL)) ? true : null), output, child);
+  await waitFor(
+    "The console server did not become healthy",
+    async () => ((await healthy(baseURL)) ? true : null),
+    output,
+    child,
+  );
   return { baseURL, key, adminEmail, adminPassword, pid: child.pid!, databaseUrl, databaseName };
 }
 
@@ -119,11 +164,24 @@ export async function startThroughNext(databaseUrl: string): Promise<{ baseURL: 
 }
 
 /** One more server of the same build on the console's database, with settings of its own (no background jobs). */
-export async function startAnother(databaseUrl: string, env: Record<string, string>): Promise<{ baseURL: string; pid: number; output: () => string; stop: () => void }> {
+export async function startAnother(
+  databaseUrl: string,
+  env: Record<string, string>,
+): Promise<{ baseURL: string; pid: number; output: () => string; stop: () => void }> {
   const port = await freePort();
-  const { child, output } = startNext(port, { DATABASE_URL: databaseUrl, SETTLE_AUTH_SECRET: randomBytes(24).toString("hex"), SETTLE_BACKGROUND_JOBS: "off", ...env });
+  const { child, output } = startNext(port, {
+    DATABASE_URL: databaseUrl,
+    SETTLE_AUTH_SECRET: randomBytes(24).toString("hex"),
+    SETTLE_BACKGROUND_JOBS: "off",
+    ...env,
+  });
   const baseURL = `http://127.0.0.1:${port}`;
-  await waitFor(`The server with ${JSON.stringify(env)} did not become healthy`, async () => ((await healthy(baseURL)) ? true : null), output, child);
+  await waitFor(
+    `The server with ${JSON.stringify(env)} did not become healthy`,
+    async () => ((await healthy(baseURL)) ? true : null),
+    output,
+    child,
+  );
   return {
     baseURL,
     pid: child.pid!,

@@ -43,8 +43,18 @@ test.beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), "settle-e2e-dev-"));
   // Settings as a new user has them: no public address, no port, no NODE_ENV.
   const { SETTLE_PUBLIC_URL: _url, NODE_ENV: _mode, PORT: _port, ...inherited } = process.env;
-  const env = { ...inherited, NEXT_TELEMETRY_DISABLED: "1", SETTLE_DATA_DIR: path.join(dataDir, "data"), SETTLE_NEXT_DIST_DIR: distDir, DATABASE_URL: "" };
-  const child = spawn(process.execPath, ["node_modules/next/dist/bin/next", "dev", "-p", String(port)], { env: env as unknown as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const env = {
+    ...inherited,
+    NEXT_TELEMETRY_DISABLED: "1",
+    SETTLE_DATA_DIR: path.join(dataDir, "data"),
+    SETTLE_NEXT_DIST_DIR: distDir,
+    DATABASE_URL: "",
+  };
+  const child = spawn(process.execPath, ["node_modules/next/dist/bin/next", "dev", "-p", String(port)], {
+    env: env as unknown as NodeJS.ProcessEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   child.stdout?.on("data", (d) => (output += d));
   child.stderr?.on("data", (d) => (output += d));
   dev = child;
@@ -81,7 +91,9 @@ function recordUrls(page: Page): string[] {
 
 const hosts = () => ["localhost", "127.0.0.1", ...(lanAddress() ? [lanAddress()!] : [])];
 
-test("sign-in works at localhost, 127.0.0.1 and the LAN address, and the password is in no URL", async ({ browser }) => {
+test("sign-in works at localhost, 127.0.0.1 and the LAN address, and the password is in no URL", async ({
+  browser,
+}) => {
   for (const host of hosts()) {
     const context = await browser.newContext();
     const page = await context.newPage();
@@ -91,16 +103,29 @@ test("sign-in works at localhost, 127.0.0.1 and the LAN address, and the passwor
     await page.getByLabel("Email").fill("admin@settle.local");
     await page.getByLabel("Password").fill(password);
     await page.getByLabel("Password").press("Enter");
-    await expect(page.getByRole("button", { name: "Sign out" }), `signed in at ${host}`).toBeVisible({ timeout: 60_000 });
+    await expect(page.getByRole("button", { name: "Sign out" }), `signed in at ${host}`).toBeVisible({
+      timeout: 60_000,
+    });
     // A change from the console, which must come from Settle's own origin, is accepted at this address too.
-    const saved = await page.evaluate(async () => (await fetch("/api/v1/saved-views", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: `v${Math.random()}`, query: "status=outcome_unknown" }) })).status);
+    const saved = await page.evaluate(
+      async () =>
+        (
+          await fetch("/api/v1/saved-views", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ name: `v${Math.random()}`, query: "status=outcome_unknown" }),
+          })
+        ).status,
+    );
     expect(saved, `a console change at ${host}`).toBe(200);
     for (const url of urls) expect(url, `a URL asked for at ${host}`).not.toContain(encodeURIComponent(password));
     await context.close();
   }
 });
 
-test("without its scripts the form cannot submit, sends no field, and says which address to open", async ({ browser }) => {
+test("without its scripts the form cannot submit, sends no field, and says which address to open", async ({
+  browser,
+}) => {
   const context = await browser.newContext({ javaScriptEnabled: false });
   const page = await context.newPage();
   const urls = recordUrls(page);
@@ -113,7 +138,9 @@ test("without its scripts the form cannot submit, sends no field, and says which
   await page.getByLabel("Password").fill(password);
   await page.getByLabel("Password").press("Enter");
   // It fades in after a delay (a page whose scripts load removes it first).
-  await expect.poll(() => page.getByTestId("scripts-missing").evaluate((e) => getComputedStyle(e).opacity), { timeout: 10_000 }).toBe("1");
+  await expect
+    .poll(() => page.getByTestId("scripts-missing").evaluate((e) => getComputedStyle(e).opacity), { timeout: 10_000 })
+    .toBe("1");
   await expect(page.getByTestId("scripts-missing")).toContainText(`http://localhost:${port}/sign-in`);
   await expect(page.getByRole("status")).toContainText(`This page was opened at 127.0.0.1:${port}`);
   for (const url of urls) expect(url).not.toContain(encodeURIComponent(password));

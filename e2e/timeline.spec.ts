@@ -20,14 +20,26 @@ const people = {
 let anaToken = "";
 
 test.beforeAll(() => {
-  settleCli(state.databaseUrl, ["users", "create", "--email", people.ana, "--role", "operator", "--password", password]);
+  settleCli(state.databaseUrl, [
+    "users",
+    "create",
+    "--email",
+    people.ana,
+    "--role",
+    "operator",
+    "--password",
+    password,
+  ]);
   settleCli(state.databaseUrl, ["users", "create", "--email", people.bo, "--role", "operator", "--password", password]);
   settleCli(state.databaseUrl, ["users", "create", "--email", people.vi, "--role", "viewer", "--password", password]);
   anaToken = settleCli(state.databaseUrl, ["tokens", "create", "--email", people.ana]);
 });
 
 async function ingest(request: APIRequestContext, records: object[]) {
-  const res = await request.post(`${base}/api/v1/envelopes`, { headers: { authorization: `Bearer ${state.key}` }, data: { records } });
+  const res = await request.post(`${base}/api/v1/envelopes`, {
+    headers: { authorization: `Bearer ${state.key}` },
+    data: { records },
+  });
   expect(res.status()).toBe(207);
   expect((await res.json()).rejected).toBe(0);
 }
@@ -36,16 +48,30 @@ async function ingest(request: APIRequestContext, records: object[]) {
 async function unknownInvocation(request: APIRequestContext, name: string) {
   const id = `${name}-${run}`;
   const started = Date.now() - 60_000;
-  const r = { task_id: `ord-${id}`, invocation_id: id, tool: "create_order", effect_class: "create", idempotency_key: `key-${id}` };
+  const r = {
+    task_id: `ord-${id}`,
+    invocation_id: id,
+    tool: "create_order",
+    effect_class: "create",
+    idempotency_key: `key-${id}`,
+  };
   await ingest(request, [
     { ...r, event_id: `${id}-i1`, attempt: 1, phase: "intent", at: new Date(started).toISOString(), budget_left_s: 42 },
-    { ...r, event_id: `${id}-o1`, attempt: 1, at: new Date(started + 8000).toISOString(), envelope: { content: [{ type: "text", text: "upstream timed out" }], isError: true } },
+    {
+      ...r,
+      event_id: `${id}-o1`,
+      attempt: 1,
+      at: new Date(started + 8000).toISOString(),
+      envelope: { content: [{ type: "text", text: "upstream timed out" }], isError: true },
+    },
   ]);
   return id;
 }
 
 async function readInvocation(request: APIRequestContext, id: string) {
-  const res = await request.get(`${base}/api/v1/invocations/${encodeURIComponent(id)}?runtime=billing-agent`, { headers: { authorization: `Bearer ${anaToken}` } });
+  const res = await request.get(`${base}/api/v1/invocations/${encodeURIComponent(id)}?runtime=billing-agent`, {
+    headers: { authorization: `Bearer ${anaToken}` },
+  });
   expect(res.status()).toBe(200);
   return res.json();
 }
@@ -62,7 +88,10 @@ async function openAs(browser: Browser, email: string, url: string): Promise<Pag
 
 const actionsArea = (page: Page) => page.getByRole("region", { name: "What you can do" });
 
-test("request verification → record verification (found) → reconciled, with the audit trail", async ({ page, request }) => {
+test("request verification → record verification (found) → reconciled, with the audit trail", async ({
+  page,
+  request,
+}) => {
   const id = await unknownInvocation(request, "verify");
   await signIn(page, base, people.ana, password);
   await page.goto(invocationUrl(id));
@@ -84,7 +113,9 @@ test("request verification → record verification (found) → reconciled, with 
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Verifying");
   await expect(page.getByText("The runtime is told:")).toContainText("verify");
 
-  await actionsArea(page).getByRole("button", { name: /^Record verification/ }).click();
+  await actionsArea(page)
+    .getByRole("button", { name: /^Record verification/ })
+    .click();
   await dialog.getByLabel(/^Found/).check();
   await dialog.getByLabel("Evidence").fill("Order ORD-991 exists in the order service, created 05:12:03");
   await dialog.getByRole("button", { name: "Record verification" }).click();
@@ -106,23 +137,36 @@ test("request verification → record verification (found) → reconciled, with 
   await expect(story).toContainText("Record verification");
 
   const stored = await readInvocation(request, id);
-  expect(stored).toMatchObject({ status: "reconciled", resolution: { by: "operator", actor: people.ana, commit_state: "committed" } });
-  expect(stored.actions.map((a: { action: string }) => a.action)).toEqual(["request_verification", "record_verification"]);
+  expect(stored).toMatchObject({
+    status: "reconciled",
+    resolution: { by: "operator", actor: people.ana, commit_state: "committed" },
+  });
+  expect(stored.actions.map((a: { action: string }) => a.action)).toEqual([
+    "request_verification",
+    "record_verification",
+  ]);
 });
 
-test("two operators on one invocation: the second gets “someone else changed this” and nothing is overwritten", async ({ browser, request }) => {
+test("two operators on one invocation: the second gets “someone else changed this” and nothing is overwritten", async ({
+  browser,
+  request,
+}) => {
   const id = await unknownInvocation(request, "race");
   const ana = await openAs(browser, people.ana, invocationUrl(id));
   const bo = await openAs(browser, people.bo, invocationUrl(id));
 
   // Bo opens the form on the version he sees...
-  await actionsArea(bo).getByRole("button", { name: /^Mark reconciled/ }).click();
+  await actionsArea(bo)
+    .getByRole("button", { name: /^Mark reconciled/ })
+    .click();
   const boDialog = bo.getByRole("dialog");
   await boDialog.getByLabel(/^Not committed/).check();
   await boDialog.getByLabel("Evidence note (required)").fill("no order in the order service");
 
   // ...while Ana settles it first.
-  await actionsArea(ana).getByRole("button", { name: /^Mark reconciled/ }).click();
+  await actionsArea(ana)
+    .getByRole("button", { name: /^Mark reconciled/ })
+    .click();
   const anaDialog = ana.getByRole("dialog");
   await anaDialog.getByLabel(/^Committed/).check();
   await anaDialog.getByLabel("Evidence note (required)").fill("order ORD-17 exists");
@@ -138,7 +182,10 @@ test("two operators on one invocation: the second gets “someone else changed t
   await expect(bo.getByTestId("resolution")).toContainText(`Settled as committed by ${people.ana}`);
 
   const stored = await readInvocation(request, id);
-  expect(stored).toMatchObject({ status: "reconciled", resolution: { actor: people.ana, commit_state: "committed", note: "order ORD-17 exists" } });
+  expect(stored).toMatchObject({
+    status: "reconciled",
+    resolution: { actor: people.ana, commit_state: "committed", note: "order ORD-17 exists" },
+  });
   expect(stored.actions).toHaveLength(1);
   await ana.context().close();
   await bo.context().close();
@@ -150,7 +197,9 @@ test("a viewer sees no action, and the API refuses a viewer's action with 403", 
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Outcome unknown");
   await expect(actionsArea(page)).toContainText("Your role is viewer");
   await expect(page.getByTestId("invocation-actions")).toHaveCount(0);
-  await expect(actionsArea(page).getByRole("button", { name: /verification|reconciled|escalate|claim|assign|comment/i })).toHaveCount(0);
+  await expect(
+    actionsArea(page).getByRole("button", { name: /verification|reconciled|escalate|claim|assign|comment/i }),
+  ).toHaveCount(0);
   await page.keyboard.press("v");
   await expect(page.getByRole("dialog")).toHaveCount(0);
 
@@ -166,7 +215,10 @@ test("a viewer sees no action, and the API refuses a viewer's action with 403", 
   await page.context().close();
 });
 
-test("hostile text in every shown field stays text: no script runs, no element is made, no link is followed", async ({ page, request }) => {
+test("hostile text in every shown field stays text: no script runs, no element is made, no link is followed", async ({
+  page,
+  request,
+}) => {
   const img = `<img src=x onerror="window.__pwned=1">`;
   const script = `<script>window.__pwned=2</script>`;
   const evil = `${img}${script}`;
@@ -198,7 +250,15 @@ test("hostile text in every shown field stays text: no script runs, no element i
       event_id: `${run}-evil-o2`,
       attempt: 2,
       at: at(40),
-      envelope: { outcome: "permanent", effect_applied: "partial", items: [{ id: `row ${evil}`, applied: "no", reason: `reason ${evil}` }, { id: "row_2", applied: "yes" }], message: `msg ${evil}` },
+      envelope: {
+        outcome: "permanent",
+        effect_applied: "partial",
+        items: [
+          { id: `row ${evil}`, applied: "no", reason: `reason ${evil}` },
+          { id: "row_2", applied: "yes" },
+        ],
+        message: `msg ${evil}`,
+      },
     },
   ]);
 
@@ -221,7 +281,9 @@ test("hostile text in every shown field stays text: no script runs, no element i
   await expect(records.getByRole("table", { name: "Per-item results" })).toContainText(`reason ${evil}`);
   await expect(records.getByRole("table", { name: "Per-item results" })).toContainText(`row ${evil}`);
   await expect(records.getByTestId("item-counts")).toHaveText(/applied 1\s*✕ not applied 1\s*\? unknown 0/);
-  await expect(records.locator("pre").filter({ hasText: "msg " })).toContainText(`"message": "msg ${evil.replaceAll('"', '\\"')}"`);
+  await expect(records.locator("pre").filter({ hasText: "msg " })).toContainText(
+    `"message": "msg ${evil.replaceAll('"', '\\"')}"`,
+  );
   await expect(page.getByTestId("audit-trail")).toContainText(`note ${evil}`);
   await expect(page.getByRole("list", { name: "Timeline, oldest first" })).toContainText(`note ${evil}`);
 
@@ -229,7 +291,11 @@ test("hostile text in every shown field stays text: no script runs, no element i
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     await expect(page.locator('img[src="x"]')).toHaveCount(0);
     await expect(page.locator('a[href*="evil.example"]')).toHaveCount(0);
-    expect(await page.evaluate(() => [...document.scripts].filter((s) => s.textContent?.startsWith("window.__pwned")).length)).toBe(0);
+    expect(
+      await page.evaluate(
+        () => [...document.scripts].filter((s) => s.textContent?.startsWith("window.__pwned")).length,
+      ),
+    ).toBe(0);
   };
   await inert();
 
@@ -252,7 +318,11 @@ test("screenshots: an invocation and a task timeline at realistic data", async (
   const db = new pg.Client({ connectionString: state.databaseUrl });
   await db.connect();
   const pick = async (where: string) =>
-    (await db.query<{ task_id: string; invocation_id: string }>(`SELECT i.task_id, i.invocation_id FROM invocations i WHERE ${where} LIMIT 1`)).rows[0];
+    (
+      await db.query<{ task_id: string; invocation_id: string }>(
+        `SELECT i.task_id, i.invocation_id FROM invocations i WHERE ${where} LIMIT 1`,
+      )
+    ).rows[0];
   const story = await pick(`EXISTS (SELECT 1 FROM attempts a WHERE a.invocation_uid = i.id AND a.phase = 'probe')
         AND EXISTS (SELECT 1 FROM attempts a WHERE a.invocation_uid = i.id AND a.attempt_no > 1)
       ORDER BY (SELECT count(*) FROM invocations j WHERE j.runtime_id = i.runtime_id AND j.task_id = i.task_id) DESC, i.attempt_count DESC`);
@@ -272,7 +342,10 @@ test("screenshots: an invocation and a task timeline at realistic data", async (
 
   await page.goto(invocationUrl(unknown!.invocation_id));
   await page.keyboard.press("v");
-  await page.getByRole("dialog").getByLabel("Note (optional)").fill("Asked the runtime to look the charge up by its idempotency key.");
+  await page
+    .getByRole("dialog")
+    .getByLabel("Note (optional)")
+    .fill("Asked the runtime to look the charge up by its idempotency key.");
   await page.getByRole("dialog").getByRole("button", { name: "Request verification" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Verifying");
   await page.screenshot({ path: `${OUT_DIR}/screenshots/invocation-verifying.png`, fullPage: true });
@@ -282,18 +355,42 @@ test("screenshots: an invocation and a task timeline at realistic data", async (
   await page.screenshot({ path: `${OUT_DIR}/screenshots/invocation-stalled.png`, fullPage: true });
 });
 
-test("a long task: the page lists the first 50 (those that need a person first), loads the rest and more of the story on demand", async ({ page, request }) => {
+test("a long task: the page lists the first 50 (those that need a person first), loads the rest and more of the story on demand", async ({
+  page,
+  request,
+}) => {
   const taskId = `long-${run}`;
   const t0 = Date.now() - 3_600_000;
   const at = (s: number) => new Date(t0 + s * 1000).toISOString();
   const records = Array.from({ length: 60 }, (_, n) => {
-    const r = { task_id: taskId, invocation_id: `${taskId}-${String(n).padStart(2, "0")}`, tool: n % 2 ? "send_email" : "create_order", effect_class: "create" };
+    const r = {
+      task_id: taskId,
+      invocation_id: `${taskId}-${String(n).padStart(2, "0")}`,
+      tool: n % 2 ? "send_email" : "create_order",
+      effect_class: "create",
+    };
     const e = (k: string) => `${r.invocation_id}-${k}`;
     // Three of them time out (outcome unknown: they need a person); the rest are retried once and commit.
-    if (n % 20 === 5) return [{ ...r, event_id: e("i1"), attempt: 1, phase: "intent", at: at(n * 30) }, { ...r, event_id: e("o1"), attempt: 1, at: at(n * 30 + 5), envelope: { ok: false, commit_state: "unknown", code: "TIMEOUT", next_action: "verify_operation" } }];
+    if (n % 20 === 5)
+      return [
+        { ...r, event_id: e("i1"), attempt: 1, phase: "intent", at: at(n * 30) },
+        {
+          ...r,
+          event_id: e("o1"),
+          attempt: 1,
+          at: at(n * 30 + 5),
+          envelope: { ok: false, commit_state: "unknown", code: "TIMEOUT", next_action: "verify_operation" },
+        },
+      ];
     return [
       { ...r, event_id: e("i1"), attempt: 1, phase: "intent", at: at(n * 30) },
-      { ...r, event_id: e("o1"), attempt: 1, at: at(n * 30 + 2), envelope: { ok: false, commit_state: "not_committed", code: "RATE_LIMITED", next_action: "retry" } },
+      {
+        ...r,
+        event_id: e("o1"),
+        attempt: 1,
+        at: at(n * 30 + 2),
+        envelope: { ok: false, commit_state: "not_committed", code: "RATE_LIMITED", next_action: "retry" },
+      },
       { ...r, event_id: e("i2"), attempt: 2, phase: "intent", at: at(n * 30 + 10) },
       { ...r, event_id: e("o2"), attempt: 2, at: at(n * 30 + 12), envelope: { ok: true, commit_state: "committed" } },
     ];
@@ -314,7 +411,19 @@ test("a long task: the page lists the first 50 (those that need a person first),
 
   // Live: a probe settles one that needed a person; the list and the chart the server drew follow.
   const settled = `${taskId}-05`;
-  await ingest(request, [{ task_id: taskId, invocation_id: settled, tool: "send_email", effect_class: "create", event_id: `${settled}-p1`, attempt: 1, phase: "probe", at: new Date().toISOString(), envelope: { ok: true, commit_state: "committed" } }]);
+  await ingest(request, [
+    {
+      task_id: taskId,
+      invocation_id: settled,
+      tool: "send_email",
+      effect_class: "create",
+      event_id: `${settled}-p1`,
+      attempt: 1,
+      phase: "probe",
+      at: new Date().toISOString(),
+      envelope: { ok: true, commit_state: "committed" },
+    },
+  ]);
   await expect(page.getByText("2 need a person")).toBeVisible({ timeout: 10_000 });
   await expect(page.locator(`figure a[href*="${settled}"]`)).not.toContainText("Outcome unknown", { timeout: 10_000 });
 
@@ -327,12 +436,25 @@ test("a long task: the page lists the first 50 (those that need a person first),
   expect(await story.locator(":scope > li").count()).toBeGreaterThan(150);
 });
 
-test("an id two runtimes use asks which one; an id nobody reported is a clear not-found page", async ({ page, request }) => {
+test("an id two runtimes use asks which one; an id nobody reported is a clear not-found page", async ({
+  page,
+  request,
+}) => {
   const otherKey = settleCli(state.databaseUrl, ["keys", "create", `other-agent-${run}`]);
   const id = `shared-${run}`;
-  const record = (tool: string) => ({ event_id: `${id}-${tool}`, task_id: `task-${id}`, invocation_id: id, tool, at: new Date().toISOString(), envelope: { ok: true, commit_state: "committed" } });
+  const record = (tool: string) => ({
+    event_id: `${id}-${tool}`,
+    task_id: `task-${id}`,
+    invocation_id: id,
+    tool,
+    at: new Date().toISOString(),
+    envelope: { ok: true, commit_state: "committed" },
+  });
   await ingest(request, [record("billing_tool")]);
-  const res = await request.post(`${base}/api/v1/envelopes`, { headers: { authorization: `Bearer ${otherKey}` }, data: record("other_tool") });
+  const res = await request.post(`${base}/api/v1/envelopes`, {
+    headers: { authorization: `Bearer ${otherKey}` },
+    data: record("other_tool"),
+  });
   expect(res.status()).toBe(207);
 
   await signIn(page, base, people.vi, password);
@@ -340,7 +462,10 @@ test("an id two runtimes use asks which one; an id nobody reported is a clear no
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Which runtime’s invocation?");
   await page.getByRole("link", { name: `other-agent-${run}` }).click();
   await expect(page.getByRole("heading", { level: 1 })).toContainText("other_tool");
-  await page.getByRole("link", { name: `task-${id}` }).first().click();
+  await page
+    .getByRole("link", { name: `task-${id}` })
+    .first()
+    .click();
   await expect(page.getByRole("region", { name: "Invocations" })).toContainText("other_tool");
   await expect(page.getByRole("region", { name: "Invocations" })).not.toContainText("billing_tool");
 

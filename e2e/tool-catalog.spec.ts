@@ -10,7 +10,10 @@ import { signIn } from "./sign-in";
 const state = readState().console;
 const base = state.baseURL;
 
-test("an admin adds a catalog entry, sees it listed and checked, changes its class, and the runtime reads it", async ({ page, request }) => {
+test("an admin adds a catalog entry, sees it listed and checked, changes its class, and the runtime reads it", async ({
+  page,
+  request,
+}) => {
   const pattern = `refund_${randomBytes(3).toString("hex")}_*`;
   await signIn(page, base, state.adminEmail, state.adminPassword, "/admin/tool-catalog");
   await expect(page.getByRole("heading", { name: "Tool catalog" })).toBeVisible();
@@ -20,7 +23,9 @@ test("an admin adds a catalog entry, sees it listed and checked, changes its cla
   await form.getByLabel("Tool name or pattern").fill(pattern);
   await form.getByLabel("Effect class").selectOption("money");
   await form.getByRole("button", { name: "Add entry" }).click();
-  await expect(page.getByRole("status").filter({ hasText: `Added ${pattern} → money for billing-agent.` })).toBeVisible();
+  await expect(
+    page.getByRole("status").filter({ hasText: `Added ${pattern} → money for billing-agent.` }),
+  ).toBeVisible();
 
   const row = page.getByTestId("catalog-row").filter({ hasText: pattern });
   await expect(row).toHaveCount(1);
@@ -43,18 +48,32 @@ test("an admin adds a catalog entry, sees it listed and checked, changes its cla
   await expect(volatile).toHaveAttribute("placeholder", "default: idempotency_key, request_id, nonce, timestamp");
   await volatile.fill("memo, attempt_note");
   await row.getByRole("button", { name: "Save" }).click();
-  await expect(page.getByRole("status").filter({ hasText: `${pattern}'s digest leaves out memo, attempt_note.` })).toBeVisible();
+  await expect(
+    page.getByRole("status").filter({ hasText: `${pattern}'s digest leaves out memo, attempt_note.` }),
+  ).toBeVisible();
 
   await row.getByLabel(`Effect class of ${pattern}`).selectOption("destructive");
-  await expect(page.getByRole("status").filter({ hasText: `${pattern} is now destructive for billing-agent.` })).toBeVisible();
+  await expect(
+    page.getByRole("status").filter({ hasText: `${pattern} is now destructive for billing-agent.` }),
+  ).toBeVisible();
   await page.reload();
-  await expect(page.getByTestId("catalog-row").filter({ hasText: pattern }).getByLabel(`Effect class of ${pattern}`)).toHaveValue("destructive");
+  await expect(
+    page.getByTestId("catalog-row").filter({ hasText: pattern }).getByLabel(`Effect class of ${pattern}`),
+  ).toHaveValue("destructive");
 
   const own = await request.get(`${base}/api/v1/tool-catalog`, { headers: { authorization: `Bearer ${state.key}` } });
   expect(own.status()).toBe(200);
-  expect((await own.json()).items).toContainEqual({ pattern, effect_class: "destructive", volatile_args: ["memo", "attempt_note"] });
+  expect((await own.json()).items).toContainEqual({
+    pattern,
+    effect_class: "destructive",
+    volatile_args: ["memo", "attempt_note"],
+  });
 
-  await page.getByTestId("catalog-row").filter({ hasText: pattern }).getByRole("button", { name: `Remove ${pattern} from billing-agent` }).click();
+  await page
+    .getByTestId("catalog-row")
+    .filter({ hasText: pattern })
+    .getByRole("button", { name: `Remove ${pattern} from billing-agent` })
+    .click();
   await page.getByRole("dialog").getByRole("button", { name: "Remove entry" }).click();
   await expect(page.getByTestId("catalog-row").filter({ hasText: pattern })).toHaveCount(0);
 });
@@ -66,24 +85,42 @@ test("a catalog change made in the console reaches OTLP ingest, served by the fa
   const token = settleCli(state.databaseUrl, ["tokens", "create", "--email", state.adminEmail]);
   const admin = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   const tool = `move_funds_${run}`;
-  const created = await fetch(`${base}/api/v1/admin/tool-catalog`, { method: "POST", headers: admin, body: JSON.stringify({ runtime, pattern: tool, effect_class: "read" }) });
+  const created = await fetch(`${base}/api/v1/admin/tool-catalog`, {
+    method: "POST",
+    headers: admin,
+    body: JSON.stringify({ runtime, pattern: tool, effect_class: "read" }),
+  });
   expect(created.status).toBe(201);
   const entry = (await created.json()) as { id: string };
 
   // A failed call of a tool the catalog calls a read: not committed, retry allowed. This also fills the lane's copy of the catalog.
   const span = async (callId: string) => {
-    const res = await fetch(`${base}/v1/traces`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: failedToolSpan(tool, callId) });
+    const res = await fetch(`${base}/v1/traces`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: failedToolSpan(tool, callId),
+    });
     expect(res.headers.get("x-settle-served-by")).toBe("fast-lane");
     expect(res.status).toBe(200);
-    const invocation = await fetch(`${base}/api/v1/invocations/${encodeURIComponent(callId)}`, { headers: { authorization: `Bearer ${key}` } });
+    const invocation = await fetch(`${base}/api/v1/invocations/${encodeURIComponent(callId)}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     return (await invocation.json()) as { effect_class: string; status: string; commit_state: string };
   };
   expect(await span(`call-a-${run}`)).toMatchObject({ effect_class: "read", commit_state: "not_committed" });
 
   // The admin changes it to money; the very next failed call must be a money call whose outcome is unknown.
-  const changed = await fetch(`${base}/api/v1/admin/tool-catalog/${entry.id}`, { method: "PATCH", headers: { ...admin, origin: base }, body: JSON.stringify({ effect_class: "money" }) });
+  const changed = await fetch(`${base}/api/v1/admin/tool-catalog/${entry.id}`, {
+    method: "PATCH",
+    headers: { ...admin, origin: base },
+    body: JSON.stringify({ effect_class: "money" }),
+  });
   expect(changed.status).toBe(200);
-  expect(await span(`call-b-${run}`)).toMatchObject({ effect_class: "money", status: "outcome_unknown", commit_state: "unknown" });
+  expect(await span(`call-b-${run}`)).toMatchObject({
+    effect_class: "money",
+    status: "outcome_unknown",
+    commit_state: "unknown",
+  });
 });
 
 /** An OTLP/JSON export of one execute_tool span that ended in an error (a timeout, say). */

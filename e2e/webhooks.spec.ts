@@ -42,11 +42,22 @@ test("an admin adds an endpoint, sees a failed try in the delivery log, and rese
   const id = `inv-${randomBytes(4).toString("hex")}`;
   const sent = await request.post(`${base}/api/v1/envelopes`, {
     headers: { authorization: `Bearer ${key}` },
-    data: { event_id: `${id}-o1`, task_id: `task-${id}`, invocation_id: id, tool: "create_invoice", effect_class: "create", envelope: { outcome: "ok", effect_applied: "yes" } },
+    data: {
+      event_id: `${id}-o1`,
+      task_id: `task-${id}`,
+      invocation_id: id,
+      tool: "create_invoice",
+      effect_class: "create",
+      envelope: { outcome: "ok", effect_applied: "yes" },
+    },
   });
   expect(sent.status()).toBe(207);
 
-  await page.getByRole("row").filter({ hasText: runtime }).getByRole("link", { name: /Delivery log/ }).click();
+  await page
+    .getByRole("row")
+    .filter({ hasText: runtime })
+    .getByRole("link", { name: /Delivery log/ })
+    .click();
   await expect(page.getByRole("heading", { name: `Webhook for ${runtime}` })).toBeVisible();
   const row = page.getByTestId("delivery-row").filter({ hasText: id });
   // The server's job runs every 5 s: the first try gets the receiver's 500.
@@ -67,5 +78,8 @@ test("an admin adds an endpoint, sees a failed try in the delivery log, and rese
   const got = receiver.received.filter((r) => r.path === `/${runtime}`);
   expect(got).toHaveLength(2);
   expect(got.every((r) => r.verified && r.eventId === got[0]!.eventId)).toBe(true);
-  expect(got[0]!.event).toMatchObject({ type: "invocation.settled", data: { invocation_id: id, decision: "do_not_retry", runtime } });
+  expect(got[0]!.event).toMatchObject({
+    type: "invocation.settled",
+    data: { invocation_id: id, decision: "do_not_retry", runtime },
+  });
 });

@@ -1,5 +1,14 @@
 import { z } from "zod";
-import { categorySchema, commitStateSchema, nextActionSchema, retryDirectiveSchema, type Category, type CommitState, type NextAction, type RetryDirective } from "./outcome/vocabulary";
+import {
+  categorySchema,
+  commitStateSchema,
+  nextActionSchema,
+  retryDirectiveSchema,
+  type Category,
+  type CommitState,
+  type NextAction,
+  type RetryDirective,
+} from "./outcome/vocabulary";
 
 // Settle's own error envelope (SPEC §2, seed 000's shape) for every API
 // failure, so that a runtime can decide what to do without reading prose.
@@ -38,32 +47,222 @@ type Spec = {
 // Request-level failures happen before anything is stored (or in a
 // transaction that rolled back), so they are `not_committed` unless said otherwise.
 const catalog = {
-  UNAUTHENTICATED: { status: 401, category: "authorization", commit: "not_committed", directive: "never", next: "escalate", user: "The request was not authenticated." },
-  KEY_REVOKED: { status: 401, category: "authorization", commit: "not_committed", directive: "never", next: "escalate", user: "This key has been revoked." },
-  TOKEN_EXPIRED: { status: 401, category: "authorization", commit: "not_committed", directive: "never", next: "escalate", user: "This token has expired." },
-  FORBIDDEN: { status: 403, category: "authorization", commit: "not_committed", directive: "never", next: "request_approval", user: "You are not allowed to do this." },
-  INVALID_ORIGIN: { status: 403, category: "authorization", commit: "not_committed", directive: "never", next: "escalate", user: "The request did not come from Settle." },
-  NOT_FOUND: { status: 404, category: "validation", commit: "not_committed", directive: "never", next: "correct_input", user: "Nothing was found there." },
-  METHOD_NOT_ALLOWED: { status: 405, category: "validation", commit: "not_committed", directive: "after_input_fix", next: "correct_input", user: "That method is not supported here." },
-  INVALID_JSON: { status: 400, category: "validation", commit: "not_committed", directive: "after_input_fix", next: "correct_input", user: "The request body could not be parsed." },
-  INVALID_PROTOBUF: { status: 400, category: "validation", commit: "not_committed", directive: "after_input_fix", next: "correct_input", user: "The request body could not be decoded." },
-  INVALID_ENCODING: { status: 400, category: "validation", commit: "not_committed", directive: "after_input_fix", next: "correct_input", user: "The request body's compression could not be read." },
-  INVALID_REQUEST: { status: 400, category: "validation", commit: "not_committed", directive: "after_input_fix", next: "correct_input", user: "The request is not valid." },
-  PAYLOAD_TOO_LARGE: { status: 413, category: "validation", commit: "not_committed", directive: "after_input_fix", next: "correct_input", user: "The request body is too large." },
-  TOO_MANY_RECORDS: { status: 413, category: "validation", commit: "not_committed", directive: "after_input_fix", next: "correct_input", user: "Too many records in one request." },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, category: "validation", commit: "not_committed", directive: "after_input_fix", next: "correct_input", user: "Unsupported content type." },
-  VERSION_CONFLICT: { status: 409, category: "conflict", commit: "not_committed", directive: "never", next: "choose_alternative", user: "Someone else changed this first." },
-  TRANSITION_REFUSED: { status: 409, category: "conflict", commit: "not_committed", directive: "never", next: "choose_alternative", user: "That action is not allowed in the current state." },
-  USER_EXISTS: { status: 409, category: "conflict", commit: "not_committed", directive: "after_input_fix", next: "correct_input", user: "Someone with that email already exists." },
-  LAST_ADMIN: { status: 409, category: "conflict", commit: "not_committed", directive: "never", next: "choose_alternative", user: "Settle needs at least one active admin." },
-  ALREADY_APPROVED: { status: 409, category: "conflict", commit: "not_committed", directive: "never", next: "none", user: "You have already approved this." },
-  CATALOG_ENTRY_EXISTS: { status: 409, category: "conflict", commit: "not_committed", directive: "after_input_fix", next: "correct_input", user: "That runtime's tool catalog already has this pattern." },
-  CATALOG_FULL: { status: 409, category: "conflict", commit: "not_committed", directive: "never", next: "choose_alternative", user: "That runtime's tool catalog is full." },
-  UNSAFE_URL: { status: 400, category: "validation", commit: "not_committed", directive: "after_input_fix", next: "correct_input", user: "That address is not allowed." },
-  RATE_LIMITED: { status: 429, category: "rate_limit", commit: "not_committed", directive: "after_delay", next: "wait_and_retry", user: "Too many requests; slow down.", delayS: 1, attempts: 10 },
-  DATABASE_UNAVAILABLE: { status: 503, category: "dependency", commit: "not_committed", directive: "after_delay", next: "wait_and_retry", user: "Settle's database is unavailable; nothing was stored.", delayS: 30, attempts: 5 },
-  MIGRATIONS_PENDING: { status: 503, category: "dependency", commit: "not_committed", directive: "after_delay", next: "escalate", user: "Settle's database needs migrating.", delayS: 60, attempts: 5 },
-  INTERNAL: { status: 500, category: "internal", commit: "unknown", directive: "after_delay", next: "wait_and_retry", user: "Settle failed unexpectedly.", delayS: 5, attempts: 3 },
+  UNAUTHENTICATED: {
+    status: 401,
+    category: "authorization",
+    commit: "not_committed",
+    directive: "never",
+    next: "escalate",
+    user: "The request was not authenticated.",
+  },
+  KEY_REVOKED: {
+    status: 401,
+    category: "authorization",
+    commit: "not_committed",
+    directive: "never",
+    next: "escalate",
+    user: "This key has been revoked.",
+  },
+  TOKEN_EXPIRED: {
+    status: 401,
+    category: "authorization",
+    commit: "not_committed",
+    directive: "never",
+    next: "escalate",
+    user: "This token has expired.",
+  },
+  FORBIDDEN: {
+    status: 403,
+    category: "authorization",
+    commit: "not_committed",
+    directive: "never",
+    next: "request_approval",
+    user: "You are not allowed to do this.",
+  },
+  INVALID_ORIGIN: {
+    status: 403,
+    category: "authorization",
+    commit: "not_committed",
+    directive: "never",
+    next: "escalate",
+    user: "The request did not come from Settle.",
+  },
+  NOT_FOUND: {
+    status: 404,
+    category: "validation",
+    commit: "not_committed",
+    directive: "never",
+    next: "correct_input",
+    user: "Nothing was found there.",
+  },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    category: "validation",
+    commit: "not_committed",
+    directive: "after_input_fix",
+    next: "correct_input",
+    user: "That method is not supported here.",
+  },
+  INVALID_JSON: {
+    status: 400,
+    category: "validation",
+    commit: "not_committed",
+    directive: "after_input_fix",
+    next: "correct_input",
+    user: "The request body could not be parsed.",
+  },
+  INVALID_PROTOBUF: {
+    status: 400,
+    category: "validation",
+    commit: "not_committed",
+    directive: "after_input_fix",
+    next: "correct_input",
+    user: "The request body could not be decoded.",
+  },
+  INVALID_ENCODING: {
+    status: 400,
+    category: "validation",
+    commit: "not_committed",
+    directive: "after_input_fix",
+    next: "correct_input",
+    user: "The request body's compression could not be read.",
+  },
+  INVALID_REQUEST: {
+    status: 400,
+    category: "validation",
+    commit: "not_committed",
+    directive: "after_input_fix",
+    next: "correct_input",
+    user: "The request is not valid.",
+  },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    category: "validation",
+    commit: "not_committed",
+    directive: "after_input_fix",
+    next: "correct_input",
+    user: "The request body is too large.",
+  },
+  TOO_MANY_RECORDS: {
+    status: 413,
+    category: "validation",
+    commit: "not_committed",
+    directive: "after_input_fix",
+    next: "correct_input",
+    user: "Too many records in one request.",
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    category: "validation",
+    commit: "not_committed",
+    directive: "after_input_fix",
+    next: "correct_input",
+    user: "Unsupported content type.",
+  },
+  VERSION_CONFLICT: {
+    status: 409,
+    category: "conflict",
+    commit: "not_committed",
+    directive: "never",
+    next: "choose_alternative",
+    user: "Someone else changed this first.",
+  },
+  TRANSITION_REFUSED: {
+    status: 409,
+    category: "conflict",
+    commit: "not_committed",
+    directive: "never",
+    next: "choose_alternative",
+    user: "That action is not allowed in the current state.",
+  },
+  USER_EXISTS: {
+    status: 409,
+    category: "conflict",
+    commit: "not_committed",
+    directive: "after_input_fix",
+    next: "correct_input",
+    user: "Someone with that email already exists.",
+  },
+  LAST_ADMIN: {
+    status: 409,
+    category: "conflict",
+    commit: "not_committed",
+    directive: "never",
+    next: "choose_alternative",
+    user: "Settle needs at least one active admin.",
+  },
+  ALREADY_APPROVED: {
+    status: 409,
+    category: "conflict",
+    commit: "not_committed",
+    directive: "never",
+    next: "none",
+    user: "You have already approved this.",
+  },
+  CATALOG_ENTRY_EXISTS: {
+    status: 409,
+    category: "conflict",
+    commit: "not_committed",
+    directive: "after_input_fix",
+    next: "correct_input",
+    user: "That runtime's tool catalog already has this pattern.",
+  },
+  CATALOG_FULL: {
+    status: 409,
+    category: "conflict",
+    commit: "not_committed",
+    directive: "never",
+    next: "choose_alternative",
+    user: "That runtime's tool catalog is full.",
+  },
+  UNSAFE_URL: {
+    status: 400,
+    category: "validation",
+    commit: "not_committed",
+    directive: "after_input_fix",
+    next: "correct_input",
+    user: "That address is not allowed.",
+  },
+  RATE_LIMITED: {
+    status: 429,
+    category: "rate_limit",
+    commit: "not_committed",
+    directive: "after_delay",
+    next: "wait_and_retry",
+    user: "Too many requests; slow down.",
+    delayS: 1,
+    attempts: 10,
+  },
+  DATABASE_UNAVAILABLE: {
+    status: 503,
+    category: "dependency",
+    commit: "not_committed",
+    directive: "after_delay",
+    next: "wait_and_retry",
+    user: "Settle's database is unavailable; nothing was stored.",
+    delayS: 30,
+    attempts: 5,
+  },
+  MIGRATIONS_PENDING: {
+    status: 503,
+    category: "dependency",
+    commit: "not_committed",
+    directive: "after_delay",
+    next: "escalate",
+    user: "Settle's database needs migrating.",
+    delayS: 60,
+    attempts: 5,
+  },
+  INTERNAL: {
+    status: 500,
+    category: "internal",
+    commit: "unknown",
+    directive: "after_delay",
+    next: "wait_and_retry",
+    user: "Settle failed unexpectedly.",
+    delayS: 5,
+    attempts: 3,
+  },
 } satisfies Record<string, Spec>;
 
 export type ErrorCode = keyof typeof catalog;
@@ -82,7 +281,13 @@ export class ApiError extends Error {
   }
 }
 
-export function errorEnvelope(code: ErrorCode, agentMessage: string, operationRef: string, safeDetails: Record<string, unknown> = {}, now = new Date()): ErrorEnvelope {
+export function errorEnvelope(
+  code: ErrorCode,
+  agentMessage: string,
+  operationRef: string,
+  safeDetails: Record<string, unknown> = {},
+  now = new Date(),
+): ErrorEnvelope {
   const spec: Spec = catalog[code];
   return {
     ok: false,
@@ -107,7 +312,10 @@ export function statusOf(code: ErrorCode): number {
 }
 
 /** A rejected ingest record: nothing was stored, the record has to change. */
-export function recordError(problem: { code: string; message: string; path?: string }, operationRef: string): ErrorEnvelope {
+export function recordError(
+  problem: { code: string; message: string; path?: string },
+  operationRef: string,
+): ErrorEnvelope {
   return {
     ok: false,
     code: problem.code,

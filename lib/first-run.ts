@@ -40,12 +40,16 @@ export async function firstRun(log: (line: string) => void = console.log): Promi
   const settings = env();
   const db = await getDb();
   const url = publicUrl();
-  const where = settings.DATABASE_URL ? "PostgreSQL (DATABASE_URL)" : `the embedded database in ${settings.SETTLE_DATA_DIR}`;
+  const where = settings.DATABASE_URL
+    ? "PostgreSQL (DATABASE_URL)"
+    : `the embedded database in ${settings.SETTLE_DATA_DIR}`;
   const lines: string[] = [];
 
   if (settings.DATABASE_URL) {
     if ((await countUsers(db)) === 0) {
-      lines.push(`Settle: no users yet. Create an admin: npm run -s settle -- users create --email you@example.com --role admin`);
+      lines.push(
+        `Settle: no users yet. Create an admin: npm run -s settle -- users create --email you@example.com --role admin`,
+      );
     }
     log(lines.length ? lines.join("\n") : `Settle: using ${where}.`);
     return;

@@ -38,7 +38,9 @@ async function start(): Promise<void> {
     );
   }
   await firstRun().catch((error: unknown) => {
-    console.error(`Settle could not open its database at start-up: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(
+      `Settle could not open its database at start-up: ${error instanceof Error ? error.message : String(error)}`,
+    );
   });
   if (env().SETTLE_BACKGROUND_JOBS === "on") startBackgroundJobs();
 }

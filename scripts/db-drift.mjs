@@ -5,12 +5,7 @@
 // The migrations are replayed on a throw-away shadow database; no other
 // database is read or written.
 // Exit codes: 0 in sync, 1 drift, 2 the check itself could not run.
-import {
-  assertServerReachable,
-  createTempDatabase,
-  dropOnExit,
-  runPrisma,
-} from "./prisma-schema-engine/tools.mjs";
+import { assertServerReachable, createTempDatabase, dropOnExit, runPrisma } from "./prisma-schema-engine/tools.mjs";
 
 const started = Date.now();
 let dropAll = async () => {};
@@ -20,15 +15,7 @@ try {
   const shadow = await createTempDatabase("settle_drift_shadow");
   dropAll = dropOnExit([shadow]);
   const result = await runPrisma(
-    [
-      "migrate",
-      "diff",
-      "--from-migrations",
-      "prisma/migrations",
-      "--to-schema",
-      "prisma/schema.prisma",
-      "--exit-code",
-    ],
+    ["migrate", "diff", "--from-migrations", "prisma/migrations", "--to-schema", "prisma/schema.prisma", "--exit-code"],
     { env: { SHADOW_DATABASE_URL: shadow.url } },
   );
   // The CLI prints "Loaded Prisma config from …" on stdout too.

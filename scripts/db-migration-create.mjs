@@ -5,12 +5,7 @@
 // databases, so no developer database is needed, read or changed.
 import fs from "node:fs";
 import path from "node:path";
-import {
-  assertServerReachable,
-  createTempDatabase,
-  dropOnExit,
-  runPrisma,
-} from "./prisma-schema-engine/tools.mjs";
+import { assertServerReachable, createTempDatabase, dropOnExit, runPrisma } from "./prisma-schema-engine/tools.mjs";
 
 const name = process.argv[2];
 if (!name || name.startsWith("-") || !/^[A-Za-z0-9_]+$/.test(name)) {
@@ -21,7 +16,10 @@ if (!name || name.startsWith("-") || !/^[A-Za-z0-9_]+$/.test(name)) {
 const migrationsDir = path.resolve("prisma/migrations");
 const listMigrations = () =>
   fs.existsSync(migrationsDir)
-    ? fs.readdirSync(migrationsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name)
+    ? fs
+        .readdirSync(migrationsDir, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name)
     : [];
 
 const databases = [];

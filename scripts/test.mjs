@@ -37,7 +37,9 @@ function counted(label, command, args, reportFile, read) {
   }
   tally.passed += counts.passed;
   tally.failed += counts.failed;
-  lines.push(`${counts.failed === 0 ? "ok  " : "FAIL"} ${label}: ${counts.passed} passed, ${counts.failed} failed (${seconds}s)`);
+  lines.push(
+    `${counts.failed === 0 ? "ok  " : "FAIL"} ${label}: ${counts.passed} passed, ${counts.failed} failed (${seconds}s)`,
+  );
 }
 
 // Route types left in .next by an earlier build or dev server may name pages that moved since.

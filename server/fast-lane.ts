@@ -1,10 +1,20 @@
 import "server-only";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
-import { RSC_HEADER, NEXT_ROUTER_PREFETCH_HEADER, NEXT_ROUTER_SEGMENT_PREFETCH_HEADER, NEXT_ROUTER_STATE_TREE_HEADER } from "next/dist/client/components/app-router-headers";
+import {
+  RSC_HEADER,
+  NEXT_ROUTER_PREFETCH_HEADER,
+  NEXT_ROUTER_SEGMENT_PREFETCH_HEADER,
+  NEXT_ROUTER_STATE_TREE_HEADER,
+} from "next/dist/client/components/app-router-headers";
 import { publicUrl } from "@/lib/env";
 import { toErrorResponse } from "@/lib/http/route";
-import { API_CONTENT_SECURITY_POLICY, SECURITY_HEADERS, STRICT_TRANSPORT_SECURITY, needsTransportSecurity } from "@/lib/http/security-headers";
+import {
+  API_CONTENT_SECURITY_POLICY,
+  SECURITY_HEADERS,
+  STRICT_TRANSPORT_SECURITY,
+  needsTransportSecurity,
+} from "@/lib/http/security-headers";
 import { bodyStream } from "./node-body";
 import { matchRoute, routeTable, type RouteMatch } from "./routes";
 import { processWide } from "@/lib/process-wide";
@@ -37,7 +47,12 @@ export function laneFor(method: string, url: string): LaneHit | null {
 // constants it builds its Vary from), and, on an answer with a body its compression could encode,
 // Accept-Encoding. The lane never compresses (the same bytes whatever the client accepts, which HTTP
 // allows) but says the same, so a cache in front treats both alike.
-const NEXT_VARY = [RSC_HEADER, NEXT_ROUTER_STATE_TREE_HEADER, NEXT_ROUTER_PREFETCH_HEADER, NEXT_ROUTER_SEGMENT_PREFETCH_HEADER].join(", ");
+const NEXT_VARY = [
+  RSC_HEADER,
+  NEXT_ROUTER_STATE_TREE_HEADER,
+  NEXT_ROUTER_PREFETCH_HEADER,
+  NEXT_ROUTER_SEGMENT_PREFETCH_HEADER,
+].join(", ");
 
 /**
  * The headers Next.js adds to an API answer: next.config.ts's static ones
@@ -48,7 +63,8 @@ export function apiHeaders(req: IncomingMessage): Array<[string, string]> {
   const headers: Array<[string, string]> = SECURITY_HEADERS.map((h) => [h.key, h.value]);
   headers.push(["Content-Security-Policy", API_CONTENT_SECURITY_POLICY]);
   const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
-  if (needsTransportSecurity(encrypted, publicUrl())) headers.push([STRICT_TRANSPORT_SECURITY.key, STRICT_TRANSPORT_SECURITY.value]);
+  if (needsTransportSecurity(encrypted, publicUrl()))
+    headers.push([STRICT_TRANSPORT_SECURITY.key, STRICT_TRANSPORT_SECURITY.value]);
   return headers;
 }
 
@@ -73,7 +89,12 @@ export function toWebRequest(req: IncomingMessage, signal?: AbortSignal, body: R
 }
 
 /** Writes a web Response to node's response, after `extra` headers (which the Response's own override), and Next.js's Vary. */
-export async function sendWebResponse(res: ServerResponse, response: Response, extra: ReadonlyArray<[string, string]> = [], vary = true): Promise<void> {
+export async function sendWebResponse(
+  res: ServerResponse,
+  response: Response,
+  extra: ReadonlyArray<[string, string]> = [],
+  vary = true,
+): Promise<void> {
   for (const [name, value] of extra) res.setHeader(name, value);
   res.statusCode = response.status;
   response.headers.forEach((value, name) => res.setHeader(name, value));
@@ -87,7 +108,12 @@ export async function sendWebResponse(res: ServerResponse, response: Response, e
  * The route reads the body from `body` (node's request itself, unless a test
  * hands over a copy) once it has authenticated. Returns the status sent.
  */
-export async function answerLane(req: IncomingMessage, res: ServerResponse, hit: LaneHit, body: Readable = req): Promise<number> {
+export async function answerLane(
+  req: IncomingMessage,
+  res: ServerResponse,
+  hit: LaneHit,
+  body: Readable = req,
+): Promise<number> {
   const extra = apiHeaders(req);
   // Which way in served the answer: for an operator who suspects the lane (SETTLE_FAST_LANE=off), and for
   // the test that every hot route is served here under `npm start`.
@@ -98,7 +124,9 @@ export async function answerLane(req: IncomingMessage, res: ServerResponse, hit:
     res.once("close", () => {
       if (!res.writableFinished) controller.abort();
     });
-    const response = await hit.entry.handler(toWebRequest(req, controller.signal, body), { params: Promise.resolve(hit.params) });
+    const response = await hit.entry.handler(toWebRequest(req, controller.signal, body), {
+      params: Promise.resolve(hit.params),
+    });
     // The client's request broke off while it was being read: there is nobody to answer.
     if (res.destroyed) return response.status;
     await sendWebResponse(res, response, extra);

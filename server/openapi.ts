@@ -14,8 +14,18 @@ import { savedViewInputSchema, savedViewSchema } from "@/lib/queue/saved-views";
 import { approvalsSchema, slaSchema } from "@/lib/outcome/sla";
 import { newUserSchema, userInfoSchema, userPatchSchema } from "@/lib/identity/users";
 import { attemptLogLineSchema, ingestRecordSchema } from "@/lib/ingest/record";
-import { webhookAttemptSchema, webhookDeliveryDetailSchema, webhookDeliveryPageSchema, webhookDeliverySchema } from "@/lib/webhooks/deliveries";
-import { newWebhookEndpointSchema, webhookEndpointPatchSchema, webhookEndpointSchema, webhookSecretAnswerSchema } from "@/lib/webhooks/endpoints";
+import {
+  webhookAttemptSchema,
+  webhookDeliveryDetailSchema,
+  webhookDeliveryPageSchema,
+  webhookDeliverySchema,
+} from "@/lib/webhooks/deliveries";
+import {
+  newWebhookEndpointSchema,
+  webhookEndpointPatchSchema,
+  webhookEndpointSchema,
+  webhookSecretAnswerSchema,
+} from "@/lib/webhooks/endpoints";
 import { webhookEventSchema } from "@/lib/webhooks/events";
 import { errorEnvelopeSchema, statusOf, type ErrorCode } from "@/lib/errors";
 import { apiRoutes } from "./routes";
@@ -96,7 +106,6 @@ const components: Record<string, z.ZodType> = {
 };
 export const componentIds = Object.keys(components);
 
-
 const METHODS: readonly Method[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
 export type ApiOperation = { path: string; method: Method; meta: RouteMeta };
@@ -121,7 +130,10 @@ export function responsesOf(meta: RouteMeta): Responses {
   const decl = meta.response;
   if (!decl) return [];
   if (decl instanceof z.ZodType) return [[200, { schema: decl }]];
-  return Object.entries(decl).map(([status, spec]) => [Number(status), spec instanceof z.ZodType ? { schema: spec } : spec]);
+  return Object.entries(decl).map(([status, spec]) => [
+    Number(status),
+    spec instanceof z.ZodType ? { schema: spec } : spec,
+  ]);
 }
 
 function schemasOf(meta: RouteMeta): z.ZodType[] {
@@ -169,7 +181,8 @@ function convertSchemas(operations: ApiOperation[]) {
       Object.entries(value).map(([k, v]) => {
         if (k !== "$ref" || typeof v !== "string") return [k, fix(v)];
         const target = v.replace(`${REF}__shared#/$defs/`, REF);
-        if (local.has(target.slice(REF.length))) throw new Error(`An inline schema is nested in another (${target}): give it a name in server/openapi.ts.`);
+        if (local.has(target.slice(REF.length)))
+          throw new Error(`An inline schema is nested in another (${target}): give it a name in server/openapi.ts.`);
         return [k, target];
       }),
     );
@@ -205,7 +218,13 @@ function parameters(schema: z.ZodType, where: "path" | "query", convert: Convert
   const required = new Set(object.required ?? []);
   return (names ?? Object.keys(object.properties)).map((name) => {
     const { description, ...rest } = object.properties![name] ?? { type: "string" };
-    return { name, in: where, required: where === "path" || required.has(name), ...(description ? { description } : {}), schema: rest };
+    return {
+      name,
+      in: where,
+      required: where === "path" || required.has(name),
+      ...(description ? { description } : {}),
+      schema: rest,
+    };
   });
 }
 
@@ -248,14 +267,22 @@ function operationObject({ path, method, meta }: ApiOperation, convert: Converte
     : pathNames.map((name) => ({ name, in: "path", required: true, schema: { type: "string" } }));
   const content: Record<string, { schema: Json }> = {};
   if (meta.body) content["application/json"] = { schema: convert.use(meta.body) };
-  for (const [type, schema] of Object.entries(meta.requestContent ?? {})) content[type] = { schema: convert.use(schema) };
+  for (const [type, schema] of Object.entries(meta.requestContent ?? {}))
+    content[type] = { schema: convert.use(schema) };
   const responses: Record<string, unknown> = {};
   for (const [status, spec] of responsesOf(meta)) {
     const media: Record<string, { schema: Json }> = {};
     if (spec.schema) media["application/json"] = { schema: convert.use(spec.schema) };
     for (const [type, schema] of Object.entries(spec.content ?? {})) media[type] = { schema: convert.use(schema) };
-    const description = spec.description ?? (spec.schema && z.globalRegistry.get(spec.schema)?.description) ?? STATUS_TEXT[status] ?? `HTTP ${status}`;
-    const headers = Object.entries(spec.headers ?? {}).map(([name, about]) => [name, { description: about, schema: { type: "string" } }]);
+    const description =
+      spec.description ??
+      (spec.schema && z.globalRegistry.get(spec.schema)?.description) ??
+      STATUS_TEXT[status] ??
+      `HTTP ${status}`;
+    const headers = Object.entries(spec.headers ?? {}).map(([name, about]) => [
+      name,
+      { description: about, schema: { type: "string" } },
+    ]);
     responses[String(status)] = {
       description,
       ...(headers.length ? { headers: Object.fromEntries(headers) } : {}),
@@ -300,9 +327,22 @@ function buildDocument() {
     tags,
     components: {
       securitySchemes: {
-        runtimeKey: { type: "http", scheme: "bearer", description: "A runtime ingest key (stl_rk_…): ingest, and read its own runtime's data." },
-        personalToken: { type: "http", scheme: "bearer", description: "A person's personal access token (stl_pat_…), with their role." },
-        session: { type: "apiKey", in: "cookie", name: "better-auth.session_token", description: "A signed-in browser session; state-changing requests must carry Settle's own Origin." },
+        runtimeKey: {
+          type: "http",
+          scheme: "bearer",
+          description: "A runtime ingest key (stl_rk_…): ingest, and read its own runtime's data.",
+        },
+        personalToken: {
+          type: "http",
+          scheme: "bearer",
+          description: "A person's personal access token (stl_pat_…), with their role.",
+        },
+        session: {
+          type: "apiKey",
+          in: "cookie",
+          name: "better-auth.session_token",
+          description: "A signed-in browser session; state-changing requests must carry Settle's own Origin.",
+        },
       },
       schemas: convert.schemas,
     },
@@ -318,17 +358,31 @@ export function openApiDocument(): ReturnType<typeof buildDocument> {
 
 /** What Settle POSTs to a runtime's webhook endpoint (README "Webhooks"). */
 function outgoingWebhooks() {
-  const header = (name: string, description: string) => ({ name, in: "header", required: true, description, schema: { type: "string" } });
+  const header = (name: string, description: string) => ({
+    name,
+    in: "header",
+    required: true,
+    description,
+    schema: { type: "string" },
+  });
   const post = (summary: string) => ({
     post: {
       summary,
       parameters: [
-        header("Settle-Signature", "t=<unix seconds>,v1=<hex HMAC-SHA256(secret, \"<t>.<raw body>\")>. Reject when it does not match or t is more than 5 minutes off."),
+        header(
+          "Settle-Signature",
+          't=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>. Reject when it does not match or t is more than 5 minutes off.',
+        ),
         header("Settle-Event-Id", "The event's id: the same on every try; de-duplicate by it."),
         header("Settle-Event-Type", "invocation.settled or invocation.decision_changed."),
       ],
       requestBody: { required: true, content: { "application/json": { schema: ref("WebhookEvent") } } },
-      responses: { "2XX": { description: "Delivered. Anything else (or no answer within the timeout) is retried with exponential back-off." } },
+      responses: {
+        "2XX": {
+          description:
+            "Delivered. Anything else (or no answer within the timeout) is retried with exponential back-off.",
+        },
+      },
     },
   });
   return {

@@ -105,7 +105,13 @@ export const UNLISTED_ROUTE_FILES: Record<string, string> = {
 };
 
 /** One method of one registered path, as a server matches it. */
-export type RouteEntry = { path: string; method: Method; pattern: RegExp; names: readonly string[]; handler: RouteHandler };
+export type RouteEntry = {
+  path: string;
+  method: Method;
+  pattern: RegExp;
+  names: readonly string[];
+  handler: RouteHandler;
+};
 
 const METHODS: readonly Method[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 

@@ -12,7 +12,11 @@ export type ServerLimits = { requestTimeoutMs: number; headersTimeoutMs: number;
 
 export function serverLimits(): ServerLimits {
   const e = env();
-  return { requestTimeoutMs: e.SETTLE_REQUEST_TIMEOUT_S * 1000, headersTimeoutMs: e.SETTLE_HEADERS_TIMEOUT_S * 1000, maxConnections: e.SETTLE_MAX_CONNECTIONS };
+  return {
+    requestTimeoutMs: e.SETTLE_REQUEST_TIMEOUT_S * 1000,
+    headersTimeoutMs: e.SETTLE_HEADERS_TIMEOUT_S * 1000,
+    maxConnections: e.SETTLE_MAX_CONNECTIONS,
+  };
 }
 
 /** Called by instrumentation.ts; bin/settle-server.mjs calls it (as `serverLimits`) after start-up, when the settings are known to be valid. */

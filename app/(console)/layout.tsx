@@ -14,7 +14,13 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
     { href: "/", label: "Queue" },
     { href: "/audit", label: "Audit" },
     ...(can(user.role, "manage") ? [{ href: "/metrics", label: "Metrics" }] : []),
-    ...(can(user.role, "administer") ? [{ href: "/admin/users", label: "Users" }, { href: "/admin/keys", label: "Runtime keys" }, { href: "/admin/tool-catalog", label: "Tool catalog" }] : []),
+    ...(can(user.role, "administer")
+      ? [
+          { href: "/admin/users", label: "Users" },
+          { href: "/admin/keys", label: "Runtime keys" },
+          { href: "/admin/tool-catalog", label: "Tool catalog" },
+        ]
+      : []),
     ...(can(user.role, "webhooks") ? [{ href: "/admin/webhooks", label: "Webhooks" }] : []),
     // Everyone may read the policies; only admins edit them (the page and the API check).
     { href: "/admin/policies", label: "Policies" },
@@ -24,17 +30,25 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
     <div className="min-h-screen">
       <header className="border-b border-slate-200 bg-white">
         <div className="mx-auto flex max-w-7xl items-center gap-6 px-6 py-3">
-          <Link href="/" className="text-base font-semibold tracking-tight">Settle</Link>
+          <Link href="/" className="text-base font-semibold tracking-tight">
+            Settle
+          </Link>
           <nav aria-label="Main" className="flex gap-1 text-sm">
             {links.map((l) => (
-              <Link key={l.href} href={l.href} className="rounded-md px-2 py-1 text-slate-700 hover:bg-slate-100 hover:text-slate-900">
+              <Link
+                key={l.href}
+                href={l.href}
+                className="rounded-md px-2 py-1 text-slate-700 hover:bg-slate-100 hover:text-slate-900"
+              >
                 {l.label}
               </Link>
             ))}
           </nav>
           <div className="ml-auto flex items-center gap-3 text-sm">
             <span className="text-slate-700">{user.email}</span>
-            <span className="rounded-full bg-slate-100 px-2 py-0.5 text-xs font-medium text-slate-700">{user.role}</span>
+            <span className="rounded-full bg-slate-100 px-2 py-0.5 text-xs font-medium text-slate-700">
+              {user.role}
+            </span>
             <SignOutButton />
           </div>
         </div>

@@ -11,7 +11,11 @@ export const dynamic = "force-dynamic";
 
 // The home page is the queue. The first page is read here so it paints at
 // once; the browser keeps it live from then on.
-export default async function QueuePage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function QueuePage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { user, db } = await requireUser("read");
   const query = filterQuery(readFilters(await searchParams));
   const parsed = queueQuerySchema.safeParse(Object.fromEntries(new URLSearchParams(query)));

@@ -23,24 +23,32 @@ async function wrongHost(expectedUrl: string): Promise<Mismatch | null> {
 }
 
 function MismatchHint({ mismatch }: { mismatch: Mismatch }) {
-  const link = <a className="font-medium underline" href={`${mismatch.expected}/sign-in`}>{mismatch.expected}</a>;
+  const link = (
+    <a className="font-medium underline" href={`${mismatch.expected}/sign-in`}>
+      {mismatch.expected}
+    </a>
+  );
   if (mismatch.configured) {
     return (
       <p role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900">
-        Settle is configured for {link} (SETTLE_PUBLIC_URL), but this page was opened at {mismatch.opened}: signing in here will be refused.
-        Open that address instead, or set SETTLE_PUBLIC_URL to this one and restart Settle.
+        Settle is configured for {link} (SETTLE_PUBLIC_URL), but this page was opened at {mismatch.opened}: signing in
+        here will be refused. Open that address instead, or set SETTLE_PUBLIC_URL to this one and restart Settle.
       </p>
     );
   }
   return (
     <p role="status" className="rounded-md bg-slate-50 px-3 py-2 text-sm text-slate-700">
-      This page was opened at {mismatch.opened}, but Settle&apos;s address is {link} (the default; set SETTLE_PUBLIC_URL to change it).
-      Links Settle writes point there; if signing in fails here, open that address instead.
+      This page was opened at {mismatch.opened}, but Settle&apos;s address is {link} (the default; set SETTLE_PUBLIC_URL
+      to change it). Links Settle writes point there; if signing in fails here, open that address instead.
     </p>
   );
 }
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function SignInPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const next = safeNext((await searchParams).next);
   if (await currentUser()) redirect(next);
   const expectedUrl = publicUrl();
@@ -50,7 +58,10 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
       <div className="w-full max-w-sm space-y-6 rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
         <div>
           <h1 className="text-xl font-semibold">Sign in to Settle</h1>
-          <p className="mt-1 text-sm text-slate-600">Accounts are created by an admin. On a new embedded database, the first admin&apos;s password was printed when Settle started.</p>
+          <p className="mt-1 text-sm text-slate-600">
+            Accounts are created by an admin. On a new embedded database, the first admin&apos;s password was printed
+            when Settle started.
+          </p>
         </div>
         {mismatch ? <MismatchHint mismatch={mismatch} /> : null}
         <SignInForm next={next} expectedUrl={expectedUrl} />

@@ -33,7 +33,10 @@ type Stored = {
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 // jsonb keeps its own key order: compare objects with their keys sorted.
-const canonical = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort()) : x));
+const canonical = (v: unknown) =>
+  JSON.stringify(v, (_k, x: unknown) =>
+    x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort()) : x,
+  );
 
 function differences(row: Stored, d: DerivedInvocation): string[] {
   const pairs: Array<[string, unknown, unknown]> = [
@@ -74,7 +77,11 @@ export async function checkWorkload(url: string, sample = 2_000): Promise<number
     const tx: Tx = txOf(client);
     const derived = new Map<string, DerivedInvocation>();
     for (const runtimeId of new Set(rows.map((r) => r.runtime_id))) {
-      const folded = await foldFromHistory(tx, runtimeId, rows.filter((r) => r.runtime_id === runtimeId).map((r) => r.id));
+      const folded = await foldFromHistory(
+        tx,
+        runtimeId,
+        rows.filter((r) => r.runtime_id === runtimeId).map((r) => r.id),
+      );
       for (const [uid, d] of folded) derived.set(uid, d);
     }
     const problems: string[] = [];
@@ -85,7 +92,9 @@ export async function checkWorkload(url: string, sample = 2_000): Promise<number
       if (found.length > 0) problems.push(`${row.invocation_id} (${row.status}): ${found.join("; ")}`);
     }
     if (problems.length > 0) {
-      throw new Error(`${problems.length} of ${rows.length} generated invocations differ from their fold:\n${problems.slice(0, 10).join("\n")}`);
+      throw new Error(
+        `${problems.length} of ${rows.length} generated invocations differ from their fold:\n${problems.slice(0, 10).join("\n")}`,
+      );
     }
     return rows.length;
   } finally {

@@ -14,7 +14,10 @@ const isPage = (sql: string) => /ORDER BY/.test(sql) && /LIMIT/.test(sql);
 const isCount = (sql: string) => /count\(\*\)::int AS total/.test(sql);
 
 /** The statements listQueue sends for a URL query: the page and the count. */
-export async function queueStatements(client: pg.Client, search: string): Promise<{ page: CapturedQuery; count: CapturedQuery }> {
+export async function queueStatements(
+  client: pg.Client,
+  search: string,
+): Promise<{ page: CapturedQuery; count: CapturedQuery }> {
   const captured: CapturedQuery[] = [];
   // Every statement goes through the driver (lib/db/README.md): the page and count are kept, anything
   // else listQueue reads to decide (a search's reach, the policies) is answered by the real database.
@@ -44,7 +47,12 @@ export async function explain(client: pg.Client, q: CapturedQuery): Promise<Plan
   return { text, execution_ms: ms ? Number(ms[1]) : NaN };
 }
 
-export type IndexComparison = { index: string; query: string; without: { page: Plan; count: Plan }; with: { page: Plan; count: Plan } };
+export type IndexComparison = {
+  index: string;
+  query: string;
+  without: { page: Plan; count: Plan };
+  with: { page: Plan; count: Plan };
+};
 
 /** The page and count queries of `search` with `index` dropped, then as its migration creates it. */
 export async function compareWithIndex(url: string, index: string, search: string): Promise<IndexComparison> {

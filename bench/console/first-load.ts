@@ -7,7 +7,11 @@ import { gzipSync } from "node:zlib";
 // read from the build folder and gzipped at level 9, as Next.js's own size
 // report did. Chunks a page imports later (dialogs on first open) are not in it.
 
-export type FirstLoad = { files: Array<{ file: string; bytes: number; gzip_bytes: number }>; bytes: number; gzip_bytes: number };
+export type FirstLoad = {
+  files: Array<{ file: string; bytes: number; gzip_bytes: number }>;
+  bytes: number;
+  gzip_bytes: number;
+};
 
 export function scriptFiles(html: string): string[] {
   const found = new Set<string>();
@@ -27,5 +31,9 @@ export function measureFirstLoad(html: string, distDir: string): FirstLoad {
     const content = readFileSync(path.join(distDir, "static", src.split("?")[0]!.slice("/_next/static/".length)));
     return { file: src, bytes: content.length, gzip_bytes: gzipSync(content, { level: 9 }).length };
   });
-  return { files, bytes: files.reduce((n, f) => n + f.bytes, 0), gzip_bytes: files.reduce((n, f) => n + f.gzip_bytes, 0) };
+  return {
+    files,
+    bytes: files.reduce((n, f) => n + f.bytes, 0),
+    gzip_bytes: files.reduce((n, f) => n + f.gzip_bytes, 0),
+  };
 }

@@ -56,32 +56,167 @@ const CHECKING = "The request may have gone through; it is being checked before 
 
 // Most settled; about 4% need a person (the first six groups).
 export const GROUPS: Group[] = [
-  { name: "outcome_unknown", upTo: 20, status: "outcome_unknown", commit: "unknown", next: "verify_operation", last: UNKNOWN, message: CHECKING, then: null },
-  { name: "stalled", upTo: 26, status: "pending", commit: "unknown", next: "none", last: null, message: null, then: null },
-  { name: "partially_applied", upTo: 30, status: "partially_applied", commit: "partial", next: "verify_operation", last: ["unknown", "partial", "verify_operation", "PARTIAL_BATCH"], message: "Some items were applied.", then: null },
-  { name: "awaiting_approval", upTo: 34, status: "awaiting_approval", commit: "not_committed", next: "request_approval", last: ["permanent", "not_committed", "request_approval", "APPROVAL_REQUIRED"], message: "Waiting for a person to approve.", then: null },
-  { name: "verifying", upTo: 37, status: "verifying", commit: "unknown", next: "verify_operation", last: UNKNOWN, message: CHECKING, then: "request_verification" },
-  { name: "escalated", upTo: 40, status: "escalated", commit: "unknown", next: "escalate", last: UNKNOWN, message: CHECKING, then: "escalate" },
-  { name: "pending", upTo: 50, status: "pending", commit: "unknown", next: "none", last: null, message: null, then: null, live: true },
-  { name: "needs_input", upTo: 60, status: "needs_input", commit: "not_committed", next: "correct_input", last: ["permanent", "not_committed", "correct_input", "VALIDATION_FAILED"], message: "The email address is not valid.", then: null },
-  { name: "retry_scheduled", upTo: 80, status: "retry_scheduled", commit: "not_committed", next: "wait_and_retry", last: ["retryable", "not_committed", "wait_and_retry", "RATE_LIMITED"], message: null, then: null },
-  { name: "failed", upTo: 110, status: "failed", commit: "not_committed", next: "choose_alternative", last: ["permanent", "not_committed", "choose_alternative", "UPSTREAM_REJECTED"], message: "The provider refused the request.", then: null },
-  { name: "reconciled_probe", upTo: 118, status: "reconciled", commit: "committed", next: "none", last: UNKNOWN, message: CHECKING, then: "probe" },
-  { name: "reconciled_operator", upTo: 125, status: "reconciled", commit: "committed", next: "none", last: UNKNOWN, message: CHECKING, then: "mark_reconciled" },
-  { name: "succeeded", upTo: 1000, status: "succeeded", commit: "committed", next: "none", last: ["ok", "committed", "none", null], message: null, then: null },
+  {
+    name: "outcome_unknown",
+    upTo: 20,
+    status: "outcome_unknown",
+    commit: "unknown",
+    next: "verify_operation",
+    last: UNKNOWN,
+    message: CHECKING,
+    then: null,
+  },
+  {
+    name: "stalled",
+    upTo: 26,
+    status: "pending",
+    commit: "unknown",
+    next: "none",
+    last: null,
+    message: null,
+    then: null,
+  },
+  {
+    name: "partially_applied",
+    upTo: 30,
+    status: "partially_applied",
+    commit: "partial",
+    next: "verify_operation",
+    last: ["unknown", "partial", "verify_operation", "PARTIAL_BATCH"],
+    message: "Some items were applied.",
+    then: null,
+  },
+  {
+    name: "awaiting_approval",
+    upTo: 34,
+    status: "awaiting_approval",
+    commit: "not_committed",
+    next: "request_approval",
+    last: ["permanent", "not_committed", "request_approval", "APPROVAL_REQUIRED"],
+    message: "Waiting for a person to approve.",
+    then: null,
+  },
+  {
+    name: "verifying",
+    upTo: 37,
+    status: "verifying",
+    commit: "unknown",
+    next: "verify_operation",
+    last: UNKNOWN,
+    message: CHECKING,
+    then: "request_verification",
+  },
+  {
+    name: "escalated",
+    upTo: 40,
+    status: "escalated",
+    commit: "unknown",
+    next: "escalate",
+    last: UNKNOWN,
+    message: CHECKING,
+    then: "escalate",
+  },
+  {
+    name: "pending",
+    upTo: 50,
+    status: "pending",
+    commit: "unknown",
+    next: "none",
+    last: null,
+    message: null,
+    then: null,
+    live: true,
+  },
+  {
+    name: "needs_input",
+    upTo: 60,
+    status: "needs_input",
+    commit: "not_committed",
+    next: "correct_input",
+    last: ["permanent", "not_committed", "correct_input", "VALIDATION_FAILED"],
+    message: "The email address is not valid.",
+    then: null,
+  },
+  {
+    name: "retry_scheduled",
+    upTo: 80,
+    status: "retry_scheduled",
+    commit: "not_committed",
+    next: "wait_and_retry",
+    last: ["retryable", "not_committed", "wait_and_retry", "RATE_LIMITED"],
+    message: null,
+    then: null,
+  },
+  {
+    name: "failed",
+    upTo: 110,
+    status: "failed",
+    commit: "not_committed",
+    next: "choose_alternative",
+    last: ["permanent", "not_committed", "choose_alternative", "UPSTREAM_REJECTED"],
+    message: "The provider refused the request.",
+    then: null,
+  },
+  {
+    name: "reconciled_probe",
+    upTo: 118,
+    status: "reconciled",
+    commit: "committed",
+    next: "none",
+    last: UNKNOWN,
+    message: CHECKING,
+    then: "probe",
+  },
+  {
+    name: "reconciled_operator",
+    upTo: 125,
+    status: "reconciled",
+    commit: "committed",
+    next: "none",
+    last: UNKNOWN,
+    message: CHECKING,
+    then: "mark_reconciled",
+  },
+  {
+    name: "succeeded",
+    upTo: 1000,
+    status: "succeeded",
+    commit: "committed",
+    next: "none",
+    last: ["ok", "committed", "none", null],
+    message: null,
+    then: null,
+  },
 ];
 
 // Seconds: an attempt every minute, its outcome 8 s after its intent, what follows 2 min after the last outcome.
 const INTENT_BUDGET_S = 120;
 const LIVE_BUDGET_S = 3600;
-const NOTE = { escalate: "No access to the provider's ledger; finance to check.", mark_reconciled: "Found in the provider's ledger." };
+const NOTE = {
+  escalate: "No access to the provider's ledger; finance to check.",
+  mark_reconciled: "Found in the provider's ledger.",
+};
 
-const lit = (v: string | number | boolean | null) => (v === null ? "NULL" : typeof v === "string" ? `'${v.replace(/'/g, "''")}'` : String(v));
+const lit = (v: string | number | boolean | null) =>
+  v === null ? "NULL" : typeof v === "string" ? `'${v.replace(/'/g, "''")}'` : String(v);
 const iso = (col: string) => `to_char((${col}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 function groupsValues(): string {
   const rows = GROUPS.map((g) =>
-    [g.name, g.upTo, g.status, g.commit, g.next, g.last?.[0] ?? null, g.last?.[1] ?? null, g.last?.[2] ?? null, g.last?.[3] ?? null, g.message, g.then, g.live ?? false]
+    [
+      g.name,
+      g.upTo,
+      g.status,
+      g.commit,
+      g.next,
+      g.last?.[0] ?? null,
+      g.last?.[1] ?? null,
+      g.last?.[2] ?? null,
+      g.last?.[3] ?? null,
+      g.message,
+      g.then,
+      g.live ?? false,
+    ]
       .map(lit)
       .join(", "),
   );
@@ -202,16 +337,26 @@ function invocationsFromPlan(): string {
       FROM bench_plan p JOIN ${groupsValues()} ON g.name = p.grp`;
 }
 
-export async function generateWorkload(url: string, workload = DEFAULT_WORKLOAD, log: (line: string) => void = console.log): Promise<void> {
+export async function generateWorkload(
+  url: string,
+  workload = DEFAULT_WORKLOAD,
+  log: (line: string) => void = console.log,
+): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const step = async (label: string, sql: string) => {
     const started = Date.now();
     const result = await client.query(sql);
-    if (label) log(`  ${label}: ${(result.rowCount ?? 0).toLocaleString("en")} rows in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    if (label)
+      log(
+        `  ${label}: ${(result.rowCount ?? 0).toLocaleString("en")} rows in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
   };
   try {
-    await step("runtimes", `INSERT INTO runtimes (id, name) SELECT gen_random_uuid(), r FROM unnest(${`ARRAY[${RUNTIMES.map(lit).join(",")}]`}) AS r ON CONFLICT (name) DO NOTHING`);
+    await step(
+      "runtimes",
+      `INSERT INTO runtimes (id, name) SELECT gen_random_uuid(), r FROM unnest(${`ARRAY[${RUNTIMES.map(lit).join(",")}]`}) AS r ON CONFLICT (name) DO NOTHING`,
+    );
     await step("", PLAN);
     // Invocation i: task i/4 on runtime (i/4) % 5, tool i % 11, 1 + i % 3 attempts (one in 200 retried once more), group by a
     // hash of i; first seen over the last 30 days.
@@ -245,7 +390,10 @@ export async function generateWorkload(url: string, workload = DEFAULT_WORKLOAD,
     await step("attempts", attemptsFromPlan());
     await step("audit entries", actionsFromPlan());
     // What the write path's statement (lib/invocations/write-statement.ts) writes beside a new invocation.
-    await step("search rows", `INSERT INTO invocation_search (invocation_uid, ids) SELECT id, task_id || ' ' || invocation_id || ' ' || coalesce(idempotency_key, '') FROM invocations`);
+    await step(
+      "search rows",
+      `INSERT INTO invocation_search (invocation_uid, ids) SELECT id, task_id || ' ' || invocation_id || ' ' || coalesce(idempotency_key, '') FROM invocations`,
+    );
     const rebuilt = Date.now();
     for (const index of indexes) await step("", index.indexdef);
     log(`  ${indexes.length} indexes rebuilt in ${((Date.now() - rebuilt) / 1000).toFixed(1)} s`);
@@ -259,7 +407,9 @@ export async function generateWorkload(url: string, workload = DEFAULT_WORKLOAD,
     // As autovacuum leaves a table at rest: statistics, and a visibility map for index-only scans.
     await step("vacuum analyze", "VACUUM ANALYZE");
     // Writes the load's dirty pages out now rather than during the measurements (needs superuser or pg_checkpoint).
-    await step("checkpoint", "CHECKPOINT").catch((e: Error) => log(`  no checkpoint (${e.message}): the first measurements may pay for it`));
+    await step("checkpoint", "CHECKPOINT").catch((e: Error) =>
+      log(`  no checkpoint (${e.message}): the first measurements may pay for it`),
+    );
   } finally {
     await client.end();
   }

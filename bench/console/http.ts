@@ -22,7 +22,11 @@ export type GetResult = {
   cpu_cores_used: CpuUse;
 };
 
-export async function measureGet(baseUrl: string, target: Target, opts: { connections: number; duration: number; serverPid: number }): Promise<GetResult> {
+export async function measureGet(
+  baseUrl: string,
+  target: Target,
+  opts: { connections: number; duration: number; serverPid: number },
+): Promise<GetResult> {
   const latencies: number[] = [];
   let bytes = 0;
   const cpu = measureCpu(opts.serverPid);
@@ -49,7 +53,12 @@ export async function measureGet(baseUrl: string, target: Target, opts: { connec
     duration_s: result.duration,
     requests: result.requests.total,
     req_per_s: round(result.requests.total / result.duration),
-    latency_ms: { p50: round(percentile(latencies, 50)), p95: round(percentile(latencies, 95)), p99: round(percentile(latencies, 99)), max: round(latencies.at(-1) ?? 0) },
+    latency_ms: {
+      p50: round(percentile(latencies, 50)),
+      p95: round(percentile(latencies, 95)),
+      p99: round(percentile(latencies, 99)),
+      max: round(latencies.at(-1) ?? 0),
+    },
     bytes_per_response: latencies.length > 0 ? Math.round(bytes / latencies.length) : 0,
     non_2xx: result.non2xx,
     errors: result.errors,

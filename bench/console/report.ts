@@ -15,7 +15,16 @@ export type ConsoleReport = {
   machine: ReturnType<typeof machine>;
   machine_busy_before: number | null;
   settings: Record<string, unknown>;
-  data: { invocations: number; attempts: number; actions: number; tasks: number; in_queue: number; big_task_attempts: number; generate_s: number; fold_checked: number };
+  data: {
+    invocations: number;
+    attempts: number;
+    actions: number;
+    tasks: number;
+    in_queue: number;
+    big_task_attempts: number;
+    generate_s: number;
+    fold_checked: number;
+  };
   first_load_js: FirstLoad;
   explain: { indexes: IndexComparison[]; queries: Array<{ query: string; statement: "page" | "count"; plan: Plan }> };
   results: GetResult[];
@@ -25,10 +34,14 @@ export type ConsoleReport = {
 };
 
 export function targetOf(t: Pick<Target, "path">): number {
-  return t.path.startsWith("/tasks/") || t.path.startsWith("/api/v1/tasks/") ? CONSOLE_TARGETS.taskP95Ms : CONSOLE_TARGETS.queueP95Ms;
+  return t.path.startsWith("/tasks/") || t.path.startsWith("/api/v1/tasks/")
+    ? CONSOLE_TARGETS.taskP95Ms
+    : CONSOLE_TARGETS.queueP95Ms;
 }
 
-export function evaluate(r: Pick<ConsoleReport, "results" | "first_load_js" | "judged_at_connections">): Record<string, boolean> {
+export function evaluate(
+  r: Pick<ConsoleReport, "results" | "first_load_js" | "judged_at_connections">,
+): Record<string, boolean> {
   const met: Record<string, boolean> = {};
   for (const result of r.results.filter((x) => x.connections === r.judged_at_connections)) {
     met[result.label] = result.latency_ms.p95 < targetOf(result) && result.non_2xx === 0 && result.errors === 0;
@@ -52,9 +65,19 @@ export function printTable(r: ConsoleReport): void {
     `p95 < ${targetOf(x)} ms`,
     x.connections === r.judged_at_connections ? mark(r.met[x.label]) : "",
   ]);
-  rows.push(["first-load JS of /, gzip", "", "", "", "", "", `< ${CONSOLE_TARGETS.firstLoadGzipKb} kB`, `${kb(r.first_load_js.gzip_bytes)} ${mark(r.met.first_load_js)}`]);
+  rows.push([
+    "first-load JS of /, gzip",
+    "",
+    "",
+    "",
+    "",
+    "",
+    `< ${CONSOLE_TARGETS.firstLoadGzipKb} kB`,
+    `${kb(r.first_load_js.gzip_bytes)} ${mark(r.met.first_load_js)}`,
+  ]);
   const widths = header.map((_, i) => Math.max(header[i]!.length, ...rows.map((row) => row[i]!.length)));
-  const line = (row: string[]) => row.map((c, i) => (i >= 1 && i <= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(" │ ");
+  const line = (row: string[]) =>
+    row.map((c, i) => (i >= 1 && i <= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(" │ ");
   console.log("");
   console.log(line(header));
   console.log(widths.map((w) => "─".repeat(w)).join("─┼─"));
@@ -71,9 +94,13 @@ export function printTable(r: ConsoleReport): void {
         `count ${x.without.count.execution_ms} → ${x.with.count.execution_ms} ms (without → with ${x.index})`,
     );
   }
-  for (const e of r.explain.queries) console.log(`EXPLAIN ANALYZE, ${e.statement} of ${e.query}: ${e.plan.execution_ms} ms`);
+  for (const e of r.explain.queries)
+    console.log(`EXPLAIN ANALYZE, ${e.statement} of ${e.query}: ${e.plan.execution_ms} ms`);
   const busy = r.results.filter((x) => (x.cpu_cores_used?.others ?? 0) > 0.2);
-  if (busy.length > 0) console.log(`! other processes used more than 0.2 cores during: ${busy.map((x) => `${x.label} (${x.connections})`).join(", ")}: those figures are high`);
+  if (busy.length > 0)
+    console.log(
+      `! other processes used more than 0.2 cores during: ${busy.map((x) => `${x.label} (${x.connections})`).join(", ")}: those figures are high`,
+    );
   for (const x of r.results.filter((x) => x.non_2xx || x.errors || x.timeouts)) {
     console.log(`! ${x.label}: ${x.non_2xx} non-2xx, ${x.errors} errors, ${x.timeouts} timeouts`);
   }

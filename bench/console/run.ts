@@ -8,7 +8,18 @@ import { createUser } from "@/lib/identity/users";
 import { setEnv } from "@/lib/env";
 import { measureCpu } from "../cpu";
 import { machine, SHARED_CORES_NOTE } from "../report";
-import { createBenchDatabase, ensureBuild, freePort, gitHead, migrateDatabase, releaseOnExit, ROOT, startServer, type BenchDatabase, type BenchServer } from "../setup";
+import {
+  createBenchDatabase,
+  ensureBuild,
+  freePort,
+  gitHead,
+  migrateDatabase,
+  releaseOnExit,
+  ROOT,
+  startServer,
+  type BenchDatabase,
+  type BenchServer,
+} from "../setup";
 import { checkWorkload } from "./check";
 import { compareWithIndex, explain, queueStatements } from "./explain";
 import { measureFirstLoad } from "./first-load";
@@ -109,7 +120,12 @@ async function explainQueries(url: string): Promise<ConsoleReport["explain"]> {
   await client.connect();
   try {
     const queries: ConsoleReport["explain"]["queries"] = [];
-    for (const search of ["runtime=billing-agent&effect_class=money,destructive", "status=all", `q=${SEARCH}`, `status=all&q=${BROAD}`]) {
+    for (const search of [
+      "runtime=billing-agent&effect_class=money,destructive",
+      "status=all",
+      `q=${SEARCH}`,
+      `status=all&q=${BROAD}`,
+    ]) {
       const { page, count } = await queueStatements(client, search);
       queries.push({ query: search, statement: "page", plan: await explain(client, page) });
       queries.push({ query: search, statement: "count", plan: await explain(client, count) });
@@ -138,7 +154,9 @@ async function main(): Promise<void> {
   const generateS = Math.round((Date.now() - started) / 100) / 10;
   const foldChecked = await checkWorkload(database.url);
   const data = { ...(await counts(database.url)), generate_s: generateS, fold_checked: foldChecked };
-  log(`• ${data.invocations} invocations, ${data.attempts} attempts in ${generateS} s; ${foldChecked} sampled invocations fold to their stored state`);
+  log(
+    `• ${data.invocations} invocations, ${data.attempts} attempts in ${generateS} s; ${foldChecked} sampled invocations fold to their stored state`,
+  );
 
   // --only measures some pages or APIs: the queue's plans are then not what is asked for.
   if (!args.only) log("• EXPLAIN (ANALYZE, BUFFERS) of the queue's SQL");
@@ -148,13 +166,18 @@ async function main(): Promise<void> {
   const token = await createOperator(database.url, secret);
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  server = await startServer(database.url, port, { SETTLE_NEXT_DIST_DIR: distDir, SETTLE_AUTH_SECRET: secret, SETTLE_PUBLIC_URL: baseUrl });
+  server = await startServer(database.url, port, {
+    SETTLE_NEXT_DIST_DIR: distDir,
+    SETTLE_AUTH_SECRET: secret,
+    SETTLE_PUBLIC_URL: baseUrl,
+  });
   log(`• next start on ${server.url} (pid ${server.pid})`);
   const cookie = await signIn(baseUrl);
 
   const page = await fetch(`${baseUrl}/`, { headers: { cookie } });
   const html = await page.text();
-  if (page.status !== 200 || !html.includes("inv-")) throw new Error(`the queue page did not render its rows (${page.status})`);
+  if (page.status !== 200 || !html.includes("inv-"))
+    throw new Error(`the queue page did not render its rows (${page.status})`);
   const firstLoad = measureFirstLoad(html, path.join(ROOT, distDir));
   log(`• first-load JS of /: ${firstLoad.files.length} files, ${(firstLoad.gzip_bytes / 1000).toFixed(1)} kB gzipped`);
 
@@ -162,7 +185,12 @@ async function main(): Promise<void> {
   const browser = { cookie };
   const allTargets: Target[] = [
     { label: "queue API, default", path: "/api/v1/queue", headers: api, kind: "api" },
-    { label: "queue API, filtered", path: "/api/v1/queue?runtime=billing-agent&effect_class=money,destructive", headers: api, kind: "api" },
+    {
+      label: "queue API, filtered",
+      path: "/api/v1/queue?runtime=billing-agent&effect_class=money,destructive",
+      headers: api,
+      kind: "api",
+    },
     { label: "queue API, status=all", path: "/api/v1/queue?status=all", headers: api, kind: "api" },
     { label: "queue API, search", path: `/api/v1/queue?q=${SEARCH}`, headers: api, kind: "api" },
     { label: "queue API, all + search", path: `/api/v1/queue?status=all&q=${SEARCH}`, headers: api, kind: "api" },
@@ -172,7 +200,12 @@ async function main(): Promise<void> {
     { label: "task API (100 invocations)", path: `/api/v1/tasks/${BIG_TASK}`, headers: api, kind: "api" },
     { label: "task page (1,000 attempts)", path: `/tasks/${BIG_TASK}`, headers: browser, kind: "page" },
     // What the task page loads after it renders: the story's first 150 events.
-    { label: "task timeline API (first 150 events)", path: `/api/v1/tasks/${BIG_TASK}/timeline?limit=150`, headers: api, kind: "api" },
+    {
+      label: "task timeline API (first 150 events)",
+      path: `/api/v1/tasks/${BIG_TASK}/timeline?limit=150`,
+      headers: api,
+      kind: "api",
+    },
   ];
   const targets = allTargets.filter((t) => t.label.includes(args.only));
   for (const t of targets.filter((x) => x.kind === "page")) {
@@ -184,14 +217,18 @@ async function main(): Promise<void> {
   const idle = measureCpu(server.pid);
   await new Promise((r) => setTimeout(r, 2_000));
   const busyBefore = idle()?.machine ?? null;
-  log(`• machine busy before the run: ${busyBefore ?? "n/a"} of ${machine().cpus} cores${(busyBefore ?? 0) > 0.2 ? " — other processes are running; figures will be high" : ""}`);
+  log(
+    `• machine busy before the run: ${busyBefore ?? "n/a"} of ${machine().cpus} cores${(busyBefore ?? 0) > 0.2 ? " — other processes are running; figures will be high" : ""}`,
+  );
 
   const results: GetResult[] = [];
   for (const target of targets) {
     for (const c of connections) {
       if (warmup > 0) await measureGet(baseUrl, target, { connections: c, duration: warmup, serverPid: server.pid });
       const result = await measureGet(baseUrl, target, { connections: c, duration, serverPid: server.pid });
-      log(`  ${target.label} (${c} conn.): p50 ${result.latency_ms.p50} ms, p95 ${result.latency_ms.p95} ms, p99 ${result.latency_ms.p99} ms, ${result.req_per_s} req/s`);
+      log(
+        `  ${target.label} (${c} conn.): p50 ${result.latency_ms.p50} ms, p95 ${result.latency_ms.p95} ms, p99 ${result.latency_ms.p99} ms, ${result.req_per_s} req/s`,
+      );
       results.push(result);
     }
   }

@@ -31,18 +31,41 @@ export function seeded(seed: number): Rng {
 export function makeIntent(n: number, rng: Rng, prefix: string): Intent {
   const pick = rng();
   const tag = `${prefix}-${n}`;
-  if (pick < 0.5) return { n, tool: "create_order", tag, arguments: { customer: tag, items: [{ sku: "SKU-1", qty: 1 + (n % 3) }] } };
-  if (pick < 0.75) return { n, tool: "charge_card", tag, arguments: { order_id: tag, amount_cents: 100 + n, card_token: "tok_bench" } };
-  return { n, tool: "send_email", tag, arguments: { to: [`${tag}@example.com`], subject: "Your order", body: "Thank you." } };
+  if (pick < 0.5)
+    return { n, tool: "create_order", tag, arguments: { customer: tag, items: [{ sku: "SKU-1", qty: 1 + (n % 3) }] } };
+  if (pick < 0.75)
+    return {
+      n,
+      tool: "charge_card",
+      tag,
+      arguments: { order_id: tag, amount_cents: 100 + n, card_token: "tok_bench" },
+    };
+  return {
+    n,
+    tool: "send_email",
+    tag,
+    arguments: { to: [`${tag}@example.com`], subject: "Your order", body: "Thank you." },
+  };
 }
 
-export type ChaosOptions = { faultsFile: string; brokenStreamRate: number; crashRate: number; rng: Rng; maxCalls?: number };
+export type ChaosOptions = {
+  faultsFile: string;
+  brokenStreamRate: number;
+  crashRate: number;
+  rng: Rng;
+  maxCalls?: number;
+};
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function injectFault(intent: Intent, options: ChaosOptions): string | null {
   const roll = options.rng();
-  const fault = roll < options.crashRate ? "crash_after_effect" : roll < options.crashRate + options.brokenStreamRate ? "break_stream_after_effect" : null;
+  const fault =
+    roll < options.crashRate
+      ? "crash_after_effect"
+      : roll < options.crashRate + options.brokenStreamRate
+        ? "break_stream_after_effect"
+        : null;
   if (fault) appendFileSync(options.faultsFile, JSON.stringify({ tool: intent.tool, fault }) + "\n");
   return fault;
 }
@@ -98,7 +121,12 @@ export async function followIntent(client: Client, intent: Intent, options: Chao
 }
 
 /** Runs `intents` through the gateway `concurrency` at a time; `onProgress` after each. */
-export async function runChaos(clients: Client[], intents: Intent[], options: ChaosOptions, onProgress: (done: number) => void): Promise<IntentRun[]> {
+export async function runChaos(
+  clients: Client[],
+  intents: Intent[],
+  options: ChaosOptions,
+  onProgress: (done: number) => void,
+): Promise<IntentRun[]> {
   const runs: IntentRun[] = [];
   let next = 0;
   await Promise.all(

@@ -18,22 +18,64 @@ const servers = {
 let server = servers.lane;
 const post = async (path: string, body: unknown) => {
   const t = performance.now();
-  const res = await fetch(`${server.url}${path}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(`${server.url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   await res.text();
   return performance.now() - t;
 };
-const envelope = { gateway: "settle-mcp", decision: "forwarded", effect_class: "create", effect_source: "config", request: { method: "tools/call", params: { name: "create_order", arguments: { customer: "c", items: [{ sku: "SKU-1", qty: 1 }] } } } };
+const envelope = {
+  gateway: "settle-mcp",
+  decision: "forwarded",
+  effect_class: "create",
+  effect_source: "config",
+  request: {
+    method: "tools/call",
+    params: { name: "create_order", arguments: { customer: "c", items: [{ sku: "SKU-1", qty: 1 }] } },
+  },
+};
 const cases: Record<string, (i: number) => Promise<number>> = {
   health: async () => {
     const t = performance.now();
     await (await fetch(`${server.url}/api/health`)).text();
     return performance.now() - t;
   },
-  guard_bare: (i) => post("/api/v1/guard", { task_id: "t", tool: "create_order", idempotency_key: `bare-${i}`, effect_class: "create" }),
-  guard_with_envelope: (i) => post("/api/v1/guard", { task_id: "t", tool: "create_order", idempotency_key: `env-${i}`, effect_class: "create", budget_left_s: 10, args_digest: "sha256:x", envelope }),
+  guard_bare: (i) =>
+    post("/api/v1/guard", { task_id: "t", tool: "create_order", idempotency_key: `bare-${i}`, effect_class: "create" }),
+  guard_with_envelope: (i) =>
+    post("/api/v1/guard", {
+      task_id: "t",
+      tool: "create_order",
+      idempotency_key: `env-${i}`,
+      effect_class: "create",
+      budget_left_s: 10,
+      args_digest: "sha256:x",
+      envelope,
+    }),
   guard_then_report: async (i) => {
-    const ms = await post("/api/v1/guard", { task_id: "t", tool: "create_order", idempotency_key: `rep-${i}`, effect_class: "create", envelope });
-    void post("/api/v1/envelopes", { records: [{ event_id: `t:rep-${i}:a1:outcome`, task_id: "t", invocation_id: `t:rep-${i}`, attempt: 1, tool: "create_order", effect_class: "create", idempotency_key: `rep-${i}`, envelope: { content: [{ type: "text", text: "ok" }] } }] });
+    const ms = await post("/api/v1/guard", {
+      task_id: "t",
+      tool: "create_order",
+      idempotency_key: `rep-${i}`,
+      effect_class: "create",
+      envelope,
+    });
+    void post("/api/v1/envelopes", {
+      records: [
+        {
+          event_id: `t:rep-${i}:a1:outcome`,
+          task_id: "t",
+          invocation_id: `t:rep-${i}`,
+          attempt: 1,
+          tool: "create_order",
+          effect_class: "create",
+          idempotency_key: `rep-${i}`,
+          envelope: { content: [{ type: "text", text: "ok" }] },
+        },
+      ],
+    });
     await new Promise((r) => setTimeout(r, 8));
     return ms;
   },
@@ -50,7 +92,9 @@ for (const [name, run] of Object.entries(cases)) {
       xs[which].push(await run(i + (which === "next" ? 100_000 : 0)));
     }
   }
-  console.log(`${name}: fast lane p50 ${pct(xs.lane, 50)} ms, p95 ${pct(xs.lane, 95)} ms · through Next.js p50 ${pct(xs.next, 50)} ms, p95 ${pct(xs.next, 95)} ms`);
+  console.log(
+    `${name}: fast lane p50 ${pct(xs.lane, 50)} ms, p95 ${pct(xs.lane, 95)} ms · through Next.js p50 ${pct(xs.next, 50)} ms, p95 ${pct(xs.next, 95)} ms`,
+  );
 }
 await servers.lane.stop();
 await servers.next.stop();

@@ -14,7 +14,11 @@ export type Shop = { url: string; crashes: () => number; close: () => Promise<vo
 
 function launchShop(port: number, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", shopServer, "--http", String(port)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--import", "tsx", shopServer, "--http", String(port)], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let out = "";
     child.stdout!.on("data", (d) => {
       out += String(d);
@@ -53,14 +57,25 @@ export async function superviseShop(port: number, env: Record<string, string>): 
 
 export type GatewayProcess = { url: string; stderr: () => string; stop: () => Promise<void> };
 
-export async function startGateway(options: { port: number; upstream: string; settleUrl: string; key: string; config: object; dir: string }): Promise<GatewayProcess> {
+export async function startGateway(options: {
+  port: number;
+  upstream: string;
+  settleUrl: string;
+  key: string;
+  config: object;
+  dir: string;
+}): Promise<GatewayProcess> {
   const configFile = path.join(options.dir, "gateway.json");
   writeFileSync(configFile, JSON.stringify(options.config));
-  const child = spawn(process.execPath, [bin, "--config", configFile, "--listen", String(options.port), "--upstream", options.upstream], {
-    cwd: ROOT,
-    env: { ...process.env, SETTLE_URL: options.settleUrl, SETTLE_KEY: options.key },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [bin, "--config", configFile, "--listen", String(options.port), "--upstream", options.upstream],
+    {
+      cwd: ROOT,
+      env: { ...process.env, SETTLE_URL: options.settleUrl, SETTLE_KEY: options.key },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   let stderr = "";
   child.stderr!.on("data", (d) => (stderr += String(d)));
   const exited = new Promise<void>((r) => child.once("exit", () => r()));

@@ -4,7 +4,18 @@ import path from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { readLedger } from "../../packages/settle-mcp-gateway/test/shop/shop-tools";
 import type { CallLog } from "../../packages/settle-mcp-gateway/src/tool-call";
-import { createBenchDatabase, ensureBuild, freePort, gitHead, prepareDatabase, releaseOnExit, ROOT, startServer, type BenchDatabase, type BenchServer } from "../setup";
+import {
+  createBenchDatabase,
+  ensureBuild,
+  freePort,
+  gitHead,
+  prepareDatabase,
+  releaseOnExit,
+  ROOT,
+  startServer,
+  type BenchDatabase,
+  type BenchServer,
+} from "../setup";
 import { makeIntent, runChaos, seeded, type Intent } from "./chaos";
 import { verify } from "./check";
 import { startGateway, superviseShop } from "./processes";
@@ -45,7 +56,8 @@ async function connect(url: string): Promise<Client> {
 async function timed(client: Client, intent: Intent): Promise<number> {
   const started = performance.now();
   const result = (await client.callTool({ name: intent.tool, arguments: intent.arguments })) as { isError?: boolean };
-  if (result.isError && intent.tool !== "send_email") throw new Error(`latency call failed: ${JSON.stringify(result).slice(0, 300)}`);
+  if (result.isError && intent.tool !== "send_email")
+    throw new Error(`latency call failed: ${JSON.stringify(result).slice(0, 300)}`);
   return performance.now() - started;
 }
 
@@ -58,7 +70,9 @@ async function main(): Promise<void> {
     database = await createBenchDatabase();
     const { key, runtimeId } = await prepareDatabase(database.url);
     const settlePort = await freePort();
-    server = await startServer(database.url, settlePort, { SETTLE_AUTH_SECRET: "bench-gateway-secret-at-least-32-characters" });
+    server = await startServer(database.url, settlePort, {
+      SETTLE_AUTH_SECRET: "bench-gateway-secret-at-least-32-characters",
+    });
     const dir = mkdtempSync(path.join(tmpdir(), "settle-mcp-bench-"));
     const ledgerFile = path.join(dir, "ledger.jsonl");
     const faultsFile = path.join(dir, "faults.jsonl");
@@ -66,7 +80,12 @@ async function main(): Promise<void> {
     const shop = await superviseShop(await freePort(), { SHOP_LEDGER: ledgerFile, SHOP_FAULTS: faultsFile });
     const config = {
       tools: [
-        { match: "create_order", effect: "create", replay: true, probe: { tool: "get_order", arguments: { idempotency_key: "{{idempotency_key}}" } } },
+        {
+          match: "create_order",
+          effect: "create",
+          replay: true,
+          probe: { tool: "get_order", arguments: { idempotency_key: "{{idempotency_key}}" } },
+        },
         { match: "charge_card", effect: "money" },
         { match: "send_email", effect: "send" },
       ],
@@ -74,7 +93,14 @@ async function main(): Promise<void> {
       in_flight_wait_s: 2,
       spool_dir: path.join(dir, "spool"),
     };
-    const gateway = await startGateway({ port: await freePort(), upstream: shop.url, settleUrl: server.url, key, config, dir });
+    const gateway = await startGateway({
+      port: await freePort(),
+      upstream: shop.url,
+      settleUrl: server.url,
+      key,
+      config,
+      dir,
+    });
     console.log(`• Settle ${server.url} (PostgreSQL ${database.name}), shop ${shop.url}, gateway ${gateway.url}`);
 
     // 1. Latency, in the same run, before the chaos.
@@ -94,7 +120,12 @@ async function main(): Promise<void> {
       const res = await fetch(`${server.url}/api/v1/guard`, {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({ task_id: "bench-guard", tool: "create_order", idempotency_key: `bench-guard-${i}`, effect_class: "create" }),
+        body: JSON.stringify({
+          task_id: "bench-guard",
+          tool: "create_order",
+          idempotency_key: `bench-guard-${i}`,
+          effect_class: "create",
+        }),
       });
       await res.text();
       settleTimes.guard.push(performance.now() - t);
@@ -110,8 +141,13 @@ async function main(): Promise<void> {
       settle_guard_direct_ms: lat(settleTimes.guard),
       settle_health_ms: lat(settleTimes.health),
     };
-    const added = { p50: round(percentile(latency.gateway, 50) - percentile(latency.direct, 50)), p95: round(percentile(latency.gateway, 95) - percentile(latency.direct, 95)) };
-    console.log(`• latency over ${LATENCY_PAIRS} pairs: direct ${JSON.stringify(lat(latency.direct))} ms, gateway ${JSON.stringify(lat(latency.gateway))} ms, added ${JSON.stringify(added)} ms; inside the gateway ${JSON.stringify(inside)}`);
+    const added = {
+      p50: round(percentile(latency.gateway, 50) - percentile(latency.direct, 50)),
+      p95: round(percentile(latency.gateway, 95) - percentile(latency.direct, 95)),
+    };
+    console.log(
+      `• latency over ${LATENCY_PAIRS} pairs: direct ${JSON.stringify(lat(latency.direct))} ms, gateway ${JSON.stringify(lat(latency.gateway))} ms, added ${JSON.stringify(added)} ms; inside the gateway ${JSON.stringify(inside)}`,
+    );
 
     // 2. Chaos, with Settle restarted once halfway.
     const clients = await Promise.all(Array.from({ length: CONCURRENCY }, () => connect(gateway.url)));
@@ -119,19 +155,26 @@ async function main(): Promise<void> {
     let restarted: Promise<void> | null = null;
     const restart = { at: 0, downMs: 0 };
     const started = Date.now();
-    const runs = await runChaos(clients, intents, { faultsFile, brokenStreamRate: 0.05, crashRate: 0.02, rng }, (done) => {
-      if (done === Math.floor(INTENTS / 2) && !restarted) {
-        restarted = (async () => {
-          const t = Date.now();
-          restart.at = done;
-          await server!.stop();
-          server = await startServer(database!.url, settlePort, { SETTLE_AUTH_SECRET: "bench-gateway-secret-at-least-32-characters" });
-          restart.downMs = Date.now() - t;
-          console.log(`• Settle restarted after ${done} intents, down ${restart.downMs} ms`);
-        })();
-      }
-      if (done % 250 === 0) console.log(`  ${done}/${INTENTS} intents`);
-    });
+    const runs = await runChaos(
+      clients,
+      intents,
+      { faultsFile, brokenStreamRate: 0.05, crashRate: 0.02, rng },
+      (done) => {
+        if (done === Math.floor(INTENTS / 2) && !restarted) {
+          restarted = (async () => {
+            const t = Date.now();
+            restart.at = done;
+            await server!.stop();
+            server = await startServer(database!.url, settlePort, {
+              SETTLE_AUTH_SECRET: "bench-gateway-secret-at-least-32-characters",
+            });
+            restart.downMs = Date.now() - t;
+            console.log(`• Settle restarted after ${done} intents, down ${restart.downMs} ms`);
+          })();
+        }
+        if (done % 250 === 0) console.log(`  ${done}/${INTENTS} intents`);
+      },
+    );
     await restarted;
     const chaosMs = Date.now() - started;
     await Promise.all([...clients, direct, through].map((c) => c.close().catch(() => {})));
@@ -146,7 +189,15 @@ async function main(): Promise<void> {
       at: new Date().toISOString(),
       commit: gitHead(),
       // SETTLE_FAST_LANE=off in the environment reaches the server: every request through Next.js (decision 024).
-      settings: { intents: INTENTS, concurrency: CONCURRENCY, seed: SEED, broken_stream_rate: 0.05, crash_rate: 0.02, latency_pairs: LATENCY_PAIRS, fast_lane: process.env.SETTLE_FAST_LANE !== "off" },
+      settings: {
+        intents: INTENTS,
+        concurrency: CONCURRENCY,
+        seed: SEED,
+        broken_stream_rate: 0.05,
+        crash_rate: 0.02,
+        latency_pairs: LATENCY_PAIRS,
+        fast_lane: process.env.SETTLE_FAST_LANE !== "off",
+      },
       latency_ms: { direct: lat(latency.direct), gateway: lat(latency.gateway), added, inside },
       chaos: { ms: chaosMs, shop_crashes: shop.crashes(), settle_restart: restart, ...verdict },
     };
@@ -157,7 +208,11 @@ async function main(): Promise<void> {
     console.log(JSON.stringify(result, null, 2));
     console.log(`• ${file}`);
     const ok = verdict.attempts_lost === 0 && verdict.duplicate_effects === 0 && verdict.denials_unrecorded === 0;
-    console.log(ok ? "PASS: 0 attempts lost, 0 duplicate effects" : "FAIL: see attempts_lost, duplicate_effects, denials_unrecorded");
+    console.log(
+      ok
+        ? "PASS: 0 attempts lost, 0 duplicate effects"
+        : "FAIL: see attempts_lost, duplicate_effects, denials_unrecorded",
+    );
     process.exitCode = ok ? 0 : 1;
   } finally {
     await cleanup();

@@ -102,7 +102,10 @@ export async function generateMetricsWorkload(url: string, log: (line: string) =
   const step = async (label: string, sql: string) => {
     const started = Date.now();
     const result = await client.query(sql);
-    if (label) log(`  ${label}: ${(result.rowCount ?? 0).toLocaleString("en")} rows in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    if (label)
+      log(
+        `  ${label}: ${(result.rowCount ?? 0).toLocaleString("en")} rows in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
   };
   try {
     // The transitions are derived below from the final records and actions, in one pass.

@@ -54,14 +54,22 @@ function scenarios(now: Date, tool: string, runtime: string): Scenario[] {
   ].map((s) => ({ ...s, query: s.query.replace(/\+/g, "%2B") }));
 }
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 
 async function counts(url: string): Promise<Record<string, number>> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     const out: Record<string, number> = {};
-    for (const table of ["invocations", "attempts", "invocation_transitions", "invocation_actions", "guard_checks", "queue_samples"]) {
+    for (const table of [
+      "invocations",
+      "attempts",
+      "invocation_transitions",
+      "invocation_actions",
+      "guard_checks",
+      "queue_samples",
+    ]) {
       out[table] = Number((await client.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
     }
     return out;
@@ -96,21 +104,30 @@ async function main() {
       const started = Date.now();
       await generateMetricsWorkload(url);
       console.log(`  generated in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-    }
-    else await migrateDatabase(url);
+    } else await migrateDatabase(url);
     const rows = await counts(url);
-    console.log(`• ${Object.entries(rows).map(([t, n]) => `${t} ${n.toLocaleString("en")}`).join(", ")}`);
+    console.log(
+      `• ${Object.entries(rows)
+        .map(([t, n]) => `${t} ${n.toLocaleString("en")}`)
+        .join(", ")}`,
+    );
 
     setEnv({ DATABASE_URL: url, NODE_ENV: "production", SETTLE_DATA_DIR: undefined, SETTLE_AUTH_SECRET: AUTH_SECRET });
     const db = await getDb();
-    const { user } = await createUser(db, { email: `bench-${Date.now()}@example.com`, role: "manager", password: "correct horse battery" });
+    const { user } = await createUser(db, {
+      email: `bench-${Date.now()}@example.com`,
+      role: "manager",
+      password: "correct horse battery",
+    });
     const { token } = await createPersonalToken(db, user.id, "bench");
     if (args.rollups) {
       // What the metrics-rollup job does in the background, here up front and timed.
       const rolling = Date.now();
       const run = await refreshMetricRollups(db, 3_600_000);
       const rolled = await rollupCounts(url);
-      console.log(`• rollups (the job's first run): ${run.steps} steps in ${((Date.now() - rolling) / 1000).toFixed(1)} s; ${rolled}`);
+      console.log(
+        `• rollups (the job's first run): ${run.steps} steps in ${((Date.now() - rolling) / 1000).toFixed(1)} s; ${rolled}`,
+      );
     }
     await closeDb();
 
@@ -118,16 +135,25 @@ async function main() {
     if (args.mode === "in-process") {
       const { GET } = await import("@/app/api/v1/metrics/route");
       fetchMetrics = async (query) => {
-        const res = await GET(new Request(`http://bench.local/api/v1/metrics?${query}`, { headers: { authorization: `Bearer ${token}` } }));
+        const res = await GET(
+          new Request(`http://bench.local/api/v1/metrics?${query}`, { headers: { authorization: `Bearer ${token}` } }),
+        );
         return { status: res.status, body: await res.text() };
       };
     } else {
       const distDir = process.env.SETTLE_NEXT_DIST_DIR ?? ".next";
       console.log(`• build (${distDir}): ${ensureBuild("auto", distDir)}`);
-      const server = await startServer(url, await freePort(), { SETTLE_BACKGROUND_JOBS: "off", SETTLE_NEXT_DIST_DIR: distDir, NODE_ENV: "production", SETTLE_AUTH_SECRET: AUTH_SECRET });
+      const server = await startServer(url, await freePort(), {
+        SETTLE_BACKGROUND_JOBS: "off",
+        SETTLE_NEXT_DIST_DIR: distDir,
+        NODE_ENV: "production",
+        SETTLE_AUTH_SECRET: AUTH_SECRET,
+      });
       stopServer = server.stop;
       fetchMetrics = async (query) => {
-        const res = await fetch(`${server.url}/api/v1/metrics?${query}`, { headers: { authorization: `Bearer ${token}` } });
+        const res = await fetch(`${server.url}/api/v1/metrics?${query}`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
         return { status: res.status, body: await res.text() };
       };
     }
@@ -146,13 +172,23 @@ async function main() {
         sample = res.body;
       }
       times.sort((a, b) => a - b);
-      const row = { scenario: s.name, p50: quantile(times, 0.5), p95: quantile(times, 0.95), max: times[times.length - 1]!, runs: times.length };
+      const row = {
+        scenario: s.name,
+        p50: quantile(times, 0.5),
+        p95: quantile(times, 0.95),
+        max: times[times.length - 1]!,
+        runs: times.length,
+      };
       results.push(row);
       const headline = s.name.includes("CSV") ? `${sample.split("\r\n").length - 2} rows` : summary(JSON.parse(sample));
-      console.log(`  ${s.name.padEnd(20)} p50 ${row.p50.toFixed(0).padStart(4)} ms  p95 ${row.p95.toFixed(0).padStart(4)} ms  max ${row.max.toFixed(0).padStart(4)} ms   ${headline}`);
+      console.log(
+        `  ${s.name.padEnd(20)} p50 ${row.p50.toFixed(0).padStart(4)} ms  p95 ${row.p95.toFixed(0).padStart(4)} ms  max ${row.max.toFixed(0).padStart(4)} ms   ${headline}`,
+      );
     }
     const worst = Math.max(...results.map((r) => r.p95));
-    console.log(`• worst p95 ${worst.toFixed(0)} ms: ${worst < TARGET_MS ? "meets" : "MISSES"} the ${TARGET_MS} ms target (${args.mode})`);
+    console.log(
+      `• worst p95 ${worst.toFixed(0)} ms: ${worst < TARGET_MS ? "meets" : "MISSES"} the ${TARGET_MS} ms target (${args.mode})`,
+    );
     const dir = path.join(ROOT, "bench", "results");
     mkdirSync(dir, { recursive: true });
     const file = path.join(dir, `metrics-${new Date().toISOString().replace(/[:.]/g, "-").slice(0, 19)}Z.json`);
@@ -166,7 +202,12 @@ async function main() {
   }
 }
 
-function summary(m: { duplicates_prevented: { total: number }; unknown_outcomes: { total: number; open: number }; possible_duplicate_effects: number; invocations: number }): string {
+function summary(m: {
+  duplicates_prevented: { total: number };
+  unknown_outcomes: { total: number; open: number };
+  possible_duplicate_effects: number;
+  invocations: number;
+}): string {
   return `invocations ${m.invocations}, duplicates prevented ${m.duplicates_prevented.total}, unknown ${m.unknown_outcomes.total} (open ${m.unknown_outcomes.open}), possible duplicates ${m.possible_duplicate_effects}`;
 }
 

@@ -1,4 +1,9 @@
-import { catalogPatternSchema, listToolCatalog, removeToolCatalogEntry, setToolCatalogEntry } from "@/lib/catalog/catalog";
+import {
+  catalogPatternSchema,
+  listToolCatalog,
+  removeToolCatalogEntry,
+  setToolCatalogEntry,
+} from "@/lib/catalog/catalog";
 import { ApiError } from "@/lib/errors";
 import { effectClasses } from "@/lib/outcome/queue-order";
 import { effectClassSchema } from "@/lib/outcome/vocabulary";
@@ -56,7 +61,10 @@ Example:
       return 0;
     }
     if (entries.length === 0) {
-      printLine(io.stderr, `No tool catalog entries${runtime ? ` for ${runtime}` : ""} yet. Add one with: settle catalog set <runtime> '<pattern>' <effect class>`);
+      printLine(
+        io.stderr,
+        `No tool catalog entries${runtime ? ` for ${runtime}` : ""} yet. Add one with: settle catalog set <runtime> '<pattern>' <effect class>`,
+      );
       return 0;
     }
     const rows = entries.map((e) => [e.runtime, e.pattern, e.effect_class, shortTime(e.updated_at)]);
@@ -87,7 +95,10 @@ Example:
     const { entry, created } = await refusalsAsCliErrors(() =>
       withDatabase((db) => setToolCatalogEntry(db, { runtime, pattern, effect_class: effectClass.data }, "cli")),
     );
-    printLine(io.stdout, `${created ? "Added" : "Set"} ${entry.pattern} → ${entry.effect_class} in runtime ${entry.runtime}'s tool catalog.`);
+    printLine(
+      io.stdout,
+      `${created ? "Added" : "Set"} ${entry.pattern} → ${entry.effect_class} in runtime ${entry.runtime}'s tool catalog.`,
+    );
     return 0;
   },
 };
@@ -112,8 +123,14 @@ Example:
       const entry = (await listToolCatalog(db, { runtime })).find((e) => e.pattern === pattern);
       return entry ? removeToolCatalogEntry(db, entry.id, "cli") : null;
     });
-    if (!removed) throw new CliError(`runtime ${runtime} has no catalog entry ${pattern} (see: settle catalog list --runtime ${runtime})`);
-    printLine(io.stdout, `Removed ${removed.pattern} (${removed.effect_class}) from runtime ${removed.runtime}'s tool catalog.`);
+    if (!removed)
+      throw new CliError(
+        `runtime ${runtime} has no catalog entry ${pattern} (see: settle catalog list --runtime ${runtime})`,
+      );
+    printLine(
+      io.stdout,
+      `Removed ${removed.pattern} (${removed.effect_class}) from runtime ${removed.runtime}'s tool catalog.`,
+    );
     return 0;
   },
 };

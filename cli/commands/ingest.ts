@@ -85,19 +85,28 @@ Example:
 
     const { tally } = report;
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    printLine(io.stdout, `${path}: ${plural(tally.records, "record")} in ${plural(tally.requests, "request")} to ${url.origin} (${seconds} s)`);
+    printLine(
+      io.stdout,
+      `${path}: ${plural(tally.records, "record")} in ${plural(tally.requests, "request")} to ${url.origin} (${seconds} s)`,
+    );
     printLine(io.stdout, `  accepted    ${formatCount(tally.accepted)}`);
     printLine(io.stdout, `  duplicates  ${formatCount(tally.duplicates)}`);
     printLine(io.stdout, `  rejected    ${formatCount(tally.rejected)}`);
     if (rejections.length > 0) {
-      const shown = tally.rejected > rejections.length ? `first ${rejections.length} of ${tally.rejected}` : `${tally.rejected}`;
+      const shown =
+        tally.rejected > rejections.length ? `first ${rejections.length} of ${tally.rejected}` : `${tally.rejected}`;
       printLine(io.stdout, `Rejected records (${shown}):`);
-      for (const r of rejections) printLine(io.stdout, `  line ${r.line.lineNo}: ${r.code} ${r.message ?? ""}`.trimEnd());
+      for (const r of rejections)
+        printLine(io.stdout, `  line ${r.line.lineNo}: ${r.code} ${r.message ?? ""}`.trimEnd());
     }
     if (report.stopped) {
       const where = report.lastLine > 0 ? `after line ${report.lastLine}` : "before the first record was stored";
       printLine(io.stderr, `settle ingest: stopped ${where}: ${report.stopped.message}`);
-      if (tally.records > 0) printLine(io.stderr, "What was answered is stored; run the same command again to send the rest (stored records answer duplicate).");
+      if (tally.records > 0)
+        printLine(
+          io.stderr,
+          "What was answered is stored; run the same command again to send the rest (stored records answer duplicate).",
+        );
       return report.stopped.exitCode;
     }
     if (tally.records === 0) printLine(io.stderr, `${path} has no records.`);

@@ -30,7 +30,14 @@ Example:
       printLine(io.stderr, "No runtime keys yet. Create one with: settle keys create <runtime>");
       return 0;
     }
-    const rows = keys.map((k) => [k.prefix, k.runtime, k.name, shortTime(k.created_at), shortTime(k.last_used_at), shortTime(k.revoked_at)]);
+    const rows = keys.map((k) => [
+      k.prefix,
+      k.runtime,
+      k.name,
+      shortTime(k.created_at),
+      shortTime(k.last_used_at),
+      shortTime(k.revoked_at),
+    ]);
     printLine(io.stdout, formatTable(["PREFIX", "RUNTIME", "NAME", "CREATED", "LAST USED", "REVOKED"], rows));
     return 0;
   },

@@ -22,7 +22,8 @@ Example:
   run: async ({ args }, io) => {
     // A whole key is accepted too (someone pasted it): only its prefix is used.
     const prefix = PREFIX.exec(args[0]!.trim())?.[0];
-    if (!prefix) throw new UsageError(`'${args[0]}' is not a key prefix: prefixes look like ${RUNTIME_KEY_PREFIX}ab12cd34`);
+    if (!prefix)
+      throw new UsageError(`'${args[0]}' is not a key prefix: prefixes look like ${RUNTIME_KEY_PREFIX}ab12cd34`);
     const { before, after } = await withDatabase(async (db) => {
       const known = (await listRuntimeKeys(db)).find((k) => k.prefix === prefix);
       return { before: known, after: known ? await revokeRuntimeKey(db, prefix) : null };

@@ -30,12 +30,18 @@ Example:
     const driver = settings.DATABASE_URL
       ? createPostgresDriver(settings.DATABASE_URL, 1)
       : await createPgliteDriver(settings.SETTLE_DATA_DIR);
-    printLine(io.stderr, `Migrating ${describeDatabase()} (${plural(migrations.length, "migration")} in prisma/migrations)`);
+    printLine(
+      io.stderr,
+      `Migrating ${describeDatabase()} (${plural(migrations.length, "migration")} in prisma/migrations)`,
+    );
     try {
       const report = await applyMigrations(driver, migrations);
       for (const name of report.applied) printLine(io.stdout, `Applied ${name}`);
       for (const name of report.checksumMismatches) {
-        printLine(io.stderr, `warning: ${name} was changed after it was applied (its checksum differs); the database keeps the old version`);
+        printLine(
+          io.stderr,
+          `warning: ${name} was changed after it was applied (its checksum differs); the database keeps the old version`,
+        );
       }
       printLine(
         io.stdout,

@@ -28,12 +28,24 @@ function describeSent(plan: Plan): string[] {
 
 function printReport(io: Parameters<Command["run"]>[1], plan: Plan, report: PlayReport, seconds: string): number {
   const { sent } = report;
-  printLine(io.stdout, `Sent ${plural(plan.lines.length, "record")} for ${plural(plan.ctx.tasks.length, "task")} (${plural(plan.ctx.invocations.length, "invocation")}):`);
+  printLine(
+    io.stdout,
+    `Sent ${plural(plan.lines.length, "record")} for ${plural(plan.ctx.tasks.length, "task")} (${plural(plan.ctx.invocations.length, "invocation")}):`,
+  );
   for (const line of describeSent(plan)) printLine(io.stdout, line);
-  printLine(io.stdout, `  then ${plural(report.followUpRecords, "record")} in ${plural(report.followUpRounds, "follow-up round")}, acting on Settle's answers (probes, allowed retries, waits)`);
-  printLine(io.stdout, `Settle answered ${plural(sent.requests, "request")}: ${fmt(sent.accepted)} accepted, ${fmt(sent.duplicates)} duplicates, ${fmt(sent.rejected)} rejected`);
+  printLine(
+    io.stdout,
+    `  then ${plural(report.followUpRecords, "record")} in ${plural(report.followUpRounds, "follow-up round")}, acting on Settle's answers (probes, allowed retries, waits)`,
+  );
+  printLine(
+    io.stdout,
+    `Settle answered ${plural(sent.requests, "request")}: ${fmt(sent.accepted)} accepted, ${fmt(sent.duplicates)} duplicates, ${fmt(sent.rejected)} rejected`,
+  );
   const statuses = [...report.statuses.entries()].sort((a, b) => b[1] - a[1]).map(([s, n]) => `${fmt(n)} ${s}`);
-  printLine(io.stdout, `Settle shows the run's ${plural(report.invocationsSeen, "invocation")} as: ${statuses.join(", ")}`);
+  printLine(
+    io.stdout,
+    `Settle shows the run's ${plural(report.invocationsSeen, "invocation")} as: ${statuses.join(", ")}`,
+  );
   printLine(io.stdout, "");
   for (const check of report.checks) {
     printLine(io.stdout, `${check.problems.length === 0 ? "PASS" : "FAIL"}  ${check.name}`);
@@ -76,7 +88,13 @@ not be reached or refused the key.
 
 Example:
   npm run -s settle -- simulate --url http://localhost:3000 --key "$KEY" --tasks 200 --seed 7`,
-  options: { url: { type: "string" }, key: { type: "string" }, tasks: { type: "string" }, seed: { type: "string" }, batch: { type: "string" } },
+  options: {
+    url: { type: "string" },
+    key: { type: "string" },
+    tasks: { type: "string" },
+    seed: { type: "string" },
+    batch: { type: "string" },
+  },
   args: { min: 0, max: 0 },
   run: async ({ values }, io) => {
     const url = parseServerUrl(stringOption(values, "url") ?? publicUrl());
@@ -87,9 +105,15 @@ Example:
 
     const started = Date.now();
     const plan = buildPlan({ tasks, seed, now: started });
-    printLine(io.stderr, `simulate: seed ${seed} (run ${plan.runTag}), ${plural(tasks, "task")}, ${plural(plan.lines.length, "record")} → ${url.origin}`);
+    printLine(
+      io.stderr,
+      `simulate: seed ${seed} (run ${plan.runTag}), ${plural(tasks, "task")}, ${plural(plan.lines.length, "record")} → ${url.origin}`,
+    );
     if (plan.requiredPlayed < requiredTasks.length) {
-      printLine(io.stderr, `simulate: only the first ${plan.requiredPlayed} of the ${requiredTasks.length} required scenarios fit in ${plural(tasks, "task")}; use --tasks ${requiredTasks.length} or more for all`);
+      printLine(
+        io.stderr,
+        `simulate: only the first ${plan.requiredPlayed} of the ${requiredTasks.length} required scenarios fit in ${plural(tasks, "task")}; use --tasks ${requiredTasks.length} or more for all`,
+      );
     }
     const progress = createProgress(io, "simulate", plan.lines.length);
     const client = createSettleClient({ url, key, retries: 5, sleep: io.sleep ?? realSleep, onWait: progress.note });

@@ -26,15 +26,20 @@ Example:
     if (!name || name.length > 100) throw new UsageError("--name must be 1-100 characters");
     const daysText = stringOption(values, "days");
     const days = daysText === undefined ? undefined : Number(daysText);
-    if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 366)) throw new UsageError("--days must be a whole number from 1 to 366");
+    if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 366))
+      throw new UsageError("--days must be a whole number from 1 to 366");
     const created = await withDatabase(async (db) => {
       const user = await getUserByEmail(db, email);
-      if (!user) throw new CliError(`no user ${email}; create one with: settle users create --email ${email} --role operator`);
+      if (!user)
+        throw new CliError(`no user ${email}; create one with: settle users create --email ${email} --role operator`);
       if (!user.active) throw new CliError(`${email} is deactivated`);
       return { ...(await createPersonalToken(db, user.id, name, days)), user };
     });
     printLine(io.stdout, created.token);
-    printLine(io.stderr, `Created token ${created.prefix} for ${created.user.email} (${created.user.role}) in ${describeDatabase()}, expiring ${created.expiresAt.toISOString()}. It is shown only once.`);
+    printLine(
+      io.stderr,
+      `Created token ${created.prefix} for ${created.user.email} (${created.user.role}) in ${describeDatabase()}, expiring ${created.expiresAt.toISOString()}. It is shown only once.`,
+    );
     return 0;
   },
 };

@@ -17,7 +17,12 @@ escalations; admin also manages users and runtime keys.
 
 Example:
   npm run -s settle -- users create --email ana@example.com --role operator`,
-  options: { email: { type: "string" }, role: { type: "string" }, password: { type: "string" }, name: { type: "string" } },
+  options: {
+    email: { type: "string" },
+    role: { type: "string" },
+    password: { type: "string" },
+    name: { type: "string" },
+  },
   args: { min: 0, max: 0 },
   run: async ({ values }, io) => {
     const parsed = newUserSchema.safeParse({
@@ -33,7 +38,10 @@ Example:
     try {
       const { user, password, generated } = await withDatabase((db) => createUser(db, parsed.data));
       if (generated) printLine(io.stdout, password);
-      printLine(io.stderr, `Created ${user.role} ${user.email} in ${describeDatabase()}.${generated ? " The password above is shown only once." : ""}`);
+      printLine(
+        io.stderr,
+        `Created ${user.role} ${user.email} in ${describeDatabase()}.${generated ? " The password above is shown only once." : ""}`,
+      );
       return 0;
     } catch (error) {
       if (error instanceof UserExistsError) throw new CliError(error.message);

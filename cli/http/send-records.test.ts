@@ -21,27 +21,47 @@ function fakeSettle(options: { failOn?: number } = {}) {
         try {
           record = JSON.parse(line) as { task_id?: string };
         } catch {
-          return { index, status: "rejected", event_id: null, invocation_id: null, error: recordError({ code: "INVALID_JSON", message: "not JSON" }, `record ${index}`) };
+          return {
+            index,
+            status: "rejected",
+            event_id: null,
+            invocation_id: null,
+            error: recordError({ code: "INVALID_JSON", message: "not JSON" }, `record ${index}`),
+          };
         }
         return record?.task_id
           ? { index, status: "accepted", event_id: null, invocation_id: `inv-${record.task_id}` }
-          : { index, status: "rejected", event_id: null, invocation_id: null, error: recordError({ code: "MISSING_REQUIRED_FIELD", message: "task_id" }, `record ${index}`) };
+          : {
+              index,
+              status: "rejected",
+              event_id: null,
+              invocation_id: null,
+              error: recordError({ code: "MISSING_REQUIRED_FIELD", message: "task_id" }, `record ${index}`),
+            };
       });
       const count = (status: string) => results.filter((r) => r.status === status).length;
-      return { status: 207, body: { results, accepted: count("accepted"), duplicates: count("duplicate"), rejected: count("rejected") } };
+      return {
+        status: 207,
+        body: { results, accepted: count("accepted"), duplicates: count("duplicate"), rejected: count("rejected") },
+      };
     }),
   };
   return { client, bodies };
 }
 
-const lines = (n: number, text = (i: number) => JSON.stringify({ task_id: `t${i}` })) => Array.from({ length: n }, (_, i) => toLine(i + 1, text(i)));
+const lines = (n: number, text = (i: number) => JSON.stringify({ task_id: `t${i}` })) =>
+  Array.from({ length: n }, (_, i) => toLine(i + 1, text(i)));
 
 describe("sendLines", () => {
   it("sends at most the batch size per request", async () => {
     const { client, bodies } = fakeSettle();
     const report = await sendLines(client, lines(1203), { batchSize: 500 });
     expect(bodies.map((b) => b.split("\n").length)).toEqual([500, 500, 203]);
-    expect(report).toMatchObject({ stopped: null, lastLine: 1203, tally: { records: 1203, requests: 3, accepted: 1203, rejected: 0 } });
+    expect(report).toMatchObject({
+      stopped: null,
+      lastLine: 1203,
+      tally: { records: 1203, requests: 3, accepted: 1203, rejected: 0 },
+    });
   });
 
   it("keeps every request body within 1 MiB, counting the newlines", async () => {
@@ -56,9 +76,17 @@ describe("sendLines", () => {
 
   it("rejects a line over 1 MiB without sending it, and maps Settle's answers back to line numbers", async () => {
     const { client, bodies } = fakeSettle();
-    const input = [toLine(3, '{"task_id":"a"}'), toLine(7, "{oops"), toLine(9, "x".repeat(MAX_BODY_BYTES + 1)), toLine(12, '{"tool":"t"}')];
+    const input = [
+      toLine(3, '{"task_id":"a"}'),
+      toLine(7, "{oops"),
+      toLine(9, "x".repeat(MAX_BODY_BYTES + 1)),
+      toLine(12, '{"tool":"t"}'),
+    ];
     const seen: Array<[number, string, string | null]> = [];
-    const report = await sendLines(client, input, { batchSize: 500, onResult: (r) => seen.push([r.line.lineNo, r.status, r.code]) });
+    const report = await sendLines(client, input, {
+      batchSize: 500,
+      onResult: (r) => seen.push([r.line.lineNo, r.status, r.code]),
+    });
     expect(bodies).toHaveLength(1);
     expect(bodies[0]!.split("\n")).toHaveLength(3);
     expect(seen.sort((a, b) => a[0] - b[0])).toEqual([

@@ -20,7 +20,14 @@ export type LineResult = {
   message: string | null;
 };
 
-export type Tally = { records: number; requests: number; accepted: number; duplicates: number; rejected: number; bytes: number };
+export type Tally = {
+  records: number;
+  requests: number;
+  accepted: number;
+  duplicates: number;
+  rejected: number;
+  bytes: number;
+};
 
 export const emptyTally = (): Tally => ({ records: 0, requests: 0, accepted: 0, duplicates: 0, rejected: 0, bytes: 0 });
 
@@ -50,18 +57,27 @@ export function toLine(lineNo: number, text: string): Line {
 type IngestAnswer = z.infer<typeof ingestResultSchema>;
 
 async function postBatch(client: SettleClient, batch: Line[]): Promise<IngestAnswer> {
-  const answer = await client.api.post("/api/v1/envelopes", { content: { type: "application/x-ndjson", text: batch.map((l) => l.text).join("\n") } });
+  const answer = await client.api.post("/api/v1/envelopes", {
+    content: { type: "application/x-ndjson", text: batch.map((l) => l.text).join("\n") },
+  });
   // Typed by the route's declaration, and checked too: --url may name something that is not Settle.
   const parsed = answer.ok && answer.status === 207 ? ingestResultSchema.safeParse(answer.body) : null;
   if (parsed?.success && parsed.data.results.length === batch.length) return parsed.data;
   if (answer.status === 404 || answer.status === 405) {
-    throw new CliError(`${client.url.origin} has no Settle ingest API at ${new URL("api/v1/envelopes", client.url).pathname} (${describeAnswer(answer)}); check --url`, EXIT_UNREACHABLE);
+    throw new CliError(
+      `${client.url.origin} has no Settle ingest API at ${new URL("api/v1/envelopes", client.url).pathname} (${describeAnswer(answer)}); check --url`,
+      EXIT_UNREACHABLE,
+    );
   }
   const kind = answer.status >= 500 ? EXIT_UNREACHABLE : EXIT_FAILED;
   throw new CliError(`Settle refused a request of ${batch.length} records: ${describeAnswer(answer)}`, kind);
 }
 
-export async function sendLines(client: SettleClient, lines: AsyncIterable<Line> | Iterable<Line>, options: SendOptions): Promise<SendReport> {
+export async function sendLines(
+  client: SettleClient,
+  lines: AsyncIterable<Line> | Iterable<Line>,
+  options: SendOptions,
+): Promise<SendReport> {
   const tally = emptyTally();
   let batch: Line[] = [];
   let batchBytes = 0;

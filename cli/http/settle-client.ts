@@ -39,7 +39,8 @@ export function parseServerUrl(raw: string): URL {
   } catch {
     throw new UsageError(`--url '${raw}' is not a URL (expected e.g. http://localhost:3000)`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`--url must be http:// or https://, not ${url.protocol}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new UsageError(`--url must be http:// or https://, not ${url.protocol}`);
   if (!url.pathname.endsWith("/")) url.pathname += "/";
   url.search = "";
   url.hash = "";
@@ -79,7 +80,8 @@ function retryDelay(answer: Answer, attempt: number, maxWaitMs: number): number 
   const { status, body } = answer;
   if (isErrorEnvelope(body)) {
     const { retry } = body;
-    if (retry.directive !== "after_delay" || body.next_action === "escalate" || retry.max_attempts_remaining === 0) return null;
+    if (retry.directive !== "after_delay" || body.next_action === "escalate" || retry.max_attempts_remaining === 0)
+      return null;
     const notBefore = retry.not_before ? Date.parse(retry.not_before) : Number.NaN;
     const wait = Number.isNaN(notBefore) ? backoff(attempt) : notBefore - Date.now();
     return Math.min(Math.max(wait, 100), maxWaitMs);
@@ -105,7 +107,12 @@ export function createSettleClient(options: ClientOptions): SettleClient {
   const maxWaitMs = options.maxWaitMs ?? 60_000;
   let answeredBefore = false;
 
-  async function request(method: Method, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+  async function request(
+    method: Method,
+    path: string,
+    headers: Record<string, string>,
+    body?: string,
+  ): Promise<Answer> {
     const target = new URL(path.replace(/^\//, ""), url);
     let last = "";
     for (let attempt = 0; attempt <= retries; attempt += 1) {
@@ -120,7 +127,10 @@ export function createSettleClient(options: ClientOptions): SettleClient {
         const parsed = await readBody(res);
         answer = { status: res.status, body: parsed };
         if (parsed === undefined && res.status < 500) {
-          throw new CliError(`${target.origin} did not answer like Settle (HTTP ${res.status}, ${res.headers.get("content-type") ?? "no content type"}); check --url`, EXIT_UNREACHABLE);
+          throw new CliError(
+            `${target.origin} did not answer like Settle (HTTP ${res.status}, ${res.headers.get("content-type") ?? "no content type"}); check --url`,
+            EXIT_UNREACHABLE,
+          );
         }
       } catch (error) {
         if (error instanceof CliError) throw error;
@@ -129,12 +139,17 @@ export function createSettleClient(options: ClientOptions): SettleClient {
         // was sent, and waiting will not help. Later, the request may have
         // arrived, and sending it again is safe.
         if (!answeredBefore && (code === null || refusedCodes.has(code))) {
-          throw new CliError(`cannot reach Settle at ${target.origin} (${reason}); is the server running and --url right?`, EXIT_UNREACHABLE);
+          throw new CliError(
+            `cannot reach Settle at ${target.origin} (${reason}); is the server running and --url right?`,
+            EXIT_UNREACHABLE,
+          );
         }
         last = `no answer from ${target.origin} (${reason})`;
         if (attempt === retries) break;
         const wait = backoff(attempt);
-        options.onWait?.(`${last}; the request may or may not have arrived, sending it again in ${(wait / 1000).toFixed(1)} s`);
+        options.onWait?.(
+          `${last}; the request may or may not have arrived, sending it again in ${(wait / 1000).toFixed(1)} s`,
+        );
         await sleep(wait);
         continue;
       }
@@ -146,7 +161,9 @@ export function createSettleClient(options: ClientOptions): SettleClient {
       if (wait === null) return answer;
       last = describeAnswer(answer);
       if (attempt === retries) break;
-      options.onWait?.(`${last}; waiting ${(wait / 1000).toFixed(1)} s as the server asks, then sending the same request again`);
+      options.onWait?.(
+        `${last}; waiting ${(wait / 1000).toFixed(1)} s as the server asks, then sending the same request again`,
+      );
       await sleep(wait);
     }
     throw new CliError(`gave up after ${retries + 1} attempts: ${last}`, EXIT_UNREACHABLE);

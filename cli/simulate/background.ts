@@ -9,7 +9,15 @@ import {
   playRateLimit,
   playSlowSuccess,
 } from "./fixtures";
-import { playApproval, playInputError, playOk, playPermanent, playRefusal, playRetryThenOk, playUnknownStays } from "./outcomes";
+import {
+  playApproval,
+  playInputError,
+  playOk,
+  playPermanent,
+  playRefusal,
+  playRetryThenOk,
+  playUnknownStays,
+} from "./outcomes";
 import { newInvocation, newTask, tick, type Inv, type SimContext } from "./recorder";
 
 // The bulk of a run: business tasks that call their tools in order and stop

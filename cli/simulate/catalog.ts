@@ -44,7 +44,11 @@ export const workflows: Workflow[] = [
   { prefix: "inv", actor: "agent:billing", steps: ["create_invoice", "send_email"] },
   { prefix: "tkt", actor: "agent:support", steps: ["create_ticket", "update_crm_contact", "send_slack_message"] },
   { prefix: "bk", actor: "agent:concierge", steps: ["get_price", "cancel_booking", "create_booking", "send_sms"] },
-  { prefix: "gdpr", actor: "agent:privacy", steps: ["get_order_status", "delete_record", "revoke_access", "send_email"] },
+  {
+    prefix: "gdpr",
+    actor: "agent:privacy",
+    steps: ["get_order_status", "delete_record", "revoke_access", "send_email"],
+  },
   { prefix: "rpt", actor: "agent:ops", steps: ["update_sheet_range", "post_webhook"] },
   { prefix: "pay", actor: "agent:treasury", steps: ["get_order_status", "transfer_funds", "send_email"] },
 ];

@@ -14,7 +14,12 @@ export function want(problems: Problems, what: string, actual: unknown, expected
   if (actual !== expected) problems.push(`${what} is ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`);
 }
 
-export function checkInvocations(ctx: SimContext, name: string, invs: Array<Pick<Inv, "id">>, verify: (views: InvocationView[], problems: Problems) => void): void {
+export function checkInvocations(
+  ctx: SimContext,
+  name: string,
+  invs: Array<Pick<Inv, "id">>,
+  verify: (views: InvocationView[], problems: Problems) => void,
+): void {
   ctx.checks.push({
     name,
     invocationIds: invs.map((i) => i.id),
@@ -29,6 +34,11 @@ export function checkInvocations(ctx: SimContext, name: string, invs: Array<Pick
   });
 }
 
-export function checkInvocation(ctx: SimContext, name: string, inv: Inv, verify: (view: InvocationView, problems: Problems) => void): void {
+export function checkInvocation(
+  ctx: SimContext,
+  name: string,
+  inv: Inv,
+  verify: (view: InvocationView, problems: Problems) => void,
+): void {
   checkInvocations(ctx, name, [inv], ([view], problems) => verify(view!, problems));
 }

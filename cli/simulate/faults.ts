@@ -1,5 +1,18 @@
 import * as envelopes from "./envelopes";
-import { after, budgetLeft, countDialect, envelopeInput, intentRecord, newInvocation, outcomeRecord, tick, type Inv, type SimContext, type SimRecord, type TaskLog } from "./recorder";
+import {
+  after,
+  budgetLeft,
+  countDialect,
+  envelopeInput,
+  intentRecord,
+  newInvocation,
+  outcomeRecord,
+  tick,
+  type Inv,
+  type SimContext,
+  type SimRecord,
+  type TaskLog,
+} from "./recorder";
 
 // Runtime-side failures: seed 004's lost outcome evidence, a runtime that died
 // after writing its intent, and seed 002's own attempt log.
@@ -26,7 +39,12 @@ export function playEvidenceFailure(ctx: SimContext, inv: Inv): boolean {
     const start = after(ctx, view);
     // Idempotency of a refund is not known: a second dispatch is a second effect.
     ctx.world.dispatch(inv.key);
-    return { records: [intentRecord(inv, 2, start, 30), outcomeRecord(ctx, inv, 2, start + 2_000, envelopes.success.seed002(envelopeInput(ctx, inv, 2)))] };
+    return {
+      records: [
+        intentRecord(inv, 2, start, 30),
+        outcomeRecord(ctx, inv, 2, start + 2_000, envelopes.success.seed002(envelopeInput(ctx, inv, 2))),
+      ],
+    };
   };
   return false;
 }
@@ -78,7 +96,8 @@ export function playLogLines(ctx: SimContext, task: TaskLog, toolName: string, n
   ctx.world.dispatch(inv.key, { lands: false });
   ctx.world.dispatch(inv.key);
   task.records.push(secondLine, { ...secondLine, outcome: "unknown", probe: "found" });
-  for (let i = 0; i < 2; i += 1) countDialect(ctx, { envelope: null, dialect: "seed002", wrapper: null, variant: "seed002 log line" });
+  for (let i = 0; i < 2; i += 1)
+    countDialect(ctx, { envelope: null, dialect: "seed002", wrapper: null, variant: "seed002 log line" });
   inv.planned.expected = { status: "reconciled" };
   return inv;
 }

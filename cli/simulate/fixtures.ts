@@ -18,7 +18,8 @@ import {
 // that follows Settle's answers: it probes when told to verify, retries only
 // when told it may, and waits as long as it is told to.
 
-const mayVerify = (status: string, next: string) => next === "verify_operation" && (status === "outcome_unknown" || status === "stalled");
+const mayVerify = (status: string, next: string) =>
+  next === "verify_operation" && (status === "outcome_unknown" || status === "stalled");
 
 /** Probe the business system by idempotency key, as Settle asks; if absent and Settle then allows it, retry with the same key. */
 export function probeFollowUp(ctx: SimContext, inv: Inv, probeWorks = true): FollowUp {
@@ -27,7 +28,13 @@ export function probeFollowUp(ctx: SimContext, inv: Inv, probeWorks = true): Fol
     const at = after(ctx, view);
     if (!probeWorks) return { records: [probeRecord(ctx, inv, 1, at, envelopes.probe.failed())] };
     const found = ctx.world.effects(inv.key) > 0;
-    const probe = probeRecord(ctx, inv, 1, at, found ? envelopes.probe.found(`${inv.task.taskId}-probe`) : envelopes.probe.absent(`${inv.task.taskId}-probe`));
+    const probe = probeRecord(
+      ctx,
+      inv,
+      1,
+      at,
+      found ? envelopes.probe.found(`${inv.task.taskId}-probe`) : envelopes.probe.absent(`${inv.task.taskId}-probe`),
+    );
     if (found) return { records: [probe] };
     return {
       records: [probe],
@@ -39,7 +46,13 @@ export function probeFollowUp(ctx: SimContext, inv: Inv, probeWorks = true): Fol
         return {
           records: [
             intentRecord(inv, 2, start, 60),
-            outcomeRecord(ctx, inv, 2, start + ctx.rng.int(1000, 4000), envelopes.success.seed002(envelopeInput(ctx, inv, 2))),
+            outcomeRecord(
+              ctx,
+              inv,
+              2,
+              start + ctx.rng.int(1000, 4000),
+              envelopes.success.seed002(envelopeInput(ctx, inv, 2)),
+            ),
           ],
         };
       },
@@ -50,7 +63,12 @@ export function probeFollowUp(ctx: SimContext, inv: Inv, probeWorks = true): Fol
 /** 1. Kill mid-call: the effect lands, the connection drops. Expect unknown, a probe, then committed without a second effect. */
 export function playKillMidCall(ctx: SimContext, inv: Inv, landed = true): boolean {
   ctx.world.dispatch(inv.key, { lands: landed });
-  const variant = ctx.rng.pick([envelopes.unknown.seed002, envelopes.unknown.settle, envelopes.unknown.rfc9457, envelopes.unknown.mcpErrorText]);
+  const variant = ctx.rng.pick([
+    envelopes.unknown.seed002,
+    envelopes.unknown.settle,
+    envelopes.unknown.rfc9457,
+    envelopes.unknown.mcpErrorText,
+  ]);
   attemptRecords(ctx, inv, 1, () => variant(envelopeInput(ctx, inv, 1)));
   inv.planned.scenario = landed ? "kill mid-call, probe found" : "lost before the receiver, probe absent, retried";
   inv.planned.expected = { status: landed ? "reconciled" : "succeeded" };
@@ -75,7 +93,18 @@ export function playDuplicateDelivery(ctx: SimContext, inv: Inv): boolean {
   ctx.world.dispatch(inv.key, { dedupe: true });
   attemptRecords(ctx, inv, 2, () => {
     const ref = envelopeInput(ctx, inv, 2).ref;
-    return { envelope: { ok: true, commit_state: "committed", operation_ref: ref, agent_message: "Already sent: recognised by idempotency key.", safe_details: { deduplicated: true } }, dialect: "settle", wrapper: null, variant: "settle ToolSuccess (deduplicated)" };
+    return {
+      envelope: {
+        ok: true,
+        commit_state: "committed",
+        operation_ref: ref,
+        agent_message: "Already sent: recognised by idempotency key.",
+        safe_details: { deduplicated: true },
+      },
+      dialect: "settle",
+      wrapper: null,
+      variant: "settle ToolSuccess (deduplicated)",
+    };
   });
   inv.planned.scenario = "duplicate delivery";
   inv.planned.expected = { status: "succeeded" };
@@ -87,7 +116,13 @@ export function playErrorBody200(ctx: SimContext, inv: Inv): boolean {
   attemptRecords(ctx, inv, 1, () => ({
     envelope: {
       content: [{ type: "text", text: "HTTP 200 OK" }],
-      structuredContent: { code: "INVALID_SKU", message: "SKU 88-112 does not exist.", retryable: false, hint: "Look the SKU up with get_price first.", field: "sku" },
+      structuredContent: {
+        code: "INVALID_SKU",
+        message: "SKU 88-112 does not exist.",
+        retryable: false,
+        hint: "Look the SKU up with get_price first.",
+        field: "sku",
+      },
       isError: false,
     },
     dialect: "seed001",
@@ -107,7 +142,9 @@ export function playSlowSuccess(ctx: SimContext, inv: Inv): boolean {
   inv.task.records.push(intentRecord(inv, 1, started, SLOW_BUDGET_S));
   ctx.world.dispatch(inv.key);
   inv.task.clock = started + 29_000;
-  inv.task.records.push(outcomeRecord(ctx, inv, 1, inv.task.clock, envelopes.success.seed002(envelopeInput(ctx, inv, 1))));
+  inv.task.records.push(
+    outcomeRecord(ctx, inv, 1, inv.task.clock, envelopes.success.seed002(envelopeInput(ctx, inv, 1))),
+  );
   inv.planned.scenario = "slow success";
   inv.planned.expected = { status: "succeeded" };
   return true;
@@ -117,7 +154,13 @@ export function playSlowSuccess(ctx: SimContext, inv: Inv): boolean {
 export function playPartialBatch(ctx: SimContext, inv: Inv, retry: Inv): boolean {
   const first = ctx.rng.int(2, 60);
   const rows = Array.from({ length: ctx.rng.int(6, 12) }, (_, i) => `row_${first + i}`);
-  const items = rows.map((id, i) => (i === 1 ? { id, applied: "no" as const, reason: "merged cell" } : i === 2 ? { id, applied: "unknown" as const } : { id, applied: "yes" as const }));
+  const items = rows.map((id, i) =>
+    i === 1
+      ? { id, applied: "no" as const, reason: "merged cell" }
+      : i === 2
+        ? { id, applied: "unknown" as const }
+        : { id, applied: "yes" as const },
+  );
   attemptRecords(ctx, inv, 1, () => envelopes.partialBatch(envelopeInput(ctx, inv, 1).ref, items));
   inv.planned.scenario = "partial batch";
   inv.planned.expected = { status: "partially_applied" };
@@ -159,7 +202,13 @@ export function playRateLimit(ctx: SimContext, inv: Inv): boolean {
     return {
       records: [
         intentRecord(inv, 2, start, budgetLeft(inv.task, start)),
-        outcomeRecord(ctx, inv, 2, start + ctx.rng.int(800, 3_000), envelopes.success.seed002(envelopeInput(ctx, inv, 2))),
+        outcomeRecord(
+          ctx,
+          inv,
+          2,
+          start + ctx.rng.int(800, 3_000),
+          envelopes.success.seed002(envelopeInput(ctx, inv, 2)),
+        ),
       ],
     };
   };

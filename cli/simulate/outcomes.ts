@@ -22,7 +22,12 @@ export function playOk(ctx: SimContext, inv: Inv, variant?: Variant): boolean {
 
 /** Refused before anything changed; the retry waits as long as it was told to, then succeeds. */
 export function playRetryThenOk(ctx: SimContext, inv: Inv, first?: Variant, second?: Variant): boolean {
-  const refused = first ?? pickBuilder(ctx.rng, inv.tool.effect === "read" ? envelopes.readFailure : { seed002: envelopes.retryLater.seed002 });
+  const refused =
+    first ??
+    pickBuilder(
+      ctx.rng,
+      inv.tool.effect === "read" ? envelopes.readFailure : { seed002: envelopes.retryLater.seed002 },
+    );
   attemptRecords(ctx, inv, 1, () => refused(envelopeInput(ctx, inv, 1)));
   tick(ctx, inv.task, 20, 40);
   attemptRecords(ctx, inv, 2, () => (second ?? pickBuilder(ctx.rng, envelopes.success))(envelopeInput(ctx, inv, 2)));
@@ -46,5 +51,11 @@ export const playApproval = (ctx: SimContext, inv: Inv, variant?: Variant) =>
 /** A write failed without saying whether it landed, and the tool has no way to look it up. */
 export function playUnknownStays(ctx: SimContext, inv: Inv, variant?: Variant): boolean {
   ctx.world.dispatch(inv.key, { lands: ctx.rng.chance(0.5) });
-  return single(ctx, inv, variant ?? pickBuilder(ctx.rng, envelopes.unknown), "outcome_unknown", "unknown outcome, no probe");
+  return single(
+    ctx,
+    inv,
+    variant ?? pickBuilder(ctx.rng, envelopes.unknown),
+    "outcome_unknown",
+    "unknown outcome, no probe",
+  );
 }

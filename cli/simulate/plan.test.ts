@@ -4,7 +4,8 @@ import { buildPlan, runTagOf } from "./plan";
 import { requiredTasks } from "./required";
 
 const now = Date.UTC(2026, 10, 29, 12, 0, 0);
-const records = (plan: ReturnType<typeof buildPlan>) => plan.lines.map((l) => JSON.parse(l.text) as Record<string, unknown>);
+const records = (plan: ReturnType<typeof buildPlan>) =>
+  plan.lines.map((l) => JSON.parse(l.text) as Record<string, unknown>);
 
 describe("buildPlan", () => {
   it("is deterministic for a seed, and a different seed is a different run", () => {
@@ -22,7 +23,18 @@ describe("buildPlan", () => {
     const plan = buildPlan({ tasks: requiredTasks.length, seed: 1, now });
     expect(plan.requiredPlayed).toBe(requiredTasks.length);
     const seen = new Set([...plan.ctx.dialects.keys()].flatMap((label) => label.split(" in ")));
-    expect([...seen].sort()).toEqual(["anthropic", "mcp", "openai", "rfc9457", "seed001", "seed002", "seed003", "seed004", "settle", "unrecognized"]);
+    expect([...seen].sort()).toEqual([
+      "anthropic",
+      "mcp",
+      "openai",
+      "rfc9457",
+      "seed001",
+      "seed002",
+      "seed003",
+      "seed004",
+      "settle",
+      "unrecognized",
+    ]);
     expect(plan.malformedLine).not.toBeNull();
     expect(plan.ctx.checks.length).toBeGreaterThanOrEqual(25);
   });
@@ -39,7 +51,8 @@ describe("buildPlan", () => {
       entry[r.phase as "intent" | "outcome"] = at;
       firstSeen.set(r.attempt_id, entry);
     }
-    for (const { intent, outcome } of firstSeen.values()) if (intent !== undefined && outcome !== undefined) expect(intent).toBeLessThan(outcome);
+    for (const { intent, outcome } of firstSeen.values())
+      if (intent !== undefined && outcome !== undefined) expect(intent).toBeLessThan(outcome);
   });
 
   it("sends some records twice, each copy after its original", () => {

@@ -40,7 +40,16 @@ function isMalformed(record: SimRecord): boolean {
 export function buildPlan({ tasks, seed, now }: PlanOptions): Plan {
   const rng = createRng(seed);
   const runTag = runTagOf(seed);
-  const ctx: SimContext = { rng, runTag, now, tasks: [], world: createWorld(), invocations: [], checks: [], dialects: new Map() };
+  const ctx: SimContext = {
+    rng,
+    runTag,
+    now,
+    tasks: [],
+    world: createWorld(),
+    invocations: [],
+    checks: [],
+    dialects: new Map(),
+  };
   // Tasks started between 8 and 60 minutes ago, so that everything they do happened in the last hour.
   const startTime = () => now - rng.int(8 * 60_000, 60 * 60_000);
 

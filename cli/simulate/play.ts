@@ -2,7 +2,16 @@ import type { InvocationSummary, InvocationView } from "@/lib/invocations/read";
 import { CliError, EXIT_UNREACHABLE } from "../errors";
 import type { ApiAnswer } from "@/server/api-client";
 import { describeAnswer, type SettleClient } from "../http/settle-client";
-import { addTallies, emptyTally, sendLines, toLine, type Line, type LineResult, type SendOptions, type Tally } from "../http/send-records";
+import {
+  addTallies,
+  emptyTally,
+  sendLines,
+  toLine,
+  type Line,
+  type LineResult,
+  type SendOptions,
+  type Tally,
+} from "../http/send-records";
 import type { Plan } from "./plan";
 import type { FollowUp } from "./recorder";
 
@@ -78,7 +87,10 @@ function sentChecks(plan: Plan, results: Map<number, LineResult>): CheckResult[]
     const result = results.get(plan.malformedLine);
     checks.push({
       name: "a record without task_id → rejected (MISSING_REQUIRED_FIELD), nothing stored",
-      problems: result?.status === "rejected" && result.code === "MISSING_REQUIRED_FIELD" ? [] : [`answered ${result?.status ?? "nothing"} ${result?.code ?? ""}`.trim()],
+      problems:
+        result?.status === "rejected" && result.code === "MISSING_REQUIRED_FIELD"
+          ? []
+          : [`answered ${result?.status ?? "nothing"} ${result?.code ?? ""}`.trim()],
     });
   }
   return checks;
@@ -92,18 +104,25 @@ function aggregateCheck(plan: Plan, listed: InvocationSummary[]): CheckResult {
     const found = byId.get(planned.invocationId);
     if (!found) problems.push(`${planned.invocationId} (${planned.scenario}) is missing`);
     else if (found.status !== planned.expected.status) {
-      problems.push(`${planned.invocationId} (${planned.tool.name}, ${planned.scenario}) is ${found.status}, expected ${planned.expected.status}`);
+      problems.push(
+        `${planned.invocationId} (${planned.tool.name}, ${planned.scenario}) is ${found.status}, expected ${planned.expected.status}`,
+      );
     } else matching += 1;
   }
   const planned = new Set(plan.ctx.invocations.map((p) => p.invocationId));
-  for (const extra of listed.filter((i) => !planned.has(i.invocation_id))) problems.push(`unexpected invocation ${extra.invocation_id}`);
+  for (const extra of listed.filter((i) => !planned.has(i.invocation_id)))
+    problems.push(`unexpected invocation ${extra.invocation_id}`);
   return {
     name: `all ${plan.ctx.invocations.length} invocations of the run have the status the runtime expects (${matching} do)`,
     problems: problems.length > 5 ? [...problems.slice(0, 5), `… and ${problems.length - 5} more`] : problems,
   };
 }
 
-export async function playPlan(client: SettleClient, plan: Plan, options: Pick<SendOptions, "batchSize" | "onProgress">): Promise<PlayReport> {
+export async function playPlan(
+  client: SettleClient,
+  plan: Plan,
+  options: Pick<SendOptions, "batchSize" | "onProgress">,
+): Promise<PlayReport> {
   const results = new Map<number, LineResult>();
   let sent = emptyTally();
   const sendOptions: SendOptions = {
@@ -114,13 +133,18 @@ export async function playPlan(client: SettleClient, plan: Plan, options: Pick<S
   };
   sent = await send(client, plan.lines, sendOptions);
 
-  let pending: Array<{ id: string; followUp: FollowUp }> = plan.ctx.invocations.flatMap((p) => (p.followUp ? [{ id: p.invocationId, followUp: p.followUp }] : []));
+  let pending: Array<{ id: string; followUp: FollowUp }> = plan.ctx.invocations.flatMap((p) =>
+    p.followUp ? [{ id: p.invocationId, followUp: p.followUp }] : [],
+  );
   let rounds = 0;
   let followUpRecords = 0;
   let lineNo = plan.lines.length;
   while (pending.length > 0 && rounds < MAX_FOLLOW_UP_ROUNDS) {
     rounds += 1;
-    const views = await readInvocations(client, pending.map((p) => p.id));
+    const views = await readInvocations(
+      client,
+      pending.map((p) => p.id),
+    );
     const next: typeof pending = [];
     const records = pending.flatMap(({ id, followUp }) => {
       const view = views.get(id);
@@ -130,11 +154,22 @@ export async function playPlan(client: SettleClient, plan: Plan, options: Pick<S
       return step.records;
     });
     followUpRecords += records.length;
-    if (records.length > 0) sent = addTallies(sent, await send(client, records.map((r) => toLine(++lineNo, JSON.stringify(r))), sendOptions));
+    if (records.length > 0)
+      sent = addTallies(
+        sent,
+        await send(
+          client,
+          records.map((r) => toLine(++lineNo, JSON.stringify(r))),
+          sendOptions,
+        ),
+      );
     pending = next;
   }
 
-  const views = await readInvocations(client, plan.ctx.checks.flatMap((c) => c.invocationIds));
+  const views = await readInvocations(
+    client,
+    plan.ctx.checks.flatMap((c) => c.invocationIds),
+  );
   const listed = await listRun(client, plan.runTag);
   const statuses = new Map<string, number>();
   for (const item of listed) statuses.set(item.status, (statuses.get(item.status) ?? 0) + 1);

@@ -55,7 +55,15 @@ export type SimContext = {
   dialects: Map<string, number>;
 };
 
-export type TaskLog = { taskId: string; actor: string; clock: number; budgetS: number; startedAt: number; records: SimRecord[]; count: number };
+export type TaskLog = {
+  taskId: string;
+  actor: string;
+  clock: number;
+  budgetS: number;
+  startedAt: number;
+  records: SimRecord[];
+  count: number;
+};
 
 export type Inv = {
   id: string;
@@ -93,24 +101,51 @@ export function createWorld(): World {
 
 export function newTask(ctx: SimContext, prefix: string, actor: string, number: number, startedAt: number): TaskLog {
   const taskId = `${prefix}-${ctx.runTag}-${String(number).padStart(4, "0")}`;
-  const task: TaskLog = { taskId, actor, clock: startedAt, startedAt, budgetS: ctx.rng.pick([120, 300, 600]), records: [], count: 0 };
+  const task: TaskLog = {
+    taskId,
+    actor,
+    clock: startedAt,
+    startedAt,
+    budgetS: ctx.rng.pick([120, 300, 600]),
+    records: [],
+    count: 0,
+  };
   ctx.tasks.push(task);
   return task;
 }
 
-export function newInvocation(ctx: SimContext, task: TaskLog, toolName: string, scenario: string, options: { slot?: string; explicitId?: boolean } = {}): Inv {
+export function newInvocation(
+  ctx: SimContext,
+  task: TaskLog,
+  toolName: string,
+  scenario: string,
+  options: { slot?: string; explicitId?: boolean } = {},
+): Inv {
   const tool = toolNamed(toolName);
   task.count += 1;
   const key = intentKey(task.taskId, task.actor, tool.name, `${tool.target}:${task.taskId}`, options.slot);
   const explicitId = options.explicitId ?? ctx.rng.chance(0.5);
   const id = explicitId ? `inv-${ctx.runTag}-${ctx.rng.hex(8)}` : `${task.taskId}:${key}`;
-  const planned: PlannedInvocation = { invocationId: id, taskId: task.taskId, tool, key, scenario, expected: { status: "succeeded" } };
+  const planned: PlannedInvocation = {
+    invocationId: id,
+    taskId: task.taskId,
+    tool,
+    key,
+    scenario,
+    expected: { status: "succeeded" },
+  };
   ctx.invocations.push(planned);
   return { id, explicitId, index: task.count, task, tool, key, argsDigest: `sha256:${sha256(`${key}|args`)}`, planned };
 }
 
 export function envelopeInput(ctx: SimContext, inv: Inv, attempt: number): EnvelopeInput {
-  return { rng: ctx.rng, ref: attemptId(inv, attempt), tool: inv.tool.name, isRead: inv.tool.effect === "read", invocationId: inv.id };
+  return {
+    rng: ctx.rng,
+    ref: attemptId(inv, attempt),
+    tool: inv.tool.name,
+    isRead: inv.tool.effect === "read",
+    invocationId: inv.id,
+  };
 }
 
 export const attemptId = (inv: Inv, attempt: number) => `${inv.task.taskId}-${inv.index}-a${attempt}`;

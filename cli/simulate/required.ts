@@ -13,7 +13,15 @@ import {
   RATE_LIMIT_RETRY_AFTER_S,
   SLOW_BUDGET_S,
 } from "./fixtures";
-import { playApproval, playInputError, playOk, playPermanent, playRefusal, playRetryThenOk, playUnknownStays } from "./outcomes";
+import {
+  playApproval,
+  playInputError,
+  playOk,
+  playPermanent,
+  playRefusal,
+  playRetryThenOk,
+  playUnknownStays,
+} from "./outcomes";
 import { newInvocation, newTask, type Inv, type SimContext, type SimRecord, type TaskLog } from "./recorder";
 
 // The tasks every run plays first, each with the checks that prove Settle
@@ -34,16 +42,33 @@ function tourStep(ctx: SimContext, task: TaskLog, toolName: string, play: Play, 
   const sent = shown as Sent | null;
   if (!sent) throw new Error(`tour step ${toolName} sent no envelope`);
   const status = inv.planned.expected.status;
-  checkInvocation(ctx, `dialect ${sent.variant} (${inv.tool.name}, ${inv.tool.effect}) → ${status}`, inv, (view, problems) => {
-    want(problems, "status", view.status, status);
-    const read = outcomesOf(view).some((a) => a.dialect === sent.dialect && a.wrapper_dialect === sent.wrapper);
-    if (!read) problems.push(`no outcome was read as ${sent.dialect}${sent.wrapper ? ` in ${sent.wrapper}` : ""} (got ${outcomesOf(view).map((a) => `${a.dialect}/${a.wrapper_dialect}`).join(", ")})`);
-  });
+  checkInvocation(
+    ctx,
+    `dialect ${sent.variant} (${inv.tool.name}, ${inv.tool.effect}) → ${status}`,
+    inv,
+    (view, problems) => {
+      want(problems, "status", view.status, status);
+      const read = outcomesOf(view).some((a) => a.dialect === sent.dialect && a.wrapper_dialect === sent.wrapper);
+      if (!read)
+        problems.push(
+          `no outcome was read as ${sent.dialect}${sent.wrapper ? ` in ${sent.wrapper}` : ""} (got ${outcomesOf(view)
+            .map((a) => `${a.dialect}/${a.wrapper_dialect}`)
+            .join(", ")})`,
+        );
+    },
+  );
 }
 
 function malformedRecord(task: TaskLog): SimRecord {
   // A runtime bug: the record lost its task_id. Settle must reject it and store nothing.
-  return { event_id: `sim-${task.taskId}:malformed`, tool: "send_email", phase: "outcome", at: new Date(task.clock).toISOString(), idempotency_key: "lost-task", envelope: { outcome: "ok", effect_applied: "yes" } };
+  return {
+    event_id: `sim-${task.taskId}:malformed`,
+    tool: "send_email",
+    phase: "outcome",
+    at: new Date(task.clock).toISOString(),
+    idempotency_key: "lost-task",
+    envelope: { outcome: "ok", effect_applied: "yes" },
+  };
 }
 
 export const MALFORMED = "malformed";
@@ -56,15 +81,20 @@ export const requiredTasks: RequiredTask[] = [
       playOk(ctx, newInvocation(ctx, task, "get_price", "read"), envelopes.readSuccess.openaiText);
       const inv = newInvocation(ctx, task, "create_order", "kill mid-call");
       playKillMidCall(ctx, inv);
-      checkInvocation(ctx, "seed 002 fixture 1, kill mid-call: unknown, probe found → reconciled (committed), one effect", inv, (view, p) => {
-        want(p, "status", view.status, "reconciled");
-        want(p, "commit_state", view.commit_state, "committed");
-        want(p, "resolution.by", view.resolution?.by, "probe");
-        want(p, "first outcome's commit_state", outcomesOf(view)[0]?.commit_state, "unknown");
-        want(p, "attempt_count", view.attempt_count, 1);
-        want(p, "dispatches", ctx.world.dispatches(inv.key), 1);
-        want(p, "business effects", ctx.world.effects(inv.key), 1);
-      });
+      checkInvocation(
+        ctx,
+        "seed 002 fixture 1, kill mid-call: unknown, probe found → reconciled (committed), one effect",
+        inv,
+        (view, p) => {
+          want(p, "status", view.status, "reconciled");
+          want(p, "commit_state", view.commit_state, "committed");
+          want(p, "resolution.by", view.resolution?.by, "probe");
+          want(p, "first outcome's commit_state", outcomesOf(view)[0]?.commit_state, "unknown");
+          want(p, "attempt_count", view.attempt_count, 1);
+          want(p, "dispatches", ctx.world.dispatches(inv.key), 1);
+          want(p, "business effects", ctx.world.effects(inv.key), 1);
+        },
+      );
     },
   },
   {
@@ -73,14 +103,19 @@ export const requiredTasks: RequiredTask[] = [
       const task = newTask(ctx, "ntf", "agent:notify", n, start);
       const inv = newInvocation(ctx, task, "send_email", "duplicate delivery", { explicitId: false });
       playDuplicateDelivery(ctx, inv);
-      checkInvocation(ctx, "seed 002 fixture 2, duplicate delivery: one key sent twice → one invocation, two ok returns, one effect", inv, (view, p) => {
-        want(p, "status", view.status, "succeeded");
-        want(p, "invocation_id (derived from the key)", view.invocation_id, `${task.taskId}:${inv.key}`);
-        want(p, "attempt_count", view.attempt_count, 2);
-        want(p, "committed outcomes", outcomesOf(view).filter((a) => a.commit_state === "committed").length, 2);
-        want(p, "deliveries", ctx.world.dispatches(inv.key), 2);
-        want(p, "business effects", ctx.world.effects(inv.key), 1);
-      });
+      checkInvocation(
+        ctx,
+        "seed 002 fixture 2, duplicate delivery: one key sent twice → one invocation, two ok returns, one effect",
+        inv,
+        (view, p) => {
+          want(p, "status", view.status, "succeeded");
+          want(p, "invocation_id (derived from the key)", view.invocation_id, `${task.taskId}:${inv.key}`);
+          want(p, "attempt_count", view.attempt_count, 2);
+          want(p, "committed outcomes", outcomesOf(view).filter((a) => a.commit_state === "committed").length, 2);
+          want(p, "deliveries", ctx.world.dispatches(inv.key), 2);
+          want(p, "business effects", ctx.world.effects(inv.key), 1);
+        },
+      );
     },
   },
   {
@@ -89,12 +124,17 @@ export const requiredTasks: RequiredTask[] = [
       const task = newTask(ctx, "inv", "agent:billing", n, start);
       const inv = newInvocation(ctx, task, "create_invoice", "200 with an error body");
       playErrorBody200(ctx, inv);
-      checkInvocation(ctx, "seed 002 fixture 3, 200 with an error body: an error, never ok on status alone → needs_input", inv, (view, p) => {
-        want(p, "status", view.status, "needs_input");
-        want(p, "commit_state", view.commit_state, "not_committed");
-        want(p, "dialect", outcomesOf(view)[0]?.dialect, "seed001");
-        want(p, "wrapper_dialect", outcomesOf(view)[0]?.wrapper_dialect, "mcp");
-      });
+      checkInvocation(
+        ctx,
+        "seed 002 fixture 3, 200 with an error body: an error, never ok on status alone → needs_input",
+        inv,
+        (view, p) => {
+          want(p, "status", view.status, "needs_input");
+          want(p, "commit_state", view.commit_state, "not_committed");
+          want(p, "dialect", outcomesOf(view)[0]?.dialect, "seed001");
+          want(p, "wrapper_dialect", outcomesOf(view)[0]?.wrapper_dialect, "mcp");
+        },
+      );
     },
   },
   {
@@ -103,13 +143,18 @@ export const requiredTasks: RequiredTask[] = [
       const task = newTask(ctx, "bk", "agent:concierge", n, start);
       const inv = newInvocation(ctx, task, "create_booking", "slow success");
       playSlowSuccess(ctx, inv);
-      checkInvocation(ctx, `seed 002 fixture 4, slow success: lands at 29 s of a ${SLOW_BUDGET_S} s budget → succeeded, no orphaned retry`, inv, (view, p) => {
-        want(p, "status", view.status, "succeeded");
-        want(p, "attempt_count", view.attempt_count, 1);
-        const [intent] = intentsOf(view);
-        const [outcome] = outcomesOf(view);
-        if (intent && outcome) want(p, "seconds from intent to outcome", seconds(intent.at, outcome.at), 29);
-      });
+      checkInvocation(
+        ctx,
+        `seed 002 fixture 4, slow success: lands at 29 s of a ${SLOW_BUDGET_S} s budget → succeeded, no orphaned retry`,
+        inv,
+        (view, p) => {
+          want(p, "status", view.status, "succeeded");
+          want(p, "attempt_count", view.attempt_count, 1);
+          const [intent] = intentsOf(view);
+          const [outcome] = outcomesOf(view);
+          if (intent && outcome) want(p, "seconds from intent to outcome", seconds(intent.at, outcome.at), 29);
+        },
+      );
     },
   },
   {
@@ -119,16 +164,29 @@ export const requiredTasks: RequiredTask[] = [
       const inv = newInvocation(ctx, task, "update_sheet_range", "partial batch");
       const retry = newScopedRetry(ctx, inv);
       playPartialBatch(ctx, inv, retry);
-      checkInvocations(ctx, "seed 002 fixture 5, partial batch: per-item results → partially_applied, retry scoped to the row not applied", [inv, retry], ([view, retried], p) => {
-        want(p, "status", view!.status, "partially_applied");
-        want(p, "commit_state", view!.commit_state, "partial");
-        const items = outcomesOf(view!)[0]?.items ?? [];
-        want(p, "items not applied", items.filter((i) => i.applied === "no").length, 1);
-        want(p, "items unknown", items.filter((i) => i.applied === "unknown").length, 1);
-        want(p, "scoped retry status", retried!.status, "succeeded");
-        const redone = (outcomesOf(retried!)[0]?.items ?? []).map((i) => i.item_id).join(",");
-        want(p, "rows retried", redone, items.filter((i) => i.applied === "no").map((i) => i.item_id).join(","));
-      });
+      checkInvocations(
+        ctx,
+        "seed 002 fixture 5, partial batch: per-item results → partially_applied, retry scoped to the row not applied",
+        [inv, retry],
+        ([view, retried], p) => {
+          want(p, "status", view!.status, "partially_applied");
+          want(p, "commit_state", view!.commit_state, "partial");
+          const items = outcomesOf(view!)[0]?.items ?? [];
+          want(p, "items not applied", items.filter((i) => i.applied === "no").length, 1);
+          want(p, "items unknown", items.filter((i) => i.applied === "unknown").length, 1);
+          want(p, "scoped retry status", retried!.status, "succeeded");
+          const redone = (outcomesOf(retried!)[0]?.items ?? []).map((i) => i.item_id).join(",");
+          want(
+            p,
+            "rows retried",
+            redone,
+            items
+              .filter((i) => i.applied === "no")
+              .map((i) => i.item_id)
+              .join(","),
+          );
+        },
+      );
     },
   },
   {
@@ -137,16 +195,22 @@ export const requiredTasks: RequiredTask[] = [
       const task = newTask(ctx, "sms", "agent:notify", n, start);
       const inv = newInvocation(ctx, task, "send_sms", "rate limit");
       playRateLimit(ctx, inv);
-      checkInvocation(ctx, `seed 002 fixture 6, rate limit: 429 with retry_after ${RATE_LIMIT_RETRY_AFTER_S} → retried only after not_before → succeeded`, inv, (view, p) => {
-        want(p, "status", view.status, "succeeded");
-        want(p, "attempt_count", view.attempt_count, 2);
-        const limited = outcomesOf(view).find((a) => a.attempt === 1);
-        const notBefore = limited?.retry.not_before;
-        if (!limited || !notBefore) return void p.push("attempt 1 has no retry.not_before");
-        want(p, "retry_after (s)", seconds(limited.at, notBefore), RATE_LIMIT_RETRY_AFTER_S);
-        const second = intentsOf(view).find((a) => a.attempt === 2);
-        if (!second || Date.parse(second.at) < Date.parse(notBefore)) p.push(`attempt 2 started at ${second?.at ?? "never"}, before not_before ${notBefore}`);
-      });
+      checkInvocation(
+        ctx,
+        `seed 002 fixture 6, rate limit: 429 with retry_after ${RATE_LIMIT_RETRY_AFTER_S} → retried only after not_before → succeeded`,
+        inv,
+        (view, p) => {
+          want(p, "status", view.status, "succeeded");
+          want(p, "attempt_count", view.attempt_count, 2);
+          const limited = outcomesOf(view).find((a) => a.attempt === 1);
+          const notBefore = limited?.retry.not_before;
+          if (!limited || !notBefore) return void p.push("attempt 1 has no retry.not_before");
+          want(p, "retry_after (s)", seconds(limited.at, notBefore), RATE_LIMIT_RETRY_AFTER_S);
+          const second = intentsOf(view).find((a) => a.attempt === 2);
+          if (!second || Date.parse(second.at) < Date.parse(notBefore))
+            p.push(`attempt 2 started at ${second?.at ?? "never"}, before not_before ${notBefore}`);
+        },
+      );
     },
   },
   {
@@ -154,12 +218,17 @@ export const requiredTasks: RequiredTask[] = [
     play: (ctx, n, start) => {
       const task = newTask(ctx, "ord", "agent:checkout", n, start);
       const inv = playLogLines(ctx, task, "create_order", ctx.now);
-      checkInvocation(ctx, "seed 002 attempt log lines accepted as records: probe \"found\" → reconciled (committed)", inv, (view, p) => {
-        want(p, "status", view.status, "reconciled");
-        want(p, "commit_state", view.commit_state, "committed");
-        want(p, "resolution.by", view.resolution?.by, "probe");
-        want(p, "attempt_count", view.attempt_count, 2);
-      });
+      checkInvocation(
+        ctx,
+        'seed 002 attempt log lines accepted as records: probe "found" → reconciled (committed)',
+        inv,
+        (view, p) => {
+          want(p, "status", view.status, "reconciled");
+          want(p, "commit_state", view.commit_state, "committed");
+          want(p, "resolution.by", view.resolution?.by, "probe");
+          want(p, "attempt_count", view.attempt_count, 2);
+        },
+      );
     },
   },
   {
@@ -169,16 +238,21 @@ export const requiredTasks: RequiredTask[] = [
       playOk(ctx, newInvocation(ctx, task, "get_order_status", "read"), envelopes.success.seed002);
       const inv = newInvocation(ctx, task, "create_refund", "evidence failure", { explicitId: true });
       playEvidenceFailure(ctx, inv);
-      checkInvocation(ctx, "seed 004 fault test: effect happened, evidence write failed → outcome_unknown (evidence_failed), never retried, one effect", inv, (view, p) => {
-        want(p, "status", view.status, "outcome_unknown");
-        want(p, "next_action", view.next_action, "verify_operation");
-        const outcome = outcomesOf(view)[0];
-        want(p, "dispatch_stage", outcome?.dispatch_stage, "evidence_failed");
-        want(p, "retry.directive", outcome?.retry.directive, "never");
-        want(p, "attempt_count", view.attempt_count, 1);
-        want(p, "dispatches", ctx.world.dispatches(inv.key), 1);
-        want(p, "business effects", ctx.world.effects(inv.key), 1);
-      });
+      checkInvocation(
+        ctx,
+        "seed 004 fault test: effect happened, evidence write failed → outcome_unknown (evidence_failed), never retried, one effect",
+        inv,
+        (view, p) => {
+          want(p, "status", view.status, "outcome_unknown");
+          want(p, "next_action", view.next_action, "verify_operation");
+          const outcome = outcomesOf(view)[0];
+          want(p, "dispatch_stage", outcome?.dispatch_stage, "evidence_failed");
+          want(p, "retry.directive", outcome?.retry.directive, "never");
+          want(p, "attempt_count", view.attempt_count, 1);
+          want(p, "dispatches", ctx.world.dispatches(inv.key), 1);
+          want(p, "business effects", ctx.world.effects(inv.key), 1);
+        },
+      );
     },
   },
   {
@@ -188,10 +262,15 @@ export const requiredTasks: RequiredTask[] = [
       playOk(ctx, newInvocation(ctx, task, "get_order_status", "read"), envelopes.success.anthropic);
       const inv = newInvocation(ctx, task, "delete_record", "stalled");
       playStalled(ctx, inv);
-      checkInvocation(ctx, "stalled intent: intent with a small budget and no outcome → stalled, verify first", inv, (view, p) => {
-        want(p, "status", view.status, "stalled");
-        want(p, "next_action", view.next_action, "verify_operation");
-      });
+      checkInvocation(
+        ctx,
+        "stalled intent: intent with a small budget and no outcome → stalled, verify first",
+        inv,
+        (view, p) => {
+          want(p, "status", view.status, "stalled");
+          want(p, "next_action", view.next_action, "verify_operation");
+        },
+      );
     },
   },
   {
@@ -200,7 +279,9 @@ export const requiredTasks: RequiredTask[] = [
       const task = newTask(ctx, "acc", "agent:privacy", n, start);
       const inv = newInvocation(ctx, task, "revoke_access", "in flight");
       playInFlight(ctx, inv, ctx.now);
-      checkInvocation(ctx, "in-flight intent: within its budget → pending, not in the queue", inv, (view, p) => want(p, "status", view.status, "pending"));
+      checkInvocation(ctx, "in-flight intent: within its budget → pending, not in the queue", inv, (view, p) =>
+        want(p, "status", view.status, "pending"),
+      );
     },
   },
   {
@@ -230,7 +311,13 @@ export const requiredTasks: RequiredTask[] = [
     title: "dialect tour: checkout",
     play: (ctx, n, start) => {
       const task = newTask(ctx, "ord", "agent:checkout", n, start);
-      tourStep(ctx, task, "get_price", (c, i, v) => playRetryThenOk(c, i, v, envelopes.readSuccess.openaiText), envelopes.readFailure.rfc9457);
+      tourStep(
+        ctx,
+        task,
+        "get_price",
+        (c, i, v) => playRetryThenOk(c, i, v, envelopes.readSuccess.openaiText),
+        envelopes.readFailure.rfc9457,
+      );
       tourStep(ctx, task, "create_order", playOk, envelopes.success.openaiJson);
       tourStep(ctx, task, "cancel_booking", playOk, envelopes.success.anthropic);
       tourStep(ctx, task, "create_refund", playPermanent, envelopes.permanent.anthropicSeed003);
@@ -242,7 +329,18 @@ export const requiredTasks: RequiredTask[] = [
   },
 ];
 
-const allDialects = ["settle", "seed001", "seed002", "seed003", "seed004", "rfc9457", "mcp", "anthropic", "openai", "unrecognized"];
+const allDialects = [
+  "settle",
+  "seed001",
+  "seed002",
+  "seed003",
+  "seed004",
+  "rfc9457",
+  "mcp",
+  "anthropic",
+  "openai",
+  "unrecognized",
+];
 
 /** Every dialect of SPEC §3, across everything the required tasks sent. */
 export function checkEveryDialect(ctx: SimContext): void {

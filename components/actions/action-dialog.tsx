@@ -41,7 +41,15 @@ function fromForm(action: ConsoleAction, form: FormData, me: string): Record<str
   }
 }
 
-function Choice({ name, options, legend }: { name: string; legend: string; options: Array<{ value: string; label: string; hint: string }> }) {
+function Choice({
+  name,
+  options,
+  legend,
+}: {
+  name: string;
+  legend: string;
+  options: Array<{ value: string; label: string; hint: string }>;
+}) {
   return (
     <fieldset className="space-y-1">
       <legend className="text-sm font-medium text-slate-800">{legend}</legend>
@@ -67,21 +75,38 @@ export function ActionFields({ action }: { action: ConsoleAction }) {
     case "record_verification":
       return (
         <div className="space-y-3">
-          <Choice name="result" legend="What did you find?" options={[
-            { value: "found", label: "Found", hint: "the effect happened: settle as committed" },
-            { value: "absent", label: "Absent", hint: "it did not happen: a retry with the same key is allowed" },
-            { value: "inconclusive", label: "Inconclusive", hint: "nothing changes; it stays in the queue" },
-          ]} />
-          <TextArea label="Evidence" name="evidence" placeholder="Where you looked and what you saw, e.g. Stripe charge ch_123" required />
+          <Choice
+            name="result"
+            legend="What did you find?"
+            options={[
+              { value: "found", label: "Found", hint: "the effect happened: settle as committed" },
+              { value: "absent", label: "Absent", hint: "it did not happen: a retry with the same key is allowed" },
+              { value: "inconclusive", label: "Inconclusive", hint: "nothing changes; it stays in the queue" },
+            ]}
+          />
+          <TextArea
+            label="Evidence"
+            name="evidence"
+            placeholder="Where you looked and what you saw, e.g. Stripe charge ch_123"
+            required
+          />
         </div>
       );
     case "mark_reconciled":
       return (
         <div className="space-y-3">
-          <Choice name="commit_state" legend="Settle as" options={[
-            { value: "committed", label: "Committed", hint: "the side effect exists; the runtime must not retry" },
-            { value: "not_committed", label: "Not committed", hint: "it does not exist; a retry with the same key is allowed" },
-          ]} />
+          <Choice
+            name="commit_state"
+            legend="Settle as"
+            options={[
+              { value: "committed", label: "Committed", hint: "the side effect exists; the runtime must not retry" },
+              {
+                value: "not_committed",
+                label: "Not committed",
+                hint: "it does not exist; a retry with the same key is allowed",
+              },
+            ]}
+          />
           <TextArea label="Evidence note (required)" name="note" required />
         </div>
       );
@@ -121,7 +146,9 @@ export function ActionDialog({
     onError: (error) => {
       if (error instanceof ApiClientError && error.code === "VERSION_CONFLICT") {
         const now = error.envelope?.safe_details as { status?: string; version?: number } | undefined;
-        setConflict(`Someone else changed this invocation while you were looking: it is now ${now?.status ?? "different"} (version ${now?.version ?? "?"}). Nothing was changed. Review the new state, then decide again.`);
+        setConflict(
+          `Someone else changed this invocation while you were looking: it is now ${now?.status ?? "different"} (version ${now?.version ?? "?"}). Nothing was changed. Review the new state, then decide again.`,
+        );
       }
     },
   });
@@ -133,13 +160,25 @@ export function ActionDialog({
     setConflict(null);
     mutation.mutate(actionBody(action, new FormData(event.currentTarget), me.email));
   };
-  const error = mutation.error instanceof ApiClientError && mutation.error.code !== "VERSION_CONFLICT" ? mutation.error.message : null;
+  const error =
+    mutation.error instanceof ApiClientError && mutation.error.code !== "VERSION_CONFLICT"
+      ? mutation.error.message
+      : null;
 
   return (
-    <Dialog open onOpenChange={(open) => (open ? null : onClose())} title={`${meta.label}: ${target.tool}`} description={meta.help}>
+    <Dialog
+      open
+      onOpenChange={(open) => (open ? null : onClose())}
+      title={`${meta.label}: ${target.tool}`}
+      description={meta.help}
+    >
       <form onSubmit={submit} className="space-y-4">
         <ActionFields action={action} />
-        {conflict ? <p role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900">{conflict}</p> : null}
+        {conflict ? (
+          <p role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900">
+            {conflict}
+          </p>
+        ) : null}
         <ErrorAlert error={error} look="box" />
         <DialogActions
           label={conflict ? null : meta.label}

@@ -7,9 +7,21 @@ import type { InvocationStatus } from "@/lib/outcome/status";
 export type ConsoleAction = ActionName | "claim";
 
 export const actionMeta: Record<ConsoleAction, { label: string; key: string; help: string }> = {
-  request_verification: { label: "Request verification", key: "v", help: "Ask the runtime to probe whether the effect happened." },
-  record_verification: { label: "Record verification", key: "r", help: "You checked the system of record: found, absent or inconclusive." },
-  mark_reconciled: { label: "Mark reconciled", key: "m", help: "Settle it as committed or not committed, with the evidence." },
+  request_verification: {
+    label: "Request verification",
+    key: "v",
+    help: "Ask the runtime to probe whether the effect happened.",
+  },
+  record_verification: {
+    label: "Record verification",
+    key: "r",
+    help: "You checked the system of record: found, absent or inconclusive.",
+  },
+  mark_reconciled: {
+    label: "Mark reconciled",
+    key: "m",
+    help: "Settle it as committed or not committed, with the evidence.",
+  },
   escalate: { label: "Escalate", key: "e", help: "Hand it to a manager, with the reason." },
   approve: { label: "Approve", key: "a", help: "Let the runtime proceed." },
   reject: { label: "Reject", key: "d", help: "Deny it: the runtime must abandon it." },

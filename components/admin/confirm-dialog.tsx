@@ -27,7 +27,14 @@ export function ConfirmDialog({
     <Dialog open onOpenChange={(open) => (open ? null : onCancel())} title={title} description={description}>
       <div className="space-y-4">
         <ErrorAlert error={error} look="box" />
-        <DialogActions label={confirmLabel} pendingLabel="Working…" pending={pending} variant="danger" onCancel={onCancel} onConfirm={onConfirm} />
+        <DialogActions
+          label={confirmLabel}
+          pendingLabel="Working…"
+          pending={pending}
+          variant="danger"
+          onCancel={onCancel}
+          onConfirm={onConfirm}
+        />
       </div>
     </Dialog>
   );

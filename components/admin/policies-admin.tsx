@@ -16,7 +16,8 @@ import { useCollection, useCollectionMutation } from "./use-collection";
 // them). A row states the whole policy of its class; an empty duration is
 // "off". The server validates again and its messages land next to the field.
 
-type Field = "overdue_after_s" | "escalate_after_s" | "approval_expires_after_s" | "duplicate_window_s" | "approval_quorum";
+type Field =
+  "overdue_after_s" | "escalate_after_s" | "approval_expires_after_s" | "duplicate_window_s" | "approval_quorum";
 type Draft = Record<Field, string>;
 type Errors = Partial<Record<Field | "form", string>>;
 
@@ -67,19 +68,41 @@ function fromDraft(d: Draft): { body: PolicyValues | null; errors: Errors } {
 /** The server's validation issues, next to the fields they are about. */
 function serverErrors(error: unknown): Errors {
   if (!(error instanceof ApiClientError)) return { form: errorText(error) ?? "Saving failed." };
-  const issues = (error.envelope?.safe_details as { issues?: Array<{ path: string; message: string }> } | undefined)?.issues ?? [];
+  const issues =
+    (error.envelope?.safe_details as { issues?: Array<{ path: string; message: string }> } | undefined)?.issues ?? [];
   const out: Errors = {};
   for (const issue of issues) {
     const field = issue.path as Field;
-    if (["overdue_after_s", "escalate_after_s", "approval_expires_after_s", "duplicate_window_s", "approval_quorum"].includes(field)) out[field] ??= issue.message;
+    if (
+      [
+        "overdue_after_s",
+        "escalate_after_s",
+        "approval_expires_after_s",
+        "duplicate_window_s",
+        "approval_quorum",
+      ].includes(field)
+    )
+      out[field] ??= issue.message;
   }
   return Object.keys(out).length > 0 ? out : { form: error.message };
 }
 
 function Source({ p }: { p: Policy }) {
-  const who = p.updated_by && p.updated_at ? <span className="block text-xs text-slate-500">changed by {p.updated_by}, <time dateTime={p.updated_at}>{formatUtc(p.updated_at, { seconds: false })}</time></span> : null;
-  if (p.source === "own") return <span>{p.effect_class === "*" ? "set" : "own policy"}{who}</span>;
-  if (p.effect_class !== "*") return <span className="text-slate-600">uses the default{p.source === "built_in" ? " (built-in)" : ""}</span>;
+  const who =
+    p.updated_by && p.updated_at ? (
+      <span className="block text-xs text-slate-500">
+        changed by {p.updated_by}, <time dateTime={p.updated_at}>{formatUtc(p.updated_at, { seconds: false })}</time>
+      </span>
+    ) : null;
+  if (p.source === "own")
+    return (
+      <span>
+        {p.effect_class === "*" ? "set" : "own policy"}
+        {who}
+      </span>
+    );
+  if (p.effect_class !== "*")
+    return <span className="text-slate-600">uses the default{p.source === "built_in" ? " (built-in)" : ""}</span>;
   return <span className="text-slate-600">built-in (nothing set)</span>;
 }
 
@@ -95,7 +118,12 @@ function EditRow({ policy, onDone }: { policy: Policy; onDone: (message: string)
   });
   const reset = useCollectionMutation(queryKeys.policies, {
     mutationFn: () => api.delete("/api/v1/policies/{effect_class}", { params }),
-    onSuccess: () => onDone(policy.effect_class === "*" ? "The default is Settle's built-in policy again." : `${policy.effect_class} uses the default policy again.`),
+    onSuccess: () =>
+      onDone(
+        policy.effect_class === "*"
+          ? "The default is Settle's built-in policy again."
+          : `${policy.effect_class} uses the default policy again.`,
+      ),
     onError: (error) => setErrors({ form: errorText(error) ?? "Failed." }),
   });
   const submit = (event: FormEvent<HTMLFormElement>) => {
@@ -122,31 +150,52 @@ function EditRow({ policy, onDone }: { policy: Policy; onDone: (message: string)
           className={`w-28 rounded-md border px-2 py-1 text-sm shadow-sm ${error ? "border-rose-600" : "border-slate-300"}`}
         />
         {error ? (
-          <p id={`${id}-error`} className="mt-1 max-w-[14rem] text-xs text-rose-800"><span aria-hidden="true">✕ </span>{error}</p>
+          <p id={`${id}-error`} className="mt-1 max-w-[14rem] text-xs text-rose-800">
+            <span aria-hidden="true">✕ </span>
+            {error}
+          </p>
         ) : (
-          <p id={`${id}-hint`} className="mt-1 text-xs text-slate-500">{hint}</p>
+          <p id={`${id}-hint`} className="mt-1 text-xs text-slate-500">
+            {hint}
+          </p>
         )}
       </td>
     );
   };
   return (
     <tr data-testid="policy-row" data-class={policy.effect_class} className="bg-indigo-50/50">
-      <th scope="row" className="px-3 py-2 text-left align-top font-medium">{className(policy.effect_class)}</th>
+      <th scope="row" className="px-3 py-2 text-left align-top font-medium">
+        {className(policy.effect_class)}
+      </th>
       {durationFields.map(({ field, label }) => input(field, label, "e.g. 30m, 2h; empty: off"))}
       {input("approval_quorum", "Approvals needed", "different people")}
-      <td className="px-3 py-2 align-top text-xs text-slate-600">{policy.source === "own" ? "editing its own policy" : "saving gives it its own policy"}</td>
+      <td className="px-3 py-2 align-top text-xs text-slate-600">
+        {policy.source === "own" ? "editing its own policy" : "saving gives it its own policy"}
+      </td>
       <td className="px-3 py-2 align-top">
         <form id={formId} onSubmit={submit} className="flex flex-wrap justify-end gap-2">
-          <Button type="submit" size="sm" variant="primary" disabled={save.isPending}>{save.isPending ? "Saving…" : "Save"}</Button>
-          <Button size="sm" onClick={() => onDone("")}>Cancel</Button>
+          <Button type="submit" size="sm" variant="primary" disabled={save.isPending}>
+            {save.isPending ? "Saving…" : "Save"}
+          </Button>
+          <Button size="sm" onClick={() => onDone("")}>
+            Cancel
+          </Button>
           {policy.source === "own" ? (
             <Button size="sm" variant="dangerGhost" onClick={() => reset.mutate()} disabled={reset.isPending}>
               {policy.effect_class === "*" ? "Reset to built-in" : "Use the default"}
             </Button>
           ) : null}
         </form>
-        {errors.form ? <p role="alert" className="mt-1 text-right text-xs text-rose-800">{errors.form}</p> : null}
-        {Object.keys(errors).some((k) => k !== "form") ? <p role="alert" className="sr-only">Not saved: check the fields marked invalid.</p> : null}
+        {errors.form ? (
+          <p role="alert" className="mt-1 text-right text-xs text-rose-800">
+            {errors.form}
+          </p>
+        ) : null}
+        {Object.keys(errors).some((k) => k !== "form") ? (
+          <p role="alert" className="sr-only">
+            Not saved: check the fields marked invalid.
+          </p>
+        ) : null}
       </td>
     </tr>
   );
@@ -160,16 +209,22 @@ function ChangeLine({ c }: { c: PolicyChange }) {
     ["duplicate_window_s", "duplicate window"],
     ["approval_quorum", "approvals needed"],
   ];
-  const fmt = (k: keyof PolicyValues, v: number | null | undefined) => (k === "approval_quorum" ? String(v ?? 1) : show(v ?? null));
+  const fmt = (k: keyof PolicyValues, v: number | null | undefined) =>
+    k === "approval_quorum" ? String(v ?? 1) : show(v ?? null);
   const what = !c.after
     ? "removed its own policy (it uses the default again)"
     : fields
         .filter(([k]) => !c.before || (c.before[k] ?? null) !== (c.after![k] ?? null))
-        .map(([k, label]) => (c.before ? `${label} ${fmt(k, c.before[k])} → ${fmt(k, c.after![k])}` : `${label} ${fmt(k, c.after![k])}`))
+        .map(([k, label]) =>
+          c.before ? `${label} ${fmt(k, c.before[k])} → ${fmt(k, c.after![k])}` : `${label} ${fmt(k, c.after![k])}`,
+        )
         .join(", ") || "saved without changes";
   return (
     <li className="text-sm text-slate-700">
-      <time dateTime={c.at} className="tabular-nums text-slate-500">{formatUtc(c.at, { seconds: false })}</time> · {c.actor} · <strong>{className(c.effect_class)}</strong>: {what}
+      <time dateTime={c.at} className="tabular-nums text-slate-500">
+        {formatUtc(c.at, { seconds: false })}
+      </time>{" "}
+      · {c.actor} · <strong>{className(c.effect_class)}</strong>: {what}
     </li>
   );
 }
@@ -178,22 +233,31 @@ export function PoliciesAdmin({ initial }: { initial: PolicyList }) {
   const canEdit = useCan("administer");
   const [editing, setEditing] = useState<PolicyKey | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const { data, error } = useCollection({ queryKey: queryKeys.policies, queryFn: () => api.get("/api/v1/policies"), initialData: initial });
+  const { data, error } = useCollection({
+    queryKey: queryKeys.policies,
+    queryFn: () => api.get("/api/v1/policies"),
+    initialData: initial,
+  });
 
   return (
     <section aria-labelledby="policies-heading" className="space-y-4">
       <div>
-        <h1 id="policies-heading" className="text-xl font-semibold">Policies</h1>
+        <h1 id="policies-heading" className="text-xl font-semibold">
+          Policies
+        </h1>
         <p className="mt-1 max-w-3xl text-sm text-slate-600">
-          Per effect class: when an invocation waiting in the queue shows as overdue, when Settle escalates it on its own (as <code>system</code>,
-          in the audit trail), when an approval expires and is rejected — failing closed, so the runtime abandons it — and how many different
-          people must approve. An approval with an expiry expires rather than escalating. A class without its own policy uses the default.
-          Time in the queue counts from when its current status began. Within the duplicate window, a write of the same tool with the same
-          arguments under a new idempotency key is a possible duplicate: the guard refuses it, and one reported without the guard waits in
-          the queue for review (money, destructive and send).
+          Per effect class: when an invocation waiting in the queue shows as overdue, when Settle escalates it on its
+          own (as <code>system</code>, in the audit trail), when an approval expires and is rejected — failing closed,
+          so the runtime abandons it — and how many different people must approve. An approval with an expiry expires
+          rather than escalating. A class without its own policy uses the default. Time in the queue counts from when
+          its current status began. Within the duplicate window, a write of the same tool with the same arguments under
+          a new idempotency key is a possible duplicate: the guard refuses it, and one reported without the guard waits
+          in the queue for review (money, destructive and send).
         </p>
       </div>
-      <p role="status" aria-live="polite" className="text-sm text-emerald-800">{notice}</p>
+      <p role="status" aria-live="polite" className="text-sm text-emerald-800">
+        {notice}
+      </p>
       <ErrorAlert error={error} prefix="Could not refresh:" />
 
       <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
@@ -201,11 +265,23 @@ export function PoliciesAdmin({ initial }: { initial: PolicyList }) {
           <caption className="sr-only">Policies per effect class</caption>
           <thead className="whitespace-nowrap bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
             <tr>
-              <th scope="col" className="px-3 py-2 font-medium">Effect class</th>
-              {durationFields.map((f) => <th key={f.field} scope="col" className="px-3 py-2 font-medium">{f.label}</th>)}
-              <th scope="col" className="px-3 py-2 font-medium">Approvals needed</th>
-              <th scope="col" className="px-3 py-2 font-medium">Source</th>
-              <th scope="col" className="px-3 py-2 font-medium"><span className="sr-only">Actions</span></th>
+              <th scope="col" className="px-3 py-2 font-medium">
+                Effect class
+              </th>
+              {durationFields.map((f) => (
+                <th key={f.field} scope="col" className="px-3 py-2 font-medium">
+                  {f.label}
+                </th>
+              ))}
+              <th scope="col" className="px-3 py-2 font-medium">
+                Approvals needed
+              </th>
+              <th scope="col" className="px-3 py-2 font-medium">
+                Source
+              </th>
+              <th scope="col" className="px-3 py-2 font-medium">
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">
@@ -225,12 +301,27 @@ export function PoliciesAdmin({ initial }: { initial: PolicyList }) {
                     {className(p.effect_class)}
                     <span className="block text-xs font-normal text-slate-500">{classHelp[p.effect_class]}</span>
                   </th>
-                  {durationFields.map((f) => <td key={f.field} className="px-3 py-2 align-top tabular-nums">{show(p[f.field])}</td>)}
+                  {durationFields.map((f) => (
+                    <td key={f.field} className="px-3 py-2 align-top tabular-nums">
+                      {show(p[f.field])}
+                    </td>
+                  ))}
                   <td className="px-3 py-2 align-top tabular-nums">{p.approval_quorum}</td>
-                  <td className="px-3 py-2 align-top"><Source p={p} /></td>
+                  <td className="px-3 py-2 align-top">
+                    <Source p={p} />
+                  </td>
                   <td className="px-3 py-2 text-right align-top">
                     {canEdit ? (
-                      <Button size="sm" onClick={() => { setNotice(null); setEditing(p.effect_class); }} aria-label={`Edit the ${className(p.effect_class)} policy`}>Edit</Button>
+                      <Button
+                        size="sm"
+                        onClick={() => {
+                          setNotice(null);
+                          setEditing(p.effect_class);
+                        }}
+                        aria-label={`Edit the ${className(p.effect_class)} policy`}
+                      >
+                        Edit
+                      </Button>
                     ) : null}
                   </td>
                 </tr>
@@ -242,11 +333,17 @@ export function PoliciesAdmin({ initial }: { initial: PolicyList }) {
       {canEdit ? null : <p className="text-sm text-slate-600">Only admins change policies.</p>}
 
       <section aria-labelledby="policy-changes-heading" className="space-y-2">
-        <h2 id="policy-changes-heading" className="text-sm font-semibold">Recent changes</h2>
+        <h2 id="policy-changes-heading" className="text-sm font-semibold">
+          Recent changes
+        </h2>
         {data.changes.length === 0 ? (
           <p className="text-sm text-slate-500">No policy has been changed yet.</p>
         ) : (
-          <ul className="space-y-1" data-testid="policy-changes">{data.changes.map((c, i) => <ChangeLine key={`${c.at}-${i}`} c={c} />)}</ul>
+          <ul className="space-y-1" data-testid="policy-changes">
+            {data.changes.map((c, i) => (
+              <ChangeLine key={`${c.at}-${i}`} c={c} />
+            ))}
+          </ul>
         )}
       </section>
     </section>

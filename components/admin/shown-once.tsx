@@ -31,13 +31,13 @@ export function ShownOnceDialog({
       open
       onOpenChange={(open) => (open ? null : onClose())}
       title={title}
-      description={
-        <span className="font-medium text-amber-900">{note}</span>
-      }
+      description={<span className="font-medium text-amber-900">{note}</span>}
     >
       <div className="space-y-4">
         <div className="space-y-1">
-          <label htmlFor="shown-once-secret" className="block text-sm font-medium text-slate-800">{label}</label>
+          <label htmlFor="shown-once-secret" className="block text-sm font-medium text-slate-800">
+            {label}
+          </label>
           <div className="flex items-center gap-2">
             <input
               id="shown-once-secret"
@@ -53,7 +53,9 @@ export function ShownOnceDialog({
         </div>
         {children}
         <div className="flex justify-end">
-          <Button variant="primary" onClick={onClose}>I have copied it</Button>
+          <Button variant="primary" onClick={onClose}>
+            I have copied it
+          </Button>
         </div>
       </div>
     </Dialog>
@@ -65,7 +67,9 @@ export function CommandExample({ label, command }: { label: string; command: str
   return (
     <div className="space-y-1">
       <p className="text-sm font-medium text-slate-800">{label}</p>
-      <pre className="max-h-48 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-900 p-3 font-mono text-xs text-slate-100">{command}</pre>
+      <pre className="max-h-48 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-900 p-3 font-mono text-xs text-slate-100">
+        {command}
+      </pre>
       <CopyButton text={command} label="Copy command" />
     </div>
   );

@@ -18,9 +18,18 @@ import { useCollection, useCollectionMutation } from "./use-collection";
 const classOptions = effectClasses.map((c) => ({ value: c, label: c }));
 const ALL = "";
 
-function AddEntryForm({ runtimes, runtime, onAdded }: { runtimes: string[]; runtime: string; onAdded: (entry: ToolCatalogItem) => void }) {
+function AddEntryForm({
+  runtimes,
+  runtime,
+  onAdded,
+}: {
+  runtimes: string[];
+  runtime: string;
+  onAdded: (entry: ToolCatalogItem) => void;
+}) {
   const add = useCollectionMutation(queryKeys.admin.toolCatalog, {
-    mutationFn: (body: { runtime: string; pattern: string; effect_class: EffectClass }) => api.post("/api/v1/admin/tool-catalog", { body }),
+    mutationFn: (body: { runtime: string; pattern: string; effect_class: EffectClass }) =>
+      api.post("/api/v1/admin/tool-catalog", { body }),
     onSuccess: onAdded,
   });
   const submit = (event: FormEvent<HTMLFormElement>) => {
@@ -28,23 +37,47 @@ function AddEntryForm({ runtimes, runtime, onAdded }: { runtimes: string[]; runt
     const formElement = event.currentTarget;
     const form = new FormData(formElement);
     add.mutate(
-      { runtime: String(form.get("runtime") ?? ""), pattern: String(form.get("pattern") ?? "").trim(), effect_class: String(form.get("effect_class") ?? "") as EffectClass },
+      {
+        runtime: String(form.get("runtime") ?? ""),
+        pattern: String(form.get("pattern") ?? "").trim(),
+        effect_class: String(form.get("effect_class") ?? "") as EffectClass,
+      },
       { onSuccess: () => formElement.reset() },
     );
   };
   if (runtimes.length === 0) {
     return (
       <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-700">
-        No runtimes yet. A runtime exists once it has a key (Admin → Runtime keys); then give its tools their effect classes here.
+        No runtimes yet. A runtime exists once it has a key (Admin → Runtime keys); then give its tools their effect
+        classes here.
       </div>
     );
   }
   return (
-    <form onSubmit={submit} aria-label="Add a catalog entry" className="grid gap-3 rounded-lg border border-slate-200 bg-white p-4 shadow-sm sm:grid-cols-[1fr_2fr_1fr_auto] sm:items-end">
-      <SelectField label="Runtime" name="runtime" defaultValue={runtime || runtimes[0]} key={runtime} options={runtimes.map((r) => ({ value: r, label: r }))} />
-      <TextField label="Tool name or pattern" name="pattern" required maxLength={200} autoComplete="off" placeholder="charge_*" />
+    <form
+      onSubmit={submit}
+      aria-label="Add a catalog entry"
+      className="grid gap-3 rounded-lg border border-slate-200 bg-white p-4 shadow-sm sm:grid-cols-[1fr_2fr_1fr_auto] sm:items-end"
+    >
+      <SelectField
+        label="Runtime"
+        name="runtime"
+        defaultValue={runtime || runtimes[0]}
+        key={runtime}
+        options={runtimes.map((r) => ({ value: r, label: r }))}
+      />
+      <TextField
+        label="Tool name or pattern"
+        name="pattern"
+        required
+        maxLength={200}
+        autoComplete="off"
+        placeholder="charge_*"
+      />
       <SelectField label="Effect class" name="effect_class" defaultValue="create" options={classOptions} />
-      <Button type="submit" variant="primary" disabled={add.isPending}>{add.isPending ? "Adding…" : "Add entry"}</Button>
+      <Button type="submit" variant="primary" disabled={add.isPending}>
+        {add.isPending ? "Adding…" : "Add entry"}
+      </Button>
       <ErrorAlert error={add.error} look="box" className="sm:col-span-4" />
     </form>
   );
@@ -52,7 +85,11 @@ function AddEntryForm({ runtimes, runtime, onAdded }: { runtimes: string[]; runt
 
 function ClassPicker({ entry, onChanged }: { entry: ToolCatalogItem; onChanged: (message: string) => void }) {
   const change = useCollectionMutation(queryKeys.admin.toolCatalog, {
-    mutationFn: (effectClass: EffectClass) => api.patch("/api/v1/admin/tool-catalog/{entry_id}", { params: { entry_id: entry.id }, body: { effect_class: effectClass } }),
+    mutationFn: (effectClass: EffectClass) =>
+      api.patch("/api/v1/admin/tool-catalog/{entry_id}", {
+        params: { entry_id: entry.id },
+        body: { effect_class: effectClass },
+      }),
     onSuccess: (e) => onChanged(`${e.pattern} is now ${e.effect_class} for ${e.runtime}.`),
   });
   return (
@@ -65,17 +102,26 @@ function ClassPicker({ entry, onChanged }: { entry: ToolCatalogItem; onChanged: 
         className="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm"
       >
         {classOptions.map((o) => (
-          <option key={o.value} value={o.value}>{o.label}</option>
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
         ))}
       </select>
-      {change.error ? <span role="alert" className="ml-2 text-xs text-rose-700">{errorText(change.error)}</span> : null}
+      {change.error ? (
+        <span role="alert" className="ml-2 text-xs text-rose-700">
+          {errorText(change.error)}
+        </span>
+      ) : null}
     </>
   );
 }
 
 /** "a, b" → ["a", "b"]; empty → null (Settle's default list). */
 const volatileFromText = (text: string): string[] | null => {
-  const names = text.split(",").map((s) => s.trim()).filter(Boolean);
+  const names = text
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   return names.length > 0 ? names : null;
 };
 const DEFAULT_VOLATILE_TEXT = DEFAULT_VOLATILE_ARGS.join(", ");
@@ -84,9 +130,17 @@ function VolatileArgsEditor({ entry, onChanged }: { entry: ToolCatalogItem; onCh
   const saved = entry.volatile_args?.join(", ") ?? "";
   const [text, setText] = useState(saved);
   const change = useCollectionMutation(queryKeys.admin.toolCatalog, {
-    mutationFn: (volatileArgs: string[] | null) => api.patch("/api/v1/admin/tool-catalog/{entry_id}", { params: { entry_id: entry.id }, body: { volatile_args: volatileArgs } }),
+    mutationFn: (volatileArgs: string[] | null) =>
+      api.patch("/api/v1/admin/tool-catalog/{entry_id}", {
+        params: { entry_id: entry.id },
+        body: { volatile_args: volatileArgs },
+      }),
     onSuccess: (e) =>
-      onChanged(e.volatile_args ? `${e.pattern}'s digest leaves out ${e.volatile_args.join(", ")}.` : `${e.pattern}'s digest leaves out Settle's default list again.`),
+      onChanged(
+        e.volatile_args
+          ? `${e.pattern}'s digest leaves out ${e.volatile_args.join(", ")}.`
+          : `${e.pattern}'s digest leaves out Settle's default list again.`,
+      ),
   });
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -103,9 +157,15 @@ function VolatileArgsEditor({ entry, onChanged }: { entry: ToolCatalogItem; onCh
         className="w-64 rounded-md border border-slate-300 bg-white px-2 py-1 font-mono text-xs"
       />
       {text !== saved ? (
-        <Button type="submit" size="sm" disabled={change.isPending}>{change.isPending ? "Saving…" : "Save"}</Button>
+        <Button type="submit" size="sm" disabled={change.isPending}>
+          {change.isPending ? "Saving…" : "Save"}
+        </Button>
       ) : null}
-      {change.error ? <span role="alert" className="text-xs text-rose-700">{errorText(change.error)}</span> : null}
+      {change.error ? (
+        <span role="alert" className="text-xs text-rose-700">
+          {errorText(change.error)}
+        </span>
+      ) : null}
     </form>
   );
 }
@@ -116,10 +176,22 @@ function ToolCheck({ entries, runtime }: { entries: ToolCatalogItem[]; runtime: 
   const found: EffectClass | null = tool ? effectClassFor(own, tool) : null;
   return (
     <div className="max-w-md space-y-1">
-      <TextField label={`Check a tool name against ${runtime}'s catalog`} value={tool} onChange={(e) => setTool(e.target.value)} autoComplete="off" placeholder="charge_card" />
+      <TextField
+        label={`Check a tool name against ${runtime}'s catalog`}
+        value={tool}
+        onChange={(e) => setTool(e.target.value)}
+        autoComplete="off"
+        placeholder="charge_card"
+      />
       {tool ? (
         <p role="status" className="text-sm text-slate-700">
-          {found ? <>{tool} is <strong>{found}</strong>.</> : <>{tool} matches no entry: it counts as a write (a datastore tool from OpenTelemetry counts as a read).</>}
+          {found ? (
+            <>
+              {tool} is <strong>{found}</strong>.
+            </>
+          ) : (
+            <>{tool} matches no entry: it counts as a write (a datastore tool from OpenTelemetry counts as a read).</>
+          )}
         </p>
       ) : null}
     </div>
@@ -130,7 +202,11 @@ export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogIt
   const [runtime, setRuntime] = useState<string>(ALL);
   const [removing, setRemoving] = useState<ToolCatalogItem | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const { data, error } = useCollection({ queryKey: queryKeys.admin.toolCatalog, queryFn: () => api.get("/api/v1/admin/tool-catalog"), initialData: { items: initial } });
+  const { data, error } = useCollection({
+    queryKey: queryKeys.admin.toolCatalog,
+    queryFn: () => api.get("/api/v1/admin/tool-catalog"),
+    initialData: { items: initial },
+  });
   const remove = useCollectionMutation(queryKeys.admin.toolCatalog, {
     mutationFn: (id: string) => api.delete("/api/v1/admin/tool-catalog/{entry_id}", { params: { entry_id: id } }),
     onSuccess: () => {
@@ -144,13 +220,16 @@ export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogIt
   return (
     <section aria-labelledby="catalog-heading" className="space-y-4">
       <div>
-        <h1 id="catalog-heading" className="text-xl font-semibold">Tool catalog</h1>
+        <h1 id="catalog-heading" className="text-xl font-semibold">
+          Tool catalog
+        </h1>
         <p className="mt-1 max-w-3xl text-sm text-slate-600">
-          The effect class of each runtime&apos;s tools, for runtimes that do not send one: OpenTelemetry traces and the MCP gateway
-          (<span className="font-mono">settle_catalog</span>). A pattern is a tool name, or one where <span className="font-mono">*</span> stands for
-          any characters. The most specific entry that matches decides: an exact name first, then the pattern with more literal characters. A
-          tool no entry matches counts as a write. Volatile arguments are the top-level argument names left out when Settle compares two calls&apos;
-          arguments to catch a retry sent under a new idempotency key (comma-separated; empty: {DEFAULT_VOLATILE_TEXT}).
+          The effect class of each runtime&apos;s tools, for runtimes that do not send one: OpenTelemetry traces and the
+          MCP gateway (<span className="font-mono">settle_catalog</span>). A pattern is a tool name, or one where{" "}
+          <span className="font-mono">*</span> stands for any characters. The most specific entry that matches decides:
+          an exact name first, then the pattern with more literal characters. A tool no entry matches counts as a write.
+          Volatile arguments are the top-level argument names left out when Settle compares two calls&apos; arguments to
+          catch a retry sent under a new idempotency key (comma-separated; empty: {DEFAULT_VOLATILE_TEXT}).
         </p>
       </div>
       <div className="flex flex-wrap items-end gap-6">
@@ -164,13 +243,20 @@ export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogIt
         </div>
         {runtime !== ALL ? <ToolCheck entries={data.items} runtime={runtime} /> : null}
       </div>
-      <AddEntryForm runtimes={runtimes} runtime={runtime} onAdded={(e) => setNotice(`Added ${e.pattern} → ${e.effect_class} for ${e.runtime}.`)} />
-      <p role="status" aria-live="polite" className="text-sm text-emerald-800">{notice}</p>
+      <AddEntryForm
+        runtimes={runtimes}
+        runtime={runtime}
+        onAdded={(e) => setNotice(`Added ${e.pattern} → ${e.effect_class} for ${e.runtime}.`)}
+      />
+      <p role="status" aria-live="polite" className="text-sm text-emerald-800">
+        {notice}
+      </p>
       <ErrorAlert error={error} prefix="Could not refresh the list:" />
 
       {shown.length === 0 ? (
         <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-700">
-          No entries{runtime === ALL ? "" : ` for ${runtime}`} yet: every tool of {runtime === ALL ? "every runtime" : "it"} that sends no effect class counts as a write.
+          No entries{runtime === ALL ? "" : ` for ${runtime}`} yet: every tool of{" "}
+          {runtime === ALL ? "every runtime" : "it"} that sends no effect class counts as a write.
         </div>
       ) : (
         <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
@@ -178,12 +264,24 @@ export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogIt
             <caption className="sr-only">Tool catalog entries</caption>
             <thead className="whitespace-nowrap bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
               <tr>
-                <th scope="col" className="px-4 py-2 font-medium">Runtime</th>
-                <th scope="col" className="px-4 py-2 font-medium">Tool name or pattern</th>
-                <th scope="col" className="px-4 py-2 font-medium">Effect class</th>
-                <th scope="col" className="px-4 py-2 font-medium">Volatile arguments</th>
-                <th scope="col" className="px-4 py-2 font-medium">Changed</th>
-                <th scope="col" className="px-4 py-2 font-medium"><span className="sr-only">Actions</span></th>
+                <th scope="col" className="px-4 py-2 font-medium">
+                  Runtime
+                </th>
+                <th scope="col" className="px-4 py-2 font-medium">
+                  Tool name or pattern
+                </th>
+                <th scope="col" className="px-4 py-2 font-medium">
+                  Effect class
+                </th>
+                <th scope="col" className="px-4 py-2 font-medium">
+                  Volatile arguments
+                </th>
+                <th scope="col" className="px-4 py-2 font-medium">
+                  Changed
+                </th>
+                <th scope="col" className="px-4 py-2 font-medium">
+                  <span className="sr-only">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
@@ -191,11 +289,23 @@ export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogIt
                 <tr key={e.id} data-testid="catalog-row">
                   <td className="px-4 py-2 font-medium">{e.runtime}</td>
                   <td className="break-all px-4 py-2 font-mono text-xs">{e.pattern}</td>
-                  <td className="whitespace-nowrap px-4 py-2"><ClassPicker entry={e} onChanged={setNotice} /></td>
-                  <td className="px-4 py-2"><VolatileArgsEditor key={e.updated_at} entry={e} onChanged={setNotice} /></td>
+                  <td className="whitespace-nowrap px-4 py-2">
+                    <ClassPicker entry={e} onChanged={setNotice} />
+                  </td>
+                  <td className="px-4 py-2">
+                    <VolatileArgsEditor key={e.updated_at} entry={e} onChanged={setNotice} />
+                  </td>
                   <td className="whitespace-nowrap px-4 py-2">{formatUtc(e.updated_at, { seconds: false })}</td>
                   <td className="px-4 py-2 text-right">
-                    <Button size="sm" variant="dangerGhost" onClick={() => { remove.reset(); setRemoving(e); }} aria-label={`Remove ${e.pattern} from ${e.runtime}`}>
+                    <Button
+                      size="sm"
+                      variant="dangerGhost"
+                      onClick={() => {
+                        remove.reset();
+                        setRemoving(e);
+                      }}
+                      aria-label={`Remove ${e.pattern} from ${e.runtime}`}
+                    >
                       Remove
                     </Button>
                   </td>

@@ -81,7 +81,10 @@ describe("refreshingAfter", () => {
   it("refreshes every query under a key prefix", async () => {
     const t = setUp();
     stop = t.stop;
-    const mutation = new MutationObserver(t.client, refreshingAfter(t.client, ["admin"], { mutationFn: async () => null }));
+    const mutation = new MutationObserver(
+      t.client,
+      refreshingAfter(t.client, ["admin"], { mutationFn: async () => null }),
+    );
     await mutation.mutate(undefined);
     expect(t.reads).toEqual({ list: 1, other: 1 });
   });

@@ -1,6 +1,13 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient, type QueryClient, type QueryKey, type UseMutationOptions } from "@tanstack/react-query";
+import {
+  useMutation,
+  useQuery,
+  useQueryClient,
+  type QueryClient,
+  type QueryKey,
+  type UseMutationOptions,
+} from "@tanstack/react-query";
 
 // The shape the admin pages share (people, runtime keys, the tool catalog,
 // policies, webhooks, access tokens): the server renders the list, the page
@@ -28,7 +35,10 @@ export function useCollection<T>({
 }
 
 /** A change to the collection under `queryKey` (a key prefix refreshes all below it). */
-export function useCollectionMutation<TData, TVariables = void>(queryKey: QueryKey, options: UseMutationOptions<TData, Error, TVariables>) {
+export function useCollectionMutation<TData, TVariables = void>(
+  queryKey: QueryKey,
+  options: UseMutationOptions<TData, Error, TVariables>,
+) {
   const queryClient = useQueryClient();
   return useMutation(refreshingAfter(queryClient, queryKey, options));
 }

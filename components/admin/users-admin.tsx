@@ -23,7 +23,13 @@ export const roleHelp: Record<Role, string> = {
 };
 const roleOptions = roles.map((r) => ({ value: r, label: `${r} — ${roleHelp[r]}` }));
 
-function CreateUserDialog({ onClose, onCreated }: { onClose: () => void; onCreated: (user: UserInfo, password: string | null) => void }) {
+function CreateUserDialog({
+  onClose,
+  onCreated,
+}: {
+  onClose: () => void;
+  onCreated: (user: UserInfo, password: string | null) => void;
+}) {
   const create = useCollectionMutation(queryKeys.admin.users, {
     mutationFn: (body: NewUser) => api.post("/api/v1/admin/users", { body }),
     onSuccess: ({ user, password }) => onCreated(user, password),
@@ -40,7 +46,12 @@ function CreateUserDialog({ onClose, onCreated }: { onClose: () => void; onCreat
     create.mutate(body as NewUser);
   };
   return (
-    <Dialog open onOpenChange={(open) => (open ? null : onClose())} title="Add a person" description="They sign in with this email and a password. There is no sign-up: only admins add people.">
+    <Dialog
+      open
+      onOpenChange={(open) => (open ? null : onClose())}
+      title="Add a person"
+      description="They sign in with this email and a password. There is no sign-up: only admins add people."
+    >
       <form onSubmit={submit} className="space-y-4">
         <TextField label="Email" name="email" type="email" required autoComplete="off" />
         <TextField label="Name (optional)" name="name" autoComplete="off" />
@@ -68,14 +79,27 @@ function usePatchUser(onDone: (user: UserInfo) => void) {
   });
 }
 
-function RoleDialog({ user, onClose, onDone }: { user: UserInfo; onClose: () => void; onDone: (user: UserInfo) => void }) {
+function RoleDialog({
+  user,
+  onClose,
+  onDone,
+}: {
+  user: UserInfo;
+  onClose: () => void;
+  onDone: (user: UserInfo) => void;
+}) {
   const patch = usePatchUser(onDone);
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     patch.mutate({ id: user.id, patch: { role: String(new FormData(event.currentTarget).get("role")) as Role } });
   };
   return (
-    <Dialog open onOpenChange={(open) => (open ? null : onClose())} title={`Change role: ${user.email}`} description="It takes effect on their next click or request; they stay signed in.">
+    <Dialog
+      open
+      onOpenChange={(open) => (open ? null : onClose())}
+      title={`Change role: ${user.email}`}
+      description="It takes effect on their next click or request; they stay signed in."
+    >
       <form onSubmit={submit} className="space-y-4">
         <SelectField label="Role" name="role" defaultValue={user.role ?? "viewer"} options={roleOptions} />
         <ErrorAlert error={patch.error} look="box" />
@@ -85,19 +109,30 @@ function RoleDialog({ user, onClose, onDone }: { user: UserInfo; onClose: () => 
   );
 }
 
-type Open = { kind: "create" } | { kind: "role"; user: UserInfo } | { kind: "deactivate"; user: UserInfo } | { kind: "password"; user: UserInfo; password: string } | null;
+type Open =
+  | { kind: "create" }
+  | { kind: "role"; user: UserInfo }
+  | { kind: "deactivate"; user: UserInfo }
+  | { kind: "password"; user: UserInfo; password: string }
+  | null;
 
 export function UsersAdmin({ initial }: { initial: UserInfo[] }) {
   const me = useCurrentUser();
   const [open, setOpen] = useState<Open>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const { data, error } = useCollection({ queryKey: queryKeys.admin.users, queryFn: () => api.get("/api/v1/admin/users"), initialData: { items: initial } });
+  const { data, error } = useCollection({
+    queryKey: queryKeys.admin.users,
+    queryFn: () => api.get("/api/v1/admin/users"),
+    initialData: { items: initial },
+  });
   const done = (message: string) => {
     setOpen(null);
     setNotice(message);
   };
   const deactivate = usePatchUser((u) => done(`${u.email} is deactivated: signed out, tokens revoked.`));
-  const reactivate = usePatchUser((u) => done(`${u.email} can sign in again. Tokens revoked at deactivation stay revoked.`));
+  const reactivate = usePatchUser((u) =>
+    done(`${u.email} can sign in again. Tokens revoked at deactivation stay revoked.`),
+  );
   const users = data.items;
   const activeAdmins = users.filter((u) => u.role === "admin" && u.active).length;
 
@@ -105,15 +140,22 @@ export function UsersAdmin({ initial }: { initial: UserInfo[] }) {
     <section aria-labelledby="users-heading" className="space-y-4">
       <div className="flex flex-wrap items-end justify-between gap-4">
         <div>
-          <h1 id="users-heading" className="text-xl font-semibold">Users</h1>
+          <h1 id="users-heading" className="text-xl font-semibold">
+            Users
+          </h1>
           <p className="mt-1 max-w-3xl text-sm text-slate-600">
-            People who sign in to Settle. Viewers read; operators act on invocations; managers also see metrics and escalations; admins
-            also manage users and runtime keys. Deactivate rather than delete: their actions stay in the audit trail under their email.
+            People who sign in to Settle. Viewers read; operators act on invocations; managers also see metrics and
+            escalations; admins also manage users and runtime keys. Deactivate rather than delete: their actions stay in
+            the audit trail under their email.
           </p>
         </div>
-        <Button variant="primary" onClick={() => setOpen({ kind: "create" })}>Add person</Button>
+        <Button variant="primary" onClick={() => setOpen({ kind: "create" })}>
+          Add person
+        </Button>
       </div>
-      <p role="status" aria-live="polite" className="text-sm text-emerald-800">{notice}</p>
+      <p role="status" aria-live="polite" className="text-sm text-emerald-800">
+        {notice}
+      </p>
       <ErrorAlert error={error} prefix="Could not refresh the list:" />
 
       <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
@@ -121,46 +163,92 @@ export function UsersAdmin({ initial }: { initial: UserInfo[] }) {
           <caption className="sr-only">Users</caption>
           <thead className="whitespace-nowrap bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
             <tr>
-              <th scope="col" className="px-4 py-2 font-medium">Email</th>
-              <th scope="col" className="px-4 py-2 font-medium">Name</th>
-              <th scope="col" className="px-4 py-2 font-medium">Role</th>
-              <th scope="col" className="px-4 py-2 font-medium">Status</th>
-              <th scope="col" className="px-4 py-2 font-medium">Created</th>
-              <th scope="col" className="px-4 py-2 font-medium"><span className="sr-only">Actions</span></th>
+              <th scope="col" className="px-4 py-2 font-medium">
+                Email
+              </th>
+              <th scope="col" className="px-4 py-2 font-medium">
+                Name
+              </th>
+              <th scope="col" className="px-4 py-2 font-medium">
+                Role
+              </th>
+              <th scope="col" className="px-4 py-2 font-medium">
+                Status
+              </th>
+              <th scope="col" className="px-4 py-2 font-medium">
+                Created
+              </th>
+              <th scope="col" className="px-4 py-2 font-medium">
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">
             {users.map((u) => {
               const self = u.id === me.id;
               const lastAdmin = u.role === "admin" && u.active && activeAdmins <= 1;
-              const locked = self ? "You cannot change your own role or deactivate yourself." : lastAdmin ? "The last active admin stays: make someone else an admin first." : null;
+              const locked = self
+                ? "You cannot change your own role or deactivate yourself."
+                : lastAdmin
+                  ? "The last active admin stays: make someone else an admin first."
+                  : null;
               return (
                 <tr key={u.id} data-testid="user-row" className={u.active ? "" : "bg-slate-50 text-slate-500"}>
                   <td className="px-4 py-2 font-medium">
-                    {u.email} {self ? <span className="ml-1 rounded bg-slate-100 px-1.5 py-0.5 text-xs font-normal text-slate-700">you</span> : null}
+                    {u.email}{" "}
+                    {self ? (
+                      <span className="ml-1 rounded bg-slate-100 px-1.5 py-0.5 text-xs font-normal text-slate-700">
+                        you
+                      </span>
+                    ) : null}
                   </td>
                   <td className="px-4 py-2">{u.name}</td>
                   <td className="px-4 py-2">{u.role ?? "no role"}</td>
                   <td className="px-4 py-2">
                     {u.active ? (
-                      <span className="inline-flex items-center gap-1 text-emerald-800"><span aria-hidden="true">●</span>Active</span>
+                      <span className="inline-flex items-center gap-1 text-emerald-800">
+                        <span aria-hidden="true">●</span>Active
+                      </span>
                     ) : (
-                      <span className="inline-flex items-center gap-1 text-slate-600"><span aria-hidden="true">○</span>Deactivated</span>
+                      <span className="inline-flex items-center gap-1 text-slate-600">
+                        <span aria-hidden="true">○</span>Deactivated
+                      </span>
                     )}
                   </td>
-                  <td className="whitespace-nowrap px-4 py-2 text-slate-600">{formatUtc(u.created_at, { seconds: false })}</td>
+                  <td className="whitespace-nowrap px-4 py-2 text-slate-600">
+                    {formatUtc(u.created_at, { seconds: false })}
+                  </td>
                   <td className="whitespace-nowrap px-4 py-2 text-right">
                     {locked ? (
                       <span className="text-xs text-slate-500">{locked}</span>
                     ) : (
                       <span className="inline-flex gap-2">
-                        <Button size="sm" onClick={() => setOpen({ kind: "role", user: u })} aria-label={`Change role of ${u.email}`}>Change role</Button>
+                        <Button
+                          size="sm"
+                          onClick={() => setOpen({ kind: "role", user: u })}
+                          aria-label={`Change role of ${u.email}`}
+                        >
+                          Change role
+                        </Button>
                         {u.active ? (
-                          <Button size="sm" variant="dangerGhost" onClick={() => { deactivate.reset(); setOpen({ kind: "deactivate", user: u }); }} aria-label={`Deactivate ${u.email}`}>
+                          <Button
+                            size="sm"
+                            variant="dangerGhost"
+                            onClick={() => {
+                              deactivate.reset();
+                              setOpen({ kind: "deactivate", user: u });
+                            }}
+                            aria-label={`Deactivate ${u.email}`}
+                          >
                             Deactivate
                           </Button>
                         ) : (
-                          <Button size="sm" onClick={() => reactivate.mutate({ id: u.id, patch: { active: true } })} disabled={reactivate.isPending} aria-label={`Reactivate ${u.email}`}>
+                          <Button
+                            size="sm"
+                            onClick={() => reactivate.mutate({ id: u.id, patch: { active: true } })}
+                            disabled={reactivate.isPending}
+                            aria-label={`Reactivate ${u.email}`}
+                          >
                             Reactivate
                           </Button>
                         )}
@@ -185,14 +273,24 @@ export function UsersAdmin({ initial }: { initial: UserInfo[] }) {
         />
       ) : null}
       {open?.kind === "password" ? (
-        <ShownOnceDialog title={`Password for ${open.user.email}`} label="Generated password" secret={open.password} onClose={() => setOpen(null)}>
+        <ShownOnceDialog
+          title={`Password for ${open.user.email}`}
+          label="Generated password"
+          secret={open.password}
+          onClose={() => setOpen(null)}
+        >
           <p className="text-sm text-slate-700">
-            Pass it to {open.user.email} over a channel you trust. They sign in at <span className="font-mono">{window.location.origin}/sign-in</span>.
+            Pass it to {open.user.email} over a channel you trust. They sign in at{" "}
+            <span className="font-mono">{window.location.origin}/sign-in</span>.
           </p>
         </ShownOnceDialog>
       ) : null}
       {open?.kind === "role" ? (
-        <RoleDialog user={open.user} onClose={() => setOpen(null)} onDone={(u) => done(`${u.email} is now ${u.role}.`)} />
+        <RoleDialog
+          user={open.user}
+          onClose={() => setOpen(null)}
+          onDone={(u) => done(`${u.email} is now ${u.role}.`)}
+        />
       ) : null}
       {open?.kind === "deactivate" ? (
         <ConfirmDialog

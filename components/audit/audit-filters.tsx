@@ -35,7 +35,9 @@ export function AuditFilters({ params, runtimes }: { params: AuditParams; runtim
   const value = (name: string) => params[name] ?? "";
   // A value in the URL that is not in the list (a comma-separated one) is kept as an option, not silently dropped.
   const withCurrent = (options: Array<{ value: string; label: string }>, name: string) =>
-    value(name) && !options.some((o) => o.value === value(name)) ? [...options, { value: value(name), label: value(name) }] : options;
+    value(name) && !options.some((o) => o.value === value(name))
+      ? [...options, { value: value(name), label: value(name) }]
+      : options;
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -58,7 +60,12 @@ export function AuditFilters({ params, runtimes }: { params: AuditParams; runtim
     >
       <TextField label="Task or invocation" name="q" defaultValue={value("q")} placeholder="ord-7741 or inv-7f3" />
       <TextField label="Actor" name="actor" defaultValue={value("actor")} placeholder="ana@" hint="Part of an email" />
-      <SelectField label="Action" name="action" defaultValue={value("action")} options={withCurrent(actionOptions, "action")} />
+      <SelectField
+        label="Action"
+        name="action"
+        defaultValue={value("action")}
+        options={withCurrent(actionOptions, "action")}
+      />
       <SelectField
         label="Runtime"
         name="runtime"
@@ -66,13 +73,30 @@ export function AuditFilters({ params, runtimes }: { params: AuditParams; runtim
         options={withCurrent([any, ...runtimes.map((r) => ({ value: r, label: r }))], "runtime")}
       />
       <TextField label="Tool" name="tool" defaultValue={value("tool")} placeholder="create_invoice" hint="Exact name" />
-      <SelectField label="From status" name="from_status" defaultValue={value("from_status")} options={withCurrent(statusOptions, "from_status")} />
-      <SelectField label="To status" name="to_status" defaultValue={value("to_status")} options={withCurrent(statusOptions, "to_status")} />
+      <SelectField
+        label="From status"
+        name="from_status"
+        defaultValue={value("from_status")}
+        options={withCurrent(statusOptions, "from_status")}
+      />
+      <SelectField
+        label="To status"
+        name="to_status"
+        defaultValue={value("to_status")}
+        options={withCurrent(statusOptions, "to_status")}
+      />
       <DayField label="From (UTC)" name="from" value={value("from")} hint="From 00:00 UTC that day" />
       <DayField label="To (UTC)" name="to" value={value("to")} hint="Through the end of that day" />
       <div className="flex items-end gap-2 pb-5">
-        <Button type="submit" variant="primary">Apply filters</Button>
-        <Link href="/audit" className="rounded-md px-2 py-1.5 text-sm text-slate-700 underline-offset-2 hover:underline">Clear</Link>
+        <Button type="submit" variant="primary">
+          Apply filters
+        </Button>
+        <Link
+          href="/audit"
+          className="rounded-md px-2 py-1.5 text-sm text-slate-700 underline-offset-2 hover:underline"
+        >
+          Clear
+        </Link>
       </div>
     </form>
   );

@@ -52,13 +52,16 @@ function AdminRow({ e }: { e: AuditEntry }) {
         <span className="break-all font-mono text-xs text-slate-800">{e.target_id}</span>
         <div className="text-xs text-slate-600">{e.target_type?.replaceAll("_", " ")}</div>
       </td>
-      <td colSpan={2} className="max-w-md whitespace-pre-wrap break-words px-3 py-2 text-slate-800">{changeText(e)}</td>
+      <td colSpan={2} className="max-w-md whitespace-pre-wrap break-words px-3 py-2 text-slate-800">
+        {changeText(e)}
+      </td>
     </tr>
   );
 }
 
 function Row({ e }: { e: AuditEntry }) {
-  if (e.kind === "admin" || !e.invocation_id || !e.task_id || !e.runtime || !e.from_status || !e.to_status) return <AdminRow e={e} />;
+  if (e.kind === "admin" || !e.invocation_id || !e.task_id || !e.runtime || !e.from_status || !e.to_status)
+    return <AdminRow e={e} />;
   const { label, detail } = actionLabel(e);
   const runtime = encodeURIComponent(e.runtime);
   return (
@@ -72,7 +75,10 @@ function Row({ e }: { e: AuditEntry }) {
         {detail ? <div className="text-xs text-slate-600">{detail}</div> : null}
       </td>
       <td className="max-w-[16rem] px-3 py-2">
-        <Link href={`/invocations/${encodeURIComponent(e.invocation_id)}?runtime=${runtime}`} className="break-all font-mono text-xs text-indigo-700 underline-offset-2 hover:underline">
+        <Link
+          href={`/invocations/${encodeURIComponent(e.invocation_id)}?runtime=${runtime}`}
+          className="break-all font-mono text-xs text-indigo-700 underline-offset-2 hover:underline"
+        >
           {e.invocation_id}
         </Link>
         <div className="text-xs text-slate-600">
@@ -80,7 +86,10 @@ function Row({ e }: { e: AuditEntry }) {
         </div>
       </td>
       <td className="px-3 py-2">
-        <Link href={`/tasks/${encodeURIComponent(e.task_id)}?runtime=${runtime}`} className="whitespace-nowrap font-mono text-xs text-slate-700 underline-offset-2 hover:underline">
+        <Link
+          href={`/tasks/${encodeURIComponent(e.task_id)}?runtime=${runtime}`}
+          className="whitespace-nowrap font-mono text-xs text-slate-700 underline-offset-2 hover:underline"
+        >
           {e.task_id}
         </Link>
       </td>
@@ -93,7 +102,9 @@ function Row({ e }: { e: AuditEntry }) {
         ) : (
           <span className="inline-flex flex-wrap items-center gap-1.5">
             <StatusBadge status={e.from_status} />
-            <span aria-label="to" className="text-slate-500">→</span>
+            <span aria-label="to" className="text-slate-500">
+              →
+            </span>
             <StatusBadge status={e.to_status} />
           </span>
         )}
@@ -109,7 +120,11 @@ function EmptyState({ filtered }: { filtered: boolean }) {
   if (filtered) {
     return (
       <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-700">
-        No actions match these filters. <Link href="/audit" className="text-indigo-700 underline">Clear the filters</Link> to see the whole trail.
+        No actions match these filters.{" "}
+        <Link href="/audit" className="text-indigo-700 underline">
+          Clear the filters
+        </Link>{" "}
+        to see the whole trail.
       </div>
     );
   }
@@ -117,24 +132,41 @@ function EmptyState({ filtered }: { filtered: boolean }) {
     <div className="space-y-2 rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-700">
       <p className="font-medium text-slate-900">No actions yet.</p>
       <p>
-        Every time a person acts on an invocation (requests verification, records what they found, marks it reconciled, escalates,
-        approves, assigns or comments), it is written here: who, when, the status before and after, and their note or evidence.
-        So is every admin change (people and roles, runtime keys, tokens, webhook endpoints, policies), with what it was before
-        and after. Entries are never edited or deleted.
+        Every time a person acts on an invocation (requests verification, records what they found, marks it reconciled,
+        escalates, approves, assigns or comments), it is written here: who, when, the status before and after, and their
+        note or evidence. So is every admin change (people and roles, runtime keys, tokens, webhook endpoints,
+        policies), with what it was before and after. Entries are never edited or deleted.
       </p>
       <p>
-        Act from the <Link href="/" className="text-indigo-700 underline">queue</Link>, or script it with a{" "}
-        <Link href="/account/tokens" className="text-indigo-700 underline">personal access token</Link> and{" "}
-        <span className="font-mono">POST /api/v1/invocations/&#123;id&#125;/actions</span>.
+        Act from the{" "}
+        <Link href="/" className="text-indigo-700 underline">
+          queue
+        </Link>
+        , or script it with a{" "}
+        <Link href="/account/tokens" className="text-indigo-700 underline">
+          personal access token
+        </Link>{" "}
+        and <span className="font-mono">POST /api/v1/invocations/&#123;id&#125;/actions</span>.
       </p>
     </div>
   );
 }
 
-export function AuditView({ initial, params, runtimes, invalid }: { initial: AuditPage; params: AuditParams; runtimes: string[]; invalid: string | null }) {
+export function AuditView({
+  initial,
+  params,
+  runtimes,
+  invalid,
+}: {
+  initial: AuditPage;
+  params: AuditParams;
+  runtimes: string[];
+  invalid: string | null;
+}) {
   const query = useInfiniteQuery({
     queryKey: queryKeys.audit.list(params),
-    queryFn: ({ pageParam }) => api.get("/api/v1/audit", { query: { ...params, limit: PAGE_SIZE, cursor: pageParam || undefined } }),
+    queryFn: ({ pageParam }) =>
+      api.get("/api/v1/audit", { query: { ...params, limit: PAGE_SIZE, cursor: pageParam || undefined } }),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.next_cursor,
     initialData: { pages: [initial], pageParams: [null] },
@@ -149,7 +181,8 @@ export function AuditView({ initial, params, runtimes, invalid }: { initial: Aud
         <div>
           <h1 className="text-xl font-semibold">Audit trail</h1>
           <p className="mt-1 max-w-3xl text-sm text-slate-600">
-            Every action people took on invocations, and every admin change (people, keys, tokens, webhooks, policies), newest first. Append-only: nothing here is ever edited or deleted. Times are UTC.
+            Every action people took on invocations, and every admin change (people, keys, tokens, webhooks, policies),
+            newest first. Append-only: nothing here is ever edited or deleted. Times are UTC.
           </p>
         </div>
         {invalid ? null : (
@@ -166,7 +199,11 @@ export function AuditView({ initial, params, runtimes, invalid }: { initial: Aud
       <AuditFilters params={params} runtimes={runtimes} />
       {invalid ? (
         <p role="alert" className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-800">
-          These filters are not valid: {invalid}. <Link href="/audit" className="underline">Clear them</Link>.
+          These filters are not valid: {invalid}.{" "}
+          <Link href="/audit" className="underline">
+            Clear them
+          </Link>
+          .
         </p>
       ) : entries.length === 0 ? (
         <EmptyState filtered={filtered} />
@@ -177,13 +214,27 @@ export function AuditView({ initial, params, runtimes, invalid }: { initial: Aud
               <caption className="sr-only">Audit entries, newest first</caption>
               <thead className="whitespace-nowrap bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
                 <tr>
-                  <th scope="col" className="px-3 py-2 font-medium">Time (UTC)</th>
-                  <th scope="col" className="px-3 py-2 font-medium">Actor</th>
-                  <th scope="col" className="px-3 py-2 font-medium">Action</th>
-                  <th scope="col" className="px-3 py-2 font-medium">Invocation</th>
-                  <th scope="col" className="px-3 py-2 font-medium">Task</th>
-                  <th scope="col" className="px-3 py-2 font-medium">Status change</th>
-                  <th scope="col" className="px-3 py-2 font-medium">Note / evidence</th>
+                  <th scope="col" className="px-3 py-2 font-medium">
+                    Time (UTC)
+                  </th>
+                  <th scope="col" className="px-3 py-2 font-medium">
+                    Actor
+                  </th>
+                  <th scope="col" className="px-3 py-2 font-medium">
+                    Action
+                  </th>
+                  <th scope="col" className="px-3 py-2 font-medium">
+                    Invocation
+                  </th>
+                  <th scope="col" className="px-3 py-2 font-medium">
+                    Task
+                  </th>
+                  <th scope="col" className="px-3 py-2 font-medium">
+                    Status change
+                  </th>
+                  <th scope="col" className="px-3 py-2 font-medium">
+                    Note / evidence
+                  </th>
                 </tr>
               </thead>
               <tbody className="divide-y divide-slate-100">
@@ -195,14 +246,19 @@ export function AuditView({ initial, params, runtimes, invalid }: { initial: Aud
           </div>
           <div className="flex items-center gap-3 text-sm text-slate-600">
             <span aria-live="polite">
-              {entries.length} {entries.length === 1 ? "entry" : "entries"} shown{query.hasNextPage ? ", more are older" : ", that is all"}.
+              {entries.length} {entries.length === 1 ? "entry" : "entries"} shown
+              {query.hasNextPage ? ", more are older" : ", that is all"}.
             </span>
             {query.hasNextPage ? (
               <Button onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
                 {query.isFetchingNextPage ? "Loading…" : "Load older entries"}
               </Button>
             ) : null}
-            {query.error ? <span role="alert" className="text-rose-700">{errorText(query.error)}</span> : null}
+            {query.error ? (
+              <span role="alert" className="text-rose-700">
+                {errorText(query.error)}
+              </span>
+            ) : null}
           </div>
         </>
       )}

@@ -4,7 +4,17 @@
 
 export type AuditParams = Record<string, string>;
 
-export const auditParamNames = ["q", "actor", "action", "runtime", "tool", "from_status", "to_status", "from", "to"] as const;
+export const auditParamNames = [
+  "q",
+  "actor",
+  "action",
+  "runtime",
+  "tool",
+  "from_status",
+  "to_status",
+  "from",
+  "to",
+] as const;
 
 export function withParams(path: string, params: AuditParams, extra: Record<string, string> = {}): string {
   const qs = new URLSearchParams({ ...params, ...extra }).toString();

@@ -6,5 +6,8 @@ export function formatUtc(iso: string | null, { seconds = true }: { seconds?: bo
   if (!iso) return "—";
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return `${d.toISOString().slice(0, seconds ? 19 : 16).replace("T", " ")} UTC`;
+  return `${d
+    .toISOString()
+    .slice(0, seconds ? 19 : 16)
+    .replace("T", " ")} UTC`;
 }

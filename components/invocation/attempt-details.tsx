@@ -10,13 +10,19 @@ import { SpanFacts, spanFactsOf } from "./span-facts";
 // dialect it was read in. Everything here is agent or upstream text, shown as
 // text.
 
-const phaseWords = { intent: "intent (written before dispatch)", outcome: "outcome", probe: "probe (did an earlier attempt land?)" } as const;
+const phaseWords = {
+  intent: "intent (written before dispatch)",
+  outcome: "outcome",
+  probe: "probe (did an earlier attempt land?)",
+} as const;
 
 function Field({ term, children }: { term: string; children: ReactNode }) {
   return (
     <div className="min-w-0">
       <dt className="text-xs text-slate-500">{term}</dt>
-      <dd className="break-words font-mono text-xs text-slate-900">{children ?? <span className="font-sans text-slate-400">—</span>}</dd>
+      <dd className="break-words font-mono text-xs text-slate-900">
+        {children ?? <span className="font-sans text-slate-400">—</span>}
+      </dd>
     </div>
   );
 }
@@ -35,7 +41,8 @@ export function ItemResults({ items }: { items: TimelineAttempt["items"] }) {
         <span className="font-medium">Per-item results:</span>
         {(["yes", "no", "unknown"] as const).map((k) => (
           <span key={k} className={appliedLook[k].tone}>
-            <span aria-hidden="true">{appliedLook[k].glyph} </span>{appliedLook[k].label} <span className="tabular-nums font-semibold">{count(k)}</span>
+            <span aria-hidden="true">{appliedLook[k].glyph} </span>
+            {appliedLook[k].label} <span className="tabular-nums font-semibold">{count(k)}</span>
           </span>
         ))}
       </p>
@@ -44,9 +51,15 @@ export function ItemResults({ items }: { items: TimelineAttempt["items"] }) {
           <caption className="sr-only">Per-item results</caption>
           <thead className="sticky top-0 bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
             <tr>
-              <th scope="col" className="px-3 py-1.5 font-medium">Item</th>
-              <th scope="col" className="px-3 py-1.5 font-medium">Applied</th>
-              <th scope="col" className="px-3 py-1.5 font-medium">Reason</th>
+              <th scope="col" className="px-3 py-1.5 font-medium">
+                Item
+              </th>
+              <th scope="col" className="px-3 py-1.5 font-medium">
+                Applied
+              </th>
+              <th scope="col" className="px-3 py-1.5 font-medium">
+                Reason
+              </th>
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">
@@ -54,9 +67,12 @@ export function ItemResults({ items }: { items: TimelineAttempt["items"] }) {
               <tr key={`${item.item_id}-${i}`}>
                 <td className="break-all px-3 py-1 font-mono text-xs">{item.item_id}</td>
                 <td className={`whitespace-nowrap px-3 py-1 text-xs ${appliedLook[item.applied].tone}`}>
-                  <span aria-hidden="true">{appliedLook[item.applied].glyph} </span>{appliedLook[item.applied].label}
+                  <span aria-hidden="true">{appliedLook[item.applied].glyph} </span>
+                  {appliedLook[item.applied].label}
                 </td>
-                <td className="whitespace-pre-wrap break-words px-3 py-1 text-xs text-slate-700">{item.reason ?? ""}</td>
+                <td className="whitespace-pre-wrap break-words px-3 py-1 text-xs text-slate-700">
+                  {item.reason ?? ""}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -67,21 +83,47 @@ export function ItemResults({ items }: { items: TimelineAttempt["items"] }) {
 }
 
 function Json({ value }: { value: unknown }) {
-  return <pre className="max-h-96 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-900 p-3 font-mono text-xs text-slate-100">{JSON.stringify(value, null, 2)}</pre>;
+  return (
+    <pre className="max-h-96 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-900 p-3 font-mono text-xs text-slate-100">
+      {JSON.stringify(value, null, 2)}
+    </pre>
+  );
 }
 
-export function AttemptDetails({ attempt: a, index, anchor = attemptAnchor(index), runtime, taskId }: { attempt: TimelineAttempt; index: number; anchor?: string; runtime?: string; taskId?: string }) {
+export function AttemptDetails({
+  attempt: a,
+  index,
+  anchor = attemptAnchor(index),
+  runtime,
+  taskId,
+}: {
+  attempt: TimelineAttempt;
+  index: number;
+  anchor?: string;
+  runtime?: string;
+  taskId?: string;
+}) {
   const span = spanFactsOf(a.envelope);
   const lateMs = Date.parse(a.received_at) - Date.parse(a.at);
   const dialect = a.wrapper_dialect ? `${a.dialect} (inside ${a.wrapper_dialect})` : a.dialect;
   const headingId = `${anchor}-heading`;
   return (
-    <section id={anchor} aria-labelledby={headingId} className="scroll-mt-24 rounded-lg border border-slate-200 bg-white p-4 target:ring-2 target:ring-indigo-400">
+    <section
+      id={anchor}
+      aria-labelledby={headingId}
+      className="scroll-mt-24 rounded-lg border border-slate-200 bg-white p-4 target:ring-2 target:ring-indigo-400"
+    >
       <h3 id={headingId} className="flex flex-wrap items-center gap-x-3 gap-y-1 text-sm font-semibold">
-        <span>Attempt {a.attempt ?? "(unnumbered)"}: {phaseWords[a.phase]}</span>
-        <time dateTime={a.at} title={formatDateTime(a.at)} className="font-normal tabular-nums text-slate-600">{formatClock(a.at, true)} UTC</time>
+        <span>
+          Attempt {a.attempt ?? "(unnumbered)"}: {phaseWords[a.phase]}
+        </span>
+        <time dateTime={a.at} title={formatDateTime(a.at)} className="font-normal tabular-nums text-slate-600">
+          {formatClock(a.at, true)} UTC
+        </time>
         {a.phase !== "intent" ? <CommitStateLabel state={a.commit_state} /> : null}
-        <span className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs font-normal text-slate-700">dialect: {dialect}</span>
+        <span className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs font-normal text-slate-700">
+          dialect: {dialect}
+        </span>
       </h3>
       {a.phase !== "intent" ? (
         <dl className="mt-3 grid grid-cols-2 gap-x-6 gap-y-2 sm:grid-cols-4 lg:grid-cols-6">
@@ -106,7 +148,12 @@ export function AttemptDetails({ attempt: a, index, anchor = attemptAnchor(index
       )}
       <p className="mt-2 text-xs text-slate-500">
         Received <time dateTime={a.received_at}>{formatDateTime(a.received_at)}</time>
-        {lateMs >= 60_000 ? <span className="font-medium text-slate-700"> — {formatDuration(lateMs)} after it happened (delivered late)</span> : null}
+        {lateMs >= 60_000 ? (
+          <span className="font-medium text-slate-700">
+            {" "}
+            — {formatDuration(lateMs)} after it happened (delivered late)
+          </span>
+        ) : null}
       </p>
       {span ? <SpanFacts facts={span} runtime={runtime} taskId={taskId} /> : null}
       {a.agent_message || a.user_message ? (
@@ -125,13 +172,24 @@ export function AttemptDetails({ attempt: a, index, anchor = attemptAnchor(index
           ) : null}
         </div>
       ) : null}
-      {a.items.length > 0 ? <div className="mt-3"><ItemResults items={a.items} /></div> : null}
+      {a.items.length > 0 ? (
+        <div className="mt-3">
+          <ItemResults items={a.items} />
+        </div>
+      ) : null}
       {a.ignored.length > 0 ? (
-        <div className="mt-3 rounded-md border border-amber-200 bg-amber-50 p-2 text-xs text-amber-900" data-testid="ignored-hints">
-          <p className="font-medium">Hints in the envelope Settle left out of this reading (the envelope below keeps them):</p>
+        <div
+          className="mt-3 rounded-md border border-amber-200 bg-amber-50 p-2 text-xs text-amber-900"
+          data-testid="ignored-hints"
+        >
+          <p className="font-medium">
+            Hints in the envelope Settle left out of this reading (the envelope below keeps them):
+          </p>
           <ul className="mt-1 list-disc pl-5">
             {a.ignored.map((h) => (
-              <li key={h.field}><span className="font-mono">{h.field}</span>: {h.reason}</li>
+              <li key={h.field}>
+                <span className="font-mono">{h.field}</span>: {h.reason}
+              </li>
             ))}
           </ul>
         </div>
@@ -139,15 +197,22 @@ export function AttemptDetails({ attempt: a, index, anchor = attemptAnchor(index
       {Object.keys(a.safe_details).length > 0 ? (
         <details className="mt-3">
           <summary className="cursor-pointer text-sm font-medium text-slate-800">safe_details</summary>
-          <div className="mt-2"><Json value={a.safe_details} /></div>
+          <div className="mt-2">
+            <Json value={a.safe_details} />
+          </div>
         </details>
       ) : null}
       {a.arguments != null ? (
         <details className="mt-3">
           <summary className="cursor-pointer text-sm font-medium text-slate-800">
-            Arguments <span className="font-normal text-slate-500">(secrets redacted; digest <span className="break-all font-mono">{a.args_digest}</span>)</span>
+            Arguments{" "}
+            <span className="font-normal text-slate-500">
+              (secrets redacted; digest <span className="break-all font-mono">{a.args_digest}</span>)
+            </span>
           </summary>
-          <div className="mt-2"><Json value={a.arguments} /></div>
+          <div className="mt-2">
+            <Json value={a.arguments} />
+          </div>
         </details>
       ) : null}
       {a.phase === "intent" && a.envelope == null ? (
@@ -155,9 +220,12 @@ export function AttemptDetails({ attempt: a, index, anchor = attemptAnchor(index
       ) : (
         <details className="mt-3">
           <summary className="cursor-pointer text-sm font-medium text-slate-800">
-            Envelope as received <span className="font-normal text-slate-500">(secrets redacted; read as {dialect})</span>
+            Envelope as received{" "}
+            <span className="font-normal text-slate-500">(secrets redacted; read as {dialect})</span>
           </summary>
-          <div className="mt-2"><Json value={a.envelope ?? null} /></div>
+          <div className="mt-2">
+            <Json value={a.envelope ?? null} />
+          </div>
         </details>
       )}
     </section>

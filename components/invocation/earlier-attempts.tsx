@@ -16,7 +16,11 @@ export function EarlierAttempts({ invocationId, runtime, from, shown, total }: P
   const pages = useInfiniteQuery({
     queryKey: queryKeys.invocations.earlierAttempts(invocationId, runtime, from),
     queryFn: ({ pageParam, signal }) =>
-      api.get("/api/v1/invocations/{invocation_id}/attempts", { params: { invocation_id: invocationId }, query: { runtime, before: pageParam }, signal }),
+      api.get("/api/v1/invocations/{invocation_id}/attempts", {
+        params: { invocation_id: invocationId },
+        query: { runtime, before: pageParam },
+        signal,
+      }),
     initialPageParam: from,
     getNextPageParam: (last) => last.earlier ?? undefined,
     enabled: false,
@@ -29,18 +33,27 @@ export function EarlierAttempts({ invocationId, runtime, from, shown, total }: P
       <div className="flex flex-wrap items-center gap-3 rounded-md border border-slate-200 bg-slate-50 px-3 py-2 text-sm text-slate-700">
         <span>
           Showing the latest {shown.toLocaleString("en-US")}
-          {count > 0 ? ` and ${count.toLocaleString("en-US")} earlier` : ""} of {total.toLocaleString("en-US")} records; the timeline above draws the latest {shown.toLocaleString("en-US")}.
+          {count > 0 ? ` and ${count.toLocaleString("en-US")} earlier` : ""} of {total.toLocaleString("en-US")} records;
+          the timeline above draws the latest {shown.toLocaleString("en-US")}.
         </span>
         {more ? (
-          <Button type="button" onClick={() => void (loaded.length === 0 ? pages.refetch() : pages.fetchNextPage())} disabled={pages.isFetching}>
+          <Button
+            type="button"
+            onClick={() => void (loaded.length === 0 ? pages.refetch() : pages.fetchNextPage())}
+            disabled={pages.isFetching}
+          >
             {pages.isFetching ? "Loading…" : "Load earlier records"}
           </Button>
         ) : null}
         {pages.error ? <span className="text-rose-700">Could not load them: {pages.error.message}</span> : null}
       </div>
-      {[...loaded].reverse().flatMap((page, p) =>
-        page.items.map((a, i) => <AttemptDetails key={a.event_id} attempt={a} index={i} anchor={`earlier-${loaded.length - p}-${i + 1}`} />),
-      )}
+      {[...loaded]
+        .reverse()
+        .flatMap((page, p) =>
+          page.items.map((a, i) => (
+            <AttemptDetails key={a.event_id} attempt={a} index={i} anchor={`earlier-${loaded.length - p}-${i + 1}`} />
+          )),
+        )}
     </div>
   );
 }

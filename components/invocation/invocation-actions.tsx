@@ -22,7 +22,11 @@ function isTyping(target: EventTarget | null): boolean {
 }
 
 function Key({ k }: { k: string }) {
-  return <kbd className="rounded border border-slate-300 bg-slate-50 px-1 font-mono text-[11px] font-medium text-slate-700 shadow-[0_1px_0_rgb(203_213_225)]">{k}</kbd>;
+  return (
+    <kbd className="rounded border border-slate-300 bg-slate-50 px-1 font-mono text-[11px] font-medium text-slate-700 shadow-[0_1px_0_rgb(203_213_225)]">
+      {k}
+    </kbd>
+  );
 }
 
 export function InvocationActions({ inv }: { inv: InvocationView }) {
@@ -33,12 +37,22 @@ export function InvocationActions({ inv }: { inv: InvocationView }) {
   // The same person cannot approve twice (the server refuses ALREADY_APPROVED): do not offer it.
   const approvedByMe = inv.approvals?.by.includes(me.email) ?? false;
   const allowed = useMemo(
-    () => (mayAct ? actionsFor(inv.status, inv.assignee, me.email).filter((a) => !(a === "approve" && approvedByMe)) : []),
+    () =>
+      mayAct ? actionsFor(inv.status, inv.assignee, me.email).filter((a) => !(a === "approve" && approvedByMe)) : [],
     [mayAct, inv.status, inv.assignee, me.email, approvedByMe],
   );
 
   const start = (action: ConsoleAction) =>
-    setOpen({ action, target: { invocation_id: inv.invocation_id, runtime: inv.runtime, version: inv.version, status: inv.status, tool: inv.tool } });
+    setOpen({
+      action,
+      target: {
+        invocation_id: inv.invocation_id,
+        runtime: inv.runtime,
+        version: inv.version,
+        status: inv.status,
+        tool: inv.tool,
+      },
+    });
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -52,7 +66,16 @@ export function InvocationActions({ inv }: { inv: InvocationView }) {
       const action = allowed.find((a) => actionMeta[a].key === event.key);
       if (!action) return;
       event.preventDefault();
-      setOpen({ action, target: { invocation_id: inv.invocation_id, runtime: inv.runtime, version: inv.version, status: inv.status, tool: inv.tool } });
+      setOpen({
+        action,
+        target: {
+          invocation_id: inv.invocation_id,
+          runtime: inv.runtime,
+          version: inv.version,
+          status: inv.status,
+          tool: inv.tool,
+        },
+      });
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
@@ -61,7 +84,9 @@ export function InvocationActions({ inv }: { inv: InvocationView }) {
   return (
     <section aria-labelledby="actions-heading" className="space-y-3 rounded-lg border border-slate-200 bg-white p-4">
       <div className="flex items-center justify-between gap-3">
-        <h2 id="actions-heading" className="text-sm font-semibold">What you can do</h2>
+        <h2 id="actions-heading" className="text-sm font-semibold">
+          What you can do
+        </h2>
         <Button size="sm" variant="ghost" onClick={() => setHelp(true)} aria-keyshortcuts="?">
           Keyboard shortcuts <Key k="?" />
         </Button>
@@ -69,44 +94,71 @@ export function InvocationActions({ inv }: { inv: InvocationView }) {
       {mayAct ? (
         <div className="flex flex-wrap gap-2" data-testid="invocation-actions">
           {allowed.map((a) => (
-            <Button key={a} variant={primary.has(a) ? "primary" : "secondary"} onClick={() => start(a)} aria-keyshortcuts={actionMeta[a].key} title={actionMeta[a].help}>
+            <Button
+              key={a}
+              variant={primary.has(a) ? "primary" : "secondary"}
+              onClick={() => start(a)}
+              aria-keyshortcuts={actionMeta[a].key}
+              title={actionMeta[a].help}
+            >
               {actionMeta[a].label} <Key k={actionMeta[a].key} />
             </Button>
           ))}
         </div>
       ) : (
         <p className="text-sm text-slate-700">
-          Your role is <strong>{me.role}</strong>: you can read everything here. Acting on an invocation needs the operator role.
+          Your role is <strong>{me.role}</strong>: you can read everything here. Acting on an invocation needs the
+          operator role.
         </p>
       )}
       {approvedByMe && inv.approvals ? (
         <p className="text-xs text-slate-600" data-testid="approved-by-me">
-          You approved this. It needs {inv.approvals.quorum - inv.approvals.count} more approval{inv.approvals.quorum - inv.approvals.count === 1 ? "" : "s"} from
-          someone else ({inv.approvals.count} of {inv.approvals.quorum} so far).
+          You approved this. It needs {inv.approvals.quorum - inv.approvals.count} more approval
+          {inv.approvals.quorum - inv.approvals.count === 1 ? "" : "s"} from someone else ({inv.approvals.count} of{" "}
+          {inv.approvals.quorum} so far).
         </p>
       ) : null}
       {isUnsettled(inv.status) ? (
         <p className="text-xs text-slate-600">
-          There is no retry here: whether this call took effect is not known, and a blind retry could do it twice. Settle it with evidence first;
-          once it is settled as not committed, the runtime may retry with the same idempotency key.
+          There is no retry here: whether this call took effect is not known, and a blind retry could do it twice.
+          Settle it with evidence first; once it is settled as not committed, the runtime may retry with the same
+          idempotency key.
         </p>
       ) : null}
-      {open ? <ActionDialog key={`${open.action}-${open.target.version}`} target={open.target} action={open.action} onClose={() => setOpen(null)} /> : null}
-      <Dialog open={help} onOpenChange={setHelp} title="Keyboard shortcuts" description="They work anywhere on this page except while you type in a field.">
+      {open ? (
+        <ActionDialog
+          key={`${open.action}-${open.target.version}`}
+          target={open.target}
+          action={open.action}
+          onClose={() => setOpen(null)}
+        />
+      ) : null}
+      <Dialog
+        open={help}
+        onOpenChange={setHelp}
+        title="Keyboard shortcuts"
+        description="They work anywhere on this page except while you type in a field."
+      >
         <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
           {consoleActionOrder.map((a) => (
             <div key={a} className="contents">
-              <dt><Key k={actionMeta[a].key} /></dt>
+              <dt>
+                <Key k={actionMeta[a].key} />
+              </dt>
               <dd className={allowed.includes(a) ? "text-slate-900" : "text-slate-400"}>
                 {actionMeta[a].label} — {actionMeta[a].help}
                 {allowed.includes(a) ? "" : " (not available now)"}
               </dd>
             </div>
           ))}
-          <dt><Key k="?" /></dt>
+          <dt>
+            <Key k="?" />
+          </dt>
           <dd>Show this list</dd>
         </dl>
-        <div className="mt-4 flex justify-end"><Button onClick={() => setHelp(false)}>Close</Button></div>
+        <div className="mt-4 flex justify-end">
+          <Button onClick={() => setHelp(false)}>Close</Button>
+        </div>
       </Dialog>
     </section>
   );

@@ -26,10 +26,18 @@ import { PossibleDuplicate } from "./possible-duplicate";
 type Props = { initial: InvocationView; renderedAt: string; stallWindowS: number };
 
 export function InvocationDetail({ initial, renderedAt, stallWindowS }: Props) {
-  const { data: inv, dataUpdatedAt, error } = useQuery({
+  const {
+    data: inv,
+    dataUpdatedAt,
+    error,
+  } = useQuery({
     queryKey: queryKeys.invocations.detail(initial.invocation_id, initial.runtime),
     queryFn: ({ signal }) =>
-      api.get("/api/v1/invocations/{invocation_id}", { params: { invocation_id: initial.invocation_id }, query: { runtime: initial.runtime }, signal }),
+      api.get("/api/v1/invocations/{invocation_id}", {
+        params: { invocation_id: initial.invocation_id },
+        query: { runtime: initial.runtime },
+        signal,
+      }),
     initialData: initial,
     initialDataUpdatedAt: Date.parse(renderedAt),
     refetchInterval: 2_000,
@@ -52,12 +60,21 @@ export function InvocationDetail({ initial, renderedAt, stallWindowS }: Props) {
     <main className="mx-auto max-w-7xl space-y-6 px-6 py-6">
       <nav aria-label="Breadcrumb" className="text-sm text-slate-600">
         <ol className="flex flex-wrap items-center gap-1">
-          <li><Link href="/" className="text-indigo-700 hover:underline">Queue</Link> <span aria-hidden="true">/</span></li>
           <li>
-            <Link href={taskHref(inv.task_id, inv.runtime)} className="break-all text-indigo-700 hover:underline">Task {inv.task_id}</Link>{" "}
+            <Link href="/" className="text-indigo-700 hover:underline">
+              Queue
+            </Link>{" "}
             <span aria-hidden="true">/</span>
           </li>
-          <li aria-current="page" className="break-all">{inv.invocation_id}</li>
+          <li>
+            <Link href={taskHref(inv.task_id, inv.runtime)} className="break-all text-indigo-700 hover:underline">
+              Task {inv.task_id}
+            </Link>{" "}
+            <span aria-hidden="true">/</span>
+          </li>
+          <li aria-current="page" className="break-all">
+            {inv.invocation_id}
+          </li>
         </ol>
       </nav>
 
@@ -69,7 +86,12 @@ export function InvocationDetail({ initial, renderedAt, stallWindowS }: Props) {
         ) : (
           <>
             <span aria-hidden="true" className="mr-1 inline-block h-2 w-2 rounded-full bg-emerald-500" />
-            Live, refreshes every 2 s. {notice ? <span className="font-medium text-slate-800" data-testid="change-notice">{notice}</span> : null}
+            Live, refreshes every 2 s.{" "}
+            {notice ? (
+              <span className="font-medium text-slate-800" data-testid="change-notice">
+                {notice}
+              </span>
+            ) : null}
           </>
         )}
       </p>
@@ -82,13 +104,17 @@ export function InvocationDetail({ initial, renderedAt, stallWindowS }: Props) {
       </div>
 
       <section aria-labelledby="timeline-heading" className="space-y-4 rounded-lg border border-slate-200 bg-white p-4">
-        <h2 id="timeline-heading" className="text-sm font-semibold">Timeline</h2>
+        <h2 id="timeline-heading" className="text-sm font-semibold">
+          Timeline
+        </h2>
         <TimelineChart
           timeline={timeline}
           hrefFor={(e) => `#${eventAnchor(e)}`}
           laneLabel={(lane) => (
             <span className="flex min-w-0 items-center gap-2">
-              <span className="truncate font-mono text-xs">attempts 1–{Math.max(lane.invocation.attempt_count, 1)}</span>
+              <span className="truncate font-mono text-xs">
+                attempts 1–{Math.max(lane.invocation.attempt_count, 1)}
+              </span>
               <StatusBadge status={lane.invocation.status} />
             </span>
           )}
@@ -97,15 +123,28 @@ export function InvocationDetail({ initial, renderedAt, stallWindowS }: Props) {
       </section>
 
       <section aria-labelledby="attempts-heading" className="space-y-3">
-        <h2 id="attempts-heading" className="text-sm font-semibold">Records, as received and as read <span className="font-normal text-slate-500">({inv.attempts_total.toLocaleString("en-US")})</span></h2>
+        <h2 id="attempts-heading" className="text-sm font-semibold">
+          Records, as received and as read{" "}
+          <span className="font-normal text-slate-500">({inv.attempts_total.toLocaleString("en-US")})</span>
+        </h2>
         {inv.attempts_earlier ? (
-          <EarlierAttempts invocationId={inv.invocation_id} runtime={inv.runtime} from={inv.attempts_earlier} shown={inv.attempts.length} total={inv.attempts_total} />
+          <EarlierAttempts
+            invocationId={inv.invocation_id}
+            runtime={inv.runtime}
+            from={inv.attempts_earlier}
+            shown={inv.attempts.length}
+            total={inv.attempts_total}
+          />
         ) : null}
-        {inv.attempts.map((a, i) => <AttemptDetails key={a.event_id} attempt={a} index={i} runtime={inv.runtime} taskId={inv.task_id} />)}
+        {inv.attempts.map((a, i) => (
+          <AttemptDetails key={a.event_id} attempt={a} index={i} runtime={inv.runtime} taskId={inv.task_id} />
+        ))}
       </section>
 
       <section aria-labelledby="audit-heading" className="space-y-3">
-        <h2 id="audit-heading" className="text-sm font-semibold">Audit trail</h2>
+        <h2 id="audit-heading" className="text-sm font-semibold">
+          Audit trail
+        </h2>
         <AuditTrail actions={inv.actions} />
       </section>
     </main>

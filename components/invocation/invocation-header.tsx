@@ -24,7 +24,8 @@ function LatestMessage({ inv }: { inv: InvocationView }) {
   return (
     <p className="mt-2 max-w-3xl whitespace-pre-wrap break-words text-sm text-slate-700">
       <span className="text-slate-500">
-        Latest message for people{from ? ` (attempt ${from.attempt ?? 1} ${from.phase}, ${formatClock(from.at)} UTC)` : ""}:{" "}
+        Latest message for people
+        {from ? ` (attempt ${from.attempt ?? 1} ${from.phase}, ${formatClock(from.at)} UTC)` : ""}:{" "}
       </span>
       “{inv.user_message}”
     </p>
@@ -40,8 +41,16 @@ function PolicyLine({ inv, now }: { inv: InvocationView; now: string }) {
       {a ? (
         <span data-testid="approvals">
           <span aria-hidden="true">⚐ </span>
-          <strong>{a.count} of {a.quorum}</strong> approval{a.quorum === 1 ? "" : "s"}
-          {a.by.length > 0 ? <span className="text-slate-500"> — approved by {a.by.join(", ")}; the next must come from someone else</span> : null}
+          <strong>
+            {a.count} of {a.quorum}
+          </strong>{" "}
+          approval{a.quorum === 1 ? "" : "s"}
+          {a.by.length > 0 ? (
+            <span className="text-slate-500">
+              {" "}
+              — approved by {a.by.join(", ")}; the next must come from someone else
+            </span>
+          ) : null}
         </span>
       ) : null}
       {inv.sla ? <SlaSentence sla={inv.sla} now={now} /> : null}
@@ -70,20 +79,45 @@ export function InvocationHeader({ inv, now }: { inv: InvocationView; now: strin
         <LatestMessage inv={inv} />
       </div>
       <dl className="grid grid-cols-2 gap-x-6 gap-y-3 sm:grid-cols-3 lg:grid-cols-6">
-        <Fact term="Commit state"><CommitStateLabel state={inv.commit_state} /></Fact>
-        <Fact term="Next action" mono>{inv.next_action}</Fact>
+        <Fact term="Commit state">
+          <CommitStateLabel state={inv.commit_state} />
+        </Fact>
+        <Fact term="Next action" mono>
+          {inv.next_action}
+        </Fact>
         <Fact term="Assignee">{inv.assignee ?? <span className="text-slate-500">nobody</span>}</Fact>
         <Fact term="Attempts">{inv.attempt_count}</Fact>
-        <Fact term="Status since"><time dateTime={inv.status_since} title={formatDateTime(inv.status_since)}>{formatAgo(inv.status_since, now)}</time></Fact>
-        <Fact term="Version" mono>{inv.version}</Fact>
-        <Fact term="Task" mono>
-          <Link href={taskHref(inv.task_id, inv.runtime)} className="break-all text-indigo-700 underline-offset-2 hover:underline">{inv.task_id}</Link>
+        <Fact term="Status since">
+          <time dateTime={inv.status_since} title={formatDateTime(inv.status_since)}>
+            {formatAgo(inv.status_since, now)}
+          </time>
         </Fact>
-        <Fact term="Invocation id" mono><span className="break-all">{inv.invocation_id}</span></Fact>
-        <Fact term="Runtime" mono>{inv.runtime}</Fact>
-        <Fact term="Idempotency key" mono>{inv.idempotency_key ?? <span className="font-sans text-slate-500">none sent</span>}</Fact>
-        <Fact term="First seen"><time dateTime={inv.first_seen_at}>{formatDateTime(inv.first_seen_at)}</time></Fact>
-        <Fact term="Last attempt"><time dateTime={inv.last_attempt_at}>{formatDateTime(inv.last_attempt_at)}</time></Fact>
+        <Fact term="Version" mono>
+          {inv.version}
+        </Fact>
+        <Fact term="Task" mono>
+          <Link
+            href={taskHref(inv.task_id, inv.runtime)}
+            className="break-all text-indigo-700 underline-offset-2 hover:underline"
+          >
+            {inv.task_id}
+          </Link>
+        </Fact>
+        <Fact term="Invocation id" mono>
+          <span className="break-all">{inv.invocation_id}</span>
+        </Fact>
+        <Fact term="Runtime" mono>
+          {inv.runtime}
+        </Fact>
+        <Fact term="Idempotency key" mono>
+          {inv.idempotency_key ?? <span className="font-sans text-slate-500">none sent</span>}
+        </Fact>
+        <Fact term="First seen">
+          <time dateTime={inv.first_seen_at}>{formatDateTime(inv.first_seen_at)}</time>
+        </Fact>
+        <Fact term="Last attempt">
+          <time dateTime={inv.last_attempt_at}>{formatDateTime(inv.last_attempt_at)}</time>
+        </Fact>
       </dl>
     </header>
   );

@@ -21,10 +21,19 @@ export function Missing({ kind }: { kind: "invocation" | "task" }) {
       <h1 className="text-lg font-semibold">No such {kind}</h1>
       <p className="text-sm text-slate-700">
         Settle has no {kind} <span className="break-all font-mono">{id}</span>
-        {runtime ? <> in runtime <span className="font-mono">{runtime}</span></> : null}. Its runtime may not have reported it yet, or the
-        link names another runtime.
+        {runtime ? (
+          <>
+            {" "}
+            in runtime <span className="font-mono">{runtime}</span>
+          </>
+        ) : null}
+        . Its runtime may not have reported it yet, or the link names another runtime.
       </p>
-      <p className="text-sm"><Link href="/" className="text-indigo-700 hover:underline">Back to the queue</Link></p>
+      <p className="text-sm">
+        <Link href="/" className="text-indigo-700 hover:underline">
+          Back to the queue
+        </Link>
+      </p>
     </main>
   );
 }

@@ -16,9 +16,15 @@ export function runtimeDecision(inv: Pick<InvocationView, "status" | "resolution
     partially_applied: wait,
     escalated: wait,
     awaiting_approval: wait,
-    verifying: { word: "verify", means: "the runtime should probe whether the effect happened and send a probe record" },
+    verifying: {
+      word: "verify",
+      means: "the runtime should probe whether the effect happened and send a probe record",
+    },
     succeeded: { word: "do_not_retry", means: "the effect exists; a retry would repeat it" },
-    retry_scheduled: { word: "wait", means: `then retry_allowed${inv.not_before ? ` after ${formatClock(inv.not_before)} UTC` : ""}, with the same idempotency key` },
+    retry_scheduled: {
+      word: "wait",
+      means: `then retry_allowed${inv.not_before ? ` after ${formatClock(inv.not_before)} UTC` : ""}, with the same idempotency key`,
+    },
     needs_input: { word: "correct_input", means: "the request has to change before it is sent again" },
     approved: { word: "proceed", means: "approved: the runtime may go ahead" },
     rejected: { word: "abandon", means: "rejected: the runtime must not make this call" },
@@ -47,7 +53,9 @@ function meaning(inv: InvocationView, now: string): string | null {
     case "escalated":
       return "Handed to a manager: the outcome is still not settled.";
     case "pending":
-      return inv.stall_at ? `In flight: the intent is written and the outcome is due; it becomes stalled at ${formatClock(inv.stall_at)} UTC if none comes.` : "In flight: waiting for the outcome.";
+      return inv.stall_at
+        ? `In flight: the intent is written and the outcome is due; it becomes stalled at ${formatClock(inv.stall_at)} UTC if none comes.`
+        : "In flight: waiting for the outcome.";
     case "succeeded":
       return "Done: the tool reported the effect as committed.";
     case "failed":
@@ -70,27 +78,49 @@ export function NextStep({ inv, now }: { inv: InvocationView; now: string }) {
   const r = inv.resolution;
   return (
     <section aria-labelledby="next-step-heading" className="space-y-2 rounded-lg border border-slate-200 bg-white p-4">
-      <h2 id="next-step-heading" className="text-sm font-semibold">Where it stands</h2>
+      <h2 id="next-step-heading" className="text-sm font-semibold">
+        Where it stands
+      </h2>
       {inv.conflict ? (
         <p role="note" className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-900">
-          <span aria-hidden="true">⚠ </span>Evidence arrived that disagrees with an earlier settlement, so Settle re-opened this invocation. The
-          conflict is marked on the timeline; settle it again with evidence.
+          <span aria-hidden="true">⚠ </span>Evidence arrived that disagrees with an earlier settlement, so Settle
+          re-opened this invocation. The conflict is marked on the timeline; settle it again with evidence.
         </p>
       ) : null}
-      {text ? <p className="text-sm text-slate-800" data-testid="state-meaning">{text}</p> : null}
+      {text ? (
+        <p className="text-sm text-slate-800" data-testid="state-meaning">
+          {text}
+        </p>
+      ) : null}
       {r ? (
-        <p className={`text-sm ${inv.status === "reconciled" ? "text-slate-800" : "text-slate-600"}`} data-testid="resolution">
+        <p
+          className={`text-sm ${inv.status === "reconciled" ? "text-slate-800" : "text-slate-600"}`}
+          data-testid="resolution"
+        >
           <span className={inv.status === "reconciled" ? "font-medium" : ""}>
-            {inv.status === "reconciled" ? "Settled" : "Earlier it was settled"} as {r.commit_state === "committed" ? "committed" : "not committed"}
+            {inv.status === "reconciled" ? "Settled" : "Earlier it was settled"} as{" "}
+            {r.commit_state === "committed" ? "committed" : "not committed"}
           </span>{" "}
-          {r.by === "probe" ? "by the runtime’s probe" : <>by <span className="font-medium">{r.actor ?? "an operator"}</span></>} at{" "}
-          <time dateTime={r.at}>{formatDateTime(r.at)}</time>
+          {r.by === "probe" ? (
+            "by the runtime’s probe"
+          ) : (
+            <>
+              by <span className="font-medium">{r.actor ?? "an operator"}</span>
+            </>
+          )}{" "}
+          at <time dateTime={r.at}>{formatDateTime(r.at)}</time>
           {inv.status === "reconciled" ? "" : "; what the runtime reported after that decided the status above"}
-          {r.note ? <span className="mt-1 block whitespace-pre-wrap break-words rounded bg-slate-50 px-2 py-1">{r.note}</span> : "."}
+          {r.note ? (
+            <span className="mt-1 block whitespace-pre-wrap break-words rounded bg-slate-50 px-2 py-1">{r.note}</span>
+          ) : (
+            "."
+          )}
         </p>
       ) : null}
       <p className="text-sm text-slate-700">
-        The runtime is told: <code className="rounded bg-slate-100 px-1 font-mono text-xs font-semibold">{decision.word}</code> — {decision.means}.
+        The runtime is told:{" "}
+        <code className="rounded bg-slate-100 px-1 font-mono text-xs font-semibold">{decision.word}</code> —{" "}
+        {decision.means}.
       </p>
     </section>
   );

@@ -49,7 +49,12 @@ function AnswerDialog({ inv, ask, onClose }: { inv: InvocationView; ask: Ask; on
     event.preventDefault();
     send.mutate();
   };
-  const title = ask.kind === "confirmed" ? "Confirm: a duplicate effect" : ask.kind === "dismissed" ? "Dismiss: not a duplicate" : "Not a duplicate";
+  const title =
+    ask.kind === "confirmed"
+      ? "Confirm: a duplicate effect"
+      : ask.kind === "dismissed"
+        ? "Dismiss: not a duplicate"
+        : "Not a duplicate";
   const description =
     ask.kind === "confirmed"
       ? "Say what was done about the second effect (a refund, an apology). It leaves the queue; the note is in the audit trail."
@@ -70,7 +75,9 @@ function AnswerDialog({ inv, ask, onClose }: { inv: InvocationView; ask: Ask; on
         />
         <ErrorAlert error={send.error} look="box" />
         <DialogActions
-          label={ask.kind === "confirmed" ? "Confirm duplicate" : ask.kind === "dismissed" ? "Dismiss" : "Not a duplicate"}
+          label={
+            ask.kind === "confirmed" ? "Confirm duplicate" : ask.kind === "dismissed" ? "Dismiss" : "Not a duplicate"
+          }
           pendingLabel="Saving…"
           pending={send.isPending || (noteRequired && note.trim() === "")}
           onCancel={onClose}
@@ -82,7 +89,9 @@ function AnswerDialog({ inv, ask, onClose }: { inv: InvocationView; ask: Ask; on
 
 /** Who answered a review, from the audit trail. */
 function answeredBy(inv: InvocationView): { actor: string; at: string; note: string | null } | null {
-  const entry = [...inv.actions].reverse().find((a) => a.action === "confirm_duplicate" || a.action === "dismiss_duplicate");
+  const entry = [...inv.actions]
+    .reverse()
+    .find((a) => a.action === "confirm_duplicate" || a.action === "dismiss_duplicate");
   return entry ? { actor: entry.actor, at: entry.at, note: entry.note } : null;
 }
 
@@ -107,24 +116,38 @@ export function PossibleDuplicate({ inv }: { inv: InvocationView }) {
           </h2>
           <p className="text-sm text-slate-800">
             The same <span className="font-mono">{inv.tool}</span> call, with the same arguments, as{" "}
-            <Link href={invocationHref(earlier, inv.runtime)} className="break-all font-mono text-indigo-700 hover:underline">{earlier}</Link>, under another idempotency key
-            (the runtime may have minted a new key for a retry).
+            <Link
+              href={invocationHref(earlier, inv.runtime)}
+              className="break-all font-mono text-indigo-700 hover:underline"
+            >
+              {earlier}
+            </Link>
+            , under another idempotency key (the runtime may have minted a new key for a retry).
           </p>
           {inv.duplicate_review === "open" ? (
             mayAct ? (
               <div className="flex flex-wrap gap-2">
-                <Button variant="primary" onClick={() => setAsk({ kind: "confirmed" })}>Confirm duplicate…</Button>
+                <Button variant="primary" onClick={() => setAsk({ kind: "confirmed" })}>
+                  Confirm duplicate…
+                </Button>
                 <Button onClick={() => setAsk({ kind: "dismissed" })}>Not a duplicate…</Button>
               </div>
             ) : (
               <p className="text-sm text-slate-600">Waiting for an operator to confirm or dismiss it.</p>
             )
           ) : inv.duplicate_review === null ? (
-            <p className="text-sm text-slate-600">Noted only: a second call of this class is not chased in the queue.</p>
+            <p className="text-sm text-slate-600">
+              Noted only: a second call of this class is not chased in the queue.
+            </p>
           ) : (
             <p className="text-sm text-slate-700" data-testid="duplicate-review">
               {inv.duplicate_review === "confirmed" ? "Confirmed as a duplicate" : "Dismissed: not a duplicate"}
-              {answer ? <> by {answer.actor}, {formatUtc(answer.at, { seconds: false })}</> : null}
+              {answer ? (
+                <>
+                  {" "}
+                  by {answer.actor}, {formatUtc(answer.at, { seconds: false })}
+                </>
+              ) : null}
               {answer?.note ? <>: “{answer.note}”</> : "."}
             </p>
           )}
@@ -132,7 +155,9 @@ export function PossibleDuplicate({ inv }: { inv: InvocationView }) {
       ) : null}
       {refusals.length > 0 ? (
         <div className="space-y-2">
-          <h2 id={earlier === null ? "duplicate-heading" : undefined} className="text-sm font-semibold text-amber-900">Writes refused as duplicates of this one</h2>
+          <h2 id={earlier === null ? "duplicate-heading" : undefined} className="text-sm font-semibold text-amber-900">
+            Writes refused as duplicates of this one
+          </h2>
           <ul className="space-y-1 text-sm">
             {refusals.map((r) => (
               <li key={r.idempotency_key} className="flex flex-wrap items-center gap-2" data-testid="duplicate-refusal">
@@ -143,7 +168,9 @@ export function PossibleDuplicate({ inv }: { inv: InvocationView }) {
                 {r.cleared_by ? (
                   <span className="text-emerald-800">not a duplicate, by {r.cleared_by}</span>
                 ) : mayAct ? (
-                  <Button size="sm" onClick={() => setAsk({ kind: "not_duplicate", key: r.idempotency_key })}>Not a duplicate…</Button>
+                  <Button size="sm" onClick={() => setAsk({ kind: "not_duplicate", key: r.idempotency_key })}>
+                    Not a duplicate…
+                  </Button>
                 ) : null}
               </li>
             ))}

@@ -7,7 +7,16 @@ import { taskHref } from "./links";
 // (it is kept whole on the outcome), so its panel says where the rest is.
 // Upstream text, shown as text.
 
-type Facts = { convention: string; traceId: string; spanId: string; service: string | null; callId: string | null; whole: boolean; arguments: unknown; status: string | null };
+type Facts = {
+  convention: string;
+  traceId: string;
+  spanId: string;
+  service: string | null;
+  callId: string | null;
+  whole: boolean;
+  arguments: unknown;
+  status: string | null;
+};
 
 const str = (v: unknown) => (typeof v === "string" ? v : null);
 
@@ -19,8 +28,18 @@ export function spanFactsOf(envelope: unknown): Facts | null {
   const convention = str(otel?.convention);
   const traceId = str(otel?.trace_id);
   if (!otel || !convention || !traceId) return null;
-  const status = typeof otel.status === "object" && otel.status !== null ? str((otel.status as Record<string, unknown>).code) : null;
-  return { convention, traceId, spanId: str(otel.span_id) ?? "", service: str(otel.service_name), callId: str(e.tool_call_id), whole: "arguments" in e, arguments: e.arguments ?? null, status };
+  const status =
+    typeof otel.status === "object" && otel.status !== null ? str((otel.status as Record<string, unknown>).code) : null;
+  return {
+    convention,
+    traceId,
+    spanId: str(otel.span_id) ?? "",
+    service: str(otel.service_name),
+    callId: str(e.tool_call_id),
+    whole: "arguments" in e,
+    arguments: e.arguments ?? null,
+    status,
+  };
 }
 
 export function SpanFacts({ facts, runtime, taskId }: { facts: Facts; runtime?: string; taskId?: string }) {
@@ -31,13 +50,21 @@ export function SpanFacts({ facts, runtime, taskId }: { facts: Facts; runtime?: 
       <dl className="mt-1 grid grid-cols-2 gap-x-6 gap-y-2 sm:grid-cols-4">
         <div className="min-w-0">
           <dt className="text-xs text-slate-500">convention</dt>
-          <dd className="font-mono text-xs text-slate-900" data-testid="span-convention">{facts.convention}</dd>
+          <dd className="font-mono text-xs text-slate-900" data-testid="span-convention">
+            {facts.convention}
+          </dd>
         </div>
         <div className="min-w-0 sm:col-span-2">
           <dt className="text-xs text-slate-500">trace id</dt>
           <dd className="break-all font-mono text-xs text-slate-900" data-testid="span-trace-id">
             {runtime && traceIsTask ? (
-              <a href={taskHref(facts.traceId, runtime)} className="text-indigo-700 hover:underline" title="Every tool call of this trace (the trace is the task)">{facts.traceId}</a>
+              <a
+                href={taskHref(facts.traceId, runtime)}
+                className="text-indigo-700 hover:underline"
+                title="Every tool call of this trace (the trace is the task)"
+              >
+                {facts.traceId}
+              </a>
             ) : (
               facts.traceId
             )}
@@ -55,7 +82,9 @@ export function SpanFacts({ facts, runtime, taskId }: { facts: Facts; runtime?: 
         ) : null}
         <div className="min-w-0">
           <dt className="text-xs text-slate-500">tool-call id</dt>
-          <dd className="break-all font-mono text-xs text-slate-900">{facts.callId ?? "— (derived from trace and span)"}</dd>
+          <dd className="break-all font-mono text-xs text-slate-900">
+            {facts.callId ?? "— (derived from trace and span)"}
+          </dd>
         </div>
         {facts.status ? (
           <div className="min-w-0">
@@ -67,7 +96,10 @@ export function SpanFacts({ facts, runtime, taskId }: { facts: Facts; runtime?: 
       {facts.whole ? (
         <>
           <p className="mt-2 text-xs text-slate-500">Arguments</p>
-          <pre className="mt-1 max-h-48 overflow-auto whitespace-pre-wrap break-all rounded bg-white p-2 font-mono text-xs text-slate-800" data-testid="span-arguments">
+          <pre
+            className="mt-1 max-h-48 overflow-auto whitespace-pre-wrap break-all rounded bg-white p-2 font-mono text-xs text-slate-800"
+            data-testid="span-arguments"
+          >
             {typeof facts.arguments === "string" ? facts.arguments : JSON.stringify(facts.arguments, null, 2)}
           </pre>
         </>

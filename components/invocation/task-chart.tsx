@@ -11,9 +11,14 @@ import { invocationHref } from "./links";
 
 function LaneLabel({ lane }: { lane: OverviewLane }) {
   return (
-    <Link href={invocationHref(lane.invocation_id, lane.runtime)} className="group flex min-w-0 flex-col rounded px-1 py-0.5 hover:bg-slate-50">
+    <Link
+      href={invocationHref(lane.invocation_id, lane.runtime)}
+      className="group flex min-w-0 flex-col rounded px-1 py-0.5 hover:bg-slate-50"
+    >
       <span className="flex min-w-0 items-center gap-2">
-        <span className="truncate font-mono text-xs font-medium text-indigo-700 group-hover:underline">{lane.tool}</span>
+        <span className="truncate font-mono text-xs font-medium text-indigo-700 group-hover:underline">
+          {lane.tool}
+        </span>
         <StatusBadge status={lane.status} />
       </span>
       <span className="truncate font-mono text-[11px] text-slate-500">{lane.invocation_id}</span>

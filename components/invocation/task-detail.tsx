@@ -28,21 +28,37 @@ type Props = { initial: Omit<TaskPageData, "invocations">; overview: Overview };
 const MORE = 200;
 
 const signature = (rows: Pick<InvocationSummary, "invocation_id" | "version" | "status">[]) =>
-  rows.map((s) => `${s.invocation_id}:${s.version}:${s.status}`).sort().join("\n");
+  rows
+    .map((s) => `${s.invocation_id}:${s.version}:${s.status}`)
+    .sort()
+    .join("\n");
 
 function Row({ s }: { s: InvocationSummary }) {
   return (
     <tr className="align-top">
       <td className="px-4 py-2">
-        <Link href={invocationHref(s.invocation_id, s.runtime)} className="break-all font-mono text-xs font-medium text-indigo-700 hover:underline">{s.tool}</Link>
+        <Link
+          href={invocationHref(s.invocation_id, s.runtime)}
+          className="break-all font-mono text-xs font-medium text-indigo-700 hover:underline"
+        >
+          {s.tool}
+        </Link>
         <div className="break-all font-mono text-[11px] text-slate-500">{s.invocation_id}</div>
-        {s.user_message && queueStatuses.includes(s.status) ? <div className="mt-0.5 whitespace-pre-wrap break-words text-xs text-slate-600">“{s.user_message}”</div> : null}
+        {s.user_message && queueStatuses.includes(s.status) ? (
+          <div className="mt-0.5 whitespace-pre-wrap break-words text-xs text-slate-600">“{s.user_message}”</div>
+        ) : null}
       </td>
       <td className="px-4 py-2">
         <StatusBadge status={s.status} />
-        {s.conflict ? <div className="mt-1 text-xs font-semibold text-rose-800"><span aria-hidden="true">⚠ </span>conflicting evidence</div> : null}
+        {s.conflict ? (
+          <div className="mt-1 text-xs font-semibold text-rose-800">
+            <span aria-hidden="true">⚠ </span>conflicting evidence
+          </div>
+        ) : null}
       </td>
-      <td className="px-4 py-2"><CommitStateLabel state={s.commit_state} /></td>
+      <td className="px-4 py-2">
+        <CommitStateLabel state={s.commit_state} />
+      </td>
       <td className="px-4 py-2 font-mono text-xs">{s.next_action}</td>
       <td className="px-4 py-2 text-right tabular-nums">{s.attempt_count}</td>
       <td className="break-all px-4 py-2 text-xs">{s.assignee ?? <span className="text-slate-400">nobody</span>}</td>
@@ -73,7 +89,11 @@ export function TaskDetail({ initial, overview }: Props) {
     const now = signature(all);
     if (drawn.current === null) {
       const seen = new Map(all.map((s) => [s.invocation_id, s]));
-      const moved = all.length !== initial.total || initial.rows.some((r) => seen.get(r.invocation_id)?.version !== r.version || seen.get(r.invocation_id)?.status !== r.status);
+      const moved =
+        all.length !== initial.total ||
+        initial.rows.some(
+          (r) => seen.get(r.invocation_id)?.version !== r.version || seen.get(r.invocation_id)?.status !== r.status,
+        );
       drawn.current = moved ? "" : now;
     }
     if (drawn.current !== now) {
@@ -87,8 +107,15 @@ export function TaskDetail({ initial, overview }: Props) {
     <main className="mx-auto max-w-7xl space-y-6 px-6 py-6">
       <nav aria-label="Breadcrumb" className="text-sm text-slate-600">
         <ol className="flex flex-wrap items-center gap-1">
-          <li><Link href="/" className="text-indigo-700 hover:underline">Queue</Link> <span aria-hidden="true">/</span></li>
-          <li aria-current="page" className="break-all">Task {task_id}</li>
+          <li>
+            <Link href="/" className="text-indigo-700 hover:underline">
+              Queue
+            </Link>{" "}
+            <span aria-hidden="true">/</span>
+          </li>
+          <li aria-current="page" className="break-all">
+            Task {task_id}
+          </li>
         </ol>
       </nav>
       <header className="space-y-2">
@@ -96,33 +123,61 @@ export function TaskDetail({ initial, overview }: Props) {
         <h1 className="break-all font-mono text-xl font-semibold">{task_id}</h1>
         <p className="text-sm text-slate-700">
           Runtime <span className="font-mono">{runtime}</span> · {total} invocation{total === 1 ? "" : "s"}
-          {needPerson > 0 ? <span className="font-medium text-amber-900"> · {needPerson} need{needPerson === 1 ? "s" : ""} a person</span> : null} · first seen{" "}
-          <time dateTime={task.first_seen_at}>{formatDateTime(task.first_seen_at)}</time>, last{" "}
+          {needPerson > 0 ? (
+            <span className="font-medium text-amber-900">
+              {" "}
+              · {needPerson} need{needPerson === 1 ? "s" : ""} a person
+            </span>
+          ) : null}{" "}
+          · first seen <time dateTime={task.first_seen_at}>{formatDateTime(task.first_seen_at)}</time>, last{" "}
           <time dateTime={task.last_seen_at}>{formatDateTime(task.last_seen_at)}</time>
         </p>
         <p aria-live="polite" className="text-xs text-slate-500">
-          {error ? <span className="text-rose-700">Not refreshing: {error.message}</span> : "Live, refreshes every 2 s."}
+          {error ? (
+            <span className="text-rose-700">Not refreshing: {error.message}</span>
+          ) : (
+            "Live, refreshes every 2 s."
+          )}
         </p>
       </header>
 
-      <section aria-labelledby="invocations-heading" className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+      <section
+        aria-labelledby="invocations-heading"
+        className="overflow-x-auto rounded-lg border border-slate-200 bg-white"
+      >
         <h2 id="invocations-heading" className="px-4 pt-3 text-sm font-semibold">
           Invocations{" "}
-          {total > TASK_PAGE_SIZE ? <span className="font-normal text-slate-500">(those that need a person first, then the latest)</span> : null}
+          {total > TASK_PAGE_SIZE ? (
+            <span className="font-normal text-slate-500">(those that need a person first, then the latest)</span>
+          ) : null}
         </h2>
         <table className="mt-2 w-full text-left text-sm">
           <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
             <tr>
-              <th scope="col" className="px-4 py-2 font-medium">Tool</th>
-              <th scope="col" className="px-4 py-2 font-medium">Status</th>
-              <th scope="col" className="px-4 py-2 font-medium">Commit state</th>
-              <th scope="col" className="px-4 py-2 font-medium">Next action</th>
-              <th scope="col" className="px-4 py-2 text-right font-medium">Attempts</th>
-              <th scope="col" className="px-4 py-2 font-medium">Assignee</th>
+              <th scope="col" className="px-4 py-2 font-medium">
+                Tool
+              </th>
+              <th scope="col" className="px-4 py-2 font-medium">
+                Status
+              </th>
+              <th scope="col" className="px-4 py-2 font-medium">
+                Commit state
+              </th>
+              <th scope="col" className="px-4 py-2 font-medium">
+                Next action
+              </th>
+              <th scope="col" className="px-4 py-2 text-right font-medium">
+                Attempts
+              </th>
+              <th scope="col" className="px-4 py-2 font-medium">
+                Assignee
+              </th>
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">
-            {rows.map((s) => <Row key={s.invocation_id} s={s} />)}
+            {rows.map((s) => (
+              <Row key={s.invocation_id} s={s} />
+            ))}
           </tbody>
         </table>
         {total > rows.length ? (
@@ -139,7 +194,9 @@ export function TaskDetail({ initial, overview }: Props) {
         <h2 id="timeline-heading" className="text-sm font-semibold">
           Timeline{" "}
           <span className="font-normal text-slate-500">
-            {initial.total > TASK_PAGE_SIZE ? `(a lane for each of the first ${TASK_PAGE_SIZE} invocations listed; every event below)` : "(a lane per invocation)"}
+            {initial.total > TASK_PAGE_SIZE
+              ? `(a lane for each of the first ${TASK_PAGE_SIZE} invocations listed; every event below)`
+              : "(a lane per invocation)"}
           </span>
         </h2>
         <TaskChart overview={overview} />

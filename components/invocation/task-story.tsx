@@ -14,18 +14,32 @@ import { attemptAnchor, invocationHref } from "./links";
 
 const FIRST = 150;
 
-export const taskStoryKey = (taskId: string, runtime: string) => [...queryKeys.tasks.detail(taskId, runtime), "story"] as const;
+export const taskStoryKey = (taskId: string, runtime: string) =>
+  [...queryKeys.tasks.detail(taskId, runtime), "story"] as const;
 
 export function TaskStory({ taskId, runtime }: { taskId: string; runtime: string }) {
   const [limit, setLimit] = useState(FIRST);
   const { data, error, isFetching } = useQuery({
     queryKey: [...taskStoryKey(taskId, runtime), limit],
     // The route describes its events loosely (their kinds grow); they are the timeline builder's, as Story says.
-    queryFn: async ({ signal }) => (await api.get("/api/v1/tasks/{task_id}/timeline", { params: { task_id: taskId }, query: { runtime, limit }, signal })) as Story,
+    queryFn: async ({ signal }) =>
+      (await api.get("/api/v1/tasks/{task_id}/timeline", {
+        params: { task_id: taskId },
+        query: { runtime, limit },
+        signal,
+      })) as Story,
     placeholderData: keepPreviousData,
   });
   if (!data) {
-    return <p className="text-sm text-slate-600">{error ? <span className="text-rose-700">Could not load the events: {error.message}</span> : "Loading the events…"}</p>;
+    return (
+      <p className="text-sm text-slate-600">
+        {error ? (
+          <span className="text-rose-700">Could not load the events: {error.message}</span>
+        ) : (
+          "Loading the events…"
+        )}
+      </p>
+    );
   }
   const lane = (i: number) => data.lanes[i]!;
   return (

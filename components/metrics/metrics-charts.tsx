@@ -1,12 +1,22 @@
 "use client";
 
-import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Legend,
+  Line,
+  LineChart,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from "recharts";
 import type { SeriesPoint, ToolRow } from "@/lib/metrics/schema";
 
 // Recharts lives on this page only (its client bundle is this component's).
 
-const tick = (bucket: "hour" | "day") => (iso: string) =>
-  bucket === "hour" ? iso.slice(11, 16) : iso.slice(5, 10);
+const tick = (bucket: "hour" | "day") => (iso: string) => (bucket === "hour" ? iso.slice(11, 16) : iso.slice(5, 10));
 
 function Panel({ title, children }: { title: string; children: React.ReactNode }) {
   return (
@@ -17,7 +27,15 @@ function Panel({ title, children }: { title: string; children: React.ReactNode }
   );
 }
 
-export function MetricsCharts({ series, byTool, bucket }: { series: SeriesPoint[]; byTool: ToolRow[]; bucket: "hour" | "day" }) {
+export function MetricsCharts({
+  series,
+  byTool,
+  bucket,
+}: {
+  series: SeriesPoint[];
+  byTool: ToolRow[];
+  bucket: "hour" | "day";
+}) {
   const x = <XAxis dataKey="at" tickFormatter={tick(bucket)} fontSize={11} minTickGap={16} />;
   const label = (iso: unknown) => `${String(iso).slice(0, 16).replace("T", " ")} UTC`;
   return (
@@ -32,7 +50,13 @@ export function MetricsCharts({ series, byTool, bucket }: { series: SeriesPoint[
             <Legend wrapperStyle={{ fontSize: 12 }} />
             <Bar dataKey="guard_denials" name="guard denials" stackId="d" fill="#334155" isAnimationActive={false} />
             <Bar dataKey="probe_found" name="probe found" stackId="d" fill="#0f766e" isAnimationActive={false} />
-            <Bar dataKey="receiver_replays" name="receiver replays" stackId="d" fill="#7c3aed" isAnimationActive={false} />
+            <Bar
+              dataKey="receiver_replays"
+              name="receiver replays"
+              stackId="d"
+              fill="#7c3aed"
+              isAnimationActive={false}
+            />
           </BarChart>
         </ResponsiveContainer>
       </Panel>
@@ -58,8 +82,22 @@ export function MetricsCharts({ series, byTool, bucket }: { series: SeriesPoint[
             <YAxis allowDecimals={false} fontSize={11} width={36} />
             <Tooltip labelFormatter={label} />
             <Legend wrapperStyle={{ fontSize: 12 }} />
-            <Line dataKey="queue_size_max" name="largest" stroke="#0f172a" dot={false} connectNulls isAnimationActive={false} />
-            <Line dataKey="queue_size_avg" name="average" stroke="#64748b" dot={false} connectNulls isAnimationActive={false} />
+            <Line
+              dataKey="queue_size_max"
+              name="largest"
+              stroke="#0f172a"
+              dot={false}
+              connectNulls
+              isAnimationActive={false}
+            />
+            <Line
+              dataKey="queue_size_avg"
+              name="average"
+              stroke="#64748b"
+              dot={false}
+              connectNulls
+              isAnimationActive={false}
+            />
           </LineChart>
         </ResponsiveContainer>
       </Panel>

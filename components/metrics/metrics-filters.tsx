@@ -4,7 +4,19 @@ import { apiQuery, presets, type MetricsParams } from "./range";
 // The time-range picker and the tool and runtime filters: plain links and a
 // GET form, so every view is a URL that can be shared or bookmarked.
 
-export function MetricsFilters({ params, runtimes, tools, from, to }: { params: MetricsParams; runtimes: string[]; tools: string[]; from: Date; to: Date }) {
+export function MetricsFilters({
+  params,
+  runtimes,
+  tools,
+  from,
+  to,
+}: {
+  params: MetricsParams;
+  runtimes: string[];
+  tools: string[];
+  from: Date;
+  to: Date;
+}) {
   const href = (range: string) => {
     const q = new URLSearchParams({ range });
     if (params.tool) q.set("tool", params.tool);
@@ -15,33 +27,79 @@ export function MetricsFilters({ params, runtimes, tools, from, to }: { params: 
     <div className="flex flex-wrap items-end gap-4">
       <nav aria-label="Time range" className="flex rounded-md border border-slate-300 bg-white text-sm shadow-sm">
         {Object.keys(presets).map((p) => (
-          <Link key={p} href={href(p)} aria-current={params.range === p ? "page" : undefined}
-            className={`px-3 py-1.5 ${params.range === p ? "bg-slate-900 text-white" : "text-slate-700 hover:bg-slate-50"}`}>
+          <Link
+            key={p}
+            href={href(p)}
+            aria-current={params.range === p ? "page" : undefined}
+            className={`px-3 py-1.5 ${params.range === p ? "bg-slate-900 text-white" : "text-slate-700 hover:bg-slate-50"}`}
+          >
             {p}
           </Link>
         ))}
       </nav>
       <form method="get" action="/metrics" className="flex flex-wrap items-end gap-3 text-sm">
         <input type="hidden" name="range" value="custom" />
-        <label className="flex flex-col text-xs text-slate-600">From (UTC day)
-          <input type="date" name="from" defaultValue={params.from} required className="rounded-md border border-slate-300 px-2 py-1 text-sm" />
+        <label className="flex flex-col text-xs text-slate-600">
+          From (UTC day)
+          <input
+            type="date"
+            name="from"
+            defaultValue={params.from}
+            required
+            className="rounded-md border border-slate-300 px-2 py-1 text-sm"
+          />
         </label>
-        <label className="flex flex-col text-xs text-slate-600">To (included)
-          <input type="date" name="to" defaultValue={params.to} required className="rounded-md border border-slate-300 px-2 py-1 text-sm" />
+        <label className="flex flex-col text-xs text-slate-600">
+          To (included)
+          <input
+            type="date"
+            name="to"
+            defaultValue={params.to}
+            required
+            className="rounded-md border border-slate-300 px-2 py-1 text-sm"
+          />
         </label>
-        <label className="flex flex-col text-xs text-slate-600">Tool
-          <input name="tool" list="metrics-tools" defaultValue={params.tool} placeholder="any" className="w-40 rounded-md border border-slate-300 px-2 py-1 text-sm" />
+        <label className="flex flex-col text-xs text-slate-600">
+          Tool
+          <input
+            name="tool"
+            list="metrics-tools"
+            defaultValue={params.tool}
+            placeholder="any"
+            className="w-40 rounded-md border border-slate-300 px-2 py-1 text-sm"
+          />
         </label>
-        <datalist id="metrics-tools">{tools.map((t) => <option key={t} value={t} />)}</datalist>
-        <label className="flex flex-col text-xs text-slate-600">Runtime
-          <select name="runtime" defaultValue={params.runtime} className="rounded-md border border-slate-300 px-2 py-1 text-sm">
+        <datalist id="metrics-tools">
+          {tools.map((t) => (
+            <option key={t} value={t} />
+          ))}
+        </datalist>
+        <label className="flex flex-col text-xs text-slate-600">
+          Runtime
+          <select
+            name="runtime"
+            defaultValue={params.runtime}
+            className="rounded-md border border-slate-300 px-2 py-1 text-sm"
+          >
             <option value="">any</option>
-            {runtimes.map((r) => <option key={r} value={r}>{r}</option>)}
+            {runtimes.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
           </select>
         </label>
-        <button type="submit" className="rounded-md border border-slate-300 bg-white px-3 py-1.5 font-medium shadow-sm hover:bg-slate-50">Apply</button>
+        <button
+          type="submit"
+          className="rounded-md border border-slate-300 bg-white px-3 py-1.5 font-medium shadow-sm hover:bg-slate-50"
+        >
+          Apply
+        </button>
       </form>
-      <a href={`/api/v1/metrics?${apiQuery(from, to, params.tool, params.runtime, { format: "csv" })}`} className="ml-auto text-sm font-medium text-slate-700 underline">
+      <a
+        href={`/api/v1/metrics?${apiQuery(from, to, params.tool, params.runtime, { format: "csv" })}`}
+        className="ml-auto text-sm font-medium text-slate-700 underline"
+      >
         Export CSV
       </a>
     </div>

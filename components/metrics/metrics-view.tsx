@@ -16,7 +16,25 @@ const seconds = (s: number | null) => {
   return `${(s / 86_400).toFixed(1)} d`;
 };
 
-function CaseLink({ metric, tool, value, label, from, to, runtime, danger }: { metric: MetricName; tool: string; value: string | number; label: string; from: Date; to: Date; runtime: string; danger?: boolean }) {
+function CaseLink({
+  metric,
+  tool,
+  value,
+  label,
+  from,
+  to,
+  runtime,
+  danger,
+}: {
+  metric: MetricName;
+  tool: string;
+  value: string | number;
+  label: string;
+  from: Date;
+  to: Date;
+  runtime: string;
+  danger?: boolean;
+}) {
   return (
     <Link
       href={`/metrics/cases?${apiQuery(from, to, tool, runtime, { metric })}`}
@@ -41,7 +59,16 @@ function Card({ title, children, note }: { title: string; children: React.ReactN
 
 export function MetricsView({ metrics: m, params, from, to }: Props) {
   const link = (metric: MetricName, value: string | number, label: string, danger = false) => (
-    <CaseLink metric={metric} tool={params.tool} runtime={params.runtime} from={from} to={to} value={value} label={label} danger={danger} />
+    <CaseLink
+      metric={metric}
+      tool={params.tool}
+      runtime={params.runtime}
+      from={from}
+      to={to}
+      value={value}
+      label={label}
+      danger={danger}
+    />
   );
   const totalEscalations = Object.values(m.escalations_by_tool).reduce((s, n) => s + n, 0);
   return (
@@ -53,21 +80,30 @@ export function MetricsView({ metrics: m, params, from, to }: Props) {
             <>
               <span>guard {link("guard_denials", m.duplicates_prevented.guard_denials, "Guard denials")}</span>
               <span>probe {link("probe_found", m.duplicates_prevented.probe_found, "Probe found")}</span>
-              <span>receiver {link("receiver_replays", m.duplicates_prevented.receiver_replays, "Receiver replays")}</span>
+              <span>
+                receiver {link("receiver_replays", m.duplicates_prevented.receiver_replays, "Receiver replays")}
+              </span>
             </>
           }
         >
           {link("duplicates_prevented", m.duplicates_prevented.total, "Duplicates prevented")}
         </Card>
         <Card title="Possible duplicate effects" note="two committed invocations with one key">
-          {link("possible_duplicate_effects", m.possible_duplicate_effects, "Possible duplicate effects", m.possible_duplicate_effects > 0)}
+          {link(
+            "possible_duplicate_effects",
+            m.possible_duplicate_effects,
+            "Possible duplicate effects",
+            m.possible_duplicate_effects > 0,
+          )}
         </Card>
         <Card
           title="Unknown outcomes"
           note={
             <>
               <span>probe {link("resolved_by_probe", m.unknown_outcomes.resolved_by_probe, "Resolved by probe")}</span>
-              <span>operator {link("resolved_by_operator", m.unknown_outcomes.resolved_by_operator, "Resolved by operator")}</span>
+              <span>
+                operator {link("resolved_by_operator", m.unknown_outcomes.resolved_by_operator, "Resolved by operator")}
+              </span>
               <span>escalated {link("escalated", m.unknown_outcomes.escalated, "Escalated")}</span>
               <span>open {link("open", m.unknown_outcomes.open, "Still open")}</span>
             </>
@@ -75,17 +111,32 @@ export function MetricsView({ metrics: m, params, from, to }: Props) {
         >
           {link("unknown_outcomes", m.unknown_outcomes.total, "Unknown outcomes")}
         </Card>
-        <Card title="Time in pending recovery" note={<span>p90 {link("pending_recovery", seconds(m.pending_recovery_seconds.p90), "Pending recovery p90")}</span>}>
+        <Card
+          title="Time in pending recovery"
+          note={
+            <span>p90 {link("pending_recovery", seconds(m.pending_recovery_seconds.p90), "Pending recovery p90")}</span>
+          }
+        >
           <span className="text-base font-normal text-slate-500">p50 </span>
           {link("pending_recovery", seconds(m.pending_recovery_seconds.p50), "Pending recovery p50")}
         </Card>
         <Card title="Escalations" note="into escalated, by a person, the runtime or policy">
           {link("escalations", totalEscalations, "Escalations")}
         </Card>
-        <Card title="Retries per invocation" note={<span>over {link("retries", m.invocations, "Invocations")} invocations</span>}>
-          {link("retries", m.retries_per_invocation === null ? "—" : m.retries_per_invocation.toFixed(2), "Retries per invocation")}
+        <Card
+          title="Retries per invocation"
+          note={<span>over {link("retries", m.invocations, "Invocations")} invocations</span>}
+        >
+          {link(
+            "retries",
+            m.retries_per_invocation === null ? "—" : m.retries_per_invocation.toFixed(2),
+            "Retries per invocation",
+          )}
         </Card>
-        <Card title="Approval wait" note={<span>p90 {link("approval_wait", seconds(m.approval_wait_seconds.p90), "Approval wait p90")}</span>}>
+        <Card
+          title="Approval wait"
+          note={<span>p90 {link("approval_wait", seconds(m.approval_wait_seconds.p90), "Approval wait p90")}</span>}
+        >
           <span className="text-base font-normal text-slate-500">p50 </span>
           {link("approval_wait", seconds(m.approval_wait_seconds.p50), "Approval wait p50")}
         </Card>
@@ -104,26 +155,66 @@ export function MetricsView({ metrics: m, params, from, to }: Props) {
 function ToolTable({ rows, params, from, to }: { rows: ToolRow[]; params: MetricsParams; from: Date; to: Date }) {
   const cell = (metric: MetricName, tool: string, value: string | number, label: string, danger = false) => (
     <td className="px-3 py-1.5 text-right">
-      <CaseLink metric={metric} tool={tool} runtime={params.runtime} from={from} to={to} value={value} label={`${tool} ${label}`} danger={danger} />
+      <CaseLink
+        metric={metric}
+        tool={tool}
+        runtime={params.runtime}
+        from={from}
+        to={to}
+        value={value}
+        label={`${tool} ${label}`}
+        danger={danger}
+      />
     </td>
   );
-  if (rows.length === 0) return <p className="rounded-lg border border-dashed border-slate-300 p-6 text-sm text-slate-600">Nothing happened in this range.</p>;
+  if (rows.length === 0)
+    return (
+      <p className="rounded-lg border border-dashed border-slate-300 p-6 text-sm text-slate-600">
+        Nothing happened in this range.
+      </p>
+    );
   return (
     <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
       <table className="w-full text-sm" aria-label="Per tool">
         <thead className="bg-slate-50 text-xs text-slate-600">
           <tr>
-            {["Tool", "Duplicates prevented", "Possible duplicates", "Unknown", "by probe", "by operator", "escalated", "open", "Recovery p50", "Recovery p90", "Escalations", "Invocations", "Retries / inv.", "Approval p50", "SLA breaches"].map((h, i) => (
-              <th key={h} scope="col" className={`px-3 py-2 font-medium ${i === 0 ? "text-left" : "text-right"}`}>{h}</th>
+            {[
+              "Tool",
+              "Duplicates prevented",
+              "Possible duplicates",
+              "Unknown",
+              "by probe",
+              "by operator",
+              "escalated",
+              "open",
+              "Recovery p50",
+              "Recovery p90",
+              "Escalations",
+              "Invocations",
+              "Retries / inv.",
+              "Approval p50",
+              "SLA breaches",
+            ].map((h, i) => (
+              <th key={h} scope="col" className={`px-3 py-2 font-medium ${i === 0 ? "text-left" : "text-right"}`}>
+                {h}
+              </th>
             ))}
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100">
           {rows.map((r) => (
             <tr key={r.tool} data-tool={r.tool}>
-              <th scope="row" className="px-3 py-1.5 text-left font-mono text-xs font-normal">{r.tool}</th>
+              <th scope="row" className="px-3 py-1.5 text-left font-mono text-xs font-normal">
+                {r.tool}
+              </th>
               {cell("duplicates_prevented", r.tool, r.duplicates_prevented, "duplicates prevented")}
-              {cell("possible_duplicate_effects", r.tool, r.possible_duplicate_effects, "possible duplicate effects", r.possible_duplicate_effects > 0)}
+              {cell(
+                "possible_duplicate_effects",
+                r.tool,
+                r.possible_duplicate_effects,
+                "possible duplicate effects",
+                r.possible_duplicate_effects > 0,
+              )}
               {cell("unknown_outcomes", r.tool, r.unknown_outcomes, "unknown outcomes")}
               {cell("resolved_by_probe", r.tool, r.resolved_by_probe, "resolved by probe")}
               {cell("resolved_by_operator", r.tool, r.resolved_by_operator, "resolved by operator")}
@@ -133,7 +224,12 @@ function ToolTable({ rows, params, from, to }: { rows: ToolRow[]; params: Metric
               {cell("pending_recovery", r.tool, seconds(r.pending_recovery_p90), "recovery p90")}
               {cell("escalations", r.tool, r.escalations, "escalations")}
               {cell("retries", r.tool, r.invocations, "invocations")}
-              {cell("retries", r.tool, r.retries_per_invocation === null ? "—" : r.retries_per_invocation.toFixed(2), "retries per invocation")}
+              {cell(
+                "retries",
+                r.tool,
+                r.retries_per_invocation === null ? "—" : r.retries_per_invocation.toFixed(2),
+                "retries per invocation",
+              )}
               {cell("approval_wait", r.tool, seconds(r.approval_wait_p50), "approval wait p50")}
               {cell("sla_breaches", r.tool, r.sla_breaches, "SLA breaches", r.sla_breaches > 0)}
             </tr>

@@ -28,11 +28,21 @@ export function readMetricsParams(search: Search, now: Date): { params: MetricsP
   const preset: Preset = range in presets ? (range as Preset) : "24h";
   const to = new Date(Math.ceil(now.getTime() / 60_000) * 60_000);
   const from = new Date(to.getTime() - presets[preset]);
-  return { params: { range: preset, from: from.toISOString().slice(0, 10), to: to.toISOString().slice(0, 10), tool, runtime }, from, to };
+  return {
+    params: { range: preset, from: from.toISOString().slice(0, 10), to: to.toISOString().slice(0, 10), tool, runtime },
+    from,
+    to,
+  };
 }
 
 /** The query that names exactly this range and these filters (for the API, the CSV and the case lists). */
-export function apiQuery(from: Date, to: Date, tool: string, runtime: string, extra: Record<string, string> = {}): string {
+export function apiQuery(
+  from: Date,
+  to: Date,
+  tool: string,
+  runtime: string,
+  extra: Record<string, string> = {},
+): string {
   const q = new URLSearchParams({ from: from.toISOString(), to: to.toISOString() });
   if (tool) q.set("tool", tool);
   if (runtime) q.set("runtime", runtime);

@@ -30,16 +30,40 @@ type Props = {
  * 5,000, and whenever the count stopped at its cap — the first 5,000 of them.
  */
 function selectAllLabel(total: number, capped: boolean): string {
-  if (capped || total > QUEUE_IDS_LIMIT) return `Select the first ${QUEUE_IDS_LIMIT.toLocaleString()} of ${countText(total, capped)} matching this filter`;
+  if (capped || total > QUEUE_IDS_LIMIT)
+    return `Select the first ${QUEUE_IDS_LIMIT.toLocaleString()} of ${countText(total, capped)} matching this filter`;
   return `Select all ${total.toLocaleString()} matching this filter`;
 }
 
 /** What is selected, and what can be done to all of it at once. */
-export function BulkBar({ count, changed, shown, allShownSelected, total, totalCapped, selectingAll, truncatedAt, onSelectShown, onSelectAllMatching, onClear, onChoose }: Props) {
+export function BulkBar({
+  count,
+  changed,
+  shown,
+  allShownSelected,
+  total,
+  totalCapped,
+  selectingAll,
+  truncatedAt,
+  onSelectShown,
+  onSelectAllMatching,
+  onClear,
+  onChoose,
+}: Props) {
   return (
-    <div className="flex flex-wrap items-center gap-x-4 gap-y-2 border-b border-slate-200 bg-white px-3 py-2 text-sm" role="region" aria-label="Selection">
+    <div
+      className="flex flex-wrap items-center gap-x-4 gap-y-2 border-b border-slate-200 bg-white px-3 py-2 text-sm"
+      role="region"
+      aria-label="Selection"
+    >
       <label className="flex items-center gap-2 text-slate-700">
-        <input type="checkbox" className="h-4 w-4" checked={allShownSelected && shown > 0} disabled={shown === 0} onChange={(e) => onSelectShown(e.target.checked)} />
+        <input
+          type="checkbox"
+          className="h-4 w-4"
+          checked={allShownSelected && shown > 0}
+          disabled={shown === 0}
+          onChange={(e) => onSelectShown(e.target.checked)}
+        />
         Select all {shown} shown
       </label>
       {count > 0 ? (
@@ -49,17 +73,25 @@ export function BulkBar({ count, changed, shown, allShownSelected, total, totalC
           </span>
           {changed > 0 ? (
             <span className="text-xs text-amber-800">
-              {changed} changed since you selected {changed === 1 ? "it" : "them"} — {changed === 1 ? "it" : "they"} will be refused, not overwritten
+              {changed} changed since you selected {changed === 1 ? "it" : "them"} — {changed === 1 ? "it" : "they"}{" "}
+              will be refused, not overwritten
             </span>
           ) : null}
           {allShownSelected && (total > count || totalCapped) && truncatedAt === null ? (
-            <Button size="sm" variant="ghost" onClick={onSelectAllMatching} disabled={selectingAll} className="underline">
+            <Button
+              size="sm"
+              variant="ghost"
+              onClick={onSelectAllMatching}
+              disabled={selectingAll}
+              className="underline"
+            >
               {selectingAll ? "Selecting…" : selectAllLabel(total, totalCapped)}
             </Button>
           ) : null}
           {truncatedAt ? (
             <span className="text-xs text-slate-600" data-testid="selection-truncated">
-              (the first {truncatedAt.toLocaleString()} of {countText(Math.max(total, truncatedAt), totalCapped)} matching, in queue order)
+              (the first {truncatedAt.toLocaleString()} of {countText(Math.max(total, truncatedAt), totalCapped)}{" "}
+              matching, in queue order)
             </span>
           ) : null}
           <div className="ml-auto flex flex-wrap gap-1.5">
@@ -74,7 +106,9 @@ export function BulkBar({ count, changed, shown, allShownSelected, total, totalC
           </div>
         </>
       ) : (
-        <span className="text-xs text-slate-500">Select rows (x, or Shift-click a range) to claim, assign, verify, escalate or comment on many at once.</span>
+        <span className="text-xs text-slate-500">
+          Select rows (x, or Shift-click a range) to claim, assign, verify, escalate or comment on many at once.
+        </span>
       )}
     </div>
   );

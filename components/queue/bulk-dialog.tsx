@@ -24,21 +24,33 @@ import { invocationHref } from "./filters";
 // with the version the operator saw when they selected it. Afterwards, a
 // result per item: what was done, what was refused and why.
 
-
 type ItemResult = BulkItemResult & { outcome: "done" | "refused" | "unknown" | "not_sent" };
 
 function why(r: ItemResult): string {
   if (r.outcome === "done") return "";
   if (r.outcome === "not_sent") return "Not sent: an earlier request failed. Nothing was done to it.";
-  if (r.outcome === "unknown") return r.message ?? "The request failed on the way: it may or may not have been applied. Open it and check before acting again.";
-  if (r.code === "VERSION_CONFLICT") return `Changed since you selected it (now version ${r.version ?? "?"}). Nothing was done; look at it and decide again.`;
+  if (r.outcome === "unknown")
+    return (
+      r.message ??
+      "The request failed on the way: it may or may not have been applied. Open it and check before acting again."
+    );
+  if (r.code === "VERSION_CONFLICT")
+    return `Changed since you selected it (now version ${r.version ?? "?"}). Nothing was done; look at it and decide again.`;
   if (r.code === "TRANSITION_REFUSED") return "Not allowed in its current state.";
   return r.message ?? r.code ?? "Refused.";
 }
 
 const glyph = { done: "✓ Done", refused: "✕ Refused", unknown: "? Unknown", not_sent: "– Not sent" } as const;
 
-export function BulkDialog({ action, targets, onClose }: { action: BulkChoice; targets: BulkTarget[]; onClose: (finished: boolean) => void }) {
+export function BulkDialog({
+  action,
+  targets,
+  onClose,
+}: {
+  action: BulkChoice;
+  targets: BulkTarget[];
+  onClose: (finished: boolean) => void;
+}) {
   const me = useCurrentUser();
   const queryClient = useQueryClient();
   const [phase, setPhase] = useState<"form" | "running" | "done">("form");
@@ -55,7 +67,12 @@ export function BulkDialog({ action, targets, onClose }: { action: BulkChoice; t
       const chunk = targets.slice(i, i + BULK_MAX_TARGETS);
       try {
         const res = await api.post("/api/v1/bulk-actions", { body: { ...body, targets: chunk } });
-        collected.push(...res.results.map((r) => ({ ...r, outcome: r.ok ? ("done" as const) : r.code === "INTERNAL" ? ("unknown" as const) : ("refused" as const) })));
+        collected.push(
+          ...res.results.map((r) => ({
+            ...r,
+            outcome: r.ok ? ("done" as const) : r.code === "INTERNAL" ? ("unknown" as const) : ("refused" as const),
+          })),
+        );
       } catch (e) {
         const refusedWhole = e instanceof ApiClientError && e.status >= 400 && e.status < 500;
         if (refusedWhole && i === 0) {
@@ -65,8 +82,17 @@ export function BulkDialog({ action, targets, onClose }: { action: BulkChoice; t
           return;
         }
         const unknown = !refusedWhole;
-        collected.push(...chunk.map((t) => ({ ...t, ok: false, outcome: unknown ? ("unknown" as const) : ("refused" as const), message: e instanceof Error ? e.message : undefined })));
-        collected.push(...targets.slice(i + BULK_MAX_TARGETS).map((t) => ({ ...t, ok: false, outcome: "not_sent" as const })));
+        collected.push(
+          ...chunk.map((t) => ({
+            ...t,
+            ok: false,
+            outcome: unknown ? ("unknown" as const) : ("refused" as const),
+            message: e instanceof Error ? e.message : undefined,
+          })),
+        );
+        collected.push(
+          ...targets.slice(i + BULK_MAX_TARGETS).map((t) => ({ ...t, ok: false, outcome: "not_sent" as const })),
+        );
         break;
       } finally {
         setSent(Math.min(targets.length, i + chunk.length));
@@ -105,8 +131,8 @@ export function BulkDialog({ action, targets, onClose }: { action: BulkChoice; t
         <form onSubmit={submit} className="space-y-4">
           <ActionFields action={action} />
           <p className="text-xs text-slate-600">
-            Each one is acted on with the version you saw when you selected it. Any that changed since, or whose state does not allow
-            this, is refused and listed — never overwritten. The rest still go ahead.
+            Each one is acted on with the version you saw when you selected it. Any that changed since, or whose state
+            does not allow this, is refused and listed — never overwritten. The rest still go ahead.
           </p>
           <ErrorAlert error={error} look="box" />
           <DialogActions label={`${meta.label} ${n}`} onCancel={() => onClose(false)} />
@@ -117,7 +143,12 @@ export function BulkDialog({ action, targets, onClose }: { action: BulkChoice; t
             <label htmlFor="bulk-progress" className="text-sm text-slate-700">
               {phase === "running" ? `Sending… ${sent} of ${n}` : `Sent ${sent} of ${n}`}
             </label>
-            <progress id="bulk-progress" value={sent} max={n} className="mt-1 h-2 w-full overflow-hidden rounded accent-slate-900" />
+            <progress
+              id="bulk-progress"
+              value={sent}
+              max={n}
+              className="mt-1 h-2 w-full overflow-hidden rounded accent-slate-900"
+            />
           </div>
           <p role="status" className="text-sm font-medium" data-testid="bulk-summary">
             {summary}
@@ -127,22 +158,43 @@ export function BulkDialog({ action, targets, onClose }: { action: BulkChoice; t
               <table className="w-full table-fixed text-left text-xs" aria-label="Result per invocation">
                 <thead className="sticky top-0 bg-slate-50 text-slate-500">
                   <tr>
-                    <th scope="col" className="w-24 px-2 py-1.5 font-medium">Result</th>
-                    <th scope="col" className="w-44 px-2 py-1.5 font-medium">Invocation</th>
-                    <th scope="col" className="px-2 py-1.5 font-medium">Status now · why</th>
+                    <th scope="col" className="w-24 px-2 py-1.5 font-medium">
+                      Result
+                    </th>
+                    <th scope="col" className="w-44 px-2 py-1.5 font-medium">
+                      Invocation
+                    </th>
+                    <th scope="col" className="px-2 py-1.5 font-medium">
+                      Status now · why
+                    </th>
                   </tr>
                 </thead>
                 <tbody className="divide-y divide-slate-100">
                   {ordered.map((r) => {
                     const status = r.status as InvocationStatus | undefined; // the server names only statuses it has
                     return (
-                      <tr key={`${r.runtime}\u0000${r.invocation_id}`} data-testid="bulk-result" data-outcome={r.outcome} className="align-top">
-                        <td className={`whitespace-nowrap px-2 py-1.5 font-medium ${r.outcome === "done" ? "text-emerald-800" : "text-rose-800"}`}>{glyph[r.outcome]}</td>
+                      <tr
+                        key={`${r.runtime}\u0000${r.invocation_id}`}
+                        data-testid="bulk-result"
+                        data-outcome={r.outcome}
+                        className="align-top"
+                      >
+                        <td
+                          className={`whitespace-nowrap px-2 py-1.5 font-medium ${r.outcome === "done" ? "text-emerald-800" : "text-rose-800"}`}
+                        >
+                          {glyph[r.outcome]}
+                        </td>
                         <td className="px-2 py-1.5 font-mono">
-                          <Link href={invocationHref(r.invocation_id, r.runtime)} className="block truncate hover:underline" title={r.invocation_id}>
+                          <Link
+                            href={invocationHref(r.invocation_id, r.runtime)}
+                            className="block truncate hover:underline"
+                            title={r.invocation_id}
+                          >
                             {r.invocation_id}
                           </Link>
-                          <div className="truncate text-slate-500" title={r.runtime}>{r.runtime}</div>
+                          <div className="truncate text-slate-500" title={r.runtime}>
+                            {r.runtime}
+                          </div>
                         </td>
                         <td className="space-y-1 px-2 py-1.5 text-slate-700">
                           {status ? <StatusBadge status={status} /> : null}

@@ -10,8 +10,9 @@ export function NothingReported({ curl, isAdmin }: { curl: string; isAdmin: bool
     <div className="space-y-3 px-4 py-8 text-sm text-slate-700" data-testid="empty-nothing-reported">
       <h2 className="text-base font-semibold text-slate-900">Nothing has been reported yet.</h2>
       <p className="max-w-3xl">
-        Agent runtimes send Settle one record per tool-call attempt. Settle reads each outcome and puts here every one whose side
-        effect may or may not have happened, so that a person decides — it is never guessed, and never retried blindly.
+        Agent runtimes send Settle one record per tool-call attempt. Settle reads each outcome and puts here every one
+        whose side effect may or may not have happened, so that a person decides — it is never guessed, and never
+        retried blindly.
       </p>
       <ol className="max-w-3xl list-decimal space-y-2 pl-5">
         <li>
@@ -26,7 +27,8 @@ export function NothingReported({ curl, isAdmin }: { curl: string; isAdmin: bool
           ) : (
             <> (or ask an admin: Admin → Runtime keys)</>
           )}
-          . On a new embedded database Settle already printed one, named <code className={code}>local</code>, when it started.
+          . On a new embedded database Settle already printed one, named <code className={code}>local</code>, when it
+          started.
         </li>
         <li>Send a first envelope with it — this one is an unknown outcome, so it shows up here:</li>
       </ol>
@@ -39,7 +41,9 @@ export function NothingReported({ curl, isAdmin }: { curl: string; isAdmin: bool
 export function QueueClear() {
   return (
     <div className="space-y-2 px-4 py-10 text-center text-sm text-slate-700" data-testid="empty-queue-clear">
-      <h2 className="text-base font-semibold text-slate-900">Nothing needs a person: every reported outcome is settled.</h2>
+      <h2 className="text-base font-semibold text-slate-900">
+        Nothing needs a person: every reported outcome is settled.
+      </h2>
       <p>
         Invocations land here when their outcome is unknown, they stall, they partly applied, they wait for approval or
         verification, or they were escalated.

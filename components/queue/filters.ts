@@ -67,7 +67,9 @@ export const ageFilterOptions = [
 
 /** A value the URL holds that no option names (a shared link, a hand-edited query) stays visible. */
 export function withCurrent(options: Array<{ value: string; label: string }>, current: string | undefined) {
-  return current && !options.some((o) => o.value === current) ? [...options, { value: current, label: current }] : options;
+  return current && !options.some((o) => o.value === current)
+    ? [...options, { value: current, label: current }]
+    : options;
 }
 
 const nextActionWords: Record<NextAction, string> = {
@@ -83,7 +85,8 @@ const nextActionWords: Record<NextAction, string> = {
 export const nextActionLabel = (n: NextAction) => nextActionWords[n] ?? n;
 
 /** An effect class as shown: a missing or unknown one is treated as a write, and says so. */
-export const effectClassLabel = (c: string | null) => (c && (effectClasses as readonly string[]).includes(c) ? c : "write (unclassified)");
+export const effectClassLabel = (c: string | null) =>
+  c && (effectClasses as readonly string[]).includes(c) ? c : "write (unclassified)";
 
 /** "12m": how long something has been waiting, in its largest whole unit. */
 export function formatAge(fromIso: string, nowIso: string): string {

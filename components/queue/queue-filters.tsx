@@ -2,7 +2,14 @@
 
 import { useEffect, useId, useRef, useState, type Ref } from "react";
 import { Button } from "../ui/button";
-import { ageFilterOptions, effectClassOptions, isFiltered, statusOptions, withCurrent, type QueueFilterState } from "./filters";
+import {
+  ageFilterOptions,
+  effectClassOptions,
+  isFiltered,
+  statusOptions,
+  withCurrent,
+  type QueueFilterState,
+} from "./filters";
 import type { QueueFilterKey } from "@/lib/queue/filters";
 
 type Props = {
@@ -16,14 +23,28 @@ type Props = {
 
 const control = "rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm shadow-sm";
 
-function Select({ label, value, options, onChange }: { label: string; value: string | undefined; options: Array<{ value: string; label: string }>; onChange: (v: string) => void }) {
+function Select({
+  label,
+  value,
+  options,
+  onChange,
+}: {
+  label: string;
+  value: string | undefined;
+  options: Array<{ value: string; label: string }>;
+  onChange: (v: string) => void;
+}) {
   const id = useId();
   return (
     <div className="flex flex-col gap-0.5">
-      <label htmlFor={id} className="text-xs font-medium text-slate-600">{label}</label>
+      <label htmlFor={id} className="text-xs font-medium text-slate-600">
+        {label}
+      </label>
       <select id={id} className={control} value={value ?? ""} onChange={(e) => onChange(e.target.value)}>
         {withCurrent(options, value).map((o) => (
-          <option key={o.value} value={o.value}>{o.label}</option>
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
         ))}
       </select>
     </div>
@@ -59,13 +80,22 @@ export function QueueFilters({ filters, runtimes, tools, searchRef, onChange, on
   const set = (key: QueueFilterKey) => (v: string) => onChange({ [key]: v || undefined });
 
   return (
-    <form role="search" aria-label="Filter the queue" className="flex flex-wrap items-end gap-3" onSubmit={(e) => e.preventDefault()}>
+    <form
+      role="search"
+      aria-label="Filter the queue"
+      className="flex flex-wrap items-end gap-3"
+      onSubmit={(e) => e.preventDefault()}
+    >
       <div className="flex min-w-[12rem] flex-1 flex-col gap-0.5">
         <label htmlFor={searchId} className="text-xs font-medium text-slate-600">
           Search <kbd className="ml-1 rounded border border-slate-300 px-1 font-mono text-[10px] text-slate-500">/</kbd>
         </label>
         <div className="relative">
-          <svg aria-hidden="true" viewBox="0 0 16 16" className="pointer-events-none absolute left-2 top-2.5 h-4 w-4 fill-none stroke-slate-400 stroke-2">
+          <svg
+            aria-hidden="true"
+            viewBox="0 0 16 16"
+            className="pointer-events-none absolute left-2 top-2.5 h-4 w-4 fill-none stroke-slate-400 stroke-2"
+          >
             <circle cx="7" cy="7" r="4.5" />
             <path d="m10.5 10.5 3.5 3.5" strokeLinecap="round" />
           </svg>
@@ -85,18 +115,42 @@ export function QueueFilters({ filters, runtimes, tools, searchRef, onChange, on
         </div>
       </div>
       <Select label="Status" value={filters.status} options={statusOptions} onChange={set("status")} />
-      <Select label="Effect class" value={filters.effect_class} options={effectClassOptions} onChange={set("effect_class")} />
+      <Select
+        label="Effect class"
+        value={filters.effect_class}
+        options={effectClassOptions}
+        onChange={set("effect_class")}
+      />
       <Select label="Age" value={filters.age} options={ageFilterOptions} onChange={set("age")} />
       <Select
         label="Assignee"
         value={filters.assignee}
-        options={[{ value: "", label: "Anyone" }, { value: "me", label: "Me" }, { value: "none", label: "Unassigned" }]}
+        options={[
+          { value: "", label: "Anyone" },
+          { value: "me", label: "Me" },
+          { value: "none", label: "Unassigned" },
+        ]}
         onChange={set("assignee")}
       />
-      <Select label="Runtime" value={filters.runtime} options={[{ value: "", label: "Any runtime" }, ...runtimes.map((r) => ({ value: r, label: r }))]} onChange={set("runtime")} />
+      <Select
+        label="Runtime"
+        value={filters.runtime}
+        options={[{ value: "", label: "Any runtime" }, ...runtimes.map((r) => ({ value: r, label: r }))]}
+        onChange={set("runtime")}
+      />
       <div className="flex flex-col gap-0.5">
-        <label htmlFor={toolId} className="text-xs font-medium text-slate-600">Tool</label>
-        <input id={toolId} list={toolsListId} value={tool} onChange={(e) => setTool(e.target.value)} placeholder="Any tool" className={`${control} w-36`} autoComplete="off" />
+        <label htmlFor={toolId} className="text-xs font-medium text-slate-600">
+          Tool
+        </label>
+        <input
+          id={toolId}
+          list={toolsListId}
+          value={tool}
+          onChange={(e) => setTool(e.target.value)}
+          placeholder="Any tool"
+          className={`${control} w-36`}
+          autoComplete="off"
+        />
         <datalist id={toolsListId}>
           {tools.map((t) => (
             <option key={t} value={t} />

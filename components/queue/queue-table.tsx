@@ -56,28 +56,44 @@ function buildColumns(canAct: boolean) {
       cell: ({ row }) => (
         <div className="space-y-0.5">
           <StatusBadge status={row.original.status} />
-          {row.original.conflict ? <div className="text-xs font-semibold text-rose-700">⚠ conflicting evidence</div> : null}
+          {row.original.conflict ? (
+            <div className="text-xs font-semibold text-rose-700">⚠ conflicting evidence</div>
+          ) : null}
           {row.original.duplicate_review === "open" ? (
-            <div className="text-xs font-semibold text-amber-800" data-testid="possible-duplicate" title={`The same call (tool and arguments) as ${row.original.possible_duplicate_of ?? "an earlier one"}, under another key`}>
+            <div
+              className="text-xs font-semibold text-amber-800"
+              data-testid="possible-duplicate"
+              title={`The same call (tool and arguments) as ${row.original.possible_duplicate_of ?? "an earlier one"}, under another key`}
+            >
               ⚠ possible duplicate effect
             </div>
           ) : null}
         </div>
       ),
     }),
-    column.accessor("commit_state", { header: "Commit state", cell: ({ getValue }) => <CommitStateLabel state={getValue()} /> }),
+    column.accessor("commit_state", {
+      header: "Commit state",
+      cell: ({ getValue }) => <CommitStateLabel state={getValue()} />,
+    }),
     column.accessor("effect_class", {
       header: "Class",
       cell: ({ getValue }) => {
         const c = getValue();
         const loud = c !== null && (irreversibleEffectClasses as readonly string[]).includes(c);
-        return <span className={`whitespace-nowrap text-xs ${loud ? "font-semibold text-slate-900" : "text-slate-600"}`}>{effectClassLabel(c)}</span>;
+        return (
+          <span className={`whitespace-nowrap text-xs ${loud ? "font-semibold text-slate-900" : "text-slate-600"}`}>
+            {effectClassLabel(c)}
+          </span>
+        );
       },
     }),
     column.accessor("tool", {
       header: "Tool",
       cell: ({ row }) => (
-        <Link href={invocationHref(row.original.invocation_id, row.original.runtime)} className="font-medium text-slate-900 hover:underline">
+        <Link
+          href={invocationHref(row.original.invocation_id, row.original.runtime)}
+          className="font-medium text-slate-900 hover:underline"
+        >
           {row.original.tool}
         </Link>
       ),
@@ -86,18 +102,29 @@ function buildColumns(canAct: boolean) {
       header: "Task / invocation",
       cell: ({ row }) => (
         <div className="max-w-[12rem] font-mono text-xs">
-          <div className="truncate" title={row.original.task_id}>{row.original.task_id}</div>
-          <div className="truncate text-slate-500" title={row.original.invocation_id}>{row.original.invocation_id}</div>
+          <div className="truncate" title={row.original.task_id}>
+            {row.original.task_id}
+          </div>
+          <div className="truncate text-slate-500" title={row.original.invocation_id}>
+            {row.original.invocation_id}
+          </div>
         </div>
       ),
     }),
-    column.accessor("next_action", { header: "Next action", cell: ({ getValue }) => <span className="whitespace-nowrap text-xs">{nextActionLabel(getValue())}</span> }),
+    column.accessor("next_action", {
+      header: "Next action",
+      cell: ({ getValue }) => <span className="whitespace-nowrap text-xs">{nextActionLabel(getValue())}</span>,
+    }),
     column.accessor("attempt_count", {
       header: () => <span title="Transport attempts reported">Tries</span>,
       cell: ({ getValue }) => <span className="block text-right tabular-nums">{getValue()}</span>,
     }),
     column.accessor("status_since", {
-      header: () => <span title="How long it has waited in this status; overdue and when it escalates, by the policy of its effect class">Age</span>,
+      header: () => (
+        <span title="How long it has waited in this status; overdue and when it escalates, by the policy of its effect class">
+          Age
+        </span>
+      ),
       cell: ({ getValue, row, table }) => (
         <>
           <time dateTime={getValue()} title={`since ${getValue()}`} className="whitespace-nowrap tabular-nums">
@@ -132,7 +159,13 @@ function buildColumns(canAct: boolean) {
       cell: ({ getValue }) => {
         const m = getValue();
         // Shown as text only: React escapes it, and it is never a link or markup.
-        return m ? <span className="line-clamp-2 max-w-[22rem] text-xs text-slate-700" title={m}>{m}</span> : <span className="text-xs text-slate-400">—</span>;
+        return m ? (
+          <span className="line-clamp-2 max-w-[22rem] text-xs text-slate-700" title={m}>
+            {m}
+          </span>
+        ) : (
+          <span className="text-xs text-slate-400">—</span>
+        );
       },
     }),
     ...(canAct
@@ -140,7 +173,9 @@ function buildColumns(canAct: boolean) {
           column.display({
             id: "actions",
             header: () => <span className="sr-only">Actions</span>,
-            cell: ({ row, table }) => <RowActions row={row.original} me={table.options.meta!.me} onAction={table.options.meta!.onAction} />,
+            cell: ({ row, table }) => (
+              <RowActions row={row.original} me={table.options.meta!.me} onAction={table.options.meta!.onAction} />
+            ),
           }),
         ]
       : []),
@@ -159,7 +194,17 @@ type Props = {
   onAction: (row: InvocationSummary, action: ConsoleAction) => void;
 };
 
-export const QueueTable = memo(function QueueTable({ items, asOf, me, canAct, selected, focusedKey, onFocusRow, onToggle, onAction }: Props) {
+export const QueueTable = memo(function QueueTable({
+  items,
+  asOf,
+  me,
+  canAct,
+  selected,
+  focusedKey,
+  onFocusRow,
+  onToggle,
+  onAction,
+}: Props) {
   const columns = useMemo(() => buildColumns(canAct), [canAct]);
   const table = useReactTable({
     data: items,
@@ -170,12 +215,20 @@ export const QueueTable = memo(function QueueTable({ items, asOf, me, canAct, se
   });
 
   return (
-    <table className="w-full border-separate border-spacing-0 text-left text-sm" aria-label="Queue" aria-describedby="queue-keys-hint">
+    <table
+      className="w-full border-separate border-spacing-0 text-left text-sm"
+      aria-label="Queue"
+      aria-describedby="queue-keys-hint"
+    >
       <thead className="sticky top-0 z-10 bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
         {table.getHeaderGroups().map((group) => (
           <tr key={group.id}>
             {group.headers.map((h) => (
-              <th key={h.id} scope="col" className="whitespace-nowrap border-b border-slate-200 px-1.5 py-2 font-medium">
+              <th
+                key={h.id}
+                scope="col"
+                className="whitespace-nowrap border-b border-slate-200 px-1.5 py-2 font-medium"
+              >
                 {flexRender(h.column.columnDef.header, h.getContext())}
               </th>
             ))}

@@ -14,7 +14,15 @@ import { Button } from "../ui/button";
 import { BulkBar } from "./bulk-bar";
 import type { BulkChoice } from "./bulk-bar";
 import { NoMatch, NothingReported, QueueClear } from "./empty-states";
-import { filterParams, filterQuery, invocationHref, isFiltered, readFilters, rowKey, type QueueFilterState } from "./filters";
+import {
+  filterParams,
+  filterQuery,
+  invocationHref,
+  isFiltered,
+  readFilters,
+  rowKey,
+  type QueueFilterState,
+} from "./filters";
 import { QueueFilters } from "./queue-filters";
 import { countText } from "./count-text";
 import { QueueTable } from "./queue-table";
@@ -114,11 +122,21 @@ export function QueueView({ initial, anyReported, runtimes, curl }: Props) {
       setSelected((prev) => {
         const next = new Map(prev);
         const turnOn = !prev.has(key);
-        const span = range && anchor && keys.includes(anchor) ? keys.slice(Math.min(keys.indexOf(anchor), keys.indexOf(key)), Math.max(keys.indexOf(anchor), keys.indexOf(key)) + 1) : [key];
+        const span =
+          range && anchor && keys.includes(anchor)
+            ? keys.slice(
+                Math.min(keys.indexOf(anchor), keys.indexOf(key)),
+                Math.max(keys.indexOf(anchor), keys.indexOf(key)) + 1,
+              )
+            : [key];
         for (const k of span) {
           const row = byKey.get(k);
           if (!row) continue;
-          if (turnOn) next.set(k, prev.get(k) ?? { invocation_id: row.invocation_id, runtime: row.runtime, version: row.version });
+          if (turnOn)
+            next.set(
+              k,
+              prev.get(k) ?? { invocation_id: row.invocation_id, runtime: row.runtime, version: row.version },
+            );
           else next.delete(k);
         }
         return next;
@@ -134,7 +152,17 @@ export function QueueView({ initial, anyReported, runtimes, curl }: Props) {
 
   const selectShown = (on: boolean) => {
     if (!on) return clearSelection();
-    setSelected((prev) => new Map([...prev, ...items.filter((r) => !prev.has(rowKey(r))).map((r) => [rowKey(r), { invocation_id: r.invocation_id, runtime: r.runtime, version: r.version }] as const)]));
+    setSelected(
+      (prev) =>
+        new Map([
+          ...prev,
+          ...items
+            .filter((r) => !prev.has(rowKey(r)))
+            .map(
+              (r) => [rowKey(r), { invocation_id: r.invocation_id, runtime: r.runtime, version: r.version }] as const,
+            ),
+        ]),
+    );
   };
 
   const selectAllMatching = async () => {
@@ -166,7 +194,8 @@ export function QueueView({ initial, anyReported, runtimes, curl }: Props) {
     search: () => searchRef.current?.focus(),
     help: () => setHelp(true),
     act: (action) => {
-      if (focused && canAct && actionsFor(focused.status, focused.assignee, me.email).includes(action)) setSingle({ row: focused, action });
+      if (focused && canAct && actionsFor(focused.status, focused.assignee, me.email).includes(action))
+        setSingle({ row: focused, action });
     },
   });
 
@@ -193,10 +222,15 @@ export function QueueView({ initial, anyReported, runtimes, curl }: Props) {
         </h1>
         <div className="flex items-center gap-3 text-xs text-slate-500">
           {queue.error ? (
-            <span role="alert" className="text-rose-700">Not refreshing: {queue.error.message}</span>
+            <span role="alert" className="text-rose-700">
+              Not refreshing: {queue.error.message}
+            </span>
           ) : (
             <span>
-              <span aria-hidden="true" className={`mr-1 inline-block h-2 w-2 rounded-full ${queue.isFetching ? "bg-sky-500" : "bg-emerald-500"}`} />
+              <span
+                aria-hidden="true"
+                className={`mr-1 inline-block h-2 w-2 rounded-full ${queue.isFetching ? "bg-sky-500" : "bg-emerald-500"}`}
+              />
               Live · refreshes every {LIVE_INTERVAL_MS / 1000} s
             </span>
           )}
@@ -232,24 +266,32 @@ export function QueueView({ initial, anyReported, runtimes, curl }: Props) {
           />
         ) : null}
         {queue.loaded && items.length === 0 ? (
-          !reported ? <NothingReported curl={curl} isAdmin={me.role === "admin"} /> : isFiltered(filters) ? <NoMatch onClear={() => applyQuery("")} /> : <QueueClear />
+          !reported ? (
+            <NothingReported curl={curl} isAdmin={me.role === "admin"} />
+          ) : isFiltered(filters) ? (
+            <NoMatch onClear={() => applyQuery("")} />
+          ) : (
+            <QueueClear />
+          )
         ) : (
           <QueueTable
-              items={items}
-              asOf={queue.asOf}
-              me={me.email}
-              canAct={canAct}
-              selected={selectedKeys}
-              focusedKey={focusedKey}
-              onFocusRow={setFocusedKey}
-              onToggle={onToggle}
-              onAction={onAction}
-            />
+            items={items}
+            asOf={queue.asOf}
+            me={me.email}
+            canAct={canAct}
+            selected={selectedKeys}
+            focusedKey={focusedKey}
+            onFocusRow={setFocusedKey}
+            onToggle={onToggle}
+            onAction={onAction}
+          />
         )}
         {queue.hasNextPage ? (
           <div className="border-t border-slate-100 p-2 text-center">
             <Button size="sm" onClick={() => void queue.fetchNextPage()} disabled={queue.isFetchingNextPage}>
-              {queue.isFetchingNextPage ? "Loading…" : `Show more (${countText(queue.total - items.length, queue.totalCapped)} not shown)`}
+              {queue.isFetchingNextPage
+                ? "Loading…"
+                : `Show more (${countText(queue.total - items.length, queue.totalCapped)} not shown)`}
             </Button>
           </div>
         ) : null}
@@ -259,7 +301,13 @@ export function QueueView({ initial, anyReported, runtimes, curl }: Props) {
       </p>
       {single ? (
         <ActionDialog
-          target={{ invocation_id: single.row.invocation_id, runtime: single.row.runtime, version: single.row.version, status: single.row.status, tool: single.row.tool }}
+          target={{
+            invocation_id: single.row.invocation_id,
+            runtime: single.row.runtime,
+            version: single.row.version,
+            status: single.row.status,
+            tool: single.row.tool,
+          }}
           action={single.action}
           onClose={() => setSingle(null)}
         />

@@ -9,7 +9,15 @@ import { queueKeyFor } from "./shortcuts";
  * is no "retry". A native select: keyboard-usable as it is, and no menu code
  * in the page's first load.
  */
-export function RowActions({ row, me, onAction }: { row: InvocationSummary; me: string; onAction: (row: InvocationSummary, action: ConsoleAction) => void }) {
+export function RowActions({
+  row,
+  me,
+  onAction,
+}: {
+  row: InvocationSummary;
+  me: string;
+  onAction: (row: InvocationSummary, action: ConsoleAction) => void;
+}) {
   const actions = actionsFor(row.status, row.assignee, me);
   return (
     <select

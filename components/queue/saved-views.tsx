@@ -43,13 +43,24 @@ export function SavedViews({ current, onApply }: { current: string; onApply: (qu
   return (
     <nav aria-label="Views" className="flex flex-wrap items-center gap-1.5">
       {builtIn.map((v) => (
-        <button key={v.name} type="button" className={chip(v.query === current)} aria-pressed={v.query === current} onClick={() => onApply(v.query)}>
+        <button
+          key={v.name}
+          type="button"
+          className={chip(v.query === current)}
+          aria-pressed={v.query === current}
+          onClick={() => onApply(v.query)}
+        >
           {v.name}
         </button>
       ))}
       {(views.data?.items ?? []).map((v) => (
         <span key={v.id} className={`${chip(v.query === current)} gap-1 pr-1`}>
-          <button type="button" aria-pressed={v.query === current} onClick={() => onApply(v.query)} data-testid="saved-view">
+          <button
+            type="button"
+            aria-pressed={v.query === current}
+            onClick={() => onApply(v.query)}
+            data-testid="saved-view"
+          >
             {v.name}
           </button>
           <button
@@ -58,7 +69,9 @@ export function SavedViews({ current, onApply }: { current: string; onApply: (qu
             className="rounded-full p-0.5 hover:bg-slate-300/50"
             onClick={() => remove.mutate(v.id)}
           >
-            <span aria-hidden="true" className="block h-3 w-3 leading-3">×</span>
+            <span aria-hidden="true" className="block h-3 w-3 leading-3">
+              ×
+            </span>
           </button>
         </span>
       ))}
@@ -66,7 +79,13 @@ export function SavedViews({ current, onApply }: { current: string; onApply: (qu
         Save this view…
       </Button>
       {naming ? (
-        <SaveViewDialog query={current} error={save.error?.message ?? null} saving={save.isPending} onSave={(name) => save.mutate(name)} onClose={() => setNaming(false)} />
+        <SaveViewDialog
+          query={current}
+          error={save.error?.message ?? null}
+          saving={save.isPending}
+          onSave={(name) => save.mutate(name)}
+          onClose={() => setNaming(false)}
+        />
       ) : null}
     </nav>
   );

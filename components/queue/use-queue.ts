@@ -22,7 +22,8 @@ export function useQueue(filters: QueueFilterState, initial: InitialQueue | null
   const key = queryKeys.invocations.queue(Object.fromEntries(new URLSearchParams(query)));
   const result = useInfiniteQuery({
     queryKey: key,
-    queryFn: ({ pageParam, signal }) => api.get("/api/v1/queue", { query: { ...filterParams(filters), cursor: pageParam || undefined }, signal }),
+    queryFn: ({ pageParam, signal }) =>
+      api.get("/api/v1/queue", { query: { ...filterParams(filters), cursor: pageParam || undefined }, signal }),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.next_cursor,
     initialData: initial && initial.query === query ? { pages: [initial.page], pageParams: [null] } : undefined,
@@ -34,12 +35,14 @@ export function useQueue(filters: QueueFilterState, initial: InitialQueue | null
   // Pages are refetched one after another; a row that moved across a page boundary in between is shown once.
   const items = useMemo(() => {
     const seen = new Set<string>();
-    return pages.flatMap((p) => p.items).filter((r) => {
-      const k = rowKey(r);
-      if (seen.has(k)) return false;
-      seen.add(k);
-      return true;
-    });
+    return pages
+      .flatMap((p) => p.items)
+      .filter((r) => {
+        const k = rowKey(r);
+        if (seen.has(k)) return false;
+        seen.add(k);
+        return true;
+      });
   }, [pages]);
   const first = pages[0];
   return {

@@ -12,7 +12,11 @@ export type Axis = { x: (iso: string) => number; breaks: AxisBreak[] };
 
 export function axisOf(timeline: Pick<Timeline, "start" | "end" | "events">): Axis {
   const points = [
-    ...new Set([ms(timeline.start), ms(timeline.end), ...timeline.events.flatMap((e) => (e.kind === "gap" ? [ms(e.at), ms(e.until)] : [ms(e.at)]))]),
+    ...new Set([
+      ms(timeline.start),
+      ms(timeline.end),
+      ...timeline.events.flatMap((e) => (e.kind === "gap" ? [ms(e.at), ms(e.until)] : [ms(e.at)])),
+    ]),
   ].sort((a, b) => a - b);
   if (points.length < 2) return { x: () => 0, breaks: [] };
   const intervals = points.slice(1).map((p, i) => p - points[i]!);

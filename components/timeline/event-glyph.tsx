@@ -13,7 +13,12 @@ const commitTone: Record<CommitState, string> = {
   unknown: "bg-amber-400 text-amber-950 ring-amber-600",
   partial: "bg-orange-500 text-white ring-orange-700",
 };
-export const commitGlyph: Record<CommitState, string> = { committed: "✓", not_committed: "✕", unknown: "?", partial: "◐" };
+export const commitGlyph: Record<CommitState, string> = {
+  committed: "✓",
+  not_committed: "✕",
+  unknown: "?",
+  partial: "◐",
+};
 
 const size = { sm: "h-4 w-4 text-[10px]", md: "h-6 w-6 text-xs" } as const;
 const iconSize = { sm: 10, md: 14 } as const;
@@ -22,7 +27,8 @@ const iconSize = { sm: 10, md: 14 } as const;
 export type GlyphCode = "i" | `o:${CommitState}` | `p:${CommitState}` | "a" | "s" | "c";
 
 export function glyphOf(event: Exclude<TimelineEvent, { kind: "gap" }>): GlyphCode {
-  if (event.kind === "record") return event.phase === "intent" ? "i" : `${event.phase === "probe" ? "p" : "o"}:${event.record.commit_state}`;
+  if (event.kind === "record")
+    return event.phase === "intent" ? "i" : `${event.phase === "probe" ? "p" : "o"}:${event.record.commit_state}`;
   if (event.kind === "action") return "a";
   return event.marker === "stalled" ? "s" : "c";
 }
@@ -35,13 +41,25 @@ export function Glyph({ code, small = false }: { code: GlyphCode; small?: boolea
   const s = small ? "sm" : "md";
   const box = `inline-flex shrink-0 items-center justify-center ring-1 ${size[s]}`;
   if (code === "a") {
-    return <span aria-hidden="true" className={`${box} rounded-sm bg-indigo-600 text-white ring-indigo-700`}><UserRound size={iconSize[s]} /></span>;
+    return (
+      <span aria-hidden="true" className={`${box} rounded-sm bg-indigo-600 text-white ring-indigo-700`}>
+        <UserRound size={iconSize[s]} />
+      </span>
+    );
   }
   if (code === "s") {
-    return <span aria-hidden="true" className={`${box} rounded-full bg-orange-100 text-orange-800 ring-orange-400`}><Pause size={iconSize[s]} /></span>;
+    return (
+      <span aria-hidden="true" className={`${box} rounded-full bg-orange-100 text-orange-800 ring-orange-400`}>
+        <Pause size={iconSize[s]} />
+      </span>
+    );
   }
   if (code === "c") {
-    return <span aria-hidden="true" className={`${box} rounded-full bg-rose-100 text-rose-800 ring-rose-400`}><TriangleAlert size={iconSize[s]} /></span>;
+    return (
+      <span aria-hidden="true" className={`${box} rounded-full bg-rose-100 text-rose-800 ring-rose-400`}>
+        <TriangleAlert size={iconSize[s]} />
+      </span>
+    );
   }
   // Records are most of a long timeline's markers: on the chart they are
   // plain shapes with a character and short class names (app/globals.css,
@@ -50,15 +68,26 @@ export function Glyph({ code, small = false }: { code: GlyphCode; small?: boolea
     return small ? (
       <span aria-hidden="true" className="tl-g tl-intent" />
     ) : (
-      <span aria-hidden="true" className={`${box} rounded-full bg-white text-slate-600 ring-slate-400`}><CircleDashed size={iconSize[s]} /></span>
+      <span aria-hidden="true" className={`${box} rounded-full bg-white text-slate-600 ring-slate-400`}>
+        <CircleDashed size={iconSize[s]} />
+      </span>
     );
   }
   const probe = code.startsWith("p:");
   const commit = code.slice(2) as CommitState;
-  if (small) return <span aria-hidden="true" className={`tl-g ${probe ? "tl-probe" : "tl-out"} tl-${commit}`}>{commitGlyph[commit]}</span>;
+  if (small)
+    return (
+      <span aria-hidden="true" className={`tl-g ${probe ? "tl-probe" : "tl-out"} tl-${commit}`}>
+        {commitGlyph[commit]}
+      </span>
+    );
   return probe ? (
-    <span aria-hidden="true" className={`${box} rounded-sm font-bold ${commitTone[commit]}`}><Search size={iconSize[s]} strokeWidth={3} /></span>
+    <span aria-hidden="true" className={`${box} rounded-sm font-bold ${commitTone[commit]}`}>
+      <Search size={iconSize[s]} strokeWidth={3} />
+    </span>
   ) : (
-    <span aria-hidden="true" className={`${box} rounded-full font-bold ${commitTone[commit]}`}>{commitGlyph[commit]}</span>
+    <span aria-hidden="true" className={`${box} rounded-full font-bold ${commitTone[commit]}`}>
+      {commitGlyph[commit]}
+    </span>
   );
 }

@@ -5,7 +5,12 @@ import { formatClock, formatDuration } from "./format";
 // What each event says, in words. Used for the story's headings and for the
 // chart's tooltips, so both say the same thing.
 
-const commitWords = { committed: "committed", not_committed: "not committed", unknown: "unknown", partial: "partial" } as const;
+const commitWords = {
+  committed: "committed",
+  not_committed: "not committed",
+  unknown: "unknown",
+  partial: "partial",
+} as const;
 
 export function recordTitle(e: RecordEvent): string {
   if (e.phase === "intent") return `Intent, attempt ${e.attempt}`;
@@ -14,10 +19,15 @@ export function recordTitle(e: RecordEvent): string {
 }
 
 export function recordSummary(e: RecordEvent): string {
-  if (e.phase === "intent") return e.unanswered ? "written before dispatch; no outcome was ever reported" : "written before dispatch";
+  if (e.phase === "intent")
+    return e.unanswered ? "written before dispatch; no outcome was ever reported" : "written before dispatch";
   const commit = commitWords[e.record.commit_state];
   if (e.phase === "probe") {
-    return e.record.commit_state === "committed" ? "found: the effect exists" : e.record.commit_state === "not_committed" ? "absent: the effect does not exist" : `inconclusive (${commit})`;
+    return e.record.commit_state === "committed"
+      ? "found: the effect exists"
+      : e.record.commit_state === "not_committed"
+        ? "absent: the effect does not exist"
+        : `inconclusive (${commit})`;
   }
   return `commit state ${commit}`;
 }
@@ -29,7 +39,8 @@ export function actionName(action: string): string {
 export function gapText(e: GapEvent, now: string): string {
   const duration = formatDuration(e.ms);
   if (e.gap === "before_retry") return `${duration} before attempt ${e.attempt}, a retry of the same invocation`;
-  if (e.gap === "unsettled") return e.open ? `Unsettled for ${duration} so far: waiting for a probe or a person` : `Unsettled for ${duration}`;
+  if (e.gap === "unsettled")
+    return e.open ? `Unsettled for ${duration} so far: waiting for a probe or a person` : `Unsettled for ${duration}`;
   if (e.gap === "awaiting_outcome") {
     return e.stall_at && Date.parse(e.stall_at) <= Date.parse(e.until)
       ? `${duration} until the outcome, which came ${formatDuration(Date.parse(e.until) - Date.parse(e.stall_at))} after the stall window had passed`
@@ -47,7 +58,9 @@ export function markerText(e: MarkerEvent): string {
     return `Became stalled: no outcome within the ${formatDuration(e.window_s * 1000)} window after the intent at ${formatClock(e.intent_at)}. Dispatch may or may not have happened.`;
   }
   const said = e.evidence ? commitWords[e.evidence] : "something else";
-  const settled = e.settled ? `the earlier settlement (${commitWords[e.settled.commit_state]}, by ${e.settled.by})` : "an earlier settlement";
+  const settled = e.settled
+    ? `the earlier settlement (${commitWords[e.settled.commit_state]}, by ${e.settled.by})`
+    : "an earlier settlement";
   return `Conflict: this evidence says ${said}, which contradicts ${settled}. Settle re-opened the invocation for a person to decide.`;
 }
 

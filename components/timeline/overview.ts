@@ -17,8 +17,22 @@ const unit = (fraction: number) => Math.round(fraction * SCALE);
 export type OverviewMark = [number, number, GlyphCode, number, number, number];
 /** w: waited for the outcome, W: still waiting, r: the pause before a retry, u / U: unsettled (U: still); [kind, from, to, stall (-1: none)] */
 export type OverviewBar = ["w" | "W" | "r" | "u" | "U", number, number, number];
-export type OverviewLane = { invocation_id: string; tool: string; status: Timeline["lanes"][number]["invocation"]["status"]; runtime: string; line: [number, number]; marks: OverviewMark[]; bars: OverviewBar[] };
-export type Overview = { start: string; ticks: Array<[number, string]>; breaks: Array<[number, number, string]>; now: number | null; lanes: OverviewLane[] };
+export type OverviewLane = {
+  invocation_id: string;
+  tool: string;
+  status: Timeline["lanes"][number]["invocation"]["status"];
+  runtime: string;
+  line: [number, number];
+  marks: OverviewMark[];
+  bars: OverviewBar[];
+};
+export type Overview = {
+  start: string;
+  ticks: Array<[number, string]>;
+  breaks: Array<[number, number, string]>;
+  now: number | null;
+  lanes: OverviewLane[];
+};
 
 export { SCALE as OVERVIEW_SCALE };
 
@@ -43,7 +57,14 @@ export function overviewOf(timeline: Timeline): Overview {
       line: [unit(x(lane.start)), unit(x(lane.end))],
       marks: stack(binsOf(lane.events, x)).map(({ e, px, top, count }) => {
         const attempt = e.kind === "gap" || e.kind === "action" ? 0 : (e.attempt ?? 0);
-        return [unit(px), levels.indexOf(top), glyphOf(e as Exclude<typeof e, { kind: "gap" }>), count, Date.parse(e.at) - start, attempt];
+        return [
+          unit(px),
+          levels.indexOf(top),
+          glyphOf(e as Exclude<typeof e, { kind: "gap" }>),
+          count,
+          Date.parse(e.at) - start,
+          attempt,
+        ];
       }),
       bars: lane.events.flatMap((e): OverviewBar[] => {
         // A wait too short to see is not drawn.

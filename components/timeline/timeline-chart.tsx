@@ -33,13 +33,21 @@ function GapBar({ gap, x }: { gap: GapEvent; x: (iso: string) => number }) {
     return <div className="absolute top-1/2 border-t-2 border-dashed border-slate-400" style={pos(left, right)} />;
   }
   if (gap.gap === "unsettled") {
-    return <div className={`absolute bottom-0.5 border-t-2 border-dotted ${gap.open ? "border-amber-500" : "border-amber-300"}`} style={pos(left, right)} />;
+    return (
+      <div
+        className={`absolute bottom-0.5 border-t-2 border-dotted ${gap.open ? "border-amber-500" : "border-amber-300"}`}
+        style={pos(left, right)}
+      />
+    );
   }
   return (
     <>
       <div className={`tl-wait ${gap.open ? "bg-amber-200" : "bg-slate-300"}`} style={pos(left, stall ?? right)} />
       {stall !== null ? (
-        <div className="tl-wait bg-orange-100 ring-1 ring-orange-400" style={{ ...pos(stall, right), ...hatch("rgb(251 146 60)") }} />
+        <div
+          className="tl-wait bg-orange-100 ring-1 ring-orange-400"
+          style={{ ...pos(stall, right), ...hatch("rgb(251 146 60)") }}
+        />
       ) : null}
     </>
   );
@@ -91,26 +99,59 @@ export function stack<T extends { px: number }>(points: T[]): Array<T & { top: s
   return out;
 }
 
-function Track({ lane, x, hrefFor, now }: { lane: Lane; x: (iso: string) => number; hrefFor: Props["hrefFor"]; now: string }) {
+function Track({
+  lane,
+  x,
+  hrefFor,
+  now,
+}: {
+  lane: Lane;
+  x: (iso: string) => number;
+  hrefFor: Props["hrefFor"];
+  now: string;
+}) {
   const placed = stack(binsOf(lane.events, x));
   // A wait too short to see is not drawn.
   const gaps = lane.events.filter((e): e is GapEvent => e.kind === "gap" && x(e.until) - x(e.at) >= 0.002);
   return (
     <div className="relative h-10">
-      <div className="absolute top-1/2 h-px bg-slate-200" style={{ left: pct(x(lane.start)), width: pct(x(lane.end) - x(lane.start)) }} />
-      {gaps.map((g) => <GapBar key={g.key} gap={g} x={x} />)}
+      <div
+        className="absolute top-1/2 h-px bg-slate-200"
+        style={{ left: pct(x(lane.start)), width: pct(x(lane.end) - x(lane.start)) }}
+      />
+      {gaps.map((g) => (
+        <GapBar key={g.key} gap={g} x={x} />
+      ))}
       {placed.map(({ e, px, top, count, first, last }) => {
-        const title = count > 1 ? `${count} events, ${formatClock(first)}–${formatClock(last)}. The most telling: ${eventLabel(e, now)}` : eventLabel(e, now);
+        const title =
+          count > 1
+            ? `${count} events, ${formatClock(first)}–${formatClock(last)}. The most telling: ${eventLabel(e, now)}`
+            : eventLabel(e, now);
         const body = (
           <>
             <EventGlyph event={e} small />
-            {count > 1 ? <span className="absolute -right-2 -top-1.5 rounded-full bg-slate-800 px-1 text-[9px] font-semibold leading-3 text-white">{count}</span> : null}
+            {count > 1 ? (
+              <span className="absolute -right-2 -top-1.5 rounded-full bg-slate-800 px-1 text-[9px] font-semibold leading-3 text-white">
+                {count}
+              </span>
+            ) : null}
           </>
         );
         return hrefFor ? (
-          <a key={e.key} href={hrefFor(e)} tabIndex={-1} title={title} className="tl-mark" style={{ left: pct(px), top }}>{body}</a>
+          <a
+            key={e.key}
+            href={hrefFor(e)}
+            tabIndex={-1}
+            title={title}
+            className="tl-mark"
+            style={{ left: pct(px), top }}
+          >
+            {body}
+          </a>
         ) : (
-          <span key={e.key} title={title} className="tl-mark" style={{ left: pct(px), top }}>{body}</span>
+          <span key={e.key} title={title} className="tl-mark" style={{ left: pct(px), top }}>
+            {body}
+          </span>
         );
       })}
     </div>
@@ -119,9 +160,14 @@ function Track({ lane, x, hrefFor, now }: { lane: Lane; x: (iso: string) => numb
 
 export function ticksOf(timeline: Pick<Timeline, "start" | "end" | "events">, x: (iso: string) => number): string[] {
   const times = [...new Set(timeline.events.map((e) => e.at))];
-  const picked: Array<{ at: string; px: number }> = [{ at: timeline.start, px: 0 }, { at: timeline.end, px: 1 }];
+  const picked: Array<{ at: string; px: number }> = [
+    { at: timeline.start, px: 0 },
+    { at: timeline.end, px: 1 },
+  ];
   for (const target of [0.25, 0.5, 0.75]) {
-    const best = times.map((at) => ({ at, px: x(at) })).sort((a, b) => Math.abs(a.px - target) - Math.abs(b.px - target))[0];
+    const best = times
+      .map((at) => ({ at, px: x(at) }))
+      .sort((a, b) => Math.abs(a.px - target) - Math.abs(b.px - target))[0];
     if (best && picked.every((p) => Math.abs(p.px - best.px) > 0.12)) picked.push(best);
   }
   return picked.sort((a, b) => a.px - b.px).map((p) => p.at);
@@ -142,7 +188,11 @@ export function TimelineChart({ timeline, laneLabel, hrefFor }: Props) {
             {ticksOf(timeline, axis.x).map((at) => {
               const px = axis.x(at);
               return (
-                <span key={at} className="absolute top-0 whitespace-nowrap" style={{ left: pct(px), transform: `translateX(${px > 0.9 ? "-100%" : px < 0.1 ? "0" : "-50%"})` }}>
+                <span
+                  key={at}
+                  className="absolute top-0 whitespace-nowrap"
+                  style={{ left: pct(px), transform: `translateX(${px > 0.9 ? "-100%" : px < 0.1 ? "0" : "-50%"})` }}
+                >
                   {formatClock(at, withDate && (px === 0 || px === 1))}
                 </span>
               );
@@ -150,30 +200,46 @@ export function TimelineChart({ timeline, laneLabel, hrefFor }: Props) {
           </div>
           <div>
             {timeline.lanes.map((lane) => (
-              <div key={lane.index} className="flex h-11 min-w-0 items-center border-t border-slate-100 text-sm">{laneLabel(lane)}</div>
+              <div key={lane.index} className="flex h-11 min-w-0 items-center border-t border-slate-100 text-sm">
+                {laneLabel(lane)}
+              </div>
             ))}
           </div>
           <div aria-hidden="true" className="px-3">
             <div className="relative">
               {axis.breaks.map((b) => (
-                <div key={b.from} className="absolute inset-y-0 border-x border-dashed border-slate-300 bg-slate-100/70" style={{ left: pct(b.from), width: pct(b.to - b.from) }} />
+                <div
+                  key={b.from}
+                  className="absolute inset-y-0 border-x border-dashed border-slate-300 bg-slate-100/70"
+                  style={{ left: pct(b.from), width: pct(b.to - b.from) }}
+                />
               ))}
               {timeline.lanes.map((lane) => (
                 <div key={lane.index} className="h-11 border-t border-slate-100 pt-0.5">
                   <Track lane={lane} x={axis.x} hrefFor={hrefFor} now={timeline.now} />
                 </div>
               ))}
-              {nowX !== null ? <div className="absolute inset-y-0 w-px bg-rose-400" style={{ left: pct(nowX) }} /> : null}
+              {nowX !== null ? (
+                <div className="absolute inset-y-0 w-px bg-rose-400" style={{ left: pct(nowX) }} />
+              ) : null}
             </div>
           </div>
           <div />
           <div aria-hidden="true" className="relative mx-3 h-5 text-[11px] text-slate-500">
             {axis.breaks.map((b) => (
-              <span key={b.from} className="absolute top-0 -translate-x-1/2 whitespace-nowrap" style={{ left: pct((b.from + b.to) / 2) }}>
+              <span
+                key={b.from}
+                className="absolute top-0 -translate-x-1/2 whitespace-nowrap"
+                style={{ left: pct((b.from + b.to) / 2) }}
+              >
                 ≈ {formatDuration(b.ms)}
               </span>
             ))}
-            {nowX !== null ? <span className="absolute top-0 -translate-x-full pr-1 text-rose-600" style={{ left: pct(nowX) }}>now</span> : null}
+            {nowX !== null ? (
+              <span className="absolute top-0 -translate-x-full pr-1 text-rose-600" style={{ left: pct(nowX) }}>
+                now
+              </span>
+            ) : null}
           </div>
         </div>
         <Legend />
@@ -186,16 +252,46 @@ export function Legend() {
   const item = "inline-flex items-center gap-1.5";
   return (
     <ul aria-hidden="true" className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-600">
-      <li className={item}><span className="inline-block h-3 w-3 rounded-full border border-dashed border-slate-500" /> intent (before dispatch)</li>
-      <li className={item}><span className="inline-flex h-3 w-3 items-center justify-center rounded-full bg-amber-400 text-[8px] font-bold">?</span> outcome (✓ committed, ✕ not, ? unknown, ◐ partial)</li>
-      <li className={item}><span className="inline-flex h-3 w-3 items-center justify-center rounded-sm bg-emerald-600 text-[8px] font-bold text-white">✓</span> probe (square)</li>
-      <li className={item}><span className="inline-block h-3 w-3 rounded-sm bg-indigo-600" /> operator action</li>
-      <li className={item}><span className="inline-block h-2 w-5 rounded-sm bg-slate-300" /> waited for the outcome</li>
-      <li className={item}><span className="inline-block h-2 w-5 rounded-sm bg-amber-200" /> still waiting</li>
-      <li className={item}><span className="inline-block h-2 w-5 rounded-sm ring-1 ring-orange-400" style={hatch("rgb(251 146 60)")} /> past the stall window</li>
-      <li className={item}><span className="inline-block w-5 border-t-2 border-dashed border-slate-400" /> pause before a retry</li>
-      <li className={item}><span className="inline-block w-5 border-t-2 border-dotted border-amber-500" /> unsettled: waiting for a probe or a person</li>
-      <li className={item}><span className="inline-block h-3 w-5 border-x border-dashed border-slate-300 bg-slate-100" /> a long wait, drawn shorter (its length below the chart)</li>
+      <li className={item}>
+        <span className="inline-block h-3 w-3 rounded-full border border-dashed border-slate-500" /> intent (before
+        dispatch)
+      </li>
+      <li className={item}>
+        <span className="inline-flex h-3 w-3 items-center justify-center rounded-full bg-amber-400 text-[8px] font-bold">
+          ?
+        </span>{" "}
+        outcome (✓ committed, ✕ not, ? unknown, ◐ partial)
+      </li>
+      <li className={item}>
+        <span className="inline-flex h-3 w-3 items-center justify-center rounded-sm bg-emerald-600 text-[8px] font-bold text-white">
+          ✓
+        </span>{" "}
+        probe (square)
+      </li>
+      <li className={item}>
+        <span className="inline-block h-3 w-3 rounded-sm bg-indigo-600" /> operator action
+      </li>
+      <li className={item}>
+        <span className="inline-block h-2 w-5 rounded-sm bg-slate-300" /> waited for the outcome
+      </li>
+      <li className={item}>
+        <span className="inline-block h-2 w-5 rounded-sm bg-amber-200" /> still waiting
+      </li>
+      <li className={item}>
+        <span className="inline-block h-2 w-5 rounded-sm ring-1 ring-orange-400" style={hatch("rgb(251 146 60)")} />{" "}
+        past the stall window
+      </li>
+      <li className={item}>
+        <span className="inline-block w-5 border-t-2 border-dashed border-slate-400" /> pause before a retry
+      </li>
+      <li className={item}>
+        <span className="inline-block w-5 border-t-2 border-dotted border-amber-500" /> unsettled: waiting for a probe
+        or a person
+      </li>
+      <li className={item}>
+        <span className="inline-block h-3 w-5 border-x border-dashed border-slate-300 bg-slate-100" /> a long wait,
+        drawn shorter (its length below the chart)
+      </li>
     </ul>
   );
 }

@@ -43,7 +43,11 @@ function RecordBody({ e, href, tag }: { e: RecordEvent; href: string; tag: React
       <p className="flex flex-wrap items-center gap-x-2 gap-y-1">
         {tag}
         <span className="font-medium text-slate-900">{recordTitle(e)}</span>
-        {e.retry_of ? <span className="rounded bg-sky-100 px-1.5 py-0.5 text-xs font-medium text-sky-900">↻ retry of attempt {e.retry_of}</span> : null}
+        {e.retry_of ? (
+          <span className="rounded bg-sky-100 px-1.5 py-0.5 text-xs font-medium text-sky-900">
+            ↻ retry of attempt {e.retry_of}
+          </span>
+        ) : null}
         {e.phase !== "intent" ? <CommitStateLabel state={r.commit_state} /> : null}
         <span className="text-sm text-slate-600">{recordSummary(e)}</span>
       </p>
@@ -55,13 +59,21 @@ function RecordBody({ e, href, tag }: { e: RecordEvent; href: string; tag: React
           {r.code ? <Fact label="code">{r.code}</Fact> : null}
           {r.category ? <Fact label="category">{r.category}</Fact> : null}
           {r.dispatch_stage ? <Fact label="dispatch">{r.dispatch_stage}</Fact> : null}
-          <Fact label="retry">{r.retry.directive}{r.retry.not_before ? ` after ${formatClock(r.retry.not_before)}` : ""}</Fact>
+          <Fact label="retry">
+            {r.retry.directive}
+            {r.retry.not_before ? ` after ${formatClock(r.retry.not_before)}` : ""}
+          </Fact>
           {r.probe_result ? <Fact label="probe in the log line">{r.probe_result}</Fact> : null}
           {r.items.length > 0 ? <Fact label="items">{r.items.length}</Fact> : null}
         </p>
       ) : null}
-      {r.user_message ? <p className="mt-1 whitespace-pre-wrap break-words text-sm text-slate-700">“{r.user_message}”</p> : null}
-      <a href={href} className="mt-1 inline-block text-xs font-medium text-indigo-700 underline-offset-2 hover:underline">
+      {r.user_message ? (
+        <p className="mt-1 whitespace-pre-wrap break-words text-sm text-slate-700">“{r.user_message}”</p>
+      ) : null}
+      <a
+        href={href}
+        className="mt-1 inline-block text-xs font-medium text-indigo-700 underline-offset-2 hover:underline"
+      >
         Normalized fields and envelope<span className="sr-only"> of {recordTitle(e).toLowerCase()}</span>
       </a>
     </>
@@ -74,35 +86,54 @@ function ActionBody({ e, tag }: { e: ActionEvent; tag: ReactNode }) {
       <p className="flex flex-wrap items-center gap-x-2 gap-y-1">
         {tag}
         <span className="font-medium text-slate-900">{actionName(e.entry.action)}</span>
-        <span className="text-sm text-slate-700">by <span className="font-medium">{e.entry.actor}</span></span>
+        <span className="text-sm text-slate-700">
+          by <span className="font-medium">{e.entry.actor}</span>
+        </span>
         {e.changed ? (
           <span className="inline-flex items-center gap-1 text-xs">
-            <StatusBadge status={e.entry.from_status} /> <span aria-label="to">→</span> <StatusBadge status={e.entry.to_status} />
+            <StatusBadge status={e.entry.from_status} /> <span aria-label="to">→</span>{" "}
+            <StatusBadge status={e.entry.to_status} />
           </span>
         ) : (
           <span className="text-xs text-slate-500">status unchanged</span>
         )}
       </p>
-      {e.entry.note ? <p className="mt-1 whitespace-pre-wrap break-words rounded bg-slate-50 px-2 py-1 text-sm text-slate-800">{e.entry.note}</p> : null}
+      {e.entry.note ? (
+        <p className="mt-1 whitespace-pre-wrap break-words rounded bg-slate-50 px-2 py-1 text-sm text-slate-800">
+          {e.entry.note}
+        </p>
+      ) : null}
     </>
   );
 }
 
-function Row({ e, previous, withDate, children }: { e: TimelineEvent; previous: TimelineEvent | null; withDate: boolean; children: ReactNode }) {
+function Row({
+  e,
+  previous,
+  withDate,
+  children,
+}: {
+  e: TimelineEvent;
+  previous: TimelineEvent | null;
+  withDate: boolean;
+  children: ReactNode;
+}) {
   const delta = previous ? Date.parse(e.at) - Date.parse(previous.at) : null;
   return (
     <li id={eventAnchor(e)} className="grid scroll-mt-24 grid-cols-[6.5rem_1.75rem_1fr] gap-x-2 target:bg-indigo-50">
       <div className="pt-0.5 text-right text-xs tabular-nums">
-        <time dateTime={e.at} title={formatDateTime(e.at)} className="text-slate-800">{formatClock(e.at, withDate)}</time>
+        <time dateTime={e.at} title={formatDateTime(e.at)} className="text-slate-800">
+          {formatClock(e.at, withDate)}
+        </time>
         {delta !== null && delta > 0 ? <div className="text-slate-500">+{formatDuration(delta)}</div> : null}
       </div>
       <div className="relative flex justify-center">
         <div aria-hidden="true" className="absolute inset-y-0 w-px bg-slate-200" />
-        <span className="relative pt-0.5"><EventGlyph event={e} /></span>
+        <span className="relative pt-0.5">
+          <EventGlyph event={e} />
+        </span>
       </div>
-      <div className="min-w-0 pb-4">
-        {children}
-      </div>
+      <div className="min-w-0 pb-4">{children}</div>
     </li>
   );
 }
@@ -131,8 +162,15 @@ export function TimelineStory({ timeline, laneTag, recordHref, paging }: Props) 
             return (
               <li key={e.key} id={eventAnchor(e)} className="grid grid-cols-[6.5rem_1.75rem_1fr] gap-x-2">
                 <div />
-                <div className="flex justify-center"><div aria-hidden="true" className={`w-0 border-l-2 border-dashed ${e.open ? "border-amber-400" : "border-slate-300"}`} /></div>
-                <p className={`pb-3 text-xs italic ${e.open ? "font-medium text-amber-900" : "text-slate-600"}`}>{gapText(e, timeline.now)}</p>
+                <div className="flex justify-center">
+                  <div
+                    aria-hidden="true"
+                    className={`w-0 border-l-2 border-dashed ${e.open ? "border-amber-400" : "border-slate-300"}`}
+                  />
+                </div>
+                <p className={`pb-3 text-xs italic ${e.open ? "font-medium text-amber-900" : "text-slate-600"}`}>
+                  {gapText(e, timeline.now)}
+                </p>
               </li>
             );
           }
@@ -141,7 +179,9 @@ export function TimelineStory({ timeline, laneTag, recordHref, paging }: Props) 
               {e.kind === "record" ? <RecordBody e={e} href={recordHref(e)} tag={lane(e)} /> : null}
               {e.kind === "action" ? <ActionBody e={e} tag={lane(e)} /> : null}
               {e.kind === "marker" ? (
-                <p className={`font-medium ${e.marker === "conflict" ? "text-rose-800" : "text-orange-900"}`}>{lane(e)} {markerText(e)}</p>
+                <p className={`font-medium ${e.marker === "conflict" ? "text-rose-800" : "text-orange-900"}`}>
+                  {lane(e)} {markerText(e)}
+                </p>
               ) : null}
             </Row>
           );

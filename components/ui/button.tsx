@@ -10,7 +10,10 @@ const variants = {
 
 const sizes = { sm: "px-2 py-1 text-xs", md: "px-3 py-1.5 text-sm" } as const;
 
-export type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & { variant?: keyof typeof variants; size?: keyof typeof sizes };
+export type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & {
+  variant?: keyof typeof variants;
+  size?: keyof typeof sizes;
+};
 
 export function Button({ variant = "secondary", size = "md", className = "", type = "button", ...rest }: ButtonProps) {
   return (

@@ -18,7 +18,17 @@ const looks = {
  * Nothing while `error` is empty; otherwise its message (a string is shown as it is), after `prefix`
  * ("Could not refresh the list:") when there is one.
  */
-export function ErrorAlert({ error, prefix, look = "line", className }: { error: unknown; prefix?: string; look?: keyof typeof looks; className?: string }) {
+export function ErrorAlert({
+  error,
+  prefix,
+  look = "line",
+  className,
+}: {
+  error: unknown;
+  prefix?: string;
+  look?: keyof typeof looks;
+  className?: string;
+}) {
   if (!error) return null;
   const text = typeof error === "string" ? error : errorText(error);
   return (

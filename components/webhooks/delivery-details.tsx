@@ -11,7 +11,10 @@ import { ErrorAlert } from "../ui/error-alert";
 export function DeliveryDetails({ endpointId, deliveryId }: { endpointId: string; deliveryId: string }) {
   const { data, error, isPending } = useQuery({
     queryKey: queryKeys.admin.webhookDelivery(endpointId, deliveryId),
-    queryFn: () => api.get("/api/v1/admin/webhooks/{endpoint_id}/deliveries/{delivery_id}", { params: { endpoint_id: endpointId, delivery_id: deliveryId } }),
+    queryFn: () =>
+      api.get("/api/v1/admin/webhooks/{endpoint_id}/deliveries/{delivery_id}", {
+        params: { endpoint_id: endpointId, delivery_id: deliveryId },
+      }),
     refetchInterval: 5000,
   });
   if (isPending) return <p className="text-sm text-slate-600">Loading…</p>;
@@ -27,10 +30,18 @@ export function DeliveryDetails({ endpointId, deliveryId }: { endpointId: string
             <caption className="sr-only">Attempts of delivery {data.delivery.event_id}</caption>
             <thead className="text-slate-500">
               <tr>
-                <th scope="col" className="py-1 pr-3 font-medium">At</th>
-                <th scope="col" className="py-1 pr-3 font-medium">Status</th>
-                <th scope="col" className="py-1 pr-3 font-medium">Took</th>
-                <th scope="col" className="py-1 font-medium">Error</th>
+                <th scope="col" className="py-1 pr-3 font-medium">
+                  At
+                </th>
+                <th scope="col" className="py-1 pr-3 font-medium">
+                  Status
+                </th>
+                <th scope="col" className="py-1 pr-3 font-medium">
+                  Took
+                </th>
+                <th scope="col" className="py-1 font-medium">
+                  Error
+                </th>
               </tr>
             </thead>
             <tbody data-testid="attempt-rows">
@@ -48,7 +59,9 @@ export function DeliveryDetails({ endpointId, deliveryId }: { endpointId: string
       </div>
       <div>
         <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">Payload</h3>
-        <pre className="max-h-72 overflow-auto rounded-md bg-slate-50 p-2 font-mono text-xs text-slate-800">{JSON.stringify(data.payload, null, 2)}</pre>
+        <pre className="max-h-72 overflow-auto rounded-md bg-slate-50 p-2 font-mono text-xs text-slate-800">
+          {JSON.stringify(data.payload, null, 2)}
+        </pre>
       </div>
     </div>
   );

@@ -31,7 +31,12 @@ const statusLook: Record<WebhookDeliveryInfo["status"], { glyph: string; tone: s
 
 function DeliveryStatus({ status }: { status: WebhookDeliveryInfo["status"] }) {
   const look = statusLook[status];
-  return <span className={`inline-flex items-center gap-1 ${look.tone}`}><span aria-hidden="true">{look.glyph}</span>{look.label}</span>;
+  return (
+    <span className={`inline-flex items-center gap-1 ${look.tone}`}>
+      <span aria-hidden="true">{look.glyph}</span>
+      {look.label}
+    </span>
+  );
 }
 
 export function DeliveryLog({ endpointId, runtime }: { endpointId: string; runtime: string }) {
@@ -51,7 +56,9 @@ export function DeliveryLog({ endpointId, runtime }: { endpointId: string; runti
   });
   const resend = useCollectionMutation(queryKeys.admin.webhooks, {
     mutationFn: (delivery: WebhookDeliveryInfo) =>
-      api.post("/api/v1/admin/webhooks/{endpoint_id}/deliveries/{delivery_id}/resend", { params: { endpoint_id: endpointId, delivery_id: delivery.id } }),
+      api.post("/api/v1/admin/webhooks/{endpoint_id}/deliveries/{delivery_id}/resend", {
+        params: { endpoint_id: endpointId, delivery_id: delivery.id },
+      }),
     onSuccess: (d) => setNotice(`${d.event_id} is queued to be sent again now.`),
   });
   const items = log.data?.pages.flatMap((p) => p.items) ?? [];
@@ -59,8 +66,14 @@ export function DeliveryLog({ endpointId, runtime }: { endpointId: string; runti
   return (
     <section aria-labelledby="deliveries-heading" className="space-y-3">
       <div className="flex flex-wrap items-center justify-between gap-3">
-        <h2 id="deliveries-heading" className="text-base font-semibold">Delivery log</h2>
-        <div role="group" aria-label="Show deliveries" className="inline-flex rounded-md border border-slate-300 bg-white p-0.5 text-sm">
+        <h2 id="deliveries-heading" className="text-base font-semibold">
+          Delivery log
+        </h2>
+        <div
+          role="group"
+          aria-label="Show deliveries"
+          className="inline-flex rounded-md border border-slate-300 bg-white p-0.5 text-sm"
+        >
           {filters.map((f) => (
             <button
               key={f.value}
@@ -74,7 +87,9 @@ export function DeliveryLog({ endpointId, runtime }: { endpointId: string; runti
           ))}
         </div>
       </div>
-      <p role="status" aria-live="polite" className="text-sm text-emerald-800">{notice}</p>
+      <p role="status" aria-live="polite" className="text-sm text-emerald-800">
+        {notice}
+      </p>
       <ErrorAlert error={resend.error} prefix="Resend failed:" />
       <ErrorAlert error={log.error} prefix="Could not load the log:" />
 
@@ -92,14 +107,30 @@ export function DeliveryLog({ endpointId, runtime }: { endpointId: string; runti
             <caption className="sr-only">Deliveries to this endpoint, newest first</caption>
             <thead className="whitespace-nowrap bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
               <tr>
-                <th scope="col" className="px-3 py-2 font-medium">Created</th>
-                <th scope="col" className="px-3 py-2 font-medium">Event</th>
-                <th scope="col" className="px-3 py-2 font-medium">Invocation</th>
-                <th scope="col" className="px-3 py-2 font-medium">Status</th>
-                <th scope="col" className="px-3 py-2 font-medium">Tries</th>
-                <th scope="col" className="px-3 py-2 font-medium">Last answer</th>
-                <th scope="col" className="px-3 py-2 font-medium">Next try</th>
-                <th scope="col" className="px-3 py-2 font-medium"><span className="sr-only">Actions</span></th>
+                <th scope="col" className="px-3 py-2 font-medium">
+                  Created
+                </th>
+                <th scope="col" className="px-3 py-2 font-medium">
+                  Event
+                </th>
+                <th scope="col" className="px-3 py-2 font-medium">
+                  Invocation
+                </th>
+                <th scope="col" className="px-3 py-2 font-medium">
+                  Status
+                </th>
+                <th scope="col" className="px-3 py-2 font-medium">
+                  Tries
+                </th>
+                <th scope="col" className="px-3 py-2 font-medium">
+                  Last answer
+                </th>
+                <th scope="col" className="px-3 py-2 font-medium">
+                  Next try
+                </th>
+                <th scope="col" className="px-3 py-2 font-medium">
+                  <span className="sr-only">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
@@ -109,12 +140,21 @@ export function DeliveryLog({ endpointId, runtime }: { endpointId: string; runti
                     <td className="whitespace-nowrap px-3 py-2">{formatUtc(d.created_at)}</td>
                     <td className="px-3 py-2">
                       <div className="font-mono text-xs">{d.event_type}</div>
-                      <div className="max-w-[14rem] truncate font-mono text-xs text-slate-500" title={d.event_id}>{d.event_id}</div>
+                      <div className="max-w-[14rem] truncate font-mono text-xs text-slate-500" title={d.event_id}>
+                        {d.event_id}
+                      </div>
                     </td>
                     <td className="px-3 py-2">
                       {d.invocation_id ? (
-                        <Link href={invocationHref(d.invocation_id, runtime)} className="font-mono text-xs underline underline-offset-2">{d.invocation_id}</Link>
-                      ) : "—"}
+                        <Link
+                          href={invocationHref(d.invocation_id, runtime)}
+                          className="font-mono text-xs underline underline-offset-2"
+                        >
+                          {d.invocation_id}
+                        </Link>
+                      ) : (
+                        "—"
+                      )}
                     </td>
                     <td className="whitespace-nowrap px-3 py-2">
                       <DeliveryStatus status={d.status} />
@@ -122,13 +162,27 @@ export function DeliveryLog({ endpointId, runtime }: { endpointId: string; runti
                     </td>
                     <td className="px-3 py-2">{d.attempts}</td>
                     <td className="max-w-xs px-3 py-2">
-                      <span className="font-mono text-xs">{d.last_status_code ?? (d.attempts > 0 ? "no answer" : "—")}</span>
-                      {d.last_error && d.status !== "delivered" ? <div className="truncate text-xs text-slate-600" title={d.last_error}>{d.last_error}</div> : null}
+                      <span className="font-mono text-xs">
+                        {d.last_status_code ?? (d.attempts > 0 ? "no answer" : "—")}
+                      </span>
+                      {d.last_error && d.status !== "delivered" ? (
+                        <div className="truncate text-xs text-slate-600" title={d.last_error}>
+                          {d.last_error}
+                        </div>
+                      ) : null}
                     </td>
-                    <td className="whitespace-nowrap px-3 py-2">{d.next_attempt_at ? formatUtc(d.next_attempt_at) : "—"}</td>
+                    <td className="whitespace-nowrap px-3 py-2">
+                      {d.next_attempt_at ? formatUtc(d.next_attempt_at) : "—"}
+                    </td>
                     <td className="whitespace-nowrap px-3 py-2 text-right">
-                      <Button size="sm" variant="ghost" aria-expanded={open === d.id} onClick={() => setOpen(open === d.id ? null : d.id)}>
-                        {open === d.id ? "Hide" : "Details"}<span className="sr-only"> of {d.event_id}</span>
+                      <Button
+                        size="sm"
+                        variant="ghost"
+                        aria-expanded={open === d.id}
+                        onClick={() => setOpen(open === d.id ? null : d.id)}
+                      >
+                        {open === d.id ? "Hide" : "Details"}
+                        <span className="sr-only"> of {d.event_id}</span>
                       </Button>
                       <Button
                         size="sm"
@@ -156,7 +210,9 @@ export function DeliveryLog({ endpointId, runtime }: { endpointId: string; runti
         </div>
       )}
       {log.hasNextPage ? (
-        <Button onClick={() => log.fetchNextPage()} disabled={log.isFetchingNextPage}>{log.isFetchingNextPage ? "Loading…" : "Show older deliveries"}</Button>
+        <Button onClick={() => log.fetchNextPage()} disabled={log.isFetchingNextPage}>
+          {log.isFetchingNextPage ? "Loading…" : "Show older deliveries"}
+        </Button>
       ) : null}
     </section>
   );

@@ -49,30 +49,57 @@ export function EndpointAdmin({ initial }: { initial: WebhookEndpointInfo }) {
   return (
     <div className="space-y-6">
       <nav aria-label="Breadcrumb" className="text-sm">
-        <Link href="/admin/webhooks" className="text-slate-700 underline underline-offset-2">Webhooks</Link>
-        <span aria-hidden="true" className="px-1 text-slate-400">/</span>
+        <Link href="/admin/webhooks" className="text-slate-700 underline underline-offset-2">
+          Webhooks
+        </Link>
+        <span aria-hidden="true" className="px-1 text-slate-400">
+          /
+        </span>
         <span>{endpoint.runtime}</span>
       </nav>
-      <section aria-labelledby="endpoint-heading" className="space-y-3 rounded-lg border border-slate-200 bg-white p-4 shadow-sm">
+      <section
+        aria-labelledby="endpoint-heading"
+        className="space-y-3 rounded-lg border border-slate-200 bg-white p-4 shadow-sm"
+      >
         <div className="flex flex-wrap items-start justify-between gap-4">
           <div className="min-w-0">
-            <h1 id="endpoint-heading" className="text-xl font-semibold">Webhook for {endpoint.runtime}</h1>
+            <h1 id="endpoint-heading" className="text-xl font-semibold">
+              Webhook for {endpoint.runtime}
+            </h1>
             <p className="mt-1 break-all font-mono text-sm text-slate-700">{endpoint.url}</p>
             <p className="mt-1 text-sm text-slate-600">
-              <EndpointState enabled={endpoint.enabled} /> · added {formatUtc(endpoint.created_at, { seconds: false })} ·{" "}
-              {endpoint.deliveries.delivered} delivered, {endpoint.deliveries.pending} pending, {endpoint.deliveries.failed} failed
+              <EndpointState enabled={endpoint.enabled} /> · added {formatUtc(endpoint.created_at, { seconds: false })}{" "}
+              · {endpoint.deliveries.delivered} delivered, {endpoint.deliveries.pending} pending,{" "}
+              {endpoint.deliveries.failed} failed
             </p>
           </div>
           <div className="flex flex-wrap gap-2">
             <Button onClick={() => toggle.mutate(!endpoint.enabled)} disabled={toggle.isPending}>
               {endpoint.enabled ? "Disable" : "Enable"}
             </Button>
-            <Button onClick={() => { rotate.reset(); setConfirming("rotate"); }}>Rotate secret</Button>
-            <Button variant="dangerGhost" onClick={() => { remove.reset(); setConfirming("delete"); }}>Delete</Button>
+            <Button
+              onClick={() => {
+                rotate.reset();
+                setConfirming("rotate");
+              }}
+            >
+              Rotate secret
+            </Button>
+            <Button
+              variant="dangerGhost"
+              onClick={() => {
+                remove.reset();
+                setConfirming("delete");
+              }}
+            >
+              Delete
+            </Button>
           </div>
         </div>
         {!endpoint.enabled ? (
-          <p className="text-sm text-slate-700">Disabled: no new events are queued for it, and its pending deliveries wait until it is enabled again.</p>
+          <p className="text-sm text-slate-700">
+            Disabled: no new events are queued for it, and its pending deliveries wait until it is enabled again.
+          </p>
         ) : null}
         <ErrorAlert error={toggle.error} />
       </section>
@@ -102,7 +129,13 @@ export function EndpointAdmin({ initial }: { initial: WebhookEndpointInfo }) {
         />
       ) : null}
       {secret ? (
-        <ShownOnceDialog title={`New signing secret for ${endpoint.runtime}`} label="Webhook signing secret" secret={secret} note={SECRET_NOTE} onClose={() => setSecret(null)} />
+        <ShownOnceDialog
+          title={`New signing secret for ${endpoint.runtime}`}
+          label="Webhook signing secret"
+          secret={secret}
+          note={SECRET_NOTE}
+          onClose={() => setSecret(null)}
+        />
       ) : null}
     </div>
   );

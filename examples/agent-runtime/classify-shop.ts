@@ -16,15 +16,31 @@ export function classifyShop(result: CallResult<ShopResponse>, context: Classify
   if (status === 429 || status === 503) {
     // Refused before anything was written; honour the server's Retry-After.
     const retryAfter = Number(headers["retry-after"]);
-    return { outcome: "retryable", effect_applied: "no", attempt_id, retry_after_s: Number.isFinite(retryAfter) ? retryAfter : null, message: `HTTP ${status}` };
+    return {
+      outcome: "retryable",
+      effect_applied: "no",
+      attempt_id,
+      retry_after_s: Number.isFinite(retryAfter) ? retryAfter : null,
+      message: `HTTP ${status}`,
+    };
   }
   // An error body in seed 001's five fields, whatever the status: Settle reads it as such.
   if (typeof fields.code === "string") return body;
   if (Array.isArray(fields.items)) {
-    const items = (fields.items as Item[]).map(({ id, applied, reason }) => ({ id, applied, ...(reason ? { reason } : {}) }));
+    const items = (fields.items as Item[]).map(({ id, applied, reason }) => ({
+      id,
+      applied,
+      ...(reason ? { reason } : {}),
+    }));
     const done = items.filter((i) => i.applied === "yes").length;
     if (done === items.length) return { outcome: "ok", effect_applied: "yes", attempt_id, items };
-    return { outcome: "permanent", effect_applied: done === 0 ? "no" : "partial", attempt_id, items, message: `${done} of ${items.length} rows written` };
+    return {
+      outcome: "permanent",
+      effect_applied: done === 0 ? "no" : "partial",
+      attempt_id,
+      items,
+      message: `${done} of ${items.length} rows written`,
+    };
   }
   if (status >= 200 && status < 300) return { outcome: "ok", effect_applied: "yes", attempt_id };
   // A 5xx says nothing about whether a write landed.

@@ -48,7 +48,12 @@ export function createShop(hooks: { onCall?: (call: Delivery) => void } = {}) {
   }
 
   /** Every request goes through here: the injected failure for its key, then the handler (which applies the effect). */
-  async function deliver(op: string, key: string, signal: AbortSignal, handle: () => ShopResponse): Promise<ShopResponse> {
+  async function deliver(
+    op: string,
+    key: string,
+    signal: AbortSignal,
+    handle: () => ShopResponse,
+  ): Promise<ShopResponse> {
     const failure = failures.get(key);
     failures.delete(key);
     const delivery = { op, key, at: Date.now() };
@@ -69,7 +74,12 @@ export function createShop(hooks: { onCall?: (call: Delivery) => void } = {}) {
         return {
           status: 429,
           headers: { "retry-after": String(failure.retryAfterS) },
-          body: { type: "about:blank", title: "Too Many Requests", status: 429, detail: `Retry after ${failure.retryAfterS} s.` },
+          body: {
+            type: "about:blank",
+            title: "Too Many Requests",
+            status: 429,
+            detail: `Retry after ${failure.retryAfterS} s.`,
+          },
         };
       default:
         return handle();
@@ -91,21 +101,33 @@ export function createShop(hooks: { onCall?: (call: Delivery) => void } = {}) {
         CATALOG.has(order.sku)
           ? ok(201, apply(call.idempotencyKey, { id: `ord_${call.idempotencyKey.slice(0, 8)}`, ...order }))
           : // 3. The transport succeeded, the operation did not.
-            ok(200, { code: "INVALID_SKU", message: `SKU ${order.sku} does not exist.`, retryable: false, hint: "Look the SKU up first.", field: "sku" }),
+            ok(200, {
+              code: "INVALID_SKU",
+              message: `SKU ${order.sku} does not exist.`,
+              retryable: false,
+              hint: "Look the SKU up first.",
+              field: "sku",
+            }),
       ),
 
     sendMessage: (message: { to: string; text: string }, call: Call) =>
       deliver("send_message", call.idempotencyKey, call.signal, () => {
         // This receiver recognises a repeat by key: one message, and the same ok answer again.
-        const sent = applied.get(call.idempotencyKey)?.[0] ?? apply(call.idempotencyKey, { id: `msg_${call.idempotencyKey.slice(0, 8)}`, ...message });
+        const sent =
+          applied.get(call.idempotencyKey)?.[0] ??
+          apply(call.idempotencyKey, { id: `msg_${call.idempotencyKey.slice(0, 8)}`, ...message });
         return ok(200, sent);
       }),
 
     chargeCard: (charge: { amountCents: number }, call: Call) =>
-      deliver("charge_card", call.idempotencyKey, call.signal, () => ok(201, apply(call.idempotencyKey, { id: `ch_${call.idempotencyKey.slice(0, 8)}`, ...charge }))),
+      deliver("charge_card", call.idempotencyKey, call.signal, () =>
+        ok(201, apply(call.idempotencyKey, { id: `ch_${call.idempotencyKey.slice(0, 8)}`, ...charge })),
+      ),
 
     createInvoice: (invoice: { customer: string; amountCents: number }, call: Call) =>
-      deliver("create_invoice", call.idempotencyKey, call.signal, () => ok(201, apply(call.idempotencyKey, { id: `in_${call.idempotencyKey.slice(0, 8)}`, ...invoice }))),
+      deliver("create_invoice", call.idempotencyKey, call.signal, () =>
+        ok(201, apply(call.idempotencyKey, { id: `in_${call.idempotencyKey.slice(0, 8)}`, ...invoice })),
+      ),
 
     /** 5. Writes rows one by one: a merged cell refuses its row for good; a locked row fails this once. */
     writeRows: (rows: string[], call: Call) =>

@@ -14,14 +14,24 @@ if (!values.url || !values.key) {
 }
 
 const settle = createSettleClient({ url: values.url, key: values.key });
-const runtime = createAgentRuntime(settle, createShop(), { runTag: Date.now().toString(36), decisionTimeoutMs: 30_000 });
+const runtime = createAgentRuntime(settle, createShop(), {
+  runTag: Date.now().toString(36),
+  decisionTimeoutMs: 30_000,
+});
 
 let failed = 0;
 for (const result of await runtime.playAll()) {
   const problems = await checkFixture(settle, result);
   if (problems.length > 0) failed += 1;
-  const runs = result.runs.map((r) => `${r.status} after ${r.calls} call${r.calls === 1 ? "" : "s"} (${r.decision?.status ?? "?"} → ${r.decision?.decision ?? "?"})`).join("; ");
-  process.stdout.write(`${problems.length === 0 ? "PASS" : "FAIL"}  ${result.name.padEnd(40)} ${runs}; ${result.effects} effect(s)\n`);
+  const runs = result.runs
+    .map(
+      (r) =>
+        `${r.status} after ${r.calls} call${r.calls === 1 ? "" : "s"} (${r.decision?.status ?? "?"} → ${r.decision?.decision ?? "?"})`,
+    )
+    .join("; ");
+  process.stdout.write(
+    `${problems.length === 0 ? "PASS" : "FAIL"}  ${result.name.padEnd(40)} ${runs}; ${result.effects} effect(s)\n`,
+  );
   for (const problem of problems) process.stdout.write(`      ${problem}\n`);
 }
 process.exit(failed === 0 ? 0 : 1);

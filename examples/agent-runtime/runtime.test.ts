@@ -55,7 +55,8 @@ describe.each<Backend>(["postgres", "pglite"])("example agent runtime on %s", (b
         continue;
       }
       const invocation = invocationOf.get(e.key) ?? e.key;
-      if (seen.has(e.key) && !allowed.has(invocation)) problems.push(`${invocation} called again without a decision allowing it`);
+      if (seen.has(e.key) && !allowed.has(invocation))
+        problems.push(`${invocation} called again without a decision allowing it`);
       seen.add(e.key);
       allowed.delete(invocation);
     }
@@ -69,8 +70,17 @@ describe.each<Backend>(["postgres", "pglite"])("example agent runtime on %s", (b
     const { settle, shop, timeline: events } = setup();
     results = await createAgentRuntime(settle, shop, { runTag: backend, decisionTimeoutMs: 10_000 }).playAll();
     timeline = events;
-    for (const result of results) expect({ fixture: result.name, problems: await checkFixture(settle, result) }).toEqual({ fixture: result.name, problems: [] });
-    expect(callsWithoutDecision(timeline, results.flatMap((r) => r.runs))).toEqual([]);
+    for (const result of results)
+      expect({ fixture: result.name, problems: await checkFixture(settle, result) }).toEqual({
+        fixture: result.name,
+        problems: [],
+      });
+    expect(
+      callsWithoutDecision(
+        timeline,
+        results.flatMap((r) => r.runs),
+      ),
+    ).toEqual([]);
     // One business effect per intent: no key was ever applied twice.
     for (const run of results.flatMap((r) => r.runs)) expect(shop.effects(run.idempotencyKey)).toBeLessThanOrEqual(1);
   });
@@ -78,27 +88,41 @@ describe.each<Backend>(["postgres", "pglite"])("example agent runtime on %s", (b
   it("Settle's record of each fixture: statuses, the probe's settlement, the scoped retry and the honoured Retry-After", async () => {
     const byName = (prefix: string) => results.find((r) => r.name.startsWith(prefix))!;
     const [landed, lost] = results.filter((r) => r.name.startsWith("1."));
-    expect(await read(landed!.runs[0]!.invocationId)).toMatchObject({ status: "reconciled", commit_state: "committed", resolution: { by: "probe" }, attempt_count: 1 });
+    expect(await read(landed!.runs[0]!.invocationId)).toMatchObject({
+      status: "reconciled",
+      commit_state: "committed",
+      resolution: { by: "probe" },
+      attempt_count: 1,
+    });
     expect(await read(lost!.runs[0]!.invocationId)).toMatchObject({ status: "succeeded", attempt_count: 2 });
 
     const duplicate = byName("2.");
     expect(duplicate.runs[0]!.invocationId).toBe(duplicate.runs[1]!.invocationId);
     expect(await read(duplicate.runs[0]!.invocationId)).toMatchObject({ status: "succeeded", attempt_count: 1 });
 
-    expect(await read(byName("3.").runs[0]!.invocationId)).toMatchObject({ status: "needs_input", commit_state: "not_committed" });
-    expect(await read(byName("4.").runs[0]!.invocationId)).toMatchObject({ status: "succeeded", effect_class: "money", attempt_count: 1 });
+    expect(await read(byName("3.").runs[0]!.invocationId)).toMatchObject({
+      status: "needs_input",
+      commit_state: "not_committed",
+    });
+    expect(await read(byName("4.").runs[0]!.invocationId)).toMatchObject({
+      status: "succeeded",
+      effect_class: "money",
+      attempt_count: 1,
+    });
 
     const partial = byName("5.");
     const first = await read(partial.runs[0]!.invocationId);
     expect(first).toMatchObject({ status: "partially_applied", commit_state: "partial" });
-    expect(first.attempts.at(-1).items.map((i: { item_id: string; applied: string }) => `${i.item_id}:${i.applied}`)).toEqual([
-      "row_11:yes", "row_12:yes", "row_13:no", "row_14:yes", "row_15:no", "row_16:yes",
-    ]);
+    expect(
+      first.attempts.at(-1).items.map((i: { item_id: string; applied: string }) => `${i.item_id}:${i.applied}`),
+    ).toEqual(["row_11:yes", "row_12:yes", "row_13:no", "row_14:yes", "row_15:no", "row_16:yes"]);
     const retry = await read(partial.runs[1]!.invocationId);
     expect(retry.attempts.at(-1).items.map((i: { item_id: string }) => i.item_id)).toEqual(["row_15"]);
 
     const rate = byName("6.");
-    const calls = timeline.filter((e): e is Extract<Event, { kind: "call" }> => e.kind === "call" && e.key === rate.runs[0]!.idempotencyKey);
+    const calls = timeline.filter(
+      (e): e is Extract<Event, { kind: "call" }> => e.kind === "call" && e.key === rate.runs[0]!.idempotencyKey,
+    );
     expect(calls).toHaveLength(2);
     expect(calls[1]!.at - calls[0]!.at).toBeGreaterThanOrEqual(1_000);
   });
@@ -109,8 +133,18 @@ describe.each<Backend>(["postgres", "pglite"])("example agent runtime on %s", (b
     const task = `two-workers-${backend}`;
     const key = intentKey(task, "agent-7", "create_invoice", "customer-3");
     shop.inject(key, { kind: "slow", ms: 300 });
-    const spec = { tool: "create_invoice", effectClass: "create" as const, taskId: task, idempotencyKey: key, decisionTimeoutMs: 10_000 };
-    const runs = await Promise.all([settle.wrapTool(shop.createInvoice, spec), worker2.wrapTool(shop.createInvoice, spec)].map((run) => run({ customer: "customer-3", amountCents: 100 })));
+    const spec = {
+      tool: "create_invoice",
+      effectClass: "create" as const,
+      taskId: task,
+      idempotencyKey: key,
+      decisionTimeoutMs: 10_000,
+    };
+    const runs = await Promise.all(
+      [settle.wrapTool(shop.createInvoice, spec), worker2.wrapTool(shop.createInvoice, spec)].map((run) =>
+        run({ customer: "customer-3", amountCents: 100 }),
+      ),
+    );
     expect(runs.map((r) => r.status)).toEqual(["done", "done"]);
     expect(runs.map((r) => r.calls).sort()).toEqual([0, 1]);
     expect(shop.effects(key)).toBe(1);
@@ -132,9 +166,17 @@ describe.each<Backend>(["postgres", "pglite"])("example agent runtime on %s", (b
     );
     const running = createOrder({ sku: "sku-2", quantity: 3 });
     const id = `${task}:${key}`;
-    const unknown = await waitFor(() => read(id), (inv) => inv?.status === "outcome_unknown");
+    const unknown = await waitFor(
+      () => read(id),
+      (inv) => inv?.status === "outcome_unknown",
+    );
     expect(keys).toHaveLength(1);
-    const settled = await actOnInvocation(t.db, { invocationId: id }, { action: "mark_reconciled", commit_state: "not_committed", note: "no order in the shop" }, { actor: "ana@example.com", version: unknown.version });
+    const settled = await actOnInvocation(
+      t.db,
+      { invocationId: id },
+      { action: "mark_reconciled", commit_state: "not_committed", note: "no order in the shop" },
+      { actor: "ana@example.com", version: unknown.version },
+    );
     expect(settled.ok).toBe(true);
     const run = await running;
     expect(run).toMatchObject({ status: "done", calls: 2, decision: { decision: "do_not_retry" } });
@@ -148,15 +190,38 @@ describe.each<Backend>(["postgres", "pglite"])("example agent runtime on %s", (b
     const task = `found-${backend}`;
     const key = intentKey(task, "agent-7", "send_message", "customer-7");
     shop.inject(key, { kind: "kill_mid_call", lands: true });
-    const send = settle.wrapTool(shop.sendMessage, { tool: "send_message", effectClass: "send", taskId: task, idempotencyKey: key, decisionTimeoutMs: 20_000 });
+    const send = settle.wrapTool(shop.sendMessage, {
+      tool: "send_message",
+      effectClass: "send",
+      taskId: task,
+      idempotencyKey: key,
+      decisionTimeoutMs: 20_000,
+    });
     const running = send({ to: "customer-7", text: "Refund issued." });
     const id = `${task}:${key}`;
-    await waitFor(() => read(id), (inv) => inv?.status === "outcome_unknown");
-    const asked = await actOnInvocation(t.db, { invocationId: id }, { action: "request_verification" }, { actor: "ana@example.com", version: (await read(id)).version });
+    await waitFor(
+      () => read(id),
+      (inv) => inv?.status === "outcome_unknown",
+    );
+    const asked = await actOnInvocation(
+      t.db,
+      { invocationId: id },
+      { action: "request_verification" },
+      { actor: "ana@example.com", version: (await read(id)).version },
+    );
     expect(asked.ok).toBe(true);
-    const found = await actOnInvocation(t.db, { invocationId: id }, { action: "record_verification", result: "found", evidence: "message msg_1 in the outbox" }, { actor: "ana@example.com", version: (await read(id)).version });
+    const found = await actOnInvocation(
+      t.db,
+      { invocationId: id },
+      { action: "record_verification", result: "found", evidence: "message msg_1 in the outbox" },
+      { actor: "ana@example.com", version: (await read(id)).version },
+    );
     expect(found.ok).toBe(true);
-    expect(await running).toMatchObject({ status: "done", calls: 1, decision: { decision: "do_not_retry", status: "reconciled" } });
+    expect(await running).toMatchObject({
+      status: "done",
+      calls: 1,
+      decision: { decision: "do_not_retry", status: "reconciled" },
+    });
     expect(shop.deliveries(key)).toHaveLength(1);
   });
 });

@@ -35,7 +35,9 @@ export function createAgentRuntime(settle: SettleClient, shop: Shop, options: Ru
       classify: classifyShop,
       probe: async (key) => {
         const found = shop.findByKey(key);
-        return found === undefined ? { found: false } : { found: true, value: { status: 200, headers: {}, body: found } };
+        return found === undefined
+          ? { found: false }
+          : { found: true, value: { status: 200, headers: {}, body: found } };
       },
       ...(spec.timeoutMs ? { timeoutMs: spec.timeoutMs } : {}),
       ...(options.decisionTimeoutMs ? { decisionTimeoutMs: options.decisionTimeoutMs } : {}),
@@ -111,10 +113,14 @@ export function createAgentRuntime(settle: SettleClient, shop: Shop, options: Ru
     const key = intentKey(task, actor, "write_rows", "sheet-1", "batch");
     const write = tool(shop.writeRows, { tool: "write_rows", effectClass: "create", task, key });
     const first = await write(rows);
-    const items = (first.value?.body as { items?: Array<{ id: string; applied: string; retryable?: boolean }> } | undefined)?.items ?? [];
+    const items =
+      (first.value?.body as { items?: Array<{ id: string; applied: string; retryable?: boolean }> } | undefined)
+        ?.items ?? [];
     const remainder = items.filter((i) => i.applied === "no" && i.retryable).map((i) => i.id);
     const retryKey = intentKey(task, actor, "write_rows", "sheet-1", "retry-1");
-    const second = await tool(shop.writeRows, { tool: "write_rows", effectClass: "create", task, key: retryKey })(remainder);
+    const second = await tool(shop.writeRows, { tool: "write_rows", effectClass: "create", task, key: retryKey })(
+      remainder,
+    );
     return {
       name: "5. partial batch",
       runs: [first, second],
@@ -164,10 +170,16 @@ export async function checkFixture(settle: SettleClient, result: FixtureResult):
   const { expected } = result;
   const statuses = result.runs.map((r) => r.status);
   const calls = result.runs.map((r) => r.calls);
-  if (statuses.join() !== expected.runs.join()) problems.push(`runs ended ${statuses.join(", ")}, expected ${expected.runs.join(", ")}`);
-  if (calls.join() !== expected.calls.join()) problems.push(`tool calls ${calls.join(", ")}, expected ${expected.calls.join(", ")}`);
-  if (result.effects !== expected.effects) problems.push(`${result.effects} business effects, expected ${expected.effects}`);
-  const decisions = await Promise.all(result.runs.map(async (r) => (await settle.getDecision(r.invocationId)).decision));
-  if (decisions.join() !== expected.decisions.join()) problems.push(`Settle decided ${decisions.join(", ")}, expected ${expected.decisions.join(", ")}`);
+  if (statuses.join() !== expected.runs.join())
+    problems.push(`runs ended ${statuses.join(", ")}, expected ${expected.runs.join(", ")}`);
+  if (calls.join() !== expected.calls.join())
+    problems.push(`tool calls ${calls.join(", ")}, expected ${expected.calls.join(", ")}`);
+  if (result.effects !== expected.effects)
+    problems.push(`${result.effects} business effects, expected ${expected.effects}`);
+  const decisions = await Promise.all(
+    result.runs.map(async (r) => (await settle.getDecision(r.invocationId)).decision),
+  );
+  if (decisions.join() !== expected.decisions.join())
+    problems.push(`Settle decided ${decisions.join(", ")}, expected ${expected.decisions.join(", ")}`);
   return problems;
 }

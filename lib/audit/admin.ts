@@ -11,7 +11,8 @@ import type { AdminActionName } from "./admin-action-names";
 // is one: a change that is not in the audit trail did not happen. The audit
 // page and CSV read them beside invocation actions (lib/audit/audit.ts).
 
-export type AdminTarget = "user" | "runtime_key" | "personal_token" | "webhook_endpoint" | "webhook_delivery" | "policy" | "tool_catalog_entry";
+export type AdminTarget =
+  "user" | "runtime_key" | "personal_token" | "webhook_endpoint" | "webhook_delivery" | "policy" | "tool_catalog_entry";
 
 export type AdminActionInput = {
   actor: string;

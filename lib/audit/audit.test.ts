@@ -13,7 +13,7 @@ describe("csvField", () => {
     ["-1", "'-1"],
     ["@cmd", "'@cmd"],
     ["\tTab", "'\tTab"],
-    ["\rCR", "\"'\rCR\""],
+    ["\rCR", '"\'\rCR"'],
     ['=HYPERLINK("x","y")', `"'=HYPERLINK(""x"",""y"")"`],
     ["a=b", "a=b"],
     ["", ""],
@@ -43,7 +43,14 @@ describe("auditQuerySchema", () => {
 
   it("treats empty fields as absent and splits lists", () => {
     const q = auditQuerySchema.parse({ actor: "", from: "", action: "comment, escalate", to_status: "reconciled" });
-    expect(q).toMatchObject({ actor: undefined, from: undefined, action: ["comment", "escalate"], to_status: ["reconciled"], limit: 50, format: "json" });
+    expect(q).toMatchObject({
+      actor: undefined,
+      from: undefined,
+      action: ["comment", "escalate"],
+      to_status: ["reconciled"],
+      limit: 50,
+      format: "json",
+    });
   });
 
   it("round-trips a cursor, and refuses a bad cursor or a day that does not exist", () => {
@@ -51,6 +58,7 @@ describe("auditQuerySchema", () => {
     const id = "0b7f3c1e-8a2d-4d5e-9f00-123456789abc";
     expect(auditQuerySchema.parse({ cursor: encodeAuditCursor(at, id) }).cursor).toEqual({ at, id });
     expect(auditQuerySchema.safeParse({ cursor: "garbage" }).success).toBe(false);
-    for (const from of ["2026-02-30", "2026-13-01", "2026-02-30T10:00:00Z", "yesterday"]) expect(auditQuerySchema.safeParse({ from }).success).toBe(false);
+    for (const from of ["2026-02-30", "2026-13-01", "2026-02-30T10:00:00Z", "yesterday"])
+      expect(auditQuerySchema.safeParse({ from }).success).toBe(false);
   });
 });

@@ -19,7 +19,11 @@ const time = z.string().meta({ format: "date-time" });
 export const auditEntrySchema = z
   .object({
     id: z.string(),
-    kind: z.enum(["invocation", "admin"]).describe("invocation: an action on an invocation; admin: a change to people, keys, tokens, webhooks or policies."),
+    kind: z
+      .enum(["invocation", "admin"])
+      .describe(
+        "invocation: an action on an invocation; admin: a change to people, keys, tokens, webhooks or policies.",
+      ),
     at: time,
     actor: z.string(),
     action: z.string(),
@@ -35,7 +39,12 @@ export const auditEntrySchema = z
     runtime: z.string().nullable(),
     tool: z.string().nullable(),
     effect_class: z.string().nullable(),
-    target_type: z.string().nullable().describe("admin: user, runtime_key, personal_token, webhook_endpoint, webhook_delivery, policy or tool_catalog_entry."),
+    target_type: z
+      .string()
+      .nullable()
+      .describe(
+        "admin: user, runtime_key, personal_token, webhook_endpoint, webhook_delivery, policy or tool_catalog_entry.",
+      ),
     target_id: z.string().nullable().describe("admin: the email, key or token prefix, endpoint id or effect class."),
     before: z.record(z.string(), z.unknown()).nullable().describe("admin: the state before (secrets never included)."),
     after: z.record(z.string(), z.unknown()).nullable().describe("admin: the state after."),
@@ -49,12 +58,18 @@ export const auditPageSchema = z
 export type AuditPage = z.infer<typeof auditPageSchema>;
 
 // An HTML form sends every field, filled or not: an empty one means "any".
-const blankIsAbsent = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
+const blankIsAbsent = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
 
 const list = <T extends z.ZodType<unknown, string>>(item: T) =>
   z
     .string()
-    .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
+    .transform((s) =>
+      s
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(item).min(1));
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -109,7 +124,8 @@ export const auditQuerySchema = auditFiltersSchema.extend({
       .max(512)
       .transform((s, ctx) => {
         const c = decodeAuditCursor(s);
-        if (!c) ctx.addIssue({ code: "custom", message: "not a cursor from this API: pass next_cursor as it was given" });
+        if (!c)
+          ctx.addIssue({ code: "custom", message: "not a cursor from this API: pass next_cursor as it was given" });
         return c ?? { at: new Date(0), id: "" };
       }),
   ),
@@ -141,7 +157,9 @@ function whereOf(f: AuditFilters, cursor: Cursor | null | undefined): P.ActionWh
 }
 
 const include = {
-  invocation: { select: { invocationId: true, taskId: true, tool: true, effectClass: true, runtime: { select: { name: true } } } },
+  invocation: {
+    select: { invocationId: true, taskId: true, tool: true, effectClass: true, runtime: { select: { name: true } } },
+  },
 } as const;
 type Row = P.ActionGetPayload<{ include: typeof include }>;
 
@@ -175,7 +193,8 @@ function toEntry(row: Row): AuditEntry {
   };
 }
 
-const asRecord = (v: unknown): Record<string, unknown> | null => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
+const asRecord = (v: unknown): Record<string, unknown> | null =>
+  v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
 
 function adminEntry(row: AdminAuditRow): AuditEntry {
   return {
@@ -209,15 +228,28 @@ const invocationOnly = (f: AuditFilters) => Boolean(f.from_status || f.to_status
 const newestFirst = (a: AuditEntry, b: AuditEntry) => (a.at === b.at ? (a.id < b.id ? 1 : -1) : a.at < b.at ? 1 : -1);
 
 /** One page of audit entries matching `filters`, newest first; `next_cursor` continues after the last one. */
-export async function listAudit(db: Db, filters: AuditFilters, cursor: Cursor | null = null, limit = 50): Promise<AuditPage> {
+export async function listAudit(
+  db: Db,
+  filters: AuditFilters,
+  cursor: Cursor | null = null,
+  limit = 50,
+): Promise<AuditPage> {
   const [rows, adminRows] = await Promise.all([
-    db.prisma.action.findMany({ where: whereOf(filters, cursor), include, orderBy: [{ at: "desc" }, { id: "desc" }], take: limit + 1 }),
+    db.prisma.action.findMany({
+      where: whereOf(filters, cursor),
+      include,
+      orderBy: [{ at: "desc" }, { id: "desc" }],
+      take: limit + 1,
+    }),
     invocationOnly(filters) ? [] : listAdminActions(db, filters, cursor, limit + 1),
   ]);
   const all = [...rows.map(toEntry), ...adminRows.map(adminEntry)].sort(newestFirst);
   const page = all.slice(0, limit);
   const last = page[page.length - 1];
-  return { items: page, next_cursor: all.length > limit && last ? encodeAuditCursor(new Date(last.at), last.id) : null };
+  return {
+    items: page,
+    next_cursor: all.length > limit && last ? encodeAuditCursor(new Date(last.at), last.id) : null,
+  };
 }
 
 export const auditCsvColumns = [
@@ -287,7 +319,11 @@ export const CSV_PAGE_SIZE = 1000;
  * read before this returns: a database failure is still an error response,
  * not a truncated file.
  */
-export async function streamAuditCsv(db: Db, filters: AuditFilters, now = new Date()): Promise<{ filename: string; body: ReadableStream<Uint8Array> }> {
+export async function streamAuditCsv(
+  db: Db,
+  filters: AuditFilters,
+  now = new Date(),
+): Promise<{ filename: string; body: ReadableStream<Uint8Array> }> {
   const encoder = new TextEncoder();
   let page: AuditPage | null = await listAudit(db, filters, null, CSV_PAGE_SIZE);
   let header = `${auditCsvColumns.join(",")}\r\n`;

@@ -23,7 +23,9 @@ export const catalogPatternSchema = z
   .min(1)
   .max(200)
   .regex(/^[^\p{Cc}]+$/u, "no control characters")
-  .describe("A tool name, or a pattern where * stands for any characters (get_*, *_delete, stripe.*.create). Case-sensitive.");
+  .describe(
+    "A tool name, or a pattern where * stands for any characters (get_*, *_delete, stripe.*.create). Case-sensitive.",
+  );
 
 const time = z.string().meta({ format: "date-time" });
 
@@ -33,7 +35,10 @@ export const toolCatalogItemSchema = z
     runtime: z.string(),
     pattern: z.string(),
     effect_class: effectClassSchema,
-    volatile_args: z.array(z.string()).nullable().describe("Top-level argument names the arguments' digest leaves out; null: Settle's default list."),
+    volatile_args: z
+      .array(z.string())
+      .nullable()
+      .describe("Top-level argument names the arguments' digest leaves out; null: Settle's default list."),
     created_at: time,
     updated_at: time,
   })
@@ -49,16 +54,32 @@ export const newCatalogEntrySchema = z.object({
 export type NewCatalogEntry = z.infer<typeof newCatalogEntrySchema>;
 
 export const catalogEntryPatchSchema = z
-  .object({ pattern: catalogPatternSchema.optional(), effect_class: effectClassSchema.optional(), volatile_args: volatileArgsSchema.nullish() })
-  .refine((p) => p.pattern !== undefined || p.effect_class !== undefined || p.volatile_args !== undefined, "give pattern, effect_class, volatile_args or more");
+  .object({
+    pattern: catalogPatternSchema.optional(),
+    effect_class: effectClassSchema.optional(),
+    volatile_args: volatileArgsSchema.nullish(),
+  })
+  .refine(
+    (p) => p.pattern !== undefined || p.effect_class !== undefined || p.volatile_args !== undefined,
+    "give pattern, effect_class, volatile_args or more",
+  );
 export type CatalogEntryPatch = z.infer<typeof catalogEntryPatchSchema>;
 
-type Row = { id: string; pattern: string; effectClass: string; volatileArgs: unknown; createdAt: Date; updatedAt: Date; runtime: { id: string; name: string } };
+type Row = {
+  id: string;
+  pattern: string;
+  effectClass: string;
+  volatileArgs: unknown;
+  createdAt: Date;
+  updatedAt: Date;
+  runtime: { id: string; name: string };
+};
 
 /** A stored list of volatile arguments, or null (the default). */
 const volatileOf = (v: unknown): string[] | null => (Array.isArray(v) ? v.map(String) : null);
 /** The list as stored: trimmed, each name once; null stays null (the default). */
-const storedVolatile = (v: readonly string[] | null | undefined): string | null => (v ? JSON.stringify([...new Set(v.map((s) => s.trim()))]) : null);
+const storedVolatile = (v: readonly string[] | null | undefined): string | null =>
+  v ? JSON.stringify([...new Set(v.map((s) => s.trim()))]) : null;
 
 function toItem(r: Row): ToolCatalogItem {
   return {
@@ -83,7 +104,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Every entry, or one runtime's: by runtime name, then in the order they are tried (most specific first). */
 export async function listToolCatalog(db: Db, filter: { runtime?: string } = {}): Promise<ToolCatalogItem[]> {
-  const rows = await db.prisma.toolCatalogEntry.findMany({ where: filter.runtime ? { runtime: { name: filter.runtime } } : {}, include });
+  const rows = await db.prisma.toolCatalogEntry.findMany({
+    where: filter.runtime ? { runtime: { name: filter.runtime } } : {},
+    include,
+  });
   const byRuntime = new Map<string, ToolCatalogItem[]>();
   for (const row of rows) {
     const item = toItem(row);
@@ -99,13 +123,26 @@ export async function getToolCatalogEntry(db: Db, id: string): Promise<ToolCatal
 }
 
 function alreadyListed(runtime: string, pattern: string, existing: { id: string; effect_class: string }): ApiError {
-  return new ApiError("CATALOG_ENTRY_EXISTS", `Runtime ${runtime} already has ${pattern} (as ${existing.effect_class}): change that entry instead.`, {
-    field: "pattern",
-    entry_id: existing.id,
-  });
+  return new ApiError(
+    "CATALOG_ENTRY_EXISTS",
+    `Runtime ${runtime} already has ${pattern} (as ${existing.effect_class}): change that entry instead.`,
+    {
+      field: "pattern",
+      entry_id: existing.id,
+    },
+  );
 }
 
-type EntryRow = { id: string; runtime_id: string; runtime: string; pattern: string; effect_class: string; volatile_args: unknown; created_at: string; updated_at: string };
+type EntryRow = {
+  id: string;
+  runtime_id: string;
+  runtime: string;
+  pattern: string;
+  effect_class: string;
+  volatile_args: unknown;
+  created_at: string;
+  updated_at: string;
+};
 const ENTRY = `e.id::text AS id, e.runtime_id::text AS runtime_id, r.name AS runtime, e.pattern, e.effect_class, e.volatile_args, e.created_at, e.updated_at`;
 
 const itemOf = (r: EntryRow): ToolCatalogItem => ({
@@ -123,7 +160,11 @@ async function lockRuntime(tx: Tx, runtimeId: string): Promise<void> {
   await tx.query(`SELECT 1 FROM runtimes WHERE id = $1::uuid FOR UPDATE`, [runtimeId]);
 }
 
-async function findPattern(tx: Tx, runtimeId: string, pattern: string): Promise<{ id: string; effect_class: string } | undefined> {
+async function findPattern(
+  tx: Tx,
+  runtimeId: string,
+  pattern: string,
+): Promise<{ id: string; effect_class: string } | undefined> {
   const [row] = await tx.query<{ id: string; effect_class: string }>(
     `SELECT id::text AS id, effect_class FROM tool_catalog_entries WHERE runtime_id = $1::uuid AND pattern = $2`,
     [runtimeId, pattern],
@@ -133,18 +174,28 @@ async function findPattern(tx: Tx, runtimeId: string, pattern: string): Promise<
 
 export async function addToolCatalogEntry(db: Db, input: NewCatalogEntry, actor: string): Promise<ToolCatalogItem> {
   const runtime = await db.prisma.runtime.findUnique({ where: { name: input.runtime } });
-  if (!runtime) throw new ApiError("NOT_FOUND", `No runtime ${input.runtime}: a runtime exists once it has a key (Admin → Runtime keys).`, { field: "runtime" });
+  if (!runtime)
+    throw new ApiError(
+      "NOT_FOUND",
+      `No runtime ${input.runtime}: a runtime exists once it has a key (Admin → Runtime keys).`,
+      { field: "runtime" },
+    );
   const row = await db.driver.transaction(async (tx) => {
     await lockRuntime(tx, runtime.id);
     const existing = await findPattern(tx, runtime.id, input.pattern);
     if (existing) throw alreadyListed(runtime.name, input.pattern, existing);
-    const [{ count }] = (await tx.query<{ count: number }>(`SELECT count(*)::int AS count FROM tool_catalog_entries WHERE runtime_id = $1::uuid`, [runtime.id])) as [
-      { count: number },
-    ];
+    const [{ count }] = (await tx.query<{ count: number }>(
+      `SELECT count(*)::int AS count FROM tool_catalog_entries WHERE runtime_id = $1::uuid`,
+      [runtime.id],
+    )) as [{ count: number }];
     if (count >= CATALOG_LIMIT) {
-      throw new ApiError("CATALOG_FULL", `Runtime ${runtime.name} has ${count} catalog entries, the most it may have: remove some, or cover tools with a pattern.`, {
-        limit: CATALOG_LIMIT,
-      });
+      throw new ApiError(
+        "CATALOG_FULL",
+        `Runtime ${runtime.name} has ${count} catalog entries, the most it may have: remove some, or cover tools with a pattern.`,
+        {
+          limit: CATALOG_LIMIT,
+        },
+      );
     }
     const [created] = await tx.query<EntryRow>(
       `WITH e AS (
@@ -167,15 +218,26 @@ export async function addToolCatalogEntry(db: Db, input: NewCatalogEntry, actor:
 }
 
 async function lockedEntry(tx: Tx, id: string): Promise<EntryRow | undefined> {
-  const [row] = await tx.query<EntryRow>(`SELECT ${ENTRY} FROM tool_catalog_entries e JOIN runtimes r ON r.id = e.runtime_id WHERE e.id = $1::uuid FOR UPDATE OF e`, [id]);
+  const [row] = await tx.query<EntryRow>(
+    `SELECT ${ENTRY} FROM tool_catalog_entries e JOIN runtimes r ON r.id = e.runtime_id WHERE e.id = $1::uuid FOR UPDATE OF e`,
+    [id],
+  );
   return row;
 }
 
-export async function updateToolCatalogEntry(db: Db, id: string, patch: CatalogEntryPatch, actor: string): Promise<ToolCatalogItem> {
+export async function updateToolCatalogEntry(
+  db: Db,
+  id: string,
+  patch: CatalogEntryPatch,
+  actor: string,
+): Promise<ToolCatalogItem> {
   const missing = () => new ApiError("NOT_FOUND", `No tool catalog entry ${id}.`);
   if (!UUID.test(id)) throw missing();
   const row = await db.driver.transaction(async (tx) => {
-    const [owner] = await tx.query<{ runtime_id: string }>(`SELECT runtime_id::text AS runtime_id FROM tool_catalog_entries WHERE id = $1::uuid`, [id]);
+    const [owner] = await tx.query<{ runtime_id: string }>(
+      `SELECT runtime_id::text AS runtime_id FROM tool_catalog_entries WHERE id = $1::uuid`,
+      [id],
+    );
     if (!owner) throw missing();
     // The runtime first, as adding does, then the entry as it is now (it may have gone meanwhile).
     await lockRuntime(tx, owner.runtime_id);
@@ -191,7 +253,14 @@ export async function updateToolCatalogEntry(db: Db, id: string, patch: CatalogE
          UPDATE tool_catalog_entries SET pattern = $2, effect_class = $3, volatile_args = $4::jsonb, updated_at = now() WHERE id = $1::uuid RETURNING *
        )
        SELECT ${ENTRY} FROM e JOIN runtimes r ON r.id = e.runtime_id`,
-      [id, pattern, patch.effect_class ?? before.effect_class, patch.volatile_args === undefined ? storedVolatile(volatileOf(before.volatile_args)) : storedVolatile(patch.volatile_args)],
+      [
+        id,
+        pattern,
+        patch.effect_class ?? before.effect_class,
+        patch.volatile_args === undefined
+          ? storedVolatile(volatileOf(before.volatile_args))
+          : storedVolatile(patch.volatile_args),
+      ],
     );
     await recordAdminAction(tx, {
       actor,
@@ -232,11 +301,21 @@ export async function removeToolCatalogEntry(db: Db, id: string, actor: string):
 }
 
 /** The CLI's `catalog set`: adds the pattern, or changes the class of the entry it already has. */
-export async function setToolCatalogEntry(db: Db, input: NewCatalogEntry, actor: string): Promise<{ entry: ToolCatalogItem; created: boolean }> {
+export async function setToolCatalogEntry(
+  db: Db,
+  input: NewCatalogEntry,
+  actor: string,
+): Promise<{ entry: ToolCatalogItem; created: boolean }> {
   const existing = (await listToolCatalog(db, { runtime: input.runtime })).find((e) => e.pattern === input.pattern);
   if (!existing) return { entry: await addToolCatalogEntry(db, input, actor), created: true };
-  const sameVolatile = input.volatile_args === undefined || JSON.stringify(existing.volatile_args) === storedVolatile(input.volatile_args) || (existing.volatile_args === null && input.volatile_args === null);
+  const sameVolatile =
+    input.volatile_args === undefined ||
+    JSON.stringify(existing.volatile_args) === storedVolatile(input.volatile_args) ||
+    (existing.volatile_args === null && input.volatile_args === null);
   if (existing.effect_class === input.effect_class && sameVolatile) return { entry: existing, created: false };
-  const patch = { effect_class: input.effect_class, ...(input.volatile_args === undefined ? {} : { volatile_args: input.volatile_args }) };
+  const patch = {
+    effect_class: input.effect_class,
+    ...(input.volatile_args === undefined ? {} : { volatile_args: input.volatile_args }),
+  };
   return { entry: await updateToolCatalogEntry(db, existing.id, patch, actor), created: false };
 }

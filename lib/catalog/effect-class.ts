@@ -69,7 +69,11 @@ export function sortBySpecificity<T extends { pattern: string }>(entries: readon
  * `gen_ai.tool.type = datastore`); otherwise null, which Settle treats as a
  * write (SPEC §2: an unknown effect class is a write).
  */
-export function effectClassFor(entries: ToolCatalogEntry[], tool: string, toolType?: string | null): EffectClass | null {
+export function effectClassFor(
+  entries: ToolCatalogEntry[],
+  tool: string,
+  toolType?: string | null,
+): EffectClass | null {
   const best = entryFor(entries, tool);
   if (best) return best.effect_class;
   return toolType === "datastore" ? "read" : null;

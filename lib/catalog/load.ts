@@ -30,9 +30,16 @@ export function forgetToolCatalog(runtimeId?: string): void {
 export async function loadToolCatalog(db: Db, runtimeKeyId: string): Promise<ToolCatalogEntry[]> {
   const known = cached.get(runtimeKeyId);
   if (known && known.until > Date.now()) return known.entries;
-  const rows = await db.prisma.toolCatalogEntry.findMany({ where: { runtimeId: runtimeKeyId }, select: { pattern: true, effectClass: true, volatileArgs: true } });
+  const rows = await db.prisma.toolCatalogEntry.findMany({
+    where: { runtimeId: runtimeKeyId },
+    select: { pattern: true, effectClass: true, volatileArgs: true },
+  });
   const entries = sortBySpecificity(
-    rows.map((r) => ({ pattern: r.pattern, effect_class: r.effectClass as EffectClass, volatile_args: (r.volatileArgs as string[] | null) ?? null })),
+    rows.map((r) => ({
+      pattern: r.pattern,
+      effect_class: r.effectClass as EffectClass,
+      volatile_args: (r.volatileArgs as string[] | null) ?? null,
+    })),
   );
   if (cached.size > 1_000) cached.clear();
   cached.set(runtimeKeyId, { entries, until: Date.now() + CATALOG_CACHE_MS });
@@ -46,22 +53,47 @@ export async function loadVolatileArgs(db: Db, runtimeId: string): Promise<(tool
 }
 
 /** What the guard reads of a tool in the runtime's catalog: its volatile arguments and its effect class. */
-export async function loadToolReading(db: Db, runtimeId: string): Promise<{ volatileArgs: (tool: string) => readonly string[]; effectClass: (tool: string) => EffectClass | null }> {
+export async function loadToolReading(
+  db: Db,
+  runtimeId: string,
+): Promise<{ volatileArgs: (tool: string) => readonly string[]; effectClass: (tool: string) => EffectClass | null }> {
   const entries = await loadToolCatalog(db, runtimeId);
-  return { volatileArgs: (tool) => volatileArgsFor(entries, tool), effectClass: (tool) => effectClassFor(entries, tool) };
+  return {
+    volatileArgs: (tool) => volatileArgsFor(entries, tool),
+    effectClass: (tool) => effectClassFor(entries, tool),
+  };
 }
 
 export const runtimeCatalogSchema = z
   .object({
     runtime: z.string(),
     items: z
-      .array(z.object({ pattern: z.string(), effect_class: effectClassSchema, volatile_args: z.array(z.string()).nullable().describe("Left out of the arguments' digest; null: Settle's default list.") }))
+      .array(
+        z.object({
+          pattern: z.string(),
+          effect_class: effectClassSchema,
+          volatile_args: z
+            .array(z.string())
+            .nullable()
+            .describe("Left out of the arguments' digest; null: Settle's default list."),
+        }),
+      )
       .describe("Most specific first: the first whose pattern matches a tool's name decides."),
   })
   .meta({ id: "RuntimeToolCatalog" });
 
 /** GET /api/v1/tool-catalog: the calling runtime's own catalog, and nothing of any other runtime's. */
-export async function getRuntimeCatalog(db: Db, runtime: { id: string; name: string }): Promise<z.infer<typeof runtimeCatalogSchema>> {
+export async function getRuntimeCatalog(
+  db: Db,
+  runtime: { id: string; name: string },
+): Promise<z.infer<typeof runtimeCatalogSchema>> {
   const entries = await loadToolCatalog(db, runtime.id);
-  return { runtime: runtime.name, items: entries.map((e) => ({ pattern: e.pattern, effect_class: e.effect_class, volatile_args: e.volatile_args ? [...e.volatile_args] : null })) };
+  return {
+    runtime: runtime.name,
+    items: entries.map((e) => ({
+      pattern: e.pattern,
+      effect_class: e.effect_class,
+      volatile_args: e.volatile_args ? [...e.volatile_args] : null,
+    })),
+  };
 }

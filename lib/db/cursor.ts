@@ -8,7 +8,8 @@ export type TimeIdCursor = { at: Date; id: string };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export const encodeTimeIdCursor = (at: Date, id: string) => Buffer.from(`${at.toISOString()}|${id}`, "utf8").toString("base64url");
+export const encodeTimeIdCursor = (at: Date, id: string) =>
+  Buffer.from(`${at.toISOString()}|${id}`, "utf8").toString("base64url");
 
 /** The cursor's time and id, or null when it is not one encodeTimeIdCursor made (or names a time Settle never stores). */
 export function decodeTimeIdCursor(text: string): TimeIdCursor | null {
@@ -19,4 +20,5 @@ export function decodeTimeIdCursor(text: string): TimeIdCursor | null {
   return iso && UUID.test(id) ? { at: new Date(iso), id } : null;
 }
 
-export const NOT_A_CURSOR = "not a cursor from this API: pass next_cursor as it was given, or leave it out to start again";
+export const NOT_A_CURSOR =
+  "not a cursor from this API: pass next_cursor as it was given, or leave it out to start again";

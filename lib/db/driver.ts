@@ -10,7 +10,11 @@ import { lockDataDir } from "./data-dir-lock";
 
 export type SqlSession = {
   /** `prepareAs` names the statement, so a connection parses and plans it once (PostgreSQL; PGlite ignores it). */
-  query: <T = Record<string, unknown>>(text: string, params?: unknown[], options?: { prepareAs?: string }) => Promise<T[]>;
+  query: <T = Record<string, unknown>>(
+    text: string,
+    params?: unknown[],
+    options?: { prepareAs?: string },
+  ) => Promise<T[]>;
   /** Runs a whole script as one simple query: one implicit transaction. */
   exec: (script: string) => Promise<void>;
 };
@@ -97,7 +101,8 @@ function newPool(connectionString: string, max: number, applicationName: string,
 }
 
 /** An error PostgreSQL answered with (it has a SQLSTATE): the connection is still good. */
-const answered = (error: unknown) => typeof (error as { code?: unknown })?.code === "string" && /^[0-9A-Z]{5}$/.test((error as { code: string }).code);
+const answered = (error: unknown) =>
+  typeof (error as { code?: unknown })?.code === "string" && /^[0-9A-Z]{5}$/.test((error as { code: string }).code);
 
 /**
  * One query on a pooled connection. pg's `pool.query` closes the connection
@@ -226,7 +231,10 @@ export async function createPgliteDriver(dataDir: string): Promise<SqlDriver> {
     ...session,
     withSession: (fn) => fn(session),
     // In-process and one query at a time: no plan outlives its query, and nothing waits on a lock.
-    write: { query: async <T>(statement: Statement | string, params: unknown[] = []) => (await db.query<T>(typeof statement === "string" ? statement : statement.text, params, { parsers })).rows },
+    write: {
+      query: async <T>(statement: Statement | string, params: unknown[] = []) =>
+        (await db.query<T>(typeof statement === "string" ? statement : statement.text, params, { parsers })).rows,
+    },
     // PGlite runs in-process: its transaction() keeps other queries out meanwhile.
     transaction: (fn, options = {}) =>
       db.transaction(async (t) => {

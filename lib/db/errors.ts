@@ -27,7 +27,13 @@ const unreachableCodes = new Set([
   "P2024", // timed out fetching a connection from the pool
 ]);
 
-const unreachableKinds = new Set(["DatabaseNotReachable", "DatabaseDoesNotExist", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
+const unreachableKinds = new Set([
+  "DatabaseNotReachable",
+  "DatabaseDoesNotExist",
+  "ConnectionClosed",
+  "SocketTimeout",
+  "TooManyConnections",
+]);
 
 const unreachableMessages = [
   /connection terminated/i,

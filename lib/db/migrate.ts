@@ -67,7 +67,10 @@ async function ensureTable(session: SqlSession): Promise<void> {
   );
   if (state?.has_table) return;
   if ((state?.others ?? 0) > 0) {
-    throw new MigrationError("P3005", "the database schema is not empty and has no migration history; baseline it first");
+    throw new MigrationError(
+      "P3005",
+      "the database schema is not empty and has no migration history; baseline it first",
+    );
   }
   await session.exec(createTable);
 }
@@ -79,7 +82,9 @@ export async function pendingMigrations(driver: SqlDriver, migrations = readMigr
     "SELECT EXISTS (SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = '_prisma_migrations') AS ok",
   );
   if (!exists?.ok) return migrations;
-  const rows = await driver.query<Row>(`SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"`);
+  const rows = await driver.query<Row>(
+    `SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"`,
+  );
   const applied = new Set(rows.filter((r) => r.rolled_back_at === null).map((r) => r.migration_name));
   return migrations.filter((m) => !applied.has(m.name));
 }
@@ -94,7 +99,10 @@ export async function applyMigrations(driver: SqlDriver, migrations = readMigrat
       );
       const failed = rows.find((r) => r.finished_at === null && r.rolled_back_at === null);
       if (failed) {
-        throw new MigrationError("P3009", `migration ${failed.migration_name} failed before; resolve it before applying more`);
+        throw new MigrationError(
+          "P3009",
+          `migration ${failed.migration_name} failed before; resolve it before applying more`,
+        );
       }
       const live = rows.filter((r) => r.rolled_back_at === null);
       const byName = new Map(live.map((r) => [r.migration_name, r]));
@@ -118,7 +126,10 @@ export async function applyMigrations(driver: SqlDriver, migrations = readMigrat
           await session.query(`UPDATE "_prisma_migrations" SET logs = $2 WHERE id = $1`, [id, message]);
           throw new MigrationError("P3018", `migration ${m.name} failed: ${message}`);
         }
-        await session.query(`UPDATE "_prisma_migrations" SET applied_steps_count = applied_steps_count + 1 WHERE id = $1`, [id]);
+        await session.query(
+          `UPDATE "_prisma_migrations" SET applied_steps_count = applied_steps_count + 1 WHERE id = $1`,
+          [id],
+        );
         await session.query(`UPDATE "_prisma_migrations" SET finished_at = now() WHERE id = $1`, [id]);
         report.applied.push(m.name);
       }

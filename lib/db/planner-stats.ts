@@ -29,7 +29,8 @@ async function refresh(driver: SqlDriver): Promise<void> {
   );
   for (const r of rows) {
     // reltuples is -1 for a table never analyzed.
-    if (r.live >= FIRST_CHECK && r.live > 2 * Math.max(r.reltuples, 0)) await driver.exec(`ANALYZE ${r.relname === "attempts" ? "attempts" : "invocations"}`);
+    if (r.live >= FIRST_CHECK && r.live > 2 * Math.max(r.reltuples, 0))
+      await driver.exec(`ANALYZE ${r.relname === "attempts" ? "attempts" : "invocations"}`);
   }
 }
 
@@ -43,7 +44,11 @@ export function noteWrites(driver: SqlDriver, rows: number): void {
   k.nextCheck = k.written * 2;
   k.running = true;
   refresh(driver)
-    .catch((error: unknown) => console.error(`[settle] could not refresh planner statistics: ${error instanceof Error ? error.message : String(error)}`))
+    .catch((error: unknown) =>
+      console.error(
+        `[settle] could not refresh planner statistics: ${error instanceof Error ? error.message : String(error)}`,
+      ),
+    )
     .finally(() => {
       k.running = false;
     });

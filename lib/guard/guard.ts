@@ -39,21 +39,36 @@ import {
 export const guardRequestSchema = z
   .object({
     task_id: idSchema,
-    invocation_id: idSchema.optional().describe("The invocation this write belongs to; left out, Settle picks one (a retryable one with this key, or a new one)."),
+    invocation_id: idSchema
+      .optional()
+      .describe(
+        "The invocation this write belongs to; left out, Settle picks one (a retryable one with this key, or a new one).",
+      ),
     tool: toolNameSchema,
     idempotency_key: idempotencyKeySchema,
     effect_class: effectClassTextSchema.optional(),
     at: timeTextSchema
       .optional()
-      .describe("When the write is about to be dispatched (ISO 8601), by the clock that stamps its outcome record; default Settle's now."),
-    budget_left_s: budgetSchema.optional().describe("The intent's budget: past it without an outcome the invocation is stalled."),
+      .describe(
+        "When the write is about to be dispatched (ISO 8601), by the clock that stamps its outcome record; default Settle's now.",
+      ),
+    budget_left_s: budgetSchema
+      .optional()
+      .describe("The intent's budget: past it without an outcome the invocation is stalled."),
     arguments: argumentsSchema
       .optional()
       .describe(
         "The call's arguments (a JSON object, at most 64 KiB): stored with the intent, secrets redacted, and digested without the tool's volatile arguments. Within the duplicate window of the effect class, a write under a new idempotency key whose arguments match an invocation that is committed, unknown or in flight is refused as possible_duplicate.",
       ),
-    args_digest: argsDigestSchema.optional().describe("Instead of arguments: their digest, taken as given (see arguments)."),
-    envelope: z.unknown().optional().describe("What is about to be dispatched (the call as sent), stored with the intent, redacted like any envelope."),
+    args_digest: argsDigestSchema
+      .optional()
+      .describe("Instead of arguments: their digest, taken as given (see arguments)."),
+    envelope: z
+      .unknown()
+      .optional()
+      .describe(
+        "What is about to be dispatched (the call as sent), stored with the intent, redacted like any envelope.",
+      ),
   })
   .meta({ id: "GuardRequest" });
 export type GuardRequestBody = z.infer<typeof guardRequestSchema>;
@@ -62,8 +77,15 @@ export const guardAnswerSchema = z
   .object({
     allow: z.boolean(),
     reason: z.enum(guardReasons).nullable(),
-    invocation_id: z.string().describe("Allowed: the invocation the intent was recorded for. Denied: the invocation that blocks the write."),
-    attempt: z.number().int().describe("Allowed: the attempt number of the recorded intent, for the outcome record. Denied: the blocking invocation's latest attempt."),
+    invocation_id: z
+      .string()
+      .describe("Allowed: the invocation the intent was recorded for. Denied: the invocation that blocks the write."),
+    attempt: z
+      .number()
+      .int()
+      .describe(
+        "Allowed: the attempt number of the recorded intent, for the outcome record. Denied: the blocking invocation's latest attempt.",
+      ),
   })
   .meta({ id: "GuardAnswer" });
 export type GuardAnswer = z.infer<typeof guardAnswerSchema>;
@@ -105,13 +127,33 @@ const recordCheckQuery = {
 async function recordCheck(
   tx: Tx,
   runtimeId: string,
-  check: { taskId: string; invocationId: string; tool: string; key: string; allow: boolean; reason: GuardReason | null; at: Date },
+  check: {
+    taskId: string;
+    invocationId: string;
+    tool: string;
+    key: string;
+    allow: boolean;
+    reason: GuardReason | null;
+    at: Date;
+  },
 ): Promise<void> {
-  await tx.query(recordCheckQuery, [runtimeId, check.taskId, check.invocationId, check.tool, check.key, check.allow, check.reason, check.at.toISOString()]);
+  await tx.query(recordCheckQuery, [
+    runtimeId,
+    check.taskId,
+    check.invocationId,
+    check.tool,
+    check.key,
+    check.allow,
+    check.reason,
+    check.at.toISOString(),
+  ]);
 }
 
 // Two-key advisory lock: its own space, apart from the migration runner's one-key lock.
-const lockQuery = { name: "settle_guard_lock", text: `SELECT pg_advisory_xact_lock(hashtext('settle:guard'), hashtext($1))::text` };
+const lockQuery = {
+  name: "settle_guard_lock",
+  text: `SELECT pg_advisory_xact_lock(hashtext('settle:guard'), hashtext($1))::text`,
+};
 // The key's lock, then the arguments' (every guard takes them in this order, so none waits in a cycle).
 const lockWithArgsQuery = {
   name: "settle_guard_lock_args",
@@ -124,7 +166,12 @@ export type ToolReading = { volatileArgs: VolatileArgsOf; effectClass: (tool: st
 export type GuardOptions = { tools?: () => Promise<ToolReading> };
 
 /** The write's arguments digest and the duplicate window it is held against; null when either is missing. */
-async function duplicateCheckOf(db: Db, body: GuardRequestBody, tool: string, tools: ToolReading | undefined): Promise<{ digest: string; windowS: number } | null> {
+async function duplicateCheckOf(
+  db: Db,
+  body: GuardRequestBody,
+  tool: string,
+  tools: ToolReading | undefined,
+): Promise<{ digest: string; windowS: number } | null> {
   if (body.arguments === undefined && body.args_digest === undefined) return null;
   const read = readArguments(body.arguments, body.args_digest, tool, tools?.volatileArgs);
   if ("code" in read) throw new ApiError("INVALID_REQUEST", read.message, { path: "arguments" });
@@ -133,7 +180,13 @@ async function duplicateCheckOf(db: Db, body: GuardRequestBody, tool: string, to
   return windowS === null ? null : { digest: read.digest, windowS };
 }
 
-export async function guardWrite(db: Db, runtime: RuntimeRef, body: GuardRequestBody, now = new Date(), options: GuardOptions = {}): Promise<GuardAnswer> {
+export async function guardWrite(
+  db: Db,
+  runtime: RuntimeRef,
+  body: GuardRequestBody,
+  now = new Date(),
+  options: GuardOptions = {},
+): Promise<GuardAnswer> {
   const taskId = cleanText(body.task_id);
   const key = cleanText(body.idempotency_key);
   const tool = cleanText(body.tool);
@@ -144,75 +197,126 @@ export async function guardWrite(db: Db, runtime: RuntimeRef, body: GuardRequest
   const duplicates = await duplicateCheckOf(db, body, tool, tools);
   const volatileArgs = tools?.volatileArgs;
 
-  return db.driver.transaction(async (tx) => {
-    if (duplicates) await tx.query(lockWithArgsQuery, [`${runtime.id}:${key}`, `${runtime.id}:${tool}:${duplicates.digest}`]);
-    else await tx.query(lockQuery, [`${runtime.id}:${key}`]);
-    const rows = await tx.query<CandidateRow>(candidatesQuery, [runtime.id, key, named === null ? [derived] : [named, derived]]);
-    const unknownLast = rows.filter((r) => r.last_attempt === null).map((r) => r.id);
-    if (unknownLast.length > 0) {
-      const counted = new Map((await tx.query<{ uid: string; last_attempt: number }>(lastAttemptQuery, [runtime.id, unknownLast])).map((r) => [r.uid, r.last_attempt]));
-      for (const r of rows) if (r.last_attempt === null) r.last_attempt = counted.get(r.id) ?? 0;
-    }
-    const candidates: GuardCandidate[] = rows.map((r) => ({
-      invocationId: r.invocation_id,
-      taskId: r.task_id,
-      idempotencyKey: r.idempotency_key as string | null,
-      status: r.status as GuardCandidate["status"],
-      commitState: String(r.commit_state),
-      stallAt: r.stall_at as string | null,
-      notBefore: r.not_before as string | null,
-      resolution: r.resolution as GuardCandidate["resolution"],
-      lastAttempt: Number(r.last_attempt),
-      lastAttemptAt: String(r.last_attempt_at),
-    }));
-
-    const verdict = decideGuard(candidates, { taskId, invocationId: named, idempotencyKey: key }, now);
-    if (verdict.kind === "refuse") throw new ApiError(verdict.code, verdict.message);
-    if (verdict.kind === "deny") {
-      await recordCheck(tx, runtime.id, { taskId, invocationId: verdict.invocationId, tool, key, allow: false, reason: verdict.reason, at: now });
-      const blocking = candidates.find((c) => c.invocationId === verdict.invocationId);
-      return { allow: false, reason: verdict.reason, invocation_id: verdict.invocationId, attempt: blocking?.lastAttempt ?? 0 };
-    }
-    if (duplicates) {
-      const since = new Date(now.getTime() - duplicates.windowS * 1000).toISOString();
-      const [found] = await loadDuplicateCandidates(tx, runtime.id, [{ tool, digest: duplicates.digest, key, since, before: null, uid: null }]);
-      const earlier = duplicateOf(found ?? [], now, "guard");
-      if (earlier) {
-        // A duplicate prevented like any denial: the check names the earlier invocation.
-        await recordCheck(tx, runtime.id, { taskId, invocationId: earlier.invocationId, tool, key, allow: false, reason: "possible_duplicate", at: now });
-        return { allow: false, reason: "possible_duplicate", invocation_id: earlier.invocationId, attempt: earlier.lastAttempt };
+  return db.driver.transaction(
+    async (tx) => {
+      if (duplicates)
+        await tx.query(lockWithArgsQuery, [`${runtime.id}:${key}`, `${runtime.id}:${tool}:${duplicates.digest}`]);
+      else await tx.query(lockQuery, [`${runtime.id}:${key}`]);
+      const rows = await tx.query<CandidateRow>(candidatesQuery, [
+        runtime.id,
+        key,
+        named === null ? [derived] : [named, derived],
+      ]);
+      const unknownLast = rows.filter((r) => r.last_attempt === null).map((r) => r.id);
+      if (unknownLast.length > 0) {
+        const counted = new Map(
+          (await tx.query<{ uid: string; last_attempt: number }>(lastAttemptQuery, [runtime.id, unknownLast])).map(
+            (r) => [r.uid, r.last_attempt],
+          ),
+        );
+        for (const r of rows) if (r.last_attempt === null) r.last_attempt = counted.get(r.id) ?? 0;
       }
-    }
+      const candidates: GuardCandidate[] = rows.map((r) => ({
+        invocationId: r.invocation_id,
+        taskId: r.task_id,
+        idempotencyKey: r.idempotency_key as string | null,
+        status: r.status as GuardCandidate["status"],
+        commitState: String(r.commit_state),
+        stallAt: r.stall_at as string | null,
+        notBefore: r.not_before as string | null,
+        resolution: r.resolution as GuardCandidate["resolution"],
+        lastAttempt: Number(r.last_attempt),
+        lastAttemptAt: String(r.last_attempt_at),
+      }));
 
-    const taken = candidates.some((c) => c.invocationId === derived);
-    const invocationId = verdict.invocationId ?? (taken ? `inv_${randomUUID()}` : derived);
-    const attempt = (verdict.reopens?.lastAttempt ?? 0) + 1;
-    const intent = prepareRecord(
-      {
-        event_id: `guard:${randomUUID()}`,
-        task_id: verdict.reopens?.taskId ?? taskId,
-        invocation_id: invocationId,
-        attempt,
-        tool,
-        phase: "intent",
-        at: body.at ?? now.toISOString(),
-        idempotency_key: key,
-        ...(body.effect_class === undefined ? {} : { effect_class: body.effect_class }),
-        ...(body.budget_left_s === undefined ? {} : { budget_left_s: body.budget_left_s }),
-        ...(body.args_digest === undefined ? {} : { args_digest: body.args_digest }),
-        ...(body.arguments === undefined ? {} : { arguments: body.arguments }),
-        ...(body.envelope === undefined ? {} : { envelope: body.envelope }),
-      },
-      now,
-      volatileArgs,
-    );
-    if ("code" in intent) throw new ApiError("INVALID_REQUEST", intent.message, intent.path ? { path: intent.path } : {});
-    // The rows read above are the stored states (locked), and the check row goes with the intent: one statement.
-    const byId = new Map<string, InvocationRow>(rows.map((r) => [r.invocation_id, r]));
-    await storeRecords(tx, runtime.id, [intent], {
-      known: (id) => byId.get(id) ?? null,
-      checks: [{ task_id: taskId, invocation_id: invocationId, tool, idempotency_key: key, allow: true, reason: null, at: now.toISOString() }],
-    });
-    return { allow: true, reason: null, invocation_id: invocationId, attempt };
-  }, { settings: ["statement_timeout = '30s'"] });
+      const verdict = decideGuard(candidates, { taskId, invocationId: named, idempotencyKey: key }, now);
+      if (verdict.kind === "refuse") throw new ApiError(verdict.code, verdict.message);
+      if (verdict.kind === "deny") {
+        await recordCheck(tx, runtime.id, {
+          taskId,
+          invocationId: verdict.invocationId,
+          tool,
+          key,
+          allow: false,
+          reason: verdict.reason,
+          at: now,
+        });
+        const blocking = candidates.find((c) => c.invocationId === verdict.invocationId);
+        return {
+          allow: false,
+          reason: verdict.reason,
+          invocation_id: verdict.invocationId,
+          attempt: blocking?.lastAttempt ?? 0,
+        };
+      }
+      if (duplicates) {
+        const since = new Date(now.getTime() - duplicates.windowS * 1000).toISOString();
+        const [found] = await loadDuplicateCandidates(tx, runtime.id, [
+          { tool, digest: duplicates.digest, key, since, before: null, uid: null },
+        ]);
+        const earlier = duplicateOf(found ?? [], now, "guard");
+        if (earlier) {
+          // A duplicate prevented like any denial: the check names the earlier invocation.
+          await recordCheck(tx, runtime.id, {
+            taskId,
+            invocationId: earlier.invocationId,
+            tool,
+            key,
+            allow: false,
+            reason: "possible_duplicate",
+            at: now,
+          });
+          return {
+            allow: false,
+            reason: "possible_duplicate",
+            invocation_id: earlier.invocationId,
+            attempt: earlier.lastAttempt,
+          };
+        }
+      }
+
+      const taken = candidates.some((c) => c.invocationId === derived);
+      const invocationId = verdict.invocationId ?? (taken ? `inv_${randomUUID()}` : derived);
+      const attempt = (verdict.reopens?.lastAttempt ?? 0) + 1;
+      const intent = prepareRecord(
+        {
+          event_id: `guard:${randomUUID()}`,
+          task_id: verdict.reopens?.taskId ?? taskId,
+          invocation_id: invocationId,
+          attempt,
+          tool,
+          phase: "intent",
+          at: body.at ?? now.toISOString(),
+          idempotency_key: key,
+          ...(body.effect_class === undefined ? {} : { effect_class: body.effect_class }),
+          ...(body.budget_left_s === undefined ? {} : { budget_left_s: body.budget_left_s }),
+          ...(body.args_digest === undefined ? {} : { args_digest: body.args_digest }),
+          ...(body.arguments === undefined ? {} : { arguments: body.arguments }),
+          ...(body.envelope === undefined ? {} : { envelope: body.envelope }),
+        },
+        now,
+        volatileArgs,
+      );
+      if ("code" in intent)
+        throw new ApiError("INVALID_REQUEST", intent.message, intent.path ? { path: intent.path } : {});
+      // The rows read above are the stored states (locked), and the check row goes with the intent: one statement.
+      const byId = new Map<string, InvocationRow>(rows.map((r) => [r.invocation_id, r]));
+      await storeRecords(tx, runtime.id, [intent], {
+        known: (id) => byId.get(id) ?? null,
+        checks: [
+          {
+            task_id: taskId,
+            invocation_id: invocationId,
+            tool,
+            idempotency_key: key,
+            allow: true,
+            reason: null,
+            at: now.toISOString(),
+          },
+        ],
+      });
+      return { allow: true, reason: null, invocation_id: invocationId, attempt };
+    },
+    { settings: ["statement_timeout = '30s'"] },
+  );
 }

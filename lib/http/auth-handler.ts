@@ -46,7 +46,11 @@ async function readAuthBody(req: Request): Promise<AuthBody> {
     return { text, json: undefined };
   }
   if (nestsDeeperThan(json, MAX_JSON_DEPTH)) {
-    throw new ApiError("INVALID_REQUEST", `The body nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects.`, { limit_depth: MAX_JSON_DEPTH });
+    throw new ApiError(
+      "INVALID_REQUEST",
+      `The body nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects.`,
+      { limit_depth: MAX_JSON_DEPTH },
+    );
   }
   return { text, json };
 }

@@ -13,14 +13,20 @@ function mediaType(req: Request): string {
 }
 
 function tooMany(count: number): ApiError {
-  return new ApiError("TOO_MANY_RECORDS", `${count} records in one request; the limit is ${MAX_RECORDS}.`, { limit_records: MAX_RECORDS, records: count });
+  return new ApiError("TOO_MANY_RECORDS", `${count} records in one request; the limit is ${MAX_RECORDS}.`, {
+    limit_records: MAX_RECORDS,
+    records: count,
+  });
 }
 
 export async function parseIngestBody(req: Request): Promise<ParsedBody> {
   const type = mediaType(req);
   const ndjson = type === "application/x-ndjson" || type === "application/jsonl";
   if (type !== "application/json" && !ndjson) {
-    throw new ApiError("UNSUPPORTED_MEDIA_TYPE", `Content-Type ${type || "(none)"} is not accepted; send application/json or application/x-ndjson.`);
+    throw new ApiError(
+      "UNSUPPORTED_MEDIA_TYPE",
+      `Content-Type ${type || "(none)"} is not accepted; send application/json or application/x-ndjson.`,
+    );
   }
   const text = await readBodyLimited(req, MAX_BODY_BYTES, "Split it into several requests.");
   if (ndjson) {
@@ -43,7 +49,10 @@ export async function parseIngestBody(req: Request): Promise<ParsedBody> {
   try {
     body = JSON.parse(text);
   } catch (error) {
-    throw new ApiError("INVALID_JSON", `The body is not valid JSON: ${error instanceof Error ? error.message : "parse error"}.`);
+    throw new ApiError(
+      "INVALID_JSON",
+      `The body is not valid JSON: ${error instanceof Error ? error.message : "parse error"}.`,
+    );
   }
   const records = Array.isArray(body)
     ? body

@@ -19,13 +19,21 @@ import { readBodyBytes } from "./read-body";
 
 export const MAX_INFLATED_BYTES = 8 * 1024 * 1024;
 
-const MEDIA: Record<string, OtlpEncoding> = { "application/x-protobuf": "protobuf", "application/protobuf": "protobuf", "application/json": "json" };
+const MEDIA: Record<string, OtlpEncoding> = {
+  "application/x-protobuf": "protobuf",
+  "application/protobuf": "protobuf",
+  "application/json": "json",
+};
 const CONTENT_TYPE: Record<OtlpEncoding, string> = { protobuf: "application/x-protobuf", json: "application/json" };
 
 function encodingOf(req: Request): OtlpEncoding {
   const type = (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   const encoding = Object.hasOwn(MEDIA, type) ? MEDIA[type] : undefined;
-  if (!encoding) throw new ApiError("UNSUPPORTED_MEDIA_TYPE", `Content-Type ${type || "(none)"} is not accepted; an OTLP/HTTP exporter sends application/x-protobuf or application/json.`);
+  if (!encoding)
+    throw new ApiError(
+      "UNSUPPORTED_MEDIA_TYPE",
+      `Content-Type ${type || "(none)"} is not accepted; an OTLP/HTTP exporter sends application/x-protobuf or application/json.`,
+    );
   return encoding;
 }
 
@@ -33,7 +41,10 @@ function gzipped(req: Request): boolean {
   const coding = (req.headers.get("content-encoding") ?? "").trim().toLowerCase();
   if (coding === "" || coding === "identity") return false;
   if (coding === "gzip" || coding === "x-gzip") return true;
-  throw new ApiError("UNSUPPORTED_MEDIA_TYPE", `Content-Encoding ${coding} is not accepted; send the body as is or gzip-compressed (OTEL_EXPORTER_OTLP_COMPRESSION=gzip).`);
+  throw new ApiError(
+    "UNSUPPORTED_MEDIA_TYPE",
+    `Content-Encoding ${coding} is not accepted; send the body as is or gzip-compressed (OTEL_EXPORTER_OTLP_COMPRESSION=gzip).`,
+  );
 }
 
 /** The export's encoding and its bytes (inflated), within the limits. */
@@ -68,16 +79,33 @@ export const traceExportRoute = {
     "Each tool-call span (GenAI execute_tool and MCP tools/call, Vercel AI SDK ai.toolCall, OpenInference TOOL) becomes an invocation's intent and outcome; " +
     "other spans are counted and ignored. Answers an ExportTraceServiceResponse in the request's encoding; partialSuccess names rejected spans. Idempotent by span id.",
   tags: ["Ingest"],
-  errors: ["INVALID_JSON", "INVALID_PROTOBUF", "INVALID_ENCODING", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE", "TOO_MANY_RECORDS"] satisfies ErrorCode[],
+  errors: [
+    "INVALID_JSON",
+    "INVALID_PROTOBUF",
+    "INVALID_ENCODING",
+    "UNSUPPORTED_MEDIA_TYPE",
+    "PAYLOAD_TOO_LARGE",
+    "TOO_MANY_RECORDS",
+  ] satisfies ErrorCode[],
   requestContent: {
-    "application/x-protobuf": z.string().describe("opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest, protobuf-encoded."),
-    "application/json": z.object({ resourceSpans: z.array(z.unknown()).optional() }).describe("ExportTraceServiceRequest in OTLP/JSON."),
+    "application/x-protobuf": z
+      .string()
+      .describe("opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest, protobuf-encoded."),
+    "application/json": z
+      .object({ resourceSpans: z.array(z.unknown()).optional() })
+      .describe("ExportTraceServiceRequest in OTLP/JSON."),
   },
   response: {
     200: {
       description: "ExportTraceServiceResponse, in the request's encoding.",
-      schema: z.object({ partialSuccess: z.object({ rejectedSpans: z.number().int(), errorMessage: z.string() }).optional() }),
-      content: { "application/x-protobuf": z.string().describe("opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse, protobuf-encoded.") },
+      schema: z.object({
+        partialSuccess: z.object({ rejectedSpans: z.number().int(), errorMessage: z.string() }).optional(),
+      }),
+      content: {
+        "application/x-protobuf": z
+          .string()
+          .describe("opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse, protobuf-encoded."),
+      },
     },
   },
 };

@@ -13,7 +13,10 @@ export type BodyLimits = { maxBytes: number; advice: string; gzip?: { maxInflate
 
 /** The client went away, or its connection broke, while its body was being read: its request failed, not Settle. */
 function brokenOff(): ApiError {
-  return new ApiError("INVALID_REQUEST", "The request's body ended before it was complete (the connection broke off); nothing was read from it.");
+  return new ApiError(
+    "INVALID_REQUEST",
+    "The request's body ended before it was complete (the connection broke off); nothing was read from it.",
+  );
 }
 
 async function collect(
@@ -48,7 +51,8 @@ async function collect(
 
 export async function readBodyBytes(req: Request, limits: BodyLimits): Promise<Buffer> {
   const { maxBytes, advice } = limits;
-  const refuse = (what: string, limit = maxBytes) => new ApiError("PAYLOAD_TOO_LARGE", `${what}; the limit is ${limit} bytes. ${advice}`, { limit_bytes: limit });
+  const refuse = (what: string, limit = maxBytes) =>
+    new ApiError("PAYLOAD_TOO_LARGE", `${what}; the limit is ${limit} bytes. ${advice}`, { limit_bytes: limit });
   const declared = Number(req.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > maxBytes) throw refuse(`The body is ${declared} bytes`);
   if (!req.body) return Buffer.alloc(0);
@@ -63,10 +67,15 @@ export async function readBodyBytes(req: Request, limits: BodyLimits): Promise<B
       },
     }),
   );
-  const inflated = counted.pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
+  const inflated = counted.pipeThrough(
+    new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>,
+  );
   const max = limits.gzip.maxInflatedBytes;
   const undecodable = (error: unknown) =>
-    new ApiError("INVALID_ENCODING", `The body is sent as gzip (Content-Encoding: gzip) but does not decompress (${error instanceof Error ? error.message : "gzip error"}).`);
+    new ApiError(
+      "INVALID_ENCODING",
+      `The body is sent as gzip (Content-Encoding: gzip) but does not decompress (${error instanceof Error ? error.message : "gzip error"}).`,
+    );
   return collect(inflated, max, (what) => refuse(what, max), " once decompressed", undecodable);
 }
 

@@ -27,7 +27,11 @@ describe("every failure becomes Settle's error envelope", () => {
     const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
     const res = toErrorResponse(new Error("driver failed", { cause: refused }), "req_2");
     expect(res.status).toBe(503);
-    expect(await res.json()).toMatchObject({ code: "DATABASE_UNAVAILABLE", commit_state: "not_committed", retry: { directive: "after_delay" } });
+    expect(await res.json()).toMatchObject({
+      code: "DATABASE_UNAVAILABLE",
+      commit_state: "not_committed",
+      retry: { directive: "after_delay" },
+    });
   });
 
   it("a zod failure is a 400 naming the field", async () => {

@@ -6,7 +6,13 @@ import { readBodyLimited } from "./read-body";
 import { cleanText } from "../redact/redact";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../ingest/json-depth";
 import type { Permission } from "../identity/roles";
-import { authenticate, type AuthMode, type Principal, type RuntimePrincipal, type UserPrincipal } from "../identity/principal";
+import {
+  authenticate,
+  type AuthMode,
+  type Principal,
+  type RuntimePrincipal,
+  type UserPrincipal,
+} from "../identity/principal";
 import { ApiError, errorEnvelope, statusOf, type ErrorCode } from "../errors";
 
 // The one wrapper every API route goes through: it authenticates, parses
@@ -116,7 +122,11 @@ async function readJson(req: Request): Promise<unknown> {
   }
   // Measured without recursion, before cleanStrings and the schema walk it recursively.
   if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) {
-    throw new ApiError("INVALID_REQUEST", `The body nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects.`, { limit_depth: MAX_JSON_DEPTH });
+    throw new ApiError(
+      "INVALID_REQUEST",
+      `The body nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects.`,
+      { limit_depth: MAX_JSON_DEPTH },
+    );
   }
   return cleanStrings(parsed);
 }
@@ -128,7 +138,12 @@ export function json(body: unknown, status = 200, headers: Record<string, string
   });
 }
 
-export function errorResponse(code: ErrorCode, message: string, requestId: string, details: Record<string, unknown> = {}): Response {
+export function errorResponse(
+  code: ErrorCode,
+  message: string,
+  requestId: string,
+  details: Record<string, unknown> = {},
+): Response {
   return json(errorEnvelope(code, message, requestId, details), statusOf(code), { "x-request-id": requestId });
 }
 
@@ -150,7 +165,11 @@ export function toErrorResponse(error: unknown, requestId: string): Response {
   // input is checked before it gets there, so this is the net under those checks.
   if (sqlState(error)?.startsWith("22")) {
     console.error(`[settle] ${requestId} a request value reached the database unchecked:`, error);
-    return errorResponse("INVALID_REQUEST", "A value in this request is outside what Settle can store; nothing was changed.", requestId);
+    return errorResponse(
+      "INVALID_REQUEST",
+      "A value in this request is outside what Settle can store; nothing was changed.",
+      requestId,
+    );
   }
   if (isDatabaseUnavailable(error)) {
     return errorResponse(
@@ -199,7 +218,10 @@ export type RouteMeta<T extends RouteTypes = RouteTypes> = {
   /** Types only, for server/api-client.ts. */
   readonly types?: T;
 };
-export type RouteHandler<T extends RouteTypes = RouteTypes> = ((req: Request, context?: RouteContext) => Promise<Response>) & { route: RouteMeta<T> };
+export type RouteHandler<T extends RouteTypes = RouteTypes> = ((
+  req: Request,
+  context?: RouteContext,
+) => Promise<Response>) & { route: RouteMeta<T> };
 
 export function withRoute<
   P = Record<string, never>,
@@ -210,12 +232,16 @@ export function withRoute<
   BI = undefined,
   C extends Content | undefined = undefined,
   R extends ResponseDecl | undefined = undefined,
->(options: Options<P, Q, QI, A, B, BI, C, R>): RouteHandler<{ params: P; query: QI; body: BI; content: C; response: R }> {
+>(
+  options: Options<P, Q, QI, A, B, BI, C, R>,
+): RouteHandler<{ params: P; query: QI; body: BI; content: C; response: R }> {
   const handle = async (req: Request, context?: RouteContext): Promise<Response> => {
     const requestId = requestIdOf(req);
     try {
       const db = options.database === false ? (null as unknown as Db) : await getDb();
-      const principal = (options.auth ? await authenticate(db, req, options.auth, options.permission) : null) as PrincipalFor<A>;
+      const principal = (
+        options.auth ? await authenticate(db, req, options.auth, options.permission) : null
+      ) as PrincipalFor<A>;
       const rawParams = context ? cleanStrings(await context.params) : {};
       const params = options.params ? options.params.parse(rawParams) : ({} as P);
       const query = options.query
@@ -272,7 +298,12 @@ export function commonErrors(meta: RouteMeta, method: Method): ErrorCode[] {
 /** A method a route does not serve answers 405 with the error envelope, not an empty body. */
 export function otherMethods(...allowed: Method[]): Record<Method, (req: Request) => Response> {
   const refuse = (req: Request) => {
-    const res = errorResponse("METHOD_NOT_ALLOWED", `${req.method} is not supported here; use ${allowed.join(" or ")}.`, requestIdOf(req), { allowed });
+    const res = errorResponse(
+      "METHOD_NOT_ALLOWED",
+      `${req.method} is not supported here; use ${allowed.join(" or ")}.`,
+      requestIdOf(req),
+      { allowed },
+    );
     res.headers.set("allow", allowed.join(", "));
     return res;
   };

@@ -18,7 +18,10 @@ export const ingestResultSchema = z
         status: z.enum(["accepted", "duplicate", "rejected"]),
         event_id: z.string().nullable(),
         invocation_id: z.string().nullable(),
-        ignored: z.array(ignoredHintSchema).optional().describe("Accepted, but these hints in its envelope were left out of the reading."),
+        ignored: z
+          .array(ignoredHintSchema)
+          .optional()
+          .describe("Accepted, but these hints in its envelope were left out of the reading."),
         error: errorEnvelopeSchema.optional(),
       }),
     ),
@@ -28,7 +31,9 @@ export const ingestResultSchema = z
   })
   .meta({ id: "IngestResult" });
 
-export const healthSchema = z.object({ ok: z.literal(true), db: z.literal("up"), database: z.enum(["postgres", "pglite"]) }).meta({ id: "Health" });
+export const healthSchema = z
+  .object({ ok: z.literal(true), db: z.literal("up"), database: z.enum(["postgres", "pglite"]) })
+  .meta({ id: "Health" });
 
 // ---------------------------------------------------------------------------
 // Answers several routes declare (app/api/**/route.ts); one route's own answer is declared in its file.
@@ -44,11 +49,17 @@ export const taskStorySchema = z.object({
   end: time,
   now: time,
   total: z.number().int().describe("How many events the task's timeline has in all."),
-  lanes: z.array(z.object({ invocation_id: z.string(), tool: z.string(), runtime: z.string() })).describe("The invocation of each event's `lane`."),
-  events: z.array(z.looseObject({ kind: z.string() })).describe("Records without envelopes, waits, actions and markers, oldest first."),
+  lanes: z
+    .array(z.object({ invocation_id: z.string(), tool: z.string(), runtime: z.string() }))
+    .describe("The invocation of each event's `lane`."),
+  events: z
+    .array(z.looseObject({ kind: z.string() }))
+    .describe("Records without envelopes, waits, actions and markers, oldest first."),
 });
 
-export const openApiDocumentSchema = z.looseObject({ openapi: z.string(), info: z.object({}).loose(), paths: z.record(z.string(), z.unknown()) }).describe("An OpenAPI 3.1 document.");
+export const openApiDocumentSchema = z
+  .looseObject({ openapi: z.string(), info: z.object({}).loose(), paths: z.record(z.string(), z.unknown()) })
+  .describe("An OpenAPI 3.1 document.");
 
 /** A CSV download (`format=csv`). */
 export const csvSchema = z.string().describe("CSV with a header row.");

@@ -1,8 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { API_CONTENT_SECURITY_POLICY, SECURITY_HEADERS, STRICT_TRANSPORT_SECURITY, contentSecurityPolicy, newNonce } from "./security-headers";
+import {
+  API_CONTENT_SECURITY_POLICY,
+  SECURITY_HEADERS,
+  STRICT_TRANSPORT_SECURITY,
+  contentSecurityPolicy,
+  newNonce,
+} from "./security-headers";
 
 function directives(csp: string): Map<string, string[]> {
-  return new Map(csp.split(";").map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]));
+  return new Map(
+    csp
+      .split(";")
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...values]) => [name!, values]),
+  );
 }
 
 describe("contentSecurityPolicy", () => {
@@ -28,7 +39,8 @@ describe("contentSecurityPolicy", () => {
     expect(prod.get("script-src")).toEqual(["'self'", "'nonce-abc'", "'strict-dynamic'"]);
     expect(prod.get("style-src")).toEqual(["'self'", "'nonce-abc'"]);
     // Everything else is the same in both.
-    for (const name of prod.keys()) if (name !== "script-src" && name !== "style-src") expect(dev.get(name), name).toEqual(prod.get(name));
+    for (const name of prod.keys())
+      if (name !== "script-src" && name !== "style-src") expect(dev.get(name), name).toEqual(prod.get(name));
   });
 
   it("refuses a nonce that could break out of the header", () => {

@@ -20,7 +20,10 @@ export const SECURITY_HEADERS: readonly Header[] = [
 export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'";
 
 /** Sent only on responses served over https (a browser ignores it over http anyway). */
-export const STRICT_TRANSPORT_SECURITY: Header = { key: "Strict-Transport-Security", value: "max-age=31536000; includeSubDomains" };
+export const STRICT_TRANSPORT_SECURITY: Header = {
+  key: "Strict-Transport-Security",
+  value: "max-age=31536000; includeSubDomains",
+};
 
 /**
  * Whether an answer carries HSTS: served over https, by the request's own protocol (X-Forwarded-Proto,

@@ -38,7 +38,14 @@ export async function recordFailedSignIn(db: Db, email: string, now = new Date()
        locked_until = CASE
          WHEN (CASE WHEN sign_in_failures.window_start < $4::timestamptz THEN 1 ELSE sign_in_failures.failures + 1 END) >= $5::int
          THEN $6::timestamptz ELSE sign_in_failures.locked_until END`,
-    [keyOf(email), now.toISOString(), limit <= 1 ? lockUntil.toISOString() : null, windowStart.toISOString(), limit, lockUntil.toISOString()],
+    [
+      keyOf(email),
+      now.toISOString(),
+      limit <= 1 ? lockUntil.toISOString() : null,
+      windowStart.toISOString(),
+      limit,
+      lockUntil.toISOString(),
+    ],
   );
 }
 

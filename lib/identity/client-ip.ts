@@ -46,7 +46,11 @@ function isTrusted(list: BlockList, address: string): boolean {
  * the first address not trusted is the client. null when the socket address
  * is unknown (a server not started through server.mjs, e.g. `next dev`).
  */
-export function resolveClientIp(socketAddress: string | null, forwardedFor: string | null, trusted: BlockList): string | null {
+export function resolveClientIp(
+  socketAddress: string | null,
+  forwardedFor: string | null,
+  trusted: BlockList,
+): string | null {
   if (!socketAddress || !isIP(plain(socketAddress))) return null;
   let client = plain(socketAddress);
   if (!isTrusted(trusted, client) || !forwardedFor) return client;
@@ -61,7 +65,10 @@ export function resolveClientIp(socketAddress: string | null, forwardedFor: stri
   return client;
 }
 
-const trustedLists = () => processWide("trustedProxies", () => ({ last: undefined as { entries: readonly string[]; list: BlockList } | undefined }));
+const trustedLists = () =>
+  processWide("trustedProxies", () => ({
+    last: undefined as { entries: readonly string[]; list: BlockList } | undefined,
+  }));
 
 /** The client address of a request as this deployment's settings say to read it. */
 export function clientIpOf(headers: Headers): string | null {

@@ -20,7 +20,9 @@ const time = z.string().meta({ format: "date-time" });
 
 export const personalTokenInfoSchema = z
   .object({
-    prefix: z.string().describe("stl_pat_ and 8 characters: names the token; the secret is never stored or shown again."),
+    prefix: z
+      .string()
+      .describe("stl_pat_ and 8 characters: names the token; the secret is never stored or shown again."),
     name: z.string(),
     created_at: time,
     last_used_at: time.nullable().describe("Updated at most once a minute."),
@@ -45,7 +47,14 @@ export async function createPersonalToken(
   return { token, prefix, expiresAt };
 }
 
-type TokenRow = { prefix: string; name: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; expiresAt: Date };
+type TokenRow = {
+  prefix: string;
+  name: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  expiresAt: Date;
+};
 
 function toInfo(t: TokenRow): PersonalTokenInfo {
   return {
@@ -72,13 +81,24 @@ export const newPersonalTokenSchema = z.object({
     .min(1, "give it a name, e.g. the script or machine that will use it")
     .max(100)
     .regex(/^[^\p{Cc}]+$/u, "no control characters"),
-  expires_in_days: z.number().int().min(1).max(366).optional().describe("How long the token lives; 90 days unless set (SETTLE_TOKEN_DEFAULT_DAYS)."),
+  expires_in_days: z
+    .number()
+    .int()
+    .min(1)
+    .max(366)
+    .optional()
+    .describe("How long the token lives; 90 days unless set (SETTLE_TOKEN_DEFAULT_DAYS)."),
 });
 
 /** A new token for `userId`: the secret is in this answer and nowhere else, ever. */
 type Owner = { id: string; email: string };
 
-export async function issuePersonalToken(db: Db, owner: Owner, name: string, expiresInDays?: number): Promise<PersonalTokenInfo & { token: string }> {
+export async function issuePersonalToken(
+  db: Db,
+  owner: Owner,
+  name: string,
+  expiresInDays?: number,
+): Promise<PersonalTokenInfo & { token: string }> {
   const { token, prefix } = await createPersonalToken(db, owner.id, name, expiresInDays);
   const info = toInfo(await db.prisma.personalToken.findUniqueOrThrow({ where: { prefix } }));
   await recordAdminAction(db.driver, {
@@ -96,7 +116,11 @@ export async function issuePersonalToken(db: Db, owner: Owner, name: string, exp
  * already. Someone else's token, or no token, is null: the caller cannot tell
  * the two apart.
  */
-export async function revokeOwnToken(db: Db, owner: Owner, prefix: string): Promise<{ token: PersonalTokenInfo; already_revoked: boolean } | null> {
+export async function revokeOwnToken(
+  db: Db,
+  owner: Owner,
+  prefix: string,
+): Promise<{ token: PersonalTokenInfo; already_revoked: boolean } | null> {
   const revoked = await revokePersonalToken(db, owner.id, prefix);
   const row = await db.prisma.personalToken.findFirst({ where: { userId: owner.id, prefix } });
   if (row && revoked) {
@@ -113,11 +137,18 @@ export async function revokeOwnToken(db: Db, owner: Owner, prefix: string): Prom
 }
 
 export async function revokePersonalToken(db: Db, userId: string, prefix: string): Promise<boolean> {
-  const { count } = await db.prisma.personalToken.updateMany({ where: { userId, prefix, revokedAt: null }, data: { revokedAt: new Date() } });
+  const { count } = await db.prisma.personalToken.updateMany({
+    where: { userId, prefix, revokedAt: null },
+    data: { revokedAt: new Date() },
+  });
   return count > 0;
 }
 
-export type TokenLookup = { status: "valid"; user: TokenUser } | { status: "revoked" } | { status: "expired"; expiresAt: string } | { status: "unknown" };
+export type TokenLookup =
+  | { status: "valid"; user: TokenUser }
+  | { status: "revoked" }
+  | { status: "expired"; expiresAt: string }
+  | { status: "unknown" };
 
 export async function lookupPersonalToken(db: Db, token: string): Promise<TokenLookup> {
   const row = await db.prisma.personalToken.findUnique({ where: { hash: hashToken(token) }, include: { user: true } });

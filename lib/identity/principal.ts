@@ -12,7 +12,11 @@ import { ApiError } from "../errors";
 // personal access token) with a role. Every API route goes through here.
 
 export type RuntimePrincipal = { kind: "runtime"; runtime: { id: string; name: string } };
-export type UserPrincipal = { kind: "user"; via: "session" | "token"; user: { id: string; email: string; name: string; role: Role } };
+export type UserPrincipal = {
+  kind: "user";
+  via: "session" | "token";
+  user: { id: string; email: string; name: string; role: Role };
+};
 export type Principal = RuntimePrincipal | UserPrincipal;
 
 /** runtime: ingest keys only; user: sessions and personal tokens; session: a signed-in browser only; any: either. */
@@ -48,7 +52,10 @@ function assertSameOrigin(req: Request): void {
   const allowed = new Set([new URL(req.url).origin, ...devPageOrigins(settings)]);
   if (settings.SETTLE_PUBLIC_URL) allowed.add(new URL(settings.SETTLE_PUBLIC_URL).origin);
   if (!origin || !allowed.has(origin)) {
-    throw new ApiError("INVALID_ORIGIN", "A signed-in request that changes something must come from Settle's own pages (Origin header).");
+    throw new ApiError(
+      "INVALID_ORIGIN",
+      "A signed-in request that changes something must come from Settle's own pages (Origin header).",
+    );
   }
 }
 
@@ -61,25 +68,37 @@ async function identify(db: Db, req: Request): Promise<Principal> {
   const token = bearerToken(req);
   if (token?.startsWith(RUNTIME_KEY_PREFIX)) {
     const found = await lookupRuntimeKey(db, token);
-    if (found.status === "revoked") throw new ApiError("KEY_REVOKED", "This runtime key was revoked. Ask an admin for a new one.");
+    if (found.status === "revoked")
+      throw new ApiError("KEY_REVOKED", "This runtime key was revoked. Ask an admin for a new one.");
     if (found.status === "unknown") throw new ApiError("UNAUTHENTICATED", "Unknown runtime key.");
     return { kind: "runtime", runtime: found.runtime };
   }
   if (token?.startsWith(PERSONAL_TOKEN_PREFIX)) {
     const found = await lookupPersonalToken(db, token);
-    if (found.status === "revoked") throw new ApiError("KEY_REVOKED", "This personal access token was revoked, or its owner deactivated.");
+    if (found.status === "revoked")
+      throw new ApiError("KEY_REVOKED", "This personal access token was revoked, or its owner deactivated.");
     if (found.status === "expired") {
-      throw new ApiError("TOKEN_EXPIRED", `This personal access token expired at ${found.expiresAt}. Create a new one on the Account page.`, { expired_at: found.expiresAt });
+      throw new ApiError(
+        "TOKEN_EXPIRED",
+        `This personal access token expired at ${found.expiresAt}. Create a new one on the Account page.`,
+        { expired_at: found.expiresAt },
+      );
     }
     if (found.status === "unknown") throw new ApiError("UNAUTHENTICATED", "Unknown personal access token.");
     return { kind: "user", via: "token", user: found.user };
   }
   if (token) {
-    throw new ApiError("UNAUTHENTICATED", "That is not a Settle key: runtime ingest keys start with `stl_rk_`, personal access tokens with `stl_pat_`.");
+    throw new ApiError(
+      "UNAUTHENTICATED",
+      "That is not a Settle key: runtime ingest keys start with `stl_rk_`, personal access tokens with `stl_pat_`.",
+    );
   }
   const user = await sessionUser(req);
   if (!user) {
-    throw new ApiError("UNAUTHENTICATED", "Send `Authorization: Bearer <key>` (a runtime key `stl_rk_…` or a personal access token `stl_pat_…`), or sign in.");
+    throw new ApiError(
+      "UNAUTHENTICATED",
+      "Send `Authorization: Bearer <key>` (a runtime key `stl_rk_…` or a personal access token `stl_pat_…`), or sign in.",
+    );
   }
   assertSameOrigin(req);
   return user;
@@ -88,7 +107,10 @@ async function identify(db: Db, req: Request): Promise<Principal> {
 export async function authenticate(db: Db, req: Request, mode: AuthMode, permission?: Permission): Promise<Principal> {
   // A runtime route needs a key: no session is read (nor its settings touched) to refuse a request without one.
   if (mode === "runtime" && !bearerToken(req)) {
-    throw new ApiError("UNAUTHENTICATED", "Send `Authorization: Bearer <runtime key>` (a runtime ingest key, `stl_rk_…`).");
+    throw new ApiError(
+      "UNAUTHENTICATED",
+      "Send `Authorization: Bearer <runtime key>` (a runtime ingest key, `stl_rk_…`).",
+    );
   }
   const principal = await identify(db, req);
   if (mode === "runtime" && principal.kind !== "runtime") {
@@ -98,10 +120,17 @@ export async function authenticate(db: Db, req: Request, mode: AuthMode, permiss
     throw new ApiError("FORBIDDEN", "This needs a person: sign in, or use a personal access token (`stl_pat_…`).");
   }
   if (mode === "session" && principal.kind === "user" && principal.via !== "session") {
-    throw new ApiError("FORBIDDEN", "Only a signed-in session can do this, not a token: sign in to the console (Account → Tokens).", { needs: "session" });
+    throw new ApiError(
+      "FORBIDDEN",
+      "Only a signed-in session can do this, not a token: sign in to the console (Account → Tokens).",
+      { needs: "session" },
+    );
   }
   if (principal.kind === "user" && permission && !can(principal.user.role, permission)) {
-    throw new ApiError("FORBIDDEN", `Your role (${principal.user.role}) may not do this.`, { role: principal.user.role, needs: permission });
+    throw new ApiError("FORBIDDEN", `Your role (${principal.user.role}) may not do this.`, {
+      role: principal.user.role,
+      needs: permission,
+    });
   }
   return principal;
 }

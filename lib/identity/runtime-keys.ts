@@ -31,14 +31,31 @@ export async function createRuntimeKey(
   name = "default",
   actor = "cli",
 ): Promise<{ key: string; prefix: string; runtime: string }> {
-  const runtime = await db.prisma.runtime.upsert({ where: { name: runtimeName }, create: { name: runtimeName }, update: {} });
+  const runtime = await db.prisma.runtime.upsert({
+    where: { name: runtimeName },
+    create: { name: runtimeName },
+    update: {},
+  });
   const { token: key, prefix, hash } = newToken(RUNTIME_KEY_PREFIX);
   await db.prisma.runtimeKey.create({ data: { runtimeId: runtime.id, name, prefix, hash } });
-  await recordAdminAction(db.driver, { actor, action: "runtime_key_created", targetType: "runtime_key", targetId: prefix, after: { runtime: runtime.name, name } });
+  await recordAdminAction(db.driver, {
+    actor,
+    action: "runtime_key_created",
+    targetType: "runtime_key",
+    targetId: prefix,
+    after: { runtime: runtime.name, name },
+  });
   return { key, prefix, runtime: runtime.name };
 }
 
-type KeyRow = { prefix: string; name: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; runtime: { name: string } };
+type KeyRow = {
+  prefix: string;
+  name: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  runtime: { name: string };
+};
 
 function toInfo(k: KeyRow): RuntimeKeyInfo {
   return {
@@ -81,9 +98,16 @@ export const newRuntimeKeySchema = z.object({
 });
 
 /** Revokes a key and says whether it had been revoked already (that changes nothing); null when no key has this prefix. */
-export async function revokeRuntimeKeyOnce(db: Db, prefix: string, actor = "cli"): Promise<{ key: RuntimeKeyInfo; already_revoked: boolean } | null> {
+export async function revokeRuntimeKeyOnce(
+  db: Db,
+  prefix: string,
+  actor = "cli",
+): Promise<{ key: RuntimeKeyInfo; already_revoked: boolean } | null> {
   forgetKey(prefix);
-  const { count } = await db.prisma.runtimeKey.updateMany({ where: { prefix, revokedAt: null }, data: { revokedAt: new Date() } });
+  const { count } = await db.prisma.runtimeKey.updateMany({
+    where: { prefix, revokedAt: null },
+    data: { revokedAt: new Date() },
+  });
   const found = await db.prisma.runtimeKey.findUnique({ where: { prefix }, include: { runtime: true } });
   if (!found) return null;
   const key = toInfo(found);
@@ -106,9 +130,7 @@ export async function listRuntimeNames(db: Db): Promise<string[]> {
 }
 
 export type KeyLookup =
-  | { status: "valid"; runtime: { id: string; name: string } }
-  | { status: "revoked" }
-  | { status: "unknown" };
+  { status: "valid"; runtime: { id: string; name: string } } | { status: "revoked" } | { status: "unknown" };
 
 // A valid key is remembered for a moment: every ingest request looks its key
 // up, and a round trip costs this machine about as much as the rest of a
@@ -129,7 +151,13 @@ export async function lookupRuntimeKey(db: Db, key: string): Promise<KeyLookup> 
   const hash = hashToken(key);
   const known = validKeys.get(hash);
   if (known && known.until > Date.now()) return { status: "valid", runtime: known.runtime };
-  const rows = await db.driver.query<{ id: string; runtime_id: string; runtime_name: string; revoked: boolean; stale: boolean }>(
+  const rows = await db.driver.query<{
+    id: string;
+    runtime_id: string;
+    runtime_name: string;
+    revoked: boolean;
+    stale: boolean;
+  }>(
     `SELECT k.id::text, k.runtime_id::text, r.name AS runtime_name, k.revoked_at IS NOT NULL AS revoked,
             (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute') AS stale
        FROM runtime_keys k JOIN runtimes r ON r.id = k.runtime_id WHERE k.hash = $1`,
@@ -143,6 +171,10 @@ export async function lookupRuntimeKey(db: Db, key: string): Promise<KeyLookup> 
   if (row.stale) await db.driver.query(`UPDATE runtime_keys SET last_used_at = now() WHERE id = $1::uuid`, [row.id]);
   const runtime = { id: row.runtime_id, name: row.runtime_name };
   if (validKeys.size > 1_000) validKeys.clear();
-  validKeys.set(hash, { runtime, prefix: key.slice(0, RUNTIME_KEY_PREFIX.length + 8), until: Date.now() + KEY_CACHE_MS });
+  validKeys.set(hash, {
+    runtime,
+    prefix: key.slice(0, RUNTIME_KEY_PREFIX.length + 8),
+    until: Date.now() + KEY_CACHE_MS,
+  });
   return { status: "valid", runtime };
 }

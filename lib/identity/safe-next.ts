@@ -12,7 +12,13 @@ export function safeNext(value: string | string[] | undefined | null): string {
     const target = new URL(next, BASE);
     // A browser strips tabs and newlines from a URL before resolving it; a second resolve sees what it would.
     const again = new URL(target.pathname + target.search + target.hash, BASE);
-    if (target.origin !== BASE || again.origin !== BASE || !next.startsWith("/") || /[\\\u0000-\u001f]/.test(decodeURIComponent(target.pathname))) return "/";
+    if (
+      target.origin !== BASE ||
+      again.origin !== BASE ||
+      !next.startsWith("/") ||
+      /[\\\u0000-\u001f]/.test(decodeURIComponent(target.pathname))
+    )
+      return "/";
     return target.pathname + target.search + target.hash;
   } catch {
     return "/";

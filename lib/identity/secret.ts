@@ -22,7 +22,8 @@ export function authSecret(): string {
     }
     return DEVELOPMENT_SECRET;
   }
-  if (settings.SETTLE_DATA_DIR.startsWith("memory://")) return processWide("memorySecret", () => randomBytes(32).toString("base64url"));
+  if (settings.SETTLE_DATA_DIR.startsWith("memory://"))
+    return processWide("memorySecret", () => randomBytes(32).toString("base64url"));
   const file = path.join(path.dirname(path.resolve(settings.SETTLE_DATA_DIR)), "auth-secret");
   if (!existsSync(file)) {
     mkdirSync(path.dirname(file), { recursive: true });

@@ -17,7 +17,10 @@ export const currentUser = cache(async (): Promise<SessionUser | null> => getSes
  * The signed-in user, and whether they hold `permission`; redirects to
  * sign-in when nobody is signed in. A page shows <NotAllowed> when not allowed.
  */
-export async function requireUser(permission: Permission, next = "/"): Promise<{ user: SessionUser; allowed: boolean; db: Db }> {
+export async function requireUser(
+  permission: Permission,
+  next = "/",
+): Promise<{ user: SessionUser; allowed: boolean; db: Db }> {
   const user = await currentUser();
   if (!user) redirect(`/sign-in?next=${encodeURIComponent(next)}`);
   // Pages read through lib/ functions with this handle: they never import the database layer themselves.

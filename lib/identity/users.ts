@@ -43,25 +43,41 @@ export class UserExistsError extends Error {
 }
 
 /** Creates a user; without a password, one is generated and returned (shown once). */
-export async function createUser(db: Db, input: NewUser, actor: Actor = CLI_ACTOR): Promise<{ user: UserInfo; password: string; generated: boolean }> {
+export async function createUser(
+  db: Db,
+  input: NewUser,
+  actor: Actor = CLI_ACTOR,
+): Promise<{ user: UserInfo; password: string; generated: boolean }> {
   const data = newUserSchema.parse(input);
   if (await db.prisma.user.findUnique({ where: { email: data.email } })) throw new UserExistsError(data.email);
   const password = data.password ?? randomBytes(12).toString("base64url");
   const auth = await getAuth();
   try {
-    await auth.api.createUser({ body: { email: data.email, password, name: data.name ?? data.email.split("@")[0]!, role: data.role } });
+    await auth.api.createUser({
+      body: { email: data.email, password, name: data.name ?? data.email.split("@")[0]!, role: data.role },
+    });
   } catch (error) {
     // Two admins adding the same person at once: the second one lost the race.
     if (await db.prisma.user.findUnique({ where: { email: data.email } })) throw new UserExistsError(data.email);
     throw error;
   }
   const user = toInfo(await db.prisma.user.findUniqueOrThrow({ where: { email: data.email } }));
-  await recordAdminAction(db.driver, { actor: actor.email, action: "user_invited", targetType: "user", targetId: user.email, after: snapshot(user) });
+  await recordAdminAction(db.driver, {
+    actor: actor.email,
+    action: "user_invited",
+    targetType: "user",
+    targetId: user.email,
+    after: snapshot(user),
+  });
   return { user, password, generated: !data.password };
 }
 
 /** createUser for the admin API: an email already in use is a 409 naming the field. */
-export async function inviteUser(db: Db, input: NewUser, actor: Actor): Promise<{ user: UserInfo; password: string | null }> {
+export async function inviteUser(
+  db: Db,
+  input: NewUser,
+  actor: Actor,
+): Promise<{ user: UserInfo; password: string | null }> {
   try {
     const { user, password, generated } = await createUser(db, input, actor);
     return { user, password: generated ? password : null };
@@ -71,11 +87,25 @@ export async function inviteUser(db: Db, input: NewUser, actor: Actor): Promise<
   }
 }
 
-type UserRow = { id: string; email: string; name: string; role: string | null; banned: boolean | null; createdAt: Date | string };
+type UserRow = {
+  id: string;
+  email: string;
+  name: string;
+  role: string | null;
+  banned: boolean | null;
+  createdAt: Date | string;
+};
 const USER_COLUMNS = `id, email, name, role, banned, "createdAt"`;
 
 function toInfo(u: UserRow): UserInfo {
-  return { id: u.id, email: u.email, name: u.name, role: roleSchema.safeParse(u.role).data ?? null, active: !u.banned, created_at: new Date(u.createdAt).toISOString() };
+  return {
+    id: u.id,
+    email: u.email,
+    name: u.name,
+    role: roleSchema.safeParse(u.role).data ?? null,
+    active: !u.banned,
+    created_at: new Date(u.createdAt).toISOString(),
+  };
 }
 
 function snapshot(u: UserInfo): Record<string, unknown> {
@@ -104,19 +134,29 @@ export type UserPatch = z.infer<typeof userPatchSchema>;
  * personal access tokens (reactivating does not bring those back). Refusals
  * are ApiErrors: NOT_FOUND, FORBIDDEN (yourself), TRANSITION_REFUSED (last admin).
  */
-export async function updateUser(db: Db, userId: string, patch: UserPatch, actor: Actor = CLI_ACTOR): Promise<UserInfo> {
+export async function updateUser(
+  db: Db,
+  userId: string,
+  patch: UserPatch,
+  actor: Actor = CLI_ACTOR,
+): Promise<UserInfo> {
   const actorId = actor.id;
   const change = userPatchSchema.parse(patch);
   const updated = await db.driver.transaction(async (tx) => {
     // Every active admin row is locked, in one order: two admins demoting each
     // other at the same moment are serialised, and the second sees one admin left.
-    const admins = await tx.query<{ id: string }>(`SELECT id FROM "user" WHERE role = 'admin' AND banned IS NOT TRUE ORDER BY id FOR UPDATE`);
+    const admins = await tx.query<{ id: string }>(
+      `SELECT id FROM "user" WHERE role = 'admin' AND banned IS NOT TRUE ORDER BY id FOR UPDATE`,
+    );
     const [target] = await tx.query<UserRow>(`SELECT ${USER_COLUMNS} FROM "user" WHERE id = $1`, [userId]);
     if (!target) throw new ApiError("NOT_FOUND", `No user ${userId}.`);
     const isActiveAdmin = target.role === "admin" && !target.banned;
-    const losesAdmin = isActiveAdmin && ((change.role !== undefined && change.role !== "admin") || change.active === false);
+    const losesAdmin =
+      isActiveAdmin && ((change.role !== undefined && change.role !== "admin") || change.active === false);
     if (losesAdmin && actorId === userId) {
-      throw new ApiError("FORBIDDEN", "You cannot demote or deactivate yourself; another admin has to do it.", { rule: "self" });
+      throw new ApiError("FORBIDDEN", "You cannot demote or deactivate yourself; another admin has to do it.", {
+        rule: "self",
+      });
     }
     if (losesAdmin && admins.length <= 1) {
       throw new ApiError("LAST_ADMIN", `${target.email} is the last active admin. Make someone else an admin first.`);
@@ -134,16 +174,32 @@ export async function updateUser(db: Db, userId: string, patch: UserPatch, actor
     );
     if (deactivating) {
       await tx.query(`DELETE FROM "session" WHERE "userId" = $1`, [userId]);
-      await tx.query(`UPDATE personal_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL`, [userId]);
+      await tx.query(`UPDATE personal_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL`, [
+        userId,
+      ]);
     }
     const before = toInfo(target);
     const after = toInfo(user!);
     if (before.role !== after.role) {
-      await recordAdminAction(tx, { actor: actor.email, action: "user_role_changed", targetType: "user", targetId: after.email, before: snapshot(before), after: snapshot(after) });
+      await recordAdminAction(tx, {
+        actor: actor.email,
+        action: "user_role_changed",
+        targetType: "user",
+        targetId: after.email,
+        before: snapshot(before),
+        after: snapshot(after),
+      });
     }
     if (before.active !== after.active) {
       const action = after.active ? "user_reactivated" : "user_deactivated";
-      await recordAdminAction(tx, { actor: actor.email, action, targetType: "user", targetId: after.email, before: snapshot(before), after: snapshot(after) });
+      await recordAdminAction(tx, {
+        actor: actor.email,
+        action,
+        targetType: "user",
+        targetId: after.email,
+        before: snapshot(before),
+        after: snapshot(after),
+      });
     }
     return after;
   });
@@ -154,7 +210,12 @@ export async function setUserRole(db: Db, userId: string, role: Role, actor: Act
   return updateUser(db, userId, { role }, actor);
 }
 
-export async function setUserActive(db: Db, userId: string, active: boolean, actor: Actor = CLI_ACTOR): Promise<UserInfo> {
+export async function setUserActive(
+  db: Db,
+  userId: string,
+  active: boolean,
+  actor: Actor = CLI_ACTOR,
+): Promise<UserInfo> {
   return updateUser(db, userId, { active }, actor);
 }
 

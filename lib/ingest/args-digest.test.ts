@@ -14,10 +14,20 @@ describe("argsDigest", () => {
 
   it.each([
     ["key order", { amount: 50, charge: "ch_1" }, { charge: "ch_1", amount: 50 }, true],
-    ["a new idempotency key, nonce, request id or timestamp", { amount: 50, idempotency_key: "k1", nonce: "a" }, { amount: 50, idempotency_key: "k2", request_id: "r", timestamp: "t" }, true],
+    [
+      "a new idempotency key, nonce, request id or timestamp",
+      { amount: 50, idempotency_key: "k1", nonce: "a" },
+      { amount: 50, idempotency_key: "k2", request_id: "r", timestamp: "t" },
+      true,
+    ],
     ["another amount", { amount: 50 }, { amount: 51 }, false],
     ["a number and its text", { amount: 50 }, { amount: "50" }, false],
-    ["a nested volatile name (only top-level names are volatile)", { meta: { nonce: 1 } }, { meta: { nonce: 2 } }, false],
+    [
+      "a nested volatile name (only top-level names are volatile)",
+      { meta: { nonce: 1 } },
+      { meta: { nonce: 2 } },
+      false,
+    ],
   ])("%s", (_what, a, b, same) => {
     expect(argsDigest(a) === argsDigest(b)).toBe(same);
   });

@@ -29,7 +29,10 @@ describe("coalescing concurrent writes of one runtime", () => {
     const writes: number[][] = [];
     const { held, release } = occupy(d, writes);
     expect(writes).toHaveLength(WRITES_IN_FLIGHT);
-    const later = [coalesce(d, "rt", [2], async (items) => void writes.push(items)), coalesce(d, "rt", [3, 4], async (items) => void writes.push(items))];
+    const later = [
+      coalesce(d, "rt", [2], async (items) => void writes.push(items)),
+      coalesce(d, "rt", [3, 4], async (items) => void writes.push(items)),
+    ];
     const other = coalesce(d, "other runtime", [9], async (items) => void writes.push(items));
     await other;
     expect(writes.at(-1)).toEqual([9]);
@@ -54,7 +57,14 @@ describe("coalescing concurrent writes of one runtime", () => {
     const d = driver();
     const sizes: number[] = [];
     const { held, release } = occupy(d, []);
-    const rest = Array.from({ length: 6 }, () => coalesce(d, "rt", Array.from({ length: 100 }, () => 1), async (items) => void sizes.push(items.length)));
+    const rest = Array.from({ length: 6 }, () =>
+      coalesce(
+        d,
+        "rt",
+        Array.from({ length: 100 }, () => 1),
+        async (items) => void sizes.push(items.length),
+      ),
+    );
     release();
     await Promise.all([...held, ...rest]);
     expect(sizes.sort((x, y) => y - x)).toEqual([500, 100]);

@@ -9,7 +9,9 @@ import type { NormalizedAttempt, Retry, SafeValue } from "../outcome/vocabulary"
 function normalizeLeaf(value: unknown, ctx: AdapterContext): NormalizedAttempt | null {
   if (!isRecord(value)) return null;
   const adapter = leafAdapters.find((a) => a.detect(value));
-  return adapter ? Object.assign({ dialect: adapter.dialect, wrapper_dialect: null }, adapter.normalize(value, ctx)) : null;
+  return adapter
+    ? Object.assign({ dialect: adapter.dialect, wrapper_dialect: null }, adapter.normalize(value, ctx))
+    : null;
 }
 
 function detect(envelope: unknown, ctx: AdapterContext): NormalizedAttempt {
@@ -38,10 +40,12 @@ const nullableText = (v: string | null) => (v === null ? null : redactText(v));
 /** Whatever an adapter read, the stored retry hints are ones PostgreSQL holds; the rest is ignored, not fatal. */
 function storableRetry(retry: Retry, ignored: IgnoredHint[]): Retry {
   const notBefore = retry.not_before === null ? null : storableIso(Date.parse(retry.not_before));
-  if (retry.not_before !== null && notBefore === null) ignored.push({ field: "retry.not_before", reason: "beyond what Settle can store" });
+  if (retry.not_before !== null && notBefore === null)
+    ignored.push({ field: "retry.not_before", reason: "beyond what Settle can store" });
   const max = retry.max_attempts_remaining;
   const storableMax = max === null || storableCount(max);
-  if (!storableMax) ignored.push({ field: "retry.max_attempts_remaining", reason: "not a whole number from 0 to 2147483647" });
+  if (!storableMax)
+    ignored.push({ field: "retry.max_attempts_remaining", reason: "not a whole number from 0 to 2147483647" });
   return { directive: retry.directive, not_before: notBefore, max_attempts_remaining: storableMax ? max : null };
 }
 

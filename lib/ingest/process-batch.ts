@@ -55,12 +55,18 @@ async function storeContended(db: Db, runtimeId: string, records: PreparedRecord
           ? await storeRecords(db.driver.write, runtimeId, records, { known: knownRows(db.driver, runtimeId) })
           : attempt <= 3
             ? await storeRecords(db.driver.write, runtimeId, records)
-            : await db.driver.transaction((tx) => storeRecords(tx, runtimeId, records, { lock: true }), { settings: LOCKED_SETTINGS });
+            : await db.driver.transaction((tx) => storeRecords(tx, runtimeId, records, { lock: true }), {
+                settings: LOCKED_SETTINGS,
+              });
       rememberRows(db.driver, runtimeId, stored.rows);
       return stored;
     } catch (error) {
       if (!isRetryableConflict(error) || attempt >= 6) throw error;
-      forgetRows(db.driver, runtimeId, records.map((p) => p.invocationId));
+      forgetRows(
+        db.driver,
+        runtimeId,
+        records.map((p) => p.invocationId),
+      );
       // The first try folded onto what this process remembered: read, and try again at once.
       if (attempt > 1) await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
     }
@@ -89,7 +95,11 @@ async function flagAfterTheFact(db: Db, runtimeId: string, stored: Stored): Prom
  */
 async function storeIsolated(db: Db, runtimeId: string, pending: Pending[]): Promise<void> {
   try {
-    const stored = await storeContended(db, runtimeId, pending.map((p) => p.prepared));
+    const stored = await storeContended(
+      db,
+      runtimeId,
+      pending.map((p) => p.prepared),
+    );
     noteWrites(db.driver, stored.inserted.size);
     // Stored before, or by a concurrent request in the meantime: either way a duplicate.
     for (const p of pending) if (!stored.inserted.has(p.prepared.eventKey)) p.result.status = "duplicate";
@@ -102,7 +112,13 @@ async function storeIsolated(db: Db, runtimeId: string, pending: Pending[]): Pro
       const reason = error instanceof Error ? error.message : "refused";
       Object.assign(only!.result, {
         status: "rejected",
-        error: recordError({ code: "STORAGE_REFUSED", message: `The database refused a value of this record (SQLSTATE ${state}: ${reason}).` }, only!.result.event_id ?? `record ${only!.result.index}`),
+        error: recordError(
+          {
+            code: "STORAGE_REFUSED",
+            message: `The database refused a value of this record (SQLSTATE ${state}: ${reason}).`,
+          },
+          only!.result.event_id ?? `record ${only!.result.index}`,
+        ),
       });
       return;
     }
@@ -128,7 +144,11 @@ function once(merged: Pending[]): Pending[] {
   });
 }
 
-function prepareSafely(record: unknown, receivedAt: Date, volatileArgs: VolatileArgsOf | undefined): PreparedRecord | RecordProblem {
+function prepareSafely(
+  record: unknown,
+  receivedAt: Date,
+  volatileArgs: VolatileArgsOf | undefined,
+): PreparedRecord | RecordProblem {
   try {
     return prepareRecord(record, receivedAt, volatileArgs);
   } catch (error) {
@@ -150,7 +170,9 @@ export async function ingestRecords(
   unparsable: Map<number, string> = new Map(),
   options: IngestOptions = {},
 ): Promise<IngestResult> {
-  const withArguments = options.volatileArgs !== undefined && raw.some((r) => isRecord(r) && r.arguments !== undefined && r.arguments !== null);
+  const withArguments =
+    options.volatileArgs !== undefined &&
+    raw.some((r) => isRecord(r) && r.arguments !== undefined && r.arguments !== null);
   const volatileArgs = withArguments ? await options.volatileArgs!() : undefined;
   return ingestPrepared(
     db,
@@ -158,7 +180,10 @@ export async function ingestRecords(
     raw.map((record, index) => {
       const lineError = unparsable.get(index);
       const prepared = lineError
-        ? { code: "INVALID_JSON", message: `record ${index + 1} of this request (a non-blank NDJSON line) is not valid JSON (${lineError}).` }
+        ? {
+            code: "INVALID_JSON",
+            message: `record ${index + 1} of this request (a non-blank NDJSON line) is not valid JSON (${lineError}).`,
+          }
         : prepareSafely(record, receivedAt, volatileArgs);
       const given = (record as { event_id?: unknown } | null)?.event_id;
       return { prepared, givenEventId: typeof given === "string" ? cleanText(given) : null };
@@ -176,7 +201,13 @@ export async function ingestPrepared(db: Db, runtime: RuntimeRef, inputs: Prepar
   const seenInBatch = new Set<string>();
   inputs.forEach(({ prepared, givenEventId }, index) => {
     if ("code" in prepared) {
-      results.push({ index, status: "rejected", event_id: givenEventId, invocation_id: null, error: recordError(prepared, givenEventId ?? `record ${index}`) });
+      results.push({
+        index,
+        status: "rejected",
+        event_id: givenEventId,
+        invocation_id: null,
+        error: recordError(prepared, givenEventId ?? `record ${index}`),
+      });
       return;
     }
     const duplicate = seenInBatch.has(prepared.eventKey);
@@ -192,7 +223,8 @@ export async function ingestPrepared(db: Db, runtime: RuntimeRef, inputs: Prepar
     if (!duplicate) pending.push({ prepared, result });
   });
 
-  if (pending.length > 0) await coalesce(db.driver, runtime.id, pending, (merged) => storeIsolated(db, runtime.id, once(merged)));
+  if (pending.length > 0)
+    await coalesce(db.driver, runtime.id, pending, (merged) => storeIsolated(db, runtime.id, once(merged)));
 
   return {
     results,

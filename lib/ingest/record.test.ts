@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { prepareRecord, type PreparedRecord } from "./record";
 
 const receivedAt = new Date("2026-11-29T00:00:01.000Z");
-const line = (started: string) => ({ task: "ord-1", call: "create_order", intent_key: "k", attempt: 1, started, outcome: "ok" });
+const line = (started: string) => ({
+  task: "ord-1",
+  call: "create_order",
+  intent_key: "k",
+  attempt: 1,
+  started,
+  outcome: "ok",
+});
 
 describe("preparing a record", () => {
   it("places a seed 002 time of day on its own day, not in the future", () => {
@@ -17,19 +24,37 @@ describe("preparing a record", () => {
   it("derives the invocation id from the idempotency key, scoped by task", () => {
     const p = prepareRecord({ task_id: "ord-1", tool: "t", idempotency_key: "k1" }, receivedAt) as PreparedRecord;
     expect(p.invocationId).toBe("ord-1:k1");
-    const fromRef = prepareRecord({ task_id: "ord-1", tool: "t", envelope: { ok: false, commit_state: "unknown", operation_ref: "run_81/step_4" } }, receivedAt) as PreparedRecord;
+    const fromRef = prepareRecord(
+      { task_id: "ord-1", tool: "t", envelope: { ok: false, commit_state: "unknown", operation_ref: "run_81/step_4" } },
+      receivedAt,
+    ) as PreparedRecord;
     expect(fromRef.invocationId).toBe("ord-1:run_81/step_4");
   });
 
   it("treats a missing or unknown effect class as a write", () => {
-    const p = prepareRecord({ task_id: "t", invocation_id: "i", tool: "x", effect_class: "teleport", envelope: { content: [{ type: "text", text: "x" }], isError: true } }, receivedAt) as PreparedRecord;
+    const p = prepareRecord(
+      {
+        task_id: "t",
+        invocation_id: "i",
+        tool: "x",
+        effect_class: "teleport",
+        envelope: { content: [{ type: "text", text: "x" }], isError: true },
+      },
+      receivedAt,
+    ) as PreparedRecord;
     expect(p.effectClass).toBeNull();
     expect(p.normalized.commit_state).toBe("unknown");
   });
 
   it("keys a record without event_id by a hash that ignores key order", () => {
-    const a = prepareRecord({ task_id: "t", invocation_id: "i", tool: "x", at: "2026-11-29T00:00:00Z" }, receivedAt) as PreparedRecord;
-    const b = prepareRecord({ at: "2026-11-29T00:00:00Z", tool: "x", invocation_id: "i", task_id: "t" }, receivedAt) as PreparedRecord;
+    const a = prepareRecord(
+      { task_id: "t", invocation_id: "i", tool: "x", at: "2026-11-29T00:00:00Z" },
+      receivedAt,
+    ) as PreparedRecord;
+    const b = prepareRecord(
+      { at: "2026-11-29T00:00:00Z", tool: "x", invocation_id: "i", task_id: "t" },
+      receivedAt,
+    ) as PreparedRecord;
     expect(a.eventKey).toMatch(/^sha256:/);
     expect(a.eventKey).toBe(b.eventKey);
   });

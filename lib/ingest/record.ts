@@ -118,16 +118,25 @@ function parseAt(value: string | null | undefined, receivedAt: Date): string | R
   if (value === null || value === undefined || value === "") return receivedAt.toISOString();
   if (/^\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(value)) {
     const sameDay = new Date(`${receivedAt.toISOString().slice(0, 10)}T${value}Z`);
-    if (Number.isNaN(sameDay.getTime())) return { code: "INVALID_TIMESTAMP", message: "`started` is not a valid time of day.", path: "started" };
+    if (Number.isNaN(sameDay.getTime()))
+      return { code: "INVALID_TIMESTAMP", message: "`started` is not a valid time of day.", path: "started" };
     const clockSkew = 5 * 60 * 1000;
     const day = 24 * 60 * 60 * 1000;
-    return new Date(sameDay.getTime() > receivedAt.getTime() + clockSkew ? sameDay.getTime() - day : sameDay.getTime()).toISOString();
+    return new Date(
+      sameDay.getTime() > receivedAt.getTime() + clockSkew ? sameDay.getTime() - day : sameDay.getTime(),
+    ).toISOString();
   }
   const ms = Date.parse(value);
   if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
     return { code: "INVALID_TIMESTAMP", message: "`at` must be an ISO 8601 date-time.", path: "at" };
   }
-  return storableIso(ms) ?? { code: "INVALID_TIMESTAMP", message: "`at` must lie between the years 1 and 9999 (UTC).", path: "at" };
+  return (
+    storableIso(ms) ?? {
+      code: "INVALID_TIMESTAMP",
+      message: "`at` must lie between the years 1 and 9999 (UTC).",
+      path: "at",
+    }
+  );
 }
 
 function fromLogLine(line: z.infer<typeof attemptLogLineSchema>): IngestRecord & { probe: ProbeResult | null } {
@@ -172,17 +181,26 @@ export function readArguments(
   if (args === null || args === undefined) return { digest: given ? cleanText(given) : null, stored: null };
   const bytes = Buffer.byteLength(JSON.stringify(args), "utf8");
   if (bytes > ARGUMENTS_MAX_BYTES) {
-    return { code: "INVALID_RECORD", message: `arguments are ${bytes} bytes as JSON; at most ${ARGUMENTS_MAX_BYTES} are stored (send args_digest instead).`, path: "arguments" };
+    return {
+      code: "INVALID_RECORD",
+      message: `arguments are ${bytes} bytes as JSON; at most ${ARGUMENTS_MAX_BYTES} are stored (send args_digest instead).`,
+      path: "arguments",
+    };
   }
   try {
     return { digest: argsDigest(args, volatileArgs?.(tool)), stored: redact(args) };
   } catch (error) {
-    if (error instanceof TooDeepError) return { code: "INVALID_RECORD", message: `arguments are ${error.message}.`, path: "arguments" };
+    if (error instanceof TooDeepError)
+      return { code: "INVALID_RECORD", message: `arguments are ${error.message}.`, path: "arguments" };
     throw error;
   }
 }
 
-export function prepareRecord(raw: unknown, receivedAt: Date, volatileArgs?: VolatileArgsOf): PreparedRecord | RecordProblem {
+export function prepareRecord(
+  raw: unknown,
+  receivedAt: Date,
+  volatileArgs?: VolatileArgsOf,
+): PreparedRecord | RecordProblem {
   if (!isRecord(raw)) return { code: "INVALID_RECORD", message: "A record must be a JSON object." };
   // Before anything walks it (the schema, redaction, the hash of a record without event_id): a
   // record nested thousands deep would overflow the stack of a recursive walk.
@@ -190,7 +208,11 @@ export function prepareRecord(raw: unknown, receivedAt: Date, volatileArgs?: Vol
   if (deep !== null) {
     const path = cleanText(deep.slice(0, 64));
     const code = deep === "envelope" ? "ENVELOPE_TOO_DEEP" : "RECORD_TOO_DEEP";
-    return { code, message: `\`${path}\` is nested deeper than a record may be (${MAX_JSON_DEPTH} levels of arrays and objects).`, path };
+    return {
+      code,
+      message: `\`${path}\` is nested deeper than a record may be (${MAX_JSON_DEPTH} levels of arrays and objects).`,
+      path,
+    };
   }
   let record: IngestRecord;
   let probe: ProbeResult | null = null;
@@ -232,7 +254,8 @@ export function prepareRecord(raw: unknown, receivedAt: Date, volatileArgs?: Vol
   try {
     storedEnvelope = record.envelope === undefined ? null : redact(record.envelope);
   } catch (error) {
-    if (error instanceof TooDeepError) return { code: "ENVELOPE_TOO_DEEP", message: `envelope is ${error.message}.`, path: "envelope" };
+    if (error instanceof TooDeepError)
+      return { code: "ENVELOPE_TOO_DEEP", message: `envelope is ${error.message}.`, path: "envelope" };
     throw error;
   }
 
@@ -262,7 +285,8 @@ export function prepareRecord(raw: unknown, receivedAt: Date, volatileArgs?: Vol
     effectClass,
     idempotencyKey: key ? cleanText(key) : null,
     // Whole seconds, as stored: the fold reads the same value from a new record as from the database.
-    budgetLeftS: record.budget_left_s === null || record.budget_left_s === undefined ? null : Math.round(record.budget_left_s),
+    budgetLeftS:
+      record.budget_left_s === null || record.budget_left_s === undefined ? null : Math.round(record.budget_left_s),
     argsDigest: args.digest,
     arguments: args.stored,
     normalized,

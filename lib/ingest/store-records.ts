@@ -111,7 +111,13 @@ export type Stored = {
 
 // The row as the database now holds it. It may share objects with the fold that made it: folds
 // never change what they are given (each step makes new objects), so neither can change the other.
-const rowOf = (uid: string, invocationId: string, taskId: string, version: number, state: FoldSnapshot): InvocationRow =>
+const rowOf = (
+  uid: string,
+  invocationId: string,
+  taskId: string,
+  version: number,
+  state: FoldSnapshot,
+): InvocationRow =>
   ({ id: uid, invocation_id: invocationId, task_id: taskId, version, ...stateOf(state) }) as InvocationRow;
 
 /**
@@ -136,12 +142,20 @@ export async function storeRecords(
   let existing: Map<string, InvocationRow>;
   let stored = new Set<string>();
   if (options.known) {
-    existing = new Map(ids.flatMap((id) => {
-      const row = options.known!(id);
-      return row ? [[id, row] as const] : [];
-    }));
+    existing = new Map(
+      ids.flatMap((id) => {
+        const row = options.known!(id);
+        return row ? [[id, row] as const] : [];
+      }),
+    );
   } else {
-    const read = await selectStates(tx, runtimeId, ids, records.map((p) => p.eventKey), options.lock);
+    const read = await selectStates(
+      tx,
+      runtimeId,
+      ids,
+      records.map((p) => p.eventKey),
+      options.lock,
+    );
     existing = new Map(read.rows.map((r) => [r.invocation_id, r]));
     stored = read.stored;
   }
@@ -162,26 +176,50 @@ export async function storeRecords(
     if (!row) {
       const uid = timeOrderedUuid();
       for (const p of list) attempts.push(attemptRow(p, uid, 1));
-      created.push({ uid, invocationId, taskId: list[0]!.taskId, state: foldInvocation(list.map((p) => foldRecordOf(p, 1)), [], config) });
+      created.push({
+        uid,
+        invocationId,
+        taskId: list[0]!.taskId,
+        state: foldInvocation(
+          list.map((p) => foldRecordOf(p, 1)),
+          [],
+          config,
+        ),
+      });
       continue;
     }
     const version = row.version + 1;
     for (const p of list) attempts.push(attemptRow(p, row.id, version));
     const snapshot = snapshotOf(row);
-    const resumed = snapshot && resumeFold(snapshot, list.map((p) => foldRecordOf(p, version)), config);
+    const resumed =
+      snapshot &&
+      resumeFold(
+        snapshot,
+        list.map((p) => foldRecordOf(p, version)),
+        config,
+      );
     if (resumed) updated.push({ before: row, version, state: resumed });
     else refold.push(row);
   }
   if (refold.length > 0) {
     // A late record that belongs before the stored ones, or a row from before the fold was kept: the whole history, with the new records.
-    const fresher = new Map(refold.map((r) => [r.id, byInvocation.get(r.invocation_id)!.map((p) => foldRecordOf(p, r.version + 1))]));
-    const folded = await foldFromHistory(tx, runtimeId, refold.map((r) => r.id), fresher);
+    const fresher = new Map(
+      refold.map((r) => [r.id, byInvocation.get(r.invocation_id)!.map((p) => foldRecordOf(p, r.version + 1))]),
+    );
+    const folded = await foldFromHistory(
+      tx,
+      runtimeId,
+      refold.map((r) => r.id),
+      fresher,
+    );
     for (const row of refold) updated.push({ before: row, version: row.version + 1, state: folded.get(row.id)! });
   }
   attempts.sort((a, b) => byText(a[2] as string, b[2] as string));
   await writeStates(tx, runtimeId, { created, updated, attempts, tasks: taskSpans(fresh), checks: options.checks });
   const createdRows = created.map((c) => rowOf(c.uid, c.invocationId, c.taskId, 1, c.state));
-  const updatedRows = updated.map((u) => rowOf(u.before.id, u.before.invocation_id, u.before.task_id, u.version, u.state));
+  const updatedRows = updated.map((u) =>
+    rowOf(u.before.id, u.before.invocation_id, u.before.task_id, u.version, u.state),
+  );
   return {
     inserted: new Set(fresh.map((p) => p.eventKey)),
     rows: [...createdRows, ...updatedRows],

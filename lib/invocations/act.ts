@@ -9,7 +9,6 @@ import { getInvocation, type InvocationView } from "./read";
 import { quorumFor } from "../policies/policies";
 import { runtimeNameSchema } from "../outcome/record-fields";
 
-
 export type ActionTarget = { invocationId: string; runtimeId?: string };
 export type ActionContext = {
   actor: string;
@@ -51,14 +50,28 @@ const auditQuery = {
          VALUES (gen_random_uuid(), $1::uuid, $2, $3, $4, $5::timestamptz, $6, $7, $8, $9::jsonb)`,
 };
 
-export async function actOnInvocation(db: Db, target: ActionTarget, action: OperatorAction, ctx: ActionContext): Promise<ActionOutcome> {
+export async function actOnInvocation(
+  db: Db,
+  target: ActionTarget,
+  action: OperatorAction,
+  ctx: ActionContext,
+): Promise<ActionOutcome> {
   const at = (ctx.now ?? new Date()).toISOString();
   const refusal = await db.driver.transaction(
     async (tx) => {
-      const rows = await tx.query<InvocationRow & { runtime_id: string }>(lockQuery, [target.invocationId, target.runtimeId ?? null]);
+      const rows = await tx.query<InvocationRow & { runtime_id: string }>(lockQuery, [
+        target.invocationId,
+        target.runtimeId ?? null,
+      ]);
       const row = rows[0];
       if (!row || rows.length > 1) {
-        return { code: "NOT_FOUND", message: rows.length > 1 ? "Several runtimes use this invocation id; name the runtime." : `No invocation ${target.invocationId}.` } as const;
+        return {
+          code: "NOT_FOUND",
+          message:
+            rows.length > 1
+              ? "Several runtimes use this invocation id; name the runtime."
+              : `No invocation ${target.invocationId}.`,
+        } as const;
       }
       if (row.version !== ctx.version) {
         return {
@@ -70,14 +83,25 @@ export async function actOnInvocation(db: Db, target: ActionTarget, action: Oper
       if (!current) return { code: "NOT_FOUND", message: `No invocation ${target.invocationId}.` } as const;
       // Every path that approves (API, console, CLI) gets the quorum of the policy in effect now;
       // it is kept in the audit payload, so replaying the fold later counts as it did then.
-      const quorum = action.action === "approve" ? (ctx.quorum ?? (await quorumFor(tx, current.effectClass))) : ctx.quorum;
+      const quorum =
+        action.action === "approve" ? (ctx.quorum ?? (await quorumFor(tx, current.effectClass))) : ctx.quorum;
       // The action comes after every record that has arrived: it folds onto the stored state.
       const { snapshot, result } = resumeWithAction(current, action, { actor: ctx.actor, at, quorum });
       if (!result.ok) return { code: result.code, message: result.message } as const;
 
       const seq = row.version + 1;
       const payload = { ...ctx.audit, action, ...(quorum ? { quorum } : {}) };
-      await tx.query(auditQuery, [row.id, seq, action.action, ctx.actor, at, result.from, result.to, noteOf(action), JSON.stringify(payload)]);
+      await tx.query(auditQuery, [
+        row.id,
+        seq,
+        action.action,
+        ctx.actor,
+        at,
+        result.from,
+        result.to,
+        noteOf(action),
+        JSON.stringify(payload),
+      ]);
       await writeStates(tx, row.runtime_id, { updated: [{ before: row, version: seq, state: snapshot }] });
       return null;
     },
@@ -89,17 +113,34 @@ export async function actOnInvocation(db: Db, target: ActionTarget, action: Oper
   return { ok: true, invocation: invocation! };
 }
 
-export const actionRequestSchema = z.intersection(operatorActionSchema, z.object({ version: z.number().int().min(0), runtime: runtimeNameSchema.optional() }));
+export const actionRequestSchema = z.intersection(
+  operatorActionSchema,
+  z.object({ version: z.number().int().min(0), runtime: runtimeNameSchema.optional() }),
+);
 export type ActionRequest = z.infer<typeof actionRequestSchema>;
 
-const refusalCodes = { NOT_FOUND: "NOT_FOUND", VERSION_CONFLICT: "VERSION_CONFLICT", TRANSITION_REFUSED: "TRANSITION_REFUSED", ALREADY_APPROVED: "ALREADY_APPROVED" } as const;
+const refusalCodes = {
+  NOT_FOUND: "NOT_FOUND",
+  VERSION_CONFLICT: "VERSION_CONFLICT",
+  TRANSITION_REFUSED: "TRANSITION_REFUSED",
+  ALREADY_APPROVED: "ALREADY_APPROVED",
+} as const;
 
 /** The API's form of actOnInvocation: the updated invocation, or a typed refusal carrying the current state. */
-export async function performAction(db: Db, invocationId: string, request: ActionRequest, actor: string): Promise<InvocationView> {
+export async function performAction(
+  db: Db,
+  invocationId: string,
+  request: ActionRequest,
+  actor: string,
+): Promise<InvocationView> {
   const { version, runtime, ...action } = request;
   const runtimeId = runtime ? (await db.prisma.runtime.findUnique({ where: { name: runtime } }))?.id : undefined;
   if (runtime && !runtimeId) throw new ApiError("NOT_FOUND", `No runtime ${runtime}.`);
   const outcome = await actOnInvocation(db, { invocationId, runtimeId }, action as OperatorAction, { actor, version });
   if (outcome.ok) return outcome.invocation;
-  throw new ApiError(refusalCodes[outcome.code], outcome.message, outcome.current ? { version: outcome.current.version, status: outcome.current.status } : {});
+  throw new ApiError(
+    refusalCodes[outcome.code],
+    outcome.message,
+    outcome.current ? { version: outcome.current.version, status: outcome.current.status } : {},
+  );
 }

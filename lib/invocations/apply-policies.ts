@@ -33,7 +33,14 @@ type Column = keyof Pick<PolicyValues, "escalate_after_s" | "approval_expires_af
 /** The threshold in effect for a row: its class's own policy row, else the default `*` row (resolvePolicy, in SQL). */
 const resolved = (column: Column) => `(CASE WHEN own.effect_class IS NULL THEN d.${column} ELSE own.${column} END)`;
 
-type Candidate = { invocation_id: string; runtime_id: string; version: number; since: Date | string; after_s: number; policy: string };
+type Candidate = {
+  invocation_id: string;
+  runtime_id: string;
+  version: number;
+  since: Date | string;
+  after_s: number;
+  policy: string;
+};
 
 /**
  * Queued invocations whose time in the queue (since `sinceColumn`) exceeds the
@@ -41,7 +48,12 @@ type Candidate = { invocation_id: string; runtime_id: string; version: number; s
  * PostgreSQL reads the (status, status_since) or (status, stall_at) index range
  * of rows old enough to possibly be due, oldest first, not the table.
  */
-async function findDue(db: Db, now: Date, set: PolicySet, q: { statuses: string[]; sinceColumn: "status_since" | "stall_at"; column: Column; extra?: string }): Promise<Candidate[]> {
+async function findDue(
+  db: Db,
+  now: Date,
+  set: PolicySet,
+  q: { statuses: string[]; sinceColumn: "status_since" | "stall_at"; column: Column; extra?: string },
+): Promise<Candidate[]> {
   const thresholds = [...set.values()].map((p) => p[q.column]).filter((s): s is number => s !== null);
   if (thresholds.length === 0) return [];
   const bound = new Date(now.getTime() - Math.min(...thresholds) * 1000).toISOString();
@@ -71,8 +83,14 @@ function actionFor(rule: Rule, c: Candidate, waitedS: number): OperatorAction {
   const waited = formatDuration(waitedS);
   const after = formatDuration(c.after_s);
   return rule === "sla"
-    ? { action: "escalate", note: `SLA: in the queue for ${waited} (policy ${policyName(c.policy)}: escalate after ${after})` }
-    : { action: "reject", note: `Approval expired after ${waited} without a decision (policy ${policyName(c.policy)}: approvals expire after ${after}); rejected, failing closed.` };
+    ? {
+        action: "escalate",
+        note: `SLA: in the queue for ${waited} (policy ${policyName(c.policy)}: escalate after ${after})`,
+      }
+    : {
+        action: "reject",
+        note: `Approval expired after ${waited} without a decision (policy ${policyName(c.policy)}: approvals expire after ${after}); rejected, failing closed.`,
+      };
 }
 
 export type PolicyRun = { escalated: number; expired: number; skipped: number };
@@ -81,19 +99,26 @@ async function actOn(db: Db, now: Date, rule: Rule, candidates: Candidate[], run
   for (const c of candidates) {
     const waitedS = Math.floor((now.getTime() - new Date(c.since).getTime()) / 1000);
     try {
-      const outcome = await actOnInvocation(db, { invocationId: c.invocation_id, runtimeId: c.runtime_id }, actionFor(rule, c, waitedS), {
-        actor: SYSTEM_ACTOR,
-        version: Number(c.version),
-        now,
-        audit: { policy: rule, policy_class: c.policy, after_s: Number(c.after_s), waited_s: waitedS },
-      });
+      const outcome = await actOnInvocation(
+        db,
+        { invocationId: c.invocation_id, runtimeId: c.runtime_id },
+        actionFor(rule, c, waitedS),
+        {
+          actor: SYSTEM_ACTOR,
+          version: Number(c.version),
+          now,
+          audit: { policy: rule, policy_class: c.policy, after_s: Number(c.after_s), waited_s: waitedS },
+        },
+      );
       // A refusal means someone (a person, a record, another instance) changed it since it was read: nothing to do.
       if (outcome.ok) run[rule === "sla" ? "escalated" : "expired"] += 1;
       else run.skipped += 1;
     } catch (error) {
       // One invocation that cannot be acted on must not hold up the others; it is tried again next run.
       run.skipped += 1;
-      console.error(`[settle] policy ${rule} on ${c.invocation_id}: ${error instanceof Error ? error.message : String(error)}`);
+      console.error(
+        `[settle] policy ${rule} on ${c.invocation_id}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 }
@@ -107,7 +132,11 @@ export async function applyPolicies(db: Db, now: Date): Promise<PolicyRun> {
   const set = await loadPolicies(db.driver);
   if (set.size === 0) return run;
 
-  const expired = await findDue(db, now, set, { statuses: [APPROVAL_STATUS], sinceColumn: "status_since", column: "approval_expires_after_s" });
+  const expired = await findDue(db, now, set, {
+    statuses: [APPROVAL_STATUS],
+    sinceColumn: "status_since",
+    column: "approval_expires_after_s",
+  });
   await actOn(db, now, "approval_expiry", expired, run);
 
   // escalatesBySla (lib/outcome/sla.ts): every queue status but escalated; an approval only when its class has no expiry.
@@ -118,7 +147,11 @@ export async function applyPolicies(db: Db, now: Date): Promise<PolicyRun> {
     extra: `AND NOT (i.status = ${sqlWords([APPROVAL_STATUS])} AND ${resolved("approval_expires_after_s")} IS NOT NULL)`,
   });
   // `stalled` is stored as pending: its time in the queue starts at stall_at.
-  const stalled = await findDue(db, now, set, { statuses: ["pending"], sinceColumn: "stall_at", column: "escalate_after_s" });
+  const stalled = await findDue(db, now, set, {
+    statuses: ["pending"],
+    sinceColumn: "stall_at",
+    column: "escalate_after_s",
+  });
   await actOn(db, now, "sla", [...stored, ...stalled], run);
   return run;
 }

@@ -10,7 +10,6 @@ import { effectiveStatus, type InvocationStatus, type StoredStatus } from "../ou
 import { invocationStatusSchema } from "../outcome/vocabulary";
 import { selectDecisionRow, type InvocationRow, type StatusChange } from "./queries";
 
-
 const time = z.string().meta({ format: "date-time" });
 
 export const decisionSchema = z
@@ -23,7 +22,9 @@ export const decisionSchema = z
     decided_by: z
       .string()
       .nullable()
-      .describe('What set the current status: "probe", the operator (their email), "system" (Settle\'s stall window and policies) or "runtime" (its own records).'),
+      .describe(
+        'What set the current status: "probe", the operator (their email), "system" (Settle\'s stall window and policies) or "runtime" (its own records).',
+      ),
     decided_at: time.nullable(),
     version: z.number().int(),
   })
@@ -36,7 +37,9 @@ export const decisionQuerySchema = z.object({
     .min(0)
     .max(60)
     .default(0)
-    .describe("Seconds to hold the request until the decision (or version) changes: 0 to 60. Compared with If-None-Match when given."),
+    .describe(
+      "Seconds to hold the request until the decision (or version) changes: 0 to 60. Compared with If-None-Match when given.",
+    ),
 });
 
 /** How often a held request looks at the database again. */
@@ -46,7 +49,12 @@ const ms = (v: Date | string) => new Date(v).getTime();
 const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
 
 /** Who or what put the invocation where it is, and when. */
-function decider(row: InvocationRow, change: StatusChange | null, status: InvocationStatus, decision: DecisionView["decision"]): { by: string | null; at: string | null } {
+function decider(
+  row: InvocationRow,
+  change: StatusChange | null,
+  status: InvocationStatus,
+  decision: DecisionView["decision"],
+): { by: string | null; at: string | null } {
   const resolution = row.resolution as Resolution | null;
   if (status === "reconciled" && resolution) {
     return { by: resolution.by === "probe" ? "probe" : (resolution.actor ?? "operator"), at: iso(resolution.at) };
@@ -58,18 +66,27 @@ function decider(row: InvocationRow, change: StatusChange | null, status: Invoca
     return { by: change.actor, at: iso(change.at) };
   }
   // The runtime's own retry_after ran out.
-  if (status === "retry_scheduled" && decision === "retry_allowed" && row.notBefore !== null) return { by: "runtime", at: iso(row.notBefore) };
+  if (status === "retry_scheduled" && decision === "retry_allowed" && row.notBefore !== null)
+    return { by: "runtime", at: iso(row.notBefore) };
   return { by: "runtime", at: iso(row.statusSince) };
 }
 
 /** The decision on a runtime's own invocation; null when that runtime has none by this id. */
-export async function getDecision(db: Db, runtimeId: string, invocationId: string, now = new Date()): Promise<DecisionView | null> {
+export async function getDecision(
+  db: Db,
+  runtimeId: string,
+  invocationId: string,
+  now = new Date(),
+): Promise<DecisionView | null> {
   const found = await selectDecisionRow(db, runtimeId, invocationId);
   if (!found) return null;
   const { invocation: row, lastChange } = found;
   const commitState = row.commitState as DecisionView["commit_state"];
   const status = effectiveStatus(row.status as StoredStatus, row.stallAt, now);
-  const { decision, reason } = decideFor({ status, commitState, notBefore: row.notBefore, resolution: row.resolution as Resolution | null }, now);
+  const { decision, reason } = decideFor(
+    { status, commitState, notBefore: row.notBefore, resolution: row.resolution as Resolution | null },
+    now,
+  );
   const { by, at } = decider(row, lastChange, status, decision);
   return {
     invocation_id: row.invocationId,
@@ -85,7 +102,9 @@ export async function getDecision(db: Db, runtimeId: string, invocationId: strin
 
 /** A strong ETag over what a runtime acts on: decision, status, version and commit state. */
 export function decisionEtag(view: DecisionView): string {
-  const digest = createHash("sha256").update(`${view.decision}|${view.status}|${view.version}|${view.commit_state}`).digest("base64url");
+  const digest = createHash("sha256")
+    .update(`${view.decision}|${view.status}|${view.version}|${view.commit_state}`)
+    .digest("base64url");
   return `"${digest.slice(0, 27)}"`;
 }
 
@@ -113,7 +132,12 @@ export type DecisionAnswer = { view: DecisionView; etag: string; notModified: bo
  * first read), the time runs out, or the caller goes away. `notModified`: the
  * answer is still what the caller's If-None-Match names (an HTTP 304).
  */
-export async function awaitDecision(db: Db, runtimeId: string, invocationId: string, wait: DecisionWait): Promise<DecisionAnswer | null> {
+export async function awaitDecision(
+  db: Db,
+  runtimeId: string,
+  invocationId: string,
+  wait: DecisionWait,
+): Promise<DecisionAnswer | null> {
   let view = await getDecision(db, runtimeId, invocationId);
   if (!view) return null;
   const known = wait.ifNoneMatch === "*" ? [decisionEtag(view)] : (wait.ifNoneMatch ?? [decisionEtag(view)]);

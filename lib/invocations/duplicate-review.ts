@@ -24,7 +24,9 @@ export const duplicateReviewRequestSchema = z
   .discriminatedUnion("verdict", [
     z.object({
       verdict: z.literal("confirmed"),
-      note: note.min(1, "say what was done about it (e.g. refunded re_123)").describe("What was done about the duplicate effect."),
+      note: note
+        .min(1, "say what was done about it (e.g. refunded re_123)")
+        .describe("What was done about the duplicate effect."),
     }),
     z.object({ verdict: z.literal("dismissed"), note: note.nullish().describe("Why it is not a duplicate.") }),
   ])
@@ -34,7 +36,9 @@ export type DuplicateReviewRequest = z.infer<typeof duplicateReviewRequestSchema
 
 export const notDuplicateRequestSchema = z
   .object({
-    idempotency_key: idempotencyKeySchema.describe("The key of the write the guard refused as a possible duplicate of this invocation."),
+    idempotency_key: idempotencyKeySchema.describe(
+      "The key of the write the guard refused as a possible duplicate of this invocation.",
+    ),
     note: note.nullish(),
     runtime: runtimeNameSchema.optional(),
   })
@@ -88,25 +92,58 @@ async function lockInvocation(tx: Tx, invocationId: string, runtimeId: string | 
   return rows[0];
 }
 
-async function audit(tx: Tx, row: LockedRow, entry: { action: DuplicateAction; actor: string; at: string; note: string | null; payload: Record<string, unknown> }) {
+async function audit(
+  tx: Tx,
+  row: LockedRow,
+  entry: { action: DuplicateAction; actor: string; at: string; note: string | null; payload: Record<string, unknown> },
+) {
   // Its place among the records that arrived: after those of the invocation's current version.
-  await tx.query(auditQuery, [row.id, row.version, entry.action, entry.actor, entry.at, row.status, entry.note, JSON.stringify(entry.payload)]);
+  await tx.query(auditQuery, [
+    row.id,
+    row.version,
+    entry.action,
+    entry.actor,
+    entry.at,
+    row.status,
+    entry.note,
+    JSON.stringify(entry.payload),
+  ]);
 }
 
-async function clearKey(tx: Tx, row: { runtime_id: string }, earlier: string, key: string, actor: string, at: string, noteText: string | null): Promise<boolean> {
+async function clearKey(
+  tx: Tx,
+  row: { runtime_id: string },
+  earlier: string,
+  key: string,
+  actor: string,
+  at: string,
+  noteText: string | null,
+): Promise<boolean> {
   return (await tx.query(clearQuery, [row.runtime_id, earlier, key, actor, at, noteText])).length > 0;
 }
 
 /** Confirms or dismisses the possible duplicate effect an invocation was flagged as. */
-export async function reviewPossibleDuplicate(db: Db, invocationId: string, request: DuplicateReviewRequest, actor: string, now = new Date()): Promise<InvocationView> {
+export async function reviewPossibleDuplicate(
+  db: Db,
+  invocationId: string,
+  request: DuplicateReviewRequest,
+  actor: string,
+  now = new Date(),
+): Promise<InvocationView> {
   const runtimeId = await runtimeIdOf(db, request.runtime);
   const at = now.toISOString();
   const noteText = request.note ? cleanText(request.note) : null;
   const runtime = await db.driver.transaction(async (tx) => {
     const row = await lockInvocation(tx, invocationId, runtimeId);
-    if (row.possible_duplicate_of === null) throw new ApiError("TRANSITION_REFUSED", `Invocation ${invocationId} is not flagged as a possible duplicate: there is nothing to review.`);
+    if (row.possible_duplicate_of === null)
+      throw new ApiError(
+        "TRANSITION_REFUSED",
+        `Invocation ${invocationId} is not flagged as a possible duplicate: there is nothing to review.`,
+      );
     if (row.duplicate_review !== OPEN_REVIEW && row.duplicate_review !== null) {
-      throw new ApiError("TRANSITION_REFUSED", `This possible duplicate was already ${row.duplicate_review}.`, { duplicate_review: row.duplicate_review });
+      throw new ApiError("TRANSITION_REFUSED", `This possible duplicate was already ${row.duplicate_review}.`, {
+        duplicate_review: row.duplicate_review,
+      });
     }
     await tx.query(`UPDATE invocations SET duplicate_review = $2 WHERE id = $1::uuid`, [row.id, request.verdict]);
     const earlier = row.possible_duplicate_of;
@@ -118,14 +155,21 @@ export async function reviewPossibleDuplicate(db: Db, invocationId: string, requ
       payload: { possible_duplicate_of: earlier, verdict: request.verdict },
     });
     // Not a duplicate: the same arguments under this key are allowed again (the guard, later records).
-    if (request.verdict === "dismissed" && row.idempotency_key !== null) await clearKey(tx, row, earlier, row.idempotency_key, actor, at, noteText);
+    if (request.verdict === "dismissed" && row.idempotency_key !== null)
+      await clearKey(tx, row, earlier, row.idempotency_key, actor, at, noteText);
     return row.runtime_id;
   });
   return (await getInvocation(db, { runtimeId: runtime }, invocationId))!;
 }
 
 /** "Not a duplicate": a write under `idempotency_key` with this invocation's arguments is its own; the guard allows it from now on. */
-export async function clearPossibleDuplicate(db: Db, invocationId: string, request: NotDuplicateRequest, actor: string, now = new Date()): Promise<InvocationView> {
+export async function clearPossibleDuplicate(
+  db: Db,
+  invocationId: string,
+  request: NotDuplicateRequest,
+  actor: string,
+  now = new Date(),
+): Promise<InvocationView> {
   const runtimeId = await runtimeIdOf(db, request.runtime);
   const at = now.toISOString();
   const noteText = request.note ? cleanText(request.note) : null;
@@ -134,7 +178,11 @@ export async function clearPossibleDuplicate(db: Db, invocationId: string, reque
   const runtime = await db.driver.transaction(async (tx) => {
     const row = await lockInvocation(tx, invocationId, runtimeId);
     if (row.idempotency_key === key) {
-      throw new ApiError("INVALID_REQUEST", "That is this invocation's own key: a write under it is this invocation's retry, which the guard judges by its outcome.", { path: "idempotency_key" });
+      throw new ApiError(
+        "INVALID_REQUEST",
+        "That is this invocation's own key: a write under it is this invocation's retry, which the guard judges by its outcome.",
+        { path: "idempotency_key" },
+      );
     }
     const added = await clearKey(tx, row, row.invocation_id, key, actor, at, noteText);
     if (added) {

@@ -12,7 +12,14 @@ import { INVOCATION_COLUMNS, type InvocationRow } from "./store";
 // the guard, and flags what it finds here. The rules are lib/outcome/duplicates.ts's.
 
 /** One invocation to look for earlier duplicates of. `before`: only invocations first seen before this (or at it, with a smaller id than `uid`) count as earlier. */
-export type DuplicateQuestion = { tool: string; digest: string; key: string | null; since: string; before: string | null; uid: string | null };
+export type DuplicateQuestion = {
+  tool: string;
+  digest: string;
+  key: string | null;
+  since: string;
+  before: string | null;
+  uid: string | null;
+};
 
 type CandidateRow = InvocationRow & { question: number; last_attempt: number | null };
 
@@ -25,7 +32,9 @@ const candidatesQuery = {
   text: `SELECT c.*, q.n AS question
       FROM jsonb_to_recordset($2::jsonb) AS q(n int, tool text, digest text, key text, since timestamptz, before timestamptz, uid uuid)
       JOIN LATERAL (
-        SELECT ${INVOCATION_COLUMNS.split(", ").map((c) => `m.${c}`).join(", ")}, (m.fold ->> 'lastAttempt')::int AS last_attempt
+        SELECT ${INVOCATION_COLUMNS.split(", ")
+          .map((c) => `m.${c}`)
+          .join(", ")}, (m.fold ->> 'lastAttempt')::int AS last_attempt
           FROM invocation_digests g JOIN invocations m ON m.id = g.invocation_uid
          WHERE g.runtime_id = $1::uuid AND g.tool = q.tool AND g.args_digest = q.digest
            AND m.runtime_id = $1::uuid AND m.tool = q.tool AND m.args_digest = q.digest
@@ -55,10 +64,17 @@ const toCandidate = (r: CandidateRow): DuplicateCandidate => ({
 });
 
 /** The earlier invocations each question may duplicate, by question (in order). */
-export async function loadDuplicateCandidates(tx: Tx, runtimeId: string, questions: DuplicateQuestion[]): Promise<DuplicateCandidate[][]> {
+export async function loadDuplicateCandidates(
+  tx: Tx,
+  runtimeId: string,
+  questions: DuplicateQuestion[],
+): Promise<DuplicateCandidate[][]> {
   const out: DuplicateCandidate[][] = questions.map(() => []);
   if (questions.length === 0) return out;
-  const rows = await tx.query<CandidateRow>(candidatesQuery, [runtimeId, JSON.stringify(questions.map((q, n) => ({ n, ...q })))]);
+  const rows = await tx.query<CandidateRow>(candidatesQuery, [
+    runtimeId,
+    JSON.stringify(questions.map((q, n) => ({ n, ...q }))),
+  ]);
   for (const r of rows) out[Number(r.question)]?.push(toCandidate(r));
   return out;
 }
@@ -105,7 +121,12 @@ export type WrittenRow = Pick<InvocationRow, "id" | "invocation_id"> & Record<st
  * for money, destructive and send it waits in the queue as a possible
  * duplicate effect. Returns the uids flagged.
  */
-export async function flagPossibleDuplicates(driver: SqlDriver, runtimeId: string, rows: WrittenRow[], now = new Date()): Promise<string[]> {
+export async function flagPossibleDuplicates(
+  driver: SqlDriver,
+  runtimeId: string,
+  rows: WrittenRow[],
+  now = new Date(),
+): Promise<string[]> {
   if (rows.length === 0) return [];
   const tx = driver.write;
   const policies = await loadCachedPolicies(driver);
@@ -124,7 +145,11 @@ export async function flagPossibleDuplicates(driver: SqlDriver, runtimeId: strin
     return [{ row: r, question }];
   });
   if (asked.length === 0) return [];
-  const found = await loadDuplicateCandidates(tx, runtimeId, asked.map((a) => a.question));
+  const found = await loadDuplicateCandidates(
+    tx,
+    runtimeId,
+    asked.map((a) => a.question),
+  );
   const flags = asked.flatMap(({ row }, i) => {
     const earlier = duplicateOf(found[i]!, now, "after_the_fact");
     if (!earlier) return [];

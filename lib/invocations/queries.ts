@@ -21,17 +21,22 @@ import { statusFilterSql, type InvocationStatus } from "../outcome/status";
 import { containsPattern } from "../db/like";
 import { boundParams } from "../db/params";
 import type { InvocationRowWithHistory } from "./read";
+import {
+  actionOf,
+  attemptOf,
+  date,
+  dateOrNull,
+  int,
+  invocationOf,
+  text,
+  textOrNull,
+  type ActionRow,
+  type AttemptRow,
+  type InvocationRow,
+  type Raw,
+} from "./rows";
 
-type Raw = Record<string, unknown>;
-
-const date = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
-const dateOrNull = (v: unknown): Date | null => (v === null || v === undefined ? null : date(v));
-// jsonb arrives parsed (pg and PGlite both parse it); a JSON string is a string value, not text to parse again.
-const json = (v: unknown): unknown => v;
-const int = (v: unknown): number => Number(v);
-const intOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-const text = (v: unknown): string => String(v);
-const textOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+export type { InvocationRow } from "./rows";
 
 const INVOCATION_COLUMNS = `i.id::text, i.runtime_id::text, r.name AS runtime, i.invocation_id, i.task_id, i.tool, i.effect_class, i.idempotency_key,
          i.status, i.commit_state, i.next_action, i.version, i.conflict, i.attempt_count, i.first_seen_at, i.last_attempt_at,
@@ -86,101 +91,21 @@ const PHASE_RANK_SQL = `CASE phase ${phases
 // The order an invocation's attempts are shown in (read.ts toInvocationView), as a row value to page by.
 const ATTEMPT_ORDER = ["coalesce(attempt_no, 0)", "at", PHASE_RANK_SQL, "received_at", "event_key"];
 
-export type InvocationRow = Omit<InvocationRowWithHistory, "attempts" | "actions">;
-type AttemptRow = InvocationRowWithHistory["attempts"][number];
-type ActionRow = InvocationRowWithHistory["actions"][number];
-
-function invocationOf(r: Raw): InvocationRow {
-  return {
-    id: text(r.id),
-    runtimeId: text(r.runtime_id),
-    invocationId: text(r.invocation_id),
-    taskId: text(r.task_id),
-    tool: text(r.tool),
-    effectClass: textOrNull(r.effect_class),
-    idempotencyKey: textOrNull(r.idempotency_key),
-    status: text(r.status),
-    commitState: text(r.commit_state),
-    nextAction: text(r.next_action),
-    version: int(r.version),
-    conflict: Boolean(r.conflict),
-    attemptCount: int(r.attempt_count),
-    firstSeenAt: date(r.first_seen_at),
-    lastAttemptAt: date(r.last_attempt_at),
-    statusSince: date(r.status_since),
-    stallAt: dateOrNull(r.stall_at),
-    notBefore: dateOrNull(r.not_before),
-    assignee: textOrNull(r.assignee),
-    userMessage: textOrNull(r.user_message),
-    lastCode: textOrNull(r.last_code),
-    resolution: json(r.resolution) as never,
-    updatedAt: date(r.updated_at),
-    argsDigest: textOrNull(r.args_digest),
-    possibleDuplicateOf: textOrNull(r.possible_duplicate_of),
-    duplicateReview: textOrNull(r.duplicate_review),
-    runtime: { name: text(r.runtime) },
-  };
-}
-
-function attemptOf(r: Raw, light: boolean): AttemptRow {
-  return {
-    invocationUid: text(r.invocation_uid),
-    runtimeId: text(r.runtime_id),
-    eventKey: text(r.event_key),
-    eventId: textOrNull(r.event_id),
-    seq: int(r.seq),
-    attemptId: textOrNull(r.attempt_id),
-    attemptNo: intOrNull(r.attempt_no),
-    phase: text(r.phase),
-    at: date(r.at),
-    receivedAt: date(r.received_at),
-    tool: text(r.tool),
-    effectClass: textOrNull(r.effect_class),
-    idempotencyKey: textOrNull(r.idempotency_key),
-    budgetLeftS: intOrNull(r.budget_left_s),
-    argsDigest: textOrNull(r.args_digest),
-    dialect: text(r.dialect),
-    wrapperDialect: textOrNull(r.wrapper_dialect),
-    outcome: text(r.outcome),
-    commitState: text(r.commit_state),
-    code: textOrNull(r.code),
-    category: textOrNull(r.category),
-    retryDirective: text(r.retry_directive),
-    notBefore: dateOrNull(r.not_before),
-    maxAttemptsRemaining: intOrNull(r.max_attempts_remaining),
-    nextAction: text(r.next_action),
-    dispatchStage: textOrNull(r.dispatch_stage),
-    probeResult: textOrNull(r.probe_result),
-    userMessage: textOrNull(r.user_message),
-    items: json(r.items) as never,
-    ignored: json(r.ignored) as never,
-    ...(light
-      ? {}
-      : { safeDetails: json(r.safe_details) as never, agentMessage: textOrNull(r.agent_message), envelope: json(r.envelope) as never, arguments: json(r.arguments) as never }),
-  };
-}
-
-function actionOf(r: Raw): ActionRow {
-  return {
-    id: text(r.id),
-    invocationUid: text(r.invocation_uid),
-    seq: int(r.seq),
-    action: text(r.action),
-    actor: text(r.actor),
-    at: date(r.at),
-    fromStatus: text(r.from_status),
-    toStatus: text(r.to_status),
-    note: textOrNull(r.note),
-    payload: json(r.payload) as never,
-  };
-}
-
 /** Whom a read is for: the caller's runtime (a runtime key) or any, and the runtime the caller named, if any. */
 export type RowScope = { runtimeId?: string; runtime?: string };
 
 /** The invocations by this id the caller can see, first by id: at most `limit`. */
-export async function selectInvocationRows(db: Db, scope: RowScope, invocationId: string, limit: number): Promise<InvocationRow[]> {
-  const rows = await db.driver.query<Raw>(INVOCATION_LOOKUP, [invocationId, scope.runtimeId ?? null, scope.runtime ?? null, limit], { prepareAs: "settle_lookup_invocation" });
+export async function selectInvocationRows(
+  db: Db,
+  scope: RowScope,
+  invocationId: string,
+  limit: number,
+): Promise<InvocationRow[]> {
+  const rows = await db.driver.query<Raw>(
+    INVOCATION_LOOKUP,
+    [invocationId, scope.runtimeId ?? null, scope.runtime ?? null, limit],
+    { prepareAs: "settle_lookup_invocation" },
+  );
   return rows.map(invocationOf);
 }
 
@@ -188,13 +113,25 @@ export type TaskRow = { runtimeId: string; runtime: string; taskId: string; firs
 
 /** The tasks by this id the caller can see, the latest seen first: at most `limit`. */
 export async function selectTaskRows(db: Db, scope: RowScope, taskId: string, limit: number): Promise<TaskRow[]> {
-  const rows = await db.driver.query<Raw>(TASK_LOOKUP, [taskId, scope.runtimeId ?? null, scope.runtime ?? null, limit], { prepareAs: "settle_lookup_task" });
-  return rows.map((r) => ({ runtimeId: text(r.runtime_id), runtime: text(r.runtime), taskId: text(r.task_id), firstSeenAt: date(r.first_seen_at), lastSeenAt: date(r.last_seen_at) }));
+  const rows = await db.driver.query<Raw>(
+    TASK_LOOKUP,
+    [taskId, scope.runtimeId ?? null, scope.runtime ?? null, limit],
+    { prepareAs: "settle_lookup_task" },
+  );
+  return rows.map((r) => ({
+    runtimeId: text(r.runtime_id),
+    runtime: text(r.runtime),
+    taskId: text(r.task_id),
+    firstSeenAt: date(r.first_seen_at),
+    lastSeenAt: date(r.last_seen_at),
+  }));
 }
 
 /** A runtime's id by its name; null when there is none. */
 export async function selectRuntimeId(db: Db, name: string): Promise<string | null> {
-  const [row] = await db.driver.query<{ id: string }>(`SELECT id::text FROM runtimes WHERE name = $1`, [name], { prepareAs: "settle_runtime_by_name" });
+  const [row] = await db.driver.query<{ id: string }>(`SELECT id::text FROM runtimes WHERE name = $1`, [name], {
+    prepareAs: "settle_runtime_by_name",
+  });
   return row?.id ?? null;
 }
 
@@ -209,7 +146,11 @@ export type InvocationListFilter = {
 };
 
 /** One runtime's invocations matching the filter, newest attempt first (the (runtime_id, last_attempt_at) index). */
-export async function selectInvocationList(db: Db, runtimeId: string, f: InvocationListFilter): Promise<InvocationRow[]> {
+export async function selectInvocationList(
+  db: Db,
+  runtimeId: string,
+  f: InvocationListFilter,
+): Promise<InvocationRow[]> {
   const { params, bind: p } = boundParams([runtimeId]);
   const where = ["i.runtime_id = $1::uuid"];
   if (f.statuses) where.push(statusFilterSql(f.statuses, "i.", () => `${p(f.now.toISOString())}::timestamptz`, p));
@@ -219,7 +160,8 @@ export async function selectInvocationList(db: Db, runtimeId: string, f: Invocat
     const like = p(containsPattern(f.q));
     where.push(`(i.task_id ILIKE ${like} OR i.invocation_id ILIKE ${like} OR i.idempotency_key ILIKE ${like})`);
   }
-  if (f.after) where.push(`(i.last_attempt_at, i.id) < (${p(f.after.at.toISOString())}::timestamptz, ${p(f.after.id)}::uuid)`);
+  if (f.after)
+    where.push(`(i.last_attempt_at, i.id) < (${p(f.after.at.toISOString())}::timestamptz, ${p(f.after.id)}::uuid)`);
   const rows = await db.driver.query<Raw>(
     `${INVOCATION_SELECT} WHERE ${where.join(" AND ")} ORDER BY i.last_attempt_at DESC, i.id DESC LIMIT ${p(f.limit)}::int`,
     params,
@@ -237,10 +179,25 @@ export function encodeAttemptCursor(c: AttemptCursor): string {
 /** A cursor this API handed out, or null for anything else. */
 export function decodeAttemptCursor(cursor: string): AttemptCursor | null {
   try {
-    const [attempt, at, phase, receivedAt, eventKey] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown[];
+    const [attempt, at, phase, receivedAt, eventKey] = JSON.parse(
+      Buffer.from(cursor, "base64url").toString("utf8"),
+    ) as unknown[];
     const time = (v: unknown) => typeof v === "string" && /^\d{4}-\d\d-\d\dT/.test(v) && !Number.isNaN(Date.parse(v));
-    if (!Number.isInteger(attempt) || !Number.isInteger(phase) || !time(at) || !time(receivedAt) || typeof eventKey !== "string") return null;
-    return { attempt: attempt as number, at: at as string, phase: phase as number, received_at: receivedAt as string, event_key: eventKey };
+    if (
+      !Number.isInteger(attempt) ||
+      !Number.isInteger(phase) ||
+      !time(at) ||
+      !time(receivedAt) ||
+      typeof eventKey !== "string"
+    )
+      return null;
+    return {
+      attempt: attempt as number,
+      at: at as string,
+      phase: phase as number,
+      received_at: receivedAt as string,
+      event_key: eventKey,
+    };
   } catch {
     return null;
   }
@@ -266,30 +223,63 @@ export async function selectAttemptsPage(
           AND ($4::int IS NULL OR (${ATTEMPT_ORDER.join(", ")}) < ($4::int, $5::timestamptz, $6::int, $7::timestamptz, $8::text))
         ORDER BY ${ATTEMPT_ORDER.map((k) => `${k} DESC`).join(", ")}
         LIMIT $3::int`,
-      [invocation.runtimeId, invocation.id, options.limit + 1, b?.attempt ?? null, b?.at ?? null, b?.phase ?? null, b?.received_at ?? null, b?.event_key ?? null],
+      [
+        invocation.runtimeId,
+        invocation.id,
+        options.limit + 1,
+        b?.attempt ?? null,
+        b?.at ?? null,
+        b?.phase ?? null,
+        b?.received_at ?? null,
+        b?.event_key ?? null,
+      ],
       { prepareAs: "settle_read_attempts_page" },
     ),
-    db.driver.query<{ n: number }>(`SELECT count(*)::int AS n FROM attempts WHERE runtime_id = $1::uuid AND invocation_uid = $2::uuid`, [invocation.runtimeId, invocation.id], {
-      prepareAs: "settle_count_attempts",
-    }),
+    db.driver.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM attempts WHERE runtime_id = $1::uuid AND invocation_uid = $2::uuid`,
+      [invocation.runtimeId, invocation.id],
+      {
+        prepareAs: "settle_count_attempts",
+      },
+    ),
   ]);
-  const page = rows.slice(0, options.limit).map((r) => attemptOf(r, false)).reverse();
+  const page = rows
+    .slice(0, options.limit)
+    .map((r) => attemptOf(r, false))
+    .reverse();
   const oldest = page[0];
   const earlier =
     rows.length > options.limit && oldest
-      ? encodeAttemptCursor({ attempt: oldest.attemptNo ?? 0, at: oldest.at.toISOString(), phase: phaseOrder[oldest.phase] ?? 2, received_at: oldest.receivedAt.toISOString(), event_key: oldest.eventKey })
+      ? encodeAttemptCursor({
+          attempt: oldest.attemptNo ?? 0,
+          at: oldest.at.toISOString(),
+          phase: phaseOrder[oldest.phase] ?? 2,
+          received_at: oldest.receivedAt.toISOString(),
+          event_key: oldest.eventKey,
+        })
       : null;
   return { attempts: page, total: Number(counted[0]?.n ?? 0), earlier };
 }
 
 /** The audit trail of one invocation, by seq. */
 export async function selectActions(db: Db, uid: string): Promise<ActionRow[]> {
-  const rows = await db.driver.query<Raw>(`SELECT ${ACTION_COLUMNS} FROM invocation_actions WHERE invocation_uid = $1::uuid ORDER BY seq`, [uid], { prepareAs: "settle_read_actions" });
+  const rows = await db.driver.query<Raw>(
+    `SELECT ${ACTION_COLUMNS} FROM invocation_actions WHERE invocation_uid = $1::uuid ORDER BY seq`,
+    [uid],
+    { prepareAs: "settle_read_actions" },
+  );
   return rows.map(actionOf);
 }
 
 /** A write the guard refused as a possible duplicate of an invocation, and whether an operator cleared its key since. */
-export type DuplicateRefusalRow = { idempotencyKey: string; taskId: string; refused: number; lastAt: Date; clearedBy: string | null; clearedAt: Date | null };
+export type DuplicateRefusalRow = {
+  idempotencyKey: string;
+  taskId: string;
+  refused: number;
+  lastAt: Date;
+  clearedBy: string | null;
+  clearedAt: Date | null;
+};
 
 // The guard's possible-duplicate refusals naming one invocation, by key, the latest first
 // (guard_checks_possible_duplicate_idx), with the operator's "not a duplicate" for the key if any.
@@ -302,8 +292,13 @@ const DUPLICATE_REFUSALS = `
    ORDER BY max(g.at) DESC
    LIMIT 20`;
 
-export async function selectDuplicateRefusals(db: Db, invocation: Pick<InvocationRow, "runtimeId" | "invocationId">): Promise<DuplicateRefusalRow[]> {
-  const rows = await db.driver.query<Raw>(DUPLICATE_REFUSALS, [invocation.runtimeId, invocation.invocationId], { prepareAs: "settle_read_duplicate_refusals" });
+export async function selectDuplicateRefusals(
+  db: Db,
+  invocation: Pick<InvocationRow, "runtimeId" | "invocationId">,
+): Promise<DuplicateRefusalRow[]> {
+  const rows = await db.driver.query<Raw>(DUPLICATE_REFUSALS, [invocation.runtimeId, invocation.invocationId], {
+    prepareAs: "settle_read_duplicate_refusals",
+  });
   return rows.map((r) => ({
     idempotencyKey: text(r.idempotency_key),
     taskId: text(r.task_id),
@@ -316,20 +311,34 @@ export async function selectDuplicateRefusals(db: Db, invocation: Pick<Invocatio
 
 /** One runtime's task: its invocations, first seen first, without attempts or actions. */
 export async function selectTaskInvocationRows(db: Db, runtimeId: string, taskId: string): Promise<InvocationRow[]> {
-  const rows = await db.driver.query<Raw>(TASK_INVOCATIONS, [runtimeId, taskId], { prepareAs: "settle_read_task_invocations" });
+  const rows = await db.driver.query<Raw>(TASK_INVOCATIONS, [runtimeId, taskId], {
+    prepareAs: "settle_read_task_invocations",
+  });
   return rows.map(invocationOf);
 }
 
 /** The attempts and actions (by seq) of these invocations. `light` leaves out envelopes, safe details and agent messages. */
-export async function selectHistories(db: Db, rows: InvocationRow[], light: boolean): Promise<InvocationRowWithHistory[]> {
+export async function selectHistories(
+  db: Db,
+  rows: InvocationRow[],
+  light: boolean,
+): Promise<InvocationRowWithHistory[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
   // Every row here is one runtime's (a task's invocations): the lookup names it, as the index does.
   const [attempts, actions] = await Promise.all([
-    db.driver.query<Raw>(`SELECT ${attemptColumns(light)} FROM attempts WHERE runtime_id = $1::uuid AND invocation_uid = ANY($2::uuid[])`, [rows[0]!.runtimeId, ids], {
-      prepareAs: light ? "settle_read_histories_light" : "settle_read_histories",
-    }),
-    db.driver.query<Raw>(`SELECT ${ACTION_COLUMNS} FROM invocation_actions WHERE invocation_uid = ANY($1::uuid[]) ORDER BY seq`, [ids], { prepareAs: "settle_read_histories_actions" }),
+    db.driver.query<Raw>(
+      `SELECT ${attemptColumns(light)} FROM attempts WHERE runtime_id = $1::uuid AND invocation_uid = ANY($2::uuid[])`,
+      [rows[0]!.runtimeId, ids],
+      {
+        prepareAs: light ? "settle_read_histories_light" : "settle_read_histories",
+      },
+    ),
+    db.driver.query<Raw>(
+      `SELECT ${ACTION_COLUMNS} FROM invocation_actions WHERE invocation_uid = ANY($1::uuid[]) ORDER BY seq`,
+      [ids],
+      { prepareAs: "settle_read_histories_actions" },
+    ),
   ]);
   const byId = new Map(rows.map((r) => [r.id, { ...r, attempts: [], actions: [] } as InvocationRowWithHistory]));
   for (const a of attempts) byId.get(text(a.invocation_uid))?.attempts.push(attemptOf(a, light));
@@ -338,7 +347,12 @@ export async function selectHistories(db: Db, rows: InvocationRow[], light: bool
 }
 
 /** One runtime's task: its invocations (first seen first) with their attempts and actions. */
-export async function selectTaskInvocations(db: Db, runtimeId: string, taskId: string, light: boolean): Promise<InvocationRowWithHistory[]> {
+export async function selectTaskInvocations(
+  db: Db,
+  runtimeId: string,
+  taskId: string,
+  light: boolean,
+): Promise<InvocationRowWithHistory[]> {
   return selectHistories(db, await selectTaskInvocationRows(db, runtimeId, taskId), light);
 }
 
@@ -346,9 +360,16 @@ export async function selectTaskInvocations(db: Db, runtimeId: string, taskId: s
 export type StatusChange = { actor: string; at: Date; toStatus: string };
 
 /** What the decision view reads: a runtime's invocation and its last status change; null when it has none by this id. */
-export async function selectDecisionRow(db: Db, runtimeId: string, invocationId: string): Promise<{ invocation: InvocationRow; lastChange: StatusChange | null } | null> {
+export async function selectDecisionRow(
+  db: Db,
+  runtimeId: string,
+  invocationId: string,
+): Promise<{ invocation: InvocationRow; lastChange: StatusChange | null } | null> {
   const [row] = await db.driver.query<Raw>(DECISION, [runtimeId, invocationId], { prepareAs: "settle_read_decision" });
   if (!row) return null;
-  const lastChange = row.action_at === null || row.action_at === undefined ? null : { actor: text(row.action_actor), at: date(row.action_at), toStatus: text(row.action_to) };
+  const lastChange =
+    row.action_at === null || row.action_at === undefined
+      ? null
+      : { actor: text(row.action_actor), at: date(row.action_at), toStatus: text(row.action_to) };
   return { invocation: invocationOf(row), lastChange };
 }

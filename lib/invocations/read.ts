@@ -1,7 +1,14 @@
 import "server-only";
 import type { Scope } from "../identity/principal";
 import type { z } from "zod";
-import type { attemptPageSchema, attemptSchema, invocationSchema, invocationSummarySchema, ListQuery, taskSchema } from "./schemas";
+import type {
+  attemptPageSchema,
+  attemptSchema,
+  invocationSchema,
+  invocationSummarySchema,
+  ListQuery,
+  taskSchema,
+} from "./schemas";
 import type { Db } from "../db/client";
 import type { Prisma as P } from "../db/generated/client";
 import { effectiveStatus, type InvocationStatus, type StoredStatus } from "../outcome/status";
@@ -27,7 +34,6 @@ import {
   type RowScope,
   type TaskRow,
 } from "./queries";
-
 
 export type { Scope };
 export type InvocationSummary = z.infer<typeof invocationSummarySchema>;
@@ -90,7 +96,11 @@ export function toAttempt(a: AttemptInput): z.infer<typeof attemptSchema> {
     commit_state: a.commitState as never,
     code: a.code,
     category: a.category as never,
-    retry: { directive: a.retryDirective as never, not_before: iso(a.notBefore), max_attempts_remaining: a.maxAttemptsRemaining },
+    retry: {
+      directive: a.retryDirective as never,
+      not_before: iso(a.notBefore),
+      max_attempts_remaining: a.maxAttemptsRemaining,
+    },
     next_action: a.nextAction as never,
     dispatch_stage: a.dispatchStage as never,
     probe_result: a.probeResult as never,
@@ -166,7 +176,11 @@ const RUNTIMES_OFFERED = 20;
 const rowScope = (scope: Scope, runtime?: string): RowScope => ({ runtimeId: scope.runtimeId, runtime });
 
 function lookupOf<R extends { runtime: string | { name: string } }>(rows: R[], runtime: string | undefined): Lookup<R> {
-  if (!runtime && rows.length > 1) return { kind: "ambiguous", runtimes: rows.map((r) => (typeof r.runtime === "string" ? r.runtime : r.runtime.name)).sort() };
+  if (!runtime && rows.length > 1)
+    return {
+      kind: "ambiguous",
+      runtimes: rows.map((r) => (typeof r.runtime === "string" ? r.runtime : r.runtime.name)).sort(),
+    };
   return rows[0] ? { kind: "found", value: rows[0] } : { kind: "missing" };
 }
 
@@ -178,7 +192,18 @@ async function invocationView(db: Db, row: InvocationRow, now: Date): Promise<In
     loadPolicies(db.driver),
     selectDuplicateRefusals(db, row),
   ]);
-  return toInvocationView({ ...row, attempts: page.attempts, actions, attemptsTotal: page.total, attemptsEarlier: page.earlier, duplicateRefusals }, policies, now);
+  return toInvocationView(
+    {
+      ...row,
+      attempts: page.attempts,
+      actions,
+      attemptsTotal: page.total,
+      attemptsEarlier: page.earlier,
+      duplicateRefusals,
+    },
+    policies,
+    now,
+  );
 }
 
 /** The scope narrowed to one runtime by name; null when that runtime is not one the caller can see. */
@@ -193,21 +218,39 @@ export async function getRuntimeScope(db: Db, scope: Scope, runtime: string | un
 export type GetOptions = { runtime?: string; now?: Date };
 
 /** An invocation in the caller's scope, in the runtime named; without one, the first of any runtime using the id (as the API always did). */
-export async function getInvocation(db: Db, scope: Scope, invocationId: string, { runtime, now = new Date() }: GetOptions = {}): Promise<InvocationView | null> {
+export async function getInvocation(
+  db: Db,
+  scope: Scope,
+  invocationId: string,
+  { runtime, now = new Date() }: GetOptions = {},
+): Promise<InvocationView | null> {
   const [row] = await selectInvocationRows(db, rowScope(scope, runtime), invocationId, 1);
   return row ? invocationView(db, row, now) : null;
 }
 
 /** The invocation page: one runtime's invocation, or the runtimes to choose from when the id is in several. */
-export async function findInvocation(db: Db, scope: Scope, invocationId: string, { runtime, now = new Date() }: GetOptions = {}): Promise<Lookup<InvocationView>> {
-  const found = lookupOf(await selectInvocationRows(db, rowScope(scope, runtime), invocationId, runtime ? 1 : RUNTIMES_OFFERED), runtime);
+export async function findInvocation(
+  db: Db,
+  scope: Scope,
+  invocationId: string,
+  { runtime, now = new Date() }: GetOptions = {},
+): Promise<Lookup<InvocationView>> {
+  const found = lookupOf(
+    await selectInvocationRows(db, rowScope(scope, runtime), invocationId, runtime ? 1 : RUNTIMES_OFFERED),
+    runtime,
+  );
   return found.kind === "found" ? { kind: "found", value: await invocationView(db, found.value, now) } : found;
 }
 
 export type AttemptPage = z.infer<typeof attemptPageSchema>;
 
 /** A page of an invocation's attempts before `before` (a cursor from `attempts_earlier` or a page's `earlier`); null when there is no such invocation. */
-export async function listAttempts(db: Db, scope: Scope, invocationId: string, query: { before?: string; limit: number }): Promise<AttemptPage | null> {
+export async function listAttempts(
+  db: Db,
+  scope: Scope,
+  invocationId: string,
+  query: { before?: string; limit: number },
+): Promise<AttemptPage | null> {
   const before = query.before === undefined ? undefined : decodeAttemptCursor(query.before);
   if (before === null) throw new ApiError("INVALID_REQUEST", `before: ${NOT_A_CURSOR}.`, { path: "before" });
   const [row] = await selectInvocationRows(db, rowScope(scope), invocationId, 1);
@@ -217,11 +260,19 @@ export async function listAttempts(db: Db, scope: Scope, invocationId: string, q
 }
 
 /** Which runtime's task the caller means, and the task without its invocations. */
-export type ResolvedTask = { runtimeId: string; task: { task_id: string; runtime: string; first_seen_at: string; last_seen_at: string } };
+export type ResolvedTask = {
+  runtimeId: string;
+  task: { task_id: string; runtime: string; first_seen_at: string; last_seen_at: string };
+};
 
 const resolved = (t: TaskRow): ResolvedTask => ({
   runtimeId: t.runtimeId,
-  task: { task_id: t.taskId, runtime: t.runtime, first_seen_at: t.firstSeenAt.toISOString(), last_seen_at: t.lastSeenAt.toISOString() },
+  task: {
+    task_id: t.taskId,
+    runtime: t.runtime,
+    first_seen_at: t.firstSeenAt.toISOString(),
+    last_seen_at: t.lastSeenAt.toISOString(),
+  },
 });
 
 async function taskView(db: Db, t: TaskRow, now: Date): Promise<TaskView> {
@@ -230,14 +281,27 @@ async function taskView(db: Db, t: TaskRow, now: Date): Promise<TaskView> {
 }
 
 /** A task in the caller's scope, in the runtime named; without one, the one seen last of any runtime using the id (as the API always did). */
-export async function getTask(db: Db, scope: Scope, taskId: string, { runtime, now = new Date() }: GetOptions = {}): Promise<TaskView | null> {
+export async function getTask(
+  db: Db,
+  scope: Scope,
+  taskId: string,
+  { runtime, now = new Date() }: GetOptions = {},
+): Promise<TaskView | null> {
   const [task] = await selectTaskRows(db, rowScope(scope, runtime), taskId, 1);
   return task ? taskView(db, task, now) : null;
 }
 
 /** The task pages: which runtime's task the caller means, or the runtimes to choose from when the id is in several. */
-export async function findTask(db: Db, scope: Scope, taskId: string, { runtime }: Pick<GetOptions, "runtime"> = {}): Promise<Lookup<ResolvedTask>> {
-  const found = lookupOf(await selectTaskRows(db, rowScope(scope, runtime), taskId, runtime ? 1 : RUNTIMES_OFFERED), runtime);
+export async function findTask(
+  db: Db,
+  scope: Scope,
+  taskId: string,
+  { runtime }: Pick<GetOptions, "runtime"> = {},
+): Promise<Lookup<ResolvedTask>> {
+  const found = lookupOf(
+    await selectTaskRows(db, rowScope(scope, runtime), taskId, runtime ? 1 : RUNTIMES_OFFERED),
+    runtime,
+  );
   return found.kind === "found" ? { kind: "found", value: resolved(found.value) } : found;
 }
 
@@ -251,15 +315,28 @@ export async function listInvocations(db: Db, scope: Scope, query: ListQuery, no
   // runtimes fans out rather than reading one index that spans them all (shared/notes/scale-out.md).
   const named = query.runtime ? await selectRuntimeId(db, query.runtime) : null;
   const runtimeIds = query.runtime
-    ? named && (!scope.runtimeId || scope.runtimeId === named) ? [named] : []
+    ? named && (!scope.runtimeId || scope.runtimeId === named)
+      ? [named]
+      : []
     : scope.runtimeId
       ? [scope.runtimeId]
       : (await db.prisma.runtime.findMany({ select: { id: true } })).map((r) => r.id);
-  const filter = { statuses: query.status, tool: query.tool, effectClasses: query.effect_class, q: query.q, after, now, limit: query.limit + 1 };
+  const filter = {
+    statuses: query.status,
+    tool: query.tool,
+    effectClasses: query.effect_class,
+    q: query.q,
+    after,
+    now,
+    limit: query.limit + 1,
+  };
   const perRuntime = await Promise.all(runtimeIds.map((runtimeId) => selectInvocationList(db, runtimeId, filter)));
   const newestFirst = (a: { lastAttemptAt: Date; id: string }, b: { lastAttemptAt: Date; id: string }) =>
     b.lastAttemptAt.getTime() - a.lastAttemptAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
-  const rows = perRuntime.flat().sort(newestFirst).slice(0, query.limit + 1);
+  const rows = perRuntime
+    .flat()
+    .sort(newestFirst)
+    .slice(0, query.limit + 1);
   const page = rows.slice(0, query.limit);
   const last = page[page.length - 1];
   return {

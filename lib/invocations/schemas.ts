@@ -23,7 +23,10 @@ import {
 
 const time = z.string().meta({ format: "date-time" });
 
-export const ignoredHintSchema = z.object({ field: z.string().describe("The normalized field, e.g. retry.not_before, or the envelope key it came from."), reason: z.string() });
+export const ignoredHintSchema = z.object({
+  field: z.string().describe("The normalized field, e.g. retry.not_before, or the envelope key it came from."),
+  reason: z.string(),
+});
 
 export const resolutionSchema = z
   .object({
@@ -43,7 +46,11 @@ export const attemptSchema = z
     phase: phaseSchema,
     at: time,
     received_at: time,
-    budget_left_s: z.number().int().nullable().describe("The record's budget_left_s: the intent's stall window, when it gave one."),
+    budget_left_s: z
+      .number()
+      .int()
+      .nullable()
+      .describe("The record's budget_left_s: the intent's stall window, when it gave one."),
     dialect: dialectSchema,
     wrapper_dialect: dialectSchema.nullable(),
     outcome: outcomeSchema,
@@ -59,11 +66,20 @@ export const attemptSchema = z
     user_message: z.string().nullable(),
     items: z.array(itemSchema),
     envelope: z.unknown().describe("The envelope as received, secrets redacted."),
-    args_digest: z.string().nullable().describe("The digest of the call's arguments: Settle's when the record carried arguments, else the one it gave."),
-    arguments: z.unknown().describe("The call's arguments as received, secrets redacted; null when the record carried none."),
+    args_digest: z
+      .string()
+      .nullable()
+      .describe(
+        "The digest of the call's arguments: Settle's when the record carried arguments, else the one it gave.",
+      ),
+    arguments: z
+      .unknown()
+      .describe("The call's arguments as received, secrets redacted; null when the record carried none."),
     ignored: z
       .array(ignoredHintSchema)
-      .describe("Hints in the envelope Settle left out of its reading (a retry delay beyond what it can store, an unreadable count); the envelope keeps them."),
+      .describe(
+        "Hints in the envelope Settle left out of its reading (a retry delay beyond what it can store, an unreadable count); the envelope keeps them.",
+      ),
   })
   .meta({ id: "Attempt" });
 
@@ -100,27 +116,45 @@ export const invocationSummarySchema = z
     assignee: z.string().nullable(),
     user_message: z.string().nullable(),
     resolution: resolutionSchema.nullable(),
-    args_digest: z.string().nullable().describe("The digest of its latest arguments (recorded or computed from the arguments sent)."),
+    args_digest: z
+      .string()
+      .nullable()
+      .describe("The digest of its latest arguments (recorded or computed from the arguments sent)."),
     possible_duplicate_of: z
       .string()
       .nullable()
-      .describe("The earlier invocation of the same runtime, tool and arguments, under another key, that this one may duplicate (flagged after the fact); null: none seen."),
+      .describe(
+        "The earlier invocation of the same runtime, tool and arguments, under another key, that this one may duplicate (flagged after the fact); null: none seen.",
+      ),
     duplicate_review: duplicateReviewSchema
       .nullable()
-      .describe("Where an operator's review of the possible duplicate stands: open (in the queue as a possible duplicate effect), confirmed, dismissed; null: nothing to review."),
+      .describe(
+        "Where an operator's review of the possible duplicate stands: open (in the queue as a possible duplicate effect), confirmed, dismissed; null: nothing to review.",
+      ),
   })
   .meta({ id: "InvocationSummary" });
 
 export const invocationSchema = invocationSummarySchema
   .extend({
-    attempts: z.array(attemptSchema).describe("In the fold's order: all of them, or the latest ones when there are more (see attempts_total)."),
+    attempts: z
+      .array(attemptSchema)
+      .describe("In the fold's order: all of them, or the latest ones when there are more (see attempts_total)."),
     attempts_total: z
       .number()
       .int()
-      .describe("How many attempts the invocation has; older ones than `attempts` holds come a page at a time from GET /api/v1/invocations/{id}/attempts."),
-    attempts_earlier: z.string().nullable().describe("When there are older attempts: the `before` cursor of GET /api/v1/invocations/{id}/attempts for the page before `attempts`."),
+      .describe(
+        "How many attempts the invocation has; older ones than `attempts` holds come a page at a time from GET /api/v1/invocations/{id}/attempts.",
+      ),
+    attempts_earlier: z
+      .string()
+      .nullable()
+      .describe(
+        "When there are older attempts: the `before` cursor of GET /api/v1/invocations/{id}/attempts for the page before `attempts`.",
+      ),
     actions: z.array(actionEntrySchema),
-    sla: slaSchema.nullable().describe("What the policy of its effect class means for it now; null when no timer applies."),
+    sla: slaSchema
+      .nullable()
+      .describe("What the policy of its effect class means for it now; null when no timer applies."),
     approvals: approvalsSchema.nullable().describe("While awaiting approval: who has approved and the quorum."),
     duplicate_refusals: z
       .array(
@@ -129,11 +163,16 @@ export const invocationSchema = invocationSummarySchema
           task_id: z.string(),
           refused: z.number().int().describe("How many times the guard refused it."),
           last_at: time,
-          cleared_by: z.string().nullable().describe("Who marked it not a duplicate (the guard then allows it); null: not cleared."),
+          cleared_by: z
+            .string()
+            .nullable()
+            .describe("Who marked it not a duplicate (the guard then allows it); null: not cleared."),
           cleared_at: time.nullable(),
         }),
       )
-      .describe("Writes under other keys the guard refused as possible duplicates of this invocation (same tool and arguments), the latest first (at most 20)."),
+      .describe(
+        "Writes under other keys the guard refused as possible duplicates of this invocation (same tool and arguments), the latest first (at most 20).",
+      ),
   })
   .meta({ id: "Invocation" });
 
@@ -141,7 +180,10 @@ export const attemptPageSchema = z
   .object({
     items: z.array(attemptSchema).describe("In the fold's order, oldest first: the page just before `before`."),
     total: z.number().int().describe("How many attempts the invocation has in all."),
-    earlier: z.string().nullable().describe("The `before` cursor of the page before this one; null at the first attempt."),
+    earlier: z
+      .string()
+      .nullable()
+      .describe("The `before` cursor of the page before this one; null at the first attempt."),
   })
   .meta({ id: "AttemptPage" });
 
@@ -162,7 +204,12 @@ export const invocationPageSchema = z
 const csv = <T extends z.ZodType<unknown, string>>(item: T) =>
   z
     .string()
-    .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
+    .transform((s) =>
+      s
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(item).min(1));
 
 export const listQuerySchema = z.object({
@@ -175,4 +222,3 @@ export const listQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
 export type ListQuery = z.infer<typeof listQuerySchema>;
-

@@ -8,7 +8,6 @@ import type { StoredStatus } from "../outcome/status";
 import { duplicateActions } from "../outcome/duplicates";
 import { STATE_COLUMNS, writeStatement, type WriteParts } from "./write-statement";
 
-
 type StateColumn = (typeof STATE_COLUMNS)[number][0];
 
 /** The rest of the fold, kept in `invocations.fold`. */
@@ -22,7 +21,13 @@ export type InvocationRow = {
   version: number;
 } & { [K in StateColumn]: unknown };
 
-const ROW_COLUMNS = [["id::text", "text"], ["invocation_id", "text"], ["task_id", "text"], ["version", "int"], ...STATE_COLUMNS] as const;
+const ROW_COLUMNS = [
+  ["id::text", "text"],
+  ["invocation_id", "text"],
+  ["task_id", "text"],
+  ["version", "int"],
+  ...STATE_COLUMNS,
+] as const;
 
 /** What the write path selects of an invocation it folds onto. */
 export const INVOCATION_COLUMNS = ROW_COLUMNS.map(([c]) => c).join(", ");
@@ -49,8 +54,18 @@ const readStatement = (lock: boolean) => ({
  * The stored rows of these invocations, and which of these event keys are
  * stored already. `lock` holds the rows until the enclosing transaction ends.
  */
-export async function selectStates(tx: Tx, runtimeId: string, invocationIds: string[], eventKeys: string[], lock = false): Promise<{ rows: InvocationRow[]; stored: Set<string> }> {
-  const result = await tx.query<InvocationRow & { stored: string[] | null }>(readStatement(lock), [runtimeId, invocationIds, eventKeys]);
+export async function selectStates(
+  tx: Tx,
+  runtimeId: string,
+  invocationIds: string[],
+  eventKeys: string[],
+  lock = false,
+): Promise<{ rows: InvocationRow[]; stored: Set<string> }> {
+  const result = await tx.query<InvocationRow & { stored: string[] | null }>(readStatement(lock), [
+    runtimeId,
+    invocationIds,
+    eventKeys,
+  ]);
   const rows = result.filter((r) => r.stored === null);
   return { rows, stored: new Set(result.find((r) => r.stored !== null)?.stored ?? []) };
 }
@@ -115,7 +130,8 @@ export function stateOf(d: FoldSnapshot): Record<StateColumn, unknown> {
 export const foldConfig = () => ({ stallWindowS: env().SETTLE_STALL_WINDOW_S });
 
 /** The queue's free-text search looks in these ids (decision 008). */
-const searchText = (taskId: string, invocationId: string, key: string | null) => `${taskId} ${invocationId} ${key ?? ""}`;
+const searchText = (taskId: string, invocationId: string, key: string | null) =>
+  `${taskId} ${invocationId} ${key ?? ""}`;
 
 // ── Reading what a whole fold needs ────────────────────────────────────────
 
@@ -139,7 +155,13 @@ type HistoryRecordRow = {
   user_message: string | null;
   code: string | null;
 };
-type HistoryActionRow = { invocation_uid: string; seq: number; at: string; actor: string; payload: { action: OperatorAction; quorum?: number } };
+type HistoryActionRow = {
+  invocation_uid: string;
+  seq: number;
+  at: string;
+  actor: string;
+  payload: { action: OperatorAction; quorum?: number };
+};
 
 const loadRecords = {
   name: "settle_history_records",
@@ -180,16 +202,29 @@ export const toFoldRecord = (r: HistoryRecordRow): FoldRecord => ({
  * belongs before the stored ones, and for rows written before the fold was
  * kept. `fresh` adds records not stored yet, by invocation uid.
  */
-export async function foldFromHistory(tx: Tx, runtimeId: string, uids: string[], fresh: ReadonlyMap<string, FoldRecord[]> = new Map()): Promise<Map<string, FoldSnapshot>> {
+export async function foldFromHistory(
+  tx: Tx,
+  runtimeId: string,
+  uids: string[],
+  fresh: ReadonlyMap<string, FoldRecord[]> = new Map(),
+): Promise<Map<string, FoldSnapshot>> {
   const out = new Map<string, FoldSnapshot>();
   if (uids.length === 0) return out;
   const records = await tx.query<HistoryRecordRow>(loadRecords, [runtimeId, uids]);
   const actions = await tx.query<HistoryActionRow>(loadActions, [uids, FOLDLESS_ACTIONS]);
   const byUid = new Map(uids.map((uid) => [uid, { records: [] as FoldRecord[], actions: [] as FoldAction[] }]));
   for (const r of records) byUid.get(r.invocation_uid)?.records.push(toFoldRecord(r));
-  for (const a of actions) byUid.get(a.invocation_uid)?.actions.push({ seq: Number(a.seq), at: a.at, actor: a.actor, action: a.payload.action, quorum: a.payload.quorum });
+  for (const a of actions)
+    byUid.get(a.invocation_uid)?.actions.push({
+      seq: Number(a.seq),
+      at: a.at,
+      actor: a.actor,
+      action: a.payload.action,
+      quorum: a.payload.quorum,
+    });
   for (const [uid, records] of fresh) byUid.get(uid)?.records.push(...records);
-  for (const [uid, h] of byUid) if (h.records.length > 0) out.set(uid, foldInvocation(h.records, h.actions, foldConfig()));
+  for (const [uid, h] of byUid)
+    if (h.records.length > 0) out.set(uid, foldInvocation(h.records, h.actions, foldConfig()));
   return out;
 }
 
@@ -238,9 +273,23 @@ const transitionOf = (uid: string, from: string | null, s: FoldSnapshot, version
 const NOTE_AFTER_MS = 9 * 60 * 1000;
 
 /** A guard_checks row written with the intent the guard allowed (lib/guard/guard.ts). */
-export type GuardCheckRow = { task_id: string; invocation_id: string; tool: string; idempotency_key: string; allow: boolean; reason: string | null; at: string };
+export type GuardCheckRow = {
+  task_id: string;
+  invocation_id: string;
+  tool: string;
+  idempotency_key: string;
+  allow: boolean;
+  reason: string | null;
+  at: string;
+};
 
-export type Write = { created?: CreatedState[]; updated?: UpdatedState[]; attempts?: AttemptRow[]; tasks?: TaskSpan[]; checks?: GuardCheckRow[] };
+export type Write = {
+  created?: CreatedState[];
+  updated?: UpdatedState[];
+  attempts?: AttemptRow[];
+  tasks?: TaskSpan[];
+  checks?: GuardCheckRow[];
+};
 
 /**
  * Writes new attempts and the invocation states folded from them, with their
@@ -255,19 +304,34 @@ export async function writeStates(tx: Tx, runtimeId: string, write: Write): Prom
   const transitions: Transition[] = [];
   const search: Array<{ uid: string; ids: string }> = [];
   const digests: Array<{ uid: string; tool: string; args_digest: string }> = [];
-  const notes: Array<{ uid: string; first_seen_at: unknown; earliest: string; committed_since: unknown; idempotency_key: unknown }> = [];
+  const notes: Array<{
+    uid: string;
+    first_seen_at: unknown;
+    earliest: string;
+    committed_since: unknown;
+    idempotency_key: unknown;
+  }> = [];
   for (const c of created) {
     transitions.push(transitionOf(c.uid, null, c.state, 1));
     search.push({ uid: c.uid, ids: searchText(c.taskId, c.invocationId, c.state.idempotencyKey) });
     if (c.state.argsDigest !== null) digests.push({ uid: c.uid, tool: c.state.tool, args_digest: c.state.argsDigest });
     // Late data: a new invocation first seen in an hour the rollups may already have counted.
-    notes.push({ uid: c.uid, first_seen_at: c.state.firstSeenAt, earliest: c.state.firstSeenAt, committed_since: null, idempotency_key: null });
+    notes.push({
+      uid: c.uid,
+      first_seen_at: c.state.firstSeenAt,
+      earliest: c.state.firstSeenAt,
+      committed_since: null,
+      idempotency_key: null,
+    });
   }
   for (const u of updated) {
     const b = u.before;
-    if (b.status !== u.state.status || b.commit_state !== u.state.commitState) transitions.push(transitionOf(b.id, String(b.status), u.state, u.version));
-    if (b.idempotency_key !== u.state.idempotencyKey) search.push({ uid: b.id, ids: searchText(b.task_id, b.invocation_id, u.state.idempotencyKey) });
-    if (u.state.argsDigest !== null && b.args_digest !== u.state.argsDigest) digests.push({ uid: b.id, tool: u.state.tool, args_digest: u.state.argsDigest });
+    if (b.status !== u.state.status || b.commit_state !== u.state.commitState)
+      transitions.push(transitionOf(b.id, String(b.status), u.state, u.version));
+    if (b.idempotency_key !== u.state.idempotencyKey)
+      search.push({ uid: b.id, ids: searchText(b.task_id, b.invocation_id, u.state.idempotencyKey) });
+    if (u.state.argsDigest !== null && b.args_digest !== u.state.argsDigest)
+      digests.push({ uid: b.id, tool: u.state.tool, args_digest: u.state.argsDigest });
     const firstSeen = String(b.first_seen_at);
     notes.push({
       uid: b.id,
@@ -281,8 +345,14 @@ export async function writeStates(tx: Tx, runtimeId: string, write: Write): Prom
   // left out costs nothing (each part's table and indexes are opened even for no rows).
   const dueNotes = notes.filter((n) => Date.parse(n.earliest) < Date.now() - NOTE_AFTER_MS);
   const parts: Array<[keyof WriteParts, unknown[]]> = [
-    ["created", created.map((c) => ({ id: c.uid, invocation_id: c.invocationId, task_id: c.taskId, ...stateOf(c.state) }))],
-    ["changes", updated.map((u) => ({ id: u.before.id, expected: u.before.version, version: u.version, ...stateOf(u.state) }))],
+    [
+      "created",
+      created.map((c) => ({ id: c.uid, invocation_id: c.invocationId, task_id: c.taskId, ...stateOf(c.state) })),
+    ],
+    [
+      "changes",
+      updated.map((u) => ({ id: u.before.id, expected: u.before.version, version: u.version, ...stateOf(u.state) })),
+    ],
     ["attempts", attempts],
     ["transitions", transitions],
     ["search", search],

@@ -12,7 +12,11 @@ type Ranked = Pick<InvocationSummary, "status" | "last_attempt_at" | "invocation
 const inQueue = (s: Ranked) => (queueStatuses.includes(s.status) ? 0 : 1);
 
 export function compareRelevance(a: Ranked, b: Ranked): number {
-  return inQueue(a) - inQueue(b) || (a.last_attempt_at < b.last_attempt_at ? 1 : a.last_attempt_at > b.last_attempt_at ? -1 : 0) || a.invocation_id.localeCompare(b.invocation_id);
+  return (
+    inQueue(a) - inQueue(b) ||
+    (a.last_attempt_at < b.last_attempt_at ? 1 : a.last_attempt_at > b.last_attempt_at ? -1 : 0) ||
+    a.invocation_id.localeCompare(b.invocation_id)
+  );
 }
 
 export function countNeedingPerson(summaries: Ranked[]): number {

@@ -31,7 +31,10 @@ import type { InvocationView } from "./read";
 export type TimelineAttempt = InvocationView["attempts"][number];
 export type ActionEntry = InvocationView["actions"][number];
 // The timeline draws records and actions; what a policy means now (sla, approvals) is not on it.
-export type TimelineInvocation = Omit<InvocationView, "attempts" | "attempts_total" | "attempts_earlier" | "sla" | "approvals" | "duplicate_refusals"> & { attempts: TimelineAttempt[] };
+export type TimelineInvocation = Omit<
+  InvocationView,
+  "attempts" | "attempts_total" | "attempts_earlier" | "sla" | "approvals" | "duplicate_refusals"
+> & { attempts: TimelineAttempt[] };
 export type TimelineOptions = { now: Date; stallWindowS: number };
 
 type Base = { key: string; at: string; lane: number; invocation_id: string };
@@ -114,11 +117,13 @@ type Settled = { commitState: DefiniteCommitState | null; by: Settlement["by"]; 
 const unsettledStored = new Set<InvocationStatus>(unsettledStoredStatuses);
 
 /** Which attempt each record speaks for: the fold's numbering. */
-const attemptNumbers = (attempts: TimelineAttempt[]): number[] => foldAttemptNumbers(attempts.map((a) => ({ attemptNo: a.attempt, phase: a.phase, at: a.at })));
+const attemptNumbers = (attempts: TimelineAttempt[]): number[] =>
+  foldAttemptNumbers(attempts.map((a) => ({ attemptNo: a.attempt, phase: a.phase, at: a.at })));
 
 /** A settlement the new evidence disagrees with; one whose commit state the read model does not say is never contradicted. */
 const contradicted = (settled: Settled, commitState: CommitState, phase: Phase): boolean =>
-  settled.commitState !== null && contradicts({ commitState: settled.commitState, by: settled.by }, { commitState, phase });
+  settled.commitState !== null &&
+  contradicts({ commitState: settled.commitState, by: settled.by }, { commitState, phase });
 
 type OpenIntent = { event: RecordEvent; opened: boolean; windowEnd: number | null };
 
@@ -128,12 +133,30 @@ function laneEvents(inv: TimelineInvocation, lane: number, opts: TimelineOptions
   const numbers = attemptNumbers(inv.attempts);
   const firstAttempt = Math.min(...numbers.filter((_, i) => inv.attempts[i]!.phase !== "probe"), Infinity);
   const records: RecordEvent[] = inv.attempts
-    .map((record, index): RecordEvent => ({ key: `${lane}:r${index}`, at: record.at, lane, invocation_id: inv.invocation_id, kind: "record", phase: record.phase, attempt: numbers[index]!, index, record, retry_of: null, unanswered: false }))
+    .map((record, index): RecordEvent => ({
+      key: `${lane}:r${index}`,
+      at: record.at,
+      lane,
+      invocation_id: inv.invocation_id,
+      kind: "record",
+      phase: record.phase,
+      attempt: numbers[index]!,
+      index,
+      record,
+      retry_of: null,
+      unanswered: false,
+    }))
     .sort(compareEvents);
   const lastIntentAttempt = Math.max(...records.filter((r) => r.phase === "intent").map((r) => r.attempt), -Infinity);
   const steps: Array<RecordEvent | ActionEvent> = [
     ...records,
-    ...inv.actions.map((entry, index) => ({ ...base(`a${index}`, entry.at), kind: "action" as const, index, entry, changed: entry.from_status !== entry.to_status })),
+    ...inv.actions.map((entry, index) => ({
+      ...base(`a${index}`, entry.at),
+      kind: "action" as const,
+      index,
+      entry,
+      changed: entry.from_status !== entry.to_status,
+    })),
   ].sort(compareEvents);
 
   const out: TimelineEvent[] = [];
@@ -149,10 +172,29 @@ function laneEvents(inv: TimelineInvocation, lane: number, opts: TimelineOptions
     r.unanswered = gap === "no_outcome";
     const windowEnd = intent.opened ? intent.windowEnd : null;
     const start = ms(r.at);
-    out.push({ key: `${lane}:g${r.index}`, at: r.at, lane, invocation_id: inv.invocation_id, kind: "gap", gap, attempt: r.attempt, until: isoOf(until), ms: until - start, open: isOpen, stall_at: windowEnd === null ? null : isoOf(windowEnd) });
+    out.push({
+      key: `${lane}:g${r.index}`,
+      at: r.at,
+      lane,
+      invocation_id: inv.invocation_id,
+      kind: "gap",
+      gap,
+      attempt: r.attempt,
+      until: isoOf(until),
+      ms: until - start,
+      open: isOpen,
+      stall_at: windowEnd === null ? null : isoOf(windowEnd),
+    });
     if (windowEnd !== null && windowEnd <= until) {
       const window_s = Math.round((windowEnd - start) / 1000);
-      out.push({ ...base(`s${r.index}`, isoOf(windowEnd)), kind: "marker", marker: "stalled", attempt: r.attempt, intent_at: r.at, window_s });
+      out.push({
+        ...base(`s${r.index}`, isoOf(windowEnd)),
+        kind: "marker",
+        marker: "stalled",
+        attempt: r.attempt,
+        intent_at: r.at,
+        window_s,
+      });
     }
     open.delete(r.attempt);
   };
@@ -160,7 +202,14 @@ function laneEvents(inv: TimelineInvocation, lane: number, opts: TimelineOptions
   const evidence = (step: RecordEvent, commit: CommitState, phase: Phase): void => {
     if (settled && step.attempt <= settled.attempt) {
       if (contradicted(settled, commit, phase)) {
-        out.push({ ...base(`c${step.index}`, step.at), kind: "marker", marker: "conflict", attempt: step.attempt, settled: settled.commitState ? { commit_state: settled.commitState, by: settled.by } : null, evidence: commit });
+        out.push({
+          ...base(`c${step.index}`, step.at),
+          kind: "marker",
+          marker: "conflict",
+          attempt: step.attempt,
+          settled: settled.commitState ? { commit_state: settled.commitState, by: settled.by } : null,
+          evidence: commit,
+        });
         settled = null;
         status = "outcome_unknown";
         return;
@@ -172,7 +221,11 @@ function laneEvents(inv: TimelineInvocation, lane: number, opts: TimelineOptions
       if (definite(commit)) settled = { commitState: commit, by: "probe", attempt: lastAttempt };
       return;
     }
-    const next = statusForOutcome({ commitState: commit, outcome: step.record.outcome, nextAction: step.record.next_action });
+    const next = statusForOutcome({
+      commitState: commit,
+      outcome: step.record.outcome,
+      nextAction: step.record.next_action,
+    });
     status = next;
     if (settlesAttempt(commit, next)) settled = { commitState: commit, by: "outcome", attempt: step.attempt };
   };
@@ -195,7 +248,16 @@ function laneEvents(inv: TimelineInvocation, lane: number, opts: TimelineOptions
       if (!seenAttempts.has(step.attempt) && step.attempt > firstAttempt) {
         step.retry_of = Math.max(...[...seenAttempts].filter((n) => n < step.attempt), firstAttempt);
         if (lastAt !== null && lastAt < ms(step.at)) {
-          out.push({ ...base(`b${step.index}`, isoOf(lastAt)), kind: "gap", gap: "before_retry", attempt: step.attempt, until: step.at, ms: ms(step.at) - lastAt, open: false, stall_at: null });
+          out.push({
+            ...base(`b${step.index}`, isoOf(lastAt)),
+            kind: "gap",
+            gap: "before_retry",
+            attempt: step.attempt,
+            until: step.at,
+            ms: ms(step.at) - lastAt,
+            open: false,
+            stall_at: null,
+          });
         }
       }
       seenAttempts.add(step.attempt);
@@ -205,7 +267,11 @@ function laneEvents(inv: TimelineInvocation, lane: number, opts: TimelineOptions
     if (step.phase === "intent") {
       const opens = (status === null || reopensOnIntent(status, settled?.commitState)) && step.attempt >= lastAttempt;
       lastAttempt = Math.max(lastAttempt, step.attempt);
-      const latestOpen = opens && step.attempt === lastIntentAttempt && (inv.status === "pending" || inv.status === "stalled") && inv.stall_at;
+      const latestOpen =
+        opens &&
+        step.attempt === lastIntentAttempt &&
+        (inv.status === "pending" || inv.status === "stalled") &&
+        inv.stall_at;
       const budget = step.record.budget_left_s;
       const windowEnd = latestOpen ? ms(inv.stall_at!) : ms(step.at) + (budget ?? opts.stallWindowS) * 1000;
       open.set(step.attempt, { event: step, opened: opens, windowEnd });
@@ -217,7 +283,8 @@ function laneEvents(inv: TimelineInvocation, lane: number, opts: TimelineOptions
     }
 
     lastAttempt = Math.max(lastAttempt, step.attempt);
-    for (const intent of [...open.values()]) if (intent.event.attempt <= step.attempt) closeIntent(intent, ms(step.at), "awaiting_outcome", false);
+    for (const intent of [...open.values()])
+      if (intent.event.attempt <= step.attempt) closeIntent(intent, ms(step.at), "awaiting_outcome", false);
     evidence(step, step.record.commit_state, step.phase);
     const probe = step.record.probe_result;
     if (probe) evidence(step, probeCommitState(probe), "probe");
@@ -229,7 +296,19 @@ function laneEvents(inv: TimelineInvocation, lane: number, opts: TimelineOptions
   const closeUnsettled = (until: number, isOpen: boolean) => {
     if (!unsettledSince) return;
     const start = ms(unsettledSince.at);
-    out.push({ key: `${unsettledSince.key}:u`, at: unsettledSince.at, lane, invocation_id: inv.invocation_id, kind: "gap", gap: "unsettled", attempt: unsettledSince.attempt, until: isoOf(until), ms: until - start, open: isOpen, stall_at: null });
+    out.push({
+      key: `${unsettledSince.key}:u`,
+      at: unsettledSince.at,
+      lane,
+      invocation_id: inv.invocation_id,
+      kind: "gap",
+      gap: "unsettled",
+      attempt: unsettledSince.attempt,
+      until: isoOf(until),
+      ms: until - start,
+      open: isOpen,
+      stall_at: null,
+    });
     unsettledSince = null;
   };
 
@@ -237,13 +316,17 @@ function laneEvents(inv: TimelineInvocation, lane: number, opts: TimelineOptions
     out.push(step);
     applyStep(step);
     const waiting = status !== null && unsettledStored.has(status);
-    if (waiting && !unsettledSince) unsettledSince = { at: step.at, attempt: step.kind === "record" ? step.attempt : lastAttempt, key: step.key };
+    if (waiting && !unsettledSince)
+      unsettledSince = { at: step.at, attempt: step.kind === "record" ? step.attempt : lastAttempt, key: step.key };
     else if (!waiting && unsettledSince) closeUnsettled(ms(step.at), false);
   }
   if (unsettledSince && unsettledStored.has(inv.status)) closeUnsettled(Math.max(now, ms(unsettledSince.at)), true);
 
   for (const intent of open.values()) {
-    const stillWaiting = intent.opened && intent.event.attempt === lastIntentAttempt && (inv.status === "pending" || inv.status === "stalled");
+    const stillWaiting =
+      intent.opened &&
+      intent.event.attempt === lastIntentAttempt &&
+      (inv.status === "pending" || inv.status === "stalled");
     if (stillWaiting) closeIntent(intent, Math.max(now, ms(intent.event.at)), "no_outcome", true);
     else intent.event.unanswered = true;
   }
@@ -251,9 +334,21 @@ function laneEvents(inv: TimelineInvocation, lane: number, opts: TimelineOptions
   if (inv.conflict && !out.some((e) => e.kind === "marker" && e.marker === "conflict")) {
     // The read model does not say what every settlement was; place the flag at
     // the first definite evidence after the last settlement we can see.
-    const settleAt = Math.max(...out.filter((e) => e.kind === "action" && e.entry.to_status === "reconciled").map((e) => ms(e.at)), -Infinity);
-    const after = records.find((r) => ms(r.at) >= settleAt && definite(r.record.commit_state)) ?? records[records.length - 1];
-    if (after) out.push({ ...base(`c${after.index}`, after.at), kind: "marker", marker: "conflict", attempt: after.attempt, settled: null, evidence: after.record.commit_state });
+    const settleAt = Math.max(
+      ...out.filter((e) => e.kind === "action" && e.entry.to_status === "reconciled").map((e) => ms(e.at)),
+      -Infinity,
+    );
+    const after =
+      records.find((r) => ms(r.at) >= settleAt && definite(r.record.commit_state)) ?? records[records.length - 1];
+    if (after)
+      out.push({
+        ...base(`c${after.index}`, after.at),
+        kind: "marker",
+        marker: "conflict",
+        attempt: after.attempt,
+        settled: null,
+        evidence: after.record.commit_state,
+      });
   }
   return out.sort(compareEvents);
 }
@@ -264,7 +359,10 @@ function endOf(event: TimelineEvent): number {
 
 export function buildTimeline(invocations: TimelineInvocation[], opts: TimelineOptions): Timeline {
   const ordered = [...invocations].sort(
-    (a, b) => ms(a.first_seen_at) - ms(b.first_seen_at) || a.invocation_id.localeCompare(b.invocation_id) || a.runtime.localeCompare(b.runtime),
+    (a, b) =>
+      ms(a.first_seen_at) - ms(b.first_seen_at) ||
+      a.invocation_id.localeCompare(b.invocation_id) ||
+      a.runtime.localeCompare(b.runtime),
   );
   const lanes: Lane[] = ordered.map((inv, index) => {
     const events = laneEvents(inv, index, opts);

@@ -71,7 +71,6 @@ export const ATTEMPT_COLUMNS = [
   ["arguments", "jsonb"],
 ] as const;
 
-
 /** Which parts a write has; each present part is one jsonb parameter, in this order. */
 export type WriteParts = {
   created: boolean;
@@ -84,9 +83,20 @@ export type WriteParts = {
   notes: boolean;
   checks: boolean;
 };
-const ORDER: Array<keyof WriteParts> = ["created", "changes", "attempts", "transitions", "search", "digests", "tasks", "notes", "checks"];
+const ORDER: Array<keyof WriteParts> = [
+  "created",
+  "changes",
+  "attempts",
+  "transitions",
+  "search",
+  "digests",
+  "tasks",
+  "notes",
+  "checks",
+];
 
-const recordset = (columns: ReadonlyArray<readonly [string, string]>) => columns.map(([c, t]) => `${c} ${t}`).join(", ");
+const recordset = (columns: ReadonlyArray<readonly [string, string]>) =>
+  columns.map(([c, t]) => `${c} ${t}`).join(", ");
 const STATE_NAMES = STATE_COLUMNS.map(([c]) => c);
 const ATTEMPT_NAMES = ATTEMPT_COLUMNS.map(([c]) => c);
 const element = ([name, type]: readonly [string, string], i: number) =>
@@ -103,14 +113,20 @@ function build(p: WriteParts): string {
   const after = () => (barrier ? `${barrier}, ` : "");
 
   if (p.changes) {
-    ctes.push(`changes AS (SELECT * FROM jsonb_to_recordset(${param.changes}) AS x(id uuid, expected int, version int, ${recordset(STATE_COLUMNS)}))`);
+    ctes.push(
+      `changes AS (SELECT * FROM jsonb_to_recordset(${param.changes}) AS x(id uuid, expected int, version int, ${recordset(STATE_COLUMNS)}))`,
+    );
     ctes.push(`locked AS (
       SELECT i.id, i.version FROM invocations i
        WHERE i.id = ANY(ARRAY(SELECT id FROM changes))
        ORDER BY i.invocation_id
        FOR UPDATE)`);
-    ctes.push(`checked AS (SELECT count(*) FILTER (WHERE l.version = c.expected) AS current FROM locked l JOIN changes c USING (id))`);
-    checks.push(`(SELECT current FROM checked) <> jsonb_array_length(${param.changes}) THEN settle_write_conflict('an invocation changed since it was read')`);
+    ctes.push(
+      `checked AS (SELECT count(*) FILTER (WHERE l.version = c.expected) AS current FROM locked l JOIN changes c USING (id))`,
+    );
+    checks.push(
+      `(SELECT current FROM checked) <> jsonb_array_length(${param.changes}) THEN settle_write_conflict('an invocation changed since it was read')`,
+    );
     barrier = "checked";
   }
   if (p.created) {
@@ -122,7 +138,9 @@ function build(p: WriteParts): string {
       ON CONFLICT (runtime_id, invocation_id) DO NOTHING
       RETURNING id)`);
     ctes.push(`created_n AS (SELECT count(*) AS n FROM created)`);
-    checks.push(`(SELECT n FROM created_n) <> jsonb_array_length(${param.created}) THEN settle_write_conflict('an invocation was created meanwhile')`);
+    checks.push(
+      `(SELECT n FROM created_n) <> jsonb_array_length(${param.created}) THEN settle_write_conflict('an invocation was created meanwhile')`,
+    );
     barrier = "created_n";
   }
   if (p.attempts) {
@@ -133,7 +151,9 @@ function build(p: WriteParts): string {
        ORDER BY r ->> 2
       ON CONFLICT (runtime_id, event_key) DO NOTHING
       RETURNING 1)`);
-    checks.push(`(SELECT count(*) FROM stored) <> jsonb_array_length(${param.attempts}) THEN settle_write_conflict('a record was stored meanwhile')`);
+    checks.push(
+      `(SELECT count(*) FROM stored) <> jsonb_array_length(${param.attempts}) THEN settle_write_conflict('a record was stored meanwhile')`,
+    );
   }
   if (p.changes) {
     ctes.push(`updated AS (
@@ -141,7 +161,9 @@ function build(p: WriteParts): string {
         FROM changes AS x
        WHERE i.id = x.id AND i.version = x.expected AND i.id = ANY(ARRAY(SELECT id FROM changes))
       RETURNING 1)`);
-    checks.push(`(SELECT count(*) FROM updated) <> jsonb_array_length(${param.changes}) THEN settle_write_conflict('an invocation changed since it was read')`);
+    checks.push(
+      `(SELECT count(*) FROM updated) <> jsonb_array_length(${param.changes}) THEN settle_write_conflict('an invocation changed since it was read')`,
+    );
   }
   if (p.transitions) {
     // With no enabled webhook endpoint for the runtime there is nobody to fan a change out to: it is
@@ -193,7 +215,8 @@ function build(p: WriteParts): string {
       SELECT gen_random_uuid(), $1::uuid, g.task_id, g.invocation_id, g.tool, g.idempotency_key, g.allow, g.reason, g.at
         FROM jsonb_to_recordset(${param.checks}) AS g(task_id text, invocation_id text, tool text, idempotency_key text, allow boolean, reason text, at timestamptz))`);
   }
-  const verdict = checks.length > 0 ? `CASE ${checks.map((c) => `WHEN ${c}`).join("\n             ")} ELSE true END` : "true";
+  const verdict =
+    checks.length > 0 ? `CASE ${checks.map((c) => `WHEN ${c}`).join("\n             ")} ELSE true END` : "true";
   // PostgreSQL must see $1 even in a write of none of the runtime's rows.
   return `WITH ${ctes.join(",\n    ")}\n    SELECT ${verdict} AS written, $1::uuid AS runtime`;
 }

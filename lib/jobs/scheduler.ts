@@ -19,7 +19,11 @@ export function startBackgroundJobs(list: readonly Job[] = jobs): Running {
       if (busy.has(job.name)) continue;
       const run = getDb()
         .then((db) => job.run(db, new Date()))
-        .catch((error: unknown) => console.error(`Settle background job ${job.name} failed: ${error instanceof Error ? error.message : String(error)}`))
+        .catch((error: unknown) =>
+          console.error(
+            `Settle background job ${job.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        )
         .finally(() => busy.delete(job.name));
       busy.set(job.name, run);
     }

@@ -40,5 +40,8 @@ export function metricsCsv(metrics: Metrics): { body: string; filename: string }
     lines.push([metrics.from, metrics.to, ...metricsCsvColumns.map((c) => row[c])].map(cell).join(","));
   }
   const stamp = (iso: string) => iso.slice(0, 16).replace(/[:T]/g, "-");
-  return { body: lines.map((l) => `${l}\r\n`).join(""), filename: `settle-metrics-${stamp(metrics.from)}-to-${stamp(metrics.to)}.csv` };
+  return {
+    body: lines.map((l) => `${l}\r\n`).join(""),
+    filename: `settle-metrics-${stamp(metrics.from)}-to-${stamp(metrics.to)}.csv`,
+  };
 }

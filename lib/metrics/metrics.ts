@@ -17,7 +17,14 @@ import { countQuery, durationsQuery, queueSeriesQuery, type SourceName } from ".
 // (metrics-rollup.ts): same numbers, fewer rows read.
 
 type CountRow = { tool: string; bucket: Date; kind: string | null; n: number; total: number | null };
-type RollupRow = { tool: string; bucket: Date; invocations: number; attempts: number; receiver_replays: number; possible_duplicates: number };
+type RollupRow = {
+  tool: string;
+  bucket: Date;
+  invocations: number;
+  attempts: number;
+  receiver_replays: number;
+  possible_duplicates: number;
+};
 type DurationRow = { tool: string; seconds: number };
 type QueueRow = { bucket: Date; max: number; avg: number };
 
@@ -76,10 +83,28 @@ function rangeOf(query: Pick<MetricCasesQuery, "from" | "to" | "tool" | "runtime
 }
 
 /** The parameters of every metrics query (metrics-sql.ts `declare`). */
-function paramsOf(range: MetricsRange, runtimeId: string | null, now: Date, unit: "hour" | "day", cover: Coverage, plan: RangePlan): unknown[] {
+function paramsOf(
+  range: MetricsRange,
+  runtimeId: string | null,
+  now: Date,
+  unit: "hour" | "day",
+  cover: Coverage,
+  plan: RangePlan,
+): unknown[] {
   return [
-    range.from.toISOString(), range.to.toISOString(), range.tool, runtimeId, now.toISOString(), env().SETTLE_STALL_WINDOW_S, unit,
-    cover.rolledBefore?.toISOString() ?? "-infinity", ...plan.segments, cover.staleUids, plan.coveredFrom, plan.coveredTo, plan.staleHours,
+    range.from.toISOString(),
+    range.to.toISOString(),
+    range.tool,
+    runtimeId,
+    now.toISOString(),
+    env().SETTLE_STALL_WINDOW_S,
+    unit,
+    cover.rolledBefore?.toISOString() ?? "-infinity",
+    ...plan.segments,
+    cover.staleUids,
+    plan.coveredFrom,
+    plan.coveredTo,
+    plan.staleHours,
   ];
 }
 
@@ -111,12 +136,23 @@ function emptyTool(tool: string): ToolRow {
 function bucketStarts(range: MetricsRange, unit: "hour" | "day"): string[] {
   const step = unit === "hour" ? 3_600_000 : 86_400_000;
   const starts: string[] = [];
-  for (let t = Math.floor(range.from.getTime() / step) * step; t < range.to.getTime(); t += step) starts.push(new Date(t).toISOString());
+  for (let t = Math.floor(range.from.getTime() / step) * step; t < range.to.getTime(); t += step)
+    starts.push(new Date(t).toISOString());
   return starts;
 }
 
 function emptyPoint(at: string): SeriesPoint {
-  return { at, guard_denials: 0, probe_found: 0, receiver_replays: 0, unknown_outcomes: 0, escalations: 0, sla_breaches: 0, queue_size_max: null, queue_size_avg: null };
+  return {
+    at,
+    guard_denials: 0,
+    probe_found: 0,
+    receiver_replays: 0,
+    unknown_outcomes: 0,
+    escalations: 0,
+    sla_breaches: 0,
+    queue_size_max: null,
+    queue_size_avg: null,
+  };
 }
 
 /** Nothing rolled up: every source read raw (`rollups: false`, for checks and comparisons). */
@@ -146,7 +182,9 @@ export async function getMetrics(
   const tools = new Map<string, ToolRow>();
   const toolRow = (tool: string) => tools.get(tool) ?? tools.set(tool, emptyTool(tool)).get(tool)!;
   const series = new Map(bucketStarts(range, unit).map((at) => [at, emptyPoint(at)]));
-  const point = (bucket: Date) => series.get(bucket.toISOString()) ?? series.set(bucket.toISOString(), emptyPoint(bucket.toISOString())).get(bucket.toISOString())!;
+  const point = (bucket: Date) =>
+    series.get(bucket.toISOString()) ??
+    series.set(bucket.toISOString(), emptyPoint(bucket.toISOString())).get(bucket.toISOString())!;
   const attempts = new Map<string, number>();
 
   for (const { source, rows } of counts) {
@@ -214,7 +252,8 @@ export async function getMetrics(
   for (const r of rows) {
     r.duplicates_prevented = r.guard_denials + r.probe_found + r.receiver_replays;
     const total = attempts.get(r.tool);
-    r.retries_per_invocation = r.invocations > 0 && total !== undefined ? round3((total - r.invocations) / r.invocations) : null;
+    r.retries_per_invocation =
+      r.invocations > 0 && total !== undefined ? round3((total - r.invocations) / r.invocations) : null;
   }
   const invocations = sum("invocations");
   const allAttempts = [...attempts.values()].reduce((s, n) => s + n, 0);
@@ -248,7 +287,15 @@ export async function getMetrics(
   };
 }
 
-type CaseRow = { invocation_id: string; task_id: string; runtime: string; tool: string; status: string; at: Date; detail: string | null };
+type CaseRow = {
+  invocation_id: string;
+  task_id: string;
+  runtime: string;
+  tool: string;
+  status: string;
+  at: Date;
+  detail: string | null;
+};
 
 /** The invocations behind one number of getMetrics, newest event first. */
 export async function listMetricCases(db: Db, query: MetricCasesQuery, now = new Date()): Promise<MetricCasesPage> {
@@ -256,7 +303,12 @@ export async function listMetricCases(db: Db, query: MetricCasesQuery, now = new
   const [runtimeId, cover] = await Promise.all([runtimeIdOf(db, range.runtime), selectCoverage(db)]);
   const offset = Number(query.cursor ?? 0);
   // A list reads the hourly sources raw over the whole range; episodes as the numbers do.
-  const whole: RangePlan = { segments: [[range.from.toISOString()], [range.to.toISOString()]], coveredFrom: range.from.toISOString(), coveredTo: range.from.toISOString(), staleHours: [] };
+  const whole: RangePlan = {
+    segments: [[range.from.toISOString()], [range.to.toISOString()]],
+    coveredFrom: range.from.toISOString(),
+    coveredTo: range.from.toISOString(),
+    staleHours: [],
+  };
   const params = paramsOf(range, runtimeId, now, bucketOf(range), cover, whole);
   const rows = await runQuery<CaseRow>(db, casesQuery(query.metric), [...params, query.limit + 1, offset]);
   return {

@@ -25,7 +25,12 @@ const DIRTY_BATCH = 2_000;
 const LOCK = `pg_try_advisory_xact_lock(hashtext('settle_metric_rollups'))`;
 
 export type Coverage = { rolledBefore: Date | null; staleUids: string[]; staleHours: number[] };
-export type RangePlan = { segments: [string[], string[]]; coveredFrom: string; coveredTo: string; staleHours: string[] };
+export type RangePlan = {
+  segments: [string[], string[]];
+  coveredFrom: string;
+  coveredTo: string;
+  staleHours: string[];
+};
 
 // The hours and invocations the notes touch: the hours the rollups may hold
 // wrongly — the invocation's old and new first-seen hour, its committed
@@ -85,11 +90,20 @@ export function planRange(from: Date, to: Date, cover: Coverage): RangePlan {
   const rolled = cover.rolledBefore?.getTime() ?? Number.NEGATIVE_INFINITY;
   const end = Math.min(Math.floor(to.getTime() / HOUR_MS) * HOUR_MS, rolled);
   if (end <= start) {
-    return { segments: mergeIntervals([[from.getTime(), to.getTime()]]), coveredFrom: iso(start), coveredTo: iso(start), staleHours: [] };
+    return {
+      segments: mergeIntervals([[from.getTime(), to.getTime()]]),
+      coveredFrom: iso(start),
+      coveredTo: iso(start),
+      staleHours: [],
+    };
   }
   const stale = cover.staleHours.filter((h) => h >= start && h < end);
   return {
-    segments: mergeIntervals([[from.getTime(), start], ...stale.map((h): [number, number] => [h, h + HOUR_MS]), [end, to.getTime()]]),
+    segments: mergeIntervals([
+      [from.getTime(), start],
+      ...stale.map((h): [number, number] => [h, h + HOUR_MS]),
+      [end, to.getTime()],
+    ]),
     coveredFrom: iso(start),
     coveredTo: iso(end),
     staleHours: stale.map(iso),
@@ -119,13 +133,31 @@ const upsertEpisodes = (selector: string) => `${declare(["$15::uuid[]", "$16::ti
   SELECT e.uid, e.runtime_id, e.tool, e.first_seen_at, e.entered_at, e.settled_at, e.settled_by, e.escalated_at FROM (${episodeRows(selector)}) AS e
   ON CONFLICT (uid) DO UPDATE SET runtime_id = excluded.runtime_id, tool = excluded.tool, first_seen_at = excluded.first_seen_at,
     entered_at = excluded.entered_at, settled_at = excluded.settled_at, settled_by = excluded.settled_by, escalated_at = excluded.escalated_at`;
-const upsertStaleEpisodes = upsertEpisodes(`SELECT i.id, i.first_seen_at FROM invocations i WHERE i.id = ANY($15::uuid[]) AND i.first_seen_at < $8::timestamptz`);
-const upsertNewEpisodes = upsertEpisodes(`SELECT i.id, i.first_seen_at FROM invocations i WHERE i.first_seen_at >= $16::timestamptz AND i.first_seen_at < $17::timestamptz`);
-
+const upsertStaleEpisodes = upsertEpisodes(
+  `SELECT i.id, i.first_seen_at FROM invocations i WHERE i.id = ANY($15::uuid[]) AND i.first_seen_at < $8::timestamptz`,
+);
+const upsertNewEpisodes = upsertEpisodes(
+  `SELECT i.id, i.first_seen_at FROM invocations i WHERE i.first_seen_at >= $16::timestamptz AND i.first_seen_at < $17::timestamptz`,
+);
 
 function jobParams(rolledBefore: Date, segments: [string[], string[]], extra: unknown[] = []): unknown[] {
   const now = new Date().toISOString();
-  return [now, now, null, null, now, env().SETTLE_STALL_WINDOW_S, "hour", rolledBefore.toISOString(), ...segments, [], now, now, [], ...extra];
+  return [
+    now,
+    now,
+    null,
+    null,
+    now,
+    env().SETTLE_STALL_WINDOW_S,
+    "hour",
+    rolledBefore.toISOString(),
+    ...segments,
+    [],
+    now,
+    now,
+    [],
+    ...extra,
+  ];
 }
 
 async function lockedTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T | null> {
@@ -169,10 +201,15 @@ async function advance(db: Db): Promise<boolean> {
               date_trunc('hour', clock_timestamp() - interval '15 minutes', 'UTC') AS target`,
     );
     const target = new Date(s!.target).getTime();
-    const start = s!.rolled_before ? new Date(s!.rolled_before).getTime() : Math.min(target, s!.first ? new Date(s!.first).getTime() : target);
+    const start = s!.rolled_before
+      ? new Date(s!.rolled_before).getTime()
+      : Math.min(target, s!.first ? new Date(s!.first).getTime() : target);
     const end = Math.min(target, start + STEP_MS);
     if (end > start) {
-      await tx.query(`DELETE FROM metric_hours WHERE hour >= $1::timestamptz AND hour < $2::timestamptz`, [iso(start), iso(end)]);
+      await tx.query(`DELETE FROM metric_hours WHERE hour >= $1::timestamptz AND hour < $2::timestamptz`, [
+        iso(start),
+        iso(end),
+      ]);
       await tx.query(insertHours, jobParams(new Date(end), [[iso(start)], [iso(end)]]));
       await tx.query(upsertNewEpisodes, jobParams(new Date(end), [[], []], [[], iso(start), iso(end)]));
       // A catch-up over days changes the tables' shape before autovacuum notices; the readers' plans depend on it.

@@ -21,7 +21,8 @@ const instant = z
   })
   .transform((s) => new Date(DAY.test(s) ? `${s}T00:00:00Z` : s));
 
-const blankIsAbsent = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
+const blankIsAbsent = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
 
 export const MAX_RANGE_DAYS = 400;
 
@@ -37,11 +38,15 @@ export type MetricsQuery = z.infer<typeof metricsQuerySchema>;
 export type MetricsRange = { from: Date; to: Date; tool: string | null; runtime: string | null };
 
 /** Fills the defaults and checks the range; `null` with a message when it is not a range. */
-export function resolveRange(query: Pick<MetricsQuery, "from" | "to" | "tool" | "runtime">, now: Date): MetricsRange | string {
+export function resolveRange(
+  query: Pick<MetricsQuery, "from" | "to" | "tool" | "runtime">,
+  now: Date,
+): MetricsRange | string {
   const to = query.to ?? now;
   const from = query.from ?? new Date(to.getTime() - 86_400_000);
   if (from.getTime() >= to.getTime()) return "`from` must be before `to`.";
-  if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * 86_400_000) return `The range may span at most ${MAX_RANGE_DAYS} days.`;
+  if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * 86_400_000)
+    return `The range may span at most ${MAX_RANGE_DAYS} days.`;
   return { from, to, tool: query.tool ?? null, runtime: query.runtime ?? null };
 }
 
@@ -77,7 +82,11 @@ const seriesPointSchema = z.object({
   unknown_outcomes: z.number().int(),
   escalations: z.number().int(),
   sla_breaches: z.number().int(),
-  queue_size_max: z.number().int().nullable().describe("Largest sampled queue (all matching runtimes together); null without samples."),
+  queue_size_max: z
+    .number()
+    .int()
+    .nullable()
+    .describe("Largest sampled queue (all matching runtimes together); null without samples."),
   queue_size_avg: z.number().nullable(),
 });
 export type SeriesPoint = z.infer<typeof seriesPointSchema>;
@@ -89,10 +98,23 @@ export const metricsSchema = z
     duplicates_prevented: z.object({
       total: z.number().int(),
       guard_denials: z.number().int().describe("POST /api/v1/guard answers with allow: false."),
-      probe_found: z.number().int().describe("Probes that found the effect: the invocation became reconciled as committed by probe."),
-      receiver_replays: z.number().int().describe("A committed outcome for an attempt after an earlier attempt of the same invocation was already committed: the receiver recognised the key and returned the original result (seed 002 fixture 2)."),
+      probe_found: z
+        .number()
+        .int()
+        .describe("Probes that found the effect: the invocation became reconciled as committed by probe."),
+      receiver_replays: z
+        .number()
+        .int()
+        .describe(
+          "A committed outcome for an attempt after an earlier attempt of the same invocation was already committed: the receiver recognised the key and returned the original result (seed 002 fixture 2).",
+        ),
     }),
-    possible_duplicate_effects: z.number().int().describe("(runtime, idempotency key) pairs with two or more committed invocations, counted when the second one committed."),
+    possible_duplicate_effects: z
+      .number()
+      .int()
+      .describe(
+        "(runtime, idempotency key) pairs with two or more committed invocations, counted when the second one committed.",
+      ),
     unknown_outcomes: z.object({
       total: z.number().int(),
       resolved_by_probe: z.number().int(),
@@ -105,7 +127,10 @@ export const metricsSchema = z
     retries_per_invocation: z.number().nullable(),
     approval_wait_seconds: percentiles,
     sla_breaches: z.number().int(),
-    invocations: z.number().int().describe("Invocations first seen in the range (the denominator of retries_per_invocation)."),
+    invocations: z
+      .number()
+      .int()
+      .describe("Invocations first seen in the range (the denominator of retries_per_invocation)."),
     bucket: z.enum(["hour", "day"]),
     by_tool: z.array(toolRowSchema),
     series: z.array(seriesPointSchema),

@@ -17,14 +17,27 @@ import { invocationStatuses, stalledSql } from "../outcome/status";
 //   $12 / $13 the hours [from, to) that metric_hours serves, $14 stale hours in them.
 
 const PARAMS = [
-  "$1::timestamptz", "$2::timestamptz", "$3::text", "$4::uuid", "$5::timestamptz", "$6::int", "$7::text",
-  "$8::timestamptz", "$9::timestamptz[]", "$10::timestamptz[]", "$11::uuid[]", "$12::timestamptz", "$13::timestamptz", "$14::timestamptz[]",
+  "$1::timestamptz",
+  "$2::timestamptz",
+  "$3::text",
+  "$4::uuid",
+  "$5::timestamptz",
+  "$6::int",
+  "$7::text",
+  "$8::timestamptz",
+  "$9::timestamptz[]",
+  "$10::timestamptz[]",
+  "$11::uuid[]",
+  "$12::timestamptz",
+  "$13::timestamptz",
+  "$14::timestamptz[]",
 ];
 // Every query names every parameter (PostgreSQL must know the type of each one it is sent).
 export const declare = (extra: string[] = []) => `WITH params AS (SELECT ${[...PARAMS, ...extra].join(", ")}) `;
 
 /** Narrows a table alias to the tool and runtime filters. */
-export const filter = (a: string) => `($3::text IS NULL OR ${a}.tool = $3::text) AND ($4::uuid IS NULL OR ${a}.runtime_id = $4::uuid)`;
+export const filter = (a: string) =>
+  `($3::text IS NULL OR ${a}.tool = $3::text) AND ($4::uuid IS NULL OR ${a}.runtime_id = $4::uuid)`;
 const inRange = (col: string) => `${col} >= $1::timestamptz AND ${col} < $2::timestamptz`;
 /** The raw intervals of the hourly sources; an index range scan each. */
 const segments = `unnest($9::timestamptz[], $10::timestamptz[]) AS seg(s, e)`;
@@ -143,7 +156,10 @@ const receiverReplays = `
                     AND (b.commit_state = 'committed' OR b.probe_result = 'found'))`;
 
 // Every stored status, so that (status, status_since) serves a range of status_since.
-const STORED = invocationStatuses.filter((s) => s !== "stalled").map((s) => `'${s}'`).join(", ");
+const STORED = invocationStatuses
+  .filter((s) => s !== "stalled")
+  .map((s) => `'${s}'`)
+  .join(", ");
 
 // Two committed invocations with one key: a duplicate effect may exist. It
 // counts once per (runtime, key), when its second invocation committed, as an
@@ -201,7 +217,11 @@ export const sources = {
 export type SourceName = keyof typeof sources;
 
 /** The sources metric_hours holds per hour: read raw over $9/$10 only. */
-export const hourlySources = ["receiver_replays", "possible_duplicate_effects", "retries"] as const satisfies readonly SourceName[];
+export const hourlySources = [
+  "receiver_replays",
+  "possible_duplicate_effects",
+  "retries",
+] as const satisfies readonly SourceName[];
 
 /** UTC bucket ($7: 'hour' or 'day') of a timestamptz column. */
 export const bucket = (col: string) => `date_trunc($7::text, ${col} AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`;

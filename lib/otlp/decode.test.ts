@@ -15,9 +15,21 @@ const TRACE = "5b8efff798038103d269b633813fc60c";
 const SPAN = "eee19b7ec3c1b174";
 
 function exportOf(spans: object[]) {
-  return { resourceSpans: [{ resource: { attributes: [{ key: "service.name", value: { stringValue: "svc" } }] }, scopeSpans: [{ scope: { name: "s" }, spans }] }] };
+  return {
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: "service.name", value: { stringValue: "svc" } }] },
+        scopeSpans: [{ scope: { name: "s" }, spans }],
+      },
+    ],
+  };
 }
-const span = { name: "execute_tool x", kind: 1, startTimeUnixNano: "1764655924123456789", endTimeUnixNano: "1764655924623000000", attributes: [
+const span = {
+  name: "execute_tool x",
+  kind: 1,
+  startTimeUnixNano: "1764655924123456789",
+  endTimeUnixNano: "1764655924623000000",
+  attributes: [
     { key: "n", value: { intValue: 5 } },
     { key: "a", value: { arrayValue: { values: [{ stringValue: "x" }, { boolValue: true }] } } },
     { key: "neg", value: { intValue: -3 } },
@@ -25,10 +37,27 @@ const span = { name: "execute_tool x", kind: 1, startTimeUnixNano: "176465592412
     { key: "zero", value: { intValue: 0 } },
     { key: "off", value: { boolValue: false } },
     { key: "empty", value: { stringValue: "" } },
-    { key: "kv", value: { kvlistValue: { values: [{ key: "d", value: { doubleValue: 1.5 } }, { key: "b", value: { bytesValue: "AAE=" } }] } } },
+    {
+      key: "kv",
+      value: {
+        kvlistValue: {
+          values: [
+            { key: "d", value: { doubleValue: 1.5 } },
+            { key: "b", value: { bytesValue: "AAE=" } },
+          ],
+        },
+      },
+    },
   ],
-  events: [{ name: "exception", timeUnixNano: "1764655924600000001", attributes: [{ key: "exception.type", value: { stringValue: "Timeout" } }] }],
-  status: { code: 2, message: "boom" } };
+  events: [
+    {
+      name: "exception",
+      timeUnixNano: "1764655924600000001",
+      attributes: [{ key: "exception.type", value: { stringValue: "Timeout" } }],
+    },
+  ],
+  status: { code: 2, message: "boom" },
+};
 
 function code(fn: () => unknown): string | null {
   try {
@@ -46,7 +75,9 @@ describe("OTLP trace decoding", () => {
   });
 
   it("protobuf and JSON read to the same spans", () => {
-    const fromProto = decodeProtobuf(Request.encode(Request.fromObject(exportOf([{ ...span, traceId: hex(TRACE), spanId: hex(SPAN) }]))).finish());
+    const fromProto = decodeProtobuf(
+      Request.encode(Request.fromObject(exportOf([{ ...span, traceId: hex(TRACE), spanId: hex(SPAN) }]))).finish(),
+    );
     const fromJson = decodeJson(Buffer.from(JSON.stringify(exportOf([{ ...span, traceId: TRACE, spanId: SPAN }]))));
     expect(fromProto).toEqual(fromJson);
     expect(fromJson[0]!.span).toMatchObject({
@@ -55,7 +86,16 @@ describe("OTLP trace decoding", () => {
       parentSpanId: null,
       start: "2025-12-02T06:12:04.123Z",
       end: "2025-12-02T06:12:04.623Z",
-      attributes: { n: 5, a: ["x", true], neg: -3, big: "9007199254740993", zero: 0, off: false, empty: "", kv: { d: 1.5, b: "AAE=" } },
+      attributes: {
+        n: 5,
+        a: ["x", true],
+        neg: -3,
+        big: "9007199254740993",
+        zero: 0,
+        off: false,
+        empty: "",
+        kv: { d: 1.5, b: "AAE=" },
+      },
       events: [{ name: "exception", at: "2025-12-02T06:12:04.600Z", attributes: { "exception.type": "Timeout" } }],
       status: { code: 2, message: "boom" },
     });
@@ -64,15 +104,26 @@ describe("OTLP trace decoding", () => {
   });
 
   it("a bad id is that span's problem, not the request's", () => {
-    const [bad, good] = decodeJson(Buffer.from(JSON.stringify(exportOf([{ ...span, traceId: "xyz", spanId: SPAN }, { ...span, traceId: TRACE, spanId: SPAN }]))));
+    const [bad, good] = decodeJson(
+      Buffer.from(
+        JSON.stringify(
+          exportOf([
+            { ...span, traceId: "xyz", spanId: SPAN },
+            { ...span, traceId: TRACE, spanId: SPAN },
+          ]),
+        ),
+      ),
+    );
     expect(bad!.problems.join()).toContain("traceId");
     expect(good!.problems).toEqual([]);
   });
 
   it("a body that is not an export is a 400 of its own kind", () => {
-    const valid = Request.encode(Request.fromObject(exportOf([{ ...span, traceId: hex(TRACE), spanId: hex(SPAN) }]))).finish();
+    const valid = Request.encode(
+      Request.fromObject(exportOf([{ ...span, traceId: hex(TRACE), spanId: hex(SPAN) }])),
+    ).finish();
     expect(code(() => decodeProtobuf(valid.subarray(0, valid.length - 7)))).toBe("INVALID_PROTOBUF");
-    expect(code(() => decodeProtobuf(Buffer.from("{\"resourceSpans\":[]}")))).toBe("INVALID_PROTOBUF");
+    expect(code(() => decodeProtobuf(Buffer.from('{"resourceSpans":[]}')))).toBe("INVALID_PROTOBUF");
     expect(code(() => decodeJson(Buffer.from('{"resourceSpans":[')))).toBe("INVALID_JSON");
     expect(code(() => decodeJson(Buffer.from('{"resourceSpans":{}}')))).toBe("INVALID_REQUEST");
     expect(code(() => decodeJson(Buffer.from("[1,2]")))).toBe("INVALID_REQUEST");

@@ -25,17 +25,26 @@ const wire = wireSchema(ExportRequest, root.lookupType("opentelemetry.proto.trac
 export type OtlpEncoding = "protobuf" | "json";
 
 function tooMany(count: number): ApiError {
-  return new ApiError("TOO_MANY_RECORDS", `${count} spans in one export; the limit is ${MAX_SPANS}. Export smaller batches (the SDK's default is 512).`, {
-    limit_spans: MAX_SPANS,
-    spans: count,
-  });
+  return new ApiError(
+    "TOO_MANY_RECORDS",
+    `${count} spans in one export; the limit is ${MAX_SPANS}. Export smaller batches (the SDK's default is 512).`,
+    {
+      limit_spans: MAX_SPANS,
+      spans: count,
+    },
+  );
 }
 
 function read(request: unknown): ReadSpan[] {
   const count = countSpans(request);
   if (count > MAX_SPANS) throw tooMany(count);
   const spans = spansOf(request);
-  if (!Array.isArray(spans)) throw new ApiError("INVALID_REQUEST", `Not an OTLP ExportTraceServiceRequest: ${spans.path ? `${spans.path} ` : ""}${spans.message}.`, { path: spans.path });
+  if (!Array.isArray(spans))
+    throw new ApiError(
+      "INVALID_REQUEST",
+      `Not an OTLP ExportTraceServiceRequest: ${spans.path ? `${spans.path} ` : ""}${spans.message}.`,
+      { path: spans.path },
+    );
   return spans;
 }
 
@@ -48,7 +57,10 @@ export function decodeProtobuf(body: Uint8Array): ReadSpan[] {
     message = ExportRequest.decode(body);
   } catch (error) {
     // Truncated (index out of range) or not protobuf at all (invalid wire type): the body's fault.
-    throw new ApiError("INVALID_PROTOBUF", `The body is not a protobuf ExportTraceServiceRequest (${error instanceof Error ? error.message : "decode error"}).`);
+    throw new ApiError(
+      "INVALID_PROTOBUF",
+      `The body is not a protobuf ExportTraceServiceRequest (${error instanceof Error ? error.message : "decode error"}).`,
+    );
   }
   return read(message);
 }
@@ -59,7 +71,10 @@ export function decodeJson(body: Uint8Array): ReadSpan[] {
   try {
     parsed = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"));
   } catch (error) {
-    throw new ApiError("INVALID_JSON", `The body is not valid JSON: ${error instanceof Error ? error.message : "parse error"}.`);
+    throw new ApiError(
+      "INVALID_JSON",
+      `The body is not valid JSON: ${error instanceof Error ? error.message : "parse error"}.`,
+    );
   }
   return read(parsed);
 }
@@ -68,12 +83,16 @@ export type ExportAnswer = { rejectedSpans: number; errorMessage: string };
 
 /** ExportTraceServiceResponse: partial_success only when there is something to say (OTLP: a warning has rejected 0). */
 export function encodeAnswer(answer: ExportAnswer | null, encoding: OtlpEncoding): Uint8Array | string {
-  const body = answer ? { partialSuccess: { rejectedSpans: answer.rejectedSpans, errorMessage: answer.errorMessage } } : {};
+  const body = answer
+    ? { partialSuccess: { rejectedSpans: answer.rejectedSpans, errorMessage: answer.errorMessage } }
+    : {};
   if (encoding === "json") return JSON.stringify(body);
   return ExportResponse.encode(ExportResponse.fromObject(body)).finish();
 }
 
 /** For tests and the bench: an ExportTraceServiceResponse read back. */
-export function decodeAnswer(body: Uint8Array): { partialSuccess?: { rejectedSpans?: string | number; errorMessage?: string } } {
+export function decodeAnswer(body: Uint8Array): {
+  partialSuccess?: { rejectedSpans?: string | number; errorMessage?: string };
+} {
   return ExportResponse.toObject(ExportResponse.decode(body), { longs: Number }) as never;
 }

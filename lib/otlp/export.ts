@@ -22,7 +22,8 @@ export function answerOf(result: SpanIngestResult): ExportAnswer | null {
   if (result.rejectedSpans === 0 && result.ignoredSpans === 0) return null;
   const parts = [`${result.toolSpans - result.rejectedSpans} of ${result.toolSpans} tool-call spans stored`];
   if (result.ignoredSpans > 0) parts.push(`${result.ignoredSpans} spans are not tool calls and were ignored`);
-  if (result.rejectedSpans > 0) parts.push(`rejected: ${result.reasons.join("; ")}${result.rejectedSpans > result.reasons.length ? "; …" : ""}`);
+  if (result.rejectedSpans > 0)
+    parts.push(`rejected: ${result.reasons.join("; ")}${result.rejectedSpans > result.reasons.length ? "; …" : ""}`);
   return { rejectedSpans: result.rejectedSpans, errorMessage: `Settle: ${parts.join("; ")}.` };
 }
 

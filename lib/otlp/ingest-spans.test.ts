@@ -15,10 +15,25 @@ describe("fitEvidence", () => {
   });
 
   it("leaves out events, then attributes, result and arguments, until it fits, and says so after what the reader said", () => {
-    const evidence = { otel, tool_call_id: "c", arguments: { a: "y".repeat(900_000) }, result: "r".repeat(300_000), attributes: { big: "z".repeat(100_000) }, events: [{ name: mib }], truncated: ["2 texts were cut at 65536 characters"] };
+    const evidence = {
+      otel,
+      tool_call_id: "c",
+      arguments: { a: "y".repeat(900_000) },
+      result: "r".repeat(300_000),
+      attributes: { big: "z".repeat(100_000) },
+      events: [{ name: mib }],
+      truncated: ["2 texts were cut at 65536 characters"],
+    };
     const fitted = fitEvidence(evidence) as Record<string, unknown>;
     expect(bytes(fitted)).toBeLessThanOrEqual(MAX_EVIDENCE_BYTES);
-    expect(fitted).toMatchObject({ otel, tool_call_id: "c", arguments: evidence.arguments, result: null, attributes: null, events: null });
+    expect(fitted).toMatchObject({
+      otel,
+      tool_call_id: "c",
+      arguments: evidence.arguments,
+      result: null,
+      attributes: null,
+      events: null,
+    });
     expect(fitted.truncated).toEqual([
       "2 texts were cut at 65536 characters",
       "events left out: the span's evidence was over 1048576 bytes",
@@ -28,7 +43,15 @@ describe("fitEvidence", () => {
   });
 
   it("keeps only the span's ids when its names and messages alone are over", () => {
-    const fitted = fitEvidence({ otel: { ...otel, name: mib, status: { message: mib } }, tool_call_id: "c", arguments: null }) as Record<string, unknown>;
-    expect(fitted).toEqual({ otel: { convention: "otel-genai", trace_id: "t", span_id: "s" }, tool_call_id: null, truncated: ["only the span's ids kept: its evidence was over 1048576 bytes"] });
+    const fitted = fitEvidence({
+      otel: { ...otel, name: mib, status: { message: mib } },
+      tool_call_id: "c",
+      arguments: null,
+    }) as Record<string, unknown>;
+    expect(fitted).toEqual({
+      otel: { convention: "otel-genai", trace_id: "t", span_id: "s" },
+      tool_call_id: null,
+      truncated: ["only the span's ids kept: its evidence was over 1048576 bytes"],
+    });
   });
 });

@@ -42,7 +42,8 @@ const DROPPABLE = ["events", "attributes", "result", "arguments"] as const;
  */
 function mayExceed({ span, source }: ReadSpan): boolean {
   const service = source.resource["service.name"];
-  const characters = span.reading.characters + (typeof service === "string" ? service.length : 0) + (source.scope.name?.length ?? 0);
+  const characters =
+    span.reading.characters + (typeof service === "string" ? service.length : 0) + (source.scope.name?.length ?? 0);
   return 6 * characters + 64 * span.reading.values + 64 * 1024 > MAX_EVIDENCE_BYTES;
 }
 
@@ -62,10 +63,19 @@ export function fitEvidence(envelope: unknown): unknown {
   // Still over (a name and messages of 64 KiB each): the span's ids are what is kept.
   const otel = isRecord(envelope.otel) ? envelope.otel : {};
   notes.push(`only the span's ids kept: its evidence was over ${MAX_EVIDENCE_BYTES} bytes`);
-  return { otel: { convention: otel.convention, trace_id: otel.trace_id, span_id: otel.span_id }, tool_call_id: null, truncated: notes };
+  return {
+    otel: { convention: otel.convention, trace_id: otel.trace_id, span_id: otel.span_id },
+    tool_call_id: null,
+    truncated: notes,
+  };
 }
 
-function prepareSpanRecord(r: SpanRecord, argsDigest: string | null, args: unknown, large: boolean): PreparedRecord | RecordProblem {
+function prepareSpanRecord(
+  r: SpanRecord,
+  argsDigest: string | null,
+  args: unknown,
+  large: boolean,
+): PreparedRecord | RecordProblem {
   const tool = cleanText(r.tool);
   let envelope: unknown;
   let storedArgs: unknown = null;
@@ -75,7 +85,8 @@ function prepareSpanRecord(r: SpanRecord, argsDigest: string | null, args: unkno
     // Kept with the intent (a span that has ended carries them in its outcome's evidence only).
     if (r.phase === "intent" && args !== null && args !== undefined) storedArgs = redact(args);
   } catch (error) {
-    if (error instanceof TooDeepError) return { code: "ENVELOPE_TOO_DEEP", message: `the span's attributes are ${error.message}.`, path: "attributes" };
+    if (error instanceof TooDeepError)
+      return { code: "ENVELOPE_TOO_DEEP", message: `the span's attributes are ${error.message}.`, path: "attributes" };
     throw error;
   }
   return {
@@ -102,7 +113,12 @@ function prepareSpanRecord(r: SpanRecord, argsDigest: string | null, args: unkno
 type SpanInputs = { span: ReadSpan; first: number; count: number } | { span: ReadSpan; problem: string };
 
 /** Ingests the tool-call spans of one export for a runtime. */
-export async function ingestSpans(db: Db, runtime: RuntimeRef, spans: ReadSpan[], options: SpanOptions & { volatileArgs?: VolatileArgsOf }): Promise<SpanIngestResult> {
+export async function ingestSpans(
+  db: Db,
+  runtime: RuntimeRef,
+  spans: ReadSpan[],
+  options: SpanOptions & { volatileArgs?: VolatileArgsOf },
+): Promise<SpanIngestResult> {
   const inputs: PreparedInput[] = [];
   const read: SpanInputs[] = [];
   let ignoredSpans = 0;
@@ -133,22 +149,29 @@ export async function ingestSpans(db: Db, runtime: RuntimeRef, spans: ReadSpan[]
     // One digest for the span's records: the arguments are the same at its start and end. Settle's
     // digest (lib/ingest/args-digest.ts), without the tool's volatile arguments, as for any record.
     const args = records.map((r) => r.envelope.arguments).find((a) => a !== null && a !== undefined);
-    const digest = args === undefined || records[0] === undefined ? null : argsDigest(args, options.volatileArgs?.(records[0].tool));
+    const digest =
+      args === undefined || records[0] === undefined ? null : argsDigest(args, options.volatileArgs?.(records[0].tool));
     const large = mayExceed(item);
-    for (const r of records) inputs.push({ prepared: prepareSpanRecord(r, digest, args, large), givenEventId: r.eventId });
+    for (const r of records)
+      inputs.push({ prepared: prepareSpanRecord(r, digest, args, large), givenEventId: r.eventId });
   }
-  const result = inputs.length > 0 ? await ingestPrepared(db, runtime, inputs) : { results: [], accepted: 0, duplicates: 0, rejected: 0 };
+  const result =
+    inputs.length > 0
+      ? await ingestPrepared(db, runtime, inputs)
+      : { results: [], accepted: 0, duplicates: 0, rejected: 0 };
   const reasons: string[] = [];
   let rejectedSpans = 0;
   for (const entry of read) {
     const problem =
       "problem" in entry
         ? entry.problem
-        : result.results.slice(entry.first, entry.first + entry.count).find((r) => r.status === "rejected")?.error?.agent_message;
+        : result.results.slice(entry.first, entry.first + entry.count).find((r) => r.status === "rejected")?.error
+            ?.agent_message;
     if (problem === undefined) continue;
     rejectedSpans += 1;
     const { traceId, spanId } = entry.span.span;
-    if (reasons.length < MAX_REASONS) reasons.push(`span ${spanId || "(no id)"} of trace ${traceId || "(no id)"}: ${problem}`);
+    if (reasons.length < MAX_REASONS)
+      reasons.push(`span ${spanId || "(no id)"} of trace ${traceId || "(no id)"}: ${problem}`);
   }
   return { toolSpans: read.length, ignoredSpans, rejectedSpans, reasons, records: result };
 }

@@ -8,7 +8,13 @@ import { MAX_LIST, MAX_TEXT, readSpan, textCut, type SpanSource } from "./read-s
 
 const SOURCE: SpanSource = { resource: {}, scope: { name: null, version: null } };
 const kv = (key: string, value: object) => ({ key, value });
-const base = { traceId: "5b8efff798038103d269b633813fc60c", spanId: "eee19b7ec3c1b174", name: "execute_tool t", startTimeUnixNano: "1764655924123000000", endTimeUnixNano: "1764655924623000000" };
+const base = {
+  traceId: "5b8efff798038103d269b633813fc60c",
+  spanId: "eee19b7ec3c1b174",
+  name: "execute_tool t",
+  startTimeUnixNano: "1764655924123000000",
+  endTimeUnixNano: "1764655924623000000",
+};
 
 describe("reading a span, within its limits", () => {
   it("reads the first 128 attributes, events and event attributes", () => {
@@ -20,13 +26,21 @@ describe("reading a span, within its limits", () => {
     expect(span.attributes.a128).toBeUndefined();
     expect(span.events).toHaveLength(MAX_LIST);
     expect(Object.keys(span.events[0]!.attributes)).toHaveLength(MAX_LIST);
-    expect(span.reading).toMatchObject({ attributes: 2 * (1000 - MAX_LIST), events: 300 - MAX_LIST, items: 0, texts: 0 });
+    expect(span.reading).toMatchObject({
+      attributes: 2 * (1000 - MAX_LIST),
+      events: 300 - MAX_LIST,
+      items: 0,
+      texts: 0,
+    });
   });
 
   it("reads the first 128 items of an array and entries of a kvlist", () => {
     const values = Array.from({ length: 4000 }, () => ({ stringValue: "" }));
     const entries = Array.from({ length: 500 }, (_, i) => kv(`k${i}`, { boolValue: true }));
-    const { span } = readSpan({ ...base, attributes: [kv("arr", { arrayValue: { values } }), kv("map", { kvlistValue: { values: entries } })] }, SOURCE);
+    const { span } = readSpan(
+      { ...base, attributes: [kv("arr", { arrayValue: { values } }), kv("map", { kvlistValue: { values: entries } })] },
+      SOURCE,
+    );
     expect(span.attributes.arr).toHaveLength(MAX_LIST);
     expect(Object.keys(span.attributes.map as object)).toHaveLength(MAX_LIST);
     expect(span.reading).toMatchObject({ items: 4000 - MAX_LIST, attributes: 500 - MAX_LIST });
@@ -36,7 +50,13 @@ describe("reading a span, within its limits", () => {
     const long = "x".repeat(MAX_TEXT + 10);
     const emoji = `${"y".repeat(MAX_TEXT - 1)}😀tail`;
     const { span } = readSpan(
-      { ...base, name: long, status: { code: 2, message: long }, attributes: [kv("v", { stringValue: long }), kv(long, { intValue: 1 }), kv("e", { stringValue: emoji })], events: [{ name: long }] },
+      {
+        ...base,
+        name: long,
+        status: { code: 2, message: long },
+        attributes: [kv("v", { stringValue: long }), kv(long, { intValue: 1 }), kv("e", { stringValue: emoji })],
+        events: [{ name: long }],
+      },
       SOURCE,
     );
     const cut = `${"x".repeat(MAX_TEXT)}${textCut(MAX_TEXT + 10)}`;
@@ -50,8 +70,18 @@ describe("reading a span, within its limits", () => {
   });
 
   it("a span within every limit is read whole, and its reading says nothing was left out", () => {
-    const { span } = readSpan({ ...base, attributes: [kv("a", { arrayValue: { values: [{ stringValue: "x" }, { intValue: 2 }] } })] }, SOURCE);
+    const { span } = readSpan(
+      { ...base, attributes: [kv("a", { arrayValue: { values: [{ stringValue: "x" }, { intValue: 2 }] } })] },
+      SOURCE,
+    );
     expect(span.attributes).toEqual({ a: ["x", 2] });
-    expect(span.reading).toEqual({ characters: base.name.length + "a".length + "x".length, values: 3, attributes: 0, events: 0, items: 0, texts: 0 });
+    expect(span.reading).toEqual({
+      characters: base.name.length + "a".length + "x".length,
+      values: 3,
+      attributes: 0,
+      events: 0,
+      items: 0,
+      texts: 0,
+    });
   });
 });

@@ -20,7 +20,14 @@ export type SpanEvent = { name: string; at: string | null; attributes: Attribute
  * cut, with a marker saying so. `characters` and `values` measure what was
  * read, so the evidence's size is known without serializing it.
  */
-export type SpanReading = { characters: number; values: number; attributes: number; events: number; items: number; texts: number };
+export type SpanReading = {
+  characters: number;
+  values: number;
+  attributes: number;
+  events: number;
+  items: number;
+  texts: number;
+};
 
 /** A span, read: ids lowercase hex, times ISO 8601 (ms), `end` null while it has not ended. */
 export type Span = {
@@ -65,7 +72,8 @@ function cutText(value: string, reading: SpanReading): string {
   reading.texts += 1;
   reading.characters += MAX_TEXT;
   // Not between the halves of a surrogate pair.
-  const end = value.charCodeAt(MAX_TEXT - 1) >= 0xd800 && value.charCodeAt(MAX_TEXT - 1) <= 0xdbff ? MAX_TEXT - 1 : MAX_TEXT;
+  const end =
+    value.charCodeAt(MAX_TEXT - 1) >= 0xd800 && value.charCodeAt(MAX_TEXT - 1) <= 0xdbff ? MAX_TEXT - 1 : MAX_TEXT;
   return `${value.slice(0, end)}${textCut(value.length)}`;
 }
 
@@ -85,7 +93,8 @@ export function anyValue(v: unknown, depth = 0, reading = newReading()): Attribu
   if (!isObject(v) || depth > MAX_DEPTH) return null;
   reading.values += 1;
   const has = Object.hasOwn;
-  if (has(v, "stringValue")) return cutText(typeof v.stringValue === "string" ? v.stringValue : String(v.stringValue), reading);
+  if (has(v, "stringValue"))
+    return cutText(typeof v.stringValue === "string" ? v.stringValue : String(v.stringValue), reading);
   if (has(v, "boolValue")) return v.boolValue === true || v.boolValue === "true";
   if (has(v, "intValue")) {
     if (isLong(v.intValue)) return longValue(v.intValue);
@@ -127,7 +136,8 @@ export function attributesOf(list: unknown, depth = 0, reading = newReading()): 
   const entries: Array<[string, AttributeValue]> = [];
   for (let i = 0; i < n; i += 1) {
     const kv: unknown = list[i];
-    if (isObject(kv) && typeof kv.key === "string") entries.push([cutText(kv.key, reading), anyValue(kv.value, depth, reading)]);
+    if (isObject(kv) && typeof kv.key === "string")
+      entries.push([cutText(kv.key, reading), anyValue(kv.value, depth, reading)]);
   }
   return Object.fromEntries(entries);
 }
@@ -145,7 +155,6 @@ function idOf(v: unknown, bytes: number): string | null {
   const hex = v.toLowerCase();
   return hex.length === bytes * 2 && HEX.test(hex) && !ZEROS.test(hex) ? hex : null;
 }
-
 
 /** Nanoseconds since the epoch (a string or a number) as ISO 8601; null for 0 or absent; undefined when unreadable. */
 function timeOf(v: unknown): string | null | undefined {
@@ -178,9 +187,17 @@ const int = (v: unknown): number => {
 };
 
 // OTLP/JSON must write enums as numbers; a name, as the proto3 JSON mapping allows, is read too.
-const KINDS: Record<string, number> = { SPAN_KIND_UNSPECIFIED: 0, SPAN_KIND_INTERNAL: 1, SPAN_KIND_SERVER: 2, SPAN_KIND_CLIENT: 3, SPAN_KIND_PRODUCER: 4, SPAN_KIND_CONSUMER: 5 };
+const KINDS: Record<string, number> = {
+  SPAN_KIND_UNSPECIFIED: 0,
+  SPAN_KIND_INTERNAL: 1,
+  SPAN_KIND_SERVER: 2,
+  SPAN_KIND_CLIENT: 3,
+  SPAN_KIND_PRODUCER: 4,
+  SPAN_KIND_CONSUMER: 5,
+};
 const STATUS_CODES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
-const enumOf = (v: unknown, names: Record<string, number>) => (typeof v === "string" && Object.hasOwn(names, v) ? names[v]! : int(v));
+const enumOf = (v: unknown, names: Record<string, number>) =>
+  typeof v === "string" && Object.hasOwn(names, v) ? names[v]! : int(v);
 
 /** Reads one span object (protobuf-decoded or OTLP/JSON); never throws for the span's own content. */
 export function readSpan(raw: unknown, source: SpanSource): ReadSpan {
@@ -191,7 +208,12 @@ export function readSpan(raw: unknown, source: SpanSource): ReadSpan {
   const spanId = idOf(s.spanId, 8);
   if (traceId === null) problems.push("traceId is not a valid trace id (16 bytes, not all zero; hex in OTLP/JSON)");
   if (spanId === null) problems.push("spanId is not a valid span id (8 bytes, not all zero; hex in OTLP/JSON)");
-  const parent = s.parentSpanId === undefined || s.parentSpanId === "" || (s.parentSpanId instanceof Uint8Array && s.parentSpanId.length === 0) ? null : idOf(s.parentSpanId, 8);
+  const parent =
+    s.parentSpanId === undefined ||
+    s.parentSpanId === "" ||
+    (s.parentSpanId instanceof Uint8Array && s.parentSpanId.length === 0)
+      ? null
+      : idOf(s.parentSpanId, 8);
   const start = timeOf(s.startTimeUnixNano);
   const end = timeOf(s.endTimeUnixNano);
   if (start === undefined) problems.push("startTimeUnixNano is not a time Settle can store");
@@ -204,7 +226,12 @@ export function readSpan(raw: unknown, source: SpanSource): ReadSpan {
     reading.events = s.events.length - n;
     for (let i = 0; i < n; i += 1) {
       const e: unknown = s.events[i];
-      if (isObject(e)) events.push({ name: cutText(text(e.name) ?? "", reading), at: timeOf(e.timeUnixNano) ?? null, attributes: attributesOf(e.attributes, 0, reading) });
+      if (isObject(e))
+        events.push({
+          name: cutText(text(e.name) ?? "", reading),
+          at: timeOf(e.timeUnixNano) ?? null,
+          attributes: attributesOf(e.attributes, 0, reading),
+        });
     }
   }
   const name = text(s.name);
@@ -250,7 +277,8 @@ export function spansOf(request: unknown): ReadSpan[] | ExportShapeProblem {
       const scope = isObject(ss.scope) ? ss.scope : {};
       const source: SpanSource = { resource, scope: { name: cutGiven(scope.name), version: cutGiven(scope.version) } };
       const spans = ss.spans ?? [];
-      if (!Array.isArray(spans)) return { path: `resourceSpans[${i}].scopeSpans[${j}].spans`, message: "must be a list" };
+      if (!Array.isArray(spans))
+        return { path: `resourceSpans[${i}].scopeSpans[${j}].spans`, message: "must be a list" };
       for (const raw of spans) out.push(readSpan(raw, source));
     }
   }

@@ -6,7 +6,15 @@ import protobuf from "protobufjs";
 import { describe, expect, it } from "vitest";
 import descriptor from "./proto/trace-service.json";
 import { decodeJson, decodeProtobuf } from "./decode";
-import { jsonShape, MAX_DEPTH, MAX_ELEMENTS, MAX_JSON_DEPTH, MAX_JSON_ELEMENTS, scanProtobuf, wireSchema } from "./scan";
+import {
+  jsonShape,
+  MAX_DEPTH,
+  MAX_ELEMENTS,
+  MAX_JSON_DEPTH,
+  MAX_JSON_ELEMENTS,
+  scanProtobuf,
+  wireSchema,
+} from "./scan";
 import { ApiError } from "../errors";
 
 // The count before the decode: bodies of more elements, or deeper nesting,
@@ -80,10 +88,15 @@ function decodedElements(message: unknown): number {
 describe("what a real export may hold", () => {
   it("the OpenTelemetry SDK's export of 1,024 spans of 56 attributes each passes in both encodings", () => {
     const memory = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ "service.name": "agent" }), spanProcessors: [new SimpleSpanProcessor(memory)] });
+    const provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ "service.name": "agent" }),
+      spanProcessors: [new SimpleSpanProcessor(memory)],
+    });
     const tracer = provider.getTracer("scan-test");
     for (let i = 0; i < 1024; i += 1) {
-      const attributes = Object.fromEntries(Array.from({ length: 56 }, (_, j) => [`attr.${j}`, j % 2 === 0 ? `value ${i}` : j]));
+      const attributes = Object.fromEntries(
+        Array.from({ length: 56 }, (_, j) => [`attr.${j}`, j % 2 === 0 ? `value ${i}` : j]),
+      );
       tracer.startSpan(`execute_tool t${i}`, { attributes }).setStatus({ code: SpanStatusCode.OK }).end();
     }
     const spans = memory.getFinishedSpans();
@@ -95,7 +108,10 @@ describe("what a real export may hold", () => {
 describe("the protobuf wire scan", () => {
   it("refuses the issue's bomb (8 MiB of empty KeyValues, `0a 00`) as too large, before decoding", () => {
     const bomb = Buffer.alloc(8 * 1024 * 1024, Buffer.from([0x0a, 0x00]));
-    expect(refusal(() => decodeProtobuf(bomb))).toEqual({ code: "PAYLOAD_TOO_LARGE", details: { limit_elements: MAX_ELEMENTS } });
+    expect(refusal(() => decodeProtobuf(bomb))).toEqual({
+      code: "PAYLOAD_TOO_LARGE",
+      details: { limit_elements: MAX_ELEMENTS },
+    });
   });
 
   it("refuses one span's arrayValue of 4 M empty values", () => {
@@ -115,7 +131,10 @@ describe("the protobuf wire scan", () => {
     // AnyValue → kvlistValue → KeyValue → value → …
     const value = nested([6, 1, 2], 100_000, field(1, Buffer.from("bottom")));
     const body = inOneSpan(field(9, Buffer.concat([field(1, Buffer.from("k")), field(2, value)])));
-    expect(refusal(() => decodeProtobuf(body))).toEqual({ code: "INVALID_REQUEST", details: { limit_depth: MAX_DEPTH } });
+    expect(refusal(() => decodeProtobuf(body))).toEqual({
+      code: "INVALID_REQUEST",
+      details: { limit_depth: MAX_DEPTH },
+    });
   });
 
   it("counts what the decoder builds: a varied export, unknown fields and mismatched wire types included", () => {
@@ -123,7 +142,10 @@ describe("the protobuf wire scan", () => {
     const message = Request.fromObject({
       resourceSpans: [
         {
-          resource: { attributes: [kv("service.name", { stringValue: "svc" })], entityRefs: [{ type: "service", idKeys: ["a", "b"] }] },
+          resource: {
+            attributes: [kv("service.name", { stringValue: "svc" })],
+            entityRefs: [{ type: "service", idKeys: ["a", "b"] }],
+          },
           scopeSpans: [
             {
               scope: { name: "s", attributes: [kv("x", { boolValue: true })] },
@@ -131,7 +153,14 @@ describe("the protobuf wire scan", () => {
                 traceId: Buffer.alloc(16, i),
                 spanId: Buffer.alloc(8, i),
                 name: `execute_tool t${i}`,
-                attributes: [kv("a", { arrayValue: { values: [{ intValue: 1 }, { kvlistValue: { values: [kv("d", { doubleValue: 1.5 })] } }] } }), kv("b", { bytesValue: Buffer.from([1]) })],
+                attributes: [
+                  kv("a", {
+                    arrayValue: {
+                      values: [{ intValue: 1 }, { kvlistValue: { values: [kv("d", { doubleValue: 1.5 })] } }],
+                    },
+                  }),
+                  kv("b", { bytesValue: Buffer.from([1]) }),
+                ],
                 events: [{ name: "e", attributes: [kv("e", { stringValue: "v" })] }],
                 links: [{ traceId: Buffer.alloc(16, 9), attributes: [kv("l", { stringValue: "w" })] }],
                 status: { code: 2, message: "m" },
@@ -143,7 +172,9 @@ describe("the protobuf wire scan", () => {
     });
     const encoded = Buffer.from(Request.encode(message).finish());
     // An unknown field (99) and a Span field sent with another wire type (attributes as a varint): both skipped, by both.
-    const odd = inOneSpan(Buffer.concat([field(1, Buffer.alloc(16, 4)), field(99, field(1, Buffer.from("x"))), Buffer.from([0x48, 0x05])]));
+    const odd = inOneSpan(
+      Buffer.concat([field(1, Buffer.alloc(16, 4)), field(99, field(1, Buffer.from("x"))), Buffer.from([0x48, 0x05])]),
+    );
     const body = Buffer.concat([encoded, odd]);
     const shape = scanProtobuf(body, schema);
     expect(shape.spans).toBe(4);
@@ -167,7 +198,10 @@ describe("the protobuf wire scan", () => {
 describe("the JSON scan", () => {
   it("refuses millions of tiny elements before JSON.parse", () => {
     const body = Buffer.from(`{"resourceSpans":[${"{},".repeat(2_700_000)}{}]}`);
-    expect(refusal(() => decodeJson(body))).toEqual({ code: "PAYLOAD_TOO_LARGE", details: { limit_elements: MAX_JSON_ELEMENTS } });
+    expect(refusal(() => decodeJson(body))).toEqual({
+      code: "PAYLOAD_TOO_LARGE",
+      details: { limit_elements: MAX_JSON_ELEMENTS },
+    });
     const numbers = Buffer.from(`{"resourceSpans":[{"x":[${"0,".repeat(MAX_JSON_ELEMENTS)}0]}]}`);
     expect(refusal(() => decodeJson(numbers))?.code).toBe("PAYLOAD_TOO_LARGE");
   });
@@ -177,14 +211,21 @@ describe("the JSON scan", () => {
     const close = "}]}}".repeat(100_000);
     const span = `{"traceId":"${"a".repeat(32)}","spanId":"${"b".repeat(16)}","name":"x","attributes":[{"key":"deep","value":${open}{"stringValue":"bottom"}${close}}]}`;
     const body = Buffer.from(`{"resourceSpans":[{"scopeSpans":[{"spans":[${span}]}]}]}`);
-    expect(refusal(() => decodeJson(body))).toEqual({ code: "INVALID_REQUEST", details: { limit_depth: MAX_JSON_DEPTH } });
+    expect(refusal(() => decodeJson(body))).toEqual({
+      code: "INVALID_REQUEST",
+      details: { limit_depth: MAX_JSON_DEPTH },
+    });
   });
 
   it("counts punctuation outside strings only; escaped quotes do not end a string", () => {
     expect(jsonShape('{"a":"[[[{,,,","b":"x\\"[,{"}', 100, 100)).toEqual({ elements: 2, depth: 1, over: null });
     expect(jsonShape('["\\\\",[1,2]]', 100, 100)).toEqual({ elements: 4, depth: 2, over: null });
     // Past the first 32 bytes of a string, escapes are read from the quotes back.
-    const long = JSON.stringify({ a: `${'q"'.repeat(40)}[{,${"\\".repeat(3)}"`, b: [`${"x".repeat(40)}\\`], c: `${"é".repeat(50)}"]` });
+    const long = JSON.stringify({
+      a: `${'q"'.repeat(40)}[{,${"\\".repeat(3)}"`,
+      b: [`${"x".repeat(40)}\\`],
+      c: `${"é".repeat(50)}"]`,
+    });
     expect(jsonShape(long, 100, 100)).toEqual({ elements: 4, depth: 2, over: null });
     expect(jsonShape("[[[[1]]]]", 100, 3).over).toBe("depth");
     expect(jsonShape("[1,2,3,4]", 3, 100).over).toBe("elements");

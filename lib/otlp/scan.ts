@@ -34,14 +34,21 @@ export const MAX_JSON_DEPTH = 2 * MAX_DEPTH;
 export type Shape = { elements: number; spans: number };
 
 function tooMany(what: string, limit: number): ApiError {
-  return new ApiError("PAYLOAD_TOO_LARGE", `The export holds more than ${limit} ${what}; no real export does. Export smaller batches.`, { limit_elements: limit });
+  return new ApiError(
+    "PAYLOAD_TOO_LARGE",
+    `The export holds more than ${limit} ${what}; no real export does. Export smaller batches.`,
+    { limit_elements: limit },
+  );
 }
 
 function tooDeep(limit: number): ApiError {
-  return new ApiError("INVALID_REQUEST", `The export nests deeper than ${limit} levels; no real export does.`, { limit_depth: limit });
+  return new ApiError("INVALID_REQUEST", `The export nests deeper than ${limit} levels; no real export does.`, {
+    limit_depth: limit,
+  });
 }
 
-const invalid = (at: number, why: string) => new ApiError("INVALID_PROTOBUF", `The body is not a protobuf ExportTraceServiceRequest (${why} at byte ${at}).`);
+const invalid = (at: number, why: string) =>
+  new ApiError("INVALID_PROTOBUF", `The body is not a protobuf ExportTraceServiceRequest (${why} at byte ${at}).`);
 
 /**
  * The wire shape of a message type and those it holds: for each type, by field
@@ -178,7 +185,8 @@ export type JsonShape = { elements: number; depth: number; over: "elements" | "d
  * goes: JSON.parse says what is wrong with it.
  */
 export function jsonShape(json: Uint8Array | string, maxElements: number, maxDepth: number): JsonShape {
-  const text = typeof json === "string" ? Buffer.from(json, "utf8") : Buffer.from(json.buffer, json.byteOffset, json.byteLength);
+  const text =
+    typeof json === "string" ? Buffer.from(json, "utf8") : Buffer.from(json.buffer, json.byteOffset, json.byteLength);
   let depth = 0;
   let deepest = 0;
   let elements = 0;

@@ -1,10 +1,24 @@
 import type { EffectClass, NormalizedAttempt, Phase, SafeValue, SpanConvention } from "../outcome/vocabulary";
 import { ID_MAX, TOOL_MAX } from "../outcome/record-fields";
 import { jsonShape } from "./scan";
-import { MAX_LIST, MAX_TEXT, type AttributeValue, type Attributes, type Span, type SpanReading, type SpanSource } from "./read-spans";
+import {
+  MAX_LIST,
+  MAX_TEXT,
+  type AttributeValue,
+  type Attributes,
+  type Span,
+  type SpanReading,
+  type SpanSource,
+} from "./read-spans";
 import { isKnownEnvelope, normalizeEnvelope } from "../ingest/normalize";
 import { redactText } from "../redact/redact";
-import { failureWithoutEvidence, isRecord, success, writeAheadIntent, type AdapterContext } from "../ingest/adapters/shared";
+import {
+  failureWithoutEvidence,
+  isRecord,
+  success,
+  writeAheadIntent,
+  type AdapterContext,
+} from "../ingest/adapters/shared";
 import { parseJsonObject } from "../ingest/adapters/wrapped-text";
 
 // What the three OpenTelemetry conventions share once a span is known to be
@@ -96,7 +110,10 @@ export function jsonAttr(attributes: Attributes, key: string): unknown {
 /** Nested at most MAX_ATTRIBUTE_JSON_DEPTH levels (counted on the text, before it is parsed and walked). */
 function shallowJson(text: string): boolean {
   // Deeper takes an opening and a closing bracket a level: most arguments are shorter than that.
-  return text.length < 2 * (MAX_ATTRIBUTE_JSON_DEPTH + 1) || jsonShape(text, Number.POSITIVE_INFINITY, MAX_ATTRIBUTE_JSON_DEPTH).over === null;
+  return (
+    text.length < 2 * (MAX_ATTRIBUTE_JSON_DEPTH + 1) ||
+    jsonShape(text, Number.POSITIVE_INFINITY, MAX_ATTRIBUTE_JSON_DEPTH).over === null
+  );
 }
 
 /** Candidates for an envelope in a result: the value itself when an object, or a JSON object it is the text of. */
@@ -117,27 +134,43 @@ function isError(span: Span, call: ToolCall): boolean {
 /** The first exception event's type and message: shown to people, never read for meaning. */
 function exceptionOf(span: Span): { type: string | null; message: string | null } {
   const event = span.events.find((e) => e.name === "exception");
-  return event ? { type: textAttr(event.attributes, "exception.type"), message: textAttr(event.attributes, "exception.message") } : { type: null, message: null };
+  return event
+    ? { type: textAttr(event.attributes, "exception.type"), message: textAttr(event.attributes, "exception.message") }
+    : { type: null, message: null };
 }
 
 const MAX_MESSAGE = 4000;
-const shown = (v: string | null) => (v === null ? null : redactText(v.length > MAX_MESSAGE ? `${v.slice(0, MAX_MESSAGE)}…` : v));
+const shown = (v: string | null) =>
+  v === null ? null : redactText(v.length > MAX_MESSAGE ? `${v.slice(0, MAX_MESSAGE)}…` : v);
 
 function spanFacts(span: Span, source: SpanSource, convention: SpanConvention): Record<string, SafeValue> {
-  const facts: Record<string, SafeValue> = { "otel.convention": convention, "otel.trace_id": span.traceId, "otel.span_id": span.spanId };
+  const facts: Record<string, SafeValue> = {
+    "otel.convention": convention,
+    "otel.trace_id": span.traceId,
+    "otel.span_id": span.spanId,
+  };
   const service = textAttr(source.resource, "service.name");
   if (service) facts["service.name"] = service;
   return facts;
 }
 
 /** The outcome a span's end says: a known dialect in its result decides; else its status, and a failed write is unknown. */
-function outcomeOf(span: Span, call: ToolCall, convention: SpanConvention, ctx: AdapterContext, facts: Record<string, SafeValue>): NormalizedAttempt {
+function outcomeOf(
+  span: Span,
+  call: ToolCall,
+  convention: SpanConvention,
+  ctx: AdapterContext,
+  facts: Record<string, SafeValue>,
+): NormalizedAttempt {
   for (const candidate of call.evidence) {
     // Most results are plain values: telling so by detection alone spares each a redacted copy.
     if (!isKnownEnvelope(candidate)) continue;
     const read = normalizeEnvelope(candidate, ctx);
     if (read.dialect !== "unrecognized") {
-      return Object.assign(read, { wrapper_dialect: read.wrapper_dialect ?? convention, safe_details: Object.assign({}, read.safe_details, facts) });
+      return Object.assign(read, {
+        wrapper_dialect: read.wrapper_dialect ?? convention,
+        safe_details: Object.assign({}, read.safe_details, facts),
+      });
     }
   }
   const base = { dialect: convention, wrapper_dialect: null };
@@ -194,17 +227,25 @@ function otelOf(span: Span, source: SpanSource, convention: SpanConvention): Ote
  * still open has only its intent, which then carries the span as read so far.
  */
 function intentEvidence(span: Span, otel: OtelFacts, call: ToolCall, ended: boolean): Record<string, unknown> {
-  if (ended) return { otel: { convention: otel.convention, trace_id: otel.trace_id, span_id: otel.span_id }, tool_call_id: call.callId };
+  if (ended)
+    return {
+      otel: { convention: otel.convention, trace_id: otel.trace_id, span_id: otel.span_id },
+      tool_call_id: call.callId,
+    };
   const truncated = leftOut(span.reading);
-  return truncated ? { otel, tool_call_id: call.callId, arguments: call.arguments ?? null, truncated } : { otel, tool_call_id: call.callId, arguments: call.arguments ?? null };
+  return truncated
+    ? { otel, tool_call_id: call.callId, arguments: call.arguments ?? null, truncated }
+    : { otel, tool_call_id: call.callId, arguments: call.arguments ?? null };
 }
 
 /** What reading the span left out, in words (the evidence's `truncated`); null when it read everything. */
 export function leftOut(reading: SpanReading): string[] | null {
   const notes: string[] = [];
-  if (reading.attributes > 0) notes.push(`${reading.attributes} attributes beyond the first ${MAX_LIST} of a list were not read`);
+  if (reading.attributes > 0)
+    notes.push(`${reading.attributes} attributes beyond the first ${MAX_LIST} of a list were not read`);
   if (reading.events > 0) notes.push(`${reading.events} events beyond the first ${MAX_LIST} were not read`);
-  if (reading.items > 0) notes.push(`${reading.items} array items beyond the first ${MAX_LIST} of an array were not read`);
+  if (reading.items > 0)
+    notes.push(`${reading.items} array items beyond the first ${MAX_LIST} of an array were not read`);
   if (reading.texts > 0) notes.push(`${reading.texts} texts were cut at ${MAX_TEXT} characters`);
   return notes.length > 0 ? notes : null;
 }
@@ -212,9 +253,14 @@ export function leftOut(reading: SpanReading): string[] | null {
 /** The outcome's evidence: the whole span as read — status, arguments, result, its other attributes, its events. */
 function outcomeEvidence(span: Span, otel: OtelFacts, call: ToolCall): Record<string, unknown> {
   // fromEntries, so an attribute named "__proto__" stays data.
-  const attributes = Object.fromEntries(Object.entries(span.attributes).filter(([key]) => !call.consumed.includes(key)));
+  const attributes = Object.fromEntries(
+    Object.entries(span.attributes).filter(([key]) => !call.consumed.includes(key)),
+  );
   const evidence: Record<string, unknown> = {
-    otel: { ...otel, status: { code: STATUS_NAMES[span.status.code] ?? String(span.status.code), message: span.status.message } },
+    otel: {
+      ...otel,
+      status: { code: STATUS_NAMES[span.status.code] ?? String(span.status.code), message: span.status.message },
+    },
     tool_call_id: call.callId,
     arguments: call.arguments ?? null,
     result: call.result ?? null,
@@ -236,7 +282,8 @@ export function spanRecords(adapter: SpanAdapter, span: Span, source: SpanSource
   const convention = adapter.convention;
   // Before the catalog sees it: a name no record may carry is matched against nothing.
   const tool = call.tool.trim();
-  if (tool.length === 0 || tool.length > MAX_TOOL) throw new SpanProblem(`the tool name must be 1 to ${MAX_TOOL} characters.`);
+  if (tool.length === 0 || tool.length > MAX_TOOL)
+    throw new SpanProblem(`the tool name must be 1 to ${MAX_TOOL} characters.`);
   const effectClass = options.effectClass(tool, call.toolType);
   const given = call.callId?.trim();
   // trace:span, as Settle derives an id from task and key (lib/ingest/record.ts): 49 characters at most.
@@ -244,7 +291,12 @@ export function spanRecords(adapter: SpanAdapter, span: Span, source: SpanSource
   const facts = spanFacts(span, source, convention);
   const otel = otelOf(span, source, convention);
   const taskId = taskOf(span, source, options.taskAttribute);
-  const record = (phase: Phase, at: string, normalized: NormalizedAttempt, envelope: Record<string, unknown>): SpanRecord => ({
+  const record = (
+    phase: Phase,
+    at: string,
+    normalized: NormalizedAttempt,
+    envelope: Record<string, unknown>,
+  ): SpanRecord => ({
     eventId: `otel:${span.traceId}:${span.spanId}:${phase}`,
     taskId,
     invocationId,
@@ -260,10 +312,20 @@ export function spanRecords(adapter: SpanAdapter, span: Span, source: SpanSource
   const start = span.start ?? (span.end ? null : options.receivedAt.toISOString());
   const ended = span.end !== null;
   // The span's facts go with its reading once: on the outcome when there is one.
-  if (start) records.push(record("intent", start, writeAheadIntent(convention, ended ? {} : facts), intentEvidence(span, otel, call, ended)));
+  if (start)
+    records.push(
+      record(
+        "intent",
+        start,
+        writeAheadIntent(convention, ended ? {} : facts),
+        intentEvidence(span, otel, call, ended),
+      ),
+    );
   if (span.end) {
     const ctx: AdapterContext = { isWrite: effectClass !== "read", at: span.end };
-    records.push(record("outcome", span.end, outcomeOf(span, call, convention, ctx, facts), outcomeEvidence(span, otel, call)));
+    records.push(
+      record("outcome", span.end, outcomeOf(span, call, convention, ctx, facts), outcomeEvidence(span, otel, call)),
+    );
   }
   return records;
 }

@@ -21,7 +21,11 @@ export const operatorActionSchema = z.discriminatedUnion("action", [
     note: z.string().trim().min(1, "an evidence note is required").max(4000),
   }),
   z.object({ action: z.literal("escalate"), note: z.string().trim().min(1, "a reason is required").max(4000) }),
-  z.object({ action: z.literal("assign"), assignee: z.string().trim().min(1).max(320), note: z.string().max(4000).nullish() }),
+  z.object({
+    action: z.literal("assign"),
+    assignee: z.string().trim().min(1).max(320),
+    note: z.string().max(4000).nullish(),
+  }),
   z.object({ action: z.literal("unassign"), note: z.string().max(4000).nullish() }),
   z.object({ action: z.literal("comment"), note: z.string().trim().min(1, "a comment needs text").max(4000) }),
 ]);
@@ -39,7 +43,12 @@ export function actionsAllowed(state: LifecycleState, now: Date): ActionName[] {
   return (Object.keys(allowedFrom) as ActionName[]).filter((a) => allowedFrom[a]?.includes(status) ?? true);
 }
 
-function settle(state: LifecycleState, ctx: ActionContext, commit: "committed" | "not_committed", note: string | null): LifecycleState {
+function settle(
+  state: LifecycleState,
+  ctx: ActionContext,
+  commit: "committed" | "not_committed",
+  note: string | null,
+): LifecycleState {
   return {
     ...state,
     status: "reconciled",
@@ -83,7 +92,12 @@ export function applyAction(state: LifecycleState, a: OperatorAction, ctx: Actio
   const from = effectiveStatus(state.status, state.stallAt, new Date(ctx.at));
   const allowed = allowedFrom[a.action];
   if (allowed && !allowed.includes(from)) {
-    return { ok: false, code: "TRANSITION_REFUSED", from, message: `${a.action} is not allowed while the invocation is ${from}.` };
+    return {
+      ok: false,
+      code: "TRANSITION_REFUSED",
+      from,
+      message: `${a.action} is not allowed while the invocation is ${from}.`,
+    };
   }
   const next = transition(state, a, ctx);
   if (next === "already_approved") {

@@ -26,7 +26,13 @@ function awaiting(): LifecycleState {
   return state;
 }
 
-function act(state: LifecycleState, action: Parameters<typeof applyAction>[1], actor: string, m: number, quorum = 2): LifecycleState {
+function act(
+  state: LifecycleState,
+  action: Parameters<typeof applyAction>[1],
+  actor: string,
+  m: number,
+  quorum = 2,
+): LifecycleState {
   const result = applyAction(state, action, { actor, at: at(m), quorum });
   if (!result.ok) throw new Error(result.message);
   return result.state;
@@ -60,7 +66,12 @@ describe("approvals after escalation (decision 014)", () => {
   });
 
   it("a rejection forgets the approvals given so far", () => {
-    const state = act(act(awaiting(), { action: "approve" }, "ana@example.com", 2), { action: "reject" }, "bo@example.com", 3);
+    const state = act(
+      act(awaiting(), { action: "approve" }, "ana@example.com", 2),
+      { action: "reject" },
+      "bo@example.com",
+      3,
+    );
     expect(state.status).toBe("rejected");
     expect(state.approvals).toEqual([]);
   });

@@ -3,7 +3,13 @@ import { decideFor, type DecisionInput } from "./decisions";
 import { invocationStatuses, type InvocationStatus } from "./status";
 
 const now = new Date("2026-12-01T12:00:00Z");
-const at = (status: InvocationStatus, extra: Partial<DecisionInput> = {}): DecisionInput => ({ status, commitState: "unknown", notBefore: null, resolution: null, ...extra });
+const at = (status: InvocationStatus, extra: Partial<DecisionInput> = {}): DecisionInput => ({
+  status,
+  commitState: "unknown",
+  notBefore: null,
+  resolution: null,
+  ...extra,
+});
 
 describe("decideFor (SPEC §5)", () => {
   it.each<[InvocationStatus, string]>([
@@ -25,8 +31,16 @@ describe("decideFor (SPEC §5)", () => {
 
   it("reconciled follows the settled commit state", () => {
     const by = { by: "operator" as const, actor: "ana", at: now.toISOString(), note: "ledger" };
-    expect(decideFor(at("reconciled", { commitState: "committed", resolution: { commit_state: "committed", ...by } }), now).decision).toBe("do_not_retry");
-    expect(decideFor(at("reconciled", { commitState: "not_committed", resolution: { commit_state: "not_committed", ...by } }), now).decision).toBe("retry_allowed");
+    expect(
+      decideFor(at("reconciled", { commitState: "committed", resolution: { commit_state: "committed", ...by } }), now)
+        .decision,
+    ).toBe("do_not_retry");
+    expect(
+      decideFor(
+        at("reconciled", { commitState: "not_committed", resolution: { commit_state: "not_committed", ...by } }),
+        now,
+      ).decision,
+    ).toBe("retry_allowed");
   });
 
   it("retry_scheduled waits until not_before, then allows the retry", () => {

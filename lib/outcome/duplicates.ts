@@ -19,7 +19,12 @@ export const OPEN_REVIEW: DuplicateReview = "open";
  * confirmation or dismissal, and "not a duplicate" on the earlier invocation. They change no status,
  * so the fold passes over them as it does over comments.
  */
-export const duplicateActions = ["flag_possible_duplicate", "confirm_duplicate", "dismiss_duplicate", "not_duplicate"] as const;
+export const duplicateActions = [
+  "flag_possible_duplicate",
+  "confirm_duplicate",
+  "dismiss_duplicate",
+  "not_duplicate",
+] as const;
 export type DuplicateAction = (typeof duplicateActions)[number];
 
 /** The classes whose possible duplicate effect goes to the queue for a person: a second one costs money, sends twice or destroys. */
@@ -43,7 +48,14 @@ const flagging: readonly Standing[] = ["committed", "unknown"];
 /** An earlier invocation with the same runtime, tool and digest under another key. */
 export type DuplicateCandidate = GuardCandidate & { lastAttemptAt: Date | string };
 
-const strength: Record<Standing, number> = { committed: 0, unknown: 1, in_flight: 2, proceeding: 3, reopenable: 4, closed: 5 };
+const strength: Record<Standing, number> = {
+  committed: 0,
+  unknown: 1,
+  in_flight: 2,
+  proceeding: 3,
+  reopenable: 4,
+  closed: 5,
+};
 
 /**
  * The earlier invocation a new write would duplicate, among candidates (same
@@ -51,12 +63,19 @@ const strength: Record<Standing, number> = { committed: 0, unknown: 1, in_flight
  * operator): the committed first, then unknown, then in flight (at the guard
  * only), the latest of each. Null when none.
  */
-export function duplicateOf(candidates: readonly DuplicateCandidate[], now: Date, at: "guard" | "after_the_fact"): DuplicateCandidate | null {
+export function duplicateOf(
+  candidates: readonly DuplicateCandidate[],
+  now: Date,
+  at: "guard" | "after_the_fact",
+): DuplicateCandidate | null {
   const counted = at === "guard" ? guardBlocking : flagging;
   const ranked = candidates
     .map((c) => ({ c, s: standingOf(c, now) }))
     .filter(({ s }) => counted.includes(s))
-    .sort((a, b) => strength[a.s] - strength[b.s] || Date.parse(String(b.c.lastAttemptAt)) - Date.parse(String(a.c.lastAttemptAt)));
+    .sort(
+      (a, b) =>
+        strength[a.s] - strength[b.s] || Date.parse(String(b.c.lastAttemptAt)) - Date.parse(String(a.c.lastAttemptAt)),
+    );
   return ranked[0]?.c ?? null;
 }
 

@@ -1,6 +1,13 @@
 import type { Phase } from "./vocabulary";
 import { applyAction, type ActionContext, type ActionResult, type OperatorAction } from "./actions";
-import { applyEvidence, applyProbeResult, initialState, type Evidence, type LifecycleConfig, type LifecycleState } from "./lifecycle";
+import {
+  applyEvidence,
+  applyProbeResult,
+  initialState,
+  type Evidence,
+  type LifecycleConfig,
+  type LifecycleState,
+} from "./lifecycle";
 import { isoOfMs } from "./time";
 
 // An invocation's state is a fold over its records and operator actions.
@@ -99,7 +106,12 @@ function compareKeys(a: RecordKey, b: RecordKey): number {
   );
 }
 
-const keyOf = (r: FoldRecord, attempt: number): RecordKey => ({ attempt, at: r.at, phase: r.phase, eventKey: r.eventKey });
+const keyOf = (r: FoldRecord, attempt: number): RecordKey => ({
+  attempt,
+  at: r.at,
+  phase: r.phase,
+  eventKey: r.eventKey,
+});
 
 type Step = { kind: "record"; record: FoldRecord; attempt: number } | { kind: "action"; action: FoldAction };
 
@@ -111,7 +123,8 @@ export function orderEvents(records: FoldRecord[], actions: FoldAction[]): Step[
   for (const r of records) segments[segmentOf(r)]?.push(r);
   const steps: Step[] = [];
   segments.forEach((segment, i) => {
-    for (const { record } of sortByKey(segment, attempt)) steps.push({ kind: "record", record, attempt: attempt.get(record) ?? 1 });
+    for (const { record } of sortByKey(segment, attempt))
+      steps.push({ kind: "record", record, attempt: attempt.get(record) ?? 1 });
     const action = sortedActions[i];
     if (action) steps.push({ kind: "action", action });
   });
@@ -119,7 +132,10 @@ export function orderEvents(records: FoldRecord[], actions: FoldAction[]): Step[
 }
 
 /** Records in fold order (compareKeys), each key computed once. */
-function sortByKey(records: FoldRecord[], attempt: Map<FoldRecord, number>): Array<{ record: FoldRecord; key: RecordKey }> {
+function sortByKey(
+  records: FoldRecord[],
+  attempt: Map<FoldRecord, number>,
+): Array<{ record: FoldRecord; key: RecordKey }> {
   const keyed = records.map((record) => ({ record, key: keyOf(record, attempt.get(record) ?? 1), t: ms(record.at) }));
   keyed.sort(
     (a, b) =>
@@ -169,7 +185,10 @@ function summaries(records: FoldRecord[], attempt: Map<FoldRecord, number>): Pic
   const probes = records.filter((x) => x.attemptNo === null && x.phase === "probe");
   const latest = (rs: FoldRecord[]) => rs.reduce((a, r) => (ms(r.at) > ms(a) ? r.at : a), rs[0]!.at);
   return {
-    numbered: numbered.length === 0 ? null : { maxN: Math.max(...numbered.map((r) => r.attemptNo as number)), maxAt: latest(numbered) },
+    numbered:
+      numbered.length === 0
+        ? null
+        : { maxN: Math.max(...numbered.map((r) => r.attemptNo as number)), maxAt: latest(numbered) },
     probes:
       probes.length === 0
         ? null
@@ -226,11 +245,19 @@ export function foldInvocation(records: FoldRecord[], actions: FoldAction[], con
   return {
     ...d,
     attemptCount: transport.size,
-    cursor: { last: d.cursor.last, maxTransport: transport.size > 0 ? Math.max(...transport) : null, ...summaries(records, attempt) },
+    cursor: {
+      last: d.cursor.last,
+      maxTransport: transport.size > 0 ? Math.max(...transport) : null,
+      ...summaries(records, attempt),
+    },
   };
 }
 
-export function deriveInvocation(records: FoldRecord[], actions: FoldAction[], config: LifecycleConfig): DerivedInvocation {
+export function deriveInvocation(
+  records: FoldRecord[],
+  actions: FoldAction[],
+  config: LifecycleConfig,
+): DerivedInvocation {
   const { cursor: _cursor, ...derived } = foldInvocation(records, actions, config);
   return derived;
 }
@@ -241,7 +268,11 @@ export function deriveInvocation(records: FoldRecord[], actions: FoldAction[], c
  * whole fold gives: a record belongs before what was folded, is older than the
  * first record, or could change which attempt a stored record speaks for.
  */
-export function resumeFold(snapshot: FoldSnapshot, records: FoldRecord[], config: LifecycleConfig): FoldSnapshot | null {
+export function resumeFold(
+  snapshot: FoldSnapshot,
+  records: FoldRecord[],
+  config: LifecycleConfig,
+): FoldSnapshot | null {
   if (records.length === 0) return snapshot;
   const c = snapshot.cursor;
   if (records.some((r) => ms(r.at) < ms(snapshot.firstSeenAt))) return null;
@@ -250,7 +281,12 @@ export function resumeFold(snapshot: FoldSnapshot, records: FoldRecord[], config
   // before it may change that. One that had none before it spoke for a default (the highest of all,
   // or 1), which any numbered record may change, up or down.
   const probes = c.probes;
-  if (probes && newNumbered.some((r) => probes.beforeAny || ((r.attemptNo as number) > probes.minAttempt && ms(r.at) <= ms(probes.maxAt)))) {
+  if (
+    probes &&
+    newNumbered.some(
+      (r) => probes.beforeAny || ((r.attemptNo as number) > probes.minAttempt && ms(r.at) <= ms(probes.maxAt)),
+    )
+  ) {
     return null;
   }
   const attempt = new Map<FoldRecord, number>();
@@ -270,7 +306,10 @@ export function resumeFold(snapshot: FoldSnapshot, records: FoldRecord[], config
   if (c.last && compareKeys(keyOf(sorted[0]!, attempt.get(sorted[0]!)!), c.last) <= 0) return null;
 
   let d = snapshot;
-  let { attemptCount, cursor: { maxTransport } } = snapshot;
+  let {
+    attemptCount,
+    cursor: { maxTransport },
+  } = snapshot;
   for (const r of sorted) {
     const n = attempt.get(r)!;
     if (r.phase !== "probe") {
@@ -284,7 +323,8 @@ export function resumeFold(snapshot: FoldSnapshot, records: FoldRecord[], config
     d = foldRecord(d, r, n, config);
   }
   const added = summaries(records, attempt);
-  const merge = <T extends { maxAt: string }>(a: T | null, b: T | null, join: (x: T, y: T) => T): T | null => (a && b ? join(a, b) : (a ?? b));
+  const merge = <T extends { maxAt: string }>(a: T | null, b: T | null, join: (x: T, y: T) => T): T | null =>
+    a && b ? join(a, b) : (a ?? b);
   const later = (x: string, y: string) => (ms(x) >= ms(y) ? x : y);
   return {
     ...d,
@@ -293,13 +333,30 @@ export function resumeFold(snapshot: FoldSnapshot, records: FoldRecord[], config
     cursor: {
       last: d.cursor.last,
       maxTransport,
-      numbered: merge(c.numbered, added.numbered, (x, y) => ({ maxN: Math.max(x.maxN, y.maxN), maxAt: later(x.maxAt, y.maxAt) })),
-      probes: merge(c.probes, added.probes, (x, y) => ({ minAttempt: Math.min(x.minAttempt, y.minAttempt), maxAt: later(x.maxAt, y.maxAt), beforeAny: x.beforeAny || y.beforeAny })),
+      numbered: merge(c.numbered, added.numbered, (x, y) => ({
+        maxN: Math.max(x.maxN, y.maxN),
+        maxAt: later(x.maxAt, y.maxAt),
+      })),
+      probes: merge(c.probes, added.probes, (x, y) => ({
+        minAttempt: Math.min(x.minAttempt, y.minAttempt),
+        maxAt: later(x.maxAt, y.maxAt),
+        beforeAny: x.beforeAny || y.beforeAny,
+      })),
     },
   };
 }
 
 /** An operator action folded onto the stored state: it comes after every record that has arrived (its seq is the newest). */
-export function resumeWithAction(snapshot: FoldSnapshot, action: OperatorAction, ctx: ActionContext): { snapshot: FoldSnapshot; result: ActionResult } {
-  return foldAction(snapshot, { seq: Number.MAX_SAFE_INTEGER, at: ctx.at, actor: ctx.actor, action, quorum: ctx.quorum });
+export function resumeWithAction(
+  snapshot: FoldSnapshot,
+  action: OperatorAction,
+  ctx: ActionContext,
+): { snapshot: FoldSnapshot; result: ActionResult } {
+  return foldAction(snapshot, {
+    seq: Number.MAX_SAFE_INTEGER,
+    at: ctx.at,
+    actor: ctx.actor,
+    action,
+    quorum: ctx.quorum,
+  });
 }

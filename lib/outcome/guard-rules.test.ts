@@ -19,24 +19,50 @@ const candidate = (status: StoredStatus, extra: Partial<GuardCandidate> = {}): G
   lastAttemptAt: earlier,
   ...extra,
 });
-const resolved = (commit: "committed" | "not_committed") => ({ commit_state: commit, by: "probe" as const, actor: null, at: earlier, note: null });
+const resolved = (commit: "committed" | "not_committed") => ({
+  commit_state: commit,
+  by: "probe" as const,
+  actor: null,
+  at: earlier,
+  note: null,
+});
 
 describe("the guard's table: what an invocation with the same key means for a new write", () => {
   it.each<[string, GuardCandidate, Standing]>([
     ["succeeded", candidate("succeeded", { commitState: "committed" }), "committed"],
-    ["reconciled as committed", candidate("reconciled", { commitState: "committed", resolution: resolved("committed") }), "committed"],
+    [
+      "reconciled as committed",
+      candidate("reconciled", { commitState: "committed", resolution: resolved("committed") }),
+      "committed",
+    ],
     ["any status whose commit state is committed", candidate("escalated", { commitState: "committed" }), "committed"],
     ["outcome_unknown", candidate("outcome_unknown"), "unknown"],
     ["stalled (pending past its stall window)", candidate("pending", { stallAt: earlier }), "unknown"],
     ["partially_applied", candidate("partially_applied", { commitState: "partial" }), "unknown"],
     ["verifying", candidate("verifying"), "unknown"],
     ["escalated with the outcome unknown", candidate("escalated"), "unknown"],
-    ["escalated by the tool's own 'not committed, escalate'", candidate("escalated", { commitState: "not_committed" }), "in_flight"],
+    [
+      "escalated by the tool's own 'not committed, escalate'",
+      candidate("escalated", { commitState: "not_committed" }),
+      "in_flight",
+    ],
     ["pending inside its stall window", candidate("pending", { stallAt: later }), "in_flight"],
     ["awaiting_approval", candidate("awaiting_approval", { commitState: "not_committed" }), "in_flight"],
-    ["retry_scheduled before not_before", candidate("retry_scheduled", { commitState: "not_committed", notBefore: later }), "in_flight"],
-    ["retry_scheduled after not_before", candidate("retry_scheduled", { commitState: "not_committed", notBefore: earlier }), "reopenable"],
-    ["reconciled as not committed", candidate("reconciled", { commitState: "not_committed", resolution: resolved("not_committed") }), "reopenable"],
+    [
+      "retry_scheduled before not_before",
+      candidate("retry_scheduled", { commitState: "not_committed", notBefore: later }),
+      "in_flight",
+    ],
+    [
+      "retry_scheduled after not_before",
+      candidate("retry_scheduled", { commitState: "not_committed", notBefore: earlier }),
+      "reopenable",
+    ],
+    [
+      "reconciled as not committed",
+      candidate("reconciled", { commitState: "not_committed", resolution: resolved("not_committed") }),
+      "reopenable",
+    ],
     ["needs_input", candidate("needs_input", { commitState: "not_committed" }), "reopenable"],
     ["failed", candidate("failed", { commitState: "not_committed" }), "reopenable"],
     ["approved", candidate("approved", { commitState: "not_committed" }), "proceeding"],
@@ -59,7 +85,11 @@ describe("decideGuard", () => {
     const inFlight = candidate("pending", { invocationId: "a", stallAt: later });
     const unknown = candidate("outcome_unknown", { invocationId: "b" });
     const committed = candidate("succeeded", { invocationId: "c", commitState: "committed" });
-    expect(ask([inFlight, unknown, committed])).toEqual({ kind: "deny", reason: "already_committed", invocationId: "c" });
+    expect(ask([inFlight, unknown, committed])).toEqual({
+      kind: "deny",
+      reason: "already_committed",
+      invocationId: "c",
+    });
     expect(ask([inFlight, unknown])).toEqual({ kind: "deny", reason: "outcome_unknown", invocationId: "b" });
     expect(ask([inFlight])).toEqual({ kind: "deny", reason: "in_flight", invocationId: "a" });
   });
@@ -70,7 +100,12 @@ describe("decideGuard", () => {
   });
 
   it("a settled-not-committed invocation of the same task takes the next attempt", () => {
-    const settled = candidate("reconciled", { invocationId: "r", commitState: "not_committed", resolution: resolved("not_committed"), lastAttempt: 2 });
+    const settled = candidate("reconciled", {
+      invocationId: "r",
+      commitState: "not_committed",
+      resolution: resolved("not_committed"),
+      lastAttempt: 2,
+    });
     expect(ask([settled])).toEqual({ kind: "allow", invocationId: "r", reopens: settled });
     expect(ask([settled], null, "task-2")).toEqual({ kind: "allow", invocationId: null, reopens: null });
   });

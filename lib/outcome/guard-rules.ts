@@ -39,7 +39,10 @@ export type Standing = "committed" | "unknown" | "in_flight" | "proceeding" | "r
 /** The table, status by status. `now` matters for `stalled` and for `retry_scheduled`'s not_before. */
 export function standingOf(c: GuardCandidate, now: Date): Standing {
   const status = effectiveStatus(c.status, c.stallAt, now);
-  const committed = c.commitState === "committed" || status === "succeeded" || (status === "reconciled" && c.resolution?.commit_state === "committed");
+  const committed =
+    c.commitState === "committed" ||
+    status === "succeeded" ||
+    (status === "reconciled" && c.resolution?.commit_state === "committed");
   if (committed) return "committed";
   if (isUnsettled(status)) {
     // Escalated by the tool's own "not committed, escalate": nothing happened, a person is deciding.
@@ -72,7 +75,8 @@ export type GuardVerdict =
   | { kind: "allow"; invocationId: string | null; reopens: GuardCandidate | null }
   | { kind: "refuse"; code: "INVALID_REQUEST" | "TRANSITION_REFUSED"; message: string };
 
-const recentFirst = (a: GuardCandidate, b: GuardCandidate) => new Date(b.lastAttemptAt).getTime() - new Date(a.lastAttemptAt).getTime();
+const recentFirst = (a: GuardCandidate, b: GuardCandidate) =>
+  new Date(b.lastAttemptAt).getTime() - new Date(a.lastAttemptAt).getTime();
 
 /**
  * Denies when any invocation with the key is committed, then unknown, then in
@@ -82,7 +86,8 @@ const recentFirst = (a: GuardCandidate, b: GuardCandidate) => new Date(b.lastAtt
  * `invocationId` null, the caller names it).
  */
 export function decideGuard(candidates: GuardCandidate[], request: GuardRequest, now: Date): GuardVerdict {
-  const named = request.invocationId === null ? undefined : candidates.find((c) => c.invocationId === request.invocationId);
+  const named =
+    request.invocationId === null ? undefined : candidates.find((c) => c.invocationId === request.invocationId);
   if (named && named.idempotencyKey !== null && named.idempotencyKey !== request.idempotencyKey) {
     return {
       kind: "refuse",

@@ -49,7 +49,8 @@ export type Settlement = NonNullable<LifecycleState["settled"]>;
 export type DefiniteCommitState = "committed" | "not_committed";
 
 /** A commit state that settles whether the effect happened. */
-export const definite = (c: CommitState | null | undefined): c is DefiniteCommitState => c === "committed" || c === "not_committed";
+export const definite = (c: CommitState | null | undefined): c is DefiniteCommitState =>
+  c === "committed" || c === "not_committed";
 const addSeconds = (iso: string, s: number) => isoOfMs(Date.parse(iso) + s * 1000);
 
 export function initialState(at: string): LifecycleState {
@@ -118,7 +119,8 @@ export function statusForProbe(commitState: CommitState): StoredStatus {
 }
 
 /** An outcome that settles its attempt: a definite commit state, except "not committed" that is only queued (`pending`). */
-export const settlesAttempt = (commitState: CommitState, status: StoredStatus): commitState is DefiniteCommitState => definite(commitState) && status !== "pending";
+export const settlesAttempt = (commitState: CommitState, status: StoredStatus): commitState is DefiniteCommitState =>
+  definite(commitState) && status !== "pending";
 
 // A new transport attempt may start from these without hiding anything unresolved.
 const reopenedByIntent = new Set<InvocationStatus>(["pending", "retry_scheduled", "needs_input", "approved", "failed"]);
@@ -142,7 +144,10 @@ export function keptByNewAttempt(settled: { commitState: CommitState | null; by:
  * (a probe, an operator) said it had not happened. A tool's own "not
  * committed" followed by a committed outcome is a retry, not a contradiction.
  */
-export function contradicts(settled: Pick<Settlement, "commitState" | "by">, e: Pick<Evidence, "commitState" | "phase">): boolean {
+export function contradicts(
+  settled: Pick<Settlement, "commitState" | "by">,
+  e: Pick<Evidence, "commitState" | "phase">,
+): boolean {
   if (!definite(e.commitState) || e.commitState === settled.commitState) return false;
   if (settled.commitState === "committed") return true;
   return e.phase === "probe" || settled.by !== "outcome";
@@ -153,7 +158,8 @@ export function contradicts(settled: Pick<Settlement, "commitState" | "by">, e: 
  * "not committed" followed by another outcome for the same attempt number is a
  * retry the runtime did not number.
  */
-export const unnumberedRetry = (settled: { commitState: CommitState | null }, phase: Phase): boolean => settled.commitState === "not_committed" && phase === "outcome";
+export const unnumberedRetry = (settled: { commitState: CommitState | null }, phase: Phase): boolean =>
+  settled.commitState === "not_committed" && phase === "outcome";
 
 function conflictReopen(state: LifecycleState, at: string): LifecycleState {
   return move(state, at, {

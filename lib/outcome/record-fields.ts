@@ -36,11 +36,15 @@ export const ARGUMENTS_MAX_BYTES = 65_536;
 /** A record's or a guard call's arguments: a JSON object (its size and depth are checked where it is read). */
 export const argumentsSchema = z
   .record(z.string(), z.unknown())
-  .describe(`The call's arguments (a JSON object, at most ${ARGUMENTS_MAX_BYTES} bytes): Settle digests them (args_digest) and stores them, secrets redacted.`);
+  .describe(
+    `The call's arguments (a JSON object, at most ${ARGUMENTS_MAX_BYTES} bytes): Settle digests them (args_digest) and stores them, secrets redacted.`,
+  );
 export const argsDigestSchema = z
   .string()
   .max(ID_MAX)
-  .describe("A digest of the call's arguments, taken as given: `sha256:` and the hex SHA-256 of their canonical JSON without the volatile arguments.");
+  .describe(
+    "A digest of the call's arguments, taken as given: `sha256:` and the hex SHA-256 of their canonical JSON without the volatile arguments.",
+  );
 
 /**
  * Top-level argument names left out of the arguments' digest when the tool's catalog entry names none:
@@ -52,4 +56,6 @@ export const VOLATILE_ARG_MAX = 100;
 export const volatileArgsSchema = z
   .array(z.string().trim().min(1).max(VOLATILE_ARG_MAX))
   .max(VOLATILE_ARGS_MAX)
-  .describe(`Top-level argument names left out of the arguments' digest (at most ${VOLATILE_ARGS_MAX}); null: ${DEFAULT_VOLATILE_ARGS.join(", ")}.`);
+  .describe(
+    `Top-level argument names left out of the arguments' digest (at most ${VOLATILE_ARGS_MAX}); null: ${DEFAULT_VOLATILE_ARGS.join(", ")}.`,
+  );

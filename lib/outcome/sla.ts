@@ -26,9 +26,13 @@ const time = z.string().meta({ format: "date-time" });
 export const slaSchema = z
   .object({
     policy: z.string().describe("The policy applied: the effect class's own row, `*` (the default), or `built_in`."),
-    overdue: z.boolean().describe("Past overdue_at, or past the time it escalates or expires (before the background job gets to it)."),
+    overdue: z
+      .boolean()
+      .describe("Past overdue_at, or past the time it escalates or expires (before the background job gets to it)."),
     overdue_at: time.nullable(),
-    escalates_at: time.nullable().describe("When Settle escalates it (actor `system`); null when no SLA escalation applies."),
+    escalates_at: time
+      .nullable()
+      .describe("When Settle escalates it (actor `system`); null when no SLA escalation applies."),
     expires_at: time.nullable().describe("Awaiting approval: when the approval expires and fails closed (rejected)."),
   })
   .meta({ id: "Sla" });
@@ -42,7 +46,10 @@ export type Sla = z.infer<typeof slaSchema>;
  * settled as "not committed" — which would tell the runtime it may go ahead
  * and retry without anyone having approved it.
  */
-export function escalatesBySla(status: InvocationStatus, policy: Pick<PolicyValues, "escalate_after_s" | "approval_expires_after_s">): boolean {
+export function escalatesBySla(
+  status: InvocationStatus,
+  policy: Pick<PolicyValues, "escalate_after_s" | "approval_expires_after_s">,
+): boolean {
   if (policy.escalate_after_s === null || status === "escalated" || !queueStatuses.includes(status)) return false;
   return status !== "awaiting_approval" || policy.approval_expires_after_s === null;
 }
@@ -56,7 +63,10 @@ export const slaEscalatedStoredStatuses = queueStatuses.filter((s) => s !== "esc
 /** The one status whose approval can expire (expiresApproval). */
 export const APPROVAL_STATUS = "awaiting_approval" satisfies InvocationStatus;
 
-export function expiresApproval(status: InvocationStatus, policy: Pick<PolicyValues, "approval_expires_after_s">): boolean {
+export function expiresApproval(
+  status: InvocationStatus,
+  policy: Pick<PolicyValues, "approval_expires_after_s">,
+): boolean {
   return status === APPROVAL_STATUS && policy.approval_expires_after_s !== null;
 }
 
@@ -71,7 +81,9 @@ export function slaOf(
   if (!queueStatuses.includes(inv.status)) return null;
   const overdueAt = policy.overdue_after_s === null ? null : plus(inv.status_since, policy.overdue_after_s);
   const escalatesAt = escalatesBySla(inv.status, policy) ? plus(inv.status_since, policy.escalate_after_s!) : null;
-  const expiresAt = expiresApproval(inv.status, policy) ? plus(inv.status_since, policy.approval_expires_after_s!) : null;
+  const expiresAt = expiresApproval(inv.status, policy)
+    ? plus(inv.status_since, policy.approval_expires_after_s!)
+    : null;
   if (!overdueAt && !escalatesAt && !expiresAt) return null;
   const passed = (at: string | null) => at !== null && Date.parse(at) <= now.getTime();
   return {
@@ -92,18 +104,32 @@ export const approvalsSchema = z
   .meta({ id: "Approvals" });
 export type Approvals = z.infer<typeof approvalsSchema>;
 
-type ActionEntry = { action: string; actor: string; at: string; from_status: InvocationStatus; to_status: InvocationStatus };
+type ActionEntry = {
+  action: string;
+  actor: string;
+  at: string;
+  from_status: InvocationStatus;
+  to_status: InvocationStatus;
+};
 
 /**
  * "1 of 2 approvals" while awaiting approval: the approvals since it last
  * entered that status (the state machine forgets them when it leaves). For
  * display; the state machine decides the quorum again on every approval.
  */
-export function approvalsOf(inv: { status: InvocationStatus; status_since: string; actions: ActionEntry[] }, policy: Pick<PolicyValues, "approval_quorum">): Approvals | null {
+export function approvalsOf(
+  inv: { status: InvocationStatus; status_since: string; actions: ActionEntry[] },
+  policy: Pick<PolicyValues, "approval_quorum">,
+): Approvals | null {
   if (inv.status !== "awaiting_approval") return null;
   const by: string[] = [];
   for (const a of [...inv.actions].reverse()) {
-    if (a.from_status !== "awaiting_approval" || a.to_status !== "awaiting_approval" || Date.parse(a.at) < Date.parse(inv.status_since)) break;
+    if (
+      a.from_status !== "awaiting_approval" ||
+      a.to_status !== "awaiting_approval" ||
+      Date.parse(a.at) < Date.parse(inv.status_since)
+    )
+      break;
     if (a.action === "approve" && !by.includes(a.actor)) by.unshift(a.actor);
   }
   return { count: by.length, quorum: policy.approval_quorum, by };

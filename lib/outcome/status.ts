@@ -37,10 +37,18 @@ export const queueStatuses: readonly InvocationStatus[] = [
  * treats these as "outcome unknown", a person may record a verification or reconcile from them, and
  * the timeline draws the wait in them.
  */
-export const unsettledStatuses: readonly InvocationStatus[] = ["outcome_unknown", "stalled", "partially_applied", "verifying", "escalated"];
+export const unsettledStatuses: readonly InvocationStatus[] = [
+  "outcome_unknown",
+  "stalled",
+  "partially_applied",
+  "verifying",
+  "escalated",
+];
 
 /** Unsettled statuses as stored (`stalled` is a pending row past its stall time, so it is not among them). */
-export const unsettledStoredStatuses: readonly StoredStatus[] = unsettledStatuses.filter((s): s is StoredStatus => s !== "stalled");
+export const unsettledStoredStatuses: readonly StoredStatus[] = unsettledStatuses.filter(
+  (s): s is StoredStatus => s !== "stalled",
+);
 
 export function isUnsettled(status: InvocationStatus): boolean {
   return unsettledStatuses.includes(status);
@@ -65,11 +73,17 @@ export function storedStatusesOf(statuses: readonly InvocationStatus[]): StoredS
  * then the stall_at test where only one of pending and stalled is wanted. `param` binds the list;
  * `now` is asked for only when the test needs it (PostgreSQL refuses a parameter no statement uses).
  */
-export function statusFilterSql(statuses: readonly InvocationStatus[], col: string, now: () => string, param: (value: unknown) => string): string {
+export function statusFilterSql(
+  statuses: readonly InvocationStatus[],
+  col: string,
+  now: () => string,
+  param: (value: unknown) => string,
+): string {
   const conditions = [`${col}status = ANY(${param(storedStatusesOf(statuses))}::text[])`];
   const stalled = statuses.includes("stalled");
   const pending = statuses.includes("pending");
   if (stalled && !pending) conditions.push(`(${col}status <> 'pending' OR ${col}stall_at <= ${now()})`);
-  if (pending && !stalled) conditions.push(`(${col}status <> 'pending' OR ${col}stall_at IS NULL OR ${col}stall_at > ${now()})`);
+  if (pending && !stalled)
+    conditions.push(`(${col}status <> 'pending' OR ${col}stall_at IS NULL OR ${col}stall_at > ${now()})`);
   return conditions.join(" AND ");
 }

@@ -27,7 +27,11 @@ export const dialects = [
 export const dialectSchema = z.enum(dialects);
 export type Dialect = z.infer<typeof dialectSchema>;
 
-export const spanConventions = ["otel-genai", "otel-vercel-ai", "otel-openinference"] as const satisfies readonly Dialect[];
+export const spanConventions = [
+  "otel-genai",
+  "otel-vercel-ai",
+  "otel-openinference",
+] as const satisfies readonly Dialect[];
 export type SpanConvention = (typeof spanConventions)[number];
 
 export const invocationStatusSchema = z.enum(invocationStatuses);
@@ -62,12 +66,7 @@ export const nextActionSchema = z.enum([
 ]);
 export type NextAction = z.infer<typeof nextActionSchema>;
 
-export const dispatchStageSchema = z.enum([
-  "pre_dispatch",
-  "dispatch_unconfirmed",
-  "dispatched",
-  "evidence_failed",
-]);
+export const dispatchStageSchema = z.enum(["pre_dispatch", "dispatch_unconfirmed", "dispatched", "evidence_failed"]);
 export type DispatchStage = z.infer<typeof dispatchStageSchema>;
 
 export const itemAppliedSchema = z.enum(["yes", "no", "unknown"]);

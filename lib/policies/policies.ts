@@ -35,7 +35,13 @@ export type { PolicyValues };
  * writes look a day back, send an hour, the rest not at all.
  */
 export function builtInPolicy(key: PolicyKey): PolicyValues {
-  return { overdue_after_s: null, escalate_after_s: null, approval_expires_after_s: null, approval_quorum: 1, duplicate_window_s: builtInDuplicateWindowS[key] };
+  return {
+    overdue_after_s: null,
+    escalate_after_s: null,
+    approval_expires_after_s: null,
+    approval_quorum: 1,
+    duplicate_window_s: builtInDuplicateWindowS[key],
+  };
 }
 
 export const POLICY_MIN_S = 60;
@@ -52,9 +58,15 @@ const duration = (what: string) =>
 
 export const policyInputSchema = z
   .object({
-    overdue_after_s: duration("overdue after").describe("Seconds in the queue after which it shows as overdue; null: never."),
-    escalate_after_s: duration("escalate after").describe("Seconds in the queue after which Settle escalates it (actor `system`); null: never."),
-    approval_expires_after_s: duration("approval expires after").describe("Seconds awaiting approval after which Settle rejects it (fails closed); null: never."),
+    overdue_after_s: duration("overdue after").describe(
+      "Seconds in the queue after which it shows as overdue; null: never.",
+    ),
+    escalate_after_s: duration("escalate after").describe(
+      "Seconds in the queue after which Settle escalates it (actor `system`); null: never.",
+    ),
+    approval_expires_after_s: duration("approval expires after").describe(
+      "Seconds awaiting approval after which Settle rejects it (fails closed); null: never.",
+    ),
     approval_quorum: z
       .number()
       .int("the quorum is a whole number")
@@ -72,7 +84,8 @@ export const policyInputSchema = z
       ctx.addIssue({
         code: "custom",
         path: ["overdue_after_s"],
-        message: "overdue after must be shorter than escalate after: an invocation shows as overdue before it escalates",
+        message:
+          "overdue after must be shorter than escalate after: an invocation shows as overdue before it escalates",
       });
     }
   })
@@ -92,7 +105,9 @@ export const policySchema = z
   .object({
     effect_class: policyKeySchema,
     ...valuesShape,
-    source: z.enum(["own", "default", "built_in"]).describe("Where the values come from: the class's own row, the `*` row, or Settle's built-in policy."),
+    source: z
+      .enum(["own", "default", "built_in"])
+      .describe("Where the values come from: the class's own row, the `*` row, or Settle's built-in policy."),
     updated_at: time.nullable().describe("When the row in effect was last changed; null for the built-in policy."),
     updated_by: z.string().nullable(),
   })
@@ -104,14 +119,23 @@ export const policyChangeSchema = z
     effect_class: policyKeySchema,
     actor: z.string(),
     at: time,
-    before: z.object({ ...valuesShape, duplicate_window_s: valuesShape.duplicate_window_s.optional() }).nullable().describe("The class's own row before; null: it had none."),
-    after: z.object({ ...valuesShape, duplicate_window_s: valuesShape.duplicate_window_s.optional() }).nullable().describe("The class's own row after; null: deleted, the class uses the default."),
+    before: z
+      .object({ ...valuesShape, duplicate_window_s: valuesShape.duplicate_window_s.optional() })
+      .nullable()
+      .describe("The class's own row before; null: it had none."),
+    after: z
+      .object({ ...valuesShape, duplicate_window_s: valuesShape.duplicate_window_s.optional() })
+      .nullable()
+      .describe("The class's own row after; null: deleted, the class uses the default."),
   })
   .meta({ id: "PolicyChange" });
 export type PolicyChange = z.infer<typeof policyChangeSchema>;
 
 export const policyListSchema = z
-  .object({ items: z.array(policySchema), changes: z.array(policyChangeSchema).describe("The latest changes, newest first.") })
+  .object({
+    items: z.array(policySchema),
+    changes: z.array(policyChangeSchema).describe("The latest changes, newest first."),
+  })
   .meta({ id: "PolicyList" });
 export type PolicyList = z.infer<typeof policyListSchema>;
 
@@ -169,26 +193,50 @@ export function resolvePolicy(set: PolicySet, effectClass: string | null): Polic
 
 /** The quorum an approval of this effect class needs, read in the acting transaction. */
 export async function quorumFor(tx: Tx, effectClass: string | null): Promise<number> {
-  const rows = await tx.query<Row>(`${SELECT_ROWS} WHERE effect_class = ANY($1::text[])`, [[effectClass ?? DEFAULT_POLICY, DEFAULT_POLICY]]);
+  const rows = await tx.query<Row>(`${SELECT_ROWS} WHERE effect_class = ANY($1::text[])`, [
+    [effectClass ?? DEFAULT_POLICY, DEFAULT_POLICY],
+  ]);
   return resolvePolicy(new Map(rows.map((r) => [r.effect_class, r])), effectClass).approval_quorum;
 }
 
-type ChangeRow = { effect_class: string; actor: string; at: string; before: PolicyValues | null; after: PolicyValues | null };
+type ChangeRow = {
+  effect_class: string;
+  actor: string;
+  at: string;
+  before: PolicyValues | null;
+  after: PolicyValues | null;
+};
 
 /** Every class with the policy in effect for it, the default first, and the latest changes. */
 export async function listPolicies(db: Db, changes = 20): Promise<PolicyList> {
   const [set, history] = await Promise.all([
     loadPolicies(db.driver),
-    db.driver.query<ChangeRow>(`SELECT effect_class, actor, at, before, after FROM policy_changes ORDER BY at DESC, id LIMIT $1::int`, [changes]),
+    db.driver.query<ChangeRow>(
+      `SELECT effect_class, actor, at, before, after FROM policy_changes ORDER BY at DESC, id LIMIT $1::int`,
+      [changes],
+    ),
   ]);
   return {
     // The queue's order of classes: the riskiest first.
     items: ([DEFAULT_POLICY, ...effectClasses] as const).map((key) => resolvePolicy(set, key)),
-    changes: history.map((c) => ({ effect_class: c.effect_class as PolicyKey, actor: c.actor, at: iso(c.at), before: c.before, after: c.after })),
+    changes: history.map((c) => ({
+      effect_class: c.effect_class as PolicyKey,
+      actor: c.actor,
+      at: iso(c.at),
+      before: c.before,
+      after: c.after,
+    })),
   };
 }
 
-async function recordChange(sql: Sql, key: PolicyKey, actor: string, at: string, before: PolicyValues | null, after: PolicyValues | null) {
+async function recordChange(
+  sql: Sql,
+  key: PolicyKey,
+  actor: string,
+  at: string,
+  before: PolicyValues | null,
+  after: PolicyValues | null,
+) {
   await recordAdminAction(sql, { actor, action: "policy_changed", targetType: "policy", targetId: key, before, after });
   await sql.query(
     `INSERT INTO policy_changes (id, effect_class, actor, at, before, after) VALUES (gen_random_uuid(), $1, $2, $3::timestamptz, $4::jsonb, $5::jsonb)`,
@@ -202,13 +250,24 @@ async function lockRow(sql: Sql, key: PolicyKey): Promise<Row | undefined> {
 }
 
 /** Sets a class's own policy (the whole row) and records who changed it from what. */
-export async function putPolicy(db: Db, key: PolicyKey, input: PolicyInput, actor: string, now = new Date()): Promise<Policy> {
+export async function putPolicy(
+  db: Db,
+  key: PolicyKey,
+  input: PolicyInput,
+  actor: string,
+  now = new Date(),
+): Promise<Policy> {
   const at = now.toISOString();
   const parsed = policyInputSchema.parse(input);
   await db.driver.transaction(async (tx) => {
     const before = await lockRow(tx, key);
     // A body without the window (a client from before it existed) keeps the one in effect for the class.
-    const window = parsed.duplicate_window_s !== undefined ? parsed.duplicate_window_s : before ? before.duplicate_window_s : builtInPolicy(key).duplicate_window_s;
+    const window =
+      parsed.duplicate_window_s !== undefined
+        ? parsed.duplicate_window_s
+        : before
+          ? before.duplicate_window_s
+          : builtInPolicy(key).duplicate_window_s;
     const values = valuesOf({ ...parsed, duplicate_window_s: window });
     await tx.query(
       `INSERT INTO policies (effect_class, overdue_after_s, escalate_after_s, approval_expires_after_s, approval_quorum, duplicate_window_s, updated_at, updated_by)
@@ -216,7 +275,16 @@ export async function putPolicy(db: Db, key: PolicyKey, input: PolicyInput, acto
        ON CONFLICT (effect_class) DO UPDATE SET overdue_after_s = EXCLUDED.overdue_after_s, escalate_after_s = EXCLUDED.escalate_after_s,
          approval_expires_after_s = EXCLUDED.approval_expires_after_s, approval_quorum = EXCLUDED.approval_quorum,
          duplicate_window_s = EXCLUDED.duplicate_window_s, updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by`,
-      [key, values.overdue_after_s, values.escalate_after_s, values.approval_expires_after_s, values.approval_quorum, values.duplicate_window_s, at, actor],
+      [
+        key,
+        values.overdue_after_s,
+        values.escalate_after_s,
+        values.approval_expires_after_s,
+        values.approval_quorum,
+        values.duplicate_window_s,
+        at,
+        actor,
+      ],
     );
     await recordChange(tx, key, actor, at, before ? valuesOf(before) : null, values);
   });
@@ -235,7 +303,12 @@ export async function deletePolicy(db: Db, key: PolicyKey, actor: string, now = 
   });
   cached.delete(db.driver);
   if (!removed) {
-    throw new ApiError("NOT_FOUND", key === DEFAULT_POLICY ? "There is no default policy row; the built-in policy is in effect." : `${key} has no policy of its own; it uses the default.`);
+    throw new ApiError(
+      "NOT_FOUND",
+      key === DEFAULT_POLICY
+        ? "There is no default policy row; the built-in policy is in effect."
+        : `${key} has no policy of its own; it uses the default.`,
+    );
   }
   return resolvePolicy(await loadPolicies(db.driver), key);
 }

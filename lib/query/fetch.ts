@@ -21,7 +21,13 @@ export class ApiClientError extends Error {
 }
 
 /** One request as the typed client hands it over; `path` carries the query string. */
-export type ApiFetchRequest = { method: string; path: string; headers: Record<string, string>; body?: string; signal?: AbortSignal };
+export type ApiFetchRequest = {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+};
 
 export async function fetchApi(request: ApiFetchRequest): Promise<{ status: number; body: unknown }> {
   const res = await fetch(request.path, {

@@ -5,8 +5,10 @@ export const queryKeys = {
     all: ["invocations"] as const,
     recent: () => [...queryKeys.invocations.all, "recent"] as const,
     queue: (filters: Record<string, string>) => [...queryKeys.invocations.all, "queue", filters] as const,
-    detail: (invocationId: string, runtime?: string) => [...queryKeys.invocations.all, "detail", invocationId, runtime ?? null] as const,
-    earlierAttempts: (invocationId: string, runtime: string, from: string) => [...queryKeys.invocations.all, "earlier-attempts", invocationId, runtime, from] as const,
+    detail: (invocationId: string, runtime?: string) =>
+      [...queryKeys.invocations.all, "detail", invocationId, runtime ?? null] as const,
+    earlierAttempts: (invocationId: string, runtime: string, from: string) =>
+      [...queryKeys.invocations.all, "earlier-attempts", invocationId, runtime, from] as const,
   },
   tasks: {
     all: ["tasks"] as const,
@@ -24,8 +26,10 @@ export const queryKeys = {
     /** The endpoint list; a prefix of every key below, so invalidating it refreshes all of webhooks. */
     webhooks: ["admin", "webhooks"] as const,
     webhookEndpoint: (endpointId: string) => [...queryKeys.admin.webhooks, endpointId] as const,
-    webhookDeliveries: (endpointId: string, status: string) => [...queryKeys.admin.webhookEndpoint(endpointId), "deliveries", status] as const,
-    webhookDelivery: (endpointId: string, deliveryId: string) => [...queryKeys.admin.webhookEndpoint(endpointId), "delivery", deliveryId] as const,
+    webhookDeliveries: (endpointId: string, status: string) =>
+      [...queryKeys.admin.webhookEndpoint(endpointId), "deliveries", status] as const,
+    webhookDelivery: (endpointId: string, deliveryId: string) =>
+      [...queryKeys.admin.webhookEndpoint(endpointId), "delivery", deliveryId] as const,
   },
   me: { tokens: ["me", "tokens"] as const },
   policies: ["policies"] as const,

@@ -6,14 +6,15 @@ import { actOnInvocation } from "../invocations/act";
 import { idParamSchema, runtimeNameSchema } from "../outcome/record-fields";
 import { BULK_MAX_TARGETS } from "./filters";
 
-
 export { BULK_MAX_TARGETS };
 
 /**
  * Approving, rejecting, recording a verification and settling need someone to
  * look at each invocation's own evidence, so they are not offered in bulk.
  */
-export const bulkActions = ["assign", "escalate", "request_verification", "comment"] as const satisfies ReadonlyArray<OperatorAction["action"]>;
+export const bulkActions = ["assign", "escalate", "request_verification", "comment"] as const satisfies ReadonlyArray<
+  OperatorAction["action"]
+>;
 
 export const bulkTargetSchema = z.object({
   invocation_id: idParamSchema,
@@ -25,7 +26,12 @@ export type BulkTarget = z.infer<typeof bulkTargetSchema>;
 export const bulkActionRequestSchema = z
   .intersection(
     operatorActionSchema,
-    z.object({ targets: z.array(bulkTargetSchema).min(1).max(BULK_MAX_TARGETS, `at most ${BULK_MAX_TARGETS} targets a request; send the rest in further requests`) }),
+    z.object({
+      targets: z
+        .array(bulkTargetSchema)
+        .min(1)
+        .max(BULK_MAX_TARGETS, `at most ${BULK_MAX_TARGETS} targets a request; send the rest in further requests`),
+    }),
   )
   .superRefine((body, ctx) => {
     if (!(bulkActions as readonly string[]).includes(body.action)) {
@@ -71,7 +77,11 @@ export type BulkResult = z.infer<typeof bulkResultSchema>;
 export async function performBulkAction(db: Db, request: BulkActionRequest, actor: string): Promise<BulkResult> {
   const { targets, ...action } = request;
   const names = [...new Set(targets.map((t) => t.runtime))];
-  const runtimes = new Map((await db.prisma.runtime.findMany({ where: { name: { in: names } }, select: { id: true, name: true } })).map((r) => [r.name, r.id]));
+  const runtimes = new Map(
+    (await db.prisma.runtime.findMany({ where: { name: { in: names } }, select: { id: true, name: true } })).map(
+      (r) => [r.name, r.id],
+    ),
+  );
 
   const results: BulkItemResult[] = [];
   for (const target of targets) {
@@ -82,11 +92,22 @@ export async function performBulkAction(db: Db, request: BulkActionRequest, acto
       continue;
     }
     try {
-      const outcome = await actOnInvocation(db, { invocationId: target.invocation_id, runtimeId }, action as OperatorAction, { actor, version: target.version });
+      const outcome = await actOnInvocation(
+        db,
+        { invocationId: target.invocation_id, runtimeId },
+        action as OperatorAction,
+        { actor, version: target.version },
+      );
       results.push(
         outcome.ok
           ? { ...base, ok: true, status: outcome.invocation.status, version: outcome.invocation.version }
-          : { ...base, ok: false, code: outcome.code, message: outcome.message, ...(outcome.current ? { status: outcome.current.status, version: outcome.current.version } : {}) },
+          : {
+              ...base,
+              ok: false,
+              code: outcome.code,
+              message: outcome.message,
+              ...(outcome.current ? { status: outcome.current.status, version: outcome.current.version } : {}),
+            },
       );
     } catch (error) {
       // Whether this one item's transaction committed is not known here; say so rather than guess.
@@ -95,7 +116,8 @@ export async function performBulkAction(db: Db, request: BulkActionRequest, acto
         ...base,
         ok: false,
         code: "INTERNAL",
-        message: "Settle failed on this item; it may or may not have been applied. Open it and check before acting again.",
+        message:
+          "Settle failed on this item; it may or may not have been applied. Open it and check before acting again.",
       });
     }
   }

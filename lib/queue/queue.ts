@@ -1,18 +1,25 @@
 import "server-only";
 import { z } from "zod";
 import { ApiError } from "../errors";
-import { invocationSummarySchema } from "../invocations/schemas";
 import type { Db } from "../db/client";
 import { loadPolicies, resolvePolicy, type PolicySet } from "../policies/policies";
-import { slaOf, slaSchema } from "../outcome/sla";
+import { slaOf } from "../outcome/sla";
 import { queueStatuses, statusFilterSql, type InvocationStatus } from "../outcome/status";
-import { invocationStatusSchema } from "../outcome/vocabulary";
 import { queueOrderSql, sqlWords } from "../outcome/queue-order";
 import { OPEN_REVIEW } from "../outcome/duplicates";
 import { containsPattern } from "../db/like";
 import { boundParams } from "../db/params";
 import { toSummary, type InvocationSummary, type Scope } from "../invocations/read";
-import { ageOptions, BULK_MAX_TARGETS, effectClasses, QUEUE_COUNT_LIMIT, QUEUE_IDS_LIMIT, queueFilterKeys, UNCLASSIFIED, type QueueFilterKey } from "./filters";
+import {
+  ageOptions,
+  BULK_MAX_TARGETS,
+  effectClasses,
+  QUEUE_COUNT_LIMIT,
+  QUEUE_IDS_LIMIT,
+  queueFilterKeys,
+  UNCLASSIFIED,
+  type QueueFilterKey,
+} from "./filters";
 
 // The queue (SPEC §4 "in the queue"): everything that needs a person, the
 // headline (outcome unknown, stalled) first, then money before destructive
@@ -21,66 +28,20 @@ import { ageOptions, BULK_MAX_TARGETS, effectClasses, QUEUE_COUNT_LIMIT, QUEUE_I
 // `invocations_queue_order_idx` (migration *_queue_order), so a page is an
 // index range scan however long the table is; pages are keyset, never OFFSET.
 
-export { ageOptions, BULK_MAX_TARGETS, effectClasses, QUEUE_COUNT_LIMIT, QUEUE_IDS_LIMIT, queueFilterKeys, UNCLASSIFIED, type QueueFilterKey };
+export {
+  ageOptions,
+  BULK_MAX_TARGETS,
+  effectClasses,
+  QUEUE_COUNT_LIMIT,
+  QUEUE_IDS_LIMIT,
+  queueFilterKeys,
+  UNCLASSIFIED,
+  type QueueFilterKey,
+};
 
-const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
-const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
-const csv = <T extends z.ZodType<unknown, string>>(item: T) =>
-  z
-    .string()
-    .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
-    .pipe(z.array(item).min(1));
-
-export const queueFilterSchema = z.object({
-  status: optional(
-    z.union([z.literal("all"), csv(invocationStatusSchema)]).describe("Statuses, comma-separated; default: every status that needs a person; `all` includes settled ones."),
-  ),
-  tool: optional(z.string().trim().max(200)),
-  runtime: optional(z.string().trim().max(200).describe("Runtime name.")),
-  effect_class: optional(csv(z.enum([...effectClasses, UNCLASSIFIED])).describe("Effect classes, comma-separated; `unclassified` = none given.")),
-  assignee: optional(z.string().trim().max(320).describe("An email, `me`, or `none`.")),
-  age: optional(
-    z
-      .string()
-      .regex(/^\d{1,4}[mhd]$/, "use a number and m, h or d, e.g. 15m, 1h, 1d")
-      .describe("Waiting at least this long, e.g. 15m, 1h, 1d."),
-  ),
-  q: optional(z.string().trim().max(512).describe("Part of a task id, invocation id or idempotency key, as written (case-sensitive).")),
-});
-export type QueueFilters = z.infer<typeof queueFilterSchema>;
-
-export const queueQuerySchema = queueFilterSchema.extend({
-  cursor: optional(z.string().max(512)),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-});
-export type QueueQuery = z.infer<typeof queueQuerySchema>;
-
-/** The responses, for the OpenAPI document. */
-export const queueItemSchema = invocationSummarySchema
-  .extend({ sla: slaSchema.nullable().describe("Overdue, and when it escalates or its approval expires, by the policy of its effect class.") })
-  .meta({ id: "QueueItem" });
-export type QueueItem = z.infer<typeof queueItemSchema>;
-
-export const queuePageSchema = z
-  .object({
-    items: z.array(queueItemSchema),
-    next_cursor: z.string().nullable(),
-    total: z
-      .number()
-      .int()
-      .describe(`How many invocations the filter matches in all; when \`total_capped\`, more than this (counting stops at ${QUEUE_COUNT_LIMIT.toLocaleString("en-US")}).`),
-    total_capped: z.boolean().describe("More than `total` match: counting stopped there, so a broad filter costs no more than a narrow one."),
-    as_of: z.string().meta({ format: "date-time" }).describe("The time the queue was read at (ages and stalls are computed against it)."),
-  })
-  .meta({ id: "QueuePage" });
-export const queueTargetsSchema = z
-  .object({
-    items: z.array(z.object({ invocation_id: z.string(), runtime: z.string(), version: z.number().int() })).max(QUEUE_IDS_LIMIT),
-    total: z.number().int().describe("How many match; when `total_capped`, more than this."),
-    total_capped: z.boolean(),
-    truncated: z.boolean().describe("More match than were returned (at most 5,000, in queue order)."),
-  })
-  .meta({ id: "QueueTargets" });
+export { queueFilterSchema, queueItemSchema, queuePageSchema, queueQuerySchema, queueTargetsSchema } from "./schemas";
+export type { QueueFilters, QueueItem, QueueQuery } from "./schemas";
+import { queuePageSchema, queueTargetsSchema, type QueueFilters, type QueueItem, type QueueQuery } from "./schemas";
 
 /** `limits` are smaller caps, for tests. */
 export type QueueContext = { scope: Scope; me?: string; now?: Date; limits?: { count?: number; targets?: number } };
@@ -109,7 +70,8 @@ export function encodeQueueCursor(c: Cursor): string {
 function decodeQueueCursor(cursor: string): Cursor | null {
   try {
     const [tier, rank, since, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown[];
-    if (typeof tier !== "number" || typeof rank !== "number" || typeof since !== "string" || typeof id !== "string") return null;
+    if (typeof tier !== "number" || typeof rank !== "number" || typeof since !== "string" || typeof id !== "string")
+      return null;
     if (Number.isNaN(Date.parse(since)) || !/^[0-9a-f-]{36}$/i.test(id)) return null;
     return { tier, rank, since, id };
   } catch {
@@ -123,7 +85,6 @@ export function ageSeconds(age: string): number {
   const unit = age.slice(-1) as keyof typeof AGE_UNIT_S;
   return Number(age.slice(0, -1)) * AGE_UNIT_S[unit];
 }
-
 
 /** Above this many candidates, narrowing a search through the trigram index costs more than reading the table. */
 export const SEARCH_INDEX_LIMIT = 2_000;
@@ -161,7 +122,9 @@ function buildFilter(filters: QueueFilters, ctx: QueueContext, narrowSearch = fa
   if (statuses !== "all") {
     const byStatus = statusFilterSql(statuses, "i.", () => NOW, p);
     // The default queue also holds possible duplicate effects waiting for review, whatever their status.
-    where.push(filters.status === undefined ? `(${byStatus} OR i.duplicate_review = ${sqlWords([OPEN_REVIEW])})` : byStatus);
+    where.push(
+      filters.status === undefined ? `(${byStatus} OR i.duplicate_review = ${sqlWords([OPEN_REVIEW])})` : byStatus,
+    );
   }
   if (ctx.scope.runtimeId) where.push(`i.runtime_id = ${p(ctx.scope.runtimeId)}::uuid`);
   if (filters.runtime) where.push(`i.runtime_id = (SELECT id FROM runtimes WHERE name = ${p(filters.runtime)})`);
@@ -179,7 +142,8 @@ function buildFilter(filters: QueueFilters, ctx: QueueContext, narrowSearch = fa
     const who = filters.assignee;
     if (who === "none") where.push(`i.assignee IS NULL`);
     else if (who === "me") {
-      if (!ctx.me) throw new ApiError("INVALID_REQUEST", "assignee=me needs a person; a runtime key has no assignments.");
+      if (!ctx.me)
+        throw new ApiError("INVALID_REQUEST", "assignee=me needs a person; a runtime key has no assignments.");
       where.push(`i.assignee = ${p(ctx.me)}`);
     } else where.push(`i.assignee = ${p(who)}`);
   }
@@ -192,7 +156,9 @@ function buildFilter(filters: QueueFilters, ctx: QueueContext, narrowSearch = fa
     where.push(`(i.task_id LIKE ${like} OR i.invocation_id LIKE ${like} OR i.idempotency_key LIKE ${like})`);
   }
   if (filters.age) {
-    where.push(`${KEY.since} <= ${p(new Date(Date.parse(now) - ageSeconds(filters.age) * 1000).toISOString())}::timestamptz`);
+    where.push(
+      `${KEY.since} <= ${p(new Date(Date.parse(now) - ageSeconds(filters.age) * 1000).toISOString())}::timestamptz`,
+    );
   }
   return { now, params, p, where, queueOnly };
 }
@@ -291,15 +257,22 @@ const countLimitOf = (ctx: QueueContext) => ctx.limits?.count ?? QUEUE_COUNT_LIM
 
 /** One page of the queue for a filter, and how many invocations the filter matches in all (up to a cap). */
 export async function listQueue(db: Db, query: QueueQuery, ctx: QueueContext): Promise<QueuePage> {
-  const { now, params, p, where, queueOnly } = buildFilter(query, ctx, query.q ? await narrowsSearch(db, query.q) : false);
+  const { now, params, p, where, queueOnly } = buildFilter(
+    query,
+    ctx,
+    query.q ? await narrowsSearch(db, query.q) : false,
+  );
   const countWhere = [...where];
   const countParams = [...params];
   // Bounds the index scan to what needs a person, however many are settled (the count has a better index).
   if (queueOnly) where.push(`${KEY.tier} <= 1`);
   if (query.cursor) {
     const c = decodeQueueCursor(query.cursor);
-    if (!c) throw new ApiError("INVALID_REQUEST", "The cursor is not one this queue handed out; start again without it.");
-    where.push(`(${KEY.tier}, ${KEY.rank}, ${KEY.since}, i.id) > (${p(c.tier)}::int, ${p(c.rank)}::int, ${p(c.since)}::timestamptz, ${p(c.id)}::uuid)`);
+    if (!c)
+      throw new ApiError("INVALID_REQUEST", "The cursor is not one this queue handed out; start again without it.");
+    where.push(
+      `(${KEY.tier}, ${KEY.rank}, ${KEY.since}, i.id) > (${p(c.tier)}::int, ${p(c.rank)}::int, ${p(c.since)}::timestamptz, ${p(c.id)}::uuid)`,
+    );
   }
   const limit = p(query.limit + 1);
   const pageSql = `
@@ -325,7 +298,12 @@ export async function listQueue(db: Db, query: QueueQuery, ctx: QueueContext): P
     items: page.map((r) => itemOf(r, asOf, policies)),
     next_cursor:
       rows.length > query.limit && last
-        ? encodeQueueCursor({ tier: Number(last.k_tier), rank: Number(last.k_rank), since: date(last.k_since).toISOString(), id: last.id })
+        ? encodeQueueCursor({
+            tier: Number(last.k_tier),
+            rank: Number(last.k_rank),
+            since: date(last.k_since).toISOString(),
+            id: last.id,
+          })
         : null,
     ...counted,
     as_of: now,
@@ -337,8 +315,16 @@ export async function listQueue(db: Db, query: QueueQuery, ctx: QueueContext): P
  * version each has now, and the (capped) count. `truncated` comes from the
  * same read as the items, so "the first 5,000" is said whenever there are more.
  */
-export async function listQueueTargets(db: Db, filters: QueueFilters, ctx: QueueContext): Promise<z.infer<typeof queueTargetsSchema>> {
-  const { params, where, queueOnly } = buildFilter(filters, ctx, filters.q ? await narrowsSearch(db, filters.q) : false);
+export async function listQueueTargets(
+  db: Db,
+  filters: QueueFilters,
+  ctx: QueueContext,
+): Promise<z.infer<typeof queueTargetsSchema>> {
+  const { params, where, queueOnly } = buildFilter(
+    filters,
+    ctx,
+    filters.q ? await narrowsSearch(db, filters.q) : false,
+  );
   const max = ctx.limits?.targets ?? QUEUE_IDS_LIMIT;
   const count = countQueue(db, [...where], [...params], Math.max(countLimitOf(ctx), max));
   if (queueOnly) where.push(`${KEY.tier} <= 1`);
@@ -353,7 +339,9 @@ export async function listQueueTargets(db: Db, filters: QueueFilters, ctx: Queue
     ),
     count,
   ]);
-  const items = rows.slice(0, max).map((r) => ({ invocation_id: r.invocation_id, runtime: r.runtime, version: Number(r.version) }));
+  const items = rows
+    .slice(0, max)
+    .map((r) => ({ invocation_id: r.invocation_id, runtime: r.runtime, version: Number(r.version) }));
   const truncated = rows.length > max;
   // Two statements, two snapshots: never report fewer matches than the targets read saw.
   const total = counted.total_capped ? counted.total : Math.max(counted.total, rows.length);

@@ -29,14 +29,25 @@ describe("redaction", () => {
   });
 
   it("keeps ordinary keys, walks nested objects and arrays, and leaves the input untouched", () => {
-    const input = { field: "amount", nested: [{ password: "p", keep: 1 }], deeper: { a: { secret: "s", b: [true, null] } } };
+    const input = {
+      field: "amount",
+      nested: [{ password: "p", keep: 1 }],
+      deeper: { a: { secret: "s", b: [true, null] } },
+    };
     const out = redact(input);
-    expect(out).toEqual({ field: "amount", nested: [{ password: REDACTED, keep: 1 }], deeper: { a: { secret: REDACTED, b: [true, null] } } });
+    expect(out).toEqual({
+      field: "amount",
+      nested: [{ password: REDACTED, keep: 1 }],
+      deeper: { a: { secret: REDACTED, b: [true, null] } },
+    });
     expect(input.nested[0]!.password).toBe("p");
   });
 
   it("redacts bearer credentials wherever they appear as a value", () => {
-    expect(redact({ header: "Bearer eyJhbGciOi", note: "the bearer of bad news" })).toEqual({ header: REDACTED, note: "the bearer of bad news" });
+    expect(redact({ header: "Bearer eyJhbGciOi", note: "the bearer of bad news" })).toEqual({
+      header: REDACTED,
+      note: "the bearer of bad news",
+    });
   });
 
   it("keeps empty and null secrets as they are, so their absence stays visible", () => {
@@ -75,21 +86,57 @@ describe("credentials inside free text", () => {
     ["Slack app token", `${"xoxa-"}2-${rand(30)} revoked`, "[redacted] revoked"],
     ["Slack refresh token", `${"xoxr-"}${rand(30)} revoked`, "[redacted] revoked"],
     ["Slack session token", `${"xoxs-"}${rand(30)} revoked`, "[redacted] revoked"],
-    ["Slack webhook URL", `posting to https://hooks.slack.com/services/T0000/B0000/${rand(24)} failed`, "posting to https://hooks.slack.com/services/[redacted] failed"],
+    [
+      "Slack webhook URL",
+      `posting to https://hooks.slack.com/services/T0000/B0000/${rand(24)} failed`,
+      "posting to https://hooks.slack.com/services/[redacted] failed",
+    ],
     ["AWS access key id", `signed by ${"AKIA"}${upper(16)}.`, "signed by [redacted]."],
     ["AWS temporary access key id", `signed by ${"ASIA"}${upper(16)}.`, "signed by [redacted]."],
-    ["AWS secret access key", `env: aws_secret_access_key=${rand(40)} region=eu`, "env: aws_secret_access_key=[redacted] region=eu"],
-    ["AWS secret access key, upper case", `AWS_SECRET_ACCESS_KEY: "${rand(40)}"`, 'AWS_SECRET_ACCESS_KEY: "[redacted]"'],
+    [
+      "AWS secret access key",
+      `env: aws_secret_access_key=${rand(40)} region=eu`,
+      "env: aws_secret_access_key=[redacted] region=eu",
+    ],
+    [
+      "AWS secret access key, upper case",
+      `AWS_SECRET_ACCESS_KEY: "${rand(40)}"`,
+      'AWS_SECRET_ACCESS_KEY: "[redacted]"',
+    ],
     ["Google API key", `maps key ${"AIza"}${rand(35)} denied`, "maps key [redacted] denied"],
-    ["JWT", `session ${"eyJ"}hbGciOiJIUzI1NiJ9.${"eyJ"}zdWIiOiIxMjM0In0.${rand(43)} expired`, "session [redacted] expired"],
+    [
+      "JWT",
+      `session ${"eyJ"}hbGciOiJIUzI1NiJ9.${"eyJ"}zdWIiOiIxMjM0In0.${rand(43)} expired`,
+      "session [redacted] expired",
+    ],
     ["PEM private key block", `the key:\n${pem}\nwas uploaded`, "the key:\n[redacted]\nwas uploaded"],
     ["PEM private key cut before its end", `key -----BEGIN PRIVATE KEY-----\n${rand(64)}…`, "key [redacted]"],
-    ["password in a URL", "connect postgres://app:s3cret@db.internal:5432/orders failed", "connect postgres://app:[redacted]@db.internal:5432/orders failed"],
-    ["password in a URL without a user", "redis://:hunter2@cache:6379 refused", "redis://:[redacted]@cache:6379 refused"],
-    ["Bearer credential inside text", `retried with Bearer ${rand(20)} and got 401`, "retried with Bearer [redacted] and got 401"],
+    [
+      "password in a URL",
+      "connect postgres://app:s3cret@db.internal:5432/orders failed",
+      "connect postgres://app:[redacted]@db.internal:5432/orders failed",
+    ],
+    [
+      "password in a URL without a user",
+      "redis://:hunter2@cache:6379 refused",
+      "redis://:[redacted]@cache:6379 refused",
+    ],
+    [
+      "Bearer credential inside text",
+      `retried with Bearer ${rand(20)} and got 401`,
+      "retried with Bearer [redacted] and got 401",
+    ],
     ["Basic credential inside text", "proxy sent Basic dXNlcjpwYXNz upstream", "proxy sent Basic [redacted] upstream"],
-    ["Authorization header in a log line", "request had Authorization: Bearer abc", "request had Authorization: Bearer [redacted]"],
-    ["Settle runtime key", `ingest with stl_rk_ab12cd34_${rand(32)} failed`, "ingest with stl_rk_ab12cd34_[redacted] failed"],
+    [
+      "Authorization header in a log line",
+      "request had Authorization: Bearer abc",
+      "request had Authorization: Bearer [redacted]",
+    ],
+    [
+      "Settle runtime key",
+      `ingest with stl_rk_ab12cd34_${rand(32)} failed`,
+      "ingest with stl_rk_ab12cd34_[redacted] failed",
+    ],
     ["Settle personal access token", `stl_pat_0a1b2c3d_${rand(32)}`, "stl_pat_0a1b2c3d_[redacted]"],
   ])("%s", (_kind, text, expected) => {
     expect(redactText(text)).toBe(expected);
@@ -132,9 +179,26 @@ describe("credentials inside free text", () => {
   it("stays linear on a megabyte of near-misses", () => {
     const mb = (unit: string) => unit.repeat(Math.ceil(2 ** 20 / unit.length));
     const nearMisses = [
-      "a", "sk-", "sk-abc1 ", "://a:", "://u:p", "Bearer ", "authorization: ", "eyJaaaa.", "-----BEGIN ", "AKIA", "ghp_",
-      "xoxb", "aws_secret_access_key=", "stl_rk_", "AIza", "skeleton basic bearer ", "-----BEGIN PRIVATE KEY----- -----END ",
-      "eyJ-", "eyJa.eyJ-", "AIza-",
+      "a",
+      "sk-",
+      "sk-abc1 ",
+      "://a:",
+      "://u:p",
+      "Bearer ",
+      "authorization: ",
+      "eyJaaaa.",
+      "-----BEGIN ",
+      "AKIA",
+      "ghp_",
+      "xoxb",
+      "aws_secret_access_key=",
+      "stl_rk_",
+      "AIza",
+      "skeleton basic bearer ",
+      "-----BEGIN PRIVATE KEY----- -----END ",
+      "eyJ-",
+      "eyJa.eyJ-",
+      "AIza-",
     ].map(mb);
     // JSON-looking text that does not parse: unclosed strings, keys without values.
     nearMisses.push(`["${mb('\\"')}`, `{"token${mb("a\\")}`, `{${mb('"token": ')}`, `{${mb('"a":"b", ')}`);
@@ -157,12 +221,18 @@ describe("JSON inside text", () => {
   it("redacts credentials in its values, arrays, nested JSON texts and escaped keys", () => {
     expect(redactText(`{"note":"use ${openaiKey} here","n":1}`)).toBe('{"note":"use [redacted] here","n":1}');
     expect(redactText(' [{"password":"hunter2"}, {"keep":true}]')).toBe('[{"password":"[redacted]"},{"keep":true}]');
-    expect(redactText(JSON.stringify({ inner: JSON.stringify({ token: "t0k" }) }))).toBe(JSON.stringify({ inner: '{"token":"[redacted]"}' }));
+    expect(redactText(JSON.stringify({ inner: JSON.stringify({ token: "t0k" }) }))).toBe(
+      JSON.stringify({ inner: '{"token":"[redacted]"}' }),
+    );
     expect(redactText('{"\\u0074oken":"t0k"}')).toBe('{"token":"[redacted]"}');
   });
 
   it("keeps a JSON text with nothing to redact byte for byte", () => {
-    const pretty = JSON.stringify({ type: "https://errors.example.com/x", title: "Too Many Requests", status: 429, tokens_left: null }, null, 2);
+    const pretty = JSON.stringify(
+      { type: "https://errors.example.com/x", title: "Too Many Requests", status: 429, tokens_left: null },
+      null,
+      2,
+    );
     expect(redactText(pretty)).toBe(pretty);
     const escaped = '{ "detail": "line\\none \\u00e9", "b": [1, 2] }';
     expect(redactText(escaped)).toBe(escaped);
@@ -173,16 +243,23 @@ describe("JSON inside text", () => {
     const deep = `${"[".repeat(MAX_DEPTH + 5)}"${openaiKey}"${"]".repeat(MAX_DEPTH + 5)}`;
     expect(redactText(deep)).toBe(deep.replace(openaiKey, REDACTED));
     const pad = "x".repeat(MAX_JSON_TEXT);
-    expect(redactText(JSON.stringify({ password: "hunter2", note: openaiKey, pad }))).toBe(JSON.stringify({ password: REDACTED, note: REDACTED, pad }));
+    expect(redactText(JSON.stringify({ password: "hunter2", note: openaiKey, pad }))).toBe(
+      JSON.stringify({ password: REDACTED, note: REDACTED, pad }),
+    );
   });
 
   it("reads the members of JSON cut short, textually", () => {
-    const cut = '{"items": [1, 2], "api_key" : "abc\\"def", "pass\\u0077ord": 1234, "token": null, "ok": "fine", "detail": "a pass';
-    expect(redactText(cut)).toBe('{"items": [1, 2], "api_key" : "[redacted]", "pass\\u0077ord": "[redacted]", "token": null, "ok": "fine", "detail": "a pass');
+    const cut =
+      '{"items": [1, 2], "api_key" : "abc\\"def", "pass\\u0077ord": 1234, "token": null, "ok": "fine", "detail": "a pass';
+    expect(redactText(cut)).toBe(
+      '{"items": [1, 2], "api_key" : "[redacted]", "pass\\u0077ord": "[redacted]", "token": null, "ok": "fine", "detail": "a pass',
+    );
   });
 
   it("returns a clean envelope as it is, without copying", () => {
-    const envelope = mcp(JSON.stringify({ type: "https://example.com/probs/x", title: "Declined", status: 402, detail: "card declined" }));
+    const envelope = mcp(
+      JSON.stringify({ type: "https://example.com/probs/x", title: "Declined", status: 402, detail: "card declined" }),
+    );
     expect(redact(envelope)).toBe(envelope);
   });
 });
@@ -192,27 +269,60 @@ describe("fields read from text parts", () => {
   const read = (envelope: unknown) => normalizeEnvelope(envelope, { isWrite: true, at });
 
   it("derive agent_message from the redacted text of MCP, Anthropic and OpenAI parts", () => {
-    expect(read({ content: [{ type: "text", text: `{"api_key":"${openaiKey}"}` }], isError: true }).agent_message).toBe('{"api_key":"[redacted]"}');
-    const anthropic = read({ type: "tool_result", tool_use_id: "toolu_1", is_error: true, content: [{ type: "text", text: `upstream 401 for Bearer ${rand(24)}` }] });
+    expect(read({ content: [{ type: "text", text: `{"api_key":"${openaiKey}"}` }], isError: true }).agent_message).toBe(
+      '{"api_key":"[redacted]"}',
+    );
+    const anthropic = read({
+      type: "tool_result",
+      tool_use_id: "toolu_1",
+      is_error: true,
+      content: [{ type: "text", text: `upstream 401 for Bearer ${rand(24)}` }],
+    });
     expect(anthropic).toMatchObject({ dialect: "anthropic", agent_message: "upstream 401 for Bearer [redacted]" });
-    const openai = read({ type: "function_call_output", call_id: "call_1", output: `db at postgres://app:s3cret@db:5432 down` });
+    const openai = read({
+      type: "function_call_output",
+      call_id: "call_1",
+      output: `db at postgres://app:s3cret@db:5432 down`,
+    });
     expect(openai.agent_message).toBe("db at postgres://app:[redacted]@db:5432 down");
   });
 
   it("read an inner envelope from the redacted text, so its messages and details carry no secret", () => {
-    const inner = { ok: false, commit_state: "unknown", code: "OUTCOME_UNKNOWN", agent_message: `retry with ${openaiKey}`, safe_details: { field: "x", note: `${"ghp_"}${rand(36)}` }, items: [{ id: "1", applied: "unknown", reason: "Basic dXNlcjpwYXNz refused" }] };
+    const inner = {
+      ok: false,
+      commit_state: "unknown",
+      code: "OUTCOME_UNKNOWN",
+      agent_message: `retry with ${openaiKey}`,
+      safe_details: { field: "x", note: `${"ghp_"}${rand(36)}` },
+      items: [{ id: "1", applied: "unknown", reason: "Basic dXNlcjpwYXNz refused" }],
+    };
     const n = read({ content: [{ type: "text", text: JSON.stringify(inner) }], isError: true });
-    expect(n).toMatchObject({ dialect: "settle", wrapper_dialect: "mcp", commit_state: "unknown", agent_message: "retry with [redacted]", safe_details: { field: "x", note: REDACTED } });
+    expect(n).toMatchObject({
+      dialect: "settle",
+      wrapper_dialect: "mcp",
+      commit_state: "unknown",
+      agent_message: "retry with [redacted]",
+      safe_details: { field: "x", note: REDACTED },
+    });
     expect(n.items[0]!.reason).toBe("Basic [redacted] refused");
   });
 
   it("redact a long JSON text part before it is cut to a message", () => {
-    const n = read({ content: [{ type: "text", text: JSON.stringify({ password: "hunter2", pad: "x".repeat(5000) }) }], isError: true });
+    const n = read({
+      content: [{ type: "text", text: JSON.stringify({ password: "hunter2", pad: "x".repeat(5000) }) }],
+      isError: true,
+    });
     expect(n.agent_message).toMatch(/^\{"password":"\[redacted\]","pad":"x+…$/);
   });
 
   it("catch a credential split across two text parts", () => {
-    const n = read({ content: [{ type: "text", text: "sent Bearer" }, { type: "text", text: rand(24) }], isError: true });
+    const n = read({
+      content: [
+        { type: "text", text: "sent Bearer" },
+        { type: "text", text: rand(24) },
+      ],
+      isError: true,
+    });
     expect(n.agent_message).toBe("sent Bearer\n[redacted]");
   });
 });

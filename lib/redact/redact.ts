@@ -99,7 +99,12 @@ function redactJsonMembers(text: string): string {
     }
     const key = text.slice(open + 1, close);
     const value = text.slice(at, end);
-    if (value !== "" && value !== '""' && value !== "null" && isSecretKey(key.includes("\\") ? unescapeJson(key) : key)) {
+    if (
+      value !== "" &&
+      value !== '""' &&
+      value !== "null" &&
+      isSecretKey(key.includes("\\") ? unescapeJson(key) : key)
+    ) {
       out += `${text.slice(copied, at)}"${REDACTED}"`;
       copied = end;
     }

@@ -72,7 +72,11 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
   { kind: "GitHub token", pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g },
   { kind: "Slack token", pattern: /\bxox[abprs]-[A-Za-z0-9-]{10,}/g },
   { kind: "AWS access key id", pattern: /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g },
-  { kind: "AWS secret access key", pattern: /(aws_secret_access_key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{16,}/gi, replace: keepFirst },
+  {
+    kind: "AWS secret access key",
+    pattern: /(aws_secret_access_key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{16,}/gi,
+    replace: keepFirst,
+  },
   { kind: "Google API key", pattern: /\bAIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/g },
   // Starts only where a run of its characters starts: from inside one ("eyJ-eyJ-…"), a failing match would read it again.
   { kind: "JSON Web Token", pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}/g },

@@ -35,6 +35,9 @@ function ordered(value: Record<string, unknown>, keys: readonly string[]): Recor
 
 export function bodyOf(payload: unknown): string {
   const event = (payload ?? {}) as Record<string, unknown>;
-  const data = event.data && typeof event.data === "object" ? ordered(event.data as Record<string, unknown>, dataKeys) : event.data;
+  const data =
+    event.data && typeof event.data === "object"
+      ? ordered(event.data as Record<string, unknown>, dataKeys)
+      : event.data;
   return JSON.stringify(ordered({ ...event, data }, eventKeys));
 }

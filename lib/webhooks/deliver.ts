@@ -65,13 +65,18 @@ function boundedLookup(lookup: LookupFn, signal: AbortSignal): LookupFn {
   return (host) =>
     new Promise((resolve, reject) => {
       if (signal.aborted) return reject(Object.assign(new Error("DNS lookup timed out"), { code: "ETIMEOUT" }));
-      signal.addEventListener("abort", () => reject(Object.assign(new Error("DNS lookup timed out"), { code: "ETIMEOUT" })), { once: true });
+      signal.addEventListener(
+        "abort",
+        () => reject(Object.assign(new Error("DNS lookup timed out"), { code: "ETIMEOUT" })),
+        { once: true },
+      );
       lookup(host).then(resolve, reject);
     });
 }
 
 function refusalText(refusal: UrlRefusal, host: string | null): string {
-  if ("address" in refusal) return `refused: ${host ? `${host} resolves to ` : ""}${describeRule(refusal.rule)} (${refusal.address})`;
+  if ("address" in refusal)
+    return `refused: ${host ? `${host} resolves to ` : ""}${describeRule(refusal.rule)} (${refusal.address})`;
   // A name that does not resolve now may resolve at the next try: a failure, not a refusal.
   if (refusal.rule === "unresolvable") return `DNS: the URL ${refusal.message}`;
   return `refused: the URL ${refusal.message}`;
@@ -88,8 +93,16 @@ async function postOnce(delivery: Claimed, now: Date, sender: Sender): Promise<T
   const elapsed = () => Math.round(performance.now() - started);
   const signal = AbortSignal.timeout(sender.timeoutMs);
   // Checked again at every try, on the addresses the name has now: it may have changed since it was saved.
-  const target = await checkWebhookUrl(delivery.url, { allowPrivate: sender.allowPrivate, lookup: boundedLookup(sender.lookup, signal) });
-  if (!target.ok) return { statusCode: null, error: printableSnippet(refusalText(target, hostOf(delivery.url))), durationMs: elapsed() };
+  const target = await checkWebhookUrl(delivery.url, {
+    allowPrivate: sender.allowPrivate,
+    lookup: boundedLookup(sender.lookup, signal),
+  });
+  if (!target.ok)
+    return {
+      statusCode: null,
+      error: printableSnippet(refusalText(target, hostOf(delivery.url))),
+      durationMs: elapsed(),
+    };
   try {
     const res = await sender.post(delivery.url, {
       method: "POST",
@@ -121,10 +134,15 @@ async function postOnce(delivery: Claimed, now: Date, sender: Sender): Promise<T
 }
 
 function describeFailure(error: unknown, timeoutMs: number): string {
-  if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) return `No answer within ${timeoutMs} ms.`;
+  if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError"))
+    return `No answer within ${timeoutMs} ms.`;
   const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
   const code = (error as { code?: unknown } | null)?.code;
-  const message = cause?.code ?? cause?.message ?? (typeof code === "string" ? code : undefined) ?? (error instanceof Error ? error.message : String(error));
+  const message =
+    cause?.code ??
+    cause?.message ??
+    (typeof code === "string" ? code : undefined) ??
+    (error instanceof Error ? error.message : String(error));
   return printableSnippet(message);
 }
 
@@ -133,7 +151,14 @@ function describeFailure(error: unknown, timeoutMs: number): string {
  * still holds its claim. The next state is computed from the row as it is now
  * (a Resend during the try has reset its attempts), hence in SQL.
  */
-async function recordTry(db: Db, delivery: Claimed, lease: string, at: Date, result: TryResult, maxAttempts: number): Promise<string> {
+async function recordTry(
+  db: Db,
+  delivery: Claimed,
+  lease: string,
+  at: Date,
+  result: TryResult,
+  maxAttempts: number,
+): Promise<string> {
   const delivered = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
   const jitter = jitterFactor();
   return db.driver.transaction(async (tx) => {
@@ -152,7 +177,18 @@ async function recordTry(db: Db, delivery: Claimed, lease: string, at: Date, res
               delivered_at = CASE WHEN $3::boolean THEN $5::timestamptz ELSE delivered_at END
         WHERE id = $1::uuid AND locked_until = $2::timestamptz
         RETURNING status`,
-      [delivery.id, lease, delivered, maxAttempts, at.toISOString(), BACKOFF_BASE_S, BACKOFF_CAP_S, jitter, result.statusCode, result.error],
+      [
+        delivery.id,
+        lease,
+        delivered,
+        maxAttempts,
+        at.toISOString(),
+        BACKOFF_BASE_S,
+        BACKOFF_CAP_S,
+        jitter,
+        result.statusCode,
+        result.error,
+      ],
     );
     // Lost the claim (the lease ran out and another instance took it over): the try is logged, the state is theirs.
     return moved[0]?.status ?? "superseded";
@@ -199,7 +235,9 @@ export async function deliverDue(db: Db, now: Date, options: DeliverOptions = {}
     const claimed = await db.driver.query<Claimed>(CLAIM, [at.toISOString(), batch, lease]);
     if (claimed.length === 0) break;
     const outcomes = await Promise.all(
-      claimed.map(async (delivery) => recordTry(db, delivery, lease, at, await postOnce(delivery, at, sender), maxAttempts)),
+      claimed.map(async (delivery) =>
+        recordTry(db, delivery, lease, at, await postOnce(delivery, at, sender), maxAttempts),
+      ),
     );
     total.tried += outcomes.length;
     for (const status of outcomes) {

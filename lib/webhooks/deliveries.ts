@@ -64,7 +64,10 @@ export const deliveryQuerySchema = z.object({
   cursor: z
     .string()
     .optional()
-    .refine((c) => c === undefined || decodeCursor(c) !== null, "not a cursor from this API: pass next_cursor as it was given"),
+    .refine(
+      (c) => c === undefined || decodeCursor(c) !== null,
+      "not a cursor from this API: pass next_cursor as it was given",
+    ),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
 export type DeliveryQuery = z.infer<typeof deliveryQuerySchema>;
@@ -109,7 +112,11 @@ function toInfo(row: DeliveryRow): WebhookDeliveryInfo {
 }
 
 /** One endpoint's deliveries, newest first. */
-export async function listWebhookDeliveries(db: Db, endpointId: string, query: DeliveryQuery): Promise<WebhookDeliveryPage> {
+export async function listWebhookDeliveries(
+  db: Db,
+  endpointId: string,
+  query: DeliveryQuery,
+): Promise<WebhookDeliveryPage> {
   await getWebhookEndpoint(db, endpointId);
   const cursor = query.cursor ? decodeCursor(query.cursor) : null;
   const rows = await db.prisma.webhookDelivery.findMany({
@@ -123,24 +130,42 @@ export async function listWebhookDeliveries(db: Db, endpointId: string, query: D
   });
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
-  return { items: page.map(toInfo), next_cursor: rows.length > query.limit && last ? encodeCursor({ at: last.createdAt, id: last.id }) : null };
+  return {
+    items: page.map(toInfo),
+    next_cursor: rows.length > query.limit && last ? encodeCursor({ at: last.createdAt, id: last.id }) : null,
+  };
 }
 
 async function findDelivery(db: Db, endpointId: string, deliveryId: string) {
   const uuid = /^[0-9a-f-]{36}$/i;
-  const row = uuid.test(endpointId) && uuid.test(deliveryId) ? await db.prisma.webhookDelivery.findFirst({ where: { id: deliveryId, endpointId } }) : null;
+  const row =
+    uuid.test(endpointId) && uuid.test(deliveryId)
+      ? await db.prisma.webhookDelivery.findFirst({ where: { id: deliveryId, endpointId } })
+      : null;
   if (!row) throw new ApiError("NOT_FOUND", `No delivery ${deliveryId} for webhook endpoint ${endpointId}.`);
   return row;
 }
 
-export async function getWebhookDelivery(db: Db, endpointId: string, deliveryId: string): Promise<WebhookDeliveryDetail> {
+export async function getWebhookDelivery(
+  db: Db,
+  endpointId: string,
+  deliveryId: string,
+): Promise<WebhookDeliveryDetail> {
   const row = await findDelivery(db, endpointId, deliveryId);
-  const attempts = await db.prisma.webhookAttempt.findMany({ where: { deliveryId }, orderBy: [{ at: "desc" }, { id: "desc" }] });
+  const attempts = await db.prisma.webhookAttempt.findMany({
+    where: { deliveryId },
+    orderBy: [{ at: "desc" }, { id: "desc" }],
+  });
   return {
     delivery: toInfo(row),
     // In the order it is sent (the outbox's jsonb keeps its own key order).
     payload: JSON.parse(bodyOf(row.payload)) as Record<string, unknown>,
-    attempts: attempts.map((a) => ({ at: a.at.toISOString(), status_code: a.statusCode, error: a.error, duration_ms: a.durationMs })),
+    attempts: attempts.map((a) => ({
+      at: a.at.toISOString(),
+      status_code: a.statusCode,
+      error: a.error,
+      duration_ms: a.durationMs,
+    })),
   };
 }
 
@@ -149,7 +174,13 @@ export async function getWebhookDelivery(db: Db, endpointId: string, deliveryId:
  * zero so it gets the whole back-off schedule. A try already in flight keeps its
  * claim (locked_until), so pressing Resend never makes two instances send at once.
  */
-export async function resendWebhookDelivery(db: Db, endpointId: string, deliveryId: string, actor: string, now = new Date()): Promise<WebhookDeliveryInfo> {
+export async function resendWebhookDelivery(
+  db: Db,
+  endpointId: string,
+  deliveryId: string,
+  actor: string,
+  now = new Date(),
+): Promise<WebhookDeliveryInfo> {
   const before = await findDelivery(db, endpointId, deliveryId);
   await db.driver.transaction(async (tx) => {
     const resent = await tx.query(
@@ -157,8 +188,15 @@ export async function resendWebhookDelivery(db: Db, endpointId: string, delivery
         WHERE id = $1::uuid AND endpoint_id = $2::uuid RETURNING id`,
       [deliveryId, endpointId, now.toISOString(), actor],
     );
-    if (resent.length === 0) throw new ApiError("NOT_FOUND", `No delivery ${deliveryId} for webhook endpoint ${endpointId}.`);
-    const snapshot = (d: Pick<typeof before, "eventId" | "eventType" | "status" | "attempts">) => ({ endpoint_id: endpointId, event_id: d.eventId, event_type: d.eventType, status: d.status, attempts: d.attempts });
+    if (resent.length === 0)
+      throw new ApiError("NOT_FOUND", `No delivery ${deliveryId} for webhook endpoint ${endpointId}.`);
+    const snapshot = (d: Pick<typeof before, "eventId" | "eventType" | "status" | "attempts">) => ({
+      endpoint_id: endpointId,
+      event_id: d.eventId,
+      event_type: d.eventType,
+      status: d.status,
+      attempts: d.attempts,
+    });
     await recordAdminAction(tx, {
       actor,
       action: "webhook_delivery_resent",

@@ -32,7 +32,10 @@ export const newWebhookEndpointSchema = z
 export const webhookEndpointPatchSchema = z
   .object({
     url: webhookUrlSchema.optional(),
-    enabled: z.boolean().optional().describe("A disabled endpoint gets no new events, and its pending deliveries wait until it is enabled again."),
+    enabled: z
+      .boolean()
+      .optional()
+      .describe("A disabled endpoint gets no new events, and its pending deliveries wait until it is enabled again."),
   })
   .refine((p) => p.url !== undefined || p.enabled !== undefined, "send url, enabled or both")
   .meta({ id: "WebhookEndpointPatch" });
@@ -49,13 +52,20 @@ export const webhookEndpointSchema = z
       .object({ pending: z.number().int(), delivered: z.number().int(), failed: z.number().int() })
       .describe("How many deliveries are in each state."),
     last_attempt_at: time.nullable(),
-    last_status_code: z.number().int().nullable().describe("The HTTP status of the latest try, null when it got no answer or there was none."),
+    last_status_code: z
+      .number()
+      .int()
+      .nullable()
+      .describe("The HTTP status of the latest try, null when it got no answer or there was none."),
   })
   .meta({ id: "WebhookEndpoint" });
 export type WebhookEndpointInfo = z.infer<typeof webhookEndpointSchema>;
 
 export const webhookSecretAnswerSchema = z
-  .object({ endpoint: webhookEndpointSchema, secret: z.string().describe("whsec_…: shown this once. Verify Settle-Signature with it.") })
+  .object({
+    endpoint: webhookEndpointSchema,
+    secret: z.string().describe("whsec_…: shown this once. Verify Settle-Signature with it."),
+  })
   .meta({ id: "WebhookEndpointWithSecret" });
 
 type EndpointRow = {
@@ -112,7 +122,9 @@ export async function listWebhookEndpoints(db: Db): Promise<WebhookEndpointInfo[
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function getWebhookEndpoint(db: Db, id: string): Promise<WebhookEndpointInfo> {
-  const rows = uuid.test(id) ? await db.driver.query<EndpointRow>(`${SELECT_ENDPOINTS} WHERE e.id = $1::uuid`, [id]) : [];
+  const rows = uuid.test(id)
+    ? await db.driver.query<EndpointRow>(`${SELECT_ENDPOINTS} WHERE e.id = $1::uuid`, [id])
+    : [];
   if (!rows[0]) throw new ApiError("NOT_FOUND", `No webhook endpoint ${id}.`);
   return toInfo(rows[0]);
 }
@@ -124,8 +136,12 @@ type SaveOptions = { lookup?: LookupFn };
  * checked again before every try, on the addresses the name has then.
  */
 async function assertSafeUrl(url: string, options: SaveOptions): Promise<void> {
-  const check = await checkWebhookUrl(url, { allowPrivate: env().SETTLE_WEBHOOK_ALLOW_PRIVATE, lookup: options.lookup });
-  if (!check.ok) throw new ApiError("UNSAFE_URL", `The webhook URL ${check.message}.`, { field: "url", rule: check.rule });
+  const check = await checkWebhookUrl(url, {
+    allowPrivate: env().SETTLE_WEBHOOK_ALLOW_PRIVATE,
+    lookup: options.lookup,
+  });
+  if (!check.ok)
+    throw new ApiError("UNSAFE_URL", `The webhook URL ${check.message}.`, { field: "url", rule: check.rule });
 }
 
 /** What the admin audit keeps of an endpoint: never its secret. */
@@ -141,7 +157,11 @@ export async function createWebhookEndpoint(
 ): Promise<{ endpoint: WebhookEndpointInfo; secret: string }> {
   const runtime = await db.prisma.runtime.findUnique({ where: { name: input.runtime } });
   if (!runtime) {
-    throw new ApiError("INVALID_REQUEST", `No runtime ${input.runtime}: a runtime exists once it has a key (Admin → Runtime keys).`, { path: "runtime" });
+    throw new ApiError(
+      "INVALID_REQUEST",
+      `No runtime ${input.runtime}: a runtime exists once it has a key (Admin → Runtime keys).`,
+      { path: "runtime" },
+    );
   }
   await assertSafeUrl(input.url, options);
   const secret = newWebhookSecret();
@@ -191,14 +211,28 @@ export async function updateWebhookEndpoint(
 }
 
 /** A new secret at once: deliveries from now on (retries included) are signed with it. */
-export async function rotateWebhookSecret(db: Db, id: string, actor: string): Promise<{ endpoint: WebhookEndpointInfo; secret: string }> {
+export async function rotateWebhookSecret(
+  db: Db,
+  id: string,
+  actor: string,
+): Promise<{ endpoint: WebhookEndpointInfo; secret: string }> {
   const before = await getWebhookEndpoint(db, id);
   const secret = newWebhookSecret();
   await db.driver.transaction(async (tx) => {
-    const rotated = await tx.query(`UPDATE webhook_endpoints SET secret = $2, updated_at = now() WHERE id = $1::uuid RETURNING id`, [id, secret]);
+    const rotated = await tx.query(
+      `UPDATE webhook_endpoints SET secret = $2, updated_at = now() WHERE id = $1::uuid RETURNING id`,
+      [id, secret],
+    );
     if (rotated.length === 0) throw new ApiError("NOT_FOUND", `No webhook endpoint ${id}.`);
     // Which secret it was and is stays out of the audit: that the secret changed is the entry.
-    await recordAdminAction(tx, { actor, action: "webhook_secret_rotated", targetType: "webhook_endpoint", targetId: id, before: snapshotOf(before), after: snapshotOf(before) });
+    await recordAdminAction(tx, {
+      actor,
+      action: "webhook_secret_rotated",
+      targetType: "webhook_endpoint",
+      targetId: id,
+      before: snapshotOf(before),
+      after: snapshotOf(before),
+    });
   });
   return { endpoint: await getWebhookEndpoint(db, id), secret };
 }
@@ -210,7 +244,13 @@ export async function deleteWebhookEndpoint(db: Db, id: string, actor: string): 
     const deleted = await tx.query(`DELETE FROM webhook_endpoints WHERE id = $1::uuid RETURNING id`, [id]);
     // Deleted by someone else since it was read: theirs is the entry.
     if (deleted.length === 0) throw new ApiError("NOT_FOUND", `No webhook endpoint ${id}.`);
-    await recordAdminAction(tx, { actor, action: "webhook_endpoint_deleted", targetType: "webhook_endpoint", targetId: id, before: snapshotOf(before) });
+    await recordAdminAction(tx, {
+      actor,
+      action: "webhook_endpoint_deleted",
+      targetType: "webhook_endpoint",
+      targetId: id,
+      before: snapshotOf(before),
+    });
   });
   return { deleted: true };
 }

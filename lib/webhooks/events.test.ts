@@ -33,18 +33,98 @@ const unknown = { commitState: "unknown", resolutionBy: null, notBefore: null };
 describe("which transitions become webhook events", () => {
   it.each([
     ["a first pending state", facts({}), null],
-    ["pending → outcome_unknown (still wait)", facts({ fromStatus: "pending", status: "outcome_unknown", previous: unknown }), null],
-    ["outcome_unknown → verifying", facts({ fromStatus: "outcome_unknown", status: "verifying", previous: unknown }), ["invocation.decision_changed", "verify", "wait"]],
-    ["→ approved", facts({ fromStatus: "awaiting_approval", status: "approved", previous: unknown }), ["invocation.decision_changed", "proceed", "wait"]],
-    ["→ reconciled not committed", facts({ fromStatus: "outcome_unknown", status: "reconciled", commitState: "not_committed", resolutionBy: "operator", previous: unknown }), ["invocation.settled", "retry_allowed", "wait"]],
-    ["→ reconciled committed by a probe", facts({ fromStatus: "verifying", status: "reconciled", commitState: "committed", resolutionBy: "probe", previous: unknown }), ["invocation.settled", "do_not_retry", "verify"]],
-    ["a first state that succeeded", facts({ status: "succeeded", commitState: "committed" }), ["invocation.settled", "do_not_retry", null]],
-    ["→ rejected", facts({ fromStatus: "awaiting_approval", status: "rejected", commitState: "not_committed", previous: unknown }), ["invocation.settled", "abandon", "wait"]],
-    ["→ needs_input", facts({ fromStatus: "pending", status: "needs_input", commitState: "not_committed", previous: unknown }), ["invocation.decision_changed", "correct_input", "wait"]],
-    ["succeeded → outcome_unknown (re-opened by conflicting evidence)", facts({ fromStatus: "succeeded", status: "outcome_unknown", previous: { commitState: "committed", resolutionBy: null, notBefore: null } }), ["invocation.decision_changed", "wait", "do_not_retry"]],
-    ["→ retry_scheduled before its not_before", facts({ fromStatus: "pending", status: "retry_scheduled", commitState: "not_committed", notBefore: new Date(at.getTime() + 30_000), previous: unknown }), null],
-    ["→ retry_scheduled whose delay has passed", facts({ fromStatus: "pending", status: "retry_scheduled", commitState: "not_committed", notBefore: new Date(at.getTime() - 1), previous: unknown }), ["invocation.decision_changed", "retry_allowed", "wait"]],
-    ["retry_scheduled (delay passed) → pending of the next attempt", facts({ fromStatus: "retry_scheduled", status: "pending", previous: { commitState: "not_committed", resolutionBy: null, notBefore: new Date(at.getTime() - 5_000) } }), ["invocation.decision_changed", "wait", "retry_allowed"]],
+    [
+      "pending → outcome_unknown (still wait)",
+      facts({ fromStatus: "pending", status: "outcome_unknown", previous: unknown }),
+      null,
+    ],
+    [
+      "outcome_unknown → verifying",
+      facts({ fromStatus: "outcome_unknown", status: "verifying", previous: unknown }),
+      ["invocation.decision_changed", "verify", "wait"],
+    ],
+    [
+      "→ approved",
+      facts({ fromStatus: "awaiting_approval", status: "approved", previous: unknown }),
+      ["invocation.decision_changed", "proceed", "wait"],
+    ],
+    [
+      "→ reconciled not committed",
+      facts({
+        fromStatus: "outcome_unknown",
+        status: "reconciled",
+        commitState: "not_committed",
+        resolutionBy: "operator",
+        previous: unknown,
+      }),
+      ["invocation.settled", "retry_allowed", "wait"],
+    ],
+    [
+      "→ reconciled committed by a probe",
+      facts({
+        fromStatus: "verifying",
+        status: "reconciled",
+        commitState: "committed",
+        resolutionBy: "probe",
+        previous: unknown,
+      }),
+      ["invocation.settled", "do_not_retry", "verify"],
+    ],
+    [
+      "a first state that succeeded",
+      facts({ status: "succeeded", commitState: "committed" }),
+      ["invocation.settled", "do_not_retry", null],
+    ],
+    [
+      "→ rejected",
+      facts({ fromStatus: "awaiting_approval", status: "rejected", commitState: "not_committed", previous: unknown }),
+      ["invocation.settled", "abandon", "wait"],
+    ],
+    [
+      "→ needs_input",
+      facts({ fromStatus: "pending", status: "needs_input", commitState: "not_committed", previous: unknown }),
+      ["invocation.decision_changed", "correct_input", "wait"],
+    ],
+    [
+      "succeeded → outcome_unknown (re-opened by conflicting evidence)",
+      facts({
+        fromStatus: "succeeded",
+        status: "outcome_unknown",
+        previous: { commitState: "committed", resolutionBy: null, notBefore: null },
+      }),
+      ["invocation.decision_changed", "wait", "do_not_retry"],
+    ],
+    [
+      "→ retry_scheduled before its not_before",
+      facts({
+        fromStatus: "pending",
+        status: "retry_scheduled",
+        commitState: "not_committed",
+        notBefore: new Date(at.getTime() + 30_000),
+        previous: unknown,
+      }),
+      null,
+    ],
+    [
+      "→ retry_scheduled whose delay has passed",
+      facts({
+        fromStatus: "pending",
+        status: "retry_scheduled",
+        commitState: "not_committed",
+        notBefore: new Date(at.getTime() - 1),
+        previous: unknown,
+      }),
+      ["invocation.decision_changed", "retry_allowed", "wait"],
+    ],
+    [
+      "retry_scheduled (delay passed) → pending of the next attempt",
+      facts({
+        fromStatus: "retry_scheduled",
+        status: "pending",
+        previous: { commitState: "not_committed", resolutionBy: null, notBefore: new Date(at.getTime() - 5_000) },
+      }),
+      ["invocation.decision_changed", "wait", "retry_allowed"],
+    ],
   ] as const)("%s", (_name, input, expected) => {
     const event = eventFor(input, createdAt);
     expect(event === null ? null : [event.type, event.data.decision, event.data.previous_decision]).toEqual(expected);
@@ -52,7 +132,14 @@ describe("which transitions become webhook events", () => {
 
   it("carries SPEC §5's decision body and what the runtime needs to match it", () => {
     const event = eventFor(
-      facts({ fromStatus: "outcome_unknown", status: "reconciled", commitState: "committed", resolutionBy: "operator", actor: "ana@example.com", previous: unknown }),
+      facts({
+        fromStatus: "outcome_unknown",
+        status: "reconciled",
+        commitState: "committed",
+        resolutionBy: "operator",
+        actor: "ana@example.com",
+        previous: unknown,
+      }),
       createdAt,
     );
     expect(event).toEqual({
@@ -82,13 +169,33 @@ describe("which transitions become webhook events", () => {
   });
 
   it("names the runtime's own outcome or a probe when no person acted", () => {
-    expect(eventFor(facts({ status: "succeeded", commitState: "committed" }), createdAt)?.data.decided_by).toBe("runtime");
-    expect(eventFor(facts({ fromStatus: "verifying", status: "reconciled", commitState: "committed", resolutionBy: "probe", previous: unknown }), createdAt)?.data.decided_by).toBe("probe");
+    expect(eventFor(facts({ status: "succeeded", commitState: "committed" }), createdAt)?.data.decided_by).toBe(
+      "runtime",
+    );
+    expect(
+      eventFor(
+        facts({
+          fromStatus: "verifying",
+          status: "reconciled",
+          commitState: "committed",
+          resolutionBy: "probe",
+          previous: unknown,
+        }),
+        createdAt,
+      )?.data.decided_by,
+    ).toBe("probe");
   });
 
   it("sends the body in the documented key order, whatever order the outbox kept", () => {
     const event = eventFor(facts({ status: "succeeded", commitState: "committed" }), createdAt)!;
-    const shuffled = JSON.parse(JSON.stringify({ data: Object.fromEntries(Object.entries(event.data).reverse()), type: event.type, created_at: event.created_at, id: event.id }));
+    const shuffled = JSON.parse(
+      JSON.stringify({
+        data: Object.fromEntries(Object.entries(event.data).reverse()),
+        type: event.type,
+        created_at: event.created_at,
+        id: event.id,
+      }),
+    );
     expect(bodyOf(shuffled)).toBe(JSON.stringify(event));
   });
 });

@@ -49,9 +49,16 @@ export const webhookEventDataSchema = z.object({
   decision: z.enum(decisions),
   commit_state: z.string(),
   reason: z.string(),
-  decided_by: z.string().describe('The operator\'s email or "system" when an action made this state, "probe" when a probe settled it, else "runtime" (its own record).'),
+  decided_by: z
+    .string()
+    .describe(
+      'The operator\'s email or "system" when an action made this state, "probe" when a probe settled it, else "runtime" (its own record).',
+    ),
   decided_at: time.describe("When this state began."),
-  version: z.number().int().describe("The invocation's version: events can arrive out of order, the highest version is the latest."),
+  version: z
+    .number()
+    .int()
+    .describe("The invocation's version: events can arrive out of order, the highest version is the latest."),
   previous_decision: z.enum(decisions).nullable().describe("null for an invocation's first state."),
   from_status: invocationStatusSchema.nullable(),
   to_status: invocationStatusSchema,
@@ -66,7 +73,9 @@ export type WebhookEventData = z.infer<typeof webhookEventDataSchema>;
 
 export const webhookEventSchema = z
   .object({
-    id: z.string().describe("evt_…, also in the Settle-Event-Id header: the same on every try, so receivers de-duplicate by it."),
+    id: z
+      .string()
+      .describe("evt_…, also in the Settle-Event-Id header: the same on every try, so receivers de-duplicate by it."),
     type: z.enum(webhookEventTypes),
     created_at: time,
     data: webhookEventDataSchema,
@@ -94,7 +103,12 @@ function decidedBy(facts: TransitionFacts): string {
  */
 export function eventFor(facts: TransitionFacts, createdAt: Date): WebhookEvent | null {
   const current = decideFor(
-    { status: facts.status, commitState: facts.commitState, notBefore: facts.notBefore, resolution: resolutionOf(facts.commitState, facts.resolutionBy, facts.at) },
+    {
+      status: facts.status,
+      commitState: facts.commitState,
+      notBefore: facts.notBefore,
+      resolution: resolutionOf(facts.commitState, facts.resolutionBy, facts.at),
+    },
     facts.at,
   );
   const previous =
@@ -105,7 +119,9 @@ export function eventFor(facts: TransitionFacts, createdAt: Date): WebhookEvent 
             status: facts.fromStatus,
             commitState: facts.previous?.commitState ?? "unknown",
             notBefore: facts.previous?.notBefore ?? null,
-            resolution: facts.previous ? resolutionOf(facts.previous.commitState, facts.previous.resolutionBy, facts.at) : null,
+            resolution: facts.previous
+              ? resolutionOf(facts.previous.commitState, facts.previous.resolutionBy, facts.at)
+              : null,
           },
           facts.at,
         ).decision;

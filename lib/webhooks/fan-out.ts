@@ -75,7 +75,13 @@ function factsOf(row: Row): TransitionFacts | null {
     version: row.version,
     at: new Date(row.at),
     fromStatus: row.from_status,
-    previous: row.has_previous ? { commitState: row.prev_commit_state!, resolutionBy: row.prev_resolution_by, notBefore: dateOf(row.prev_not_before) } : null,
+    previous: row.has_previous
+      ? {
+          commitState: row.prev_commit_state!,
+          resolutionBy: row.prev_resolution_by,
+          notBefore: dateOf(row.prev_not_before),
+        }
+      : null,
     actor: row.actor,
     invocationId: row.invocation_id,
     taskId: row.task_id,
@@ -108,15 +114,22 @@ async function fanOutBatch(db: Db, now: Date, batch: number): Promise<FanOutResu
         runtime_id: runtimeId,
         payload: event,
       }));
-      deliveries = (await tx.query<{ id: string }>(INSERT_DELIVERIES, [JSON.stringify(source), now.toISOString()])).length;
+      deliveries = (await tx.query<{ id: string }>(INSERT_DELIVERIES, [JSON.stringify(source), now.toISOString()]))
+        .length;
     }
-    await tx.query(`UPDATE invocation_transitions SET fanned_out = true WHERE id = ANY($1::text[]::bigint[])`, [rows.map((r) => r.id)]);
+    await tx.query(`UPDATE invocation_transitions SET fanned_out = true WHERE id = ANY($1::text[]::bigint[])`, [
+      rows.map((r) => r.id),
+    ]);
     return { transitions: rows.length, events: events.length, deliveries };
   });
 }
 
 /** Fans out everything recorded so far, `batch` transitions per transaction, at most `maxBatches` of them per run. */
-export async function fanOutTransitions(db: Db, now: Date, options: { batch?: number; maxBatches?: number } = {}): Promise<FanOutResult> {
+export async function fanOutTransitions(
+  db: Db,
+  now: Date,
+  options: { batch?: number; maxBatches?: number } = {},
+): Promise<FanOutResult> {
   const batch = options.batch ?? 200;
   const total: FanOutResult = { transitions: 0, events: 0, deliveries: 0 };
   for (let i = 0; i < (options.maxBatches ?? 50); i++) {

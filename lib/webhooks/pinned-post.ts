@@ -53,7 +53,11 @@ export const pinnedPost: PostFn = (url, init) =>
     };
     const send = target.protocol === "https:" ? httpsRequest : httpRequest;
     // agent: false, so no kept-alive socket to an address checked for another try is reused.
-    const req = send(target, { method: init.method, headers: init.headers, signal: init.signal, lookup, agent: false }, (res) => resolve(answerOf(res)));
+    const req = send(
+      target,
+      { method: init.method, headers: init.headers, signal: init.signal, lookup, agent: false },
+      (res) => resolve(answerOf(res)),
+    );
     req.on("error", reject);
     req.end(init.body);
   });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { checkUrlShape, checkWebhookUrl, classifyAddress, isLocalName, isPublicAddress, type LookupFn } from "./safe-url";
+import {
+  checkUrlShape,
+  checkWebhookUrl,
+  classifyAddress,
+  isLocalName,
+  isPublicAddress,
+  type LookupFn,
+} from "./safe-url";
 
 // Every special-purpose range Settle refuses, by family, at both of its ends
 // where that matters, and the spellings that reach them in disguise.
@@ -60,7 +67,23 @@ const refused: Array<[address: string, rule: string]> = [
   ["", "reserved"],
 ];
 
-const allowed = ["93.184.216.34", "8.8.8.8", "1.1.1.1", "172.15.255.255", "172.32.0.1", "100.63.255.255", "100.128.0.1", "192.0.1.1", "198.17.255.255", "198.20.0.1", "223.255.255.255", "2606:2800:220:1::1", "2a00:1450:4001:82b::200e", "::ffff:93.184.216.34", "2001:4860:4860::8888"];
+const allowed = [
+  "93.184.216.34",
+  "8.8.8.8",
+  "1.1.1.1",
+  "172.15.255.255",
+  "172.32.0.1",
+  "100.63.255.255",
+  "100.128.0.1",
+  "192.0.1.1",
+  "198.17.255.255",
+  "198.20.0.1",
+  "223.255.255.255",
+  "2606:2800:220:1::1",
+  "2a00:1450:4001:82b::200e",
+  "::ffff:93.184.216.34",
+  "2001:4860:4860::8888",
+];
 
 describe("classifyAddress", () => {
   it.each(refused)("refuses %s (%s)", (address, rule) => {
@@ -112,10 +135,13 @@ describe("checkWebhookUrl: literal addresses, in every spelling WHATWG URL parsi
     if (!check.ok) expect(check.message).toContain("SETTLE_WEBHOOK_ALLOW_PRIVATE=1");
   });
 
-  it.each(["http://93.184.216.34/hook", "https://[2606:2800:220:1::1]:8443/hook", "http://1572395042/"])("%s is allowed", async (url) => {
-    const check = await checkWebhookUrl(url, { allowPrivate: false, lookup: noDns });
-    expect(check.ok).toBe(true);
-  });
+  it.each(["http://93.184.216.34/hook", "https://[2606:2800:220:1::1]:8443/hook", "http://1572395042/"])(
+    "%s is allowed",
+    async (url) => {
+      const check = await checkWebhookUrl(url, { allowPrivate: false, lookup: noDns });
+      expect(check.ok).toBe(true);
+    },
+  );
 
   it("with SETTLE_WEBHOOK_ALLOW_PRIVATE every literal is allowed, and pinned as it is", async () => {
     for (const [url, , address] of literals) {
@@ -148,17 +174,35 @@ describe("checkWebhookUrl: the URL's own rules (whatever SETTLE_WEBHOOK_ALLOW_PR
   });
 
   it("reads the host as WHATWG URL does", () => {
-    expect(checkUrlShape("http://0x7f.1/")).toMatchObject({ ok: true, host: "127.0.0.1", literal: { address: "127.0.0.1", family: 4 } });
-    expect(checkUrlShape("https://[::1]:8443/")).toMatchObject({ ok: true, host: "::1", literal: { address: "::1", family: 6 } });
-    expect(checkUrlShape("https://Hooks.Example.COM/x")).toMatchObject({ ok: true, host: "hooks.example.com", literal: null });
+    expect(checkUrlShape("http://0x7f.1/")).toMatchObject({
+      ok: true,
+      host: "127.0.0.1",
+      literal: { address: "127.0.0.1", family: 4 },
+    });
+    expect(checkUrlShape("https://[::1]:8443/")).toMatchObject({
+      ok: true,
+      host: "::1",
+      literal: { address: "::1", family: 6 },
+    });
+    expect(checkUrlShape("https://Hooks.Example.COM/x")).toMatchObject({
+      ok: true,
+      host: "hooks.example.com",
+      literal: null,
+    });
   });
 });
 
 describe("checkWebhookUrl: host names", () => {
-  it.each(["localhost", "LOCALHOST.", "api.localhost", "metadata.google.internal", "printer.local", "db.internal."])("%s is refused without asking DNS", async (host) => {
-    expect(isLocalName(host)).toBe(true);
-    expect(await checkWebhookUrl(`http://${host}/hook`, { allowPrivate: false, lookup: noDns })).toMatchObject({ ok: false, rule: "local name" });
-  });
+  it.each(["localhost", "LOCALHOST.", "api.localhost", "metadata.google.internal", "printer.local", "db.internal."])(
+    "%s is refused without asking DNS",
+    async (host) => {
+      expect(isLocalName(host)).toBe(true);
+      expect(await checkWebhookUrl(`http://${host}/hook`, { allowPrivate: false, lookup: noDns })).toMatchObject({
+        ok: false,
+        rule: "local name",
+      });
+    },
+  );
 
   it("names that merely contain those words are resolved like any other", () => {
     expect(isLocalName("localhost.example.com")).toBe(false);
@@ -178,7 +222,14 @@ describe("checkWebhookUrl: host names", () => {
 
   it("allows a name whose every address is public, and gives all of them (the first is connected to)", async () => {
     const check = await checkWebhookUrl("https://hooks.example.com/settle", { allowPrivate: false, lookup });
-    expect(check).toMatchObject({ ok: true, host: "hooks.example.com", addresses: [{ address: "93.184.216.34", family: 4 }, { address: "2606:2800:220:1::1", family: 6 }] });
+    expect(check).toMatchObject({
+      ok: true,
+      host: "hooks.example.com",
+      addresses: [
+        { address: "93.184.216.34", family: 4 },
+        { address: "2606:2800:220:1::1", family: 6 },
+      ],
+    });
   });
 
   it.each([
@@ -195,14 +246,26 @@ describe("checkWebhookUrl: host names", () => {
 
   it("refuses a name that does not resolve, or resolves to nothing, even when private targets are allowed", async () => {
     for (const allowPrivate of [false, true]) {
-      expect(await checkWebhookUrl("http://nowhere.example.com/", { allowPrivate, lookup })).toMatchObject({ ok: false, rule: "unresolvable" });
-      expect(await checkWebhookUrl("http://empty.example.com/", { allowPrivate, lookup })).toMatchObject({ ok: false, rule: "unresolvable" });
+      expect(await checkWebhookUrl("http://nowhere.example.com/", { allowPrivate, lookup })).toMatchObject({
+        ok: false,
+        rule: "unresolvable",
+      });
+      expect(await checkWebhookUrl("http://empty.example.com/", { allowPrivate, lookup })).toMatchObject({
+        ok: false,
+        rule: "unresolvable",
+      });
     }
   });
 
   it("with SETTLE_WEBHOOK_ALLOW_PRIVATE, private answers and local names are allowed", async () => {
-    expect(await checkWebhookUrl("http://internal.example.com/", { allowPrivate: true, lookup })).toMatchObject({ ok: true, addresses: [{ address: "10.0.0.5" }] });
-    const local = await checkWebhookUrl("http://localhost:3000/", { allowPrivate: true, lookup: answering({ localhost: ["127.0.0.1"] }) });
+    expect(await checkWebhookUrl("http://internal.example.com/", { allowPrivate: true, lookup })).toMatchObject({
+      ok: true,
+      addresses: [{ address: "10.0.0.5" }],
+    });
+    const local = await checkWebhookUrl("http://localhost:3000/", {
+      allowPrivate: true,
+      lookup: answering({ localhost: ["127.0.0.1"] }),
+    });
     expect(local).toMatchObject({ ok: true, addresses: [{ address: "127.0.0.1" }] });
   });
 });

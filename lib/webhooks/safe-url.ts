@@ -99,7 +99,8 @@ export type UrlRefusal =
   | { rule: "not a URL" | "scheme" | "userinfo" | "no host" | "local name" | "unresolvable"; message: string }
   | { rule: AddressRule; address: string; message: string };
 
-export type UrlCheck = { ok: true; url: URL; host: string; addresses: ResolvedAddress[] } | ({ ok: false } & UrlRefusal);
+export type UrlCheck =
+  { ok: true; url: URL; host: string; addresses: ResolvedAddress[] } | ({ ok: false } & UrlRefusal);
 
 const localSuffixes = [".localhost", ".internal", ".local"];
 
@@ -120,10 +121,18 @@ export function checkUrlShape(raw: string): Shape {
     return { ok: false, rule: "not a URL", message: "is not a URL" };
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    return { ok: false, rule: "scheme", message: `uses ${url.protocol.replace(/:$/, "")}: only http and https are allowed` };
+    return {
+      ok: false,
+      rule: "scheme",
+      message: `uses ${url.protocol.replace(/:$/, "")}: only http and https are allowed`,
+    };
   }
   if (url.username !== "" || url.password !== "") {
-    return { ok: false, rule: "userinfo", message: "contains a user name or password (user:pass@): Settle authenticates with Settle-Signature instead" };
+    return {
+      ok: false,
+      rule: "userinfo",
+      message: "contains a user name or password (user:pass@): Settle authenticates with Settle-Signature instead",
+    };
   }
   // WHATWG parsing has already turned 2130706433, 0x7f.1 and 017700000001 into 127.0.0.1, so hostname is what gets connected to.
   const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
@@ -146,7 +155,11 @@ export async function checkWebhookUrl(raw: string, options: CheckOptions): Promi
   if (!shape.ok) return shape;
   const { url, host, literal } = shape;
   if (!options.allowPrivate && literal === null && isLocalName(host)) {
-    return { ok: false, rule: "local name", message: `points at ${host}, a name local to Settle's own machine or network (${privateHint})` };
+    return {
+      ok: false,
+      rule: "local name",
+      message: `points at ${host}, a name local to Settle's own machine or network (${privateHint})`,
+    };
   }
   let addresses: ResolvedAddress[];
   if (literal) {
@@ -167,7 +180,12 @@ export async function checkWebhookUrl(raw: string, options: CheckOptions): Promi
       const rule = classifyAddress(address);
       if (rule === null) continue;
       const via = literal ? "" : `${host} resolves to `;
-      return { ok: false, rule, address, message: `points at ${via}${describeRule(rule)} (${address}); Settle sends webhooks to public addresses only (${privateHint})` };
+      return {
+        ok: false,
+        rule,
+        address,
+        message: `points at ${via}${describeRule(rule)} (${address}); Settle sends webhooks to public addresses only (${privateHint})`,
+      };
     }
   }
   return { ok: true, url, host, addresses };

@@ -21,10 +21,18 @@ describe("webhook signatures", () => {
 
   it("refuses a tampered body, another secret, an old timestamp and a malformed header", () => {
     const header = signatureHeader(secret, body, now);
-    expect(verifySignature(secret, header, body.replace("do_not_retry", "retry_allowed"), { now })).toEqual({ ok: false, reason: "mismatch" });
+    expect(verifySignature(secret, header, body.replace("do_not_retry", "retry_allowed"), { now })).toEqual({
+      ok: false,
+      reason: "mismatch",
+    });
     expect(verifySignature("whsec_other", header, body, { now })).toEqual({ ok: false, reason: "mismatch" });
-    expect(verifySignature(secret, header, body, { now: new Date(now.getTime() + 301_000) })).toEqual({ ok: false, reason: "too_old" });
-    expect(verifySignature(secret, header, body, { now: new Date(now.getTime() + 3_600_000), toleranceS: 7200 })).toEqual({ ok: true });
+    expect(verifySignature(secret, header, body, { now: new Date(now.getTime() + 301_000) })).toEqual({
+      ok: false,
+      reason: "too_old",
+    });
+    expect(
+      verifySignature(secret, header, body, { now: new Date(now.getTime() + 3_600_000), toleranceS: 7200 }),
+    ).toEqual({ ok: true });
     expect(verifySignature(secret, "v1=abc", body, { now })).toEqual({ ok: false, reason: "malformed" });
     expect(verifySignature(secret, null, body, { now })).toEqual({ ok: false, reason: "malformed" });
   });
@@ -33,7 +41,10 @@ describe("webhook signatures", () => {
     const header = signatureHeader(secret, body, now);
     const later = Math.floor(now.getTime() / 1000) + 3600;
     const moved = header.replace(/^t=\d+/, `t=${later}`);
-    expect(verifySignature(secret, moved, body, { now: new Date(later * 1000) })).toEqual({ ok: false, reason: "mismatch" });
+    expect(verifySignature(secret, moved, body, { now: new Date(later * 1000) })).toEqual({
+      ok: false,
+      reason: "mismatch",
+    });
   });
 
   it("makes a different secret every time", () => {

@@ -9,7 +9,11 @@ type Verify = (rawBody: string, header: string | undefined, secret: string, tole
 /** The recipe's function, compiled from its text as people copy it. */
 function compileRecipe(): Verify {
   const source = verifyRecipe.replace(/^import .*$/m, "").replace("export function", "function");
-  return new Function("createHmac", "timingSafeEqual", "Buffer", `${source}\nreturn verifySettleSignature;`)(createHmac, timingSafeEqual, Buffer) as Verify;
+  return new Function("createHmac", "timingSafeEqual", "Buffer", `${source}\nreturn verifySettleSignature;`)(
+    createHmac,
+    timingSafeEqual,
+    Buffer,
+  ) as Verify;
 }
 
 describe("the signature recipe in the README and the console", () => {

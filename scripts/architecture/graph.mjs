@@ -7,7 +7,8 @@ import path from "node:path";
 import { units } from "./layers.mjs";
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
-const IMPORT = /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'"]*?\s+from\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+const IMPORT =
+  /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'"]*?\s+from\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 const SOURCE = /\.(ts|tsx|mjs)$/;
 
 function walk(dir, out = []) {
@@ -15,14 +16,16 @@ function walk(dir, out = []) {
     if (name === "node_modules" || name === "generated" || name.startsWith(".")) continue;
     const full = path.join(dir, name);
     if (statSync(full).isDirectory()) walk(full, out);
-    else if (SOURCE.test(name) && !/\.test\.tsx?$/.test(name) && !full.includes(`${path.sep}__tests__${path.sep}`)) out.push(full);
+    else if (SOURCE.test(name) && !/\.test\.tsx?$/.test(name) && !full.includes(`${path.sep}__tests__${path.sep}`))
+      out.push(full);
   }
   return out;
 }
 
 /** The unit a repository path (relative, with /) belongs to: the first whose pattern matches, most specific listed first. */
 export function unitOf(rel) {
-  for (const unit of units) if (unit.match.some((m) => (m.endsWith("/") ? rel.startsWith(m) : rel === m))) return unit.name;
+  for (const unit of units)
+    if (unit.match.some((m) => (m.endsWith("/") ? rel.startsWith(m) : rel === m))) return unit.name;
   return null;
 }
 
@@ -32,7 +35,8 @@ function resolveImport(fromFile, spec) {
   else if (spec.startsWith(".")) base = path.resolve(path.dirname(fromFile), spec);
   else return null;
   for (const candidate of [base, `${base}.ts`, `${base}.tsx`, `${base}.mjs`, path.join(base, "index.ts")]) {
-    if (existsSync(candidate) && statSync(candidate).isFile()) return path.relative(ROOT, candidate).split(path.sep).join("/");
+    if (existsSync(candidate) && statSync(candidate).isFile())
+      return path.relative(ROOT, candidate).split(path.sep).join("/");
   }
   return path.relative(ROOT, base).split(path.sep).join("/");
 }

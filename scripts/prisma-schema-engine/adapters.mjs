@@ -228,7 +228,8 @@ export function createPgFactory(datasource, cleanups, { mainFromStub = false } =
         await resetSchemas(adapter.underlyingDriver(), shadow.schema ?? "public");
         return adapter;
       }
-      if (!main) throw new Error("A shadow database is needed: set SHADOW_DATABASE_URL (datasource.shadowDatabaseUrl).");
+      if (!main)
+        throw new Error("A shadow database is needed: set SHADOW_DATABASE_URL (datasource.shadowDatabaseUrl).");
       const name = `prisma_migrate_shadow_db_${randomUUID()}`;
       await withAdminClient(main, (c) => c.query(`CREATE DATABASE ${quoteIdent(name)}`));
       const dropDatabase = () =>

@@ -75,10 +75,9 @@ afterAll(async () => {
 
 describe("prisma schema-engine bridge", () => {
   it("diffs the schema from empty without any database", () => {
-    const result = run(
-      [PRISMA, "migrate", "diff", "--from-empty", "--to-schema", "prisma/schema.prisma", "--script"],
-      { env: { DATABASE_URL: "postgresql://postgres@127.0.0.1:1/unreachable" } },
-    );
+    const result = run([PRISMA, "migrate", "diff", "--from-empty", "--to-schema", "prisma/schema.prisma", "--script"], {
+      env: { DATABASE_URL: "postgresql://postgres@127.0.0.1:1/unreachable" },
+    });
     expect(result.code, result.output).toBe(0);
     expect(result.stdout).toContain('CREATE TABLE "runtimes"');
   });
@@ -94,7 +93,7 @@ describe("prisma schema-engine bridge", () => {
     tempDirs.push(dir);
     const schemaFile = path.join(dir, "prisma/schema.prisma");
     const schema = fs.readFileSync(schemaFile, "utf8");
-    const changed = schema.replace(/(model Runtime \{\n)/, "$1  driftProbe String? @map(\"drift_probe\")\n");
+    const changed = schema.replace(/(model Runtime \{\n)/, '$1  driftProbe String? @map("drift_probe")\n');
     expect(changed).not.toBe(schema);
     fs.writeFileSync(schemaFile, changed);
 

@@ -9,7 +9,10 @@ import { logRecord } from "./server.mjs";
 function prismaError(error, target) {
   switch (error?.code) {
     case "3D000":
-      return ["P1003", `Database \`${target.database}\` does not exist on the database server at \`${target.location}\`.`];
+      return [
+        "P1003",
+        `Database \`${target.database}\` does not exist on the database server at \`${target.location}\`.`,
+      ];
     case "ECONNREFUSED":
     case "ENOTFOUND":
     case "ETIMEDOUT":
@@ -18,7 +21,10 @@ function prismaError(error, target) {
     case "28000":
       return ["P1000", `Authentication failed against database server at \`${target.location}\`: ${error.message}`];
     case "42P04":
-      return ["P1009", `Database \`${target.database}\` already exists on the database server at \`${target.location}\``];
+      return [
+        "P1009",
+        `Database \`${target.database}\` already exists on the database server at \`${target.location}\``,
+      ];
     default:
       return ["P1010", error?.message ?? String(error)];
   }

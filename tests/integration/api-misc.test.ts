@@ -28,16 +28,31 @@ describe("health, OpenAPI and unknown paths", () => {
     expect(res.body).toEqual(JSON.parse(JSON.stringify(openApiDocument())));
     expect(res.body.paths["/api/v1/openapi.json"].get.security).toEqual([]);
     expect(Object.keys(res.body.paths)).toEqual(
-      expect.arrayContaining(["/api/v1/envelopes", "/api/v1/invocations", "/api/v1/invocations/{invocation_id}", "/api/v1/tasks/{task_id}", "/api/health"]),
+      expect.arrayContaining([
+        "/api/v1/envelopes",
+        "/api/v1/invocations",
+        "/api/v1/invocations/{invocation_id}",
+        "/api/v1/tasks/{task_id}",
+        "/api/health",
+      ]),
     );
     const schemas = res.body.components.schemas;
-    expect(schemas.ErrorEnvelope.required).toEqual(expect.arrayContaining(["ok", "code", "commit_state", "retry", "next_action", "operation_ref"]));
+    expect(schemas.ErrorEnvelope.required).toEqual(
+      expect.arrayContaining(["ok", "code", "commit_state", "retry", "next_action", "operation_ref"]),
+    );
     expect(schemas.Invocation.properties.status.enum).toContain("outcome_unknown");
     expect(schemas.IngestRecord.required).toEqual(expect.arrayContaining(["task_id", "tool"]));
     const refs = [...JSON.stringify(res.body).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
     expect(refs.length).toBeGreaterThan(20);
     for (const id of refs) expect(Object.keys(schemas)).toContain(id);
-    for (const path of ["/api/v1/queue", "/api/v1/bulk-actions", "/api/v1/audit", "/api/v1/admin/users", "/api/v1/me/tokens", "/api/v1/invocations/{invocation_id}/actions"]) {
+    for (const path of [
+      "/api/v1/queue",
+      "/api/v1/bulk-actions",
+      "/api/v1/audit",
+      "/api/v1/admin/users",
+      "/api/v1/me/tokens",
+      "/api/v1/invocations/{invocation_id}/actions",
+    ]) {
       expect(Object.keys(res.body.paths)).toContain(path);
     }
   });

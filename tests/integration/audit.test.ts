@@ -57,8 +57,14 @@ describe.each<Backend>(["postgres", "pglite"])("the audit trail on %s", (backend
   const hostile = 'Checked "Stripe", then the ledger,\nline two\r\nline three';
 
   async function act(invocationId: string, action: OperatorAction, actor: string, at: string, runtimeId?: string) {
-    const current = await t.db.prisma.invocation.findFirstOrThrow({ where: { invocationId, ...(runtimeId ? { runtimeId } : {}) } });
-    const done = await actOnInvocation(t.db, { invocationId, runtimeId }, action, { actor, version: current.version, now: new Date(at) });
+    const current = await t.db.prisma.invocation.findFirstOrThrow({
+      where: { invocationId, ...(runtimeId ? { runtimeId } : {}) },
+    });
+    const done = await actOnInvocation(t.db, { invocationId, runtimeId }, action, {
+      actor,
+      version: current.version,
+      now: new Date(at),
+    });
     expect(done.ok).toBe(true);
   }
 
@@ -68,20 +74,50 @@ describe.each<Backend>(["postgres", "pglite"])("the audit trail on %s", (backend
     t = await openSettle(backend);
     viewerToken = (await createOperator(t.db, "viewer")).token;
     const other = await createRuntimeKey(t.db, "rt-other");
-    await call(ingest, { key: t.key, body: { records: [unknownWrite("inv-a", "ord-1", "charge_card"), unknownWrite("inv-b", "ord-2", "send_email")] } });
+    await call(ingest, {
+      key: t.key,
+      body: { records: [unknownWrite("inv-a", "ord-1", "charge_card"), unknownWrite("inv-b", "ord-2", "send_email")] },
+    });
     await call(ingest, { key: other.key, body: unknownWrite("inv-c", "ord-3", "charge_card") });
     const otherId = (await t.db.prisma.runtime.findUniqueOrThrow({ where: { name: "rt-other" } })).id;
 
-    await act("inv-a", { action: "request_verification", note: "please probe" }, "ana@example.com", "2026-11-29T06:00:00Z");
-    await act("inv-a", { action: "record_verification", result: "found", evidence: hostile }, "ana@example.com", "2026-11-29T06:05:00Z");
-    await act("inv-b", { action: "escalate", note: "=HYPERLINK(\"http://evil.example\",\"click\")" }, "bo@example.com", "2026-11-30T09:00:00Z");
+    await act(
+      "inv-a",
+      { action: "request_verification", note: "please probe" },
+      "ana@example.com",
+      "2026-11-29T06:00:00Z",
+    );
+    await act(
+      "inv-a",
+      { action: "record_verification", result: "found", evidence: hostile },
+      "ana@example.com",
+      "2026-11-29T06:05:00Z",
+    );
+    await act(
+      "inv-b",
+      { action: "escalate", note: '=HYPERLINK("http://evil.example","click")' },
+      "bo@example.com",
+      "2026-11-30T09:00:00Z",
+    );
     await act("inv-b", { action: "comment", note: "+1 from me" }, "bo@example.com", "2026-11-30T09:01:00Z");
     await act("inv-b", { action: "comment", note: "-2 and @ana" }, "cy@example.com", "2026-11-30T09:02:00Z");
-    await act("inv-c", { action: "mark_reconciled", commit_state: "not_committed", note: "\tno charge in the ledger" }, "ana@example.com", "2026-12-01T10:00:00Z", otherId);
+    await act(
+      "inv-c",
+      { action: "mark_reconciled", commit_state: "not_committed", note: "\tno charge in the ledger" },
+      "ana@example.com",
+      "2026-12-01T10:00:00Z",
+      otherId,
+    );
     // Setting up made admin entries (a key, a viewer) stamped now: these tests read invocation actions,
     // admin entries have their own (tests/integration/security.test.ts).
     await t.db.prisma.adminAction.deleteMany();
-    await act("inv-c", { action: "assign", assignee: "cy@example.com" }, "ana@example.com", "2026-12-01T10:30:00Z", otherId);
+    await act(
+      "inv-c",
+      { action: "assign", assignee: "cy@example.com" },
+      "ana@example.com",
+      "2026-12-01T10:30:00Z",
+      otherId,
+    );
   });
   afterAll(async () => {
     await t?.teardown();
@@ -124,11 +160,19 @@ describe.each<Backend>(["postgres", "pglite"])("the audit trail on %s", (backend
       after: null,
     });
     expect(res.body.items[0]).toMatchObject({ action: "assign", assignee: "cy@example.com", runtime: "rt-other" });
-    expect(res.body.items[1]).toMatchObject({ commit_state: "not_committed", from_status: "outcome_unknown", to_status: "reconciled" });
+    expect(res.body.items[1]).toMatchObject({
+      commit_state: "not_committed",
+      from_status: "outcome_unknown",
+      to_status: "reconciled",
+    });
   });
 
   it.each([
-    ["actor (part, any case)", "?actor=ANA@", ["assign", "mark_reconciled", "record_verification", "request_verification"]],
+    [
+      "actor (part, any case)",
+      "?actor=ANA@",
+      ["assign", "mark_reconciled", "record_verification", "request_verification"],
+    ],
     ["action list", "?action=comment,escalate", ["comment", "comment", "escalate"]],
     ["from status", "?from_status=verifying", ["record_verification"]],
     ["to status", "?to_status=reconciled", ["assign", "mark_reconciled", "record_verification"]],
@@ -137,11 +181,23 @@ describe.each<Backend>(["postgres", "pglite"])("the audit trail on %s", (backend
     ["task or invocation search", "?q=ORD-1", ["record_verification", "request_verification"]],
     ["invocation search", "?q=inv-c", ["assign", "mark_reconciled"]],
     ["time from (inclusive)", "?from=2026-11-30T09:01:00Z", ["assign", "mark_reconciled", "comment", "comment"]],
-    ["a plain 'to' date includes that whole UTC day", "?to=2026-11-30", ["comment", "comment", "escalate", "record_verification", "request_verification"]],
-    ["a 'to' time is exclusive", "?to=2026-11-30T09:01:00Z", ["escalate", "record_verification", "request_verification"]],
+    [
+      "a plain 'to' date includes that whole UTC day",
+      "?to=2026-11-30",
+      ["comment", "comment", "escalate", "record_verification", "request_verification"],
+    ],
+    [
+      "a 'to' time is exclusive",
+      "?to=2026-11-30T09:01:00Z",
+      ["escalate", "record_verification", "request_verification"],
+    ],
     ["one day", "?from=2026-11-30&to=2026-11-30", ["comment", "comment", "escalate"]],
     ["filters combine", "?actor=bo&action=comment", ["comment"]],
-    ["empty form fields mean any", "?actor=&action=&runtime=&from=&to=&q=", ["assign", "mark_reconciled", "comment", "comment", "escalate", "record_verification", "request_verification"]],
+    [
+      "empty form fields mean any",
+      "?actor=&action=&runtime=&from=&to=&q=",
+      ["assign", "mark_reconciled", "comment", "comment", "escalate", "record_verification", "request_verification"],
+    ],
     ["nothing matches", "?tool=no_such_tool", []],
   ])("filters by %s", async (_name, query, actions) => {
     const res = await audit(query);
@@ -177,20 +233,33 @@ describe.each<Backend>(["postgres", "pglite"])("the audit trail on %s", (backend
     expect(seen).toEqual(all);
     const filtered = await audit("?runtime=rt-test&limit=2");
     const next = await audit(`?runtime=rt-test&limit=2&cursor=${filtered.body.next_cursor}`);
-    expect([...filtered.body.items, ...next.body.items].map((e: { action: string }) => e.action)).toEqual(["comment", "comment", "escalate", "record_verification"]);
+    expect([...filtered.body.items, ...next.body.items].map((e: { action: string }) => e.action)).toEqual([
+      "comment",
+      "comment",
+      "escalate",
+      "record_verification",
+    ]);
   });
 
-  it.each(["to=0000-01-01T00:00:00Z", "from=0001-01-01T00:00:00%2B01:00", "to=9999-12-31"])("refuses a bound the database cannot hold (%s) with a 400 naming it", async (query) => {
-    const res = await audit(`?${query}`);
-    expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ code: "INVALID_REQUEST", safe_details: { issues: [{ path: query.split("=")[0] }] } });
-  });
+  it.each(["to=0000-01-01T00:00:00Z", "from=0001-01-01T00:00:00%2B01:00", "to=9999-12-31"])(
+    "refuses a bound the database cannot hold (%s) with a 400 naming it",
+    async (query) => {
+      const res = await audit(`?${query}`);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({
+        code: "INVALID_REQUEST",
+        safe_details: { issues: [{ path: query.split("=")[0] }] },
+      });
+    },
+  );
 
   it("exports CSV: a header, RFC 4180 quoting, formulas neutralised, a dated file name", async () => {
     const res = await call(auditGet, { key: viewerToken, path: "/api/v1/audit?format=csv" });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/csv; charset=utf-8/);
-    expect(res.headers.get("content-disposition")).toMatch(/^attachment; filename="settle-audit-\d{4}-\d{2}-\d{2}\.csv"$/);
+    expect(res.headers.get("content-disposition")).toMatch(
+      /^attachment; filename="settle-audit-\d{4}-\d{2}-\d{2}\.csv"$/,
+    );
     const text = res.body as string;
     expect(text.startsWith(`${auditCsvColumns.join(",")}\r\n`)).toBe(true);
     const [header, ...rows] = parseCsv(text);
@@ -202,11 +271,21 @@ describe.each<Backend>(["postgres", "pglite"])("the audit trail on %s", (backend
     expect(byAction("record_verification")[col("note")]).toBe(hostile);
     expect(text).toContain(`"Checked ""Stripe"", then the ledger,\nline two\r\nline three"`);
     expect(byAction("record_verification")[col("result")]).toBe("found");
-    expect(byAction("escalate")[col("note")]).toBe("'=HYPERLINK(\"http://evil.example\",\"click\")");
+    expect(byAction("escalate")[col("note")]).toBe('\'=HYPERLINK("http://evil.example","click")');
     expect(byAction("comment", 0)[col("note")]).toBe("'-2 and @ana");
     expect(byAction("comment", 1)[col("note")]).toBe("'+1 from me");
     expect(byAction("mark_reconciled")[col("note")]).toBe("'\tno charge in the ledger");
-    expect(byAction("assign")).toEqual(expect.arrayContaining(["2026-12-01T10:30:00.000Z", "ana@example.com", "cy@example.com", "rt-other", "ord-3", "inv-c", "charge_card"]));
+    expect(byAction("assign")).toEqual(
+      expect.arrayContaining([
+        "2026-12-01T10:30:00.000Z",
+        "ana@example.com",
+        "cy@example.com",
+        "rt-other",
+        "ord-3",
+        "inv-c",
+        "charge_card",
+      ]),
+    );
     for (const row of rows) for (const cell of row) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
   });
 

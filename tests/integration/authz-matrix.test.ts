@@ -23,7 +23,10 @@ type Method = (typeof METHODS)[number];
 /** Methods Next.js would also route to an export of that name: none may appear unaccounted for. */
 const OTHER_EXPORTED_METHODS = ["HEAD", "OPTIONS"] as const;
 
-type AnyHandler = ((req: Request, ctx?: { params: Promise<Record<string, string | string[]>> }) => Promise<Response> | Response) & {
+type AnyHandler = ((
+  req: Request,
+  ctx?: { params: Promise<Record<string, string | string[]>> },
+) => Promise<Response> | Response) & {
   route?: RouteMeta;
 };
 
@@ -46,7 +49,13 @@ const modules = (
         .filter((f) => f === "route.ts" || f.endsWith(`${sep}route.ts`))
         .sort();
       files.push(...found.map((f) => `${root}/${f}`));
-      return Promise.all(found.map(async (file) => ({ file: `app/${root}/${file.split(sep).join("/")}`, path: urlPathOf(root, file), mod: (await import(join(dir, file))) as Record<string, unknown> })));
+      return Promise.all(
+        found.map(async (file) => ({
+          file: `app/${root}/${file.split(sep).join("/")}`,
+          path: urlPathOf(root, file),
+          mod: (await import(join(dir, file))) as Record<string, unknown>,
+        })),
+      );
     }),
   )
 ).flat();
@@ -76,7 +85,9 @@ function placeholder(segment: string, path: string): string {
       if (path.startsWith("/api/v1/me/tokens/")) return "stl_pat_aaaaaaaa";
       break;
   }
-  throw new Error(`No placeholder for the segment [${segment}] of ${path}: add one to placeholder() in tests/integration/authz-matrix.test.ts.`);
+  throw new Error(
+    `No placeholder for the segment [${segment}] of ${path}: add one to placeholder() in tests/integration/authz-matrix.test.ts.`,
+  );
 }
 
 /** The path with its segments filled in, and the params Next.js would hand the handler. */
@@ -92,18 +103,27 @@ function concrete(path: string): { url: string; params: Record<string, string | 
 
 /** What a row's answer is decided by. */
 type RowRule =
-  | { kind: "route"; meta: RouteMeta }
-  | { kind: "not-allowed" }
-  | { kind: "fixed"; status: number; code: string };
+  { kind: "route"; meta: RouteMeta } | { kind: "not-allowed" } | { kind: "fixed"; status: number; code: string };
 
-type Row = { file: string; method: Method; path: string; url: string; params: Record<string, string | string[]>; handler: AnyHandler; rule: RowRule };
+type Row = {
+  file: string;
+  method: Method;
+  path: string;
+  url: string;
+  params: Record<string, string | string[]>;
+  handler: AnyHandler;
+  rule: RowRule;
+};
 
 /**
  * Handlers made neither by withRoute nor by otherMethods. Each entry says why,
  * and which rows stand for it; a route file or method not covered by
  * withRoute, otherMethods or this list fails the discovery test.
  */
-const NOT_WITH_ROUTE: Record<string, { reason: string; rows: Array<{ method: Method; path: string; status: number; code: string }> }> = {
+const NOT_WITH_ROUTE: Record<
+  string,
+  { reason: string; rows: Array<{ method: Method; path: string; status: number; code: string }> }
+> = {
   "app/api/[...path]/route.ts": {
     reason: "The catch-all under /api: an unknown API path answers 404 with the error envelope, whoever asks.",
     rows: METHODS.map((method) => ({ method, path: "/api/no/such/route", status: 404, code: "NOT_FOUND" })),
@@ -113,9 +133,17 @@ const NOT_WITH_ROUTE: Record<string, { reason: string; rows: Array<{ method: Met
       "Better Auth's own endpoints (sign-in, sign-out, session; covered by auth.test.ts). Its admin plugin's endpoints are closed " +
       "(lib/http/auth-handler.ts): people are managed only through /api/v1/admin/users, so they answer 404 to everyone, admins included.",
     rows: [
-      ...["impersonate-user", "set-role", "ban-user", "unban-user", "list-users", "stop-impersonating", "create-user", "remove-user", "set-user-password"].map(
-        (name) => ({ method: "POST" as const, path: `/api/auth/admin/${name}`, status: 404, code: "NOT_FOUND" }),
-      ),
+      ...[
+        "impersonate-user",
+        "set-role",
+        "ban-user",
+        "unban-user",
+        "list-users",
+        "stop-impersonating",
+        "create-user",
+        "remove-user",
+        "set-user-password",
+      ].map((name) => ({ method: "POST" as const, path: `/api/auth/admin/${name}`, status: 404, code: "NOT_FOUND" })),
       { method: "GET", path: "/api/auth/admin/list-users", status: 404, code: "NOT_FOUND" },
       { method: "GET", path: "/api/auth/admin", status: 404, code: "NOT_FOUND" },
     ],
@@ -140,18 +168,38 @@ for (const { file, path, mod } of modules) {
     const handler = exported as AnyHandler;
     if (listed) {
       const own = listed.rows.filter((r) => r.method === method);
-      if (own.length === 0) unaccounted.push(`${file}: ${method} is allow-listed as a file but has no row in NOT_WITH_ROUTE`);
-      for (const r of own) rows.push({ file, method, path: r.path, url: r.path, params: {}, handler, rule: { kind: "fixed", status: r.status, code: r.code } });
+      if (own.length === 0)
+        unaccounted.push(`${file}: ${method} is allow-listed as a file but has no row in NOT_WITH_ROUTE`);
+      for (const r of own)
+        rows.push({
+          file,
+          method,
+          path: r.path,
+          url: r.path,
+          params: {},
+          handler,
+          rule: { kind: "fixed", status: r.status, code: r.code },
+        });
       continue;
     }
     const { url, params } = concrete(path);
-    rows.push({ file, method, path, url, params, handler, rule: handler.route ? { kind: "route", meta: handler.route } : { kind: "not-allowed" } });
+    rows.push({
+      file,
+      method,
+      path,
+      url,
+      params,
+      handler,
+      rule: handler.route ? { kind: "route", meta: handler.route } : { kind: "not-allowed" },
+    });
   }
 }
 for (const [file, entry] of Object.entries(NOT_WITH_ROUTE)) {
   const mod = modules.find((m) => m.file === file)?.mod;
   if (!mod) unaccounted.push(`${file}: in NOT_WITH_ROUTE but no such route file`);
-  for (const r of entry.rows) if (mod && typeof mod[r.method] !== "function") unaccounted.push(`${file}: NOT_WITH_ROUTE lists ${r.method}, which it does not export`);
+  for (const r of entry.rows)
+    if (mod && typeof mod[r.method] !== "function")
+      unaccounted.push(`${file}: NOT_WITH_ROUTE lists ${r.method}, which it does not export`);
 }
 
 /**
@@ -275,7 +323,10 @@ describe("authorization matrix (PostgreSQL)", () => {
     headersOf.set("revoked token", bearer(revoked.token));
 
     const expired = await createPersonalToken(t.db, people.viewer.user.id, "expired");
-    await t.db.prisma.personalToken.update({ where: { prefix: expired.prefix }, data: { expiresAt: new Date(Date.now() - 60_000) } });
+    await t.db.prisma.personalToken.update({
+      where: { prefix: expired.prefix },
+      data: { expiresAt: new Date(Date.now() - 60_000) },
+    });
     headersOf.set("expired token", bearer(expired.token));
 
     // An operator's session that an admin "impersonates": Settle must not accept it.
@@ -283,7 +334,10 @@ describe("authorization matrix (PostgreSQL)", () => {
     const cookie = await signIn(impersonated.user.email, impersonated.password);
     const before = await myTokens(new Request(`${ORIGIN}/api/v1/me/tokens`, { headers: session(cookie) }));
     expect(before.status, "the session works before it is marked as an impersonation").toBe(200);
-    const { count } = await t.db.prisma.session.updateMany({ where: { userId: impersonated.user.id }, data: { impersonatedBy: people.admin.user.id } });
+    const { count } = await t.db.prisma.session.updateMany({
+      where: { userId: impersonated.user.id },
+      data: { impersonatedBy: people.admin.user.id },
+    });
     expect(count).toBe(1);
     headersOf.set("impersonated session", session(cookie));
   });
@@ -300,7 +354,9 @@ describe("authorization matrix (PostgreSQL)", () => {
       const problems = [...unaccounted];
       for (const row of rows) {
         if (row.rule.kind === "not-allowed" && !(await isOtherMethodsRefusal(row.handler, row.method))) {
-          problems.push(`${row.file}: ${row.method} is neither made by withRoute (no .route) nor by otherMethods; add it to NOT_WITH_ROUTE with a reason`);
+          problems.push(
+            `${row.file}: ${row.method} is neither made by withRoute (no .route) nor by otherMethods; add it to NOT_WITH_ROUTE with a reason`,
+          );
         }
       }
       expect(problems).toEqual([]);

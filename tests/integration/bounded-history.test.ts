@@ -25,10 +25,12 @@ describe.each<Backend>(["postgres", "pglite"])("an invocation with 10,000 attemp
   function watch(tx: Tx): Tx {
     const query = tx.query;
     return {
-      query: async <T,>(statement: Statement | string, params?: unknown[]) => {
+      query: async <T>(statement: Statement | string, params?: unknown[]) => {
         const rows = await query<T>(statement, params);
         if (traffic) {
-          traffic.statements.push(typeof statement === "string" ? statement.slice(0, 40) : (statement.name ?? statement.text.slice(0, 40)));
+          traffic.statements.push(
+            typeof statement === "string" ? statement.slice(0, 40) : (statement.name ?? statement.text.slice(0, 40)),
+          );
           traffic.rowsBack += rows.length;
         }
         return rows;
@@ -48,8 +50,27 @@ describe.each<Backend>(["postgres", "pglite"])("an invocation with 10,000 attemp
 
   /** Attempt n: its intent, then a retryable failure (the runtime will try again). */
   const recordsOf = (n: number) => [
-    { event_id: `e${n}-i`, task_id: "task-long", invocation_id: ID, tool: "sync_ledger", effect_class: "create", attempt: n, phase: "intent", at: at(n * 2) },
-    { event_id: `e${n}-o`, task_id: "task-long", invocation_id: ID, tool: "sync_ledger", effect_class: "create", attempt: n, phase: "outcome", at: at(n * 2 + 1), envelope: { outcome: "retryable", effect_applied: "no", retry_after_s: 1 } },
+    {
+      event_id: `e${n}-i`,
+      task_id: "task-long",
+      invocation_id: ID,
+      tool: "sync_ledger",
+      effect_class: "create",
+      attempt: n,
+      phase: "intent",
+      at: at(n * 2),
+    },
+    {
+      event_id: `e${n}-o`,
+      task_id: "task-long",
+      invocation_id: ID,
+      tool: "sync_ledger",
+      effect_class: "create",
+      attempt: n,
+      phase: "outcome",
+      at: at(n * 2 + 1),
+      envelope: { outcome: "retryable", effect_applied: "no", retry_after_s: 1 },
+    },
   ];
 
   async function measure(records: object[], cold: boolean): Promise<Traffic> {
@@ -86,7 +107,12 @@ describe.each<Backend>(["postgres", "pglite"])("an invocation with 10,000 attemp
     expect([...tenthCold.statements, ...lastCold.statements].join(" ")).not.toMatch(/history/);
 
     const inv = await call(getInvocation, { key: t.key, params: { invocation_id: ID } });
-    expect(inv.body).toMatchObject({ status: "retry_scheduled", attempt_count: 5_000, attempts_total: 10_000, version: expect.any(Number) });
+    expect(inv.body).toMatchObject({
+      status: "retry_scheduled",
+      attempt_count: 5_000,
+      attempts_total: 10_000,
+      version: expect.any(Number),
+    });
     expect(inv.body.attempts).toHaveLength(200);
     expect(inv.body.attempts.at(-1).event_id).toBe("e5000-o");
   }, 240_000);
@@ -97,7 +123,11 @@ describe.each<Backend>(["postgres", "pglite"])("an invocation with 10,000 attemp
     let before: string | null = inv.body.attempts_earlier;
     let pages = 0;
     while (before) {
-      const page = await call(attemptsRoute, { key: t.key, params: { invocation_id: ID }, path: `/api/v1/invocations/${ID}/attempts?before=${encodeURIComponent(before)}&limit=500` });
+      const page = await call(attemptsRoute, {
+        key: t.key,
+        params: { invocation_id: ID },
+        path: `/api/v1/invocations/${ID}/attempts?before=${encodeURIComponent(before)}&limit=500`,
+      });
       expect(page.status).toBe(200);
       expect(page.body.total).toBe(10_000);
       for (const a of page.body.items) {
@@ -109,14 +139,24 @@ describe.each<Backend>(["postgres", "pglite"])("an invocation with 10,000 attemp
     }
     expect(seen.size).toBe(10_000);
     expect(pages).toBe(20); // 9,800 older ones, 500 a page
-    const tampered = await call(attemptsRoute, { key: t.key, params: { invocation_id: ID }, path: `/api/v1/invocations/${ID}/attempts?before=bm90LWEtY3Vyc29y` });
+    const tampered = await call(attemptsRoute, {
+      key: t.key,
+      params: { invocation_id: ID },
+      path: `/api/v1/invocations/${ID}/attempts?before=bm90LWEtY3Vyc29y`,
+    });
     expect(tampered).toMatchObject({ status: 400, body: { code: "INVALID_REQUEST" } });
   }, 120_000);
 
   it("the decision API answers for it as for any other", async () => {
-    const req = new Request(`http://settle.test/api/v1/invocations/${ID}/decision`, { headers: { authorization: `Bearer ${t.key}` } });
+    const req = new Request(`http://settle.test/api/v1/invocations/${ID}/decision`, {
+      headers: { authorization: `Bearer ${t.key}` },
+    });
     const res = await getDecision(req, { params: Promise.resolve({ invocation_id: ID }) });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ invocation_id: ID, status: "retry_scheduled", commit_state: "not_committed" });
+    expect(await res.json()).toMatchObject({
+      invocation_id: ID,
+      status: "retry_scheduled",
+      commit_state: "not_committed",
+    });
   });
 });

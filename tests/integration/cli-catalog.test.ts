@@ -10,7 +10,11 @@ import { call, openSettle, type TestContext } from "./harness";
 async function settle(argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(argv, { stdout: { write: (s) => out.push(s) }, stderr: { write: (s) => err.push(s) }, sleep: async () => {} });
+  const code = await runCli(argv, {
+    stdout: { write: (s) => out.push(s) },
+    stderr: { write: (s) => err.push(s) },
+    sleep: async () => {},
+  });
   return { code, stdout: out.join(""), stderr: err.join("") };
 }
 
@@ -24,9 +28,15 @@ describe("settle catalog", () => {
   });
 
   it("sets, changes, lists and removes entries; the runtime reads them; every change is audited as cli", async () => {
-    expect(await settle(["catalog", "set", t.runtime, "charge_*", "money"])).toMatchObject({ code: 0, stdout: `Added charge_* → money in runtime ${t.runtime}'s tool catalog.\n` });
+    expect(await settle(["catalog", "set", t.runtime, "charge_*", "money"])).toMatchObject({
+      code: 0,
+      stdout: `Added charge_* → money in runtime ${t.runtime}'s tool catalog.\n`,
+    });
     expect((await settle(["catalog", "set", t.runtime, "get_order", "read"])).code).toBe(0);
-    expect(await settle(["catalog", "set", t.runtime, "charge_*", "destructive"])).toMatchObject({ code: 0, stdout: expect.stringContaining("Set charge_* → destructive") });
+    expect(await settle(["catalog", "set", t.runtime, "charge_*", "destructive"])).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining("Set charge_* → destructive"),
+    });
 
     const table = await settle(["catalog", "list", "--runtime", t.runtime]);
     expect(table.code).toBe(0);
@@ -45,9 +55,14 @@ describe("settle catalog", () => {
       { pattern: "charge_*", effect_class: "destructive", volatile_args: null },
     ]);
 
-    expect(await settle(["catalog", "remove", t.runtime, "charge_*"])).toMatchObject({ code: 0, stdout: expect.stringContaining("Removed charge_* (destructive)") });
+    expect(await settle(["catalog", "remove", t.runtime, "charge_*"])).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining("Removed charge_* (destructive)"),
+    });
     // Each command closes the database it opened: read through a fresh handle.
-    const actions = await (await getDb()).prisma.adminAction.findMany({ where: { targetType: "tool_catalog_entry" }, orderBy: { at: "asc" } });
+    const actions = await (
+      await getDb()
+    ).prisma.adminAction.findMany({ where: { targetType: "tool_catalog_entry" }, orderBy: { at: "asc" } });
     expect(actions.map((a) => [a.actor, a.action])).toEqual([
       ["cli", "tool_catalog_entry_added"],
       ["cli", "tool_catalog_entry_added"],

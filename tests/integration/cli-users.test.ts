@@ -6,7 +6,11 @@ import { listInvocations } from "./routes";
 async function settle(argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(argv, { stdout: { write: (s) => out.push(s) }, stderr: { write: (s) => err.push(s) }, sleep: async () => {} });
+  const code = await runCli(argv, {
+    stdout: { write: (s) => out.push(s) },
+    stderr: { write: (s) => err.push(s) },
+    sleep: async () => {},
+  });
   return { code, stdout: out.join(""), stderr: err.join("") };
 }
 
@@ -33,7 +37,16 @@ describe("settle users create / tokens create", () => {
   });
 
   it("refuses a duplicate email, an unknown role and a token for nobody, with one line and exit 1", async () => {
-    await settle(["users", "create", "--email", "bo@example.com", "--role", "operator", "--password", "a long enough password"]);
+    await settle([
+      "users",
+      "create",
+      "--email",
+      "bo@example.com",
+      "--role",
+      "operator",
+      "--password",
+      "a long enough password",
+    ]);
     const again = await settle(["users", "create", "--email", "bo@example.com", "--role", "operator"]);
     expect(again).toMatchObject({ code: 1, stdout: "" });
     expect(again.stderr).toMatch(/already exists/);

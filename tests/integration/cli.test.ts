@@ -36,7 +36,10 @@ async function settle(argv: string[]): Promise<Run> {
 }
 
 async function api(server: TestServer, key: string, pathname: string, init: RequestInit = {}) {
-  const res = await fetch(`${server.url}${pathname}`, { ...init, headers: { authorization: `Bearer ${key}`, ...init.headers } });
+  const res = await fetch(`${server.url}${pathname}`, {
+    ...init,
+    headers: { authorization: `Bearer ${key}`, ...init.headers },
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -86,7 +89,8 @@ describe("settle CLI", () => {
     const help = await settle(["--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("Usage: settle <command>");
-    for (const name of ["keys create", "keys list", "keys revoke", "migrate", "ingest", "simulate"]) expect(help.stdout).toContain(name);
+    for (const name of ["keys create", "keys list", "keys revoke", "migrate", "ingest", "simulate"])
+      expect(help.stdout).toContain(name);
 
     const keysHelp = await settle(["keys", "--help"]);
     expect(keysHelp.code).toBe(0);
@@ -98,12 +102,24 @@ describe("settle CLI", () => {
       [["launch"], /unknown command 'launch'/],
       [["keys", "create"], /missing <runtime>/],
       [["keys", "list", "--colour"], /Unknown option '--colour'/],
-      [["ingest", path.join(dir, "missing.jsonl"), "--url", server.url, "--key", t.key], /missing\.jsonl: no such file/],
+      [
+        ["ingest", path.join(dir, "missing.jsonl"), "--url", server.url, "--key", t.key],
+        /missing\.jsonl: no such file/,
+      ],
       [["ingest", "x.jsonl", "--url", "not a url", "--key", t.key], /--url 'not a url' is not a URL/],
       [["simulate", "--url", server.url], /--key is required/],
-      [["simulate", "--url", server.url, "--key", t.key, "--tasks", "-3"], /--tasks needs a value; to give one that starts with '-', write --tasks=<value>/],
-      [["simulate", "--url", server.url, "--key", t.key, "--tasks=-3"], /--tasks must be a whole number from 1 to 100000, not '-3'/],
-      [["ingest", "x.jsonl", "--url", server.url, "--key", t.key, "--batch", "501"], /--batch must be a whole number from 1 to 500/],
+      [
+        ["simulate", "--url", server.url, "--key", t.key, "--tasks", "-3"],
+        /--tasks needs a value; to give one that starts with '-', write --tasks=<value>/,
+      ],
+      [
+        ["simulate", "--url", server.url, "--key", t.key, "--tasks=-3"],
+        /--tasks must be a whole number from 1 to 100000, not '-3'/,
+      ],
+      [
+        ["ingest", "x.jsonl", "--url", server.url, "--key", t.key, "--batch", "501"],
+        /--batch must be a whole number from 1 to 500/,
+      ],
     ];
     for (const [argv, message] of bad) {
       const run = await settle(argv);
@@ -124,20 +140,36 @@ describe("settle CLI", () => {
 
     const list = await settle(["keys", "list"]);
     expect(list.stdout.split("\n")[0]).toMatch(/^PREFIX\s+RUNTIME\s+NAME\s+CREATED\s+LAST USED\s+REVOKED$/);
-    expect(list.stdout).toMatch(new RegExp(`${prefix}\\s+billing-agent\\s+prod\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\s+-\\s+-`));
+    expect(list.stdout).toMatch(
+      new RegExp(`${prefix}\\s+billing-agent\\s+prod\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\s+-\\s+-`),
+    );
     expect(list.stdout).not.toContain(key);
 
-    const accepted = await api(server, key, "/api/v1/envelopes", { method: "POST", headers: { "content-type": "application/json" }, body: record(1) });
+    const accepted = await api(server, key, "/api/v1/envelopes", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: record(1),
+    });
     expect(accepted.status).toBe(207);
 
     const revoked = await settle(["keys", "revoke", prefix]);
     expect(revoked).toMatchObject({ code: 0, stdout: `Revoked key ${prefix} (runtime billing-agent, name prod).\n` });
     expect((await settle(["keys", "revoke", prefix])).stdout).toContain("was already revoked");
     const unknown = await settle(["keys", "revoke", "stl_rk_00000000"]);
-    expect(unknown).toMatchObject({ code: 1, stderr: "settle keys revoke: no key with prefix stl_rk_00000000 (see: settle keys list)\n" });
+    expect(unknown).toMatchObject({
+      code: 1,
+      stderr: "settle keys revoke: no key with prefix stl_rk_00000000 (see: settle keys list)\n",
+    });
 
-    const json = JSON.parse((await settle(["keys", "list", "--json"])).stdout) as Array<{ prefix: string; revoked_at: string | null; last_used_at: string | null }>;
-    expect(json.find((k) => k.prefix === prefix)).toMatchObject({ revoked_at: expect.any(String), last_used_at: expect.any(String) });
+    const json = JSON.parse((await settle(["keys", "list", "--json"])).stdout) as Array<{
+      prefix: string;
+      revoked_at: string | null;
+      last_used_at: string | null;
+    }>;
+    expect(json.find((k) => k.prefix === prefix)).toMatchObject({
+      revoked_at: expect.any(String),
+      last_used_at: expect.any(String),
+    });
 
     const log = path.join(dir, "one.jsonl");
     writeFileSync(log, `${record(2)}\n`);
@@ -154,7 +186,9 @@ describe("settle CLI", () => {
       const first = await settle(["migrate"]);
       expect(first.code).toBe(0);
       const migrations = readMigrations();
-      expect(first.stdout).toBe(`${migrations.map((m) => `Applied ${m.name}\n`).join("")}${migrations.length} applied, 0 already applied.\n`);
+      expect(first.stdout).toBe(
+        `${migrations.map((m) => `Applied ${m.name}\n`).join("")}${migrations.length} applied, 0 already applied.\n`,
+      );
 
       const again = await settle(["migrate"]);
       expect(again.stdout).toBe(`Database is up to date (${migrations.length} already applied).\n`);
@@ -187,7 +221,15 @@ describe("settle CLI", () => {
     lines.splice(16, 0, "{not json");
     lines.splice(40, 0, "");
     lines.splice(700, 0, JSON.stringify({ event_id: "no-task", tool: "create_order" }));
-    lines.push(JSON.stringify({ event_id: "huge", task_id: "t", invocation_id: "i", tool: "t", envelope: { blob: "x".repeat(1100 * 1024) } }));
+    lines.push(
+      JSON.stringify({
+        event_id: "huge",
+        task_id: "t",
+        invocation_id: "i",
+        tool: "t",
+        envelope: { blob: "x".repeat(1100 * 1024) },
+      }),
+    );
     const log = path.join(dir, "attempts.jsonl");
     writeFileSync(log, `${lines.join("\n")}\n`);
 
@@ -197,7 +239,9 @@ describe("settle CLI", () => {
     const posts = server.requests.slice(before).filter((r) => r.method === "POST");
     // 1,152 lines sent (the blank one is skipped, the huge one never leaves): 500 + 500 + 152.
     expect(posts).toHaveLength(3);
-    expect(posts.every((p) => p.contentType === "application/x-ndjson" && p.bytes <= 1024 * 1024 && p.status === 207)).toBe(true);
+    expect(
+      posts.every((p) => p.contentType === "application/x-ndjson" && p.bytes <= 1024 * 1024 && p.status === 207),
+    ).toBe(true);
     expect(run.stdout).toContain("  accepted    1,150\n  duplicates  0\n  rejected    3\n");
     expect(run.stdout).toContain("Rejected records (3):");
     expect(run.stdout).toMatch(/line 17: INVALID_JSON /);
@@ -215,7 +259,18 @@ describe("settle CLI", () => {
 
     const clean = path.join(dir, "clean.jsonl");
     // Six records of ~300 KB: three fit in 1 MiB, so the byte limit splits them before the count does.
-    writeFileSync(clean, Array.from({ length: 6 }, (_, i) => JSON.stringify({ event_id: `big-${i}`, task_id: "big", invocation_id: `inv-big-${i}`, tool: "t", envelope: { note: "y".repeat(300 * 1024) } })).join("\n"));
+    writeFileSync(
+      clean,
+      Array.from({ length: 6 }, (_, i) =>
+        JSON.stringify({
+          event_id: `big-${i}`,
+          task_id: "big",
+          invocation_id: `inv-big-${i}`,
+          tool: "t",
+          envelope: { note: "y".repeat(300 * 1024) },
+        }),
+      ).join("\n"),
+    );
     const mark = server.requests.length;
     const ok = await settle(["ingest", clean, "--url", server.url, "--key", t.key]);
     expect(ok.code).toBe(0);
@@ -226,7 +281,9 @@ describe("settle CLI", () => {
     const log = path.join(dir, "retry.jsonl");
     writeFileSync(log, [record(5000), record(5001)].join("\n"));
     let posts = 0;
-    server.intercept(({ method }) => (method === "POST" && ++posts === 1 ? errorResponse("RATE_LIMITED", "Slow down.", "req_test") : null));
+    server.intercept(({ method }) =>
+      method === "POST" && ++posts === 1 ? errorResponse("RATE_LIMITED", "Slow down.", "req_test") : null,
+    );
     const limited = await settle(["ingest", log, "--url", server.url, "--key", t.key]);
     expect(limited.code).toBe(0);
     expect(limited.waits).toHaveLength(1);
@@ -235,14 +292,23 @@ describe("settle CLI", () => {
     expect(limited.stderr).toContain("HTTP 429 RATE_LIMITED");
     expect(limited.stdout).toContain("  accepted    2\n");
 
-    server.intercept(({ method }) => (method === "POST" ? errorResponse("DATABASE_UNAVAILABLE", "Database down.", "req_test") : null));
+    server.intercept(({ method }) =>
+      method === "POST" ? errorResponse("DATABASE_UNAVAILABLE", "Database down.", "req_test") : null,
+    );
     const down = await settle(["ingest", log, "--url", server.url, "--key", t.key, "--retries", "2"]);
     server.intercept(null);
     expect(down.code).toBe(2);
     expect(down.waits).toHaveLength(2);
     expect(down.stderr).toContain("gave up after 3 attempts: HTTP 503 DATABASE_UNAVAILABLE");
 
-    const unreachable = await settle(["ingest", log, "--url", `http://127.0.0.1:${await closedPort()}`, "--key", t.key]);
+    const unreachable = await settle([
+      "ingest",
+      log,
+      "--url",
+      `http://127.0.0.1:${await closedPort()}`,
+      "--key",
+      t.key,
+    ]);
     expect(unreachable.code).toBe(2);
     expect(unreachable.stderr).toMatch(/cannot reach Settle at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/);
     expect(unreachable.stderr.trim().split("\n")).toHaveLength(1);
@@ -250,7 +316,17 @@ describe("settle CLI", () => {
 
   it("simulate plays every scenario against the API, and every check passes", async () => {
     const seed = 20261129;
-    const run = await settle(["simulate", "--url", server.url, "--key", t.key, "--tasks", "60", "--seed", String(seed)]);
+    const run = await settle([
+      "simulate",
+      "--url",
+      server.url,
+      "--key",
+      t.key,
+      "--tasks",
+      "60",
+      "--seed",
+      String(seed),
+    ]);
     expect(run.stdout).not.toContain("FAIL");
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^(\d+) passed, 0 failed/m);
@@ -262,23 +338,44 @@ describe("settle CLI", () => {
 
     // What the read API shows for the fixtures' tasks, numbered in the order they are played.
     const tag = runTagOf(seed);
-    const task = async (prefix: string, n: number) => (await api(server, t.key, `/api/v1/tasks/${prefix}-${tag}-${String(n).padStart(4, "0")}`)).body;
+    const task = async (prefix: string, n: number) =>
+      (await api(server, t.key, `/api/v1/tasks/${prefix}-${tag}-${String(n).padStart(4, "0")}`)).body;
     const byTool = (body: any, tool: string) => body.invocations.find((i: any) => i.tool === tool);
     expect(byTool(await task("ord", 1), "create_order")).toMatchObject({
       status: "reconciled",
       commit_state: "committed",
       resolution: { by: "probe", commit_state: "committed" },
     });
-    expect((await task("rpt", 5)).invocations.map((i: any) => i.status).sort()).toEqual(["partially_applied", "succeeded"]);
+    expect((await task("rpt", 5)).invocations.map((i: any) => i.status).sort()).toEqual([
+      "partially_applied",
+      "succeeded",
+    ]);
     expect(byTool(await task("sms", 6), "send_sms")).toMatchObject({ status: "succeeded", attempt_count: 2 });
     const refund = byTool(await task("rfd", 8), "create_refund");
     expect(refund).toMatchObject({ status: "outcome_unknown", next_action: "verify_operation", attempt_count: 1 });
     const detail = await api(server, t.key, `/api/v1/invocations/${encodeURIComponent(refund.invocation_id)}`);
-    expect(detail.body.attempts.find((a: any) => a.phase === "outcome")).toMatchObject({ dialect: "seed004", dispatch_stage: "evidence_failed", retry: { directive: "never" } });
-    expect(byTool(await task("gdpr", 9), "delete_record")).toMatchObject({ status: "stalled", next_action: "verify_operation" });
+    expect(detail.body.attempts.find((a: any) => a.phase === "outcome")).toMatchObject({
+      dialect: "seed004",
+      dispatch_stage: "evidence_failed",
+      retry: { directive: "never" },
+    });
+    expect(byTool(await task("gdpr", 9), "delete_record")).toMatchObject({
+      status: "stalled",
+      next_action: "verify_operation",
+    });
 
     // The same seed again: the same records, so Settle answers duplicate and nothing changes.
-    const replay = await settle(["simulate", "--url", server.url, "--key", t.key, "--tasks", "60", "--seed", String(seed)]);
+    const replay = await settle([
+      "simulate",
+      "--url",
+      server.url,
+      "--key",
+      t.key,
+      "--tasks",
+      "60",
+      "--seed",
+      String(seed),
+    ]);
     expect(replay.code).toBe(0);
     expect(replay.stdout).toMatch(/Settle answered \d+ requests?: \d+ accepted, [\d,]+ duplicates, 1 rejected/);
     expect(replay.stdout).not.toContain("FAIL");
@@ -310,7 +407,11 @@ describe("settle CLI", () => {
       writeFileSync(`${dataDir}.lock`, String(process.ppid));
       const busy = await settle(["keys", "list"]);
       expect(busy.code).toBe(2);
-      expect(busy.stderr).toMatch(new RegExp(`^settle keys list: The embedded database in ${dataDir} is open in another process \\(pid ${process.ppid}`));
+      expect(busy.stderr).toMatch(
+        new RegExp(
+          `^settle keys list: The embedded database in ${dataDir} is open in another process \\(pid ${process.ppid}`,
+        ),
+      );
       rmSync(`${dataDir}.lock`);
     } finally {
       setEnv({ DATABASE_URL: databaseUrl, SETTLE_DATA_DIR: undefined });

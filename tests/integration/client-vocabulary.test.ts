@@ -11,7 +11,8 @@ import { openApiDocument } from "@/server/openapi";
 // schemas: a value added to or renamed in one place and not the others fails here.
 
 type Schema = { enum?: string[]; properties?: Record<string, Schema>; items?: Schema; anyOf?: Schema[]; $ref?: string };
-const schemas = (openApiDocument() as unknown as { components: { schemas: Record<string, Schema> } }).components.schemas;
+const schemas = (openApiDocument() as unknown as { components: { schemas: Record<string, Schema> } }).components
+  .schemas;
 
 /** The enum at `Component.path.to.prop` (`[]` steps into array items), following $refs. */
 function enumAt(where: string): string[] {
@@ -67,7 +68,10 @@ describe("the clients' copies of Settle's vocabulary match the OpenAPI document"
       "  'decisionKinds': args(wire.DecisionKind),",
       "}))",
     ].join("\n");
-    const out = execFileSync("python3", ["-c", script], { env: { ...process.env, PYTHONPATH: path.resolve("packages/settle-py/src") }, encoding: "utf8" });
+    const out = execFileSync("python3", ["-c", script], {
+      env: { ...process.env, PYTHONPATH: path.resolve("packages/settle-py/src") },
+      encoding: "utf8",
+    });
     const python = JSON.parse(out) as Record<keyof typeof server, string[]>;
     for (const [name, values] of Object.entries(server)) {
       expect(sorted(python[name as keyof typeof server]), name).toEqual(sorted(values));

@@ -16,7 +16,10 @@ describe("the database goes down and comes back", () => {
     drop = database.drop;
     proxy = await startTcpProxy();
     await closeDb();
-    setEnv({ DATABASE_URL: `postgresql://postgres@127.0.0.1:${proxy.port}/${database.name}`, SETTLE_DATA_DIR: undefined });
+    setEnv({
+      DATABASE_URL: `postgresql://postgres@127.0.0.1:${proxy.port}/${database.name}`,
+      SETTLE_DATA_DIR: undefined,
+    });
     key = (await createRuntimeKey(await getDb(), "rt-down")).key;
   });
 
@@ -26,7 +29,14 @@ describe("the database goes down and comes back", () => {
     await drop?.();
   });
 
-  const record = (id: string) => ({ event_id: id, task_id: "t-down", invocation_id: `inv-${id}`, tool: "send_email", effect_class: "send", envelope: { outcome: "ok", effect_applied: "yes" } });
+  const record = (id: string) => ({
+    event_id: id,
+    task_id: "t-down",
+    invocation_id: `inv-${id}`,
+    tool: "send_email",
+    effect_class: "send",
+    envelope: { outcome: "ok", effect_applied: "yes" },
+  });
 
   it("answers 503 DATABASE_UNAVAILABLE with not_before while down, and recovers without a restart", async () => {
     expect((await call(ingest, { key, body: record("before") })).status).toBe(207);

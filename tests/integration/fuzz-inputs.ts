@@ -4,8 +4,34 @@ import fc from "fast-check";
 // constants are the values that once broke Settle (the issue that asked for
 // this suite lists them); the generators go around them.
 
-const sqlAndQuoting = ["'", "\\", "$$", "$s", "k$s", "$1", "$s$", "'; DROP TABLE attempts; --", "\"", "%", "%E0%A4%A", "_", "\\x00"];
-const oddUnicode = ["\u0000", "a\u0000b", "\ud800", "x\udc00y", "\ufeff", "\u202eevil", "😀🧪", "ﷺ", "\u0301", "\r", "\t"];
+const sqlAndQuoting = [
+  "'",
+  "\\",
+  "$$",
+  "$s",
+  "k$s",
+  "$1",
+  "$s$",
+  "'; DROP TABLE attempts; --",
+  '"',
+  "%",
+  "%E0%A4%A",
+  "_",
+  "\\x00",
+];
+const oddUnicode = [
+  "\u0000",
+  "a\u0000b",
+  "\ud800",
+  "x\udc00y",
+  "\ufeff",
+  "\u202eevil",
+  "😀🧪",
+  "ﷺ",
+  "\u0301",
+  "\r",
+  "\t",
+];
 const protoKeys = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty"];
 
 const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((n) => String.fromCharCode(n));
@@ -14,11 +40,29 @@ export const hostileText: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(...sqlAndQuoting, ...oddUnicode, ...protoKeys, "", " ", "null", "a".repeat(600)),
   fc.string({ maxLength: 30 }),
   fc.string({ unit: codeUnit, maxLength: 20 }),
-  fc.tuple(fc.constantFrom(...sqlAndQuoting, ...oddUnicode), fc.string({ maxLength: 8 })).map(([a, b]) => `${b}${a}${b}`),
+  fc
+    .tuple(fc.constantFrom(...sqlAndQuoting, ...oddUnicode), fc.string({ maxLength: 8 }))
+    .map(([a, b]) => `${b}${a}${b}`),
 );
 
 export const hostileNumber: fc.Arbitrary<number> = fc.oneof(
-  fc.constantFrom(1e13, 1e308, -1e308, 2 ** 31, 2 ** 31 - 1, 2 ** 32, 2 ** 53, 2 ** 63, -1, -0, 0.5, 1e-300, 31_536_001, 1_000_001, Number.MAX_SAFE_INTEGER),
+  fc.constantFrom(
+    1e13,
+    1e308,
+    -1e308,
+    2 ** 31,
+    2 ** 31 - 1,
+    2 ** 32,
+    2 ** 53,
+    2 ** 63,
+    -1,
+    -0,
+    0.5,
+    1e-300,
+    31_536_001,
+    1_000_001,
+    Number.MAX_SAFE_INTEGER,
+  ),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.integer(),
 );
@@ -41,7 +85,9 @@ export const hostileTime: fc.Arbitrary<string> = fc.oneof(
   fc.date({ min: new Date(-8.64e15), max: new Date(8.64e15), noInvalidDate: true }).map((d) => d.toISOString()),
 );
 
-const prototypeObject = fc.constant(JSON.parse('{"__proto__": {"admin": true}, "constructor": {"prototype": {"polluted": 1}}, "toString": 5}') as unknown);
+const prototypeObject = fc.constant(
+  JSON.parse('{"__proto__": {"admin": true}, "constructor": {"prototype": {"polluted": 1}}, "toString": 5}') as unknown,
+);
 
 export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.constant(null),
@@ -54,10 +100,16 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** Element counts around the OTLP limit (lib/otlp/scan.ts: 131,072) and far past it, where a decoder built millions of objects. */
-export const hostileCount: fc.Arbitrary<number> = fc.oneof(fc.constantFrom(0, 1, 127, 128, 129, 131_000, 131_071, 131_072, 131_073, 1_000_000, 4_000_000), fc.integer({ min: 0, max: 300_000 }));
+export const hostileCount: fc.Arbitrary<number> = fc.oneof(
+  fc.constantFrom(0, 1, 127, 128, 129, 131_000, 131_071, 131_072, 131_073, 1_000_000, 4_000_000),
+  fc.integer({ min: 0, max: 300_000 }),
+);
 
 /** Text lengths around the 64 Ki-character cut and well past it, and tool names around the 200-character limit. */
-export const hostileLength: fc.Arbitrary<number> = fc.oneof(fc.constantFrom(65_535, 65_536, 65_537, 300_000), fc.integer({ min: 0, max: 200_000 }));
+export const hostileLength: fc.Arbitrary<number> = fc.oneof(
+  fc.constantFrom(65_535, 65_536, 65_537, 300_000),
+  fc.integer({ min: 0, max: 200_000 }),
+);
 export const hostileToolName: fc.Arbitrary<string> = fc
   .tuple(hostileText, fc.oneof(fc.constantFrom(199, 200, 201, 350), fc.integer({ min: 0, max: 420 })))
   .map(([text, length]) => `${text}${"t".repeat(Math.max(0, length - text.length))}`);
@@ -67,30 +119,58 @@ function nest(depth: number, kind: "array" | "object"): unknown {
   for (let i = 0; i < depth; i += 1) value = kind === "array" ? [value] : { d: value };
   return value;
 }
-export const deepValue: fc.Arbitrary<unknown> = fc.tuple(fc.integer({ min: 20, max: 400 }), fc.constantFrom("array" as const, "object" as const)).map(([d, k]) => nest(d, k));
+export const deepValue: fc.Arbitrary<unknown> = fc
+  .tuple(fc.integer({ min: 20, max: 400 }), fc.constantFrom("array" as const, "object" as const))
+  .map(([d, k]) => nest(d, k));
 
 const duration = fc.oneof(hostileNumber, hostileNumber.map(String), hostileText);
 const inner: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
-  fc.record({ type: fc.constant("about:blank"), title: hostileText, status: fc.oneof(fc.constantFrom(429, 503, 400, 502), hostileNumber), retry_after: duration, detail: hostileText }),
+  fc.record({
+    type: fc.constant("about:blank"),
+    title: hostileText,
+    status: fc.oneof(fc.constantFrom(429, 503, 400, 502), hostileNumber),
+    retry_after: duration,
+    detail: hostileText,
+  }),
   fc.record({
     ok: fc.boolean(),
     commit_state: fc.oneof(fc.constantFrom("committed", "not_committed", "unknown", "partial"), hostileText),
     code: hostileText,
-    retry: fc.record({ directive: fc.oneof(fc.constantFrom("never", "after_delay", "allowed"), hostileText), not_before: fc.oneof(hostileTime, hostileText), max_attempts_remaining: fc.oneof(hostileNumber, hostileText) }),
+    retry: fc.record({
+      directive: fc.oneof(fc.constantFrom("never", "after_delay", "allowed"), hostileText),
+      not_before: fc.oneof(hostileTime, hostileText),
+      max_attempts_remaining: fc.oneof(hostileNumber, hostileText),
+    }),
     agent_message: hostileText,
     safe_details: fc.dictionary(hostileText, fc.oneof(hostileText, hostileNumber), { maxKeys: 4 }),
-    items: fc.array(fc.record({ item_id: fc.oneof(hostileText, hostileNumber), applied: hostileText, reason: hostileText }), { maxLength: 3 }),
+    items: fc.array(
+      fc.record({ item_id: fc.oneof(hostileText, hostileNumber), applied: hostileText, reason: hostileText }),
+      { maxLength: 3 },
+    ),
   }),
-  fc.record({ outcome: fc.constantFrom("retryable", "unknown", "ok", "permanent"), effect_applied: fc.oneof(fc.constantFrom("yes", "no", "partial", "unknown"), hostileText), retry_after_s: duration, deadline_left_s: duration }),
+  fc.record({
+    outcome: fc.constantFrom("retryable", "unknown", "ok", "permanent"),
+    effect_applied: fc.oneof(fc.constantFrom("yes", "no", "partial", "unknown"), hostileText),
+    retry_after_s: duration,
+    deadline_left_s: duration,
+  }),
 );
 
 /** An envelope in a known dialect with hostile values where its hints are: kept as evidence, never fatal. */
 export const envelopeArb: fc.Arbitrary<unknown> = fc.oneof(
   inner,
   inner.map((e) => ({ content: [{ type: "text", text: JSON.stringify(e) }], isError: true })),
-  fc.tuple(inner, hostileText).map(([e, id]) => ({ type: "tool_result", tool_use_id: id, is_error: true, content: JSON.stringify(e) })),
-  fc.tuple(inner, hostileText).map(([e, id]) => ({ type: "function_call_output", call_id: id, output: JSON.stringify(e) })),
-  fc.tuple(hostileText, hostileValue).map(([text, structured]) => ({ content: [{ type: "text", text }], structuredContent: structured, isError: false })),
+  fc
+    .tuple(inner, hostileText)
+    .map(([e, id]) => ({ type: "tool_result", tool_use_id: id, is_error: true, content: JSON.stringify(e) })),
+  fc
+    .tuple(inner, hostileText)
+    .map(([e, id]) => ({ type: "function_call_output", call_id: id, output: JSON.stringify(e) })),
+  fc.tuple(hostileText, hostileValue).map(([text, structured]) => ({
+    content: [{ type: "text", text }],
+    structuredContent: structured,
+    isError: false,
+  })),
   hostileValue,
 );
 
@@ -105,7 +185,12 @@ export const goodRecord = fc
     idSuffix: anyText,
     task: anyText,
     tool: fc.oneof(fc.constantFrom("create_order", "charge_card", "send_email"), anyText),
-    effect_class: fc.option(fc.oneof(fc.constantFrom("money", "create", "read", "send", "destructive"), hostileText.map((s) => s.slice(0, 64)))),
+    effect_class: fc.option(
+      fc.oneof(
+        fc.constantFrom("money", "create", "read", "send", "destructive"),
+        hostileText.map((s) => s.slice(0, 64)),
+      ),
+    ),
     phase: fc.option(fc.constantFrom("intent", "outcome", "probe")),
     attempt: fc.option(fc.integer({ min: 0, max: 1_000_000 })),
     at: fc.option(recent),
@@ -130,7 +215,19 @@ export const goodRecord = fc
 export const badRecord: fc.Arbitrary<unknown> = fc
   .tuple(
     goodRecord,
-    fc.constantFrom("at", "budget_left_s", "attempt", "task_id", "tool", "invocation_id", "event_id", "phase", "envelope", "idempotency_key", "effect_class"),
+    fc.constantFrom(
+      "at",
+      "budget_left_s",
+      "attempt",
+      "task_id",
+      "tool",
+      "invocation_id",
+      "event_id",
+      "phase",
+      "envelope",
+      "idempotency_key",
+      "effect_class",
+    ),
     fc.oneof(hostileValue, hostileTime, hostileNumber, deepValue),
   )
   .map(([record, field, value]) => {
@@ -140,23 +237,54 @@ export const badRecord: fc.Arbitrary<unknown> = fc
 
 /** A line of an NDJSON body: records, broken JSON, JSON that is no record. Never a line break inside. */
 export const ndjsonLine: fc.Arbitrary<string> = fc
-  .oneof(badRecord.map((r) => JSON.stringify(r) ?? "null"), hostileText, fc.constantFrom("{", "[1,2]", "null", "{\"records\":[]}", "\"x\""))
+  .oneof(
+    badRecord.map((r) => JSON.stringify(r) ?? "null"),
+    hostileText,
+    fc.constantFrom("{", "[1,2]", "null", '{"records":[]}', '"x"'),
+  )
   .map((line) => line.replace(/\r?\n/g, " "));
 
 /** JSON text nested past any limit (JSON.stringify of such a value would itself overflow): built as text. */
 function deepText(depth: number, kind: "array" | "object", inner: string): string {
-  return kind === "array" ? `${"[".repeat(depth)}${inner}${"]".repeat(depth)}` : `${'{"d":'.repeat(depth)}${inner}${"}".repeat(depth)}`;
+  return kind === "array"
+    ? `${"[".repeat(depth)}${inner}${"]".repeat(depth)}`
+    : `${'{"d":'.repeat(depth)}${inner}${"}".repeat(depth)}`;
 }
-const pastTheLimit = fc.tuple(fc.integer({ min: 129, max: 9_000 }), fc.constantFrom("array" as const, "object" as const));
+const pastTheLimit = fc.tuple(
+  fc.integer({ min: 129, max: 9_000 }),
+  fc.constantFrom("array" as const, "object" as const),
+);
 
 /** A JSON body nested thousands deep somewhere: the whole of it, one of its fields, or a member nobody reads. */
 export const deepBody: fc.Arbitrary<string> = fc
-  .tuple(pastTheLimit, fc.constantFrom("whole", "task_id", "tool", "invocation_id", "idempotency_key", "envelope", "extra", "action", "note"))
+  .tuple(
+    pastTheLimit,
+    fc.constantFrom(
+      "whole",
+      "task_id",
+      "tool",
+      "invocation_id",
+      "idempotency_key",
+      "envelope",
+      "extra",
+      "action",
+      "note",
+    ),
+  )
   .map(([[depth, kind], where]) => {
     const deep = deepText(depth, kind, '"x"');
     if (where === "whole") return deep;
-    const base: Record<string, unknown> = { task_id: "fz-deep", tool: "charge_card", idempotency_key: "k", action: "comment", version: 1, note: "n" };
-    const fields = Object.entries(base).filter(([k]) => k !== where).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
+    const base: Record<string, unknown> = {
+      task_id: "fz-deep",
+      tool: "charge_card",
+      idempotency_key: "k",
+      action: "comment",
+      version: 1,
+      note: "n",
+    };
+    const fields = Object.entries(base)
+      .filter(([k]) => k !== where)
+      .map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
     return `{${[...fields, `${JSON.stringify(where)}:${deep}`].join(",")}}`;
   });
 
@@ -164,17 +292,32 @@ export const deepBody: fc.Arbitrary<string> = fc
 export const deepRecordText: fc.Arbitrary<string> = fc
   .tuple(pastTheLimit, fc.constantFrom("envelope", "extra", "task_id", "tool"), fc.boolean())
   .map(([[depth, kind], where, withEventId]) => {
-    const fields: Record<string, unknown> = { task_id: "fz-deep", invocation_id: "fz-deep-i", tool: "x", ...(withEventId ? { event_id: `fz-deep-${depth}-${kind}-${where}` } : {}) };
+    const fields: Record<string, unknown> = {
+      task_id: "fz-deep",
+      invocation_id: "fz-deep-i",
+      tool: "x",
+      ...(withEventId ? { event_id: `fz-deep-${depth}-${kind}-${where}` } : {}),
+    };
     delete fields[where];
-    return `{${Object.entries(fields).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")},${JSON.stringify(where)}:${deepText(depth, kind, "1")}}`;
+    return `{${Object.entries(fields)
+      .map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`)
+      .join(",")},${JSON.stringify(where)}:${deepText(depth, kind, "1")}}`;
   });
 
 /** A body for /api/auth/*: anything from nothing to well past its 64 KiB limit, or nested deep, with its length declared or streamed. */
 export const authBody: fc.Arbitrary<{ path: string; body: string; declared: boolean }> = fc.record({
-  path: fc.constantFrom("/api/auth/sign-in/email", "/api/auth/sign-up/email", "/api/auth/sign-out", "/api/auth/change-password", "/api/auth/update-user"),
+  path: fc.constantFrom(
+    "/api/auth/sign-in/email",
+    "/api/auth/sign-up/email",
+    "/api/auth/sign-out",
+    "/api/auth/change-password",
+    "/api/auth/update-user",
+  ),
   body: fc.oneof(
     fc.integer({ min: 0, max: 200 * 1024 }).map((n) => `{"email":"fz@example.com","password":"${"p".repeat(n)}"}`),
-    pastTheLimit.map(([depth, kind]) => `{"email":"fz@example.com","password":"x","extra":${deepText(depth, kind, "1")}}`),
+    pastTheLimit.map(
+      ([depth, kind]) => `{"email":"fz@example.com","password":"x","extra":${deepText(depth, kind, "1")}}`,
+    ),
     hostileText,
   ),
   declared: fc.boolean(),

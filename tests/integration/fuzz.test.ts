@@ -9,7 +9,20 @@ import { cleanText } from "@/lib/redact/redact";
 import { call, createOperator, openSettle, type TestContext } from "./harness";
 import { getDecision, getInvocation, getTask, guard, ingest, listInvocations } from "./routes";
 import { POST as authPost } from "@/app/api/auth/[...all]/route";
-import { authBody, badRecord, deepBody, deepRecordText, deepValue, envelopeArb, goodRecord, hostileNumber, hostileText, hostileTime, hostileValue, ndjsonLine } from "./fuzz-inputs";
+import {
+  authBody,
+  badRecord,
+  deepBody,
+  deepRecordText,
+  deepValue,
+  envelopeArb,
+  goodRecord,
+  hostileNumber,
+  hostileText,
+  hostileTime,
+  hostileValue,
+  ndjsonLine,
+} from "./fuzz-inputs";
 
 // Hostile input, generated, against the real route handlers (decision
 // 012's "a caller's data never causes a 5xx and never fails a neighbour"):
@@ -28,7 +41,8 @@ function settled(label: string, res: Answer): Answer {
   if (res.status >= 500) throw new Error(`${label}: ${res.status} ${JSON.stringify(res.body).slice(0, 400)}`);
   if (res.status >= 400) {
     const parsed = errorEnvelopeSchema.safeParse(res.body);
-    if (!parsed.success) throw new Error(`${label}: ${res.status} without Settle's envelope: ${JSON.stringify(res.body).slice(0, 300)}`);
+    if (!parsed.success)
+      throw new Error(`${label}: ${res.status} without Settle's envelope: ${JSON.stringify(res.body).slice(0, 300)}`);
   }
   return res;
 }
@@ -60,34 +74,59 @@ describe("hostile input never gets a 5xx, never an untyped error, never costs a 
 
   it("ingest batches: one result per record, and every good record stored and readable", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.oneof({ weight: 2, arbitrary: goodRecord }, { weight: 1, arbitrary: badRecord }, { weight: 1, arbitrary: hostileValue }), { minLength: 1, maxLength: 12 }), async (records) => {
-        const res = settled("ingest batch", await call(ingest, { key: t.key, body: { records } }));
-        expect(res.status).toBe(207);
-        expect(res.body.results.map((r: { index: number }) => r.index)).toEqual(records.map((_, i) => i));
-        for (const [i, record] of records.entries()) {
-          if (!isGood(record)) continue;
-          expect(res.body.results[i].status, JSON.stringify(res.body.results[i])).not.toBe("rejected");
-        }
-        const good = records.filter(isGood);
-        const last = good.at(-1);
-        if (last) {
-          knownIds.push(last.invocation_id);
-          const read = settled("read back", await call(getInvocation, { key: t.key, params: { invocation_id: last.invocation_id } }));
-          expect(read.status).toBe(200);
-          expect(read.body.attempts.map((a: { event_id: string }) => a.event_id)).toContain(last.event_id);
-          expect(read.body.invocation_id).toBe(cleanText(last.invocation_id));
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(
+          fc.oneof(
+            { weight: 2, arbitrary: goodRecord },
+            { weight: 1, arbitrary: badRecord },
+            { weight: 1, arbitrary: hostileValue },
+          ),
+          { minLength: 1, maxLength: 12 },
+        ),
+        async (records) => {
+          const res = settled("ingest batch", await call(ingest, { key: t.key, body: { records } }));
+          expect(res.status).toBe(207);
+          expect(res.body.results.map((r: { index: number }) => r.index)).toEqual(records.map((_, i) => i));
+          for (const [i, record] of records.entries()) {
+            if (!isGood(record)) continue;
+            expect(res.body.results[i].status, JSON.stringify(res.body.results[i])).not.toBe("rejected");
+          }
+          const good = records.filter(isGood);
+          const last = good.at(-1);
+          if (last) {
+            knownIds.push(last.invocation_id);
+            const read = settled(
+              "read back",
+              await call(getInvocation, { key: t.key, params: { invocation_id: last.invocation_id } }),
+            );
+            expect(read.status).toBe(200);
+            expect(read.body.attempts.map((a: { event_id: string }) => a.event_id)).toContain(last.event_id);
+            expect(read.body.invocation_id).toBe(cleanText(last.invocation_id));
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it("ingest NDJSON: a line that is not a record rejects that line only", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.oneof(goodRecord.map((r) => JSON.stringify(r)), ndjsonLine), { minLength: 1, maxLength: 10 }), async (lines) => {
-        const res = settled("ndjson", await call(ingest, { key: t.key, raw: lines.join("\n"), contentType: "application/x-ndjson" }));
-        if (res.status === 207) expect(res.body.results).toHaveLength(lines.filter((l) => l.trim() !== "").length);
-      }),
+      fc.asyncProperty(
+        fc.array(
+          fc.oneof(
+            goodRecord.map((r) => JSON.stringify(r)),
+            ndjsonLine,
+          ),
+          { minLength: 1, maxLength: 10 },
+        ),
+        async (lines) => {
+          const res = settled(
+            "ndjson",
+            await call(ingest, { key: t.key, raw: lines.join("\n"), contentType: "application/x-ndjson" }),
+          );
+          if (res.status === 207) expect(res.body.results).toHaveLength(lines.filter((l) => l.trim() !== "").length);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -96,7 +135,17 @@ describe("hostile input never gets a 5xx, never an untyped error, never costs a 
     const field = fc.oneof(hostileText, hostileNumber, fc.constant(null), hostileValue);
     await fc.assert(
       fc.asyncProperty(
-        fc.record({ task_id: field, invocation_id: fc.option(field), tool: field, idempotency_key: field, effect_class: fc.option(field), at: fc.option(fc.oneof(hostileTime, field)) }, { requiredKeys: [] }),
+        fc.record(
+          {
+            task_id: field,
+            invocation_id: fc.option(field),
+            tool: field,
+            idempotency_key: field,
+            effect_class: fc.option(field),
+            at: fc.option(fc.oneof(hostileTime, field)),
+          },
+          { requiredKeys: [] },
+        ),
         async (body) => {
           settled("guard", await call(guard, { key: t.key, body, path: "/api/v1/guard" }));
         },
@@ -107,16 +156,22 @@ describe("hostile input never gets a 5xx, never an untyped error, never costs a 
 
   it("decisions, with hostile ids and waits", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(hostileText, fc.constantFrom(...(knownIds.length ? knownIds : ["none"]))), fc.option(fc.oneof(hostileText, hostileNumber.map(String))), async (id, given) => {
-        // A wait of more than 0 s (up to 60) holds the request that long: those are sent as 0.
-        const n = Number(given);
-        const wait = given !== null && Number.isFinite(n) && n > 0 && n <= 60 ? "0" : given;
-        const query = wait === null ? "" : `?wait=${encodeURIComponent(wait.toWellFormed())}`;
-        const req = new Request(`http://settle.test/api/v1/invocations/${segment(id)}/decision${query}`, { headers: { authorization: `Bearer ${t.key}` } });
-        const res = await getDecision(req, { params: Promise.resolve({ invocation_id: id }) });
-        const text = await res.text();
-        settled("decision", { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers });
-      }),
+      fc.asyncProperty(
+        fc.oneof(hostileText, fc.constantFrom(...(knownIds.length ? knownIds : ["none"]))),
+        fc.option(fc.oneof(hostileText, hostileNumber.map(String))),
+        async (id, given) => {
+          // A wait of more than 0 s (up to 60) holds the request that long: those are sent as 0.
+          const n = Number(given);
+          const wait = given !== null && Number.isFinite(n) && n > 0 && n <= 60 ? "0" : given;
+          const query = wait === null ? "" : `?wait=${encodeURIComponent(wait.toWellFormed())}`;
+          const req = new Request(`http://settle.test/api/v1/invocations/${segment(id)}/decision${query}`, {
+            headers: { authorization: `Bearer ${t.key}` },
+          });
+          const res = await getDecision(req, { params: Promise.resolve({ invocation_id: id }) });
+          const text = await res.text();
+          settled("decision", { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers });
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -127,19 +182,44 @@ describe("hostile input never gets a 5xx, never an untyped error, never costs a 
         fc.oneof(hostileText, fc.constantFrom(...(knownIds.length ? knownIds : ["none"]))),
         fc.oneof(
           hostileValue,
-          fc.record({
-            action: fc.oneof(fc.constantFrom("approve", "reject", "request_verification", "record_verification", "mark_reconciled", "escalate", "assign", "unassign", "comment"), hostileText),
-            version: fc.oneof(hostileNumber, fc.integer({ min: 0, max: 5 })),
-            note: fc.option(hostileText),
-            result: fc.option(fc.oneof(fc.constantFrom("found", "absent", "inconclusive"), hostileText)),
-            commit_state: fc.option(fc.oneof(fc.constantFrom("committed", "not_committed"), hostileText)),
-            assignee: fc.option(hostileText),
-            evidence: fc.option(hostileText),
-            runtime: fc.option(hostileText),
-          }, { requiredKeys: ["action", "version"] }),
+          fc.record(
+            {
+              action: fc.oneof(
+                fc.constantFrom(
+                  "approve",
+                  "reject",
+                  "request_verification",
+                  "record_verification",
+                  "mark_reconciled",
+                  "escalate",
+                  "assign",
+                  "unassign",
+                  "comment",
+                ),
+                hostileText,
+              ),
+              version: fc.oneof(hostileNumber, fc.integer({ min: 0, max: 5 })),
+              note: fc.option(hostileText),
+              result: fc.option(fc.oneof(fc.constantFrom("found", "absent", "inconclusive"), hostileText)),
+              commit_state: fc.option(fc.oneof(fc.constantFrom("committed", "not_committed"), hostileText)),
+              assignee: fc.option(hostileText),
+              evidence: fc.option(hostileText),
+              runtime: fc.option(hostileText),
+            },
+            { requiredKeys: ["action", "version"] },
+          ),
         ),
         async (id, body) => {
-          settled("action", await call(actions, { key: operator, body, params: { invocation_id: id }, method: "POST", path: `/api/v1/invocations/${segment(id)}/actions` }));
+          settled(
+            "action",
+            await call(actions, {
+              key: operator,
+              body,
+              params: { invocation_id: id },
+              method: "POST",
+              path: `/api/v1/invocations/${segment(id)}/actions`,
+            }),
+          );
         },
       ),
       { numRuns: 300 },
@@ -151,16 +231,58 @@ describe("hostile input never gets a 5xx, never an untyped error, never costs a 
       { name: "invocation", route: getInvocation, param: "invocation_id", query: ["runtime"] },
       { name: "task", route: getTask, param: "task_id", query: ["runtime"] },
       { name: "timeline", route: timeline, param: "task_id", query: ["runtime", "limit"] },
-      { name: "list", route: listInvocations, param: null, query: ["status", "tool", "runtime", "effect_class", "q", "cursor", "limit"] },
-      { name: "queue", route: queue, param: null, query: ["status", "tool", "runtime", "effect_class", "assignee", "age", "q", "cursor", "limit"] },
-      { name: "audit", route: audit, param: null, query: ["actor", "action", "runtime", "tool", "q", "from", "to", "cursor", "limit"] },
+      {
+        name: "list",
+        route: listInvocations,
+        param: null,
+        query: ["status", "tool", "runtime", "effect_class", "q", "cursor", "limit"],
+      },
+      {
+        name: "queue",
+        route: queue,
+        param: null,
+        query: ["status", "tool", "runtime", "effect_class", "assignee", "age", "q", "cursor", "limit"],
+      },
+      {
+        name: "audit",
+        route: audit,
+        param: null,
+        query: ["actor", "action", "runtime", "tool", "q", "from", "to", "cursor", "limit"],
+      },
     ] as const;
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...reads), hostileText, fc.dictionary(fc.constantFrom("status", "tool", "runtime", "effect_class", "assignee", "age", "q", "cursor", "limit", "from", "to", "actor", "action"), fc.oneof(hostileText, hostileTime, hostileNumber.map(String), fc.base64String())), async (read, id, query) => {
-        const search = new URLSearchParams(Object.entries(query).filter(([k]) => (read.query as readonly string[]).includes(k)));
-        const path = `/api/v1/${read.name}/${read.param ? segment(id) : ""}?${search}`;
-        settled(read.name, await call(read.route as never, { key: operator, params: read.param ? { [read.param]: id } : {}, path }));
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...reads),
+        hostileText,
+        fc.dictionary(
+          fc.constantFrom(
+            "status",
+            "tool",
+            "runtime",
+            "effect_class",
+            "assignee",
+            "age",
+            "q",
+            "cursor",
+            "limit",
+            "from",
+            "to",
+            "actor",
+            "action",
+          ),
+          fc.oneof(hostileText, hostileTime, hostileNumber.map(String), fc.base64String()),
+        ),
+        async (read, id, query) => {
+          const search = new URLSearchParams(
+            Object.entries(query).filter(([k]) => (read.query as readonly string[]).includes(k)),
+          );
+          const path = `/api/v1/${read.name}/${read.param ? segment(id) : ""}?${search}`;
+          settled(
+            read.name,
+            await call(read.route as never, { key: operator, params: read.param ? { [read.param]: id } : {}, path }),
+          );
+        },
+      ),
       { numRuns: 350 },
     );
   });
@@ -168,7 +290,13 @@ describe("hostile input never gets a 5xx, never an untyped error, never costs a 
   it("deep nesting and prototype keys inside an envelope are kept as evidence or rejected alone", async () => {
     await fc.assert(
       fc.asyncProperty(fc.oneof(deepValue, envelopeArb), goodRecord, async (envelope, neighbour) => {
-        const res = settled("deep", await call(ingest, { key: t.key, body: { records: [{ ...neighbour, event_id: `${neighbour.event_id}:x`, envelope }, neighbour] } }));
+        const res = settled(
+          "deep",
+          await call(ingest, {
+            key: t.key,
+            body: { records: [{ ...neighbour, event_id: `${neighbour.event_id}:x`, envelope }, neighbour] },
+          }),
+        );
         expect(res.status).toBe(207);
         expect(res.body.results[1].status).not.toBe("rejected");
       }),
@@ -193,9 +321,19 @@ describe("hostile shapes: bodies nested thousands deep, and oversized account re
       fc.asyncProperty(deepBody, async (raw) => {
         const answers = [
           settled("deep guard", await call(guard, { key: t.key, raw, path: "/api/v1/guard" })),
-          settled("deep action", await call(actions, { key: operator, raw, params: { invocation_id: "i" }, method: "POST", path: "/api/v1/invocations/i/actions" })),
+          settled(
+            "deep action",
+            await call(actions, {
+              key: operator,
+              raw,
+              params: { invocation_id: "i" },
+              method: "POST",
+              path: "/api/v1/invocations/i/actions",
+            }),
+          ),
         ];
-        for (const answer of answers) expect(answer.body).toMatchObject({ code: "INVALID_REQUEST", safe_details: { limit_depth: 128 } });
+        for (const answer of answers)
+          expect(answer.body).toMatchObject({ code: "INVALID_REQUEST", safe_details: { limit_depth: 128 } });
       }),
       { numRuns: 60 },
     );
@@ -206,7 +344,10 @@ describe("hostile shapes: bodies nested thousands deep, and oversized account re
       fc.asyncProperty(deepRecordText, goodRecord, fc.boolean(), async (deep, neighbour, ndjson) => {
         const good = JSON.stringify(neighbour);
         const res = ndjson
-          ? settled("deep ndjson", await call(ingest, { key: t.key, raw: `${deep}\n${good}`, contentType: "application/x-ndjson" }))
+          ? settled(
+              "deep ndjson",
+              await call(ingest, { key: t.key, raw: `${deep}\n${good}`, contentType: "application/x-ndjson" }),
+            )
           : settled("deep batch", await call(ingest, { key: t.key, raw: `{"records":[${deep},${good}]}` }));
         expect(res.status).toBe(207);
         expect(res.body.results[0].error.code).toMatch(/^(RECORD|ENVELOPE)_TOO_DEEP$/);
@@ -228,7 +369,14 @@ describe("hostile shapes: bodies nested thousands deep, and oversized account re
             controller.close();
           },
         });
-        const res = await authPost(new Request(`http://settle.test${path}`, { method: "POST", headers, body: stream, duplex: "half" } as RequestInit));
+        const res = await authPost(
+          new Request(`http://settle.test${path}`, {
+            method: "POST",
+            headers,
+            body: stream,
+            duplex: "half",
+          } as RequestInit),
+        );
         const text = await res.text();
         let parsed: unknown = text;
         try {

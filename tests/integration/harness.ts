@@ -68,7 +68,10 @@ export type CallOptions = {
 };
 
 /** Calls a route handler the way Next.js does, without an HTTP server. */
-export async function call(handler: Handler, options: CallOptions = {}): Promise<{ status: number; body: any; headers: Headers }> {
+export async function call(
+  handler: Handler,
+  options: CallOptions = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
   let body: string | undefined;
@@ -92,7 +95,11 @@ export async function call(handler: Handler, options: CallOptions = {}): Promise
 }
 
 /** A person with a role, and a personal access token that acts as them. */
-export async function createOperator(db: Db, role: "viewer" | "operator" | "manager" | "admin", email = `${role}-${randomBytes(3).toString("hex")}@example.com`) {
+export async function createOperator(
+  db: Db,
+  role: "viewer" | "operator" | "manager" | "admin",
+  email = `${role}-${randomBytes(3).toString("hex")}@example.com`,
+) {
   const { createUser } = await import("@/lib/identity/users");
   const { createPersonalToken } = await import("@/lib/identity/personal-tokens");
   const { user, password } = await createUser(db, { email, role, password: "correct horse battery" });

@@ -57,7 +57,10 @@ function route(method: string, path: string): { handler: Handler; params: Params
   const hit = matchRoute(routeTable, method, path);
   if (hit) return { handler: hit.entry.handler, params: hit.params };
   if (routeTable.some((entry) => entry.pattern.test(path))) {
-    return { handler: async () => errorResponse("METHOD_NOT_ALLOWED", `${method} is not supported on ${path}.`, "req_test"), params: {} };
+    return {
+      handler: async () => errorResponse("METHOD_NOT_ALLOWED", `${method} is not supported on ${path}.`, "req_test"),
+      params: {},
+    };
   }
   return { handler: async (req) => notFound(req), params: {} };
 }
@@ -71,7 +74,13 @@ export async function startServer(): Promise<TestServer> {
       const method = req.method ?? "GET";
       const path = new URL(req.url ?? "/", origin).pathname;
       const body = await readBody(req);
-      const served: ServedRequest = { method, path, contentType: req.headers["content-type"] ?? null, bytes: body.length, status: 0 };
+      const served: ServedRequest = {
+        method,
+        path,
+        contentType: req.headers["content-type"] ?? null,
+        bytes: body.length,
+        status: 0,
+      };
       requests.push(served);
       const injected = interceptor?.({ method, path, count: requests.length });
       const lane = injected ? null : laneFor(method, req.url ?? "/");

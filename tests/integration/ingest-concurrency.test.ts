@@ -17,7 +17,14 @@ const envelopes = [
   { outcome: "retryable", effect_applied: "no", retry_after_s: 5 },
   { ok: true, commit_state: "committed" },
   { status: "post_dispatch_evidence_failed", retryable: false },
-  { outcome: "ok", effect_applied: "partial", items: [{ item_id: "a", applied: "yes" }, { item_id: "b", applied: "unknown" }] },
+  {
+    outcome: "ok",
+    effect_applied: "partial",
+    items: [
+      { item_id: "a", applied: "yes" },
+      { item_id: "b", applied: "unknown" },
+    ],
+  },
 ];
 
 /** Record g goes to invocation g % 20, so every request touches every invocation two or three times. */
@@ -39,7 +46,9 @@ function record(prefix: string, g: number): Record<string, unknown> {
 }
 
 const batches = (prefix: string) =>
-  Array.from({ length: REQUESTS }, (_, q) => Array.from({ length: PER_REQUEST }, (_, r) => record(prefix, q * PER_REQUEST + r)));
+  Array.from({ length: REQUESTS }, (_, q) =>
+    Array.from({ length: PER_REQUEST }, (_, r) => record(prefix, q * PER_REQUEST + r)),
+  );
 
 /**
  * The invocation as the API shows it, minus what differs between two deliveries of the same records:
@@ -68,7 +77,9 @@ describe.each<Backend>(["postgres", "pglite"])("concurrent ingest on %s", (backe
   it(`${REQUESTS} parallel requests × ${PER_REQUEST} records over ${INVOCATIONS} shared invocations: each record stored once, same state as in sequence`, async () => {
     const payloads = batches("c");
     // Every batch is sent twice at once: the copies race for the same event_ids.
-    const responses = await Promise.all([...payloads, ...payloads].map((records) => call(ingest, { key: t.key, body: { records } })));
+    const responses = await Promise.all(
+      [...payloads, ...payloads].map((records) => call(ingest, { key: t.key, body: { records } })),
+    );
     for (const res of responses) expect(res.status).toBe(207);
     const sum = (field: "accepted" | "duplicates" | "rejected") => responses.reduce((n, r) => n + r.body[field], 0);
     expect(sum("accepted")).toBe(REQUESTS * PER_REQUEST);
@@ -76,7 +87,8 @@ describe.each<Backend>(["postgres", "pglite"])("concurrent ingest on %s", (backe
     expect(sum("rejected")).toBe(0);
     const accepted = new Map<string, number>();
     for (const res of responses) {
-      for (const r of res.body.results) if (r.status === "accepted") accepted.set(r.event_id, (accepted.get(r.event_id) ?? 0) + 1);
+      for (const r of res.body.results)
+        if (r.status === "accepted") accepted.set(r.event_id, (accepted.get(r.event_id) ?? 0) + 1);
     }
     expect(accepted.size).toBe(REQUESTS * PER_REQUEST);
     expect([...accepted.values()].every((n) => n === 1)).toBe(true);

@@ -46,7 +46,10 @@ describe.each<Backend>(["postgres", "pglite"])("secrets in text parts, on %s", (
         envelope: {
           content: [
             { type: "text", text: JSON.stringify({ api_key: openaiKey, region: "eu-west-1" }) },
-            { type: "text", text: `upstream said: Bearer ${bearerToken} was rejected by postgres://deploy:${dbPassword}@db.internal:5432/app` },
+            {
+              type: "text",
+              text: `upstream said: Bearer ${bearerToken} was rejected by postgres://deploy:${dbPassword}@db.internal:5432/app`,
+            },
           ],
           isError: true,
         },
@@ -60,7 +63,9 @@ describe.each<Backend>(["postgres", "pglite"])("secrets in text parts, on %s", (
     const envelope = row.envelope as { content: { type: string; text: string }[]; isError: boolean };
     expect(envelope.isError).toBe(true);
     expect(envelope.content[0]!.text).toBe('{"api_key":"[redacted]","region":"eu-west-1"}');
-    expect(envelope.content[1]!.text).toBe("upstream said: Bearer [redacted] was rejected by postgres://deploy:[redacted]@db.internal:5432/app");
+    expect(envelope.content[1]!.text).toBe(
+      "upstream said: Bearer [redacted] was rejected by postgres://deploy:[redacted]@db.internal:5432/app",
+    );
     expect(row).toMatchObject({ dialect: "mcp", commitState: "unknown" });
     expect(row.agentMessage).toBe(`${envelope.content[0]!.text}\n${envelope.content[1]!.text}`);
 
@@ -116,7 +121,11 @@ describe.each<Backend>(["postgres", "pglite"])("secrets in text parts, on %s", (
     });
     const envelope = row.envelope as { tool_use_id: string; content: { text: string }[] };
     expect(envelope.tool_use_id).toBe("toolu_01Red");
-    expect(JSON.parse(envelope.content[0]!.text)).toMatchObject({ code: "OUTCOME_UNKNOWN", agent_message: "the gateway used [redacted] and timed out", safe_details: { password: "[redacted]" } });
+    expect(JSON.parse(envelope.content[0]!.text)).toMatchObject({
+      code: "OUTCOME_UNKNOWN",
+      agent_message: "the gateway used [redacted] and timed out",
+      safe_details: { password: "[redacted]" },
+    });
     expect(envelope.content[1]!.text).toBe("deploy key:\n[redacted]\nend of output");
 
     const invocation = await t.db.prisma.invocation.findFirstOrThrow({ where: { invocationId: "inv-red-anth" } });
@@ -132,7 +141,15 @@ describe.each<Backend>(["postgres", "pglite"])("secrets in text parts, on %s", (
     const text = '{ "type": "https://errors.example.com/rate-limited",  "status": 429, "detail": "slow down" }';
     await call(ingest, {
       key: t.key,
-      body: { event_id: "red-clean-1", task_id: "red-2", invocation_id: "inv-red-clean", tool: "search", effect_class: "read", at: at(2), envelope: { content: [{ type: "text", text }], isError: true } },
+      body: {
+        event_id: "red-clean-1",
+        task_id: "red-2",
+        invocation_id: "inv-red-clean",
+        tool: "search",
+        effect_class: "read",
+        at: at(2),
+        envelope: { content: [{ type: "text", text }], isError: true },
+      },
     });
     const row = await t.db.prisma.attempt.findFirstOrThrow({ where: { eventKey: "red-clean-1" } });
     expect((row.envelope as { content: { text: string }[] }).content[0]!.text).toBe(text);

@@ -18,32 +18,81 @@ describe.each<Backend>(["postgres", "pglite"])("ingest API on %s", (backend) => 
       key: t.key,
       body: {
         records: [
-          { event_id: "mix-1", task_id: "ord-1", invocation_id: "inv-mix", attempt: 1, tool: "create_order", phase: "intent", at: at(0), effect_class: "create" },
+          {
+            event_id: "mix-1",
+            task_id: "ord-1",
+            invocation_id: "inv-mix",
+            attempt: 1,
+            tool: "create_order",
+            phase: "intent",
+            at: at(0),
+            effect_class: "create",
+          },
           { event_id: "mix-2", tool: "create_order" },
-          { event_id: "mix-3", task_id: "ord-1", invocation_id: "inv-mix", attempt: 1, tool: "create_order", at: at(8), envelope: { ok: false, commit_state: "unknown", code: "OUTCOME_UNKNOWN", next_action: "verify_operation", retry: { directive: "never", max_attempts_remaining: 0 } } },
+          {
+            event_id: "mix-3",
+            task_id: "ord-1",
+            invocation_id: "inv-mix",
+            attempt: 1,
+            tool: "create_order",
+            at: at(8),
+            envelope: {
+              ok: false,
+              commit_state: "unknown",
+              code: "OUTCOME_UNKNOWN",
+              next_action: "verify_operation",
+              retry: { directive: "never", max_attempts_remaining: 0 },
+            },
+          },
           { event_id: "mix-4", task_id: "ord-1", tool: "create_order" },
         ],
       },
     });
     expect(res.status).toBe(207);
     expect(res.body).toMatchObject({ accepted: 2, duplicates: 0, rejected: 2 });
-    expect(res.body.results.map((r: { status: string }) => r.status)).toEqual(["accepted", "rejected", "accepted", "rejected"]);
-    expect(res.body.results[1].error).toMatchObject({ ok: false, code: "MISSING_REQUIRED_FIELD", commit_state: "not_committed", next_action: "correct_input" });
+    expect(res.body.results.map((r: { status: string }) => r.status)).toEqual([
+      "accepted",
+      "rejected",
+      "accepted",
+      "rejected",
+    ]);
+    expect(res.body.results[1].error).toMatchObject({
+      ok: false,
+      code: "MISSING_REQUIRED_FIELD",
+      commit_state: "not_committed",
+      next_action: "correct_input",
+    });
     expect(res.body.results[3].error).toMatchObject({ code: "MISSING_INVOCATION_ID" });
 
     const inv = await call(getInvocation, { key: t.key, params: { invocation_id: "inv-mix" } });
     expect(inv.status).toBe(200);
-    expect(inv.body).toMatchObject({ status: "outcome_unknown", commit_state: "unknown", next_action: "verify_operation", attempt_count: 1, version: 1 });
+    expect(inv.body).toMatchObject({
+      status: "outcome_unknown",
+      commit_state: "unknown",
+      next_action: "verify_operation",
+      attempt_count: 1,
+      version: 1,
+    });
     expect(inv.body.attempts).toHaveLength(2);
     expect(inv.body.attempts.map((a: { event_id: string }) => a.event_id)).toEqual(["mix-1", "mix-3"]);
   });
 
   it("a repeated event_id answers duplicate and changes nothing", async () => {
-    const record = { event_id: "dup-1", task_id: "ord-2", invocation_id: "inv-dup", tool: "send_email", at: at(1), envelope: { outcome: "ok", effect_applied: "yes" } };
+    const record = {
+      event_id: "dup-1",
+      task_id: "ord-2",
+      invocation_id: "inv-dup",
+      tool: "send_email",
+      at: at(1),
+      envelope: { outcome: "ok", effect_applied: "yes" },
+    };
     const first = await call(ingest, { key: t.key, body: record });
     expect(first.body.results[0].status).toBe("accepted");
     const before = await call(getInvocation, { key: t.key, params: { invocation_id: "inv-dup" } });
-    const again = await call(ingest, { key: t.key, body: { ...record, envelope: { outcome: "unknown", effect_applied: "unknown" } } });
+    const again = await call(ingest, {
+      key: t.key,
+      body: { ...record, envelope: { outcome: "unknown", effect_applied: "unknown" } },
+    });
     expect(again.status).toBe(207);
     expect(again.body).toMatchObject({ accepted: 0, duplicates: 1 });
     const after = await call(getInvocation, { key: t.key, params: { invocation_id: "inv-dup" } });
@@ -52,9 +101,24 @@ describe.each<Backend>(["postgres", "pglite"])("ingest API on %s", (backend) => 
   });
 
   it("a record without event_id is keyed by a stable hash of its content", async () => {
-    const record = { task_id: "ord-3", idempotency_key: "k-hash", tool: "create_order", at: at(2), envelope: { outcome: "ok", effect_applied: "yes" } };
+    const record = {
+      task_id: "ord-3",
+      idempotency_key: "k-hash",
+      tool: "create_order",
+      at: at(2),
+      envelope: { outcome: "ok", effect_applied: "yes" },
+    };
     const a = await call(ingest, { key: t.key, body: record });
-    const b = await call(ingest, { key: t.key, body: { envelope: record.envelope, at: record.at, tool: record.tool, idempotency_key: record.idempotency_key, task_id: record.task_id } });
+    const b = await call(ingest, {
+      key: t.key,
+      body: {
+        envelope: record.envelope,
+        at: record.at,
+        tool: record.tool,
+        idempotency_key: record.idempotency_key,
+        task_id: record.task_id,
+      },
+    });
     expect(a.body.results[0]).toMatchObject({ status: "accepted", invocation_id: "ord-3:k-hash" });
     expect(a.body.results[0].event_id).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(b.body.results[0]).toMatchObject({ status: "duplicate", event_id: a.body.results[0].event_id });
@@ -68,9 +132,27 @@ describe.each<Backend>(["postgres", "pglite"])("ingest API on %s", (backend) => 
 
   it("accepts NDJSON, rejecting only an unparsable line", async () => {
     const lines = [
-      JSON.stringify({ event_id: "nd-1", task_id: "ord-5", invocation_id: "inv-nd", tool: "create_refund", phase: "intent", attempt: 1, at: at(0), effect_class: "money" }),
+      JSON.stringify({
+        event_id: "nd-1",
+        task_id: "ord-5",
+        invocation_id: "inv-nd",
+        tool: "create_refund",
+        phase: "intent",
+        attempt: 1,
+        at: at(0),
+        effect_class: "money",
+      }),
       "{not json",
-      JSON.stringify({ event_id: "nd-2", task_id: "ord-5", invocation_id: "inv-nd", tool: "create_refund", attempt: 1, at: at(4), effect_class: "money", envelope: { status: "post_dispatch_evidence_failed", retryable: false, reconciliation_required: true } }),
+      JSON.stringify({
+        event_id: "nd-2",
+        task_id: "ord-5",
+        invocation_id: "inv-nd",
+        tool: "create_refund",
+        attempt: 1,
+        at: at(4),
+        effect_class: "money",
+        envelope: { status: "post_dispatch_evidence_failed", retryable: false, reconciliation_required: true },
+      }),
       "",
     ].join("\n");
     const res = await call(ingest, { key: t.key, raw: lines, contentType: "application/x-ndjson" });
@@ -79,7 +161,11 @@ describe.each<Backend>(["postgres", "pglite"])("ingest API on %s", (backend) => 
     expect(res.body.results[1].error.code).toBe("INVALID_JSON");
     const inv = await call(getInvocation, { key: t.key, params: { invocation_id: "inv-nd" } });
     expect(inv.body).toMatchObject({ status: "outcome_unknown", commit_state: "unknown", effect_class: "money" });
-    expect(inv.body.attempts[1]).toMatchObject({ dialect: "seed004", dispatch_stage: "evidence_failed", retry: { directive: "never" } });
+    expect(inv.body.attempts[1]).toMatchObject({
+      dialect: "seed004",
+      dispatch_stage: "evidence_failed",
+      retry: { directive: "never" },
+    });
   });
 
   it("redacts secrets in safe_details and in the stored envelope, and stores NUL as U+FFFD", async () => {
@@ -106,7 +192,10 @@ describe.each<Backend>(["postgres", "pglite"])("ingest API on %s", (backend) => 
     const attempt = inv.body.attempts[0];
     expect(attempt.safe_details).toEqual({ api_key: "[redacted]", field: "amount" });
     expect(attempt.agent_message).toBe("nul\uFFFDhere");
-    expect(attempt.envelope.request).toEqual({ headers: { Authorization: "[redacted]", cookie: "[redacted]" }, password: "[redacted]" });
+    expect(attempt.envelope.request).toEqual({
+      headers: { Authorization: "[redacted]", cookie: "[redacted]" },
+      password: "[redacted]",
+    });
     expect(JSON.stringify(inv.body)).not.toContain("sk_live_abc");
     expect(JSON.stringify(inv.body)).not.toContain("hunter2");
   });
@@ -119,12 +208,20 @@ describe.each<Backend>(["postgres", "pglite"])("ingest API on %s", (backend) => 
 
     const unknown = await call(listInvocations, { key: t.key, path: "/api/v1/invocations?status=outcome_unknown" });
     // inv-twice's outcome carried no envelope: no evidence, so a write's outcome is unknown.
-    expect(unknown.body.items.map((i: { invocation_id: string }) => i.invocation_id).sort()).toEqual(["inv-mix", "inv-nd", "inv-secret", "inv-twice"]);
+    expect(unknown.body.items.map((i: { invocation_id: string }) => i.invocation_id).sort()).toEqual([
+      "inv-mix",
+      "inv-nd",
+      "inv-secret",
+      "inv-twice",
+    ]);
 
     const page1 = await call(listInvocations, { key: t.key, path: "/api/v1/invocations?limit=2" });
     expect(page1.body.items).toHaveLength(2);
     expect(page1.body.next_cursor).toEqual(expect.any(String));
-    const page2 = await call(listInvocations, { key: t.key, path: `/api/v1/invocations?limit=2&cursor=${page1.body.next_cursor}` });
+    const page2 = await call(listInvocations, {
+      key: t.key,
+      path: `/api/v1/invocations?limit=2&cursor=${page1.body.next_cursor}`,
+    });
     const ids = [...page1.body.items, ...page2.body.items].map((i: { invocation_id: string }) => i.invocation_id);
     expect(new Set(ids).size).toBe(ids.length);
 

@@ -3,7 +3,13 @@ import { revokeRuntimeKey } from "@/lib/identity/runtime-keys";
 import { call, openSettle, type Backend, type TestContext } from "./harness";
 import { ingest } from "./routes";
 
-const record = (i: number) => ({ event_id: `lim-${i}`, task_id: "t", invocation_id: `inv-${i}`, tool: "get_price", effect_class: "read" });
+const record = (i: number) => ({
+  event_id: `lim-${i}`,
+  task_id: "t",
+  invocation_id: `inv-${i}`,
+  tool: "get_price",
+  effect_class: "read",
+});
 
 function expectEnvelope(body: unknown, code: string) {
   expect(body).toMatchObject({
@@ -66,14 +72,20 @@ describe.each<Backend>(["postgres", "pglite"])("request limits and auth on %s", 
   });
 
   it("413 for more than 500 records", async () => {
-    const res = await call(ingest, { key: t.key, body: { records: Array.from({ length: 501 }, (_, i) => record(1000 + i)) } });
+    const res = await call(ingest, {
+      key: t.key,
+      body: { records: Array.from({ length: 501 }, (_, i) => record(1000 + i)) },
+    });
     expect(res.status).toBe(413);
     expectEnvelope(res.body, "TOO_MANY_RECORDS");
     expect(await t.db.prisma.attempt.count({ where: { eventKey: { startsWith: "lim-1" } } })).toBe(0);
   });
 
   it("500 records are accepted", async () => {
-    const res = await call(ingest, { key: t.key, body: { records: Array.from({ length: 500 }, (_, i) => record(5000 + i)) } });
+    const res = await call(ingest, {
+      key: t.key,
+      body: { records: Array.from({ length: 500 }, (_, i) => record(5000 + i)) },
+    });
     expect(res.status).toBe(207);
     expect(res.body.accepted).toBe(500);
   });
@@ -104,7 +116,13 @@ describe.each<Backend>(["postgres", "pglite"])("request limits and auth on %s", 
           "not an object",
           { event_id: "bad-at", task_id: "t", invocation_id: "i", tool: "x", at: "yesterday" },
           { event_id: "bad-attempt", task_id: "t", invocation_id: "i", tool: "x", attempt: -1 },
-          { event_id: "deep", task_id: "t", invocation_id: "i", tool: "x", envelope: JSON.parse("[".repeat(100) + "]".repeat(100)) },
+          {
+            event_id: "deep",
+            task_id: "t",
+            invocation_id: "i",
+            tool: "x",
+            envelope: JSON.parse("[".repeat(100) + "]".repeat(100)),
+          },
         ],
       },
     });

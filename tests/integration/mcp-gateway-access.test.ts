@@ -2,7 +2,16 @@ import { createServer, request, type IncomingHttpHeaders, type Server } from "no
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { scratch, startHttpSession, startSettle, startShopHttp, type HttpSession, type Scratch, type SettleUnderTest, type ShopProcess } from "./mcp-gateway-support";
+import {
+  scratch,
+  startHttpSession,
+  startSettle,
+  startShopHttp,
+  type HttpSession,
+  type Scratch,
+  type SettleUnderTest,
+  type ShopProcess,
+} from "./mcp-gateway-support";
 
 // Who may use the HTTP gateway. A web page can reach a gateway on 127.0.0.1:
 // through DNS rebinding (Host: the attacker's name) or with a plain
@@ -11,16 +20,34 @@ import { scratch, startHttpSession, startSettle, startShopHttp, type HttpSession
 // stays empty); an SDK client at the gateway's own address still works; the
 // bearer token, when set, is required and never passed on to the server.
 
-const charge = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "charge_card", arguments: { order_id: `ord-evil-${id}`, amount_cents: 99_999, card_token: "tok_1" } } });
+const charge = (id: number) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name: "charge_card", arguments: { order_id: `ord-evil-${id}`, amount_cents: 99_999, card_token: "tok_1" } },
+});
 
 /** A raw HTTP request, with a Host of our choosing (fetch would not send one). */
-function rawPost(port: number, headers: Record<string, string>, body: string): Promise<{ status: number; body: string; headers: IncomingHttpHeaders }> {
+function rawPost(
+  port: number,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; body: string; headers: IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, method: "POST", path: "/", headers: { ...headers, "content-length": String(Buffer.byteLength(body)) } }, (res) => {
-      let text = "";
-      res.on("data", (d) => (text += String(d)));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
-    });
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path: "/",
+        headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (d) => (text += String(d)));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -48,7 +75,11 @@ describe("the HTTP gateway's access rules (PostgreSQL)", () => {
   });
 
   it("refuses the browser attack as reproduced: text/plain, Host evil.example, Origin http://evil.example, calling a money tool", async () => {
-    const got = await rawPost(port, { host: "evil.example", origin: "http://evil.example", "content-type": "text/plain" }, JSON.stringify(charge(1)));
+    const got = await rawPost(
+      port,
+      { host: "evil.example", origin: "http://evil.example", "content-type": "text/plain" },
+      JSON.stringify(charge(1)),
+    );
     expect(got.status).toBe(403);
     expect(JSON.parse(got.body).error.message).toMatch(/Host/);
     expect(charges()).toEqual([]);
@@ -65,10 +96,17 @@ describe("the HTTP gateway's access rules (PostgreSQL)", () => {
 
   it("serves an SDK client at its own address, and a browser page of an allowed origin", async () => {
     const client = await http.client();
-    const charged = (await client.callTool({ name: "charge_card", arguments: { order_id: "ord-ok-1", amount_cents: 100, card_token: "tok_1" } })) as any;
+    const charged = (await client.callTool({
+      name: "charge_card",
+      arguments: { order_id: "ord-ok-1", amount_cents: 100, card_token: "tok_1" },
+    })) as any;
     expect(charged.isError).toBeFalsy();
     const fromInspector = new Client({ name: "inspector", version: "1.0.0" });
-    await fromInspector.connect(new StreamableHTTPClientTransport(new URL(`http://localhost:${port}/`), { requestInit: { headers: { origin: "http://localhost:6274" } } }));
+    await fromInspector.connect(
+      new StreamableHTTPClientTransport(new URL(`http://localhost:${port}/`), {
+        requestInit: { headers: { origin: "http://localhost:6274" } },
+      }),
+    );
     expect((await fromInspector.listTools()).tools.length).toBeGreaterThan(0);
     await fromInspector.close();
     expect(charges().map((c) => c.detail.order_id)).toEqual(["ord-ok-1"]);
@@ -90,10 +128,20 @@ describe("the HTTP gateway's bearer token (SETTLE_MCP_TOKEN)", () => {
     upstream = createServer((req, res) => {
       seen.push(req.headers);
       req.resume();
-      req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: 1, result: {} })));
+      req.on("end", () =>
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ jsonrpc: "2.0", id: 1, result: {} })),
+      );
     });
     await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
-    http = await startHttpSession(settle, s, `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`, undefined, { token: "gateway-secret-token" });
+    http = await startHttpSession(
+      settle,
+      s,
+      `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`,
+      undefined,
+      { token: "gateway-secret-token" },
+    );
   });
   afterAll(async () => {
     await http?.close();
@@ -114,7 +162,15 @@ describe("the HTTP gateway's bearer token (SETTLE_MCP_TOKEN)", () => {
     expect((await rawPost(port, { ...base, authorization: "Bearer gateway-secret-token" }, ping)).status).toBe(200);
     expect(seen.at(-1)?.authorization).toBeUndefined();
     // In its own header, the token leaves Authorization to the server's own credentials.
-    expect((await rawPost(port, { ...base, "settle-mcp-token": "gateway-secret-token", authorization: "Bearer server-credential" }, ping)).status).toBe(200);
+    expect(
+      (
+        await rawPost(
+          port,
+          { ...base, "settle-mcp-token": "gateway-secret-token", authorization: "Bearer server-credential" },
+          ping,
+        )
+      ).status,
+    ).toBe(200);
     expect(seen.at(-1)?.authorization).toBe("Bearer server-credential");
     expect(seen.at(-1)?.["settle-mcp-token"]).toBeUndefined();
   });

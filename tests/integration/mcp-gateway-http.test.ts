@@ -29,11 +29,27 @@ import { startTcpProxy, type TcpProxy } from "./tcp-proxy";
 // stream that breaks after the effect, and a client whose own connection
 // breaks mid-call and re-issues.
 
-const order = (customer: string) => ({ name: "create_order", arguments: { customer, items: [{ sku: "SKU-9", qty: 2 }] } });
-const charge = (orderId: string) => ({ name: "charge_card", arguments: { order_id: orderId, amount_cents: 500, card_token: "tok_mastercard" } });
-const downOrder = (customer: string) => ({ name: "create_order", arguments: { customer, items: [{ sku: "SKU-3", qty: 1 }] } });
+const order = (customer: string) => ({
+  name: "create_order",
+  arguments: { customer, items: [{ sku: "SKU-9", qty: 2 }] },
+});
+const charge = (orderId: string) => ({
+  name: "charge_card",
+  arguments: { order_id: orderId, amount_cents: 500, card_token: "tok_mastercard" },
+});
+const downOrder = (customer: string) => ({
+  name: "create_order",
+  arguments: { customer, items: [{ sku: "SKU-3", qty: 1 }] },
+});
 const downCharge = { name: "charge_card", arguments: { order_id: "ord-down", amount_cents: 100, card_token: "tok_1" } };
-const settleOf = (result: any) => result.structuredContent as { code: string; commit_state: string; next_action: string; invocation_id: string; not_before: string | null };
+const settleOf = (result: any) =>
+  result.structuredContent as {
+    code: string;
+    commit_state: string;
+    next_action: string;
+    invocation_id: string;
+    not_before: string | null;
+  };
 
 describe.each<Backend>(["postgres", "pglite"])("MCP gateway over Streamable HTTP, Settle on %s", (backend) => {
   let settle: SettleUnderTest;
@@ -42,7 +58,8 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over Streamable HTTP
   let http: HttpSession;
   let client: Client;
   let proxyPort: number;
-  const effects = (kind: string, match: (d: Record<string, unknown>) => boolean) => s.ledger().filter((l) => l.kind === kind && match(l.detail));
+  const effects = (kind: string, match: (d: Record<string, unknown>) => boolean) =>
+    s.ledger().filter((l) => l.kind === kind && match(l.detail));
   const queued = async (id: string) => (await queueOf(settle)).find((i) => i.invocation_id === id) ?? null;
   const lastLog = () => http.logs.at(-1)!;
 
@@ -68,7 +85,10 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over Streamable HTTP
     expect(created.structuredContent.status).toBe("created");
     await waitUntil("recorded", async () => (await invocationOf(settle, lastLog().invocation!)).status === "succeeded");
     // get_order has no rule: its readOnlyHint, read from the tools/list that passed through, makes it a read (never guarded).
-    const found = (await client.callTool({ name: "get_order", arguments: { order_id: created.structuredContent.order_id } })) as any;
+    const found = (await client.callTool({
+      name: "get_order",
+      arguments: { order_id: created.structuredContent.order_id },
+    })) as any;
     expect(found.structuredContent.found).toBe(true);
     expect(lastLog()).toMatchObject({ tool: "get_order", effect: "read", decision: "read" });
   });
@@ -119,7 +139,10 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over Streamable HTTP
 
   it("partial batch in the queue; Retry-After honoured without calling the server", async () => {
     s.fault({ tool: "send_email", fault: "relay_partial" });
-    await client.callTool({ name: "send_email", arguments: { to: ["cy@example.com", "di@example.com"], subject: "Hi", body: "." } });
+    await client.callTool({
+      name: "send_email",
+      arguments: { to: ["cy@example.com", "di@example.com"], subject: "Hi", body: "." },
+    });
     const partial = lastLog().invocation!;
     await waitUntil("partial queued", async () => (await queued(partial))?.status === "partially_applied");
 
@@ -142,7 +165,9 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over Streamable HTTP
     await proxy.stop();
     expect(await lost).toBeInstanceOf(Error);
     await waitUntil("the first call is recorded as succeeded", async () => {
-      const log = http.logs.find((l) => l.tool === "create_order" && l.decision === "forwarded" && l.upstream === "result" && l.ms >= 700);
+      const log = http.logs.find(
+        (l) => l.tool === "create_order" && l.decision === "forwarded" && l.upstream === "result" && l.ms >= 700,
+      );
       return log !== undefined && (await invocationOf(settle, log.invocation!)).status === "succeeded";
     });
     const again = (await client.callTool(order("cut-h"))) as any;
@@ -153,7 +178,10 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over Streamable HTTP
   });
 
   it("a 2026-07-28 client: the per-request envelope passes through; a repeated call is replayed, not repeated", async () => {
-    const modern = new Client({ name: "modern", version: "1.0.0" }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    const modern = new Client(
+      { name: "modern", version: "1.0.0" },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
     await modern.connect(new StreamableHTTPClientTransport(new URL(http.gateway.url)));
     const first = (await modern.callTool(order("modern-h"))) as any;
     const second = (await modern.callTool(order("modern-h"))) as any;
@@ -163,20 +191,33 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over Streamable HTTP
 
     // The server asks first (input_required); the client answers through its elicitation handler in a new request.
     modern.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { confirm: true } }));
-    const confirmed = (await modern.callTool({ name: "create_order", arguments: { customer: "modern-confirm", items: [{ sku: "SKU-9", qty: 1 }], note: "confirm" } })) as any;
+    const confirmed = (await modern.callTool({
+      name: "create_order",
+      arguments: { customer: "modern-confirm", items: [{ sku: "SKU-9", qty: 1 }], note: "confirm" },
+    })) as any;
     expect(confirmed.structuredContent.status).toBe("created");
     expect(effects("order", (d) => d.customer === "modern-confirm")).toHaveLength(1);
     const id = http.logs.at(-1)!.invocation!;
-    await waitUntil("the answered call is recorded", async () => (await invocationOf(settle, id)).status === "succeeded");
+    await waitUntil(
+      "the answered call is recorded",
+      async () => (await invocationOf(settle, id)).status === "succeeded",
+    );
     const attempts = (await invocationOf(settle, id)).attempts.filter((a: any) => a.phase === "outcome");
-    expect(attempts.map((a: any) => [a.attempt, a.commit_state])).toEqual([[1, "not_committed"], [2, "committed"]]);
+    expect(attempts.map((a: any) => [a.attempt, a.commit_state])).toEqual([
+      [1, "not_committed"],
+      [2, "committed"],
+    ]);
     await modern.close();
   });
 
   it("an approval over HTTP, with a 2025 client that supports elicitation, on a sessionful server: the user keeps waiting and the call proceeds once approved", async () => {
     const s2 = scratch();
     const sessionful = await startShopHttp(s2, 0, "--http-sessions");
-    const held = await startHttpSession(settle, s2, sessionful.url, { ...shopConfig, effects: { money: { approval: true } }, approval_wait_s: 1 });
+    const held = await startHttpSession(settle, s2, sessionful.url, {
+      ...shopConfig,
+      effects: { money: { approval: true } },
+      approval_wait_s: 1,
+    });
     try {
       const asker = await held.client({ capabilities: { elicitation: {} } });
       let asked = 0;
@@ -187,7 +228,9 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over Streamable HTTP
       const call = asker.callTool(charge("ord-http-appr"), { timeout: 20_000 });
       let id = "";
       await waitUntil("awaiting approval", async () => {
-        id = (await queueOf(settle)).find((i) => i.tool === "charge_card" && i.status === "awaiting_approval")?.invocation_id ?? "";
+        id =
+          (await queueOf(settle)).find((i) => i.tool === "charge_card" && i.status === "awaiting_approval")
+            ?.invocation_id ?? "";
         return id !== "";
       });
       await waitUntil("the user was asked", () => asked > 0, 5000);
@@ -237,14 +280,23 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over Streamable HTTP
       const again = (await client.callTool(downOrder("down-1"))) as any;
       expect(again.structuredContent.order_id).toBe(created.structuredContent.order_id);
       expect(s.ledger().filter((l) => l.detail.customer === "down-1")).toHaveLength(1);
-      expect(http.logs.map((l) => l.decision)).toEqual(expect.arrayContaining(["fail_closed", expect.stringMatching(/^fail_open/), "replayed"]));
+      expect(http.logs.map((l) => l.decision)).toEqual(
+        expect.arrayContaining(["fail_closed", expect.stringMatching(/^fail_open/), "replayed"]),
+      );
       expect(readdirSync(path.join(s.dir, "spool")).length).toBeGreaterThan(0);
 
       await proxy.start();
       const openId = http.logs.find((l) => l.decision.startsWith("fail_open"))!.invocation!;
       const closedId = http.logs.find((l) => l.decision === "fail_closed")!.invocation!;
-      await waitUntil("the spool reaches Settle", async () => (await invocationOf(settle, openId)).status === "succeeded", 15_000);
-      expect(await invocationOf(settle, closedId)).toMatchObject({ tool: "charge_card", commit_state: "not_committed" });
+      await waitUntil(
+        "the spool reaches Settle",
+        async () => (await invocationOf(settle, openId)).status === "succeeded",
+        15_000,
+      );
+      expect(await invocationOf(settle, closedId)).toMatchObject({
+        tool: "charge_card",
+        commit_state: "not_committed",
+      });
 
       // Settle vouches again: the key it now knows committed is not sent a third time.
       const third = (await client.callTool(downOrder("down-1"))) as any;
@@ -257,12 +309,18 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over Streamable HTTP
       try {
         const client = await dry.client();
         await client.callTool(downOrder("dry-1"));
-        await waitUntil("recorded", async () => (await invocationOf(settle, dry.logs[0]!.invocation!)).status === "succeeded");
+        await waitUntil(
+          "recorded",
+          async () => (await invocationOf(settle, dry.logs[0]!.invocation!)).status === "succeeded",
+        );
         const second = (await client.callTool(downOrder("dry-1"))) as any;
         expect(textOf(second)).toContain("created");
         expect(s.ledger().filter((l) => l.detail.customer === "dry-1")).toHaveLength(2);
         expect(dry.logs.map((l) => l.decision)).toEqual(["forwarded", "dry_run:would_deny:already_committed"]);
-        await waitUntil("both recorded", async () => (await invocationOf(settle, dry.logs[1]!.invocation!)).status === "succeeded");
+        await waitUntil(
+          "both recorded",
+          async () => (await invocationOf(settle, dry.logs[1]!.invocation!)).status === "succeeded",
+        );
         const [first, twin] = await Promise.all(dry.logs.map((l) => invocationOf(settle, l.invocation!)));
         expect(twin.idempotency_key).toBe(first.idempotency_key);
         expect(twin.invocation_id).not.toBe(first.invocation_id);

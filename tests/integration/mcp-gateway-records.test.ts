@@ -3,7 +3,18 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addToolCatalogEntry } from "@/lib/catalog/catalog";
 import { createRuntimeKey, revokeRuntimeKey } from "@/lib/identity/runtime-keys";
-import { connectStdio, invocationOf, scratch, shopConfig, startSettle, textOf, waitUntil, type Scratch, type SettleUnderTest, type StdioSession } from "./mcp-gateway-support";
+import {
+  connectStdio,
+  invocationOf,
+  scratch,
+  shopConfig,
+  startSettle,
+  textOf,
+  waitUntil,
+  type Scratch,
+  type SettleUnderTest,
+  type StdioSession,
+} from "./mcp-gateway-support";
 
 // The real `settle-mcp` bin over stdio, against Settle on PostgreSQL: what
 // the gateway reports reaches Settle or is set aside (never re-sent forever),
@@ -11,13 +22,20 @@ import { connectStdio, invocationOf, scratch, shopConfig, startSettle, textOf, w
 // when it comes from a file, and a tool name no tool can have is refused
 // before any pattern reads it.
 
-const order = (customer: string, note?: string) => ({ name: "create_order", arguments: { customer, items: [{ sku: "SKU-1", qty: 1 }], ...(note ? { note } : {}) } });
-const settleOf = (result: any) => result.structuredContent as { code: string; commit_state: string; next_action: string };
+const order = (customer: string, note?: string) => ({
+  name: "create_order",
+  arguments: { customer, items: [{ sku: "SKU-1", qty: 1 }], ...(note ? { note } : {}) },
+});
+const settleOf = (result: any) =>
+  result.structuredContent as { code: string; commit_state: string; next_action: string };
 
 describe("MCP gateway records and refusals (stdio, PostgreSQL)", () => {
   let settle: SettleUnderTest;
   const sessions: StdioSession[] = [];
-  const open = async (s: Scratch, ...rest: Parameters<typeof connectStdio> extends [unknown, unknown, ...infer R] ? R : never) => {
+  const open = async (
+    s: Scratch,
+    ...rest: Parameters<typeof connectStdio> extends [unknown, unknown, ...infer R] ? R : never
+  ) => {
     const session = await connectStdio(settle, s, ...rest);
     sessions.push(session);
     return session;
@@ -49,8 +67,15 @@ writeFileSync(${JSON.stringify(dump)}, JSON.stringify({ env: process.env, enviro
     const created = (await session.client.callTool(order("key-file"))) as any;
     expect(created.isError).toBeFalsy();
     const log = await session.logFor((l) => l.tool === "create_order");
-    await waitUntil("recorded with the key from the file", async () => (await invocationOf(settle, log.invocation!)).status === "succeeded");
-    const view = JSON.parse(readFileSync(dump, "utf8")) as { env: Record<string, string>; environ: string; cmdline: string };
+    await waitUntil(
+      "recorded with the key from the file",
+      async () => (await invocationOf(settle, log.invocation!)).status === "succeeded",
+    );
+    const view = JSON.parse(readFileSync(dump, "utf8")) as {
+      env: Record<string, string>;
+      environ: string;
+      cmdline: string;
+    };
     expect(Object.keys(view.env).filter((k) => k.startsWith("SETTLE_KEY"))).toEqual([]);
     expect(view.environ).not.toMatch(/^unreadable/);
     expect(view.environ).not.toContain(settle.key);
@@ -62,8 +87,15 @@ writeFileSync(${JSON.stringify(dump)}, JSON.stringify({ env: process.env, enviro
     const { key, prefix } = await createRuntimeKey(settle.ctx.db, settle.ctx.runtime, "revoked-later");
     const session = await open(s, shopConfig, {}, { key });
     await revokeRuntimeKey(settle.ctx.db, prefix, "test");
-    const sent = (await session.client.callTool({ name: "send_email", arguments: { to: ["a@example.com"], subject: "revoked", body: "b" } })) as any;
-    expect(settleOf(sent)).toMatchObject({ code: "SETTLE_REFUSED", commit_state: "not_committed", next_action: "escalate" });
+    const sent = (await session.client.callTool({
+      name: "send_email",
+      arguments: { to: ["a@example.com"], subject: "revoked", body: "b" },
+    })) as any;
+    expect(settleOf(sent)).toMatchObject({
+      code: "SETTLE_REFUSED",
+      commit_state: "not_committed",
+      next_action: "escalate",
+    });
     expect(s.ledger().filter((l) => l.kind === "email")).toEqual([]);
     expect(session.stderr()).toMatch(/refused the gateway's key/);
     expect((await session.logFor((l) => l.tool === "send_email")).decision).toBe("refused:settle_401");
@@ -88,13 +120,44 @@ writeFileSync(${JSON.stringify(dump)}, JSON.stringify({ env: process.env, enviro
     mkdirSync(spool, { mode: 0o700 });
     const at = new Date().toISOString();
     // As a gateway before envelopes were cut could leave it: one record over Settle's limit, then 200 more.
-    const big = { event_id: "old-big:a1:outcome", task_id: "old", invocation_id: "old-big", attempt: 1, tool: "create_order", phase: "outcome", at, envelope: { content: [{ type: "text", text: "x".repeat(1_200_000) }] } };
-    const rest = Array.from({ length: 200 }, (_, i) => ({ event_id: `old-${i}:a1:intent`, task_id: "old", invocation_id: `old-${i}`, attempt: 1, tool: "create_order", phase: "intent", at, idempotency_key: `k-${i}` }));
-    writeFileSync(path.join(spool, "spool-999999-1.jsonl"), [big, ...rest].map((r) => JSON.stringify(r)).join("\n") + "\n", { mode: 0o600 });
+    const big = {
+      event_id: "old-big:a1:outcome",
+      task_id: "old",
+      invocation_id: "old-big",
+      attempt: 1,
+      tool: "create_order",
+      phase: "outcome",
+      at,
+      envelope: { content: [{ type: "text", text: "x".repeat(1_200_000) }] },
+    };
+    const rest = Array.from({ length: 200 }, (_, i) => ({
+      event_id: `old-${i}:a1:intent`,
+      task_id: "old",
+      invocation_id: `old-${i}`,
+      attempt: 1,
+      tool: "create_order",
+      phase: "intent",
+      at,
+      idempotency_key: `k-${i}`,
+    }));
+    writeFileSync(
+      path.join(spool, "spool-999999-1.jsonl"),
+      [big, ...rest].map((r) => JSON.stringify(r)).join("\n") + "\n",
+      { mode: 0o600 },
+    );
     const session = await open(s);
-    await waitUntil("the last record behind the refused one is in Settle", async () => (await invocationOf(settle, "old-199")).invocation_id === "old-199", 20_000);
-    await waitUntil("the refused one is in the dead-letter file", () => existsSync(path.join(spool, "dead-letter.jsonl")));
-    const dead = readFileSync(path.join(spool, "dead-letter.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    await waitUntil(
+      "the last record behind the refused one is in Settle",
+      async () => (await invocationOf(settle, "old-199")).invocation_id === "old-199",
+      20_000,
+    );
+    await waitUntil("the refused one is in the dead-letter file", () =>
+      existsSync(path.join(spool, "dead-letter.jsonl")),
+    );
+    const dead = readFileSync(path.join(spool, "dead-letter.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(dead.map((d) => d.record.event_id)).toEqual(["old-big:a1:outcome"]);
     expect(dead[0].reason).toMatch(/413|PAYLOAD_TOO_LARGE/);
     // Two more drain rounds: it is not sent, nor logged, again.
@@ -103,7 +166,11 @@ writeFileSync(${JSON.stringify(dump)}, JSON.stringify({ env: process.env, enviro
   });
 
   it("refuses a 350-character tool name before matching it, and the next call is not held up", async () => {
-    await addToolCatalogEntry(settle.ctx.db, { runtime: settle.ctx.runtime, pattern: "*.*.*.*.create", effect_class: "money" }, "admin@example.com");
+    await addToolCatalogEntry(
+      settle.ctx.db,
+      { runtime: settle.ctx.runtime, pattern: "*.*.*.*.create", effect_class: "money" },
+      "admin@example.com",
+    );
     const s = scratch();
     const session = await open(s, { ...shopConfig, settle_catalog: true });
     const long = (await session.client.callTool({ name: `${".".repeat(349)}x`, arguments: {} })) as any;

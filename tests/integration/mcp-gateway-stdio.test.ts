@@ -1,6 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Backend } from "./harness";
-import { connectStdio, invocationOf, operatorAct, queueOf, scratch, shopConfig, startSettle, textOf, waitUntil, type Scratch, type SettleUnderTest, type StdioSession } from "./mcp-gateway-support";
+import {
+  connectStdio,
+  invocationOf,
+  operatorAct,
+  queueOf,
+  scratch,
+  shopConfig,
+  startSettle,
+  textOf,
+  waitUntil,
+  type Scratch,
+  type SettleUnderTest,
+  type StdioSession,
+} from "./mcp-gateway-support";
 
 // The gateway over stdio, launched by the SDK's real client as an MCP host
 // launches a server (`settle-mcp --config … -- <shop>`), in front of the SDK
@@ -9,22 +22,43 @@ import { connectStdio, invocationOf, operatorAct, queueOf, scratch, shopConfig, 
 // matter: one business effect per intent (the shop's ledger), the answer
 // the client got, and what Settle's queue holds.
 
-const order = (customer: string) => ({ name: "create_order", arguments: { customer, items: [{ sku: "SKU-1", qty: 1 }] } });
-const charge = (orderId: string) => ({ name: "charge_card", arguments: { order_id: orderId, amount_cents: 1299, card_token: "tok_visa_4242" } });
+const order = (customer: string) => ({
+  name: "create_order",
+  arguments: { customer, items: [{ sku: "SKU-1", qty: 1 }] },
+});
+const charge = (orderId: string) => ({
+  name: "charge_card",
+  arguments: { order_id: orderId, amount_cents: 1299, card_token: "tok_visa_4242" },
+});
 // Human decisions without a custom client: money needs a person's approval
 // (effects.money.approval), the gateway holds the call on Settle's long-poll
 // decision endpoint, then proceeds, refuses, or answers "awaiting approval"
 // with the console link; a client that supports elicitation may choose to
 // keep waiting.
-const approvalSettle = (result: any) => result.structuredContent as { code: string; commit_state: string; next_action: string; invocation_id: string; console_url: string };
+const approvalSettle = (result: any) =>
+  result.structuredContent as {
+    code: string;
+    commit_state: string;
+    next_action: string;
+    invocation_id: string;
+    console_url: string;
+  };
 const approvalConfig = { ...shopConfig, effects: { money: { approval: true } }, approval_wait_s: 1.5 };
-const settleOf = (result: any) => result.structuredContent as { code: string; commit_state: string; next_action: string; invocation_id: string; not_before: string | null };
+const settleOf = (result: any) =>
+  result.structuredContent as {
+    code: string;
+    commit_state: string;
+    next_action: string;
+    invocation_id: string;
+    not_before: string | null;
+  };
 
 describe.each<Backend>(["postgres", "pglite"])("MCP gateway over stdio, Settle on %s", (backend) => {
   let settle: SettleUnderTest;
   let s: Scratch;
   let session: StdioSession;
-  const effects = (kind: string, match: (d: Record<string, unknown>) => boolean) => s.ledger().filter((l) => l.kind === kind && match(l.detail));
+  const effects = (kind: string, match: (d: Record<string, unknown>) => boolean) =>
+    s.ledger().filter((l) => l.kind === kind && match(l.detail));
   const queued = async (id: string) => (await queueOf(settle)).find((i) => i.invocation_id === id) ?? null;
 
   beforeAll(async () => {
@@ -41,9 +75,16 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over stdio, Settle o
     s.fault({ tool: "create_order", fault: "crash_after_effect" });
     const first = (await session.client.callTool(order("kill-1"))) as any;
     expect(first.isError).toBe(true);
-    expect(settleOf(first)).toMatchObject({ code: "OUTCOME_UNKNOWN", commit_state: "unknown", next_action: "verify_operation" });
+    expect(settleOf(first)).toMatchObject({
+      code: "OUTCOME_UNKNOWN",
+      commit_state: "unknown",
+      next_action: "verify_operation",
+    });
     const id = settleOf(first).invocation_id;
-    await waitUntil("the unknown outcome is recorded", async () => (await invocationOf(settle, id)).status === "outcome_unknown");
+    await waitUntil(
+      "the unknown outcome is recorded",
+      async () => (await invocationOf(settle, id)).status === "outcome_unknown",
+    );
     expect(await queued(id)).toMatchObject({ status: "outcome_unknown", tool: "create_order" });
 
     // The client re-issues; the gateway restarts the server, asks get_order by key, and finds the order.
@@ -68,7 +109,10 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over stdio, Settle o
   });
 
   it("duplicate delivery: the same call twice at once and once more: one order, three ok answers with it", async () => {
-    const [a, b] = (await Promise.all([session.client.callTool(order("dup-1")), session.client.callTool(order("dup-1"))])) as any[];
+    const [a, b] = (await Promise.all([
+      session.client.callTool(order("dup-1")),
+      session.client.callTool(order("dup-1")),
+    ])) as any[];
     const c = (await session.client.callTool(order("dup-1"))) as any;
     for (const r of [a, b, c]) expect(r.isError).toBeFalsy();
     expect(new Set([a, b, c].map((r) => r.structuredContent.order_id)).size).toBe(1);
@@ -87,8 +131,14 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over stdio, Settle o
     expect(declined.isError).toBeFalsy();
     expect(textOf(declined)).toBe("card declined");
     const log = await session.logFor((l) => l.tool === "charge_card" && l.decision === "forwarded", mark);
-    await waitUntil("the failure is recorded", async () => (await invocationOf(settle, log.invocation!)).status === "failed");
-    expect(await invocationOf(settle, log.invocation!)).toMatchObject({ status: "failed", commit_state: "not_committed" });
+    await waitUntil(
+      "the failure is recorded",
+      async () => (await invocationOf(settle, log.invocation!)).status === "failed",
+    );
+    expect(await invocationOf(settle, log.invocation!)).toMatchObject({
+      status: "failed",
+      commit_state: "not_committed",
+    });
     expect(effects("charge", (d) => d.order_id === "ord-200")).toHaveLength(0);
     const paid = (await session.client.callTool(charge("ord-200"))) as any;
     expect(textOf(paid)).toContain("charged 1299");
@@ -110,9 +160,16 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over stdio, Settle o
   it("the client gives up and cancels after dispatch: recorded as unknown (never failed), and its re-issue does not make a second order", async () => {
     s.fault({ tool: "create_order", fault: "slow", ms: 900 });
     await expect(session.client.callTool(order("cancel-1"), { timeout: 250 })).rejects.toThrow();
-    await waitUntil("the cancelled call is logged", () => session.logs().some((l) => l.decision === "forwarded" && l.upstream === "lost:cancelled"), 8000);
+    await waitUntil(
+      "the cancelled call is logged",
+      () => session.logs().some((l) => l.decision === "forwarded" && l.upstream === "lost:cancelled"),
+      8000,
+    );
     const cancelled = session.logs().find((l) => l.upstream === "lost:cancelled")!;
-    await waitUntil("its outcome is recorded", async () => (await invocationOf(settle, cancelled.invocation!)).status === "outcome_unknown");
+    await waitUntil(
+      "its outcome is recorded",
+      async () => (await invocationOf(settle, cancelled.invocation!)).status === "outcome_unknown",
+    );
     const again = (await session.client.callTool(order("cancel-1"))) as any;
     expect(settleOf(again)).toMatchObject({ code: "ALREADY_COMMITTED", invocation_id: cancelled.invocation });
     expect(effects("order", (d) => d.customer === "cancel-1")).toHaveLength(1);
@@ -121,7 +178,14 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over stdio, Settle o
 
   it("partial batch: per-item outcomes in the queue, and the scoped retry of the unknown item is a new intent that goes through", async () => {
     s.fault({ tool: "send_email", fault: "relay_partial" });
-    const first = (await session.client.callTool({ name: "send_email", arguments: { to: ["ana@example.com", "ben@example.com", "not-an-address"], subject: "Your order", body: "Thanks" } })) as any;
+    const first = (await session.client.callTool({
+      name: "send_email",
+      arguments: {
+        to: ["ana@example.com", "ben@example.com", "not-an-address"],
+        subject: "Your order",
+        body: "Thanks",
+      },
+    })) as any;
     expect(first.structuredContent.items.map((i: any) => i.applied)).toEqual(["yes", "unknown", "no"]);
     const id = (await session.logFor((l) => l.tool === "send_email")).invocation!;
     await waitUntil("the partial outcome is queued", async () => (await queued(id)) !== null);
@@ -132,7 +196,10 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over stdio, Settle o
       { item_id: "ben@example.com", applied: "unknown", reason: "the mail relay did not answer" },
       { item_id: "not-an-address", applied: "no", reason: "not an email address" },
     ]);
-    const rest = (await session.client.callTool({ name: "send_email", arguments: { to: ["ben@example.com"], subject: "Your order", body: "Thanks" } })) as any;
+    const rest = (await session.client.callTool({
+      name: "send_email",
+      arguments: { to: ["ben@example.com"], subject: "Your order", body: "Thanks" },
+    })) as any;
     expect(rest.structuredContent.items).toEqual([{ id: "ben@example.com", applied: "yes" }]);
     expect(effects("email", (d) => d.to === "ana@example.com")).toHaveLength(1);
     expect(effects("email", (d) => d.to === "ben@example.com")).toHaveLength(1);
@@ -143,14 +210,21 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over stdio, Settle o
     const limited = (await session.client.callTool(order("rl-1"))) as any;
     expect(textOf(limited)).toContain("429");
     const early = (await session.client.callTool(order("rl-1"))) as any;
-    expect(settleOf(early)).toMatchObject({ code: "RETRY_LATER", commit_state: "not_committed", next_action: "wait_and_retry" });
+    expect(settleOf(early)).toMatchObject({
+      code: "RETRY_LATER",
+      commit_state: "not_committed",
+      next_action: "wait_and_retry",
+    });
     expect(Date.parse(settleOf(early).not_before!)).toBeGreaterThan(Date.now() - 500);
     expect(await session.logFor((l) => l.decision === "denied:retry_later")).toMatchObject({ tool: "create_order" });
     await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(settleOf(early).not_before!) - Date.now()) + 100));
     const later = (await session.client.callTool(order("rl-1"))) as any;
     expect(later.structuredContent.status).toBe("created");
     expect(effects("order", (d) => d.customer === "rl-1")).toHaveLength(1);
-    await waitUntil("the retry's outcome is recorded", async () => (await invocationOf(settle, settleOf(early).invocation_id)).status === "succeeded");
+    await waitUntil(
+      "the retry's outcome is recorded",
+      async () => (await invocationOf(settle, settleOf(early).invocation_id)).status === "succeeded",
+    );
   });
 
   it("the client's connection breaks mid-call and it re-issues from a new session: the first call finishes and is recorded, the re-issue gets its result", async () => {
@@ -160,7 +234,9 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over stdio, Settle o
     await new Promise((r) => setTimeout(r, 200));
     await doomed.close();
     expect(await lost).toBeInstanceOf(Error);
-    await waitUntil("the first call's outcome reaches Settle", () => doomed.logs().some((l) => l.decision === "forwarded"));
+    await waitUntil("the first call's outcome reaches Settle", () =>
+      doomed.logs().some((l) => l.decision === "forwarded"),
+    );
 
     const again = (await session.client.callTool(order("broken-1"))) as any;
     expect(again.isError).toBeFalsy();
@@ -176,7 +252,8 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over stdio, Settle o
     let asked = 0;
     let keepWaiting = false;
     const charges = (orderId: string) => s.ledger().filter((l) => l.kind === "charge" && l.detail.order_id === orderId);
-    const waitForStatus = (id: string, status: string) => waitUntil(`${id} is ${status}`, async () => (await invocationOf(settle, id)).status === status);
+    const waitForStatus = (id: string, status: string) =>
+      waitUntil(`${id} is ${status}`, async () => (await invocationOf(settle, id)).status === status);
 
     beforeAll(async () => {
       s = scratch();
@@ -194,11 +271,20 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over stdio, Settle o
       asked = 0;
       keepWaiting = false;
       const waiting = (await session.client.callTool(charge("ord-appr-1"), { timeout: 20_000 })) as any;
-      expect(approvalSettle(waiting)).toMatchObject({ code: "AWAITING_APPROVAL", commit_state: "not_committed", next_action: "request_approval" });
-      expect(approvalSettle(waiting).console_url).toContain(`/invocations/${encodeURIComponent(approvalSettle(waiting).invocation_id)}`);
+      expect(approvalSettle(waiting)).toMatchObject({
+        code: "AWAITING_APPROVAL",
+        commit_state: "not_committed",
+        next_action: "request_approval",
+      });
+      expect(approvalSettle(waiting).console_url).toContain(
+        `/invocations/${encodeURIComponent(approvalSettle(waiting).invocation_id)}`,
+      );
       expect(asked).toBeGreaterThan(0);
       const id = approvalSettle(waiting).invocation_id;
-      expect((await queueOf(settle)).find((i) => i.invocation_id === id)).toMatchObject({ status: "awaiting_approval", effect_class: "money" });
+      expect((await queueOf(settle)).find((i) => i.invocation_id === id)).toMatchObject({
+        status: "awaiting_approval",
+        effect_class: "money",
+      });
       expect(charges("ord-appr-1")).toHaveLength(0);
 
       expect((await operatorAct(settle, id, { action: "approve", note: "customer confirmed" })).status).toBe(200);
@@ -229,7 +315,9 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over stdio, Settle o
       const call = session.client.callTool(charge("ord-appr-3"), { timeout: 20_000 });
       let id = "";
       await waitUntil("awaiting approval", async () => {
-        id = (await queueOf(settle)).find((i) => i.tool === "charge_card" && i.status === "awaiting_approval")?.invocation_id ?? "";
+        id =
+          (await queueOf(settle)).find((i) => i.tool === "charge_card" && i.status === "awaiting_approval")
+            ?.invocation_id ?? "";
         return id !== "";
       });
       await operatorAct(settle, id, { action: "reject", note: "fraud check failed" });

@@ -28,7 +28,12 @@ const bin = path.join(root, "packages/settle-mcp-gateway/bin/settle-mcp.mjs");
 
 export const shopConfig = {
   tools: [
-    { match: "create_order", effect: "create", replay: true, probe: { tool: "get_order", arguments: { idempotency_key: "{{idempotency_key}}" } } },
+    {
+      match: "create_order",
+      effect: "create",
+      replay: true,
+      probe: { tool: "get_order", arguments: { idempotency_key: "{{idempotency_key}}" } },
+    },
     { match: "charge_card", effect: "money" },
     { match: "send_email", effect: "send" },
     { match: "refund_*", effect: "money", approval: true },
@@ -39,7 +44,14 @@ export const shopConfig = {
   settle_timeout_ms: 1500,
 };
 
-export type SettleUnderTest = { ctx: TestContext; server: TestServer; url: string; key: string; operatorToken: string; close: () => Promise<void> };
+export type SettleUnderTest = {
+  ctx: TestContext;
+  server: TestServer;
+  url: string;
+  key: string;
+  operatorToken: string;
+  close: () => Promise<void>;
+};
 
 export async function startSettle(backend: Backend): Promise<SettleUnderTest> {
   const ctx = await openSettle(backend);
@@ -58,7 +70,12 @@ export async function startSettle(backend: Backend): Promise<SettleUnderTest> {
   };
 }
 
-export type Scratch = { dir: string; ledger: () => LedgerLine[]; fault: (f: Fault) => void; env: Record<string, string> };
+export type Scratch = {
+  dir: string;
+  ledger: () => LedgerLine[];
+  fault: (f: Fault) => void;
+  env: Record<string, string>;
+};
 
 export function scratch(): Scratch {
   const dir = mkdtempSync(path.join(tmpdir(), "settle-mcp-"));
@@ -73,7 +90,8 @@ export function scratch(): Scratch {
   };
 }
 
-const baseEnv = () => Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+const baseEnv = () =>
+  Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
 
 export type StdioSession = {
   client: Client;
@@ -98,7 +116,9 @@ export async function connectStdio(
 ): Promise<StdioSession> {
   const configFile = path.join(s.dir, `gateway-${Date.now()}.json`);
   writeFileSync(configFile, JSON.stringify({ ...config, spool_dir: path.join(s.dir, "spool") }));
-  const keyEnv: Record<string, string> = launch.keyFile ? { SETTLE_KEY_FILE: launch.keyFile } : { SETTLE_KEY: launch.key ?? settle.key };
+  const keyEnv: Record<string, string> = launch.keyFile
+    ? { SETTLE_KEY_FILE: launch.keyFile }
+    : { SETTLE_KEY: launch.key ?? settle.key };
   const preload = (launch.serverPreload ?? []).flatMap((m) => ["--import", m]);
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -133,10 +153,18 @@ export async function connectStdio(
 export type ShopProcess = { url: string; child: ChildProcess; stop: () => Promise<void>; restart: () => Promise<void> };
 
 /** The shop over Streamable HTTP, as a process of its own (a crash is a real exit), restarted on the same port. */
-export async function startShopHttp(s: Scratch, port = 0, mode: "--http" | "--http-sessions" = "--http"): Promise<ShopProcess> {
+export async function startShopHttp(
+  s: Scratch,
+  port = 0,
+  mode: "--http" | "--http-sessions" = "--http",
+): Promise<ShopProcess> {
   const launch = (p: number) =>
     new Promise<{ child: ChildProcess; port: number }>((resolve, reject) => {
-      const child = spawn(process.execPath, ["--import", "tsx", shopServer, mode, String(p)], { cwd: root, env: { ...process.env, ...s.env }, stdio: ["ignore", "pipe", "inherit"] });
+      const child = spawn(process.execPath, ["--import", "tsx", shopServer, mode, String(p)], {
+        cwd: root,
+        env: { ...process.env, ...s.env },
+        stdio: ["ignore", "pipe", "inherit"],
+      });
       let out = "";
       child.stdout!.on("data", (d) => {
         out += String(d);
@@ -165,7 +193,13 @@ export async function startShopHttp(s: Scratch, port = 0, mode: "--http" | "--ht
   return shop;
 }
 
-export type HttpSession = { gateway: HttpGateway; settleLink: SettleLink; logs: CallLog[]; client: (options?: ConstructorParameters<typeof Client>[1]) => Promise<Client>; close: () => Promise<void> };
+export type HttpSession = {
+  gateway: HttpGateway;
+  settleLink: SettleLink;
+  logs: CallLog[];
+  client: (options?: ConstructorParameters<typeof Client>[1]) => Promise<Client>;
+  close: () => Promise<void>;
+};
 
 /** The HTTP gateway in this process in front of `upstream`, and SDK clients of either protocol era. */
 export async function startHttpSession(
@@ -177,14 +211,26 @@ export async function startHttpSession(
 ): Promise<HttpSession> {
   const parsed = parseConfig({ ...config, spool_dir: path.join(s.dir, "spool") }, "test");
   const logs: CallLog[] = [];
-  const settleLink = createSettleLink({ url: settle.url, key: settle.key, spool: openSpool(parsed.spool_dir!), fastTimeoutMs: parsed.settle_timeout_ms });
+  const settleLink = createSettleLink({
+    url: settle.url,
+    key: settle.key,
+    spool: openSpool(parsed.spool_dir!),
+    fastTimeoutMs: parsed.settle_timeout_ms,
+  });
   const gateway = await startHttpGateway({
     port: 0,
     host: "127.0.0.1",
     upstream,
     ...(access ? { access } : {}),
     catalog: createToolCatalog(),
-    deps: { config: parsed, settle: settleLink, registry: createRegistry(), log: (l) => logs.push(l), consoleLink: (id) => `${settle.url}/invocations/${id}`, now: () => new Date() },
+    deps: {
+      config: parsed,
+      settle: settleLink,
+      registry: createRegistry(),
+      log: (l) => logs.push(l),
+      consoleLink: (id) => `${settle.url}/invocations/${id}`,
+      now: () => new Date(),
+    },
   });
   const clients: Client[] = [];
   return {
@@ -227,7 +273,10 @@ export async function invocationOf(settle: SettleUnderTest, id: string): Promise
 
 /** The queue: what needs a person. */
 export async function queueOf(settle: SettleUnderTest): Promise<any[]> {
-  const body = await settleGet(settle, "/api/v1/invocations?status=outcome_unknown,stalled,partially_applied,awaiting_approval,verifying,escalated&limit=200");
+  const body = await settleGet(
+    settle,
+    "/api/v1/invocations?status=outcome_unknown,stalled,partially_applied,awaiting_approval,verifying,escalated&limit=200",
+  );
   return body.items;
 }
 
@@ -244,7 +293,11 @@ export async function operatorAct(settle: SettleUnderTest, id: string, action: R
 /** The text of a CallToolResult's first content part. */
 export const textOf = (result: any): string => (result?.content?.[0]?.text as string) ?? "";
 
-export async function waitUntil(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
+export async function waitUntil(
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check()) return;

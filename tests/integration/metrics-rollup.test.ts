@@ -26,11 +26,28 @@ const unknown = { outcome: "unknown", effect_applied: "unknown" };
 const retryable = { outcome: "retryable", effect_applied: "no" };
 const probeFound = { ok: true, commit_state: "committed", operation_ref: "r" };
 const approval = {
-  ok: false, code: "APPROVAL_REQUIRED", category: "authorization", commit_state: "not_committed", next_action: "request_approval",
-  retry: { directive: "never", not_before: null, max_attempts_remaining: 0 }, operation_ref: "r", safe_details: {}, agent_message: "ask", user_message: "ask",
+  ok: false,
+  code: "APPROVAL_REQUIRED",
+  category: "authorization",
+  commit_state: "not_committed",
+  next_action: "request_approval",
+  retry: { directive: "never", not_before: null, max_attempts_remaining: 0 },
+  operation_ref: "r",
+  safe_details: {},
+  agent_message: "ask",
+  user_message: "ask",
 };
 
-type Rec = { id: string; tool: string; key: string; minute: number; attempt?: number; phase?: string; envelope?: unknown; budget?: number };
+type Rec = {
+  id: string;
+  tool: string;
+  key: string;
+  minute: number;
+  attempt?: number;
+  phase?: string;
+  envelope?: unknown;
+  budget?: number;
+};
 type Act = { id: string; action: OperatorAction; minute: number };
 
 /** A small deterministic generator (mulberry32), so a failure can be replayed. */
@@ -68,11 +85,21 @@ function generate(): { first: Rec[]; other: Rec[]; later: Rec[]; acts: Act[] } {
       (n % 16 === 3 ? out : later).push(r(m + 20, { phase: "probe", envelope: probeFound }));
     }
     if (shape === 4) out.push(r(m, { envelope: unknown }));
-    if (shape === 4) acts.push({ id, minute: m + 40, action: { action: "mark_reconciled", commit_state: n % 16 === 4 ? "committed" : "not_committed", note: "checked" } });
+    if (shape === 4)
+      acts.push({
+        id,
+        minute: m + 40,
+        action: {
+          action: "mark_reconciled",
+          commit_state: n % 16 === 4 ? "committed" : "not_committed",
+          note: "checked",
+        },
+      });
     if (shape === 5 && n % 16 === 5) out.push(r(m, { envelope: approval }));
     if (shape === 5 && n % 16 === 5) acts.push({ id, minute: m + 15, action: { action: "approve" } });
     if (shape === 5 && n % 16 === 13) out.push(r(m, { envelope: unknown }));
-    if (shape === 5 && n % 16 === 13) acts.push({ id, minute: m + 30, action: { action: "escalate", note: "no access" } });
+    if (shape === 5 && n % 16 === 13)
+      acts.push({ id, minute: m + 30, action: { action: "escalate", note: "no access" } });
     if (shape === 6) out.push(r(m, { envelope: unknown }));
     if (shape === 7) out.push(r(m, { phase: "intent", budget: 60 }));
   }
@@ -106,7 +133,11 @@ describe.each<Backend>(["postgres", "pglite"])("metric rollups on %s", (backend)
 
   async function act({ id, action, minute }: Act) {
     const current = await t.db.prisma.invocation.findFirstOrThrow({ where: { invocationId: id } });
-    const outcome = await actOnInvocation(t.db, { invocationId: id }, action, { actor: "ana@example.com", version: current.version, now: new Date(at(minute)) });
+    const outcome = await actOnInvocation(t.db, { invocationId: id }, action, {
+      actor: "ana@example.com",
+      version: current.version,
+      now: new Date(at(minute)),
+    });
     expect(outcome.ok).toBe(true);
   }
 
@@ -132,7 +163,8 @@ describe.each<Backend>(["postgres", "pglite"])("metric rollups on %s", (backend)
     return read;
   }
 
-  const count = async (table: string) => Number((await t.db.prisma.$queryRawUnsafe<Array<{ n: bigint }>>(`SELECT count(*) AS n FROM ${table}`))[0]!.n);
+  const count = async (table: string) =>
+    Number((await t.db.prisma.$queryRawUnsafe<Array<{ n: bigint }>>(`SELECT count(*) AS n FROM ${table}`))[0]!.n);
 
   beforeAll(async () => {
     t = await openSettle(backend);
@@ -140,8 +172,14 @@ describe.each<Backend>(["postgres", "pglite"])("metric rollups on %s", (backend)
     const history = generate();
     await send(t.key, history.first);
     await send(otherKey, history.other);
-    await send(t.key, history.later.filter((r) => Number(r.id.slice(4)) % 3 !== 0));
-    await send(otherKey, history.later.filter((r) => Number(r.id.slice(4)) % 3 === 0));
+    await send(
+      t.key,
+      history.later.filter((r) => Number(r.id.slice(4)) % 3 !== 0),
+    );
+    await send(
+      otherKey,
+      history.later.filter((r) => Number(r.id.slice(4)) % 3 === 0),
+    );
     for (const a of history.acts) await act(a);
   });
 
@@ -159,7 +197,8 @@ describe.each<Backend>(["postgres", "pglite"])("metric rollups on %s", (backend)
     expect(before!.duplicates_prevented.receiver_replays).toBeGreaterThan(0);
     expect(before!.possible_duplicate_effects).toBeGreaterThan(0);
     expect(before!.unknown_outcomes).toMatchObject({ resolved_by_probe: expect.any(Number), open: expect.any(Number) });
-    for (const fate of ["resolved_by_probe", "resolved_by_operator", "escalated", "open"] as const) expect(before!.unknown_outcomes[fate]).toBeGreaterThan(0);
+    for (const fate of ["resolved_by_probe", "resolved_by_operator", "escalated", "open"] as const)
+      expect(before!.unknown_outcomes[fate]).toBeGreaterThan(0);
     expect(before!.pending_recovery_seconds.p50).not.toBeNull();
     expect(before!.invocations).toBe(64);
 
@@ -174,7 +213,11 @@ describe.each<Backend>(["postgres", "pglite"])("metric rollups on %s", (backend)
       { id: "inv-early-commit", tool: "charge_card", key: "k-shared-0", minute: 5, envelope: ok },
       { id: "inv-7", tool: TOOLS[7 % 3]!, key: "k-7", minute: 3 * 1440 - 60, phase: "probe", envelope: probeFound },
     ]);
-    await act({ id: "inv-6", minute: 2 * 1440 + 720, action: { action: "mark_reconciled", commit_state: "committed", note: "found it" } });
+    await act({
+      id: "inv-6",
+      minute: 2 * 1440 + 720,
+      action: { action: "mark_reconciled", commit_state: "committed", note: "found it" },
+    });
     expect(await count("metric_dirty")).toBeGreaterThan(0);
 
     const [noted] = await compareAll();
@@ -185,6 +228,8 @@ describe.each<Backend>(["postgres", "pglite"])("metric rollups on %s", (backend)
     await Promise.all([refreshMetricRollups(t.db), refreshMetricRollups(t.db)]);
     await refreshMetricRollups(t.db);
     expect(await count("metric_dirty")).toBe(0);
-    expect(await compareAll()).toEqual(await Promise.all(ranges().map((r) => getMetrics(t.db, r, NOW, { rollups: false }))));
+    expect(await compareAll()).toEqual(
+      await Promise.all(ranges().map((r) => getMetrics(t.db, r, NOW, { rollups: false }))),
+    );
   });
 });

@@ -21,11 +21,30 @@ const ok = { outcome: "ok", effect_applied: "yes" };
 const unknown = { outcome: "unknown", effect_applied: "unknown", message: "connection reset after send" };
 const retryable = { outcome: "retryable", effect_applied: "no", message: "rate limited" };
 const needsApproval = {
-  ok: false, code: "APPROVAL_REQUIRED", category: "authorization", commit_state: "not_committed", next_action: "request_approval",
-  retry: { directive: "never", not_before: null, max_attempts_remaining: 0 }, operation_ref: "r", safe_details: {}, agent_message: "ask", user_message: "ask",
+  ok: false,
+  code: "APPROVAL_REQUIRED",
+  category: "authorization",
+  commit_state: "not_committed",
+  next_action: "request_approval",
+  retry: { directive: "never", not_before: null, max_attempts_remaining: 0 },
+  operation_ref: "r",
+  safe_details: {},
+  agent_message: "ask",
+  user_message: "ask",
 };
 
-type Rec = { id: string; tool: string; effect: string; key: string; attempt?: number; phase?: string; minute: number; envelope?: unknown; task?: string; budget?: number };
+type Rec = {
+  id: string;
+  tool: string;
+  effect: string;
+  key: string;
+  attempt?: number;
+  phase?: string;
+  minute: number;
+  envelope?: unknown;
+  task?: string;
+  budget?: number;
+};
 
 describe.each<Backend>(["postgres", "pglite"])("trust metrics on %s", (backend) => {
   let t: TestContext;
@@ -55,7 +74,11 @@ describe.each<Backend>(["postgres", "pglite"])("trust metrics on %s", (backend) 
 
   async function act(invocationId: string, action: OperatorAction, actor: string, minute: number) {
     const current = await t.db.prisma.invocation.findFirstOrThrow({ where: { invocationId } });
-    const outcome = await actOnInvocation(t.db, { invocationId }, action, { actor, version: current.version, now: new Date(at(minute)) });
+    const outcome = await actOnInvocation(t.db, { invocationId }, action, {
+      actor,
+      version: current.version,
+      now: new Date(at(minute)),
+    });
     expect(outcome.ok).toBe(true);
   }
 
@@ -64,7 +87,10 @@ describe.each<Backend>(["postgres", "pglite"])("trust metrics on %s", (backend) 
   }
 
   async function cases(metric: string, query: Record<string, string> = range) {
-    const res = await call(casesGet, { key: manager, path: `/api/v1/metrics/cases?${new URLSearchParams({ ...query, metric })}` });
+    const res = await call(casesGet, {
+      key: manager,
+      path: `/api/v1/metrics/cases?${new URLSearchParams({ ...query, metric })}`,
+    });
     expect(res.status).toBe(200);
     return (res.body.items as Array<{ invocation_id: string }>).map((c) => c.invocation_id).sort();
   }
@@ -77,40 +103,98 @@ describe.each<Backend>(["postgres", "pglite"])("trust metrics on %s", (backend) 
       { id: "inv-ok", tool: "create_invoice", effect: "create", key: "k-ok", phase: "intent", minute: 0 },
       { id: "inv-ok", tool: "create_invoice", effect: "create", key: "k-ok", minute: 1, envelope: ok },
       { id: "inv-retry", tool: "create_invoice", effect: "create", key: "k-retry", minute: 0, envelope: retryable },
-      { id: "inv-retry", tool: "create_invoice", effect: "create", key: "k-retry", attempt: 2, minute: 2, envelope: ok },
+      {
+        id: "inv-retry",
+        tool: "create_invoice",
+        effect: "create",
+        key: "k-retry",
+        attempt: 2,
+        minute: 2,
+        envelope: ok,
+      },
       // Seed 002 fixture 2: the same key twice, one effect, two ok returns.
       { id: "inv-replay", tool: "send_email", effect: "send", key: "k-replay", minute: 0, envelope: ok },
       { id: "inv-replay", tool: "send_email", effect: "send", key: "k-replay", attempt: 2, minute: 5, envelope: ok },
       { id: "inv-probe", tool: "charge_card", effect: "money", key: "k-probe", minute: 10, envelope: unknown },
-      { id: "inv-probe", tool: "charge_card", effect: "money", key: "k-probe", phase: "probe", minute: 20, envelope: { ok: true, commit_state: "committed", operation_ref: "k-probe" } },
+      {
+        id: "inv-probe",
+        tool: "charge_card",
+        effect: "money",
+        key: "k-probe",
+        phase: "probe",
+        minute: 20,
+        envelope: { ok: true, commit_state: "committed", operation_ref: "k-probe" },
+      },
       { id: "inv-op", tool: "charge_card", effect: "money", key: "k-op", minute: 10, envelope: unknown },
       { id: "inv-esc", tool: "charge_card", effect: "money", key: "k-esc", minute: 30, envelope: unknown },
       { id: "inv-open", tool: "delete_record", effect: "destructive", key: "k-open", minute: 50, envelope: unknown },
       { id: "inv-sla", tool: "send_sms", effect: "send", key: "k-sla", minute: 50, envelope: unknown },
       { id: "inv-appr", tool: "refund_payment", effect: "money", key: "k-appr", minute: 0, envelope: needsApproval },
-      { id: "inv-dup-1", tool: "create_ticket", effect: "create", key: "k-dup", minute: 60, envelope: ok, task: "task-dup-1" },
-      { id: "inv-dup-2", tool: "create_ticket", effect: "create", key: "k-dup", minute: 70, envelope: ok, task: "task-dup-2" },
-      { id: "inv-stall", tool: "create_ticket", effect: "create", key: "k-stall", phase: "intent", minute: 0, budget: 60 },
+      {
+        id: "inv-dup-1",
+        tool: "create_ticket",
+        effect: "create",
+        key: "k-dup",
+        minute: 60,
+        envelope: ok,
+        task: "task-dup-1",
+      },
+      {
+        id: "inv-dup-2",
+        tool: "create_ticket",
+        effect: "create",
+        key: "k-dup",
+        minute: 70,
+        envelope: ok,
+        task: "task-dup-2",
+      },
+      {
+        id: "inv-stall",
+        tool: "create_ticket",
+        effect: "create",
+        key: "k-stall",
+        phase: "intent",
+        minute: 0,
+        budget: 60,
+      },
       // Outside the range: before `from`, and exactly at `to`.
       { id: "inv-early", tool: "charge_card", effect: "money", key: "k-early", minute: -5, envelope: unknown },
       { id: "inv-late", tool: "charge_card", effect: "money", key: "k-late", minute: 120, envelope: unknown },
     ]);
-    await send(otherKey, [{ id: "inv-x", tool: "charge_card", effect: "money", key: "k-x", minute: 10, envelope: unknown }]);
+    await send(otherKey, [
+      { id: "inv-x", tool: "charge_card", effect: "money", key: "k-x", minute: 10, envelope: unknown },
+    ]);
 
     await act("inv-appr", { action: "approve" }, "ana@example.com", 15);
-    await act("inv-op", { action: "mark_reconciled", commit_state: "committed", note: "found in the ledger" }, "ana@example.com", 40);
+    await act(
+      "inv-op",
+      { action: "mark_reconciled", commit_state: "committed", note: "found in the ledger" },
+      "ana@example.com",
+      40,
+    );
     await act("inv-esc", { action: "escalate", note: "no access to the ledger" }, "ana@example.com", 35);
 
     const runtime = await t.db.prisma.runtime.findUniqueOrThrow({ where: { name: t.runtime } });
     const guard = (key: string, minute: number) =>
-      guardWrite(t.db, runtime, { task_id: `task-g-${key}`, tool: "create_ticket", idempotency_key: key }, new Date(at(minute)));
+      guardWrite(
+        t.db,
+        runtime,
+        { task_id: `task-g-${key}`, tool: "create_ticket", idempotency_key: key },
+        new Date(at(minute)),
+      );
     expect(await guard("k-dup", 80)).toMatchObject({ allow: false, reason: "already_committed" });
     expect(await guard("k-open", 81)).toMatchObject({ allow: false, reason: "outcome_unknown" });
     // Allowed (after the range): not a duplicate prevented, and its write-ahead intent is outside the range.
     expect(await guard("k-new", 125)).toMatchObject({ allow: true });
 
     // The SLA policy for `send`: inv-sla (unknown since minute 50) escalates when the jobs run at minute 65.
-    await putPolicy(t.db, "send", { overdue_after_s: 300, escalate_after_s: 600, approval_expires_after_s: null, approval_quorum: 1 }, "admin@example.com", new Date(at(0)));
+    await putPolicy(
+      t.db,
+      "send",
+      { overdue_after_s: 300, escalate_after_s: 600, approval_expires_after_s: null, approval_quorum: 1 },
+      "admin@example.com",
+      new Date(at(0)),
+    );
     await runJobsOnce(t.db, new Date(at(65)));
     await sampleQueue(t.db, new Date(at(66)));
   });
@@ -139,10 +223,30 @@ describe.each<Backend>(["postgres", "pglite"])("trust metrics on %s", (backend) 
       bucket: "hour",
     });
     expect(res.body.series).toHaveLength(2);
-    expect(res.body.series[0]).toMatchObject({ at: "2026-11-20T10:00:00.000Z", receiver_replays: 1, probe_found: 1, unknown_outcomes: 7, escalations: 1 });
-    expect(res.body.series[1]).toMatchObject({ at: "2026-11-20T11:00:00.000Z", guard_denials: 2, queue_size_max: 7, sla_breaches: 1, escalations: 1 });
+    expect(res.body.series[0]).toMatchObject({
+      at: "2026-11-20T10:00:00.000Z",
+      receiver_replays: 1,
+      probe_found: 1,
+      unknown_outcomes: 7,
+      escalations: 1,
+    });
+    expect(res.body.series[1]).toMatchObject({
+      at: "2026-11-20T11:00:00.000Z",
+      guard_denials: 2,
+      queue_size_max: 7,
+      sla_breaches: 1,
+      escalations: 1,
+    });
     const card = res.body.by_tool.find((r: { tool: string }) => r.tool === "charge_card");
-    expect(card).toMatchObject({ unknown_outcomes: 4, resolved_by_probe: 1, resolved_by_operator: 1, escalated: 1, open: 1, probe_found: 1, escalations: 1 });
+    expect(card).toMatchObject({
+      unknown_outcomes: 4,
+      resolved_by_probe: 1,
+      resolved_by_operator: 1,
+      escalated: 1,
+      open: 1,
+      probe_found: 1,
+      escalations: 1,
+    });
   });
 
   it("lists the invocations behind each number", async () => {
@@ -150,14 +254,25 @@ describe.each<Backend>(["postgres", "pglite"])("trust metrics on %s", (backend) 
     expect(await cases("guard_denials")).toEqual(["inv-dup-2", "inv-open"]);
     expect(await cases("duplicates_prevented")).toEqual(["inv-dup-2", "inv-open", "inv-probe", "inv-replay"]);
     expect(await cases("possible_duplicate_effects")).toEqual(["inv-dup-1", "inv-dup-2"]);
-    expect(await cases("unknown_outcomes")).toEqual(["inv-esc", "inv-op", "inv-open", "inv-probe", "inv-sla", "inv-stall", "inv-x"]);
+    expect(await cases("unknown_outcomes")).toEqual([
+      "inv-esc",
+      "inv-op",
+      "inv-open",
+      "inv-probe",
+      "inv-sla",
+      "inv-stall",
+      "inv-x",
+    ]);
     expect(await cases("open")).toEqual(["inv-open", "inv-stall", "inv-x"]);
     expect(await cases("escalated")).toEqual(["inv-esc", "inv-sla"]);
     expect(await cases("pending_recovery")).toEqual(["inv-op", "inv-probe"]);
     expect(await cases("retries")).toEqual(["inv-replay", "inv-retry"]);
     expect(await cases("approval_wait")).toEqual(["inv-appr"]);
     expect(await cases("sla_breaches")).toEqual(["inv-sla"]);
-    const page = await call(casesGet, { key: manager, path: `/api/v1/metrics/cases?${new URLSearchParams({ ...range, metric: "unknown_outcomes", limit: "5" })}` });
+    const page = await call(casesGet, {
+      key: manager,
+      path: `/api/v1/metrics/cases?${new URLSearchParams({ ...range, metric: "unknown_outcomes", limit: "5" })}`,
+    });
     expect(page.body.items).toHaveLength(5);
     expect(page.body.next_cursor).toBe("5");
   });
@@ -166,7 +281,13 @@ describe.each<Backend>(["postgres", "pglite"])("trust metrics on %s", (backend) 
     const res = await metrics({ from: at(10), to: at(30) });
     // inv-probe and inv-op entered at minute 10 (from, included), inv-x too; inv-esc at 30 (= to) is not.
     // At minute 30 the probe had settled inv-probe; inv-op was still open (reconciled at 40).
-    expect(res.body.unknown_outcomes).toEqual({ total: 3, resolved_by_probe: 1, resolved_by_operator: 0, escalated: 0, open: 2 });
+    expect(res.body.unknown_outcomes).toEqual({
+      total: 3,
+      resolved_by_probe: 1,
+      resolved_by_operator: 0,
+      escalated: 0,
+      open: 2,
+    });
     expect(res.body.pending_recovery_seconds).toEqual({ p50: 600, p90: 600 });
     expect(res.body.duplicates_prevented).toEqual({ total: 1, guard_denials: 0, probe_found: 1, receiver_replays: 0 });
     expect(res.body.bucket).toBe("hour");
@@ -174,14 +295,24 @@ describe.each<Backend>(["postgres", "pglite"])("trust metrics on %s", (backend) 
 
   it("narrows by tool and by runtime", async () => {
     const card = await metrics({ ...range, tool: "charge_card" });
-    expect(card.body.unknown_outcomes).toEqual({ total: 4, resolved_by_probe: 1, resolved_by_operator: 1, escalated: 1, open: 1 });
+    expect(card.body.unknown_outcomes).toEqual({
+      total: 4,
+      resolved_by_probe: 1,
+      resolved_by_operator: 1,
+      escalated: 1,
+      open: 1,
+    });
     expect(card.body.escalations_by_tool).toEqual({ charge_card: 1 });
     expect(card.body.invocations).toBe(4);
     const own = await metrics({ ...range, runtime: t.runtime });
     expect(own.body.unknown_outcomes.total).toBe(6);
     expect(own.body.invocations).toBe(12);
     const other = await metrics({ ...range, runtime: "rt-other", tool: "charge_card" });
-    expect(other.body).toMatchObject({ unknown_outcomes: { total: 1, open: 1 }, invocations: 1, duplicates_prevented: { total: 0 } });
+    expect(other.body).toMatchObject({
+      unknown_outcomes: { total: 1, open: 1 },
+      invocations: 1,
+      duplicates_prevented: { total: 0 },
+    });
     expect((await metrics({ ...range, runtime: "nobody" })).status).toBe(404);
   });
 

@@ -27,7 +27,8 @@ async function freshPostgres(): Promise<{ driver: SqlDriver; url: string }> {
 }
 
 describe.each(["postgres", "pglite"] as const)("migration runner on %s", (kind) => {
-  const open = async () => (kind === "postgres" ? (await freshPostgres()).driver : await createPgliteDriver("memory://"));
+  const open = async () =>
+    kind === "postgres" ? (await freshPostgres()).driver : await createPgliteDriver("memory://");
 
   it("applies every migration once and records it as Prisma does", async () => {
     const driver = await open();
@@ -39,7 +40,9 @@ describe.each(["postgres", "pglite"] as const)("migration runner on %s", (kind) 
     expect(second).toEqual({ applied: [], alreadyApplied: migrations.length, checksumMismatches: [] });
     expect(await pendingMigrations(driver)).toEqual([]);
 
-    const rows = await driver.query<Record<string, unknown>>(`SELECT * FROM "_prisma_migrations" ORDER BY migration_name`);
+    const rows = await driver.query<Record<string, unknown>>(
+      `SELECT * FROM "_prisma_migrations" ORDER BY migration_name`,
+    );
     expect(rows).toHaveLength(migrations.length);
     for (const [i, row] of rows.entries()) {
       const m = migrations[i]!;
@@ -48,7 +51,9 @@ describe.each(["postgres", "pglite"] as const)("migration runner on %s", (kind) 
       expect(row.finished_at).not.toBeNull();
       expect(row.checksum).toBe(createHash("sha256").update(m.script).digest("hex"));
     }
-    const tables = await driver.query<{ tablename: string }>(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`);
+    const tables = await driver.query<{ tablename: string }>(
+      `SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`,
+    );
     expect(tables.map((t) => t.tablename)).toEqual(
       expect.arrayContaining(["attempts", "invocation_actions", "invocations", "runtime_keys", "runtimes", "tasks"]),
     );
@@ -61,7 +66,10 @@ describe.each(["postgres", "pglite"] as const)("migration runner on %s", (kind) 
     drops.push(async () => rmSync(dir, { recursive: true, force: true }));
     cpSync(path.join(process.cwd(), "prisma", "migrations"), dir, { recursive: true });
     mkdirSync(path.join(dir, "29990101000000_broken"));
-    writeFileSync(path.join(dir, "29990101000000_broken", "migration.sql"), `CREATE TABLE half_done (id int);\nSELECT * FROM no_such_table;\n`);
+    writeFileSync(
+      path.join(dir, "29990101000000_broken", "migration.sql"),
+      `CREATE TABLE half_done (id int);\nSELECT * FROM no_such_table;\n`,
+    );
     const migrations = readMigrations(dir);
 
     await expect(applyMigrations(driver, migrations)).rejects.toMatchObject({ code: "P3018" });
@@ -70,7 +78,9 @@ describe.each(["postgres", "pglite"] as const)("migration runner on %s", (kind) 
     );
     expect(failed?.finished_at).toBeNull();
     expect(failed?.logs).toMatch(/no_such_table/);
-    const [half] = await driver.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'half_done'`);
+    const [half] = await driver.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'half_done'`,
+    );
     expect(half?.n).toBe(0);
     const again = applyMigrations(driver, migrations);
     await expect(again).rejects.toBeInstanceOf(MigrationError);

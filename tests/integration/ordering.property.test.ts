@@ -21,32 +21,103 @@ const stories: Array<(id: string) => Rec[]> = [
   ],
   (id) => [
     { event_id: `${id}-i1`, attempt: 1, phase: "intent", at: at(0) },
-    { event_id: `${id}-o1`, attempt: 1, at: at(3), envelope: { outcome: "retryable", effect_applied: "no", retry_after_s: 5 } },
+    {
+      event_id: `${id}-o1`,
+      attempt: 1,
+      at: at(3),
+      envelope: { outcome: "retryable", effect_applied: "no", retry_after_s: 5 },
+    },
     { event_id: `${id}-i2`, attempt: 2, phase: "intent", at: at(9) },
     { event_id: `${id}-o2`, attempt: 2, at: at(11), envelope: { outcome: "ok", effect_applied: "yes" } },
   ],
   (id) => [
-    { event_id: `${id}-o1`, attempt: 1, at: at(2), envelope: { status: "post_dispatch_evidence_failed", retryable: false } },
-    { event_id: `${id}-p1`, attempt: 1, phase: "probe", at: at(30), envelope: { ok: false, commit_state: "not_committed", code: "NOT_FOUND" } },
+    {
+      event_id: `${id}-o1`,
+      attempt: 1,
+      at: at(2),
+      envelope: { status: "post_dispatch_evidence_failed", retryable: false },
+    },
+    {
+      event_id: `${id}-p1`,
+      attempt: 1,
+      phase: "probe",
+      at: at(30),
+      envelope: { ok: false, commit_state: "not_committed", code: "NOT_FOUND" },
+    },
     { event_id: `${id}-i2`, attempt: 2, phase: "intent", at: at(40) },
-    { event_id: `${id}-o2`, attempt: 2, at: at(41), envelope: { type: "function_call_output", call_id: "c1", output: JSON.stringify({ ok: true, commit_state: "committed" }) } },
+    {
+      event_id: `${id}-o2`,
+      attempt: 2,
+      at: at(41),
+      envelope: {
+        type: "function_call_output",
+        call_id: "c1",
+        output: JSON.stringify({ ok: true, commit_state: "committed" }),
+      },
+    },
   ],
   (id) => [
     { event_id: `${id}-o1`, attempt: 1, at: at(5), envelope: { ok: true, commit_state: "committed" } },
     { event_id: `${id}-p1`, attempt: 1, phase: "probe", at: at(50), envelope: { outcome: "ok", effect_applied: "no" } },
   ],
   (id) => [
-    { event_id: `${id}-o1`, attempt: 1, at: at(1), envelope: { outcome: "permanent", effect_applied: "partial", items: [{ id: "a", applied: "yes" }, { id: "b", applied: "unknown" }] } },
+    {
+      event_id: `${id}-o1`,
+      attempt: 1,
+      at: at(1),
+      envelope: {
+        outcome: "permanent",
+        effect_applied: "partial",
+        items: [
+          { id: "a", applied: "yes" },
+          { id: "b", applied: "unknown" },
+        ],
+      },
+    },
   ],
   (id) => [
-    { event_id: `${id}-o1`, attempt: 1, at: at(1), envelope: { code: "missing_required_field", message: "no date", retryable: false, hint: "add it", field: "date" } },
+    {
+      event_id: `${id}-o1`,
+      attempt: 1,
+      at: at(1),
+      envelope: { code: "missing_required_field", message: "no date", retryable: false, hint: "add it", field: "date" },
+    },
     { event_id: `${id}-i2`, attempt: 2, phase: "intent", at: at(6) },
-    { event_id: `${id}-o2`, attempt: 2, at: at(7), envelope: { type: "tool_result", tool_use_id: "tu", is_error: true, content: "timeout" } },
-    { event_id: `${id}-p2`, attempt: 2, phase: "probe", at: at(9), envelope: { content: [{ type: "text", text: "lookup failed" }], isError: true } },
+    {
+      event_id: `${id}-o2`,
+      attempt: 2,
+      at: at(7),
+      envelope: { type: "tool_result", tool_use_id: "tu", is_error: true, content: "timeout" },
+    },
+    {
+      event_id: `${id}-p2`,
+      attempt: 2,
+      phase: "probe",
+      at: at(9),
+      envelope: { content: [{ type: "text", text: "lookup failed" }], isError: true },
+    },
   ],
   (id) => [
-    { event_id: `${id}-l1`, task: "t-lines", call: "create_order", intent_key: id, attempt: 1, started: "05:00:00", budget_left_s: 42 },
-    { event_id: `${id}-l2`, task: "t-lines", call: "create_order", intent_key: id, attempt: 1, started: "05:00:00", budget_left_s: 42, outcome: "unknown", probe: "found" },
+    {
+      event_id: `${id}-l1`,
+      task: "t-lines",
+      call: "create_order",
+      intent_key: id,
+      attempt: 1,
+      started: "05:00:00",
+      budget_left_s: 42,
+    },
+    {
+      event_id: `${id}-l2`,
+      task: "t-lines",
+      call: "create_order",
+      intent_key: id,
+      attempt: 1,
+      started: "05:00:00",
+      budget_left_s: 42,
+      outcome: "unknown",
+      probe: "found",
+    },
   ],
   (id) => [{ event_id: `${id}-i1`, attempt: 1, phase: "intent", at: at(0), budget_left_s: 60 }],
 ];
@@ -55,7 +126,9 @@ function build(picks: number[]): Rec[] {
   return picks.flatMap((storyIndex, n) => {
     const id = `s${n}-${storyIndex}`;
     return stories[storyIndex]!(id).map((r) =>
-      "task" in r ? { ...r, intent_key: id } : { task_id: `task-${n % 2}`, invocation_id: id, tool: "create_order", effect_class: "create", ...r },
+      "task" in r
+        ? { ...r, intent_key: id }
+        : { task_id: `task-${n % 2}`, invocation_id: id, tool: "create_order", effect_class: "create", ...r },
     );
   });
 }
@@ -90,7 +163,9 @@ describe("delivery order does not change the outcome", () => {
       const { version: _v, runtime: _r, attempts, ...rest } = body;
       out[id] = {
         ...rest,
-        attempts: attempts.map(({ received_at: _x, ...a }: { received_at: string }) => a).sort((a: { event_id: string }, b: { event_id: string }) => (a.event_id < b.event_id ? -1 : 1)),
+        attempts: attempts
+          .map(({ received_at: _x, ...a }: { received_at: string }) => a)
+          .sort((a: { event_id: string }, b: { event_id: string }) => (a.event_id < b.event_id ? -1 : 1)),
       };
     }
     return out;

@@ -18,7 +18,10 @@ import { allInvocations, decisionOf, exportOnce, invocation, postRaw, queueIds, 
 // tool that throws a timeout and one that returns, and the OpenInference
 // LangChain.js instrumentation around @langchain/core tools.
 
-const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 5, text: 5, reasoning: undefined } };
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 5, text: 5, reasoning: undefined },
+};
 
 describe("OTLP ingest from the frameworks' own telemetry (PostgreSQL)", () => {
   let t: TestContext;
@@ -48,15 +51,30 @@ describe("OTLP ingest from the frameworks' own telemetry (PostgreSQL)", () => {
           if (step === 1) {
             return {
               content: [
-                { type: "tool-call", toolCallId: "call-weather-1", toolName: "get_weather", input: JSON.stringify({ city: "Lisbon" }) },
-                { type: "tool-call", toolCallId: "call-book-1", toolName: "book_flight", input: JSON.stringify({ flight: "TP1234", seat: "12A" }) },
+                {
+                  type: "tool-call",
+                  toolCallId: "call-weather-1",
+                  toolName: "get_weather",
+                  input: JSON.stringify({ city: "Lisbon" }),
+                },
+                {
+                  type: "tool-call",
+                  toolCallId: "call-book-1",
+                  toolName: "book_flight",
+                  input: JSON.stringify({ flight: "TP1234", seat: "12A" }),
+                },
               ],
               finishReason: { unified: "tool-calls", raw: "tool_calls" },
               usage,
               warnings: [],
             };
           }
-          return { content: [{ type: "text", text: "Booked, I hope." }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] };
+          return {
+            content: [{ type: "text", text: "Booked, I hope." }],
+            finishReason: { unified: "stop", raw: "stop" },
+            usage,
+            warnings: [],
+          };
         },
       });
       const result = await generateText({
@@ -65,7 +83,10 @@ describe("OTLP ingest from the frameworks' own telemetry (PostgreSQL)", () => {
         stopWhen: stepCountIs(3),
         experimental_telemetry: { isEnabled: true, tracer: rec.tracer },
         tools: {
-          get_weather: tool({ inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => ({ city, forecast: "sunny" }) }),
+          get_weather: tool({
+            inputSchema: z.object({ city: z.string() }),
+            execute: async ({ city }) => ({ city, forecast: "sunny" }),
+          }),
           book_flight: tool({
             inputSchema: z.object({ flight: z.string(), seat: z.string() }),
             execute: async ({ flight }): Promise<{ booking: string }> => {
@@ -76,19 +97,43 @@ describe("OTLP ingest from the frameworks' own telemetry (PostgreSQL)", () => {
       });
       expect(result.text).toBe("Booked, I hope.");
       spans = rec.take();
-      expect(spans.map((s) => s.name)).toEqual(expect.arrayContaining(["ai.toolCall", "ai.generateText", "ai.generateText.doGenerate"]));
-      expect(await exportOnce(new JsonExporter({ url: `${server.url}/v1/traces`, headers: { Authorization: `Bearer ${t.key}` } }), spans)).toEqual({ ok: true, error: undefined });
+      expect(spans.map((s) => s.name)).toEqual(
+        expect.arrayContaining(["ai.toolCall", "ai.generateText", "ai.generateText.doGenerate"]),
+      );
+      expect(
+        await exportOnce(
+          new JsonExporter({ url: `${server.url}/v1/traces`, headers: { Authorization: `Bearer ${t.key}` } }),
+          spans,
+        ),
+      ).toEqual({ ok: true, error: undefined });
 
       const traceId = spans[0]!.spanContext().traceId;
       const weather = await invocation(t, "call-weather-1");
-      expect(weather).toMatchObject({ task_id: traceId, tool: "get_weather", status: "succeeded", commit_state: "committed" });
+      expect(weather).toMatchObject({
+        task_id: traceId,
+        tool: "get_weather",
+        status: "succeeded",
+        commit_state: "committed",
+      });
       const outcome = weather.attempts.find((a: { phase: string }) => a.phase === "outcome");
       expect(outcome).toMatchObject({ dialect: "otel-vercel-ai" });
-      expect(outcome.envelope).toMatchObject({ arguments: { city: "Lisbon" }, result: { city: "Lisbon", forecast: "sunny" }, otel: { convention: "otel-vercel-ai", trace_id: traceId, service_name: "travel-agent" } });
+      expect(outcome.envelope).toMatchObject({
+        arguments: { city: "Lisbon" },
+        result: { city: "Lisbon", forecast: "sunny" },
+        otel: { convention: "otel-vercel-ai", trace_id: traceId, service_name: "travel-agent" },
+      });
 
       const book = await invocation(t, "call-book-1");
-      expect(book).toMatchObject({ tool: "book_flight", status: "outcome_unknown", commit_state: "unknown", next_action: "verify_operation" });
-      expect(book.attempts.find((a: { phase: string }) => a.phase === "outcome")).toMatchObject({ dialect: "otel-vercel-ai", agent_message: "Booking gateway timed out after 30000 ms (TP1234)" });
+      expect(book).toMatchObject({
+        tool: "book_flight",
+        status: "outcome_unknown",
+        commit_state: "unknown",
+        next_action: "verify_operation",
+      });
+      expect(book.attempts.find((a: { phase: string }) => a.phase === "outcome")).toMatchObject({
+        dialect: "otel-vercel-ai",
+        agent_message: "Booking gateway timed out after 30000 ms (TP1234)",
+      });
 
       // Only the two executions: the model spans (which list the calls too) add nothing.
       expect([...(await allInvocations(t)).keys()].sort()).toEqual(["call-book-1", "call-weather-1"]);
@@ -96,7 +141,11 @@ describe("OTLP ingest from the frameworks' own telemetry (PostgreSQL)", () => {
       expect((await decisionOf(t, "call-book-1")).decision).toBe("wait");
 
       // Like any other: the trace's timeline (the trace is the task) and the trust metrics.
-      const timeline = await call(taskTimeline, { key: t.key, params: { task_id: traceId }, path: `/api/v1/tasks/${traceId}/timeline` });
+      const timeline = await call(taskTimeline, {
+        key: t.key,
+        params: { task_id: traceId },
+        path: `/api/v1/tasks/${traceId}/timeline`,
+      });
       expect(timeline.status).toBe(200);
       expect(JSON.stringify(timeline.body)).toContain("call-book-1");
       expect(JSON.stringify(timeline.body)).toContain("call-weather-1");
@@ -111,14 +160,23 @@ describe("OTLP ingest from the frameworks' own telemetry (PostgreSQL)", () => {
 
     it("adds nothing when the same spans are exported again (protobuf this time)", async () => {
       const before = await allInvocations(t);
-      expect(await exportOnce(new ProtoExporter({ url: `${server.url}/v1/traces`, headers: { Authorization: `Bearer ${t.key}` } }), spans)).toEqual({ ok: true, error: undefined });
-      expect([...(await allInvocations(t)).values()].map((i) => i.attempt_count)).toEqual([...before.values()].map((i) => i.attempt_count));
+      expect(
+        await exportOnce(
+          new ProtoExporter({ url: `${server.url}/v1/traces`, headers: { Authorization: `Bearer ${t.key}` } }),
+          spans,
+        ),
+      ).toEqual({ ok: true, error: undefined });
+      expect([...(await allInvocations(t)).values()].map((i) => i.attempt_count)).toEqual(
+        [...before.values()].map((i) => i.attempt_count),
+      );
     });
 
     it("a truncated body of these spans is a typed 400", async () => {
       const { JsonTraceSerializer } = await import("@opentelemetry/otlp-transformer");
       const body = JsonTraceSerializer.serializeRequest(spans)!;
-      const res = await postRaw(`${server.url}/v1/traces`, t.key, body.subarray(0, body.length / 2), { "content-type": "application/json" });
+      const res = await postRaw(`${server.url}/v1/traces`, t.key, body.subarray(0, body.length / 2), {
+        "content-type": "application/json",
+      });
       expect(res).toMatchObject({ status: 400, body: { ok: false, code: "INVALID_JSON" } });
     });
   });
@@ -131,16 +189,23 @@ describe("OTLP ingest from the frameworks' own telemetry (PostgreSQL)", () => {
     it("turns TOOL spans into invocations with a stable trace:span id; chains add nothing", async () => {
       const instrumentation = new LangChainInstrumentation({ tracerProvider: rec.provider });
       instrumentation.manuallyInstrument(CallbackManagerModule);
-      const lookup = langchainTool(async ({ order }: { order: string }) => JSON.stringify({ order, state: "shipped" }), {
-        name: "lookup_order",
-        description: "Looks an order up",
-        schema: z.object({ order: z.string() }),
-      });
+      const lookup = langchainTool(
+        async ({ order }: { order: string }) => JSON.stringify({ order, state: "shipped" }),
+        {
+          name: "lookup_order",
+          description: "Looks an order up",
+          schema: z.object({ order: z.string() }),
+        },
+      );
       const refund = langchainTool(
         async () => {
           throw new Error("payments API: socket hang up");
         },
-        { name: "refund_order", description: "Refunds an order", schema: z.object({ order: z.string(), amount: z.number() }) },
+        {
+          name: "refund_order",
+          description: "Refunds an order",
+          schema: z.object({ order: z.string(), amount: z.number() }),
+        },
       );
       await lookup.invoke({ order: "o-1" });
       await expect(refund.invoke({ order: "o-1", amount: 12.5 })).rejects.toThrow("socket hang up");
@@ -148,7 +213,15 @@ describe("OTLP ingest from the frameworks' own telemetry (PostgreSQL)", () => {
       spans = rec.take();
       const toolSpans = spans.filter((s) => s.attributes["openinference.span.kind"] === "TOOL");
       expect(toolSpans).toHaveLength(2);
-      expect(await exportOnce(new ProtoExporter({ url: `${server.url}/api/v1/otlp/v1/traces`, headers: { Authorization: `Bearer ${t.key}` } }), spans)).toEqual({ ok: true, error: undefined });
+      expect(
+        await exportOnce(
+          new ProtoExporter({
+            url: `${server.url}/api/v1/otlp/v1/traces`,
+            headers: { Authorization: `Bearer ${t.key}` },
+          }),
+          spans,
+        ),
+      ).toEqual({ ok: true, error: undefined });
 
       const idOf = (name: string) => {
         const s = toolSpans.find((x) => x.attributes["tool.name"] === name)!;
@@ -156,10 +229,20 @@ describe("OTLP ingest from the frameworks' own telemetry (PostgreSQL)", () => {
       };
       const looked = await invocation(t, idOf("lookup_order"));
       expect(looked).toMatchObject({ tool: "lookup_order", status: "succeeded", commit_state: "committed" });
-      expect(looked.attempts.find((a: { phase: string }) => a.phase === "outcome")).toMatchObject({ dialect: "otel-openinference" });
-      expect(looked.attempts.find((a: { phase: string }) => a.phase === "outcome").envelope).toMatchObject({ arguments: "o-1", otel: { convention: "otel-openinference" } }); // a single argument is flattened to its text
+      expect(looked.attempts.find((a: { phase: string }) => a.phase === "outcome")).toMatchObject({
+        dialect: "otel-openinference",
+      });
+      expect(looked.attempts.find((a: { phase: string }) => a.phase === "outcome").envelope).toMatchObject({
+        arguments: "o-1",
+        otel: { convention: "otel-openinference" },
+      }); // a single argument is flattened to its text
       const refunded = await invocation(t, idOf("refund_order"));
-      expect(refunded).toMatchObject({ tool: "refund_order", status: "outcome_unknown", commit_state: "unknown", next_action: "verify_operation" });
+      expect(refunded).toMatchObject({
+        tool: "refund_order",
+        status: "outcome_unknown",
+        commit_state: "unknown",
+        next_action: "verify_operation",
+      });
       expect(await queueIds(operatorToken)).toEqual(expect.arrayContaining([idOf("refund_order")]));
       expect((await decisionOf(t, idOf("refund_order"))).decision).toBe("wait");
       const ids = [...(await allInvocations(t)).keys()].filter((id) => id.includes(":"));
@@ -168,14 +251,23 @@ describe("OTLP ingest from the frameworks' own telemetry (PostgreSQL)", () => {
 
     it("adds nothing when the same spans are exported again", async () => {
       const before = await allInvocations(t);
-      expect(await exportOnce(new JsonExporter({ url: `${server.url}/v1/traces`, headers: { Authorization: `Bearer ${t.key}` } }), spans)).toEqual({ ok: true, error: undefined });
-      expect([...(await allInvocations(t)).values()].map((i) => i.attempt_count)).toEqual([...before.values()].map((i) => i.attempt_count));
+      expect(
+        await exportOnce(
+          new JsonExporter({ url: `${server.url}/v1/traces`, headers: { Authorization: `Bearer ${t.key}` } }),
+          spans,
+        ),
+      ).toEqual({ ok: true, error: undefined });
+      expect([...(await allInvocations(t)).values()].map((i) => i.attempt_count)).toEqual(
+        [...before.values()].map((i) => i.attempt_count),
+      );
     });
 
     it("a truncated protobuf body of these spans is a typed 400", async () => {
       const { ProtobufTraceSerializer } = await import("@opentelemetry/otlp-transformer");
       const body = ProtobufTraceSerializer.serializeRequest(spans)!;
-      const res = await postRaw(`${server.url}/v1/traces`, t.key, body.subarray(0, body.length - 3), { "content-type": "application/x-protobuf" });
+      const res = await postRaw(`${server.url}/v1/traces`, t.key, body.subarray(0, body.length - 3), {
+        "content-type": "application/x-protobuf",
+      });
       expect(res).toMatchObject({ status: 400, body: { ok: false, code: "INVALID_PROTOBUF" } });
     });
   });

@@ -42,27 +42,62 @@ function toolSpan(attributes: Array<{ key: string; value: object }>, name = "exe
       kind: 1,
       startTimeUnixNano: "1764655924123000000",
       endTimeUnixNano: "1764655924623000000",
-      attributes: [{ key: "gen_ai.operation.name", value: { stringValue: "execute_tool" } }, { key: "gen_ai.tool.call.id", value: { stringValue: `limits-${serial}` } }, ...attributes],
+      attributes: [
+        { key: "gen_ai.operation.name", value: { stringValue: "execute_tool" } },
+        { key: "gen_ai.tool.call.id", value: { stringValue: `limits-${serial}` } },
+        ...attributes,
+      ],
       status: { code: 1 },
     },
   };
 }
-const exportOf = (spans: object[]) => ({ resourceSpans: [{ resource: { attributes: [{ key: "service.name", value: { stringValue: "limits" } }] }, scopeSpans: [{ scope: { name: "limits" }, spans }] }] });
+const exportOf = (spans: object[]) => ({
+  resourceSpans: [
+    {
+      resource: { attributes: [{ key: "service.name", value: { stringValue: "limits" } }] },
+      scopeSpans: [{ scope: { name: "limits" }, spans }],
+    },
+  ],
+});
 const protobufOf = (spans: object[]) =>
-  Buffer.from(ExportRequest.encode(ExportRequest.fromObject(exportOf(spans.map((s) => ({ ...s, traceId: Buffer.from(TRACE, "hex"), spanId: Buffer.from((s as { spanId: string }).spanId, "hex") }))))).finish());
+  Buffer.from(
+    ExportRequest.encode(
+      ExportRequest.fromObject(
+        exportOf(
+          spans.map((s) => ({
+            ...s,
+            traceId: Buffer.from(TRACE, "hex"),
+            spanId: Buffer.from((s as { spanId: string }).spanId, "hex"),
+          })),
+        ),
+      ),
+    ).finish(),
+  );
 
 describe("OTLP bodies that cost more than they weigh (PostgreSQL)", () => {
   let t: TestContext;
   const post = async (body: Uint8Array | string, type: string, gzip: boolean) => {
     const bytes = gzip ? gzipSync(body) : body;
-    const headers: Record<string, string> = { authorization: `Bearer ${t.key}`, "content-type": type, ...(gzip ? { "content-encoding": "gzip" } : {}) };
-    const res = await otlpTraces(new Request("http://settle.test/v1/traces", { method: "POST", headers, body: Buffer.from(bytes) }));
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${t.key}`,
+      "content-type": type,
+      ...(gzip ? { "content-encoding": "gzip" } : {}),
+    };
+    const res = await otlpTraces(
+      new Request("http://settle.test/v1/traces", { method: "POST", headers, body: Buffer.from(bytes) }),
+    );
     const raw = Buffer.from(await res.arrayBuffer());
     const isJson = (res.headers.get("content-type") ?? "").startsWith("application/json");
-    return { status: res.status, sent: bytes.length, body: (isJson ? JSON.parse(raw.toString("utf8")) : decodeAnswer(raw)) as Record<string, any> };
+    return {
+      status: res.status,
+      sent: bytes.length,
+      body: (isJson ? JSON.parse(raw.toString("utf8")) : decodeAnswer(raw)) as Record<string, any>,
+    };
   };
   const evidence = async (spanId: string, phase = "outcome") => {
-    const rows = await t.db.prisma.$queryRaw<Array<{ bytes: number; truncated: unknown; args: string | null; digest: string | null }>>`
+    const rows = await t.db.prisma.$queryRaw<
+      Array<{ bytes: number; truncated: unknown; args: string | null; digest: string | null }>
+    >`
       SELECT octet_length(envelope::text) AS bytes, envelope->'truncated' AS truncated, envelope->>'arguments' AS args, args_digest AS digest
       FROM attempts WHERE event_id = ${`otel:${TRACE}:${spanId}:${phase}`}`;
     return rows[0] ?? null;
@@ -87,9 +122,20 @@ describe("OTLP bodies that cost more than they weigh (PostgreSQL)", () => {
     const { spanId, span } = toolSpan([{ key: "gen_ai.tool.name", value: { stringValue: "bomb" } }]);
     const head = protobufOf([span]);
     // The same export with one more attribute on its span: k = [4 M empty AnyValues], spliced in by hand (4 M objects is what protobufjs would build).
-    const kv = Buffer.concat([field(1, Buffer.from("k")), field(2, field(5, Buffer.alloc(2 * 4_000_000, Buffer.from([0x0a, 0x00]))))]);
+    const kv = Buffer.concat([
+      field(1, Buffer.from("k")),
+      field(2, field(5, Buffer.alloc(2 * 4_000_000, Buffer.from([0x0a, 0x00])))),
+    ]);
     const decoded = ExportRequest.decode(head) as any;
-    const spanBytes = Buffer.concat([Buffer.from(root.lookupType("opentelemetry.proto.trace.v1.Span").encode(decoded.resourceSpans[0].scopeSpans[0].spans[0]).finish()), field(9, kv)]);
+    const spanBytes = Buffer.concat([
+      Buffer.from(
+        root
+          .lookupType("opentelemetry.proto.trace.v1.Span")
+          .encode(decoded.resourceSpans[0].scopeSpans[0].spans[0])
+          .finish(),
+      ),
+      field(9, kv),
+    ]);
     const body = field(1, field(2, field(2, spanBytes)));
     const res = await post(body, "application/x-protobuf", true);
     expect(res.status).toBe(413);
@@ -113,11 +159,21 @@ describe("OTLP bodies that cost more than they weigh (PostgreSQL)", () => {
     ];
     for (const encoding of ["protobuf", "json"] as const) {
       const { spanId, span } = toolSpan(attributes);
-      const res = encoding === "json" ? await post(JSON.stringify(exportOf([span])), "application/json", true) : await post(protobufOf([span]), "application/x-protobuf", true);
+      const res =
+        encoding === "json"
+          ? await post(JSON.stringify(exportOf([span])), "application/json", true)
+          : await post(protobufOf([span]), "application/x-protobuf", true);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const stored = await evidence(spanId);
       expect(stored!.bytes).toBeLessThanOrEqual(MAX_EVIDENCE_BYTES);
-      expect(stored!.truncated).toEqual(expect.arrayContaining([expect.stringMatching(/attributes beyond the first 128/), expect.stringMatching(/array items/), expect.stringMatching(/cut at 65536/), expect.stringMatching(/over 1048576 bytes/)]));
+      expect(stored!.truncated).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/attributes beyond the first 128/),
+          expect.stringMatching(/array items/),
+          expect.stringMatching(/cut at 65536/),
+          expect.stringMatching(/over 1048576 bytes/),
+        ]),
+      );
       const answer = await call(getInvocation, { key: t.key, params: { invocation_id: `limits-${serial}` } });
       expect(answer.status).toBe(200);
       expect(JSON.stringify(answer.body).length).toBeLessThan(2 * MAX_EVIDENCE_BYTES);
@@ -131,7 +187,11 @@ describe("OTLP bodies that cost more than they weigh (PostgreSQL)", () => {
         { key: "gen_ai.tool.name", value: { stringValue: "deep" } },
         { key: "gen_ai.tool.call.arguments", value: { stringValue: deep } },
       ]);
-      const res = await post(protobufOf([ended ? span : { ...span, endTimeUnixNano: "0" }]), "application/x-protobuf", false);
+      const res = await post(
+        protobufOf([ended ? span : { ...span, endTimeUnixNano: "0" }]),
+        "application/x-protobuf",
+        false,
+      );
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const stored = await evidence(spanId, ended ? "outcome" : "intent");
       expect(stored?.args).toBe(deep);
@@ -145,7 +205,10 @@ describe("OTLP bodies that cost more than they weigh (PostgreSQL)", () => {
     const good = toolSpan([{ key: "gen_ai.tool.name", value: { stringValue: "fine" } }]);
     const res = await post(JSON.stringify(exportOf([long.span, good.span])), "application/json", false);
     expect(res.status).toBe(200);
-    expect(res.body.partialSuccess).toMatchObject({ rejectedSpans: 1, errorMessage: expect.stringContaining("the tool name must be 1 to 200 characters") });
+    expect(res.body.partialSuccess).toMatchObject({
+      rejectedSpans: 1,
+      errorMessage: expect.stringContaining("the tool name must be 1 to 200 characters"),
+    });
     expect(await evidence(long.spanId)).toBeNull();
     expect(await evidence(good.spanId)).not.toBeNull();
   });

@@ -1,7 +1,13 @@
 import { context, type Tracer } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace-base";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+  type SpanExporter,
+} from "@opentelemetry/sdk-trace-base";
 import { ExportResultCode } from "@opentelemetry/core";
 import { expect } from "vitest";
 import { call, type TestContext } from "./harness";
@@ -19,7 +25,10 @@ export type Recorder = { provider: BasicTracerProvider; tracer: Tracer; take: ()
 
 export function recorder(serviceName: string): Recorder {
   const memory = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ "service.name": serviceName }), spanProcessors: [new SimpleSpanProcessor(memory)] });
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ "service.name": serviceName }),
+    spanProcessors: [new SimpleSpanProcessor(memory)],
+  });
   return {
     provider,
     tracer: provider.getTracer("settle-otlp-test"),
@@ -33,7 +42,9 @@ export function recorder(serviceName: string): Recorder {
 
 /** One export through a real exporter; resolves with its result (the exporter logs, it does not throw). */
 export function exportOnce(exporter: SpanExporter, spans: ReadableSpan[]): Promise<{ ok: boolean; error?: Error }> {
-  return new Promise((resolve) => exporter.export(spans, (r) => resolve({ ok: r.code === ExportResultCode.SUCCESS, error: r.error })));
+  return new Promise((resolve) =>
+    exporter.export(spans, (r) => resolve({ ok: r.code === ExportResultCode.SUCCESS, error: r.error })),
+  );
 }
 
 export async function invocation(t: TestContext, id: string) {
@@ -43,14 +54,23 @@ export async function invocation(t: TestContext, id: string) {
 }
 
 export async function decisionOf(t: TestContext, id: string) {
-  const res = await getDecision(new Request(`http://settle.test/api/v1/invocations/${encodeURIComponent(id)}/decision`, { headers: { authorization: `Bearer ${t.key}` } }), {
-    params: Promise.resolve({ invocation_id: id }),
-  });
+  const res = await getDecision(
+    new Request(`http://settle.test/api/v1/invocations/${encodeURIComponent(id)}/decision`, {
+      headers: { authorization: `Bearer ${t.key}` },
+    }),
+    {
+      params: Promise.resolve({ invocation_id: id }),
+    },
+  );
   return (await res.json()) as { decision: string; status: string; commit_state: string };
 }
 
 /** Every invocation of the test's runtime, by id. */
-export async function allInvocations(t: TestContext): Promise<Map<string, { status: string; commit_state: string; tool: string; task_id: string; attempt_count: number }>> {
+export async function allInvocations(
+  t: TestContext,
+): Promise<
+  Map<string, { status: string; commit_state: string; tool: string; task_id: string; attempt_count: number }>
+> {
   const res = await call(listInvocations, { key: t.key, path: "/api/v1/invocations?limit=200" });
   expect(res.status).toBe(200);
   return new Map(res.body.items.map((i: { invocation_id: string }) => [i.invocation_id, i]));
@@ -65,7 +85,11 @@ export async function queueIds(token: string): Promise<string[]> {
 
 /** Raw POST to an OTLP route over HTTP (for malformed bodies). */
 export async function postRaw(url: string, key: string, body: Uint8Array | string, headers: Record<string, string>) {
-  const res = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${key}`, ...headers }, body: typeof body === "string" ? body : Buffer.from(body) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, ...headers },
+    body: typeof body === "string" ? body : Buffer.from(body),
+  });
   const text = await res.text();
   let parsed: unknown = null;
   try {

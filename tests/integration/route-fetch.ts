@@ -9,5 +9,8 @@ export async function routeFetch(input: string | URL | Request, init?: RequestIn
   const req = new Request(input, init);
   const hit = matchRoute(routeTable, req.method, new URL(req.url).pathname);
   if (hit) return hit.entry.handler(req, { params: Promise.resolve(hit.params) });
-  return new Response(JSON.stringify({ ok: false, code: "NOT_FOUND" }), { status: 404, headers: { "content-type": "application/json" } });
+  return new Response(JSON.stringify({ ok: false, code: "NOT_FOUND" }), {
+    status: 404,
+    headers: { "content-type": "application/json" },
+  });
 }

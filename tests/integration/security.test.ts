@@ -28,7 +28,10 @@ function signInRequest(email: string, password: string, headers: Record<string, 
 async function signIn(email: string, password: string): Promise<string> {
   const res = await authPost(signInRequest(email, password));
   expect(res.status).toBe(200);
-  return res.headers.getSetCookie().find((c) => c.includes("session_token"))!.split(";")[0]!;
+  return res.headers
+    .getSetCookie()
+    .find((c) => c.includes("session_token"))!
+    .split(";")[0]!;
 }
 
 describe("security: sign-in, admin surface, tokens, audit", () => {
@@ -47,30 +50,48 @@ describe("security: sign-in, admin surface, tokens, audit", () => {
     const ana = await createOperator(t.db, "operator");
     const answers = [];
     for (let i = 0; i < 7; i += 1) {
-      const res = await authPost(signInRequest(ana.user.email, "wrong password!", { "x-forwarded-for": `198.51.100.${i}` }));
+      const res = await authPost(
+        signInRequest(ana.user.email, "wrong password!", { "x-forwarded-for": `198.51.100.${i}` }),
+      );
       answers.push({ status: res.status, body: await res.json() });
     }
     expect(answers.slice(0, 5).map((a) => a.status)).toEqual([401, 401, 401, 401, 401]);
-    expect(answers[5]).toMatchObject({ status: 429, body: { code: "RATE_LIMITED", agent_message: expect.stringMatching(/Too many failed sign-ins for this account\. Try again in 15 minutes/) } });
+    expect(answers[5]).toMatchObject({
+      status: 429,
+      body: {
+        code: "RATE_LIMITED",
+        agent_message: expect.stringMatching(/Too many failed sign-ins for this account\. Try again in 15 minutes/),
+      },
+    });
     // Locked means locked: the right password is refused too, until the window ends.
     const right = await authPost(signInRequest(ana.user.email, ana.password));
     expect(right.status).toBe(429);
 
     const nobody = [];
-    for (let i = 0; i < 6; i += 1) nobody.push((await authPost(signInRequest("nobody@example.com", "wrong password!"))).status);
+    for (let i = 0; i < 6; i += 1)
+      nobody.push((await authPost(signInRequest("nobody@example.com", "wrong password!"))).status);
     expect(nobody).toEqual([401, 401, 401, 401, 401, 429]);
 
     await t.db.prisma.signInFailure.updateMany({ data: { lockedUntil: new Date(Date.now() - 1000) } });
     expect((await authPost(signInRequest(ana.user.email, ana.password))).status).toBe(200);
-    expect(await t.db.prisma.signInFailure.count({ where: { failures: { gt: 0 }, lockedUntil: { gt: new Date() } } })).toBe(0);
+    expect(
+      await t.db.prisma.signInFailure.count({ where: { failures: { gt: 0 }, lockedUntil: { gt: new Date() } } }),
+    ).toBe(0);
   });
 
   it("Better Auth sees the address Settle computed from the socket, never the client's headers", async () => {
     const op = await createOperator(t.db, "operator");
-    const spoofed = { [SOCKET_ADDRESS_HEADER]: "203.0.113.5", "x-forwarded-for": "1.2.3.4", [CLIENT_ADDRESS_HEADER]: "9.9.9.9" };
+    const spoofed = {
+      [SOCKET_ADDRESS_HEADER]: "203.0.113.5",
+      "x-forwarded-for": "1.2.3.4",
+      [CLIENT_ADDRESS_HEADER]: "9.9.9.9",
+    };
     const sessionIp = async () => {
       expect((await authPost(signInRequest(op.user.email, op.password, spoofed))).status).toBe(200);
-      const latest = await t.db.prisma.session.findFirstOrThrow({ where: { userId: op.user.id }, orderBy: { createdAt: "desc" } });
+      const latest = await t.db.prisma.session.findFirstOrThrow({
+        where: { userId: op.user.id },
+        orderBy: { createdAt: "desc" },
+      });
       return latest.ipAddress;
     };
     // Not started through bin/settle-server.mjs: the socket header is a client's and means nothing.
@@ -89,21 +110,28 @@ describe("security: sign-in, admin surface, tokens, audit", () => {
     }
   });
 
-  it.each(["impersonate-user", "set-role", "ban-user", "unban-user", "list-users", "create-user", "remove-user", "set-user-password", "revoke-user-sessions"])(
-    "Better Auth's admin endpoint %s answers 404, even to an admin",
-    async (endpoint) => {
-      const cookie = await signIn(admin.user.email, admin.password);
-      const res = await authPost(
-        new Request(`${ORIGIN}/api/auth/admin/${endpoint}`, {
-          method: "POST",
-          headers: { "content-type": "application/json", origin: ORIGIN, cookie },
-          body: JSON.stringify({ userId: admin.user.id, role: "admin" }),
-        }),
-      );
-      expect(res.status).toBe(404);
-      expect(await res.json()).toMatchObject({ ok: false, code: "NOT_FOUND" });
-    },
-  );
+  it.each([
+    "impersonate-user",
+    "set-role",
+    "ban-user",
+    "unban-user",
+    "list-users",
+    "create-user",
+    "remove-user",
+    "set-user-password",
+    "revoke-user-sessions",
+  ])("Better Auth's admin endpoint %s answers 404, even to an admin", async (endpoint) => {
+    const cookie = await signIn(admin.user.email, admin.password);
+    const res = await authPost(
+      new Request(`${ORIGIN}/api/auth/admin/${endpoint}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: ORIGIN, cookie },
+        body: JSON.stringify({ userId: admin.user.id, role: "admin" }),
+      }),
+    );
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ ok: false, code: "NOT_FOUND" });
+  });
 
   it("an impersonation session is refused everywhere, however it was made", async () => {
     const op = await createOperator(t.db, "operator");
@@ -117,7 +145,10 @@ describe("security: sign-in, admin surface, tokens, audit", () => {
 
   it("an expired token answers 401 TOKEN_EXPIRED with when it expired", async () => {
     const op = await createOperator(t.db, "operator");
-    await t.db.prisma.personalToken.updateMany({ where: { userId: op.user.id }, data: { expiresAt: new Date("2026-01-01T00:00:00Z") } });
+    await t.db.prisma.personalToken.updateMany({
+      where: { userId: op.user.id },
+      data: { expiresAt: new Date("2026-01-01T00:00:00Z") },
+    });
     const res = await call(listInvocations, { key: op.token, path: "/api/v1/invocations" });
     expect(res.status).toBe(401);
     expect(res.body).toMatchObject({ code: "TOKEN_EXPIRED", safe_details: { expired_at: "2026-01-01T00:00:00.000Z" } });
@@ -126,19 +157,39 @@ describe("security: sign-in, admin surface, tokens, audit", () => {
   it("deactivating revokes tokens for good: reactivating does not bring them back", async () => {
     const op = await createOperator(t.db, "operator");
     const as = { key: admin.token };
-    expect((await call(userRoute.PATCH, { ...as, method: "PATCH", params: { user_id: op.user.id }, body: { active: false } })).status).toBe(200);
-    expect((await call(userRoute.PATCH, { ...as, method: "PATCH", params: { user_id: op.user.id }, body: { active: true } })).status).toBe(200);
+    expect(
+      (
+        await call(userRoute.PATCH, {
+          ...as,
+          method: "PATCH",
+          params: { user_id: op.user.id },
+          body: { active: false },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await call(userRoute.PATCH, { ...as, method: "PATCH", params: { user_id: op.user.id }, body: { active: true } }))
+        .status,
+    ).toBe(200);
     expect((await call(listInvocations, { key: op.token, path: "/api/v1/invocations" })).body.code).toBe("KEY_REVOKED");
   });
 
   it("every admin action is in the audit trail with before and after, in the page and the CSV", async () => {
     const as = { key: admin.token };
-    const invited = await call(usersRoute.POST, { ...as, path: "/api/v1/admin/users", body: { email: "zed@example.com", role: "viewer" } });
+    const invited = await call(usersRoute.POST, {
+      ...as,
+      path: "/api/v1/admin/users",
+      body: { email: "zed@example.com", role: "viewer" },
+    });
     expect(invited.status).toBe(201);
     const zed = invited.body.user.id as string;
     await call(userRoute.PATCH, { ...as, method: "PATCH", params: { user_id: zed }, body: { role: "operator" } });
     await call(userRoute.PATCH, { ...as, method: "PATCH", params: { user_id: zed }, body: { active: false } });
-    const key = await call(keysRoute.POST, { ...as, path: "/api/v1/admin/runtime-keys", body: { runtime: "audited", name: "ci" } });
+    const key = await call(keysRoute.POST, {
+      ...as,
+      path: "/api/v1/admin/runtime-keys",
+      body: { runtime: "audited", name: "ci" },
+    });
     await call(keyRevokeRoute.POST, { ...as, method: "POST", params: { prefix: key.body.prefix } });
     await call(policyRoute.PUT, {
       ...as,
@@ -149,23 +200,44 @@ describe("security: sign-in, admin surface, tokens, audit", () => {
 
     const page = await call(auditRoute.GET, { ...as, path: "/api/v1/audit?limit=200" });
     expect(page.status).toBe(200);
-    const admins = page.body.items.filter((e: { kind: string; actor: string }) => e.kind === "admin" && e.actor === admin.user.email);
+    const admins = page.body.items.filter(
+      (e: { kind: string; actor: string }) => e.kind === "admin" && e.actor === admin.user.email,
+    );
     const byAction = (action: string) => admins.find((e: { action: string }) => e.action === action);
-    expect(byAction("user_invited")).toMatchObject({ target_type: "user", target_id: "zed@example.com", before: null, after: { role: "viewer", active: true } });
+    expect(byAction("user_invited")).toMatchObject({
+      target_type: "user",
+      target_id: "zed@example.com",
+      before: null,
+      after: { role: "viewer", active: true },
+    });
     expect(byAction("user_role_changed")).toMatchObject({ before: { role: "viewer" }, after: { role: "operator" } });
     expect(byAction("user_deactivated")).toMatchObject({ before: { active: true }, after: { active: false } });
-    expect(byAction("runtime_key_created")).toMatchObject({ target_id: key.body.prefix, after: { runtime: "audited", name: "ci" } });
-    expect(byAction("runtime_key_revoked")).toMatchObject({ before: { revoked_at: null }, after: { revoked_at: expect.any(String) } });
-    expect(byAction("policy_changed")).toMatchObject({ target_type: "policy", target_id: "money", after: { approval_quorum: 2 } });
+    expect(byAction("runtime_key_created")).toMatchObject({
+      target_id: key.body.prefix,
+      after: { runtime: "audited", name: "ci" },
+    });
+    expect(byAction("runtime_key_revoked")).toMatchObject({
+      before: { revoked_at: null },
+      after: { revoked_at: expect.any(String) },
+    });
+    expect(byAction("policy_changed")).toMatchObject({
+      target_type: "policy",
+      target_id: "money",
+      after: { approval_quorum: 2 },
+    });
     expect(JSON.stringify(page.body)).not.toContain(key.body.key);
 
     const filtered = await call(auditRoute.GET, { ...as, path: "/api/v1/audit?action=user_role_changed" });
     expect(filtered.body.items.map((e: { action: string }) => e.action)).toEqual(["user_role_changed"]);
 
-    const csv = await auditRoute.GET(new Request(`${ORIGIN}/api/v1/audit?format=csv`, { headers: { authorization: `Bearer ${admin.token}` } }));
+    const csv = await auditRoute.GET(
+      new Request(`${ORIGIN}/api/v1/audit?format=csv`, { headers: { authorization: `Bearer ${admin.token}` } }),
+    );
     const text = await csv.text();
     expect(text.split("\r\n")[0]).toContain("kind,actor,action");
-    expect(text).toMatch(/admin,[^,]+,user_role_changed,(,){12}user,zed@example\.com,"\{.*""role"": ?""viewer"".*\}","\{.*""role"": ?""operator""/);
+    expect(text).toMatch(
+      /admin,[^,]+,user_role_changed,(,){12}user,zed@example\.com,"\{.*""role"": ?""viewer"".*\}","\{.*""role"": ?""operator""/,
+    );
   });
 });
 
@@ -190,8 +262,13 @@ describe("security: sign-in from another address than SETTLE_PUBLIC_URL", () => 
     );
     expect(res.status).toBe(403);
     const body = await res.json();
-    expect(body).toMatchObject({ code: "INVALID_ORIGIN", safe_details: { expected_origin: "http://127.0.0.1:3000", origin: "http://localhost:3000" } });
-    expect(body.agent_message).toContain("Open http://127.0.0.1:3000/sign-in, or set SETTLE_PUBLIC_URL=http://localhost:3000");
+    expect(body).toMatchObject({
+      code: "INVALID_ORIGIN",
+      safe_details: { expected_origin: "http://127.0.0.1:3000", origin: "http://localhost:3000" },
+    });
+    expect(body.agent_message).toContain(
+      "Open http://127.0.0.1:3000/sign-in, or set SETTLE_PUBLIC_URL=http://localhost:3000",
+    );
   });
 });
 
@@ -206,7 +283,11 @@ describe("security: JSON bodies are limited on the stream", () => {
 
   it("refuses a body over 64 KiB by its Content-Length, and one without it at the chunk that crosses the limit", async () => {
     const admin = await createOperator(t.db, "admin");
-    const big = await call(usersRoute.POST, { key: admin.token, path: "/api/v1/admin/users", raw: JSON.stringify({ email: "x".repeat(70_000) }) });
+    const big = await call(usersRoute.POST, {
+      key: admin.token,
+      path: "/api/v1/admin/users",
+      raw: JSON.stringify({ email: "x".repeat(70_000) }),
+    });
     expect(big.status).toBe(413);
     expect(big.body.code).toBe("PAYLOAD_TOO_LARGE");
 

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UNKNOWN_ENTRY } from "@/lib/metrics/sql";
 import { queueOrderSql } from "@/lib/outcome/queue-order";
-import { effectiveStatus, invocationStatuses, stalledSql, statusFilterSql, type InvocationStatus, type StoredStatus } from "@/lib/outcome/status";
+import {
+  effectiveStatus,
+  invocationStatuses,
+  stalledSql,
+  statusFilterSql,
+  type InvocationStatus,
+  type StoredStatus,
+} from "@/lib/outcome/status";
 import { openSettle, type TestContext } from "./harness";
 
 // Indexes that PostgreSQL uses only when a query states the same expression:
@@ -35,7 +42,11 @@ describe("the migrations' expression indexes match the rules the queries are gen
 
   it("invocations_queue_order_idx is the queue's order (lib/outcome/queue-order.ts)", async () => {
     const key = queueOrderSql("");
-    const fromCode = await defFromCode(t, "queue_order_from_code", `CREATE INDEX queue_order_from_code ON invocations ((${key.tier}), (${key.rank}), (${key.since}), id)`);
+    const fromCode = await defFromCode(
+      t,
+      "queue_order_from_code",
+      `CREATE INDEX queue_order_from_code ON invocations ((${key.tier}), (${key.rank}), (${key.since}), id)`,
+    );
     expect(await indexDef(t, "invocations_queue_order_idx")).toBe(fromCode);
   });
 
@@ -54,7 +65,9 @@ describe("the migrations' expression indexes match the rules the queries are gen
     // One connection for both statements, so the setting applies to the EXPLAIN.
     const plan = await t.db.driver.withSession(async (session) => {
       await session.query("SET enable_seqscan = off");
-      return session.query<{ "QUERY PLAN": string }>(`EXPLAIN SELECT i.id FROM invocations i ORDER BY ${key.tier}, ${key.rank}, ${key.since}, i.id LIMIT 50`);
+      return session.query<{ "QUERY PLAN": string }>(
+        `EXPLAIN SELECT i.id FROM invocations i ORDER BY ${key.tier}, ${key.rank}, ${key.since}, i.id LIMIT 50`,
+      );
     });
     expect(plan.map((r) => r["QUERY PLAN"]).join("\n")).toContain("invocations_queue_order_idx");
   });
@@ -73,7 +86,15 @@ describe("the status filters' SQL (statusFilterSql, stalledSql) select exactly w
   const stallTimes = [null, "2026-12-01T11:59:59.999Z", now.toISOString(), "2026-12-01T12:00:00.001Z"];
   const stored = invocationStatuses.filter((s): s is StoredStatus => s !== "stalled");
   const rows = stored.flatMap((status) => stallTimes.map((stallAt) => ({ status, stallAt })));
-  const filters: InvocationStatus[][] = [["pending"], ["stalled"], ["pending", "stalled"], ["stalled", "outcome_unknown"], ["pending", "failed"], ["succeeded"], [...invocationStatuses]];
+  const filters: InvocationStatus[][] = [
+    ["pending"],
+    ["stalled"],
+    ["pending", "stalled"],
+    ["stalled", "outcome_unknown"],
+    ["pending", "failed"],
+    ["succeeded"],
+    [...invocationStatuses],
+  ];
 
   async function select(where: (params: unknown[]) => string): Promise<string[]> {
     const params: unknown[] = [rows.map((r) => r.status), rows.map((r) => r.stallAt)];

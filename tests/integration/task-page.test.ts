@@ -27,7 +27,10 @@ describe("a long task's page", () => {
       effect_class: "send",
       at: at(i * 10),
       // The oldest one's outcome is unknown: it needs a person.
-      envelope: i === 0 ? { ok: false, commit_state: "unknown", code: "TIMEOUT", next_action: "verify_operation" } : { ok: true, commit_state: "committed" },
+      envelope:
+        i === 0
+          ? { ok: false, commit_state: "unknown", code: "TIMEOUT", next_action: "verify_operation" }
+          : { ok: true, commit_state: "committed" },
     }));
     const res = await call(ingest, { key: t.key, body: { records } });
     expect(res.body.rejected).toBe(0);
@@ -43,7 +46,11 @@ describe("a long task's page", () => {
     expect(page.total).toBe(count);
     expect(page.need_person).toBe(1);
     expect(page.rows).toHaveLength(TASK_PAGE_SIZE);
-    expect(page.rows.slice(0, 3).map((r) => r.invocation_id)).toEqual(["inv-000", `inv-0${count - 1}`, `inv-0${count - 2}`]);
+    expect(page.rows.slice(0, 3).map((r) => r.invocation_id)).toEqual([
+      "inv-000",
+      `inv-0${count - 1}`,
+      `inv-0${count - 2}`,
+    ]);
     expect(page.rows.map((r) => r.invocation_id)).not.toContain("inv-001");
     expect(page.invocations.map((i) => i.invocation_id).sort()).toEqual(page.rows.map((r) => r.invocation_id).sort());
     expect(page.invocations[0]!.attempts[0]!.envelope).toBeNull();

@@ -3,7 +3,12 @@ import net from "node:net";
 // A TCP proxy in front of PostgreSQL that a test can cut and restore, to see
 // what Settle does when its database goes away and comes back.
 
-export type TcpProxy = { port: number; stop: () => Promise<void>; start: () => Promise<void>; close: () => Promise<void> };
+export type TcpProxy = {
+  port: number;
+  stop: () => Promise<void>;
+  start: () => Promise<void>;
+  close: () => Promise<void>;
+};
 
 /** `listenPort`: a port chosen ahead (0: any free one), for a server that must be told its proxy's address first. */
 export async function startTcpProxy(target = { host: "127.0.0.1", port: 5432 }, listenPort = 0): Promise<TcpProxy> {

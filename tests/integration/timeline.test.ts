@@ -16,9 +16,11 @@ const at = (s: number) => new Date(base + s * 1000).toISOString();
 
 function story(events: TimelineEvent[]): string[] {
   return events.map((e) => {
-    if (e.kind === "record") return `${e.phase}#${e.attempt}${e.retry_of ? ` retry-of#${e.retry_of}` : ""} ${e.record.commit_state}`;
+    if (e.kind === "record")
+      return `${e.phase}#${e.attempt}${e.retry_of ? ` retry-of#${e.retry_of}` : ""} ${e.record.commit_state}`;
     if (e.kind === "gap") return `gap:${e.gap}${e.open ? " open" : ""}`;
-    if (e.kind === "action") return `${e.entry.action} by ${e.entry.actor}: ${e.entry.from_status}->${e.entry.to_status}`;
+    if (e.kind === "action")
+      return `${e.entry.action} by ${e.entry.actor}: ${e.entry.from_status}->${e.entry.to_status}`;
     return `marker:${e.marker}`;
   });
 }
@@ -31,7 +33,11 @@ describe("timelines through the read API", () => {
     expect(res.body.rejected).toBe(0);
   };
   const read = async (id: string, query = "", key = t.key) =>
-    call(getInvocation, { key, params: { invocation_id: id }, path: `/api/v1/invocations/${encodeURIComponent(id)}${query}` });
+    call(getInvocation, {
+      key,
+      params: { invocation_id: id },
+      path: `/api/v1/invocations/${encodeURIComponent(id)}${query}`,
+    });
 
   beforeAll(async () => {
     t = await openSettle("postgres");
@@ -42,18 +48,42 @@ describe("timelines through the read API", () => {
   });
 
   it("seed 002 fixture 1: intent, unknown outcome, verification requested, probe found → reconciled", async () => {
-    const r = { task_id: "ord-7741", invocation_id: "f1", tool: "create_order", effect_class: "create", idempotency_key: "9c1f" };
+    const r = {
+      task_id: "ord-7741",
+      invocation_id: "f1",
+      tool: "create_order",
+      effect_class: "create",
+      idempotency_key: "9c1f",
+    };
     const started = Date.now() - 30_000;
     await send(
       t.key,
       { ...r, event_id: "f1-i1", attempt: 1, phase: "intent", at: new Date(started).toISOString(), budget_left_s: 42 },
-      { ...r, event_id: "f1-o1", attempt: 1, at: new Date(started + 8000).toISOString(), envelope: { content: [{ type: "text", text: "connection reset by peer" }], isError: true } },
+      {
+        ...r,
+        event_id: "f1-o1",
+        attempt: 1,
+        at: new Date(started + 8000).toISOString(),
+        envelope: { content: [{ type: "text", text: "connection reset by peer" }], isError: true },
+      },
     );
     const before = (await read("f1")).body;
-    const asked = await call(act, { key: operator.token, params: { invocation_id: "f1" }, path: "/api/v1/invocations/f1/actions", body: { action: "request_verification", version: before.version, note: "please probe" } });
+    const asked = await call(act, {
+      key: operator.token,
+      params: { invocation_id: "f1" },
+      path: "/api/v1/invocations/f1/actions",
+      body: { action: "request_verification", version: before.version, note: "please probe" },
+    });
     expect(asked.status).toBe(200);
     const probedAt = Date.now() + 5;
-    await send(t.key, { ...r, event_id: "f1-p1", attempt: 1, phase: "probe", at: new Date(probedAt).toISOString(), envelope: { ok: true, commit_state: "committed", operation_ref: "9c1f" } });
+    await send(t.key, {
+      ...r,
+      event_id: "f1-p1",
+      attempt: 1,
+      phase: "probe",
+      at: new Date(probedAt).toISOString(),
+      envelope: { ok: true, commit_state: "committed", operation_ref: "9c1f" },
+    });
 
     const inv = (await read("f1")).body;
     expect(inv).toMatchObject({ status: "reconciled", resolution: { by: "probe", commit_state: "committed" } });
@@ -69,16 +99,30 @@ describe("timelines through the read API", () => {
     // The intent's budget (42 s) is its stall window; the outcome came well within it.
     expect(timeline.events[1]).toMatchObject({ ms: 8000, stall_at: new Date(started + 42_000).toISOString() });
     const outcome = timeline.events.find((e) => e.kind === "record" && e.phase === "outcome");
-    expect(outcome).toMatchObject({ record: { dialect: "mcp", next_action: "verify_operation", commit_state: "unknown" } });
+    expect(outcome).toMatchObject({
+      record: { dialect: "mcp", next_action: "verify_operation", commit_state: "unknown" },
+    });
     expect(timeline.events.some((e) => e.kind === "marker")).toBe(false);
   });
 
   it("a retry after not committed: the second attempt is a retry of the first, after a visible pause", async () => {
-    const r = { task_id: "ord-20", invocation_id: "retry-1", tool: "charge_card", effect_class: "money", idempotency_key: "ch-20" };
+    const r = {
+      task_id: "ord-20",
+      invocation_id: "retry-1",
+      tool: "charge_card",
+      effect_class: "money",
+      idempotency_key: "ch-20",
+    };
     await send(
       t.key,
       { ...r, event_id: "r-i1", attempt: 1, phase: "intent", at: at(0) },
-      { ...r, event_id: "r-o1", attempt: 1, at: at(1), envelope: { type: "about:blank", title: "Too Many Requests", status: 429, retry_after: 30 } },
+      {
+        ...r,
+        event_id: "r-o1",
+        attempt: 1,
+        at: at(1),
+        envelope: { type: "about:blank", title: "Too Many Requests", status: 429, retry_after: 30 },
+      },
       { ...r, event_id: "r-i2", attempt: 2, phase: "intent", at: at(31) },
       { ...r, event_id: "r-o2", attempt: 2, at: at(33), envelope: { ok: true, commit_state: "committed" } },
     );
@@ -99,7 +143,16 @@ describe("timelines through the read API", () => {
 
   it("a stalled intent: the gap is still open and the marker sits at the stall time Settle computed", async () => {
     const started = Date.now() - 10_000;
-    await send(t.key, { event_id: "st-1", task_id: "ord-30", invocation_id: "stall-1", tool: "send_sms", effect_class: "send", phase: "intent", at: new Date(started).toISOString(), budget_left_s: 5 });
+    await send(t.key, {
+      event_id: "st-1",
+      task_id: "ord-30",
+      invocation_id: "stall-1",
+      tool: "send_sms",
+      effect_class: "send",
+      phase: "intent",
+      at: new Date(started).toISOString(),
+      budget_left_s: 5,
+    });
     const inv = (await read("stall-1")).body;
     expect(inv).toMatchObject({ status: "stalled", stall_at: new Date(started + 5000).toISOString() });
     const timeline = buildTimeline([inv], { now: new Date(), stallWindowS: 300 });
@@ -108,7 +161,15 @@ describe("timelines through the read API", () => {
   });
 
   it("the task reader returns every invocation exactly as the read API does, in one go", async () => {
-    await send(t.key, { event_id: "f1b-o", task_id: "ord-7741", invocation_id: "f1b", tool: "send_email", effect_class: "send", at: new Date().toISOString(), envelope: { outcome: "ok", effect_applied: "yes" } });
+    await send(t.key, {
+      event_id: "f1b-o",
+      task_id: "ord-7741",
+      invocation_id: "f1b",
+      tool: "send_email",
+      effect_class: "send",
+      at: new Date().toISOString(),
+      envelope: { outcome: "ok", effect_applied: "yes" },
+    });
     const found = await findTaskTimeline(t.db, {}, "ord-7741");
     expect(found.kind).toBe("found");
     if (found.kind !== "found") return;
@@ -121,17 +182,39 @@ describe("timelines through the read API", () => {
     const light = await findTaskTimeline(t.db, {}, "ord-7741", undefined, new Date(), true);
     if (light.kind !== "found") throw new Error("not found");
     const outcome = light.value.invocations[0]!.attempts[1]!;
-    expect(outcome).toEqual({ ...found.value.invocations[0]!.attempts[1], envelope: null, safe_details: {}, agent_message: null });
+    expect(outcome).toEqual({
+      ...found.value.invocations[0]!.attempts[1],
+      envelope: null,
+      safe_details: {},
+      agent_message: null,
+    });
     expect(found.value.invocations[0]!.attempts[1]!.envelope).not.toBeNull();
   });
 
   it("the same id in two runtimes: the page asks which, `runtime` picks one, and a runtime key never sees another's", async () => {
     const other = await createRuntimeKey(t.db, "rt-other");
-    await send(t.key, { event_id: "dup-a", task_id: "shared-task", invocation_id: "shared", tool: "tool_a", at: at(0), envelope: { ok: true, commit_state: "committed" } });
-    await send(other.key, { event_id: "dup-b", task_id: "shared-task", invocation_id: "shared", tool: "tool_b", at: at(0), envelope: { ok: true, commit_state: "committed" } });
+    await send(t.key, {
+      event_id: "dup-a",
+      task_id: "shared-task",
+      invocation_id: "shared",
+      tool: "tool_a",
+      at: at(0),
+      envelope: { ok: true, commit_state: "committed" },
+    });
+    await send(other.key, {
+      event_id: "dup-b",
+      task_id: "shared-task",
+      invocation_id: "shared",
+      tool: "tool_b",
+      at: at(0),
+      envelope: { ok: true, commit_state: "committed" },
+    });
 
     expect(await findInvocation(t.db, {}, "shared")).toEqual({ kind: "ambiguous", runtimes: ["rt-other", "rt-test"] });
-    expect(await findTaskTimeline(t.db, {}, "shared-task")).toEqual({ kind: "ambiguous", runtimes: ["rt-other", "rt-test"] });
+    expect(await findTaskTimeline(t.db, {}, "shared-task")).toEqual({
+      kind: "ambiguous",
+      runtimes: ["rt-other", "rt-test"],
+    });
     const picked = await findInvocation(t.db, {}, "shared", { runtime: "rt-other" });
     expect(picked.kind === "found" && picked.value.tool).toBe("tool_b");
     const task = await findTaskTimeline(t.db, {}, "shared-task", "rt-test");
@@ -139,7 +222,11 @@ describe("timelines through the read API", () => {
 
     const byToken = await read("shared", "?runtime=rt-other", operator.token);
     expect(byToken.body).toMatchObject({ runtime: "rt-other", tool: "tool_b" });
-    const taskByToken = await call(getTask, { key: operator.token, params: { task_id: "shared-task" }, path: "/api/v1/tasks/shared-task?runtime=rt-test" });
+    const taskByToken = await call(getTask, {
+      key: operator.token,
+      params: { task_id: "shared-task" },
+      path: "/api/v1/tasks/shared-task?runtime=rt-test",
+    });
     expect(taskByToken.body.invocations.map((i: { tool: string }) => i.tool)).toEqual(["tool_a"]);
 
     const foreign = await read("shared", "?runtime=rt-other", t.key);

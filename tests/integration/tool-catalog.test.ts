@@ -48,7 +48,12 @@ describe.each<Backend>(["postgres", "pglite"])("tool catalog on %s", (backend) =
     const all = await call(catalogRoute.GET, { key: admin, path });
     expect(all.body.items.map((e: { runtime: string }) => e.runtime)).toEqual(["rt-other", t.runtime, t.runtime]);
 
-    const changed = await call(entryRoute.PATCH, { method: "PATCH", key: admin, params: { entry_id: id }, body: { effect_class: "destructive" } });
+    const changed = await call(entryRoute.PATCH, {
+      method: "PATCH",
+      key: admin,
+      params: { entry_id: id },
+      body: { effect_class: "destructive" },
+    });
     expect(changed.status).toBe(200);
     expect(changed.body).toMatchObject({ id, pattern: "charge_*", effect_class: "destructive" });
     const read = await call(entryRoute.GET, { key: admin, params: { entry_id: id } });
@@ -57,7 +62,9 @@ describe.each<Backend>(["postgres", "pglite"])("tool catalog on %s", (backend) =
     const removed = await call(entryRoute.DELETE, { method: "DELETE", key: admin, params: { entry_id: id } });
     expect(removed).toMatchObject({ status: 200, body: { deleted: true } });
     expect((await call(entryRoute.GET, { key: admin, params: { entry_id: id } })).status).toBe(404);
-    expect((await call(entryRoute.DELETE, { method: "DELETE", key: admin, params: { entry_id: id } })).body.code).toBe("NOT_FOUND");
+    expect((await call(entryRoute.DELETE, { method: "DELETE", key: admin, params: { entry_id: id } })).body.code).toBe(
+      "NOT_FOUND",
+    );
 
     const trail = await audit(id);
     expect(trail.map((a) => [a.action, a.actor, a.targetType])).toEqual([
@@ -79,9 +86,18 @@ describe.each<Backend>(["postgres", "pglite"])("tool catalog on %s", (backend) =
     const first = await add(admin, { runtime: t.runtime, pattern: "send_*", effect_class: "send" });
     const dup = await add(admin, { runtime: t.runtime, pattern: "send_*", effect_class: "create" });
     expect(dup.status).toBe(409);
-    expect(dup.body).toMatchObject({ ok: false, code: "CATALOG_ENTRY_EXISTS", safe_details: { field: "pattern", entry_id: first.body.id } });
+    expect(dup.body).toMatchObject({
+      ok: false,
+      code: "CATALOG_ENTRY_EXISTS",
+      safe_details: { field: "pattern", entry_id: first.body.id },
+    });
     const other = await add(admin, { runtime: t.runtime, pattern: "notify_*", effect_class: "send" });
-    const rename = await call(entryRoute.PATCH, { method: "PATCH", key: admin, params: { entry_id: other.body.id }, body: { pattern: "send_*" } });
+    const rename = await call(entryRoute.PATCH, {
+      method: "PATCH",
+      key: admin,
+      params: { entry_id: other.body.id },
+      body: { pattern: "send_*" },
+    });
     expect(rename.body.code).toBe("CATALOG_ENTRY_EXISTS");
 
     for (const body of [
@@ -94,10 +110,26 @@ describe.each<Backend>(["postgres", "pglite"])("tool catalog on %s", (backend) =
       expect((await add(admin, body)).body.code).toBe("INVALID_REQUEST");
     }
     expect((await add(admin, { runtime: t.runtime, pattern: "x".repeat(200), effect_class: "read" })).status).toBe(201);
-    expect((await add(admin, { runtime: "rt-nobody", pattern: "x", effect_class: "read" })).body.code).toBe("NOT_FOUND");
-    const empty = await call(entryRoute.PATCH, { method: "PATCH", key: admin, params: { entry_id: other.body.id }, body: {} });
+    expect((await add(admin, { runtime: "rt-nobody", pattern: "x", effect_class: "read" })).body.code).toBe(
+      "NOT_FOUND",
+    );
+    const empty = await call(entryRoute.PATCH, {
+      method: "PATCH",
+      key: admin,
+      params: { entry_id: other.body.id },
+      body: {},
+    });
     expect(empty.body.code).toBe("INVALID_REQUEST");
-    expect((await call(entryRoute.PATCH, { method: "PATCH", key: admin, params: { entry_id: "not-a-uuid" }, body: { effect_class: "read" } })).body.code).toBe("NOT_FOUND");
+    expect(
+      (
+        await call(entryRoute.PATCH, {
+          method: "PATCH",
+          key: admin,
+          params: { entry_id: "not-a-uuid" },
+          body: { effect_class: "read" },
+        })
+      ).body.code,
+    ).toBe("NOT_FOUND");
   });
 
   it("refuses operators, viewers and runtime keys", async () => {
@@ -121,24 +153,44 @@ describe.each<Backend>(["postgres", "pglite"])("tool catalog on %s", (backend) =
       { pattern: "send_*", effect_class: "send", volatile_args: null },
     ]);
     const other = await call(ownCatalogRoute.GET, { key: otherKey, path: "/api/v1/tool-catalog" });
-    expect(other.body).toEqual({ runtime: "rt-other", items: [{ pattern: "charge_*", effect_class: "send", volatile_args: null }] });
+    expect(other.body).toEqual({
+      runtime: "rt-other",
+      items: [{ pattern: "charge_*", effect_class: "send", volatile_args: null }],
+    });
     expect((await call(ownCatalogRoute.GET, { key: admin, path: "/api/v1/tool-catalog" })).status).toBe(403);
   });
 
   it("volatile_args: set on add, changed and reset to the default by PATCH, audited, validated", async () => {
-    const created = await add(admin, { runtime: t.runtime, pattern: "refund_*", effect_class: "money", volatile_args: [" memo ", "attempt", "memo"] });
+    const created = await add(admin, {
+      runtime: t.runtime,
+      pattern: "refund_*",
+      effect_class: "money",
+      volatile_args: [" memo ", "attempt", "memo"],
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body.volatile_args).toEqual(["memo", "attempt"]);
     const id = created.body.id as string;
-    const patch = (body: object) => call(entryRoute.PATCH, { method: "PATCH", key: admin, params: { entry_id: id }, body });
-    expect((await patch({ volatile_args: ["nonce"] })).body).toMatchObject({ volatile_args: ["nonce"], effect_class: "money" });
-    expect((await patch({ effect_class: "destructive" })).body).toMatchObject({ volatile_args: ["nonce"], effect_class: "destructive" });
+    const patch = (body: object) =>
+      call(entryRoute.PATCH, { method: "PATCH", key: admin, params: { entry_id: id }, body });
+    expect((await patch({ volatile_args: ["nonce"] })).body).toMatchObject({
+      volatile_args: ["nonce"],
+      effect_class: "money",
+    });
+    expect((await patch({ effect_class: "destructive" })).body).toMatchObject({
+      volatile_args: ["nonce"],
+      effect_class: "destructive",
+    });
     expect((await patch({ volatile_args: null })).body).toMatchObject({ volatile_args: null });
     for (const volatile_args of [Array.from({ length: 33 }, (_, i) => `a${i}`), ["x".repeat(101)], [""], "memo"]) {
       expect((await patch({ volatile_args })).body.code).toBe("INVALID_REQUEST");
     }
     const trail = await audit(id);
-    expect(trail.map((a) => (a.after as { volatile_args: unknown } | null)?.volatile_args)).toEqual([["memo", "attempt"], ["nonce"], ["nonce"], null]);
+    expect(trail.map((a) => (a.after as { volatile_args: unknown } | null)?.volatile_args)).toEqual([
+      ["memo", "attempt"],
+      ["nonce"],
+      ["nonce"],
+      null,
+    ]);
     await call(entryRoute.DELETE, { method: "DELETE", key: admin, params: { entry_id: id } });
   });
 
@@ -159,10 +211,22 @@ describe.each<Backend>(["postgres", "pglite"])("tool catalog on %s", (backend) =
   it(`stops at ${CATALOG_LIMIT} entries a runtime with CATALOG_FULL`, async () => {
     const { runtime } = await createRuntimeKey(t.db, "rt-full");
     const runtimeId = (await t.db.prisma.runtime.findUniqueOrThrow({ where: { name: runtime } })).id;
-    await t.db.prisma.toolCatalogEntry.createMany({ data: Array.from({ length: CATALOG_LIMIT - 1 }, (_, i) => ({ runtimeId, pattern: `tool_${i}`, effectClass: "read" })) });
-    const results = await Promise.all([add(admin, { runtime, pattern: "last_a", effect_class: "read" }), add(admin, { runtime, pattern: "last_b", effect_class: "read" })]);
+    await t.db.prisma.toolCatalogEntry.createMany({
+      data: Array.from({ length: CATALOG_LIMIT - 1 }, (_, i) => ({
+        runtimeId,
+        pattern: `tool_${i}`,
+        effectClass: "read",
+      })),
+    });
+    const results = await Promise.all([
+      add(admin, { runtime, pattern: "last_a", effect_class: "read" }),
+      add(admin, { runtime, pattern: "last_b", effect_class: "read" }),
+    ]);
     expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
-    expect(results.find((r) => r.status === 409)?.body).toMatchObject({ code: "CATALOG_FULL", safe_details: { limit: CATALOG_LIMIT } });
+    expect(results.find((r) => r.status === 409)?.body).toMatchObject({
+      code: "CATALOG_FULL",
+      safe_details: { limit: CATALOG_LIMIT },
+    });
     expect(await t.db.prisma.toolCatalogEntry.count({ where: { runtimeId } })).toBe(CATALOG_LIMIT);
   });
 });

@@ -20,7 +20,12 @@ export type Received = {
 };
 
 /** A canned answer. `endless` keeps writing chunks of `body` until the client goes away. */
-export type CannedAnswer = { status: number; headers?: Record<string, string>; body?: string | Buffer; endless?: boolean };
+export type CannedAnswer = {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  endless?: boolean;
+};
 
 export type Receiver = {
   url: (path?: string) => string;
@@ -71,7 +76,12 @@ export async function startReceiver(): Promise<Receiver> {
   const server = createServer(async (req, res) => {
     const body = await readBody(req);
     const path = req.url ?? "/";
-    const check = verifySignature(secrets.get(path) ?? "", req.headers["settle-signature"] as string | undefined, body, { now: now ?? new Date() });
+    const check = verifySignature(
+      secrets.get(path) ?? "",
+      req.headers["settle-signature"] as string | undefined,
+      body,
+      { now: now ?? new Date() },
+    );
     received.push({
       path,
       host: String(req.headers.host ?? ""),

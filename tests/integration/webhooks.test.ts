@@ -51,11 +51,18 @@ describe.each<Backend>(["postgres", "pglite"])("webhooks on %s", (backend) => {
   /** Runs the webhook job as the scheduler would, at a time the test chooses (the receiver's clock follows). */
   async function runAt(now: Date, on: Db = db) {
     receiver.setNow(now);
-    return webhookJob.run(on, now) as Promise<{ fanned: { deliveries: number }; sent: { tried: number; delivered: number } }>;
+    return webhookJob.run(on, now) as Promise<{
+      fanned: { deliveries: number };
+      sent: { tried: number; delivered: number };
+    }>;
   }
 
   async function addEndpoint(runtime: string, path: string) {
-    const res = await call(endpointsRoute.POST, { key: admin.token, path: "/api/v1/admin/webhooks", body: { runtime, url: receiver.url(path) } });
+    const res = await call(endpointsRoute.POST, {
+      key: admin.token,
+      path: "/api/v1/admin/webhooks",
+      body: { runtime, url: receiver.url(path) },
+    });
     expect(res.status).toBe(201);
     receiver.secrets.set(path, res.body.secret);
     return res.body.endpoint as { id: string };
@@ -65,10 +72,22 @@ describe.each<Backend>(["postgres", "pglite"])("webhooks on %s", (backend) => {
   async function settle(key: string, ids: string | string[], when: Date) {
     const list = typeof ids === "string" ? [ids] : ids;
     const records = list.flatMap((id) => {
-      const base = { task_id: `task-${id}`, invocation_id: id, tool: "create_invoice", effect_class: "create", idempotency_key: `k-${id}` };
+      const base = {
+        task_id: `task-${id}`,
+        invocation_id: id,
+        tool: "create_invoice",
+        effect_class: "create",
+        idempotency_key: `k-${id}`,
+      };
       return [
         { ...base, event_id: `${id}-i`, attempt: 1, phase: "intent", at: when.toISOString() },
-        { ...base, event_id: `${id}-o`, attempt: 1, at: new Date(when.getTime() + 5000).toISOString(), envelope: { title: "Gateway Timeout", status: 504 } },
+        {
+          ...base,
+          event_id: `${id}-o`,
+          attempt: 1,
+          at: new Date(when.getTime() + 5000).toISOString(),
+          envelope: { title: "Gateway Timeout", status: 504 },
+        },
       ];
     });
     const res = await call(ingest, { key, body: { records } });
@@ -76,7 +95,11 @@ describe.each<Backend>(["postgres", "pglite"])("webhooks on %s", (backend) => {
     for (const id of list) {
       const { version } = await db.prisma.invocation.findFirstOrThrow({ where: { invocationId: id } });
       const action = { action: "mark_reconciled", commit_state: "not_committed", note: "no invoice" } as const;
-      const done = await actOnInvocation(db, { invocationId: id }, action, { actor: "ana@example.com", version, now: new Date(when.getTime() + 60_000) });
+      const done = await actOnInvocation(db, { invocationId: id }, action, {
+        actor: "ana@example.com",
+        version,
+        now: new Date(when.getTime() + 60_000),
+      });
       expect(done.ok).toBe(true);
     }
   }
@@ -85,33 +108,73 @@ describe.each<Backend>(["postgres", "pglite"])("webhooks on %s", (backend) => {
 
   it("admin API: secret answered once, never listed; http(s) only; only admins", async () => {
     const rt = await createRuntimeKey(db, "rt-admin");
-    const created = await call(endpointsRoute.POST, { key: admin.token, path: "/api/v1/admin/webhooks", body: { runtime: rt.runtime, url: receiver.url("/admin") } });
+    const created = await call(endpointsRoute.POST, {
+      key: admin.token,
+      path: "/api/v1/admin/webhooks",
+      body: { runtime: rt.runtime, url: receiver.url("/admin") },
+    });
     expect(created.status).toBe(201);
     expect(created.body.secret).toMatch(/^whsec_/);
-    expect(created.body.endpoint).toMatchObject({ runtime: "rt-admin", enabled: true, deliveries: { pending: 0, delivered: 0, failed: 0 } });
+    expect(created.body.endpoint).toMatchObject({
+      runtime: "rt-admin",
+      enabled: true,
+      deliveries: { pending: 0, delivered: 0, failed: 0 },
+    });
     const list = await call(endpointsRoute.GET, { key: admin.token, path: "/api/v1/admin/webhooks" });
     expect(list.body.items.map((e: { id: string }) => e.id)).toContain(created.body.endpoint.id);
     expect(JSON.stringify(list.body)).not.toContain(created.body.secret);
 
     for (const url of ["ftp://example.com/hook", "javascript:alert(1)", "not a url"]) {
-      const bad = await call(endpointsRoute.POST, { key: admin.token, path: "/api/v1/admin/webhooks", body: { runtime: rt.runtime, url } });
+      const bad = await call(endpointsRoute.POST, {
+        key: admin.token,
+        path: "/api/v1/admin/webhooks",
+        body: { runtime: rt.runtime, url },
+      });
       expect(bad.status, url).toBe(400);
     }
-    const noRuntime = await call(endpointsRoute.POST, { key: admin.token, path: "/api/v1/admin/webhooks", body: { runtime: "nobody", url: receiver.url() } });
+    const noRuntime = await call(endpointsRoute.POST, {
+      key: admin.token,
+      path: "/api/v1/admin/webhooks",
+      body: { runtime: "nobody", url: receiver.url() },
+    });
     expect(noRuntime.body).toMatchObject({ code: "INVALID_REQUEST", safe_details: { path: "runtime" } });
 
     const operator = await createOperator(db, "manager");
     expect((await call(endpointsRoute.GET, { key: operator.token, path: "/api/v1/admin/webhooks" })).status).toBe(403);
-    expect((await call(rotateRoute.POST, { method: "POST", key: operator.token, params: { endpoint_id: created.body.endpoint.id } })).status).toBe(403);
+    expect(
+      (
+        await call(rotateRoute.POST, {
+          method: "POST",
+          key: operator.token,
+          params: { endpoint_id: created.body.endpoint.id },
+        })
+      ).status,
+    ).toBe(403);
 
-    const rotated = await call(rotateRoute.POST, { method: "POST", key: admin.token, params: { endpoint_id: created.body.endpoint.id } });
+    const rotated = await call(rotateRoute.POST, {
+      method: "POST",
+      key: admin.token,
+      params: { endpoint_id: created.body.endpoint.id },
+    });
     expect(rotated.body.secret).toMatch(/^whsec_/);
     expect(rotated.body.secret).not.toBe(created.body.secret);
-    const disabled = await call(endpointRoute.PATCH, { method: "PATCH", key: admin.token, params: { endpoint_id: created.body.endpoint.id }, body: { enabled: false } });
+    const disabled = await call(endpointRoute.PATCH, {
+      method: "PATCH",
+      key: admin.token,
+      params: { endpoint_id: created.body.endpoint.id },
+      body: { enabled: false },
+    });
     expect(disabled.body.enabled).toBe(false);
-    const gone = await call(endpointRoute.DELETE, { method: "DELETE", key: admin.token, params: { endpoint_id: created.body.endpoint.id } });
+    const gone = await call(endpointRoute.DELETE, {
+      method: "DELETE",
+      key: admin.token,
+      params: { endpoint_id: created.body.endpoint.id },
+    });
     expect(gone.body).toEqual({ deleted: true });
-    const again = await call(endpointRoute.GET, { key: admin.token, params: { endpoint_id: created.body.endpoint.id } });
+    const again = await call(endpointRoute.GET, {
+      key: admin.token,
+      params: { endpoint_id: created.body.endpoint.id },
+    });
     expect(again.status).toBe(404);
   });
 
@@ -121,7 +184,12 @@ describe.each<Backend>(["postgres", "pglite"])("webhooks on %s", (backend) => {
     const a = await addEndpoint(rt.runtime, "/fan-a");
     await addEndpoint(rt.runtime, "/fan-b");
     const off = await addEndpoint(rt.runtime, "/fan-off");
-    await call(endpointRoute.PATCH, { method: "PATCH", key: admin.token, params: { endpoint_id: off.id }, body: { enabled: false } });
+    await call(endpointRoute.PATCH, {
+      method: "PATCH",
+      key: admin.token,
+      params: { endpoint_id: off.id },
+      body: { enabled: false },
+    });
     await addEndpoint(other.runtime, "/fan-other");
 
     await settle(rt.key, "fan-1", at(0));
@@ -141,14 +209,32 @@ describe.each<Backend>(["postgres", "pglite"])("webhooks on %s", (backend) => {
       id: got[0]!.eventId,
       type: "invocation.settled",
       data: {
-        invocation_id: "fan-1", status: "reconciled", decision: "retry_allowed", commit_state: "not_committed", decided_by: "ana@example.com",
-        decided_at: at(60).toISOString(), previous_decision: "wait", from_status: "outcome_unknown", to_status: "reconciled",
-        task_id: "task-fan-1", tool: "create_invoice", idempotency_key: "k-fan-1", runtime: "rt-fan",
+        invocation_id: "fan-1",
+        status: "reconciled",
+        decision: "retry_allowed",
+        commit_state: "not_committed",
+        decided_by: "ana@example.com",
+        decided_at: at(60).toISOString(),
+        previous_decision: "wait",
+        from_status: "outcome_unknown",
+        to_status: "reconciled",
+        task_id: "task-fan-1",
+        tool: "create_invoice",
+        idempotency_key: "k-fan-1",
+        runtime: "rt-fan",
       },
     });
     expect(await db.prisma.invocationTransition.count({ where: { fannedOut: false } })).toBe(0);
     const log = await call(deliveriesRoute.GET, { key: admin.token, params: { endpoint_id: a.id } });
-    expect(log.body.items).toEqual([expect.objectContaining({ status: "delivered", attempts: 1, last_status_code: 204, invocation_id: "fan-1", next_attempt_at: null })]);
+    expect(log.body.items).toEqual([
+      expect.objectContaining({
+        status: "delivered",
+        attempts: 1,
+        last_status_code: 204,
+        invocation_id: "fan-1",
+        next_attempt_at: null,
+      }),
+    ]);
   });
 
   it("a failing receiver is retried with exponential back-off until it answers; the log shows every try", async () => {
@@ -159,7 +245,12 @@ describe.each<Backend>(["postgres", "pglite"])("webhooks on %s", (backend) => {
 
     await runAt(at(100));
     const first = await db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: endpoint.id } });
-    expect(first).toMatchObject({ status: "pending", attempts: 1, lastStatusCode: 500, lastError: "HTTP 500: receiver is down" });
+    expect(first).toMatchObject({
+      status: "pending",
+      attempts: 1,
+      lastStatusCode: 500,
+      lastError: "HTTP 500: receiver is down",
+    });
     const wait1 = (first.nextAttemptAt.getTime() - at(100).getTime()) / 1000;
     expect(wait1).toBeGreaterThanOrEqual(24);
     expect(wait1).toBeLessThanOrEqual(36);
@@ -179,8 +270,16 @@ describe.each<Backend>(["postgres", "pglite"])("webhooks on %s", (backend) => {
     expect(new Set(seen("/retry").map((r) => r.body)).size).toBe(1); // every try sends the same bytes
     const page = await call(deliveriesRoute.GET, { key: admin.token, params: { endpoint_id: endpoint.id } });
     const delivery = page.body.items[0];
-    expect(delivery).toMatchObject({ status: "delivered", attempts: 3, last_status_code: 204, delivered_at: at(220).toISOString() });
-    const detail = await call(deliveryRoute.GET, { key: admin.token, params: { endpoint_id: endpoint.id, delivery_id: delivery.id } });
+    expect(delivery).toMatchObject({
+      status: "delivered",
+      attempts: 3,
+      last_status_code: 204,
+      delivered_at: at(220).toISOString(),
+    });
+    const detail = await call(deliveryRoute.GET, {
+      key: admin.token,
+      params: { endpoint_id: endpoint.id, delivery_id: delivery.id },
+    });
     expect(detail.body.attempts.map((a: { status_code: number; at: string }) => [a.status_code, a.at])).toEqual([
       [204, at(220).toISOString()],
       [500, at(140).toISOString()],
@@ -201,18 +300,33 @@ describe.each<Backend>(["postgres", "pglite"])("webhooks on %s", (backend) => {
     expect(seen("/giveup")).toHaveLength(4);
 
     const operator = await createOperator(db, "operator");
-    const refused = await call(resendRoute.POST, { method: "POST", key: operator.token, params: { endpoint_id: endpoint.id, delivery_id: failed.id } });
+    const refused = await call(resendRoute.POST, {
+      method: "POST",
+      key: operator.token,
+      params: { endpoint_id: endpoint.id, delivery_id: failed.id },
+    });
     expect(refused.status).toBe(403);
-    const resent = await call(resendRoute.POST, { method: "POST", key: admin.token, params: { endpoint_id: endpoint.id, delivery_id: failed.id } });
+    const resent = await call(resendRoute.POST, {
+      method: "POST",
+      key: admin.token,
+      params: { endpoint_id: endpoint.id, delivery_id: failed.id },
+    });
     expect(resent.status).toBe(200);
     expect(resent.body).toMatchObject({ status: "pending", attempts: 0, resent_by: admin.user.email });
     await runAt(new Date(Date.now() + 1000));
     expect(seen("/giveup")).toHaveLength(5);
-    const detail = await call(deliveryRoute.GET, { key: admin.token, params: { endpoint_id: endpoint.id, delivery_id: failed.id } });
+    const detail = await call(deliveryRoute.GET, {
+      key: admin.token,
+      params: { endpoint_id: endpoint.id, delivery_id: failed.id },
+    });
     expect(detail.body.delivery).toMatchObject({ status: "delivered", attempts: 1 });
     expect(detail.body.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([204, 500, 500, 500, 500]);
 
-    const wrongEndpoint = await call(resendRoute.POST, { method: "POST", key: admin.token, params: { endpoint_id: (await addEndpoint(rt.runtime, "/giveup-2")).id, delivery_id: failed.id } });
+    const wrongEndpoint = await call(resendRoute.POST, {
+      method: "POST",
+      key: admin.token,
+      params: { endpoint_id: (await addEndpoint(rt.runtime, "/giveup-2")).id, delivery_id: failed.id },
+    });
     expect(wrongEndpoint.status).toBe(404);
   });
 
@@ -229,13 +343,19 @@ describe.each<Backend>(["postgres", "pglite"])("webhooks on %s", (backend) => {
     expect(slow).toMatchObject({ statusCode: null, error: "No answer within 300 ms." });
     expect(slow.durationMs).toBeGreaterThanOrEqual(250);
     await runAt(at(200));
-    expect((await db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: endpoint.id } })).status).toBe("delivered");
+    expect((await db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: endpoint.id } })).status).toBe(
+      "delivered",
+    );
   });
 
   it("a rotated secret signs the deliveries after it", async () => {
     const rt = await createRuntimeKey(db, "rt-rotate");
     const endpoint = await addEndpoint(rt.runtime, "/rotate");
-    const rotated = await call(rotateRoute.POST, { method: "POST", key: admin.token, params: { endpoint_id: endpoint.id } });
+    const rotated = await call(rotateRoute.POST, {
+      method: "POST",
+      key: admin.token,
+      params: { endpoint_id: endpoint.id },
+    });
     const old = receiver.secrets.get("/rotate")!;
     receiver.secrets.set("/rotate", rotated.body.secret);
     await settle(rt.key, "rotate-1", at(0));
@@ -251,7 +371,12 @@ describe.each<Backend>(["postgres", "pglite"])("webhooks on %s", (backend) => {
     await fanOutTransitions(db, at(100));
     // The dying instance claims the delivery and never finishes its POST.
     void deliverDue(db, at(100), { post: () => new Promise<Response>(() => {}) });
-    await expect.poll(async () => (await db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: endpoint.id } })).lockedUntil).not.toBeNull();
+    await expect
+      .poll(
+        async () =>
+          (await db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: endpoint.id } })).lockedUntil,
+      )
+      .not.toBeNull();
     if (backend === "postgres") {
       await closeDb();
       db = await getDb();
@@ -261,7 +386,10 @@ describe.each<Backend>(["postgres", "pglite"])("webhooks on %s", (backend) => {
     await runAt(at(100 + 10 + 61)); // past the lease: the timeout and a minute
     expect(seen("/crash")).toHaveLength(1);
     expect(seen("/crash")[0]!.verified).toBe(true);
-    const row = await db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: endpoint.id }, include: { log: true } });
+    const row = await db.prisma.webhookDelivery.findFirstOrThrow({
+      where: { endpointId: endpoint.id },
+      include: { log: true },
+    });
     expect(row).toMatchObject({ status: "delivered", attempts: 1, lockedUntil: null });
     expect(row.log).toHaveLength(1);
   });
@@ -285,19 +413,31 @@ describe.each<Backend>(["postgres", "pglite"])("webhooks on %s", (backend) => {
     try {
       const rt = await createRuntimeKey(db, "rt-race");
       const endpoint = await addEndpoint(rt.runtime, "/race");
-      await settle(rt.key, Array.from({ length: 20 }, (_, i) => `race-${i}`), at(0));
+      await settle(
+        rt.key,
+        Array.from({ length: 20 }, (_, i) => `race-${i}`),
+        at(0),
+      );
       // Small batches, so both instances keep claiming while the other is busy.
       receiver.setNow(at(200));
-      const fanned = await Promise.all([fanOutTransitions(db, at(200), { batch: 3 }), fanOutTransitions(other, at(200), { batch: 3 })]);
+      const fanned = await Promise.all([
+        fanOutTransitions(db, at(200), { batch: 3 }),
+        fanOutTransitions(other, at(200), { batch: 3 }),
+      ]);
       expect(fanned[0].deliveries + fanned[1].deliveries).toBe(20);
       receiver.delayMs(20);
-      const sent = await Promise.all([deliverDue(db, at(200), { batch: 3, maxBatches: 20 }), deliverDue(other, at(200), { batch: 3, maxBatches: 20 })]);
+      const sent = await Promise.all([
+        deliverDue(db, at(200), { batch: 3, maxBatches: 20 }),
+        deliverDue(other, at(200), { batch: 3, maxBatches: 20 }),
+      ]);
       receiver.delayMs(0);
       expect(sent[0].tried + sent[1].tried).toBe(20);
       const ids = seen("/race").map((r) => r.eventId);
       expect(ids).toHaveLength(20);
       expect(new Set(ids).size).toBe(20);
-      expect(await db.prisma.webhookDelivery.count({ where: { endpointId: endpoint.id, status: "delivered" } })).toBe(20);
+      expect(await db.prisma.webhookDelivery.count({ where: { endpointId: endpoint.id, status: "delivered" } })).toBe(
+        20,
+      );
     } finally {
       await other.prisma.$disconnect();
       await second.close();
@@ -317,7 +457,14 @@ describe.each<Backend>(["postgres", "pglite"])("webhooks on %s", (backend) => {
 describe("webhooks in the OpenAPI document", () => {
   it("declares the admin routes and the events Settle sends, every $ref resolving", async () => {
     const doc = openApiDocument();
-    for (const path of ["/api/v1/admin/webhooks", "/api/v1/admin/webhooks/{endpoint_id}", "/api/v1/admin/webhooks/{endpoint_id}/rotate-secret", "/api/v1/admin/webhooks/{endpoint_id}/deliveries", "/api/v1/admin/webhooks/{endpoint_id}/deliveries/{delivery_id}", "/api/v1/admin/webhooks/{endpoint_id}/deliveries/{delivery_id}/resend"]) {
+    for (const path of [
+      "/api/v1/admin/webhooks",
+      "/api/v1/admin/webhooks/{endpoint_id}",
+      "/api/v1/admin/webhooks/{endpoint_id}/rotate-secret",
+      "/api/v1/admin/webhooks/{endpoint_id}/deliveries",
+      "/api/v1/admin/webhooks/{endpoint_id}/deliveries/{delivery_id}",
+      "/api/v1/admin/webhooks/{endpoint_id}/deliveries/{delivery_id}/resend",
+    ]) {
       expect(Object.keys(doc.paths)).toContain(path);
     }
     expect(Object.keys(doc.webhooks)).toEqual(["invocation.settled", "invocation.decision_changed"]);

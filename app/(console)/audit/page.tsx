@@ -24,8 +24,13 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   const params = paramsOf(await searchParams);
   const parsed = auditFiltersSchema.safeParse(params);
   const empty: AuditPage = { items: [], next_cursor: null };
-  const [page, runtimes] = await Promise.all([parsed.success ? listAudit(db, parsed.data, null, 50) : empty, listRuntimeNames(db)]);
-  const invalid = parsed.success ? null : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+  const [page, runtimes] = await Promise.all([
+    parsed.success ? listAudit(db, parsed.data, null, 50) : empty,
+    listRuntimeNames(db),
+  ]);
+  const invalid = parsed.success
+    ? null
+    : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
   return (
     <main className="mx-auto max-w-7xl px-6 py-8">
       <AuditView initial={page} params={params} runtimes={runtimes} invalid={invalid} />

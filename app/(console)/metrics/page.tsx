@@ -24,10 +24,12 @@ export default async function MetricsPage({ searchParams }: { searchParams: Prom
   const { params, from, to } = readMetricsParams(await searchParams, new Date());
   const [runtimes, result] = await Promise.all([
     listRuntimeNames(db),
-    getMetrics(db, { from, to, tool: params.tool || undefined, runtime: params.runtime || undefined }).catch((error: unknown) => {
-      if (error instanceof ApiError) return error.message;
-      throw error;
-    }),
+    getMetrics(db, { from, to, tool: params.tool || undefined, runtime: params.runtime || undefined }).catch(
+      (error: unknown) => {
+        if (error instanceof ApiError) return error.message;
+        throw error;
+      },
+    ),
   ]);
   const tools = typeof result === "string" ? [] : result.by_tool.map((r) => r.tool);
   return (
@@ -35,14 +37,28 @@ export default async function MetricsPage({ searchParams }: { searchParams: Prom
       <header>
         <h1 className="text-xl font-semibold">Trust metrics</h1>
         <p className="mt-1 text-sm text-slate-600">
-          What happened from {from.toISOString().slice(0, 16).replace("T", " ")} to {to.toISOString().slice(0, 16).replace("T", " ")} UTC
-          {params.tool && <> for <strong>{params.tool}</strong></>}
-          {params.runtime && <> on <strong>{params.runtime}</strong></>}. Every number opens the invocations behind it.
+          What happened from {from.toISOString().slice(0, 16).replace("T", " ")} to{" "}
+          {to.toISOString().slice(0, 16).replace("T", " ")} UTC
+          {params.tool && (
+            <>
+              {" "}
+              for <strong>{params.tool}</strong>
+            </>
+          )}
+          {params.runtime && (
+            <>
+              {" "}
+              on <strong>{params.runtime}</strong>
+            </>
+          )}
+          . Every number opens the invocations behind it.
         </p>
       </header>
       <MetricsFilters params={params} runtimes={runtimes} tools={tools} from={from} to={to} />
       {typeof result === "string" ? (
-        <p role="alert" className="rounded-lg border border-rose-200 bg-rose-50 p-4 text-sm text-rose-800">{result}</p>
+        <p role="alert" className="rounded-lg border border-rose-200 bg-rose-50 p-4 text-sm text-rose-800">
+          {result}
+        </p>
       ) : (
         <MetricsView metrics={result} params={params} from={from} to={to} />
       )}

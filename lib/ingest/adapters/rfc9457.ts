@@ -74,7 +74,13 @@ function read(v: Record<string, unknown>, ctx: AdapterContext, notBefore: string
     category: categoryOf(status, pick.category(v.error_category)),
     agent_message: text(v.detail) ?? text(v.title),
     safe_details: compact({
-      ...flatDetails({ status, title: v.title, instance: v.instance, retryable: v.retryable, retry_after: v.retry_after }),
+      ...flatDetails({
+        status,
+        title: v.title,
+        instance: v.instance,
+        retryable: v.retryable,
+        retry_after: v.retry_after,
+      }),
       pointer,
       owner_action_required: typeof v.owner_action_required === "boolean" ? v.owner_action_required : undefined,
     }),

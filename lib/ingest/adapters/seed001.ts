@@ -6,10 +6,7 @@ import { compact, failureWithoutEvidence, inputError, refusal, text, type Dialec
 export const seed001Adapter: DialectAdapter = {
   dialect: "seed001",
   detect: (v) =>
-    typeof v.code === "string" &&
-    typeof v.retryable === "boolean" &&
-    "message" in v &&
-    ("hint" in v || "field" in v),
+    typeof v.code === "string" && typeof v.retryable === "boolean" && "message" in v && ("hint" in v || "field" in v),
   normalize: (v, ctx) => {
     const field = text(v.field);
     const common = {
@@ -18,7 +15,10 @@ export const seed001Adapter: DialectAdapter = {
       safe_details: compact({ field, hint: text(v.hint) }),
     };
     if (field) {
-      return inputError({ ...common, retry: { directive: "after_input_fix", not_before: null, max_attempts_remaining: 1 } });
+      return inputError({
+        ...common,
+        retry: { directive: "after_input_fix", not_before: null, max_attempts_remaining: 1 },
+      });
     }
     if (v.retryable === false) {
       return refusal({ ...common, retry: { directive: "never", not_before: null, max_attempts_remaining: 0 } });

@@ -23,7 +23,12 @@ const effectToCommit: Record<string, CommitState> = {
   unknown: "unknown",
 };
 
-function commitState(outcome: Outcome, stated: CommitState | null, fromItems: CommitState | null, isWrite: boolean): CommitState {
+function commitState(
+  outcome: Outcome,
+  stated: CommitState | null,
+  fromItems: CommitState | null,
+  isWrite: boolean,
+): CommitState {
   if (fromItems === "partial" || stated === "partial") return "partial";
   if (stated) return stated;
   if (fromItems) return fromItems;
@@ -34,8 +39,7 @@ function commitState(outcome: Outcome, stated: CommitState | null, fromItems: Co
 
 export const seed002Adapter: DialectAdapter = {
   dialect: "seed002",
-  detect: (v) =>
-    pick.outcome(v.outcome) !== null && ("effect_applied" in v || Array.isArray(v.items)),
+  detect: (v) => pick.outcome(v.outcome) !== null && ("effect_applied" in v || Array.isArray(v.items)),
   normalize: (v, ctx) => {
     const outcome = pick.outcome(v.outcome) as Outcome; // detect admitted only a known outcome
     const items = readItems(v.items);
@@ -49,7 +53,8 @@ export const seed002Adapter: DialectAdapter = {
 
     let next: NextAction;
     if (commit === "unknown") next = "verify_operation";
-    else if (commit === "partial") next = items.some((i) => i.applied === "unknown") ? "verify_operation" : "choose_alternative";
+    else if (commit === "partial")
+      next = items.some((i) => i.applied === "unknown") ? "verify_operation" : "choose_alternative";
     else if (outcome === "ok" || commit === "committed") next = "none";
     else if (budgetSpent) next = "escalate";
     else if (outcome === "retryable") next = "wait_and_retry";
@@ -58,24 +63,27 @@ export const seed002Adapter: DialectAdapter = {
     const retryable = next === "wait_and_retry";
     const ignored: Hints = [];
     const notBefore = retryable ? delayHint(ctx, v.retry_after_s, "retry_after_s", ignored) : null;
-    return withHints(success({
-      outcome: commit === "unknown" ? "unknown" : outcome,
-      commit_state: commit,
-      code: text(v.code),
-      next_action: next,
-      retry: {
-        directive: retryable ? "after_delay" : "never",
-        not_before: notBefore,
-        max_attempts_remaining: budgetSpent || commit === "unknown" ? 0 : null,
-      },
-      dispatch_stage: commit === "unknown" ? "dispatch_unconfirmed" : "dispatched",
-      agent_message: text(v.message),
-      safe_details: compact({
-        attempt_id: text(v.attempt_id),
-        retry_after_s: retryAfter,
-        deadline_left_s: deadlineLeft,
+    return withHints(
+      success({
+        outcome: commit === "unknown" ? "unknown" : outcome,
+        commit_state: commit,
+        code: text(v.code),
+        next_action: next,
+        retry: {
+          directive: retryable ? "after_delay" : "never",
+          not_before: notBefore,
+          max_attempts_remaining: budgetSpent || commit === "unknown" ? 0 : null,
+        },
+        dispatch_stage: commit === "unknown" ? "dispatch_unconfirmed" : "dispatched",
+        agent_message: text(v.message),
+        safe_details: compact({
+          attempt_id: text(v.attempt_id),
+          retry_after_s: retryAfter,
+          deadline_left_s: deadlineLeft,
+        }),
+        items,
       }),
-      items,
-    }), ignored);
+      ignored,
+    );
   },
 };

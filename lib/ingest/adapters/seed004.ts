@@ -16,7 +16,8 @@ const statuses = new Set([
 
 export const seed004Adapter: DialectAdapter = {
   dialect: "seed004",
-  detect: (v) => (typeof v.status === "string" && statuses.has(v.status)) || typeof v.reconciliation_required === "boolean",
+  detect: (v) =>
+    (typeof v.status === "string" && statuses.has(v.status)) || typeof v.reconciliation_required === "boolean",
   normalize: (v, ctx) => {
     const status = text(v.status);
     const common = {

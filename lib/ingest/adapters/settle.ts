@@ -45,7 +45,11 @@ export const settleAdapter: DialectAdapter = {
       dispatch_stage: pick.dispatchStage(v.dispatch_stage),
     };
     if (v.ok === true) {
-      return success({ ...common, commit_state: pick.commitState(v.commit_state) ?? "committed", dispatch_stage: common.dispatch_stage ?? "dispatched" });
+      return success({
+        ...common,
+        commit_state: pick.commitState(v.commit_state) ?? "committed",
+        dispatch_stage: common.dispatch_stage ?? "dispatched",
+      });
     }
     const stated = pick.commitState(v.commit_state);
     const retry = typeof v.retry === "object" && v.retry !== null ? (v.retry as Record<string, unknown>) : {};
@@ -54,18 +58,22 @@ export const settleAdapter: DialectAdapter = {
       return failureWithoutEvidence(ctx, common);
     }
     const next = pick.nextAction(v.next_action) ?? nextActionFor(stated, directive);
-    const finalDirective = directive ?? (stated === "unknown" ? "never" : next === "wait_and_retry" ? "after_delay" : "never");
+    const finalDirective =
+      directive ?? (stated === "unknown" ? "never" : next === "wait_and_retry" ? "after_delay" : "never");
     const ignored: Hints = [];
-    return withHints({
-      ...common,
-      outcome: outcomeFor(stated, next, finalDirective),
-      commit_state: stated,
-      next_action: next,
-      retry: {
-        directive: finalDirective,
-        not_before: timeHint(retry.not_before, "retry.not_before", ignored),
-        max_attempts_remaining: countHint(retry.max_attempts_remaining, "retry.max_attempts_remaining", ignored),
+    return withHints(
+      {
+        ...common,
+        outcome: outcomeFor(stated, next, finalDirective),
+        commit_state: stated,
+        next_action: next,
+        retry: {
+          directive: finalDirective,
+          not_before: timeHint(retry.not_before, "retry.not_before", ignored),
+          max_attempts_remaining: countHint(retry.max_attempts_remaining, "retry.max_attempts_remaining", ignored),
+        },
       },
-    }, ignored);
+      ignored,
+    );
   },
 };

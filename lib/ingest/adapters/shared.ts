@@ -80,7 +80,11 @@ export function delayHint(ctx: AdapterContext, raw: unknown, field: string, igno
   if (raw === undefined || raw === null) return null;
   const s = seconds(raw);
   const at = s === null ? null : addSeconds(ctx.at, s);
-  if (at === null) ignored.push({ field, reason: s === null ? "not a number of seconds" : `${s} s after the record's time is beyond what Settle can store` });
+  if (at === null)
+    ignored.push({
+      field,
+      reason: s === null ? "not a number of seconds" : `${s} s after the record's time is beyond what Settle can store`,
+    });
   return at;
 }
 
@@ -122,11 +126,16 @@ const primitive = (v: unknown) => v === null || ["string", "number", "boolean"].
 // Built with fromEntries, which defines own properties: a key such as "__proto__" stays data.
 export function flatDetails(source: unknown): Record<string, SafeValue> {
   if (!isRecord(source)) return {};
-  return Object.fromEntries(Object.entries(source).filter(([, v]) => primitive(v) || (Array.isArray(v) && v.every(primitive)))) as Record<string, SafeValue>;
+  return Object.fromEntries(
+    Object.entries(source).filter(([, v]) => primitive(v) || (Array.isArray(v) && v.every(primitive))),
+  ) as Record<string, SafeValue>;
 }
 
 export function compact(details: Record<string, SafeValue | undefined>): Record<string, SafeValue> {
-  return Object.fromEntries(Object.entries(details).filter(([, v]) => v !== undefined && v !== null)) as Record<string, SafeValue>;
+  return Object.fromEntries(Object.entries(details).filter(([, v]) => v !== undefined && v !== null)) as Record<
+    string,
+    SafeValue
+  >;
 }
 
 /** A value of a closed table, looked up by text from an envelope: own entries only, so "toString" finds nothing. */
@@ -203,7 +212,10 @@ export function failureWithoutEvidence(ctx: AdapterContext, extra: Partial<Base>
 }
 
 export function refusal(extra: Partial<Base> = {}): Base {
-  return Object.assign(success({ outcome: "permanent", commit_state: "not_committed", next_action: "escalate", dispatch_stage: null }), extra);
+  return Object.assign(
+    success({ outcome: "permanent", commit_state: "not_committed", next_action: "escalate", dispatch_stage: null }),
+    extra,
+  );
 }
 
 export function inputError(extra: Partial<Base> = {}): Base {
@@ -216,7 +228,10 @@ export function inputError(extra: Partial<Base> = {}): Base {
 }
 
 /** A write-ahead intent: nothing is known yet, by construction, whoever wrote it (a record or a span's start). */
-export function writeAheadIntent(dialect: NormalizedAttempt["dialect"], safeDetails: NormalizedAttempt["safe_details"] = {}): NormalizedAttempt {
+export function writeAheadIntent(
+  dialect: NormalizedAttempt["dialect"],
+  safeDetails: NormalizedAttempt["safe_details"] = {},
+): NormalizedAttempt {
   return {
     dialect,
     wrapper_dialect: null,

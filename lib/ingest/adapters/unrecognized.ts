@@ -5,5 +5,9 @@ import { failureWithoutEvidence, type AdapterContext } from "./shared";
 // evidence, so that a person looks at a write whose outcome nobody stated.
 
 export function normalizeUnrecognized(_value: unknown, ctx: AdapterContext): NormalizedAttempt {
-  return { dialect: "unrecognized", wrapper_dialect: null, ...failureWithoutEvidence(ctx, { code: "UNRECOGNIZED_ENVELOPE" }) };
+  return {
+    dialect: "unrecognized",
+    wrapper_dialect: null,
+    ...failureWithoutEvidence(ctx, { code: "UNRECOGNIZED_ENVELOPE" }),
+  };
 }

@@ -18,7 +18,13 @@ export const END = new Date(1764655924623).toISOString();
 
 type Attr = string | number | boolean;
 const value = (v: Attr) =>
-  typeof v === "string" ? { stringValue: v } : typeof v === "boolean" ? { boolValue: v } : Number.isInteger(v) ? { intValue: v } : { doubleValue: v };
+  typeof v === "string"
+    ? { stringValue: v }
+    : typeof v === "boolean"
+      ? { boolValue: v }
+      : Number.isInteger(v)
+        ? { intValue: v }
+        : { doubleValue: v };
 export const kv = (attrs: Record<string, Attr>) => Object.entries(attrs).map(([key, v]) => ({ key, value: value(v) }));
 
 export type RawSpan = {
@@ -45,7 +51,10 @@ export function otlpSpan(s: RawSpan): Record<string, unknown> {
   };
 }
 
-export const SOURCE: SpanSource = { resource: { "service.name": "billing-agent" }, scope: { name: "test", version: null } };
+export const SOURCE: SpanSource = {
+  resource: { "service.name": "billing-agent" },
+  scope: { name: "test", version: null },
+};
 
 export type SpanCase = {
   name: string;
@@ -81,20 +90,50 @@ export function checkSpan(c: SpanCase): SpanRecord[] {
     receivedAt: new Date(END),
   });
   const [intent, outcome] = records;
-  expect(intent).toMatchObject({ phase: "intent", at: START, eventId: `otel:${TRACE}:${SPAN}:intent`, attemptId: SPAN, tool: c.expect.tool, invocationId: c.expect.invocationId, taskId: c.expect.taskId ?? TRACE });
-  expect(intent!.normalized).toMatchObject({ dialect: c.expect.convention, commit_state: "unknown", dispatch_stage: "pre_dispatch" });
+  expect(intent).toMatchObject({
+    phase: "intent",
+    at: START,
+    eventId: `otel:${TRACE}:${SPAN}:intent`,
+    attemptId: SPAN,
+    tool: c.expect.tool,
+    invocationId: c.expect.invocationId,
+    taskId: c.expect.taskId ?? TRACE,
+  });
+  expect(intent!.normalized).toMatchObject({
+    dialect: c.expect.convention,
+    commit_state: "unknown",
+    dispatch_stage: "pre_dispatch",
+  });
   if ("effectClass" in c.expect) expect(intent!.effectClass).toBe(c.expect.effectClass);
   if (c.expect.outcome === undefined) {
     expect(records).toHaveLength(1);
     return records;
   }
   expect(records).toHaveLength(2);
-  expect(outcome).toMatchObject({ phase: "outcome", at: END, eventId: `otel:${TRACE}:${SPAN}:outcome`, invocationId: c.expect.invocationId });
-  const picked = Object.fromEntries(Object.keys(c.expect.outcome).map((k) => [k, outcome!.normalized[k as keyof NormalizedAttempt]]));
+  expect(outcome).toMatchObject({
+    phase: "outcome",
+    at: END,
+    eventId: `otel:${TRACE}:${SPAN}:outcome`,
+    invocationId: c.expect.invocationId,
+  });
+  const picked = Object.fromEntries(
+    Object.keys(c.expect.outcome).map((k) => [k, outcome!.normalized[k as keyof NormalizedAttempt]]),
+  );
   expect(picked).toEqual(c.expect.outcome);
-  expect(outcome!.normalized.safe_details).toMatchObject({ "otel.convention": c.expect.convention, "otel.trace_id": TRACE, "otel.span_id": SPAN, "service.name": "billing-agent" });
+  expect(outcome!.normalized.safe_details).toMatchObject({
+    "otel.convention": c.expect.convention,
+    "otel.trace_id": TRACE,
+    "otel.span_id": SPAN,
+    "service.name": "billing-agent",
+  });
   const evidence = outcome!.envelope as { otel: Record<string, unknown>; arguments: unknown; result: unknown };
-  expect(evidence.otel).toMatchObject({ convention: c.expect.convention, trace_id: TRACE, span_id: SPAN, parent_span_id: PARENT, service_name: "billing-agent" });
+  expect(evidence.otel).toMatchObject({
+    convention: c.expect.convention,
+    trace_id: TRACE,
+    span_id: SPAN,
+    parent_span_id: PARENT,
+    service_name: "billing-agent",
+  });
   if ("arguments" in c.expect) expect(evidence.arguments).toEqual(c.expect.arguments);
   if ("result" in c.expect) expect(evidence.result).toEqual(c.expect.result);
   return records;

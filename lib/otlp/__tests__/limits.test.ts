@@ -13,7 +13,12 @@ import { END, otlpSpan, SOURCE } from "./helpers";
 function recordsOf(raw: Record<string, unknown>, options: Partial<SpanOptions> = {}) {
   const { span } = readSpan(raw, SOURCE);
   const adapter = spanAdapters.find((a) => a.detect(span))!;
-  return spanRecords(adapter, span, SOURCE, { effectClass: () => null, taskAttribute: null, receivedAt: new Date(END), ...options });
+  return spanRecords(adapter, span, SOURCE, {
+    effectClass: () => null,
+    taskAttribute: null,
+    receivedAt: new Date(END),
+    ...options,
+  });
 }
 
 const deepArray = (depth: number) => `${"[".repeat(depth)}1${"]".repeat(depth)}`;
@@ -25,21 +30,42 @@ describe("hostile tool-call spans", () => {
       matched.push(tool);
       return null;
     };
-    const raw = otlpSpan({ name: "execute_tool x", attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "t".repeat(MAX_TOOL + 1) } });
+    const raw = otlpSpan({
+      name: "execute_tool x",
+      attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "t".repeat(MAX_TOOL + 1) },
+    });
     expect(() => recordsOf(raw, { effectClass })).toThrow(SpanProblem);
-    expect(() => recordsOf(otlpSpan({ name: "   ", attributes: { "gen_ai.operation.name": "execute_tool" } }), { effectClass })).toThrow(SpanProblem);
+    expect(() =>
+      recordsOf(otlpSpan({ name: "   ", attributes: { "gen_ai.operation.name": "execute_tool" } }), { effectClass }),
+    ).toThrow(SpanProblem);
     expect(matched).toEqual([]);
-    const fine = recordsOf(otlpSpan({ name: "execute_tool x", attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": ` ${"t".repeat(MAX_TOOL)} ` } }), { effectClass });
+    const fine = recordsOf(
+      otlpSpan({
+        name: "execute_tool x",
+        attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": ` ${"t".repeat(MAX_TOOL)} ` },
+      }),
+      { effectClass },
+    );
     expect(matched).toEqual(["t".repeat(MAX_TOOL)]);
     expect(fine[0]!.tool).toBe("t".repeat(MAX_TOOL));
   });
 
   it("arguments and results nested deeper than 32 levels stay text, so no walk of them (the digest, redaction) can overflow the stack", () => {
-    expect(jsonAttr({ a: deepArray(MAX_ATTRIBUTE_JSON_DEPTH) }, "a")).toEqual(JSON.parse(deepArray(MAX_ATTRIBUTE_JSON_DEPTH)));
+    expect(jsonAttr({ a: deepArray(MAX_ATTRIBUTE_JSON_DEPTH) }, "a")).toEqual(
+      JSON.parse(deepArray(MAX_ATTRIBUTE_JSON_DEPTH)),
+    );
     expect(jsonAttr({ a: deepArray(MAX_ATTRIBUTE_JSON_DEPTH + 1) }, "a")).toBe(deepArray(MAX_ATTRIBUTE_JSON_DEPTH + 1));
     const deep = deepArray(30_000);
     const [, outcome] = recordsOf(
-      otlpSpan({ name: "execute_tool x", attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "x", "gen_ai.tool.call.arguments": deep, "gen_ai.tool.call.result": `{"a":${deep}}` } }),
+      otlpSpan({
+        name: "execute_tool x",
+        attributes: {
+          "gen_ai.operation.name": "execute_tool",
+          "gen_ai.tool.name": "x",
+          "gen_ai.tool.call.arguments": deep,
+          "gen_ai.tool.call.result": `{"a":${deep}}`,
+        },
+      }),
     );
     const evidence = outcome!.envelope as { arguments: unknown; result: unknown };
     expect(evidence.arguments).toBe(deep);
@@ -51,10 +77,17 @@ describe("hostile tool-call spans", () => {
     const attributes: Record<string, string> = { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "x" };
     for (let i = 0; i < 200; i += 1) attributes[`extra.${i}`] = "v";
     const [, outcome] = recordsOf(otlpSpan({ name: "execute_tool x", attributes }));
-    expect((outcome!.envelope as { truncated?: string[] }).truncated).toEqual(["74 attributes beyond the first 128 of a list were not read"]);
+    expect((outcome!.envelope as { truncated?: string[] }).truncated).toEqual([
+      "74 attributes beyond the first 128 of a list were not read",
+    ]);
     const [open] = recordsOf(otlpSpan({ name: "execute_tool x", attributes, end: false }));
     expect((open!.envelope as { truncated?: string[] }).truncated).toHaveLength(1);
-    const [, whole] = recordsOf(otlpSpan({ name: "execute_tool x", attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "x" } }));
+    const [, whole] = recordsOf(
+      otlpSpan({
+        name: "execute_tool x",
+        attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "x" },
+      }),
+    );
     expect(whole!.envelope).not.toHaveProperty("truncated");
   });
 });

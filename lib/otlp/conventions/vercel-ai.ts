@@ -13,7 +13,10 @@ const RESULT = "ai.toolCall.result";
 
 export const otelVercelAiAdapter: SpanAdapter = {
   convention: "otel-vercel-ai",
-  detect: (span) => span.name === "ai.toolCall" || span.attributes["operation.name"] === "ai.toolCall" || (span.attributes["ai.operationId"] === "ai.toolCall" && "ai.toolCall.name" in span.attributes),
+  detect: (span) =>
+    span.name === "ai.toolCall" ||
+    span.attributes["operation.name"] === "ai.toolCall" ||
+    (span.attributes["ai.operationId"] === "ai.toolCall" && "ai.toolCall.name" in span.attributes),
   read: (span) => {
     const result = jsonAttr(span.attributes, RESULT);
     return {

@@ -32,7 +32,8 @@ export const intent = (attemptNo: number, t: number, extra: Partial<FoldRecord> 
   rec({ phase: "intent", attemptNo, t, outcome: "unknown", commitState: "unknown", ...extra });
 export const unknownOutcome = (attemptNo: number, t: number, extra: Partial<FoldRecord> = {}) =>
   rec({ attemptNo, t, outcome: "unknown", commitState: "unknown", nextAction: "verify_operation", ...extra });
-export const committed = (attemptNo: number, t: number, extra: Partial<FoldRecord> = {}) => rec({ attemptNo, t, ...extra });
+export const committed = (attemptNo: number, t: number, extra: Partial<FoldRecord> = {}) =>
+  rec({ attemptNo, t, ...extra });
 export const probe = (attemptNo: number | null, t: number, commitState: FoldRecord["commitState"]) =>
   rec({ phase: "probe", attemptNo, t, commitState, outcome: commitState === "unknown" ? "unknown" : "ok" });
 

@@ -53,14 +53,26 @@ describe("operator transition table (SPEC §4)", () => {
   });
 
   it("record_verification inconclusive leaves the status unchanged", () => {
-    const r = applyAction(stateIn("outcome_unknown"), { action: "record_verification", result: "inconclusive" }, { actor: "a", at });
+    const r = applyAction(
+      stateIn("outcome_unknown"),
+      { action: "record_verification", result: "inconclusive" },
+      { actor: "a", at },
+    );
     expect(r.ok && r.to).toBe("outcome_unknown");
   });
 
   it("found / absent settle with the operator as resolver", () => {
     const found = applyAction(stateIn("verifying"), sample.record_verification, { actor: "ana", at });
-    expect(found.ok && found.state.resolution).toMatchObject({ commit_state: "committed", by: "operator", actor: "ana" });
-    const absent = applyAction(stateIn("verifying"), { action: "record_verification", result: "absent" }, { actor: "bo", at });
+    expect(found.ok && found.state.resolution).toMatchObject({
+      commit_state: "committed",
+      by: "operator",
+      actor: "ana",
+    });
+    const absent = applyAction(
+      stateIn("verifying"),
+      { action: "record_verification", result: "absent" },
+      { actor: "bo", at },
+    );
     expect(absent.ok && absent.state.commitState).toBe("not_committed");
   });
 
@@ -77,7 +89,14 @@ describe("operator transition table (SPEC §4)", () => {
   it("never offers anything that could retry an unknown write", () => {
     const offered = actionsAllowed(stateIn("outcome_unknown"), new Date(at));
     expect(offered).toEqual(
-      expect.arrayContaining(["request_verification", "record_verification", "mark_reconciled", "escalate", "assign", "comment"]),
+      expect.arrayContaining([
+        "request_verification",
+        "record_verification",
+        "mark_reconciled",
+        "escalate",
+        "assign",
+        "comment",
+      ]),
     );
     expect(offered).not.toContain("approve");
   });
@@ -130,7 +149,11 @@ describe("stall window", () => {
 describe("folding evidence", () => {
   it("seed 002 fixture 1: unknown, then a probe finds it → reconciled as committed by the probe", () => {
     const d = deriveInvocation([intent(1, 0), unknownOutcome(1, 8), probe(1, 20, "committed")], [], config);
-    expect(d).toMatchObject({ status: "reconciled", commitState: "committed", resolution: { by: "probe", commit_state: "committed" } });
+    expect(d).toMatchObject({
+      status: "reconciled",
+      commitState: "committed",
+      resolution: { by: "probe", commit_state: "committed" },
+    });
   });
 
   it("a probe that finds nothing allows a retry with the same key", () => {
@@ -156,16 +179,22 @@ describe("folding evidence", () => {
   it("an operator's settlement contradicted by a later probe re-opens it", () => {
     const records = [unknownOutcome(1, 5, { seq: 1 }), probe(1, 90, "committed")];
     records[1]!.seq = 3;
-    const actions = [
-      { seq: 2, at: T(60).toISOString(), actor: "ana", action: sample.mark_reconciled },
-    ];
+    const actions = [{ seq: 2, at: T(60).toISOString(), actor: "ana", action: sample.mark_reconciled }];
     const d = deriveInvocation(records, actions, config);
-    expect(d).toMatchObject({ status: "outcome_unknown", conflict: true, resolution: { by: "operator", commit_state: "not_committed" } });
+    expect(d).toMatchObject({
+      status: "outcome_unknown",
+      conflict: true,
+      resolution: { by: "operator", commit_state: "not_committed" },
+    });
   });
 
   it("a retry after a tool's own not-committed answer is not a conflict", () => {
     const d = deriveInvocation(
-      [rec({ attemptNo: 1, t: 1, commitState: "not_committed", outcome: "retryable", nextAction: "wait_and_retry" }), intent(2, 40), committed(2, 41)],
+      [
+        rec({ attemptNo: 1, t: 1, commitState: "not_committed", outcome: "retryable", nextAction: "wait_and_retry" }),
+        intent(2, 40),
+        committed(2, 41),
+      ],
       [],
       config,
     );
@@ -185,7 +214,11 @@ describe("folding evidence", () => {
   it("operator verifying is not undone by a repeated unknown for the same attempt", () => {
     const records = [unknownOutcome(1, 5), unknownOutcome(1, 6)];
     records[1]!.seq = 3;
-    const d = deriveInvocation(records, [{ seq: 2, at: T(10).toISOString(), actor: "ana", action: sample.request_verification }], config);
+    const d = deriveInvocation(
+      records,
+      [{ seq: 2, at: T(10).toISOString(), actor: "ana", action: sample.request_verification }],
+      config,
+    );
     expect(d.status).toBe("verifying");
   });
 });

@@ -1,7 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { OperatorAction } from "../actions";
-import { foldInvocation, resumeFold, resumeWithAction, type FoldAction, type FoldRecord, type FoldSnapshot } from "../fold";
+import {
+  foldInvocation,
+  resumeFold,
+  resumeWithAction,
+  type FoldAction,
+  type FoldRecord,
+  type FoldSnapshot,
+} from "../fold";
 
 // The write path folds new records onto the stored state (resumeFold) and
 // falls back to the whole history only when resuming refuses. Whatever the
@@ -49,10 +56,25 @@ const actionArb: fc.Arbitrary<OperatorAction> = fc.constantFrom<OperatorAction>(
 );
 
 type RawRecord = typeof recordArb extends fc.Arbitrary<infer R> ? R : never;
-type Delivery = { kind: "batch"; records: RawRecord[] } | { kind: "action"; action: OperatorAction; actor: string; t: number };
+type Delivery =
+  { kind: "batch"; records: RawRecord[] } | { kind: "action"; action: OperatorAction; actor: string; t: number };
 const deliveryArb: fc.Arbitrary<Delivery> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant("batch" as const), records: fc.array(recordArb, { minLength: 1, maxLength: 4 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("action" as const), action: actionArb, actor: fc.constantFrom("ana", "bo"), t: fc.integer({ min: 0, max: 200 }) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant("batch" as const),
+      records: fc.array(recordArb, { minLength: 1, maxLength: 4 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("action" as const),
+      action: actionArb,
+      actor: fc.constantFrom("ana", "bo"),
+      t: fc.integer({ min: 0, max: 200 }),
+    }),
+  },
 );
 
 let counter = 0;
@@ -130,26 +152,39 @@ describe("resuming a fold equals folding the whole history", () => {
 
   it("records that arrive in fold order always resume (no re-read of the history)", () => {
     fc.assert(
-      fc.property(fc.array(recordArb, { minLength: 2, maxLength: 30 }), fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 10 }), (raw, cuts) => {
-        // Numbered, strictly later: the normal life of an invocation.
-        const ordered = raw
-          .map((r, i) => ({ ...r, attemptNo: 1 + Math.floor(i / 3), t: i }))
-          .map((r, i) => ({ ...r, phase: (["intent", "outcome", "probe"] as const)[i % 3]! }));
-        const deliveries: Delivery[] = [];
-        for (let i = 0, c = 0; i < ordered.length; c += 1) {
-          const size = cuts[c % cuts.length]!;
-          deliveries.push({ kind: "batch", records: ordered.slice(i, i + size) });
-          i += size;
-        }
-        const { refolded } = play(deliveries);
-        expect(refolded).toBe(1); // only the first batch, which has nothing to resume from
-      }),
+      fc.property(
+        fc.array(recordArb, { minLength: 2, maxLength: 30 }),
+        fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 10 }),
+        (raw, cuts) => {
+          // Numbered, strictly later: the normal life of an invocation.
+          const ordered = raw
+            .map((r, i) => ({ ...r, attemptNo: 1 + Math.floor(i / 3), t: i }))
+            .map((r, i) => ({ ...r, phase: (["intent", "outcome", "probe"] as const)[i % 3]! }));
+          const deliveries: Delivery[] = [];
+          for (let i = 0, c = 0; i < ordered.length; c += 1) {
+            const size = cuts[c % cuts.length]!;
+            deliveries.push({ kind: "batch", records: ordered.slice(i, i + size) });
+            i += size;
+          }
+          const { refolded } = play(deliveries);
+          expect(refolded).toBe(1); // only the first batch, which has nothing to resume from
+        },
+      ),
       { numRuns: 300 },
     );
   }, 30_000);
 
   it("an unnumbered probe with no numbered record before it refuses to resume once one arrives (it spoke for a default)", () => {
-    const blank = { budgetLeftS: null, notBefore: null, effectClass: null, idempotencyKey: null, userMessage: null, code: null, tool: "create_order" as const, probeResult: null };
+    const blank = {
+      budgetLeftS: null,
+      notBefore: null,
+      effectClass: null,
+      idempotencyKey: null,
+      userMessage: null,
+      code: null,
+      tool: "create_order" as const,
+      probeResult: null,
+    };
     // The probe speaks for attempt 1 while nothing is numbered; an attempt 0 recorded at the same time makes it speak for 0.
     // (An operator's action after the probe, so the new record comes after it whatever its attempt.)
     const probe = toRecord({ ...blank, attemptNo: null, phase: "probe", t: 0, evidence: evidence[0] }, 1);
@@ -161,9 +196,43 @@ describe("resuming a fold equals folding the whole history", () => {
   });
 
   it("a late record that belongs before the stored ones refuses to resume", () => {
-    const first = [toRecord({ attemptNo: 2, phase: "intent", t: 10, evidence: evidence[0], probeResult: null, budgetLeftS: null, notBefore: null, effectClass: null, idempotencyKey: null, userMessage: null, code: null, tool: "create_order" }, 1)];
+    const first = [
+      toRecord(
+        {
+          attemptNo: 2,
+          phase: "intent",
+          t: 10,
+          evidence: evidence[0],
+          probeResult: null,
+          budgetLeftS: null,
+          notBefore: null,
+          effectClass: null,
+          idempotencyKey: null,
+          userMessage: null,
+          code: null,
+          tool: "create_order",
+        },
+        1,
+      ),
+    ];
     const snapshot = foldInvocation(first, [], config);
-    const late = toRecord({ attemptNo: 1, phase: "outcome", t: 5, evidence: evidence[2], probeResult: null, budgetLeftS: null, notBefore: null, effectClass: null, idempotencyKey: null, userMessage: null, code: null, tool: "create_order" }, 2);
+    const late = toRecord(
+      {
+        attemptNo: 1,
+        phase: "outcome",
+        t: 5,
+        evidence: evidence[2],
+        probeResult: null,
+        budgetLeftS: null,
+        notBefore: null,
+        effectClass: null,
+        idempotencyKey: null,
+        userMessage: null,
+        code: null,
+        tool: "create_order",
+      },
+      2,
+    );
     expect(resumeFold(snapshot, [late], config)).toBeNull();
   });
 });

@@ -6,9 +6,7 @@ import type { EffectClass } from "./types.js";
 // write that threw or ran out of time may have landed, so it is `unknown`.
 
 export type CallResult<R> =
-  | { kind: "returned"; value: R }
-  | { kind: "threw"; error: unknown }
-  | { kind: "timed_out"; afterMs: number };
+  { kind: "returned"; value: R } | { kind: "threw"; error: unknown } | { kind: "timed_out"; afterMs: number };
 
 export type ClassifyContext = { tool: string; effectClass: EffectClass; attempt: number; attemptId: string };
 
@@ -28,7 +26,9 @@ export function classifyResult<R>(result: CallResult<R>, context: ClassifyContex
   const attempt_id = context.attemptId;
   if (result.kind === "returned") return { outcome: "ok", effect_applied: "yes", attempt_id };
   const message =
-    result.kind === "threw" ? messageOf(result.error) : `no answer within ${result.afterMs} ms; the call may still complete`;
+    result.kind === "threw"
+      ? messageOf(result.error)
+      : `no answer within ${result.afterMs} ms; the call may still complete`;
   // A failed read changed nothing; a failed write may have changed everything.
   if (context.effectClass === "read") return { outcome: "retryable", effect_applied: "no", attempt_id, message };
   return { outcome: "unknown", effect_applied: "unknown", attempt_id, message };
@@ -38,7 +38,8 @@ export function classifyResult<R>(result: CallResult<R>, context: ClassifyContex
 export type ProbeFinding<R> = { found: true; value?: R } | { found: false };
 
 export function probeEnvelope<R>(finding: ProbeFinding<R> | { failed: unknown }): Seed002Envelope {
-  if ("failed" in finding) return { outcome: "unknown", effect_applied: "unknown", message: `probe failed: ${messageOf(finding.failed)}` };
+  if ("failed" in finding)
+    return { outcome: "unknown", effect_applied: "unknown", message: `probe failed: ${messageOf(finding.failed)}` };
   return finding.found
     ? { outcome: "ok", effect_applied: "yes", message: "found by idempotency key" }
     : { outcome: "ok", effect_applied: "no", message: "not found by idempotency key" };

@@ -1,7 +1,15 @@
 import { createBatcher } from "./batcher.js";
 import { awaitDecision, getDecision, type AwaitDecisionOptions } from "./decisions.js";
 import { request, type FetchLike, type HttpOptions } from "./http.js";
-import type { Decision, GuardAnswer, GuardInput, InvocationDetail, RecordResult, ReportResult, SettleRecord } from "./types.js";
+import type {
+  Decision,
+  GuardAnswer,
+  GuardInput,
+  InvocationDetail,
+  RecordResult,
+  ReportResult,
+  SettleRecord,
+} from "./types.js";
 import { wrapTool, type ToolCall, type ToolRun, type WrapToolOptions } from "./wrap-tool.js";
 
 export type ClientOptions = {
@@ -40,7 +48,10 @@ export type SettleClient = {
   getInvocation: (invocationId: string) => Promise<InvocationDetail>;
   /** Waits (long-polling) until the decision is no longer `wait`, or `until` holds, or `timeout` ms pass. */
   awaitDecision: (invocationId: string, options: AwaitDecisionOptions) => Promise<Decision>;
-  wrapTool: <A, R>(fn: (args: A, call: ToolCall) => Promise<R>, options: WrapToolOptions<A, R>) => (args: A) => Promise<ToolRun<R>>;
+  wrapTool: <A, R>(
+    fn: (args: A, call: ToolCall) => Promise<R>,
+    options: WrapToolOptions<A, R>,
+  ) => (args: A) => Promise<ToolRun<R>>;
 };
 
 const MAX_BATCH = 500;
@@ -82,11 +93,19 @@ export function createSettleClient(options: ClientOptions): SettleClient {
   const client: SettleClient = {
     report,
     flush: batcher.flush,
-    guard: async (input) => (await request(http, { method: "POST", path: "/api/v1/guard", body: input })).body as GuardAnswer,
+    guard: async (input) =>
+      (await request(http, { method: "POST", path: "/api/v1/guard", body: input })).body as GuardAnswer,
     getDecision: (id) => getDecision(http, id),
-    getInvocation: async (id) => (await request(http, { method: "GET", path: `/api/v1/invocations/${encodeURIComponent(id)}` })).body as InvocationDetail,
+    getInvocation: async (id) =>
+      (await request(http, { method: "GET", path: `/api/v1/invocations/${encodeURIComponent(id)}` }))
+        .body as InvocationDetail,
     awaitDecision: (id, wanted) => awaitDecision(http, decisionOptions, id, wanted),
-    wrapTool: (fn, toolOptions) => wrapTool({ report, guard: client.guard, getDecision: client.getDecision, awaitDecision: client.awaitDecision, now }, fn, toolOptions),
+    wrapTool: (fn, toolOptions) =>
+      wrapTool(
+        { report, guard: client.guard, getDecision: client.getDecision, awaitDecision: client.awaitDecision, now },
+        fn,
+        toolOptions,
+      ),
   };
   return client;
 }

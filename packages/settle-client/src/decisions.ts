@@ -21,7 +21,8 @@ export type AwaitDecisionOptions = {
   until?: (decision: Decision) => boolean;
 };
 
-const decisionPath = (id: string, waitS: number) => `/api/v1/invocations/${encodeURIComponent(id)}/decision${waitS > 0 ? `?wait=${waitS}` : ""}`;
+const decisionPath = (id: string, waitS: number) =>
+  `/api/v1/invocations/${encodeURIComponent(id)}/decision${waitS > 0 ? `?wait=${waitS}` : ""}`;
 
 /** One read; `decision` is null when the server answered 304 (unchanged since `etag`). */
 async function readDecision(http: HttpOptions, id: string, waitS: number, etag: string | null) {
@@ -40,7 +41,12 @@ export async function getDecision(http: HttpOptions, id: string): Promise<Decisi
   return decision as Decision;
 }
 
-export async function awaitDecision(http: HttpOptions, options: DecisionOptions, id: string, wanted: AwaitDecisionOptions): Promise<Decision> {
+export async function awaitDecision(
+  http: HttpOptions,
+  options: DecisionOptions,
+  id: string,
+  wanted: AwaitDecisionOptions,
+): Promise<Decision> {
   const until = wanted.until ?? ((d: Decision) => d.decision !== "wait");
   const deadline = options.now() + wanted.timeout;
   let read = await readDecision(http, id, 0, null);

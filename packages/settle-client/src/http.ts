@@ -23,7 +23,13 @@ export type HttpOptions = {
 /** `resent`: an earlier send of this request may have been processed without its answer reaching us. */
 export type HttpAnswer = { status: number; body: unknown; headers: Headers; resent: boolean };
 
-type RequestInput = { method: "GET" | "POST"; path: string; body?: unknown; headers?: Record<string, string>; timeoutMs?: number };
+type RequestInput = {
+  method: "GET" | "POST";
+  path: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+};
 
 const backoff = (attempt: number) => Math.min(250 * 2 ** attempt, 10_000);
 
@@ -31,7 +37,8 @@ const backoff = (attempt: number) => Math.min(250 * 2 ** attempt, 10_000);
 function retryDelay(status: number, body: unknown, attempt: number, maxWaitMs: number): number | null {
   if (isErrorEnvelope(body)) {
     const { retry } = body;
-    if ((retry.directive !== "after_delay" && retry.directive !== "allowed") || retry.max_attempts_remaining === 0) return null;
+    if ((retry.directive !== "after_delay" && retry.directive !== "allowed") || retry.max_attempts_remaining === 0)
+      return null;
     const notBefore = retry.not_before ? Date.parse(retry.not_before) - Date.now() : Number.NaN;
     return Math.min(Math.max(Number.isNaN(notBefore) ? backoff(attempt) : notBefore, 50), maxWaitMs);
   }
@@ -50,13 +57,22 @@ async function readJson(res: Response): Promise<unknown> {
 }
 
 function refusal(status: number, body: unknown, path: string): SettleError {
-  if (isErrorEnvelope(body)) return new SettleError(`${path}: HTTP ${status} ${body.code}: ${body.agent_message}`, { status, code: body.code, envelope: body });
+  if (isErrorEnvelope(body))
+    return new SettleError(`${path}: HTTP ${status} ${body.code}: ${body.agent_message}`, {
+      status,
+      code: body.code,
+      envelope: body,
+    });
   return new SettleError(`${path}: HTTP ${status} without Settle's error envelope`, { status, code: `HTTP_${status}` });
 }
 
 export async function request(options: HttpOptions, input: RequestInput): Promise<HttpAnswer> {
   const target = `${options.url.replace(/\/+$/, "")}${input.path}`;
-  const headers: Record<string, string> = { authorization: `Bearer ${options.key}`, accept: "application/json", ...input.headers };
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${options.key}`,
+    accept: "application/json",
+    ...input.headers,
+  };
   if (input.body !== undefined) headers["content-type"] = "application/json";
   const body = input.body === undefined ? undefined : JSON.stringify(input.body);
   let last = new SettleError(`${input.path}: not sent`, { status: 0, code: "UNREACHABLE" });
@@ -67,10 +83,18 @@ export async function request(options: HttpOptions, input: RequestInput): Promis
     if (attempt > 0) await options.sleep(wait);
     let res: Response;
     try {
-      res = await options.fetch(target, { method: input.method, headers, body, signal: AbortSignal.timeout(input.timeoutMs ?? options.timeoutMs) });
+      res = await options.fetch(target, {
+        method: input.method,
+        headers,
+        body,
+        signal: AbortSignal.timeout(input.timeoutMs ?? options.timeoutMs),
+      });
     } catch (error) {
       // The request may or may not have arrived; resending it is safe.
-      last = new SettleError(`${input.path}: no answer from Settle (${describe(error)})`, { status: 0, code: "UNREACHABLE" });
+      last = new SettleError(`${input.path}: no answer from Settle (${describe(error)})`, {
+        status: 0,
+        code: "UNREACHABLE",
+      });
       wait = backoff(attempt);
       resent = true;
       continue;
@@ -78,7 +102,8 @@ export async function request(options: HttpOptions, input: RequestInput): Promis
     const parsed = await readJson(res);
     if (res.status < 400) return { status: res.status, body: parsed, headers: res.headers, resent };
     last = refusal(res.status, parsed, input.path);
-    const delay = res.status === 429 || res.status >= 500 ? retryDelay(res.status, parsed, attempt, options.maxRetryWaitMs) : null;
+    const delay =
+      res.status === 429 || res.status >= 500 ? retryDelay(res.status, parsed, attempt, options.maxRetryWaitMs) : null;
     if (delay === null) throw last;
     wait = delay;
     // Settle says whether a failed request stored anything; a 5xx without an envelope may have.

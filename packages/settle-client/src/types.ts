@@ -14,7 +14,15 @@ export type RetryDirective = (typeof retryDirectives)[number];
 export const recordStatuses = ["accepted", "duplicate", "rejected"] as const;
 export const guardReasons = ["already_committed", "outcome_unknown", "in_flight", "possible_duplicate"] as const;
 export type GuardReason = (typeof guardReasons)[number];
-export const decisionKinds = ["wait", "verify", "retry_allowed", "do_not_retry", "proceed", "abandon", "correct_input"] as const;
+export const decisionKinds = [
+  "wait",
+  "verify",
+  "retry_allowed",
+  "do_not_retry",
+  "proceed",
+  "abandon",
+  "correct_input",
+] as const;
 
 /** One attempt record (SPEC §2). `envelope` is the tool's result in any dialect Settle reads. */
 export type SettleRecord = {
@@ -115,6 +123,13 @@ export type InvocationDetail = {
   commit_state: string;
   version: number;
   attempts: AttemptView[];
-  actions: Array<{ action: string; actor: string; at: string; from_status: string | null; to_status: string | null; [field: string]: unknown }>;
+  actions: Array<{
+    action: string;
+    actor: string;
+    at: string;
+    from_status: string | null;
+    to_status: string | null;
+    [field: string]: unknown;
+  }>;
   [field: string]: unknown;
 };

@@ -74,14 +74,21 @@ const pick = <A>(value: PerCall<A>, args: A) => (typeof value === "function" ? v
 async function reportOne(deps: WrapDeps, record: SettleRecord): Promise<ReportResult> {
   const [result] = await deps.report([record]);
   if (result && result.status !== "rejected") return result;
-  throw new SettleError(`Settle rejected the ${record.phase} record ${record.event_id}: ${result?.error?.agent_message ?? "no reason given"}`, {
-    status: 207,
-    code: result?.error?.code ?? "REJECTED",
-    envelope: result?.error ?? null,
-  });
+  throw new SettleError(
+    `Settle rejected the ${record.phase} record ${record.event_id}: ${result?.error?.agent_message ?? "no reason given"}`,
+    {
+      status: 207,
+      code: result?.error?.code ?? "REJECTED",
+      envelope: result?.error ?? null,
+    },
+  );
 }
 
-export function wrapTool<A, R>(deps: WrapDeps, fn: (args: A, call: ToolCall) => Promise<R>, options: WrapToolOptions<A, R>) {
+export function wrapTool<A, R>(
+  deps: WrapDeps,
+  fn: (args: A, call: ToolCall) => Promise<R>,
+  options: WrapToolOptions<A, R>,
+) {
   const classify = options.classify ?? classifyResult;
   const maxCalls = options.maxCalls ?? 3;
   const decisionTimeoutMs = options.decisionTimeoutMs ?? 60_000;
@@ -108,7 +115,14 @@ export function wrapTool<A, R>(deps: WrapDeps, fn: (args: A, call: ToolCall) => 
       idempotency_key: key,
       effect_class: options.effectClass,
     });
-    const finish = (status: ToolRunStatus, decision: Decision | null): ToolRun<R> => ({ status, value, decision, invocationId, idempotencyKey: key, calls });
+    const finish = (status: ToolRunStatus, decision: Decision | null): ToolRun<R> => ({
+      status,
+      value,
+      decision,
+      invocationId,
+      idempotencyKey: key,
+      calls,
+    });
 
     /** Writes the intent before dispatch. A `duplicate` on first delivery means an earlier run used this attempt number. */
     async function writeIntent(n: number): Promise<number> {
@@ -124,7 +138,10 @@ export function wrapTool<A, R>(deps: WrapDeps, fn: (args: A, call: ToolCall) => 
       const controller = new AbortController();
       const running = Promise.resolve()
         .then(() => fn(args, { idempotencyKey: key, invocationId, attempt: n, signal: controller.signal }))
-        .then((v): CallResult<R> => ({ kind: "returned", value: v }), (error: unknown): CallResult<R> => ({ kind: "threw", error }));
+        .then(
+          (v): CallResult<R> => ({ kind: "returned", value: v }),
+          (error: unknown): CallResult<R> => ({ kind: "threw", error }),
+        );
       if (!options.timeoutMs) return running;
       const afterMs = options.timeoutMs;
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -169,10 +186,18 @@ export function wrapTool<A, R>(deps: WrapDeps, fn: (args: A, call: ToolCall) => 
       if (result.kind === "returned") value = result.value;
       let envelope: unknown;
       try {
-        envelope = classify(result, { tool: options.tool, effectClass: options.effectClass, attempt, attemptId: `${invocationId}:a${attempt}` });
+        envelope = classify(result, {
+          tool: options.tool,
+          effectClass: options.effectClass,
+          attempt,
+          attemptId: `${invocationId}:a${attempt}`,
+        });
       } catch (error) {
         // A classifier that cannot read the result has no evidence either way.
-        envelope = classifyResult({ kind: "threw", error }, { tool: options.tool, effectClass: "create", attempt, attemptId: `${invocationId}:a${attempt}` });
+        envelope = classifyResult(
+          { kind: "threw", error },
+          { tool: options.tool, effectClass: "create", attempt, attemptId: `${invocationId}:a${attempt}` },
+        );
       }
       await reportOne(deps, { ...base(attempt, "outcome"), envelope });
       return deps.getDecision(invocationId);
@@ -181,7 +206,8 @@ export function wrapTool<A, R>(deps: WrapDeps, fn: (args: A, call: ToolCall) => 
     const mayProbe = (d: Decision) =>
       options.probe !== undefined &&
       !probedVersions.has(d.version) &&
-      (d.decision === "verify" || (d.commit_state === "unknown" && (d.status === "outcome_unknown" || d.status === "stalled")));
+      (d.decision === "verify" ||
+        (d.commit_state === "unknown" && (d.status === "outcome_unknown" || d.status === "stalled")));
 
     /** Seed 002: a retry is a guess, a probe is a measurement. */
     async function probeOnce(d: Decision): Promise<Decision> {
@@ -219,7 +245,8 @@ export function wrapTool<A, R>(deps: WrapDeps, fn: (args: A, call: ToolCall) => 
         const remaining = deadline - deps.now();
         if (remaining <= 0) return finish("unresolved", d);
         const seen = d;
-        const changed = (x: Decision) => x.version !== seen.version || x.decision !== seen.decision || x.status !== seen.status || mayProbe(x);
+        const changed = (x: Decision) =>
+          x.version !== seen.version || x.decision !== seen.decision || x.status !== seen.status || mayProbe(x);
         d = await deps.awaitDecision(invocationId, { timeout: remaining, until: changed });
         if (!changed(d)) return finish("unresolved", d);
       }

@@ -26,12 +26,17 @@ function setup(options: { batchSize?: number } = {}) {
   return { settle, client, sleeps };
 }
 
-const posts = (settle: ReturnType<typeof createFakeSettle>) => settle.requests.filter((r) => r.path === "/api/v1/envelopes");
+const posts = (settle: ReturnType<typeof createFakeSettle>) =>
+  settle.requests.filter((r) => r.path === "/api/v1/envelopes");
 
 describe("report", () => {
   it("sends records reported in the same moment in one request, and answers each with its own result", async () => {
     const { settle, client } = setup();
-    const [a, b, c] = await Promise.all([client.report(record(1)), client.report(record(2)), client.report([record(3), record(1)])]);
+    const [a, b, c] = await Promise.all([
+      client.report(record(1)),
+      client.report(record(2)),
+      client.report([record(3), record(1)]),
+    ]);
     expect(posts(settle)).toHaveLength(1);
     expect(posts(settle)[0]!.headers.authorization).toBe("Bearer stl_rk_test");
     expect(a).toMatchObject({ status: "accepted", event_id: "rt:t1:1:outcome", resent: false });
@@ -49,7 +54,8 @@ describe("report", () => {
   it("keeps a request under the byte limit: large records travel in several requests", async () => {
     const settle = createFakeSettle();
     const client = createSettleClient({ url: "http://settle.test", key: "k", fetch: settle.fetch });
-    const big = (n: number) => record(n, { envelope: { outcome: "ok", effect_applied: "yes", message: "x".repeat(300_000) } });
+    const big = (n: number) =>
+      record(n, { envelope: { outcome: "ok", effect_applied: "yes", message: "x".repeat(300_000) } });
     const results = await client.report([big(1), big(2), big(3), big(4)]);
     const sizes = posts(settle).map((r) => (r.body as { records: unknown[] }).records.length);
     expect(sizes).toEqual([3, 1]);
@@ -76,7 +82,10 @@ describe("report", () => {
 
   it("waits and resends on 503 with Settle's envelope; nothing was stored, so a duplicate would be news", async () => {
     const { settle, client } = setup();
-    settle.faults.push({ path: "/api/v1/envelopes", fault: "unavailable" }, { path: "/api/v1/envelopes", fault: "unavailable" });
+    settle.faults.push(
+      { path: "/api/v1/envelopes", fault: "unavailable" },
+      { path: "/api/v1/envelopes", fault: "unavailable" },
+    );
     const result = await client.report(record(1));
     expect(posts(settle)).toHaveLength(3);
     expect(result).toMatchObject({ status: "accepted", resent: false });
@@ -85,7 +94,11 @@ describe("report", () => {
   it("gives up after its retries with a SettleError that says so", async () => {
     const { settle, client } = setup();
     for (let i = 0; i < 6; i += 1) settle.faults.push({ path: "/api/v1/envelopes", fault: "unreachable" });
-    await expect(client.report(record(1))).rejects.toMatchObject({ name: "SettleError", code: "UNREACHABLE", status: 0 });
+    await expect(client.report(record(1))).rejects.toMatchObject({
+      name: "SettleError",
+      code: "UNREACHABLE",
+      status: 0,
+    });
     expect(posts(settle)).toHaveLength(6);
   });
 });

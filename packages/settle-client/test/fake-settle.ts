@@ -26,13 +26,30 @@ function decide(id: string, record: SettleRecord, version: number): Decision {
   const base = { invocation_id: id, reason: null, decided_by: null, decided_at: null, version };
   if (record.phase === "intent") return { ...base, status: "pending", decision: "wait", commit_state: "unknown" };
   if (record.phase === "probe") {
-    if (envelope.effect_applied === "yes") return { ...base, status: "reconciled", decision: "do_not_retry", commit_state: "committed", decided_by: "probe" };
-    if (envelope.effect_applied === "no") return { ...base, status: "reconciled", decision: "retry_allowed", commit_state: "not_committed", decided_by: "probe" };
+    if (envelope.effect_applied === "yes")
+      return {
+        ...base,
+        status: "reconciled",
+        decision: "do_not_retry",
+        commit_state: "committed",
+        decided_by: "probe",
+      };
+    if (envelope.effect_applied === "no")
+      return {
+        ...base,
+        status: "reconciled",
+        decision: "retry_allowed",
+        commit_state: "not_committed",
+        decided_by: "probe",
+      };
     return { ...base, status: "escalated", decision: "wait", commit_state: "unknown" };
   }
-  if (envelope.outcome === "ok") return { ...base, status: "succeeded", decision: "do_not_retry", commit_state: "committed" };
-  if (envelope.outcome === "retryable") return { ...base, status: "retry_scheduled", decision: "retry_allowed", commit_state: "not_committed" };
-  if (envelope.outcome === "permanent") return { ...base, status: "failed", decision: "abandon", commit_state: "not_committed" };
+  if (envelope.outcome === "ok")
+    return { ...base, status: "succeeded", decision: "do_not_retry", commit_state: "committed" };
+  if (envelope.outcome === "retryable")
+    return { ...base, status: "retry_scheduled", decision: "retry_allowed", commit_state: "not_committed" };
+  if (envelope.outcome === "permanent")
+    return { ...base, status: "failed", decision: "abandon", commit_state: "not_committed" };
   return { ...base, status: "outcome_unknown", decision: "wait", commit_state: "unknown" };
 }
 
@@ -61,7 +78,12 @@ export function createFakeSettle(options: { holdMs?: number } = {}): FakeSettle 
     records: [],
     decisions: new Map(),
     faults: [],
-    guard: (input) => ({ allow: true, reason: null, invocation_id: input.invocation_id ?? `${input.task_id}:${input.idempotency_key}`, attempt: 1 }),
+    guard: (input) => ({
+      allow: true,
+      reason: null,
+      invocation_id: input.invocation_id ?? `${input.task_id}:${input.idempotency_key}`,
+      attempt: 1,
+    }),
     setDecision: (id, patch) => {
       const current = fake.decisions.get(id);
       if (!current) throw new Error(`no decision for ${id}`);
@@ -87,7 +109,14 @@ export function createFakeSettle(options: { holdMs?: number } = {}): FakeSettle 
       const records = (body as { records: SettleRecord[] }).records;
       const results = records.map((record, index) => {
         const id = record.event_id ?? JSON.stringify(record);
-        if (!record.task_id) return { index, status: "rejected", event_id: record.event_id ?? null, invocation_id: null, error: { ...unavailable, code: "MISSING_REQUIRED_FIELD", agent_message: "task_id is required" } };
+        if (!record.task_id)
+          return {
+            index,
+            status: "rejected",
+            event_id: record.event_id ?? null,
+            invocation_id: null,
+            error: { ...unavailable, code: "MISSING_REQUIRED_FIELD", agent_message: "task_id is required" },
+          };
         const invocationId = record.invocation_id ?? `${record.task_id}:${record.idempotency_key}`;
         if (byEventId.has(id)) return { index, status: "duplicate", event_id: id, invocation_id: invocationId };
         byEventId.set(id, record);

@@ -16,8 +16,13 @@ function setup() {
     key: "stl_rk_test",
     sleep: async () => {},
     fetch: async (input, init) => {
-      const body = typeof init?.body === "string" ? (JSON.parse(init.body) as { records?: Array<{ phase: string }> }) : null;
-      log.push(body?.records ? `post ${body.records.map((r) => r.phase).join(",")}` : `${init?.method ?? "GET"} ${new URL(input).pathname.split("/").pop()}`);
+      const body =
+        typeof init?.body === "string" ? (JSON.parse(init.body) as { records?: Array<{ phase: string }> }) : null;
+      log.push(
+        body?.records
+          ? `post ${body.records.map((r) => r.phase).join(",")}`
+          : `${init?.method ?? "GET"} ${new URL(input).pathname.split("/").pop()}`,
+      );
       return settle.fetch(input, init);
     },
   });
@@ -38,12 +43,29 @@ describe("wrapTool", () => {
       return { id: `order-${order.sku}` };
     }, options);
     const run = await create({ sku: "a" });
-    expect(run).toMatchObject({ status: "done", value: { id: "order-a" }, calls: 1, invocationId: "ord-1:key-1", decision: { decision: "do_not_retry" } });
+    expect(run).toMatchObject({
+      status: "done",
+      value: { id: "order-a" },
+      calls: 1,
+      invocationId: "ord-1:key-1",
+      decision: { decision: "do_not_retry" },
+    });
     expect(log).toEqual(["POST guard", "post intent", "tool", "post outcome", "GET decision"]);
-    expect(settle.requests[0]!.body).toMatchObject({ task_id: "ord-1", tool: "create_order", idempotency_key: "key-1", effect_class: "create" });
+    expect(settle.requests[0]!.body).toMatchObject({
+      task_id: "ord-1",
+      tool: "create_order",
+      idempotency_key: "key-1",
+      effect_class: "create",
+    });
     expect(calls[0]).toMatchObject({ idempotencyKey: "key-1", invocationId: "ord-1:key-1", attempt: 1 });
     expect(settle.records.map((r) => r.event_id)).toEqual(["ord-1:key-1:a1:intent", "ord-1:key-1:a1:outcome"]);
-    expect(settle.records[0]).toMatchObject({ task_id: "ord-1", tool: "create_order", effect_class: "create", idempotency_key: "key-1", attempt: 1 });
+    expect(settle.records[0]).toMatchObject({
+      task_id: "ord-1",
+      tool: "create_order",
+      effect_class: "create",
+      idempotency_key: "key-1",
+      attempt: 1,
+    });
   });
 
   it("unknown outcome, probe finds the effect: no second call, done with what the probe found", async () => {
@@ -58,9 +80,21 @@ describe("wrapTool", () => {
     );
     const run = await create({ sku: "a" });
     expect(calls).toBe(1);
-    expect(run).toMatchObject({ status: "done", value: { id: "order-a" }, decision: { decision: "do_not_retry", status: "reconciled" } });
-    expect(settle.records[1]!.envelope).toMatchObject({ outcome: "unknown", effect_applied: "unknown", message: "connection reset after the request was sent" });
-    expect(settle.records[2]).toMatchObject({ phase: "probe", attempt: 1, envelope: { outcome: "ok", effect_applied: "yes" } });
+    expect(run).toMatchObject({
+      status: "done",
+      value: { id: "order-a" },
+      decision: { decision: "do_not_retry", status: "reconciled" },
+    });
+    expect(settle.records[1]!.envelope).toMatchObject({
+      outcome: "unknown",
+      effect_applied: "unknown",
+      message: "connection reset after the request was sent",
+    });
+    expect(settle.records[2]).toMatchObject({
+      phase: "probe",
+      attempt: 1,
+      envelope: { outcome: "ok", effect_applied: "yes" },
+    });
   });
 
   it("unknown outcome, probe finds nothing: the tool is called again only after retry_allowed, with the same key", async () => {
@@ -79,7 +113,17 @@ describe("wrapTool", () => {
     expect(run).toMatchObject({ status: "done", calls: 2, value: { id: "order-a" } });
     expect(keys).toEqual(["key-1", "key-1"]);
     const secondCall = log.indexOf("tool a2");
-    expect(log.slice(0, secondCall)).toEqual(["POST guard", "post intent", "tool a1", "post outcome", "GET decision", "post probe", "GET decision", "POST guard", "post intent"]);
+    expect(log.slice(0, secondCall)).toEqual([
+      "POST guard",
+      "post intent",
+      "tool a1",
+      "post outcome",
+      "GET decision",
+      "post probe",
+      "GET decision",
+      "POST guard",
+      "post intent",
+    ]);
     expect(settle.records.map((r) => r.event_id)).toEqual([
       "ord-1:key-1:a1:intent",
       "ord-1:key-1:a1:outcome",
@@ -107,15 +151,21 @@ describe("wrapTool", () => {
   it("follows an operator's verdict that arrives while it waits", async () => {
     const { settle, client } = setup();
     let calls = 0;
-    const create = client.wrapTool(
-      async () => {
-        calls += 1;
-        if (calls === 1) throw new Error("504");
-        return "sent";
-      },
-      options,
+    const create = client.wrapTool(async () => {
+      calls += 1;
+      if (calls === 1) throw new Error("504");
+      return "sent";
+    }, options);
+    setTimeout(
+      () =>
+        settle.setDecision("ord-1:key-1", {
+          status: "reconciled",
+          decision: "retry_allowed",
+          commit_state: "not_committed",
+          decided_by: "ana",
+        }),
+      100,
     );
-    setTimeout(() => settle.setDecision("ord-1:key-1", { status: "reconciled", decision: "retry_allowed", commit_state: "not_committed", decided_by: "ana" }), 100);
     const run = await create({ sku: "a" });
     expect(run).toMatchObject({ status: "done", calls: 2, value: "sent" });
   });
@@ -140,14 +190,28 @@ describe("wrapTool", () => {
     const run = await create({ sku: "a" });
     expect(probes).toBe(2);
     expect(decisionsSeen(settle)).toEqual(["outcome", "probe", "probe"]);
-    expect(settle.records[2]!.envelope).toMatchObject({ outcome: "unknown", message: "probe failed: lookup endpoint down" });
+    expect(settle.records[2]!.envelope).toMatchObject({
+      outcome: "unknown",
+      message: "probe failed: lookup endpoint down",
+    });
     expect(run).toMatchObject({ status: "done", calls: 1 });
   });
 
   it("the guard says it is already committed: the tool is not called", async () => {
     const { settle, client } = setup();
-    await client.report({ event_id: "x", task_id: "ord-1", invocation_id: "ord-1:key-1", tool: "create_order", envelope: { outcome: "ok", effect_applied: "yes" } });
-    settle.guard = (input) => ({ allow: false, reason: "already_committed", invocation_id: `${input.task_id}:${input.idempotency_key}`, attempt: 1 });
+    await client.report({
+      event_id: "x",
+      task_id: "ord-1",
+      invocation_id: "ord-1:key-1",
+      tool: "create_order",
+      envelope: { outcome: "ok", effect_applied: "yes" },
+    });
+    settle.guard = (input) => ({
+      allow: false,
+      reason: "already_committed",
+      invocation_id: `${input.task_id}:${input.idempotency_key}`,
+      attempt: 1,
+    });
     let calls = 0;
     const run = await client.wrapTool(async () => {
       calls += 1;
@@ -158,8 +222,20 @@ describe("wrapTool", () => {
 
   it("the guard says another call is in flight: neither the tool nor the probe is called while it is", async () => {
     const { settle, client } = setup();
-    await client.report({ event_id: "other:a1:intent", task_id: "ord-1", invocation_id: "ord-1:key-1", attempt: 1, phase: "intent", tool: "create_order" });
-    settle.guard = (input) => ({ allow: false, reason: "in_flight", invocation_id: `${input.task_id}:${input.idempotency_key}`, attempt: 1 });
+    await client.report({
+      event_id: "other:a1:intent",
+      task_id: "ord-1",
+      invocation_id: "ord-1:key-1",
+      attempt: 1,
+      phase: "intent",
+      tool: "create_order",
+    });
+    settle.guard = (input) => ({
+      allow: false,
+      reason: "in_flight",
+      invocation_id: `${input.task_id}:${input.idempotency_key}`,
+      attempt: 1,
+    });
     let calls = 0;
     let probes = 0;
     const create = client.wrapTool(
@@ -185,7 +261,12 @@ describe("wrapTool", () => {
     let guards = 0;
     settle.guard = (input) => {
       guards += 1;
-      return { allow: guards === 1, reason: guards === 1 ? null : "in_flight", invocation_id: input.invocation_id ?? `${input.task_id}:${input.idempotency_key}`, attempt: 1 };
+      return {
+        allow: guards === 1,
+        reason: guards === 1 ? null : "in_flight",
+        invocation_id: input.invocation_id ?? `${input.task_id}:${input.idempotency_key}`,
+        attempt: 1,
+      };
     };
     let calls = 0;
     const create = client.wrapTool(
@@ -199,7 +280,9 @@ describe("wrapTool", () => {
     expect(calls).toBe(1);
     expect(guards).toBe(2);
     // The retry names its invocation, so the guard judges that one.
-    expect(settle.requests.filter((r) => r.path === "/api/v1/guard").at(-1)!.body).toMatchObject({ invocation_id: "ord-1:key-1" });
+    expect(settle.requests.filter((r) => r.path === "/api/v1/guard").at(-1)!.body).toMatchObject({
+      invocation_id: "ord-1:key-1",
+    });
     expect(run).toMatchObject({ status: "unresolved", calls: 1, decision: { decision: "retry_allowed" } });
   });
 
@@ -230,15 +313,32 @@ describe("wrapTool", () => {
     expect(calls).toBe(1);
     expect(signal!.aborted).toBe(true);
     expect(settle.records[0]).toMatchObject({ phase: "intent", budget_left_s: 1 });
-    expect(settle.records[1]!.envelope).toMatchObject({ outcome: "unknown", message: "no answer within 50 ms; the call may still complete" });
+    expect(settle.records[1]!.envelope).toMatchObject({
+      outcome: "unknown",
+      message: "no answer within 50 ms; the call may still complete",
+    });
     expect(run.status).toBe("unresolved");
   });
 
   it("an earlier run used attempt 1 (its intent comes back duplicate on first delivery): this run numbers its attempt 2", async () => {
     const { settle, client } = setup();
     await client.report([
-      { event_id: "ord-1:key-1:a1:intent", task_id: "ord-1", invocation_id: "ord-1:key-1", attempt: 1, phase: "intent", tool: "create_order" },
-      { event_id: "ord-1:key-1:a1:outcome", task_id: "ord-1", invocation_id: "ord-1:key-1", attempt: 1, tool: "create_order", envelope: { outcome: "retryable", effect_applied: "no" } },
+      {
+        event_id: "ord-1:key-1:a1:intent",
+        task_id: "ord-1",
+        invocation_id: "ord-1:key-1",
+        attempt: 1,
+        phase: "intent",
+        tool: "create_order",
+      },
+      {
+        event_id: "ord-1:key-1:a1:outcome",
+        task_id: "ord-1",
+        invocation_id: "ord-1:key-1",
+        attempt: 1,
+        tool: "create_order",
+        envelope: { outcome: "retryable", effect_applied: "no" },
+      },
     ]);
     const attempts: number[] = [];
     const run = await client.wrapTool(async (_: unknown, call) => {
@@ -252,7 +352,10 @@ describe("wrapTool", () => {
 
   it("a lost answer to the outcome post is resent with the same event id; Settle keeps one", async () => {
     const { settle, client } = setup();
-    settle.faults.push({ path: "/api/v1/envelopes", fault: "lose_answer" }, { path: "/api/v1/envelopes", fault: "lose_answer" });
+    settle.faults.push(
+      { path: "/api/v1/envelopes", fault: "lose_answer" },
+      { path: "/api/v1/envelopes", fault: "lose_answer" },
+    );
     const run = await client.wrapTool(async () => "ok", options)({});
     expect(run.status).toBe("done");
     expect(settle.records.map((r) => r.event_id)).toEqual(["ord-1:key-1:a1:intent", "ord-1:key-1:a1:outcome"]);

@@ -9,5 +9,10 @@ import { tsImport } from "tsx/esm/api";
 const tsconfig = fileURLToPath(new URL("../../../tsconfig.json", import.meta.url));
 const { runMain } = await tsImport("../src/main.ts", { parentURL: import.meta.url, tsconfig });
 // The launcher is the one reader of the environment: the gateway gets it passed in.
-// eslint-disable-next-line no-restricted-properties
-process.exitCode = await runMain(process.argv.slice(2), { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+process.exitCode = await runMain(process.argv.slice(2), {
+  // eslint-disable-next-line no-restricted-properties
+  env: process.env,
+  stdin: process.stdin,
+  stdout: process.stdout,
+  stderr: process.stderr,
+});

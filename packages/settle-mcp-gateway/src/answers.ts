@@ -6,7 +6,12 @@
 // A client validates structuredContent against a tool's output schema only
 // when isError is false, so these answers are valid for any tool.
 
-export type CallToolResult = { content: Array<Record<string, unknown>>; isError?: boolean; structuredContent?: Record<string, unknown>; _meta?: Record<string, unknown> };
+export type CallToolResult = {
+  content: Array<Record<string, unknown>>;
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+};
 
 export type AnswerKind =
   | "already_committed"
@@ -34,7 +39,14 @@ export type AnswerFacts = {
   decidedBy?: string | null;
 };
 
-type Shape = { code: string; category: string; commit_state: string; directive: string; next_action: string; text: (f: AnswerFacts) => string };
+type Shape = {
+  code: string;
+  category: string;
+  commit_state: string;
+  directive: string;
+  next_action: string;
+  text: (f: AnswerFacts) => string;
+};
 
 const link = (f: AnswerFacts) => (f.consoleUrl ? ` See ${f.consoleUrl}` : "");
 const inv = (f: AnswerFacts) => (f.invocationId ? ` (Settle invocation ${f.invocationId})` : "");
@@ -46,7 +58,8 @@ const shapes: Record<AnswerKind, Shape> = {
     commit_state: "committed",
     directive: "never",
     next_action: "none",
-    text: (f) => `Not repeated: this ${f.tool} call already took effect${inv(f)}. Use its earlier result; do not call it again.${f.detail ? ` ${f.detail}` : ""}`,
+    text: (f) =>
+      `Not repeated: this ${f.tool} call already took effect${inv(f)}. Use its earlier result; do not call it again.${f.detail ? ` ${f.detail}` : ""}`,
   },
   outcome_unknown: {
     code: "OUTCOME_UNKNOWN",
@@ -63,7 +76,8 @@ const shapes: Record<AnswerKind, Shape> = {
     commit_state: "unknown",
     directive: "never",
     next_action: "wait_and_retry",
-    text: (f) => `Not called: an identical ${f.tool} call is still in progress${inv(f)}. Wait for it instead of calling again.`,
+    text: (f) =>
+      `Not called: an identical ${f.tool} call is still in progress${inv(f)}. Wait for it instead of calling again.`,
   },
   retry_later: {
     code: "RETRY_LATER",
@@ -71,7 +85,8 @@ const shapes: Record<AnswerKind, Shape> = {
     commit_state: "not_committed",
     directive: "after_delay",
     next_action: "wait_and_retry",
-    text: (f) => `Not called: the server asked to wait before ${f.tool} is tried again${f.notBefore ? `, until ${f.notBefore}` : ""}${inv(f)}. Try again after that.`,
+    text: (f) =>
+      `Not called: the server asked to wait before ${f.tool} is tried again${f.notBefore ? `, until ${f.notBefore}` : ""}${inv(f)}. Try again after that.`,
   },
   awaiting_approval: {
     code: "AWAITING_APPROVAL",
@@ -79,7 +94,8 @@ const shapes: Record<AnswerKind, Shape> = {
     commit_state: "not_committed",
     directive: "never",
     next_action: "request_approval",
-    text: (f) => `Not called yet: ${f.tool} needs a person's approval in Settle${inv(f)}. Tell the user it awaits approval; call it again once approved.${link(f)}`,
+    text: (f) =>
+      `Not called yet: ${f.tool} needs a person's approval in Settle${inv(f)}. Tell the user it awaits approval; call it again once approved.${link(f)}`,
   },
   rejected: {
     code: "REJECTED",
@@ -87,7 +103,8 @@ const shapes: Record<AnswerKind, Shape> = {
     commit_state: "not_committed",
     directive: "never",
     next_action: "choose_alternative",
-    text: (f) => `Not called: ${f.tool} was rejected${f.decidedBy ? ` by ${f.decidedBy}` : ""}${inv(f)}. Do not try it again; choose another way or ask the user.`,
+    text: (f) =>
+      `Not called: ${f.tool} was rejected${f.decidedBy ? ` by ${f.decidedBy}` : ""}${inv(f)}. Do not try it again; choose another way or ask the user.`,
   },
   settle_unreachable: {
     code: "SETTLE_UNREACHABLE",
@@ -95,7 +112,8 @@ const shapes: Record<AnswerKind, Shape> = {
     commit_state: "not_committed",
     directive: "after_delay",
     next_action: "wait_and_retry",
-    text: (f) => `Not called: Settle, which must vouch for ${f.tool} before it runs, cannot be reached. Nothing happened; try again later.`,
+    text: (f) =>
+      `Not called: Settle, which must vouch for ${f.tool} before it runs, cannot be reached. Nothing happened; try again later.`,
   },
   settle_refused_key: {
     code: "SETTLE_REFUSED",
@@ -112,7 +130,8 @@ const shapes: Record<AnswerKind, Shape> = {
     commit_state: "not_committed",
     directive: "after_input_fix",
     next_action: "correct_input",
-    text: (f) => `Not called: Settle refused to record this ${f.tool} call (${f.detail ?? "invalid request"}). Nothing happened; correct the call before trying again.`,
+    text: (f) =>
+      `Not called: Settle refused to record this ${f.tool} call (${f.detail ?? "invalid request"}). Nothing happened; correct the call before trying again.`,
   },
   settle_refused_setup: {
     code: "SETTLE_REFUSED",
@@ -137,7 +156,8 @@ const shapes: Record<AnswerKind, Shape> = {
     commit_state: "not_committed",
     directive: "after_delay",
     next_action: "wait_and_retry",
-    text: (f) => `Not called: the server behind the gateway cannot be reached (${f.detail ?? "no connection"}). Nothing happened; try again later.`,
+    text: (f) =>
+      `Not called: the server behind the gateway cannot be reached (${f.detail ?? "no connection"}). Nothing happened; try again later.`,
   },
   lost: {
     code: "OUTCOME_UNKNOWN",
@@ -161,7 +181,11 @@ export function gatewayAnswer(kind: AnswerKind, facts: AnswerFacts): CallToolRes
       code: shape.code,
       category: shape.category,
       commit_state: shape.commit_state,
-      retry: { directive: shape.directive, not_before: facts.notBefore ?? null, max_attempts_remaining: shape.directive === "never" ? 0 : null },
+      retry: {
+        directive: shape.directive,
+        not_before: facts.notBefore ?? null,
+        max_attempts_remaining: shape.directive === "never" ? 0 : null,
+      },
       next_action: shape.next_action,
       operation_ref: facts.invocationId ?? facts.idempotencyKey,
       safe_details: { tool: facts.tool, idempotency_key: facts.idempotencyKey, status: facts.status ?? null },

@@ -10,15 +10,24 @@ import { isUnreachable, type SettleLink } from "./settle-link.js";
 // elicitation, its user may choose to keep waiting: an upgrade, never a
 // requirement.
 
-export type Elicit = (request: { message: string; requestedSchema: Record<string, unknown> }) => Promise<{ action: string; content?: Record<string, unknown> } | null>;
+export type Elicit = (request: {
+  message: string;
+  requestedSchema: Record<string, unknown>;
+}) => Promise<{ action: string; content?: Record<string, unknown> } | null>;
 
-export type HoldResult = { kind: "proceed" } | { kind: "rejected"; decidedBy: string | null } | { kind: "waiting"; status: string | null } | { kind: "unreachable" };
+export type HoldResult =
+  | { kind: "proceed" }
+  | { kind: "rejected"; decidedBy: string | null }
+  | { kind: "waiting"; status: string | null }
+  | { kind: "unreachable" };
 
 const notWaiting = (d: Decision) => d.decision !== "wait";
 
 /** Whether a person approved the invocation after its latest request for approval (the guard's new intent hides the status). */
 export function approvedSinceRequest(detail: InvocationDetail): boolean {
-  const requests = detail.attempts.filter((a) => a.phase === "outcome" && (a.envelope as { code?: unknown } | null)?.code === "APPROVAL_REQUIRED").map((a) => Date.parse(a.at));
+  const requests = detail.attempts
+    .filter((a) => a.phase === "outcome" && (a.envelope as { code?: unknown } | null)?.code === "APPROVAL_REQUIRED")
+    .map((a) => Date.parse(a.at));
   if (requests.length === 0) return false;
   const latest = Math.max(...requests);
   return detail.actions.some((a) => a.action === "approve" && a.to_status === "approved" && Date.parse(a.at) >= latest);
@@ -29,7 +38,13 @@ async function keepWaiting(elicit: Elicit, tool: string, link: string | null): P
     message: `${tool} is waiting for a person's approval in Settle${link ? ` (${link})` : ""}. Keep waiting for it?`,
     requestedSchema: {
       type: "object",
-      properties: { keep_waiting: { type: "boolean", title: "Keep waiting", description: "No: the call is answered as awaiting approval; call it again later." } },
+      properties: {
+        keep_waiting: {
+          type: "boolean",
+          title: "Keep waiting",
+          description: "No: the call is answered as awaiting approval; call it again later.",
+        },
+      },
       required: ["keep_waiting"],
     },
   }).catch(() => null);
@@ -50,7 +65,8 @@ export async function holdForApproval(
     if (decision.decision === "proceed") return { kind: "proceed" };
     if (decision.decision === "abandon") return { kind: "rejected", decidedBy: decision.decided_by };
     if (decision.decision !== "wait") break;
-    if (!options.elicit || round === rounds - 1 || !(await keepWaiting(options.elicit, options.tool, options.link))) break;
+    if (!options.elicit || round === rounds - 1 || !(await keepWaiting(options.elicit, options.tool, options.link)))
+      break;
   }
   return { kind: "waiting", status: last?.status ?? null };
 }

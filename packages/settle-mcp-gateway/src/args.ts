@@ -66,7 +66,8 @@ export function parseArgs(argv: string[]): Args {
     else if (flag === "--key-file") out.keyFile = value();
     else if (flag === "--key-fd") {
       out.keyFd = Number(value());
-      if (!Number.isInteger(out.keyFd) || out.keyFd < 3) throw new UsageError("--key-fd needs a file descriptor number of 3 or more");
+      if (!Number.isInteger(out.keyFd) || out.keyFd < 3)
+        throw new UsageError("--key-fd needs a file descriptor number of 3 or more");
     } else if (flag === "--allow-host") out.allowHosts.push(value());
     else if (flag === "--allow-origin") out.allowOrigins.push(value());
     else if (flag === "--dry-run") out.dryRun = true;
@@ -81,10 +82,13 @@ export function parseArgs(argv: string[]): Args {
   }
   if (port !== undefined) out.listen = { port, host };
   if (out.help || out.printSchema) return out;
-  if (out.listen && out.command) throw new UsageError("--listen serves HTTP; a server command after -- is for stdio: choose one");
+  if (out.listen && out.command)
+    throw new UsageError("--listen serves HTTP; a server command after -- is for stdio: choose one");
   if (out.listen && !out.upstream) throw new UsageError("--listen needs --upstream <url>");
-  if (!out.listen && !out.command) throw new UsageError("give the server's command after --, or --listen <port> --upstream <url>");
-  if ([out.key, out.keyFile, out.keyFd].filter((k) => k !== undefined).length > 1) throw new UsageError("give the key one way: --key-file, --key-fd or --key");
+  if (!out.listen && !out.command)
+    throw new UsageError("give the server's command after --, or --listen <port> --upstream <url>");
+  if ([out.key, out.keyFile, out.keyFd].filter((k) => k !== undefined).length > 1)
+    throw new UsageError("give the key one way: --key-file, --key-fd or --key");
   if (out.upstream && !/^https?:\/\//.test(out.upstream)) throw new UsageError("--upstream must be an http(s) URL");
   return out;
 }

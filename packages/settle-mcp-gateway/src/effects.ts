@@ -54,7 +54,10 @@ export function catalogEffectFor(entries: readonly CatalogEntry[], tool: string)
   return entries.find((entry) => matchesPattern(entry.pattern, tool))?.effect_class ?? null;
 }
 
-export type Classification = { effect: EffectOrUnclassified; source: "config" | "settle_catalog" | "annotations" | "default" };
+export type Classification = {
+  effect: EffectOrUnclassified;
+  source: "config" | "settle_catalog" | "annotations" | "default";
+};
 
 /**
  * Annotations as defaults: readOnlyHint → read; destructiveHint → destructive

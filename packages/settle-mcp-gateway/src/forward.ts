@@ -22,7 +22,10 @@ export type ToolCallParams = {
 /** Sends a tools/call to the server; resolves when it answers or can no longer answer. */
 export type Dispatch = (params: ToolCallParams) => Promise<UpstreamAnswer>;
 
-export type ClientReply = { kind: "result"; result: Record<string, unknown> } | { kind: "error"; error: { code: number; message: string; data?: unknown } } | { kind: "none" };
+export type ClientReply =
+  | { kind: "result"; result: Record<string, unknown> }
+  | { kind: "error"; error: { code: number; message: string; data?: unknown } }
+  | { kind: "none" };
 
 export type ForwardInput = {
   ref: AttemptRef;
@@ -48,7 +51,12 @@ const CANCEL_GRACE_MS = 2000;
 function withKey(params: ToolCallParams, ref: AttemptRef): ToolCallParams {
   return {
     ...params,
-    _meta: { ...(params._meta ?? {}), "settle.dev/idempotency_key": ref.idempotencyKey, "settle.dev/invocation_id": ref.invocationId, "settle.dev/attempt": ref.attempt },
+    _meta: {
+      ...(params._meta ?? {}),
+      "settle.dev/idempotency_key": ref.idempotencyKey,
+      "settle.dev/invocation_id": ref.invocationId,
+      "settle.dev/attempt": ref.attempt,
+    },
   };
 }
 
@@ -62,9 +70,15 @@ function waitFor(sent: Promise<UpstreamAnswer>, timeoutMs: number, cancelled: Ab
     };
     const onCancel = () => {
       clearTimeout(timer);
-      timer = setTimeout(() => finish({ kind: "lost", why: "cancelled", detail: "cancelled by the client" }), CANCEL_GRACE_MS);
+      timer = setTimeout(
+        () => finish({ kind: "lost", why: "cancelled", detail: "cancelled by the client" }),
+        CANCEL_GRACE_MS,
+      );
     };
-    timer = setTimeout(() => finish({ kind: "lost", why: "timeout", detail: `no answer in ${Math.round(timeoutMs / 1000)} s` }), timeoutMs);
+    timer = setTimeout(
+      () => finish({ kind: "lost", why: "timeout", detail: `no answer in ${Math.round(timeoutMs / 1000)} s` }),
+      timeoutMs,
+    );
     if (cancelled.aborted) onCancel();
     else cancelled.addEventListener("abort", onCancel);
     void sent.then(finish);
@@ -76,19 +90,30 @@ export function replyFor(answer: UpstreamAnswer, facts: AnswerFacts, cancelled: 
   if (cancelled) return { kind: "none" };
   if (answer.kind === "result") return { kind: "result", result: answer.result };
   if (answer.kind === "error") return { kind: "error", error: answer.error };
-  if (answer.kind === "refused") return { kind: "error", error: { code: -32000, message: `settle-mcp: ${answer.detail}`, data: { http_status: answer.status } } };
-  if (answer.kind === "not_sent") return { kind: "result", result: gatewayAnswer("upstream_unreachable", { ...facts, detail: answer.detail }) };
+  if (answer.kind === "refused")
+    return {
+      kind: "error",
+      error: { code: -32000, message: `settle-mcp: ${answer.detail}`, data: { http_status: answer.status } },
+    };
+  if (answer.kind === "not_sent")
+    return { kind: "result", result: gatewayAnswer("upstream_unreachable", { ...facts, detail: answer.detail }) };
   return { kind: "result", result: gatewayAnswer("lost", { ...facts, detail: describeLost(answer.why) }) };
 }
 
 export async function forwardAttempt(input: ForwardInput): Promise<Forwarded> {
   const { ref, settle } = input;
-  const send = (records: Parameters<SettleLink["report"]>[0]) => (input.reportTo === "spool" ? settle.spool(records) : settle.report(records));
+  const send = (records: Parameters<SettleLink["report"]>[0]) =>
+    input.reportTo === "spool" ? settle.spool(records) : settle.report(records);
   const unguarded = input.reportTo === "spool";
   const finish = input.registry.begin(ref.idempotencyKey, ref.invocationId, unguarded);
   const sent = input.dispatch(input.forwardKey ? withKey(input.params, ref) : input.params);
   const answer = await waitFor(sent, input.timeoutMs, input.cancelled);
-  const facts: AnswerFacts = { tool: ref.tool, invocationId: ref.invocationId, idempotencyKey: ref.idempotencyKey, consoleUrl: input.consoleLink };
+  const facts: AnswerFacts = {
+    tool: ref.tool,
+    invocationId: ref.invocationId,
+    idempotencyKey: ref.idempotencyKey,
+    consoleUrl: input.consoleLink,
+  };
 
   send([attemptRecord(ref, "outcome", outcomeEnvelope(ref.tool, answer), input.now())]);
   finish({ invocationId: ref.invocationId, answer, at: Date.now(), unguarded });
@@ -98,7 +123,11 @@ export async function forwardAttempt(input: ForwardInput): Promise<Forwarded> {
       if (late.kind !== "result" && late.kind !== "error") return;
       // The evidence came after all: recorded as the same attempt's outcome, which settles it.
       send([attemptRecord(ref, "outcome", outcomeEnvelope(ref.tool, late), input.now(), ":late")]);
-      input.registry.begin(ref.idempotencyKey, ref.invocationId, unguarded)({ invocationId: ref.invocationId, answer: late, at: Date.now(), unguarded });
+      input.registry.begin(
+        ref.idempotencyKey,
+        ref.invocationId,
+        unguarded,
+      )({ invocationId: ref.invocationId, answer: late, at: Date.now(), unguarded });
     });
   }
   return { reply: replyFor(answer, facts, input.cancelled.aborted), answer };

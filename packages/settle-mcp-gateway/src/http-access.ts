@@ -28,7 +28,12 @@ const bracketed = (host: string) => (host.includes(":") && !host.startsWith("[")
 
 export function isLoopback(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, "").toLowerCase();
-  return h === "localhost" || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || /^::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+  return (
+    h === "localhost" ||
+    h === "::1" ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) ||
+    /^::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)
+  );
 }
 
 const isWildcard = (host: string) => ["0.0.0.0", "::", "[::]"].includes(host.toLowerCase());
@@ -60,11 +65,20 @@ function originEntry(entry: string): string {
   }
 }
 
-export function accessFor(listen: { host: string; port: number }, configured: { hosts: string[]; origins: string[] }, token: string | null): HttpAccess {
+export function accessFor(
+  listen: { host: string; port: number },
+  configured: { hosts: string[]; origins: string[] },
+  token: string | null,
+): HttpAccess {
   const names = new Set(LOOPBACK_NAMES);
   if (!isWildcard(listen.host)) names.add(bracketed(listen.host));
   return {
-    hosts: [...new Set([...[...names].map((n) => `${n}:${listen.port}`), ...configured.hosts.map((h) => hostEntry(h, listen.port))])],
+    hosts: [
+      ...new Set([
+        ...[...names].map((n) => `${n}:${listen.port}`),
+        ...configured.hosts.map((h) => hostEntry(h, listen.port)),
+      ]),
+    ],
     origins: configured.origins.map(originEntry),
     token: token && token.length > 0 ? token : null,
   };
@@ -96,18 +110,38 @@ const header = (req: IncomingMessage, name: string) => {
 export type TokenCarrier = "authorization" | "settle-mcp-token" | null;
 
 /** Null when the request may go on; otherwise the answer that refuses it. */
-export function checkRequest(req: IncomingMessage, access: HttpAccess): { refusal: AccessRefusal } | { carrier: TokenCarrier } {
+export function checkRequest(
+  req: IncomingMessage,
+  access: HttpAccess,
+): { refusal: AccessRefusal } | { carrier: TokenCarrier } {
   const hostHeader = header(req, "host");
   const allowedNames = [...new Set(access.hosts.map((h) => h.slice(0, h.lastIndexOf(":"))))];
   const host = validateHostHeader(hostHeader, allowedNames);
-  if (!host.ok) return { refusal: { status: 403, message: `${host.message}: this gateway answers to ${access.hosts.join(", ")} (allow more with --allow-host)` } };
-  if (!hostAllowed(hostHeader!, access)) return { refusal: { status: 403, message: `Invalid Host: ${hostHeader}: this gateway answers to ${access.hosts.join(", ")}` } };
+  if (!host.ok)
+    return {
+      refusal: {
+        status: 403,
+        message: `${host.message}: this gateway answers to ${access.hosts.join(", ")} (allow more with --allow-host)`,
+      },
+    };
+  if (!hostAllowed(hostHeader!, access))
+    return {
+      refusal: {
+        status: 403,
+        message: `Invalid Host: ${hostHeader}: this gateway answers to ${access.hosts.join(", ")}`,
+      },
+    };
 
   const originHeader = header(req, "origin");
   if (originHeader !== undefined && originHeader !== "") {
     const parsed = validateOriginHeader(originHeader, allowedOriginNames(access));
     if (!parsed.ok || !access.origins.includes(originEntry(originHeader))) {
-      return { refusal: { status: 403, message: `Origin ${originHeader} is not allowed to call this gateway (allow it with --allow-origin)` } };
+      return {
+        refusal: {
+          status: 403,
+          message: `Origin ${originHeader} is not allowed to call this gateway (allow it with --allow-origin)`,
+        },
+      };
     }
   }
 
@@ -117,7 +151,14 @@ export function checkRequest(req: IncomingMessage, access: HttpAccess): { refusa
     const bearer = /^Bearer\s+(.+)$/i.exec(header(req, "authorization") ?? "")?.[1]?.trim();
     if (own !== undefined && sameSecret(own, access.token)) carrier = "settle-mcp-token";
     else if (bearer !== undefined && sameSecret(bearer, access.token)) carrier = "authorization";
-    else return { refusal: { status: 401, message: "This gateway needs its bearer token (SETTLE_MCP_TOKEN): Authorization: Bearer <token>", headers: { "www-authenticate": 'Bearer realm="settle-mcp"' } } };
+    else
+      return {
+        refusal: {
+          status: 401,
+          message: "This gateway needs its bearer token (SETTLE_MCP_TOKEN): Authorization: Bearer <token>",
+          headers: { "www-authenticate": 'Bearer realm="settle-mcp"' },
+        },
+      };
   }
 
   if (req.method === "POST" && !isJsonContentType(header(req, "content-type") ?? null)) {

@@ -38,7 +38,8 @@ export function createHttpElicitation() {
             clearTimeout(timer);
             resolve(answer);
           });
-          if (!send({ jsonrpc: "2.0", id, method: "elicitation/create", params: { ...request } })) waiting.get(id)?.(null);
+          if (!send({ jsonrpc: "2.0", id, method: "elicitation/create", params: { ...request } }))
+            waiting.get(id)?.(null);
         });
     },
     /** Takes a client's answer to one of the gateway's questions; false for anything else. */

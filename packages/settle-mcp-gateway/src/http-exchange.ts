@@ -29,7 +29,8 @@ function neverConnected(error: unknown): boolean {
 }
 
 function answerOf(message: Record<string, unknown>): UpstreamAnswer {
-  if (message.error && typeof message.error === "object") return { kind: "error", error: message.error as { code: number; message: string } };
+  if (message.error && typeof message.error === "object")
+    return { kind: "error", error: message.error as { code: number; message: string } };
   return { kind: "result", result: (message.result as Record<string, unknown>) ?? {} };
 }
 
@@ -67,7 +68,11 @@ async function readStream(response: Response, input: ExchangeInput): Promise<Ups
     }
   } catch (error) {
     if (answer) return answer;
-    return { kind: "lost", why: input.signal.aborted ? "cancelled" : "stream_broken", detail: `the SSE stream broke (${(error as Error).message})` };
+    return {
+      kind: "lost",
+      why: input.signal.aborted ? "cancelled" : "stream_broken",
+      detail: `the SSE stream broke (${(error as Error).message})`,
+    };
   }
   return answer ?? { kind: "lost", why: "stream_broken", detail: "the SSE stream ended without an answer" };
 }
@@ -75,10 +80,29 @@ async function readStream(response: Response, input: ExchangeInput): Promise<Ups
 export async function exchange(input: ExchangeInput): Promise<ExchangeResult> {
   let response: Response;
   try {
-    response = await fetch(input.url, { method: "POST", headers: input.headers, body: JSON.stringify(input.body), signal: input.signal });
+    response = await fetch(input.url, {
+      method: "POST",
+      headers: input.headers,
+      body: JSON.stringify(input.body),
+      signal: input.signal,
+    });
   } catch (error) {
-    if (neverConnected(error)) return { answer: { kind: "not_sent", detail: `no connection to the server (${(error as { cause?: { code?: string } }).cause?.code})` }, refusal: null };
-    return { answer: { kind: "lost", why: input.signal.aborted ? "cancelled" : "stream_broken", detail: `the request failed after it was sent (${(error as Error).message})` }, refusal: null };
+    if (neverConnected(error))
+      return {
+        answer: {
+          kind: "not_sent",
+          detail: `no connection to the server (${(error as { cause?: { code?: string } }).cause?.code})`,
+        },
+        refusal: null,
+      };
+    return {
+      answer: {
+        kind: "lost",
+        why: input.signal.aborted ? "cancelled" : "stream_broken",
+        detail: `the request failed after it was sent (${(error as Error).message})`,
+      },
+      refusal: null,
+    };
   }
   if (response.status >= 400 && response.status < 500) {
     // Refused before anything ran (an expired session, a bad header): the client gets this response as it is.
@@ -90,7 +114,10 @@ export async function exchange(input: ExchangeInput): Promise<ExchangeResult> {
   }
   if (response.status >= 500 || !response.body) {
     await response.body?.cancel().catch(() => {});
-    return { answer: { kind: "lost", why: "stream_broken", detail: `HTTP ${response.status} from the server` }, refusal: null };
+    return {
+      answer: { kind: "lost", why: "stream_broken", detail: `HTTP ${response.status} from the server` },
+      refusal: null,
+    };
   }
   const type = (response.headers.get("content-type") ?? "").toLowerCase();
   if (type.includes("text/event-stream")) return { answer: await readStream(response, input), refusal: null };
@@ -99,8 +126,18 @@ export async function exchange(input: ExchangeInput): Promise<ExchangeResult> {
     const messages = (Array.isArray(parsed) ? parsed : [parsed]) as Array<Record<string, unknown>>;
     const mine = messages.find((m) => m && isAnswerTo(m, input.id));
     if (mine) return { answer: answerOf(mine), refusal: null };
-    return { answer: { kind: "lost", why: "stream_broken", detail: "the JSON response held no answer to the call" }, refusal: null };
+    return {
+      answer: { kind: "lost", why: "stream_broken", detail: "the JSON response held no answer to the call" },
+      refusal: null,
+    };
   } catch (error) {
-    return { answer: { kind: "lost", why: input.signal.aborted ? "cancelled" : "stream_broken", detail: `the response broke (${(error as Error).message})` }, refusal: null };
+    return {
+      answer: {
+        kind: "lost",
+        why: input.signal.aborted ? "cancelled" : "stream_broken",
+        detail: `the response broke (${(error as Error).message})`,
+      },
+      refusal: null,
+    };
   }
 }

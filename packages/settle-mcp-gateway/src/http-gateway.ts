@@ -39,7 +39,19 @@ export type HttpGatewayOptions = {
 export type HttpGateway = { port: number; url: string; close: () => Promise<void> };
 
 // Host is the gateway's (checked, then replaced by fetch with the server's); the gateway's own token goes no further.
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-authorization", "proxy-authenticate", "te", "trailer", "host", "content-length", "settle-mcp-token"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "upgrade",
+  "proxy-authorization",
+  "proxy-authenticate",
+  "te",
+  "trailer",
+  "host",
+  "content-length",
+  "settle-mcp-token",
+]);
 /** Requests whose Authorization held the gateway's token, not a credential for the server. */
 const tokenInAuthorization = new WeakSet<IncomingMessage>();
 // fetch decodes compressed bodies, so their encoding headers no longer describe what is sent on.
@@ -76,11 +88,14 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | n
 /** The MCP endpoint maps to the upstream URL; other paths (OAuth metadata) to the upstream's origin. */
 function targetOf(upstream: URL, req: IncomingMessage): string {
   const incoming = new URL(req.url ?? "/", "http://gateway.local");
-  if (incoming.pathname === "/" || incoming.pathname === upstream.pathname) return `${upstream.origin}${upstream.pathname}${incoming.search || upstream.search}`;
+  if (incoming.pathname === "/" || incoming.pathname === upstream.pathname)
+    return `${upstream.origin}${upstream.pathname}${incoming.search || upstream.search}`;
   return `${upstream.origin}${incoming.pathname}${incoming.search}`;
 }
 
-const isModern = (params: ToolCallParams) => typeof params._meta?.[PROTOCOL_VERSION_META_KEY] === "string" && !(params._meta[PROTOCOL_VERSION_META_KEY] as string).startsWith("2025");
+const isModern = (params: ToolCallParams) =>
+  typeof params._meta?.[PROTOCOL_VERSION_META_KEY] === "string" &&
+  !(params._meta[PROTOCOL_VERSION_META_KEY] as string).startsWith("2025");
 
 export async function startHttpGateway(options: HttpGatewayOptions): Promise<HttpGateway> {
   const token = options.access?.token ?? null;
@@ -96,14 +111,27 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
 
   const elicitation = createHttpElicitation();
 
-  async function passThrough(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, observe?: (m: unknown, headers: Headers) => void): Promise<void> {
+  async function passThrough(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer | undefined,
+    observe?: (m: unknown, headers: Headers) => void,
+  ): Promise<void> {
     const abort = new AbortController();
     res.on("close", () => abort.abort());
     let response: Response;
     try {
-      response = await fetch(targetOf(upstream, req), { method: req.method, headers: requestHeaders(req), body: body && body.length > 0 ? new Uint8Array(body) : undefined, signal: abort.signal });
+      response = await fetch(targetOf(upstream, req), {
+        method: req.method,
+        headers: requestHeaders(req),
+        body: body && body.length > 0 ? new Uint8Array(body) : undefined,
+        signal: abort.signal,
+      });
     } catch (error) {
-      if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" }).end(`settle-mcp: the server cannot be reached (${(error as Error).message})`);
+      if (!res.headersSent)
+        res
+          .writeHead(502, { "content-type": "text/plain" })
+          .end(`settle-mcp: the server cannot be reached (${(error as Error).message})`);
       return;
     }
     res.statusCode = response.status;
@@ -141,7 +169,11 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     return true;
   }
 
-  async function toolCall(req: IncomingMessage, res: ServerResponse, message: { id: string | number; params: ToolCallParams }): Promise<void> {
+  async function toolCall(
+    req: IncomingMessage,
+    res: ServerResponse,
+    message: { id: string | number; params: ToolCallParams },
+  ): Promise<void> {
     const session = (req.headers["mcp-session-id"] as string | undefined) ?? "";
     const key = `${session} ${JSON.stringify(message.id)}`;
     const entry = { abort: new AbortController(), upstreamIds: [] as string[] };
@@ -172,10 +204,22 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
       if (primary) refusal = result.refusal;
       return result.answer;
     };
-    const lower = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v[0] : v]));
+    const lower = Object.fromEntries(
+      Object.entries(req.headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v[0] : v]),
+    );
     let reply: ClientReply;
     try {
-      reply = await handleToolCall(deps, { params: message.params, headers: lower, sessionTask: session ? `mcp-session:${session}` : instanceTask, cancelled: entry.abort.signal, elicit: elicitation.forSession(session, (m) => writeSse(res, m)) }, dispatch);
+      reply = await handleToolCall(
+        deps,
+        {
+          params: message.params,
+          headers: lower,
+          sessionTask: session ? `mcp-session:${session}` : instanceTask,
+          cancelled: entry.abort.signal,
+          elicit: elicitation.forSession(session, (m) => writeSse(res, m)),
+        },
+        dispatch,
+      );
     } catch (error) {
       reply = { kind: "error", error: { code: -32603, message: `settle-mcp: ${(error as Error).message}` } };
     } finally {
@@ -189,7 +233,10 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
       return void res.end(Buffer.from(refused.body));
     }
     if (reply.kind === "none") return void res.end();
-    const out = reply.kind === "result" ? { jsonrpc: "2.0", id: message.id, result: reply.result } : { jsonrpc: "2.0", id: message.id, error: reply.error };
+    const out =
+      reply.kind === "result"
+        ? { jsonrpc: "2.0", id: message.id, result: reply.result }
+        : { jsonrpc: "2.0", id: message.id, error: reply.error };
     if (res.headersSent) {
       writeSse(res, out);
       return void res.end();
@@ -200,7 +247,8 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method !== "POST") return passThrough(req, res, undefined);
     const body = await readBody(req, limit);
-    if (body === null) return void res.writeHead(413, { "content-type": "text/plain" }).end("settle-mcp: request body too large");
+    if (body === null)
+      return void res.writeHead(413, { "content-type": "text/plain" }).end("settle-mcp: request body too large");
     let message: unknown;
     try {
       message = JSON.parse(body.toString("utf8"));
@@ -209,12 +257,20 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     }
     if (Array.isArray(message) && message.some((m) => m?.method === "tools/call")) {
       // Batches left the protocol in 2025-06-18; a tools/call in one would pass by the guard.
-      const error = { jsonrpc: "2.0", id: null, error: { code: -32600, message: "settle-mcp does not forward a tools/call inside a JSON-RPC batch; send it on its own" } };
+      const error = {
+        jsonrpc: "2.0",
+        id: null,
+        error: {
+          code: -32600,
+          message: "settle-mcp does not forward a tools/call inside a JSON-RPC batch; send it on its own",
+        },
+      };
       return void res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify(error));
     }
     const m = message as { id?: string | number; method?: string; params?: Record<string, unknown> };
     if (elicitation.takeAnswer(m)) return void res.writeHead(202).end();
-    if (m?.method === "tools/call" && m.id !== undefined && typeof m.params?.name === "string") return toolCall(req, res, { id: m.id, params: m.params as ToolCallParams });
+    if (m?.method === "tools/call" && m.id !== undefined && typeof m.params?.name === "string")
+      return toolCall(req, res, { id: m.id, params: m.params as ToolCallParams });
     if (m?.method === "notifications/cancelled") {
       const session = (req.headers["mcp-session-id"] as string | undefined) ?? "";
       const call = inFlight.get(`${session} ${JSON.stringify(m.params?.requestId)}`);
@@ -224,8 +280,14 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
         return passThrough(req, res, Buffer.from(JSON.stringify(rewritten.length === 1 ? rewritten[0] : m)));
       }
     }
-    if (m?.method === "initialize") return passThrough(req, res, body, (_, headers) => elicitation.noteInitialize(m.params, headers.get("mcp-session-id")));
-    const learn = m?.method === "tools/list" ? (r: unknown) => options.catalog.learn((r as { result?: unknown })?.result) : undefined;
+    if (m?.method === "initialize")
+      return passThrough(req, res, body, (_, headers) =>
+        elicitation.noteInitialize(m.params, headers.get("mcp-session-id")),
+      );
+    const learn =
+      m?.method === "tools/list"
+        ? (r: unknown) => options.catalog.learn((r as { result?: unknown })?.result)
+        : undefined;
     return passThrough(req, res, body, learn);
   }
 
@@ -235,7 +297,9 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
       const { status, message, headers } = checked.refusal;
       options.onRefused?.(`refused ${req.method} ${req.url} (HTTP ${status}): ${message}`);
       // The body is not read: the connection closes after the answer.
-      res.writeHead(status, { "content-type": "application/json", connection: "close", ...headers }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message: `settle-mcp: ${message}` } }));
+      res
+        .writeHead(status, { "content-type": "application/json", connection: "close", ...headers })
+        .end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message: `settle-mcp: ${message}` } }));
       return;
     }
     if (checked.carrier === "authorization") tokenInAuthorization.add(req);
@@ -249,7 +313,11 @@ export async function startHttpGateway(options: HttpGatewayOptions): Promise<Htt
     server.listen(options.port, options.host, resolve);
   });
   const port = (server.address() as AddressInfo).port;
-  access = accessFor({ host: options.host, port }, { hosts: options.access?.hosts ?? [], origins: options.access?.origins ?? [] }, token);
+  access = accessFor(
+    { host: options.host, port },
+    { hosts: options.access?.hosts ?? [], origins: options.access?.origins ?? [] },
+    token,
+  );
   return {
     port,
     url: `http://${options.host}:${port}/`,

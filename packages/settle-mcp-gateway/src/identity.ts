@@ -62,7 +62,10 @@ export function identify(tool: string, args: unknown, taskId: string, rule: Tool
   const named = rule?.key ? fillTemplate(rule.key, args) : null;
   return {
     taskId,
-    idempotencyKey: named !== null ? `${scope ? `${taskId}:` : ""}${named}`.slice(0, 512) : `mcp:${tool}:${sha256(`${scope}${canonicalJson(keyedArguments(args, rule))}`).slice(0, 32)}`,
+    idempotencyKey:
+      named !== null
+        ? `${scope ? `${taskId}:` : ""}${named}`.slice(0, 512)
+        : `mcp:${tool}:${sha256(`${scope}${canonicalJson(keyedArguments(args, rule))}`).slice(0, 32)}`,
     argsDigest: digestArguments(args),
   };
 }
@@ -83,7 +86,11 @@ export type TaskSources = { sources: Array<"meta" | "header" | "session">; meta_
 /** The first task id the configured sources give; the session's when none does. */
 export function resolveTask(
   sources: TaskSources,
-  from: { meta: Record<string, unknown> | undefined; headers: Record<string, string | undefined> | undefined; sessionTask: string },
+  from: {
+    meta: Record<string, unknown> | undefined;
+    headers: Record<string, string | undefined> | undefined;
+    sessionTask: string;
+  },
 ): string {
   for (const source of sources.sources) {
     if (source === "meta") {

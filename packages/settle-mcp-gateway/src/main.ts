@@ -23,13 +23,24 @@ export type MainIo = { env: Record<string, string | undefined>; stdin: Readable;
 /** The server's environment: the gateway's, without any secret of the gateway's (readSecrets deleted them already; this is the second lock). */
 function serverEnv(env: Record<string, string | undefined>): Record<string, string> {
   const secret = new Set<string>(SECRET_VARIABLES);
-  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && !secret.has(e[0])));
+  return Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && !secret.has(e[0])),
+  );
 }
 
-function settleTarget(args: Args, config: GatewayConfig, env: MainIo["env"], key: string | null): { url: string; key: string } {
+function settleTarget(
+  args: Args,
+  config: GatewayConfig,
+  env: MainIo["env"],
+  key: string | null,
+): { url: string; key: string } {
   const url = args.settleUrl ?? env.SETTLE_URL ?? config.settle_url;
-  if (!url) throw new UsageError("Settle's address is missing: set SETTLE_URL (or --settle-url, or settle_url in the config)");
-  if (!key) throw new UsageError("a runtime key is missing: --key-file FILE or SETTLE_KEY_FILE (or SETTLE_KEY); create one with `settle keys create <runtime>`");
+  if (!url)
+    throw new UsageError("Settle's address is missing: set SETTLE_URL (or --settle-url, or settle_url in the config)");
+  if (!key)
+    throw new UsageError(
+      "a runtime key is missing: --key-file FILE or SETTLE_KEY_FILE (or SETTLE_KEY); create one with `settle keys create <runtime>`",
+    );
   return { url: url.replace(/\/+$/, ""), key };
 }
 
@@ -70,7 +81,13 @@ export async function runMain(argv: string[], io: MainIo): Promise<number> {
     throw error;
   }
 
-  const settle = createSettleLink({ url: target.url, key: target.key, spool, fastTimeoutMs: config.settle_timeout_ms, onError: (m) => say(`settle-mcp: ${m}`) });
+  const settle = createSettleLink({
+    url: target.url,
+    key: target.key,
+    spool,
+    fastTimeoutMs: config.settle_timeout_ms,
+    onError: (m) => say(`settle-mcp: ${m}`),
+  });
   const consoleBase = (config.console_url ?? target.url).replace(/\/+$/, "");
   let settleCatalog: SettleCatalog | null = null;
   if (config.settle_catalog) {
@@ -81,7 +98,8 @@ export async function runMain(argv: string[], io: MainIo): Promise<number> {
       timeoutMs: Math.max(config.settle_timeout_ms, 5000),
       onError: (m) => say(`settle-mcp: ${m}`),
     });
-    if (await settleCatalog.refresh()) say(`settle-mcp: ${settleCatalog.size()} effect classes from Settle's tool catalog`);
+    if (await settleCatalog.refresh())
+      say(`settle-mcp: ${settleCatalog.size()} effect classes from Settle's tool catalog`);
   }
   const deps: Omit<GatewayDeps, "annotations"> = {
     config,
@@ -96,7 +114,8 @@ export async function runMain(argv: string[], io: MainIo): Promise<number> {
   const sayBacklog = () => {
     const { spooled, deadLettered } = settle.backlog();
     if (spooled > 0) say(`settle-mcp: ${spooled} records wait in ${spool.dir} for Settle; the next gateway sends them`);
-    if (deadLettered > 0) say(`settle-mcp: ${deadLettered} records Settle refused are in ${spool.deadLetterFile}, with the reasons`);
+    if (deadLettered > 0)
+      say(`settle-mcp: ${deadLettered} records Settle refused are in ${spool.deadLetterFile}, with the reasons`);
   };
 
   if (args.listen) {
@@ -108,7 +127,11 @@ export async function runMain(argv: string[], io: MainIo): Promise<number> {
         upstream: args.upstream!,
         deps,
         catalog,
-        access: { hosts: [...config.http.allowed_hosts, ...args.allowHosts], origins: [...config.http.allowed_origins, ...args.allowOrigins], token },
+        access: {
+          hosts: [...config.http.allowed_hosts, ...args.allowHosts],
+          origins: [...config.http.allowed_origins, ...args.allowOrigins],
+          token,
+        },
         onRefused: (m) => say(`settle-mcp: ${m}`),
       });
     } catch (error) {
@@ -118,9 +141,13 @@ export async function runMain(argv: string[], io: MainIo): Promise<number> {
       settleCatalog?.close();
       return 2;
     }
-    say(`settle-mcp: listening on http://${args.listen.host}:${gateway.port}/ → ${args.upstream} (Settle: ${target.url}${config.dry_run ? ", dry run" : ""}${token ? ", bearer token required" : ""})`);
+    say(
+      `settle-mcp: listening on http://${args.listen.host}:${gateway.port}/ → ${args.upstream} (Settle: ${target.url}${config.dry_run ? ", dry run" : ""}${token ? ", bearer token required" : ""})`,
+    );
     if (!isLoopback(args.listen.host)) {
-      say(`settle-mcp: warning: listening on ${args.listen.host}, beyond this machine: every request needs the bearer token; it travels in clear over plain HTTP, so put TLS in front`);
+      say(
+        `settle-mcp: warning: listening on ${args.listen.host}, beyond this machine: every request needs the bearer token; it travels in clear over plain HTTP, so put TLS in front`,
+      );
     }
     if (io.env.SETTLE_MCP_PORT_FILE) writeFileSync(io.env.SETTLE_MCP_PORT_FILE, String(gateway.port));
     await new Promise<void>((resolve) => {

@@ -92,16 +92,33 @@ export function outcomeEnvelope(tool: string, answer: UpstreamAnswer): Record<st
           directive: "after_input_fix",
           next_action: "correct_input",
           dispatch_stage: "pre_dispatch",
-          message: `The server refused ${tool} before running it (JSON-RPC ${answer.error.code}): ${answer.error.message}`.slice(0, 1000),
+          message:
+            `The server refused ${tool} before running it (JSON-RPC ${answer.error.code}): ${answer.error.message}`.slice(
+              0,
+              1000,
+            ),
           details: { jsonrpc_code: answer.error.code },
         }),
       };
     }
     case "lost":
-      return { content: [{ type: "text", text: `settle-mcp: ${lostText[answer.why]} (${answer.detail}); whether ${tool} took effect is unknown.`.slice(0, 1000) }], isError: true };
+      return {
+        content: [
+          {
+            type: "text",
+            text: `settle-mcp: ${lostText[answer.why]} (${answer.detail}); whether ${tool} took effect is unknown.`.slice(
+              0,
+              1000,
+            ),
+          },
+        ],
+        isError: true,
+      };
     case "refused":
       return {
-        content: [{ type: "text", text: `settle-mcp: the server refused ${tool} before running it (${answer.detail})` }],
+        content: [
+          { type: "text", text: `settle-mcp: the server refused ${tool} before running it (${answer.detail})` },
+        ],
         isError: true,
         structuredContent: settleEnvelope({
           code: "UPSTREAM_REFUSED",
@@ -132,7 +149,11 @@ export function outcomeEnvelope(tool: string, answer: UpstreamAnswer): Record<st
 }
 
 /** What the gateway writes with the intent: the call as sent, and what the gateway decided. */
-export function intentEnvelope(request: { name: string; arguments?: unknown }, decision: string, effect: { effect: string; source: string }) {
+export function intentEnvelope(
+  request: { name: string; arguments?: unknown },
+  decision: string,
+  effect: { effect: string; source: string },
+) {
   return {
     gateway: "settle-mcp",
     decision,

@@ -16,7 +16,10 @@ export type ProbeFinding = { found: boolean } | { failed: string } | { unreached
 type Probe = NonNullable<ToolRule["probe"]>;
 
 /** Fills {{idempotency_key}}, {{invocation_id}} and {{args.<path>}} in the probe's arguments. */
-export function probeArguments(probe: Probe, values: { idempotencyKey: string; invocationId: string; args: unknown }): Record<string, unknown> {
+export function probeArguments(
+  probe: Probe,
+  values: { idempotencyKey: string; invocationId: string; args: unknown },
+): Record<string, unknown> {
   const fill = (value: unknown): unknown => {
     if (typeof value === "string") {
       const whole = /^\{\{args\.([^}]+)\}\}$/.exec(value);
@@ -27,7 +30,8 @@ export function probeArguments(probe: Probe, values: { idempotencyKey: string; i
         .replace(/\{\{args\.([^}]+)\}\}/g, (_, p: string) => String(readPath(values.args, p) ?? ""));
     }
     if (Array.isArray(value)) return value.map(fill);
-    if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v)]));
+    if (value !== null && typeof value === "object")
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v)]));
     return value;
   };
   return fill(probe.arguments) as Record<string, unknown>;
@@ -35,10 +39,13 @@ export function probeArguments(probe: Probe, values: { idempotencyKey: string; i
 
 export function readFinding(probe: Probe, answer: UpstreamAnswer): ProbeFinding {
   if (answer.kind === "not_sent" || answer.kind === "refused") return { unreached: answer.detail };
-  if (answer.kind !== "result") return { failed: answer.kind === "error" ? `JSON-RPC error ${answer.error.code}` : `no answer (${answer.kind})` };
+  if (answer.kind !== "result")
+    return { failed: answer.kind === "error" ? `JSON-RPC error ${answer.error.code}` : `no answer (${answer.kind})` };
   if (answer.result.isError === true) return { failed: "the probe answered with an error" };
   const found = readPath(answer.result.structuredContent, probe.found);
-  return typeof found === "boolean" ? { found } : { failed: `the probe's structuredContent has no boolean ${probe.found}` };
+  return typeof found === "boolean"
+    ? { found }
+    : { failed: `the probe's structuredContent has no boolean ${probe.found}` };
 }
 
 /** The probe record's envelope: Settle's own, committed when found, not committed when absent, unknown when the probe failed. */
@@ -46,15 +53,41 @@ export function probeEnvelope(tool: string, finding: Exclude<ProbeFinding, { unr
   const base = { retry: { directive: "never", not_before: null, max_attempts_remaining: null }, safe_details: {} };
   if ("failed" in finding) {
     const message = `settle-mcp probe of ${tool} failed: ${finding.failed}`;
-    return { ok: false, code: "PROBE_FAILED", category: "dependency", commit_state: "unknown", next_action: "verify_operation", ...base, agent_message: message, user_message: message };
+    return {
+      ok: false,
+      code: "PROBE_FAILED",
+      category: "dependency",
+      commit_state: "unknown",
+      next_action: "verify_operation",
+      ...base,
+      agent_message: message,
+      user_message: message,
+    };
   }
-  const message = finding.found ? `settle-mcp probe: ${tool} took effect (found by idempotency key)` : `settle-mcp probe: ${tool} did not take effect (not found)`;
+  const message = finding.found
+    ? `settle-mcp probe: ${tool} took effect (found by idempotency key)`
+    : `settle-mcp probe: ${tool} did not take effect (not found)`;
   return finding.found
     ? { ok: true, commit_state: "committed", ...base, agent_message: message, user_message: message }
-    : { ok: false, code: "NOT_FOUND", category: "conflict", commit_state: "not_committed", next_action: "wait_and_retry", ...base, retry: { directive: "allowed", not_before: null, max_attempts_remaining: null }, agent_message: message, user_message: message };
+    : {
+        ok: false,
+        code: "NOT_FOUND",
+        category: "conflict",
+        commit_state: "not_committed",
+        next_action: "wait_and_retry",
+        ...base,
+        retry: { directive: "allowed", not_before: null, max_attempts_remaining: null },
+        agent_message: message,
+        user_message: message,
+      };
 }
 
-export async function runProbe(probe: Probe, dispatch: Dispatch, values: { idempotencyKey: string; invocationId: string; args: unknown }, timeoutMs: number): Promise<ProbeFinding> {
+export async function runProbe(
+  probe: Probe,
+  dispatch: Dispatch,
+  values: { idempotencyKey: string; invocationId: string; args: unknown },
+  timeoutMs: number,
+): Promise<ProbeFinding> {
   const params: ToolCallParams = { name: probe.tool, arguments: probeArguments(probe, values) };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<UpstreamAnswer>((resolve) => {

@@ -16,7 +16,13 @@ export type AttemptRef = {
   argsDigest: string;
 };
 
-export function attemptRecord(ref: AttemptRef, phase: "intent" | "outcome" | "probe", envelope: unknown, at: Date, suffix = ""): SettleRecord {
+export function attemptRecord(
+  ref: AttemptRef,
+  phase: "intent" | "outcome" | "probe",
+  envelope: unknown,
+  at: Date,
+  suffix = "",
+): SettleRecord {
   return {
     event_id: `${ref.invocationId}:a${ref.attempt}:${phase}${suffix}`,
     task_id: ref.taskId,

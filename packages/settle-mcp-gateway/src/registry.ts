@@ -53,7 +53,13 @@ export function createRegistry() {
     /** The stored result of a committed call, for a replay. */
     committedResult(key: string, invocationId: string): CallToolResult | null {
       const s = recent.get(key);
-      if (!s || s.invocationId !== invocationId || s.answer.kind !== "result" || standingOfAnswer(s.answer) !== "committed") return null;
+      if (
+        !s ||
+        s.invocationId !== invocationId ||
+        s.answer.kind !== "result" ||
+        standingOfAnswer(s.answer) !== "committed"
+      )
+        return null;
       return s.answer.result as CallToolResult;
     },
     /** Calls still waiting for their server's answer. */

@@ -31,7 +31,10 @@ function readSecretFile(source: string, read: () => string): string {
 }
 
 /** Reads the key and the token, then deletes the variables that held them from `env` (the process's own). */
-export function readSecrets(args: Pick<Args, "key" | "keyFile" | "keyFd">, env: Record<string, string | undefined>): Secrets {
+export function readSecrets(
+  args: Pick<Args, "key" | "keyFile" | "keyFd">,
+  env: Record<string, string | undefined>,
+): Secrets {
   const warnings: string[] = [];
   let key: string | null = null;
   if (args.keyFd !== undefined) {
@@ -47,7 +50,9 @@ export function readSecrets(args: Pick<Args, "key" | "keyFile" | "keyFd">, env: 
     key = readSecretFile(`--key-file ${file}`, () => readFileSync(file, "utf8"));
   } else if (args.key !== undefined) {
     key = args.key;
-    warnings.push("--key puts the key in the process list, where every user of this machine can read it: use --key-file or SETTLE_KEY_FILE");
+    warnings.push(
+      "--key puts the key in the process list, where every user of this machine can read it: use --key-file or SETTLE_KEY_FILE",
+    );
   } else if (env.SETTLE_KEY_FILE) {
     const file = env.SETTLE_KEY_FILE;
     key = readSecretFile(`SETTLE_KEY_FILE ${file}`, () => readFileSync(file, "utf8"));

@@ -32,7 +32,8 @@ function entriesOf(body: unknown): CatalogEntry[] | null {
   for (const item of items) {
     const pattern = (item as { pattern?: unknown } | null)?.pattern;
     const effect = effectClassSchema.safeParse((item as { effect_class?: unknown } | null)?.effect_class);
-    if (typeof pattern === "string" && pattern !== "" && effect.success) entries.push({ pattern, effect_class: effect.data });
+    if (typeof pattern === "string" && pattern !== "" && effect.success)
+      entries.push({ pattern, effect_class: effect.data });
   }
   return entries;
 }
@@ -53,13 +54,17 @@ export function createSettleCatalog(options: SettleCatalogOptions): SettleCatalo
       const read = res.ok ? entriesOf(body) : null;
       if (!read) {
         const code = (body as { code?: unknown } | null)?.code;
-        onError(`Settle's tool catalog could not be read (HTTP ${res.status}${typeof code === "string" ? ` ${code}` : ""}); keeping the ${entries.length} entries read before`);
+        onError(
+          `Settle's tool catalog could not be read (HTTP ${res.status}${typeof code === "string" ? ` ${code}` : ""}); keeping the ${entries.length} entries read before`,
+        );
         return false;
       }
       entries = read;
       return true;
     } catch (error) {
-      onError(`Settle's tool catalog could not be read (${error instanceof Error ? error.message : String(error)}); keeping the ${entries.length} entries read before`);
+      onError(
+        `Settle's tool catalog could not be read (${error instanceof Error ? error.message : String(error)}); keeping the ${entries.length} entries read before`,
+      );
       return false;
     }
   }

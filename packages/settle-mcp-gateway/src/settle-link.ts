@@ -1,4 +1,12 @@
-import { createSettleClient, SettleError, type Decision, type GuardAnswer, type GuardInput, type InvocationDetail, type SettleRecord } from "@settle/client";
+import {
+  createSettleClient,
+  SettleError,
+  type Decision,
+  type GuardAnswer,
+  type GuardInput,
+  type InvocationDetail,
+  type SettleRecord,
+} from "@settle/client";
 import type { Spool } from "./spool.js";
 
 // The gateway's one way to Settle, through @settle/client. Two clients with
@@ -9,7 +17,8 @@ import type { Spool } from "./spool.js";
 // and whatever Settle does not take goes to the spool, never nowhere.
 
 export type Unreachable = { unreachable: true; detail: string };
-export const isUnreachable = (v: unknown): v is Unreachable => typeof v === "object" && v !== null && (v as Unreachable).unreachable === true;
+export const isUnreachable = (v: unknown): v is Unreachable =>
+  typeof v === "object" && v !== null && (v as Unreachable).unreachable === true;
 
 /**
  * Settle answered, and said no: the key is refused (401/403: revoked, wrong
@@ -18,14 +27,26 @@ export const isUnreachable = (v: unknown): v is Unreachable => typeof v === "obj
  * API). Settle is there, so the effect class's fail-open rule does not apply:
  * the call is refused.
  */
-export type Refused = { refused: true; status: number; code: string; detail: string; key: boolean; blame: "key" | "call" | "setup" };
-export const isRefused = (v: unknown): v is Refused => typeof v === "object" && v !== null && (v as Refused).refused === true;
+export type Refused = {
+  refused: true;
+  status: number;
+  code: string;
+  detail: string;
+  key: boolean;
+  blame: "key" | "call" | "setup";
+};
+export const isRefused = (v: unknown): v is Refused =>
+  typeof v === "object" && v !== null && (v as Refused).refused === true;
 
 export type SettleLink = {
   guard: (input: GuardInput) => Promise<GuardAnswer | Unreachable | Refused>;
   getDecision: (invocationId: string) => Promise<Decision | Unreachable>;
   /** Long-polls until `until` holds or `timeoutMs` pass; the last decision read. */
-  awaitDecision: (invocationId: string, timeoutMs: number, until: (d: Decision) => boolean) => Promise<Decision | Unreachable>;
+  awaitDecision: (
+    invocationId: string,
+    timeoutMs: number,
+    until: (d: Decision) => boolean,
+  ) => Promise<Decision | Unreachable>;
   getInvocation: (invocationId: string) => Promise<InvocationDetail | Unreachable>;
   /** Sends the records in the background; those Settle cannot take are spooled. */
   report: (records: SettleRecord[]) => void;
@@ -76,19 +97,43 @@ function unreachable(error: unknown): Unreachable {
 
 function refused(error: SettleError): Refused {
   const blame = isKeyRefused(error) ? "key" : isContentRefused(error) ? "call" : "setup";
-  return { refused: true, status: error.status, code: error.code, detail: describe(error).slice(0, 300), key: blame === "key", blame };
+  return {
+    refused: true,
+    status: error.status,
+    code: error.code,
+    detail: describe(error).slice(0, 300),
+    key: blame === "key",
+    blame,
+  };
 }
 
 export function createSettleLink(options: LinkOptions): SettleLink {
   const fetchFn = options.fetch ?? ((input: string, init?: RequestInit) => globalThis.fetch(input, init));
-  const fast = createSettleClient({ url: options.url, key: options.key, fetch: fetchFn, maxRetries: 1, timeoutMs: options.fastTimeoutMs, pollWaitS: 30 });
-  const patient = createSettleClient({ url: options.url, key: options.key, fetch: fetchFn, maxRetries: 2, timeoutMs: 10_000, batchDelayMs: 5 });
+  const fast = createSettleClient({
+    url: options.url,
+    key: options.key,
+    fetch: fetchFn,
+    maxRetries: 1,
+    timeoutMs: options.fastTimeoutMs,
+    pollWaitS: 30,
+  });
+  const patient = createSettleClient({
+    url: options.url,
+    key: options.key,
+    fetch: fetchFn,
+    maxRetries: 2,
+    timeoutMs: 10_000,
+    batchDelayMs: 5,
+  });
   const sending = new Set<Promise<void>>();
   const onError = options.onError ?? (() => {});
 
   function deadLetter(records: SettleRecord[], reason: string): void {
     options.spool.deadLetter(records, reason);
-    for (const record of records) onError(`Settle refused record ${record.event_id ?? "(no event_id)"} for good (${reason}); kept in ${options.spool.deadLetterFile} (${options.spool.deadLettered()} there from this gateway)`);
+    for (const record of records)
+      onError(
+        `Settle refused record ${record.event_id ?? "(no event_id)"} for good (${reason}); kept in ${options.spool.deadLetterFile} (${options.spool.deadLettered()} there from this gateway)`,
+      );
   }
 
   /**
@@ -186,7 +231,11 @@ export function createSettleLink(options: LinkOptions): SettleLink {
       await Promise.all([...sending]);
       await drain();
     },
-    backlog: () => ({ spooled: options.spool.pending(), sending: sending.size, deadLettered: options.spool.deadLettered() }),
+    backlog: () => ({
+      spooled: options.spool.pending(),
+      sending: sending.size,
+      deadLettered: options.spool.deadLettered(),
+    }),
     close: () => clearInterval(timer),
   };
 }

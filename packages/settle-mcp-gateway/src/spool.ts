@@ -1,4 +1,14 @@
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync } from "node:fs";
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import type { SettleRecord } from "@settle/client";
@@ -57,7 +67,9 @@ function claimDirectory(dir: string): void {
   if (!stat.isDirectory()) throw new SpoolError(`the spool ${dir} is not a directory`);
   const uid = process.getuid?.();
   if (uid !== undefined && stat.uid !== uid) {
-    throw new SpoolError(`the spool ${dir} belongs to another user (uid ${stat.uid}, this process runs as ${uid}); set spool_dir to a directory of your own`);
+    throw new SpoolError(
+      `the spool ${dir} belongs to another user (uid ${stat.uid}, this process runs as ${uid}); set spool_dir to a directory of your own`,
+    );
   }
   if ((stat.mode & 0o077) !== 0) chmodSync(dir, 0o700);
   // Files an earlier version wrote world-readable.
@@ -146,12 +158,20 @@ export function openSpool(dir: string, say: (message: string) => void = () => {}
 
   function setAside(entries: object[], reason: string): void {
     const at = new Date().toISOString();
-    appendFileSync(deadLetterFile, entries.map((entry) => JSON.stringify({ at, reason, ...entry })).join("\n") + "\n", PRIVATE_FILE);
+    appendFileSync(
+      deadLetterFile,
+      entries.map((entry) => JSON.stringify({ at, reason, ...entry })).join("\n") + "\n",
+      PRIVATE_FILE,
+    );
     deadCount += entries.length;
   }
 
   function deadLetter(records: SettleRecord[], reason: string): void {
-    if (records.length > 0) setAside(records.map((record) => ({ record })), reason);
+    if (records.length > 0)
+      setAside(
+        records.map((record) => ({ record })),
+        reason,
+      );
   }
 
   return {

@@ -17,7 +17,14 @@ import { createStdioUpstream } from "./upstream-stdio.js";
 // gateway's own (a cancellation from the client is sent on under that id).
 
 type Id = string | number;
-type Msg = { jsonrpc: "2.0"; id?: Id; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } };
+type Msg = {
+  jsonrpc: "2.0";
+  id?: Id;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+};
 
 export type StdioGatewayOptions = {
   command: string;
@@ -65,7 +72,12 @@ export function startStdioGateway(options: StdioGatewayOptions): StdioGateway {
       void toClient(m);
     },
     onExit: (detail) => {
-      for (const id of passed.keys()) void toClient({ jsonrpc: "2.0", id, error: { code: -32603, message: `settle-mcp: ${detail}; the request was not answered` } });
+      for (const id of passed.keys())
+        void toClient({
+          jsonrpc: "2.0",
+          id,
+          error: { code: -32603, message: `settle-mcp: ${detail}; the request was not answered` },
+        });
       passed.clear();
     },
   });
@@ -100,9 +112,15 @@ export function startStdioGateway(options: StdioGatewayOptions): StdioGateway {
       entry.upstreamIds.push(sent.id);
       return sent.answer;
     };
-    void handleToolCall(deps, { params: m.params as ToolCallParams, sessionTask, cancelled: entry.abort.signal, elicit }, dispatch)
+    void handleToolCall(
+      deps,
+      { params: m.params as ToolCallParams, sessionTask, cancelled: entry.abort.signal, elicit },
+      dispatch,
+    )
       .then((reply) => sendReply(id, reply))
-      .catch((error: unknown) => sendReply(id, { kind: "error", error: { code: -32603, message: `settle-mcp: ${(error as Error).message}` } }))
+      .catch((error: unknown) =>
+        sendReply(id, { kind: "error", error: { code: -32603, message: `settle-mcp: ${(error as Error).message}` } }),
+      )
       .finally(() => calls.delete(id));
   }
 
@@ -117,12 +135,16 @@ export function startStdioGateway(options: StdioGatewayOptions): StdioGateway {
       }
     }
     if (m.method === "tools/call" && m.id !== undefined && typeof m.params?.name === "string") return onToolCall(m);
-    if (m.method === "initialize") elicitationSupported = Boolean((m.params?.capabilities as { elicitation?: unknown } | undefined)?.elicitation);
+    if (m.method === "initialize")
+      elicitationSupported = Boolean((m.params?.capabilities as { elicitation?: unknown } | undefined)?.elicitation);
     if (m.method === "notifications/cancelled") {
       const call = calls.get(m.params?.requestId as Id);
       if (call) {
         call.abort.abort();
-        for (const upstreamId of call.upstreamIds) void upstream.send({ ...m, params: { ...m.params, requestId: upstreamId } } as JSONRPCMessage).catch(() => {});
+        for (const upstreamId of call.upstreamIds)
+          void upstream
+            .send({ ...m, params: { ...m.params, requestId: upstreamId } } as JSONRPCMessage)
+            .catch(() => {});
         return;
       }
     }
@@ -130,7 +152,11 @@ export function startStdioGateway(options: StdioGatewayOptions): StdioGateway {
     upstream.send(message).catch((error: unknown) => {
       if (m.id !== undefined && m.method) {
         passed.delete(m.id);
-        void toClient({ jsonrpc: "2.0", id: m.id, error: { code: -32603, message: `settle-mcp: the server could not be started (${(error as Error).message})` } });
+        void toClient({
+          jsonrpc: "2.0",
+          id: m.id,
+          error: { code: -32603, message: `settle-mcp: the server could not be started (${(error as Error).message})` },
+        });
       }
     });
   }

@@ -65,7 +65,13 @@ type Call = {
   timeoutMs: number;
   started: number;
   /** What the gateway did with the call, step by step: one log line says it all at the end. */
-  trail: { decisions: string[]; invocation: string | null; attempt: number | null; upstream?: string; settleMs: number };
+  trail: {
+    decisions: string[];
+    invocation: string | null;
+    attempt: number | null;
+    upstream?: string;
+    settleMs: number;
+  };
 };
 
 const MAX_ROUNDS = 4;
@@ -82,7 +88,13 @@ const ref = (c: Call, invocationId: string, attempt: number, taskId = c.id.taskI
   argsDigest: c.id.argsDigest,
 });
 
-function logCall(c: Call, decision: string, invocation: string | null, attempt: number | null, upstream?: string): void {
+function logCall(
+  c: Call,
+  decision: string,
+  invocation: string | null,
+  attempt: number | null,
+  upstream?: string,
+): void {
   c.trail.decisions.push(decision);
   if (invocation !== null) c.trail.invocation = invocation;
   if (attempt !== null) c.trail.attempt = attempt;
@@ -91,7 +103,16 @@ function logCall(c: Call, decision: string, invocation: string | null, attempt: 
 
 function writeLog(c: Call): void {
   const { decisions, invocation, attempt, upstream, settleMs } = c.trail;
-  c.deps.log({ tool: c.client.params.name, invocation, attempt, effect: c.effect, decision: decisions.join(">") || "none", ...(upstream ? { upstream } : {}), ms: Date.now() - c.started, guard_ms: settleMs });
+  c.deps.log({
+    tool: c.client.params.name,
+    invocation,
+    attempt,
+    effect: c.effect,
+    decision: decisions.join(">") || "none",
+    ...(upstream ? { upstream } : {}),
+    ms: Date.now() - c.started,
+    guard_ms: settleMs,
+  });
 }
 
 const facts = (c: Call, invocationId: string | null, extra: Partial<AnswerFacts> = {}): AnswerFacts => ({
@@ -105,7 +126,13 @@ const facts = (c: Call, invocationId: string | null, extra: Partial<AnswerFacts>
 const answer = (result: CallToolResult): ClientReply => ({ kind: "result", result });
 const upstreamLabel = (a: { kind: string; why?: string }) => (a.why ? `${a.kind}:${a.why}` : a.kind);
 
-async function forward(c: Call, invocationId: string, attempt: number, decision: string, reportTo: "settle" | "spool" = "settle"): Promise<ClientReply> {
+async function forward(
+  c: Call,
+  invocationId: string,
+  attempt: number,
+  decision: string,
+  reportTo: "settle" | "spool" = "settle",
+): Promise<ClientReply> {
   const { reply, answer: got } = await forwardAttempt({
     ref: ref(c, invocationId, attempt),
     params: c.client.params,
@@ -124,18 +151,32 @@ async function forward(c: Call, invocationId: string, attempt: number, decision:
 }
 
 /** Records that make a call Settle never guarded visible all the same: its intent and its outcome. */
-async function forwardUnguarded(c: Call, invocationId: string, decision: string, reportTo: "settle" | "spool"): Promise<ClientReply> {
-  const intent = attemptRecord(ref(c, invocationId, 1), "intent", intentEnvelope(c.client.params, decision, { effect: c.effect, source: c.effectSource }), c.deps.now());
+async function forwardUnguarded(
+  c: Call,
+  invocationId: string,
+  decision: string,
+  reportTo: "settle" | "spool",
+): Promise<ClientReply> {
+  const intent = attemptRecord(
+    ref(c, invocationId, 1),
+    "intent",
+    intentEnvelope(c.client.params, decision, { effect: c.effect, source: c.effectSource }),
+    c.deps.now(),
+  );
   if (reportTo === "spool") c.deps.settle.spool([intent]);
   else c.deps.settle.report([intent]);
   return forward(c, invocationId, 1, decision, reportTo);
 }
 
 /** A twin of this call is in flight in this process: its answer is this call's answer. */
-async function join(c: Call, twin: { invocationId: string; done: Promise<{ answer: Parameters<typeof replyFor>[0] }> }): Promise<ClientReply> {
+async function join(
+  c: Call,
+  twin: { invocationId: string; done: Promise<{ answer: Parameters<typeof replyFor>[0] }> },
+): Promise<ClientReply> {
   const { answer: got } = await twin.done;
   logCall(c, "joined", twin.invocationId, null, upstreamLabel(got));
-  if (got.kind === "result" && standingOfAnswer(got) === "committed") return answer(replayAnswer(got.result as CallToolResult, twin.invocationId));
+  if (got.kind === "result" && standingOfAnswer(got) === "committed")
+    return answer(replayAnswer(got.result as CallToolResult, twin.invocationId));
   return replyFor(got, facts(c, twin.invocationId), c.client.cancelled.aborted);
 }
 
@@ -144,7 +185,9 @@ async function storedResult(c: Call, invocationId: string): Promise<CallToolResu
   if (local) return local;
   const detail = await c.deps.settle.getInvocation(invocationId);
   if (isUnreachable(detail)) return null;
-  const committed = detail.attempts.filter((a) => a.phase === "outcome" && a.commit_state === "committed" && isCallToolResult(a.envelope));
+  const committed = detail.attempts.filter(
+    (a) => a.phase === "outcome" && a.commit_state === "committed" && isCallToolResult(a.envelope),
+  );
   return (committed.at(-1)?.envelope as CallToolResult | undefined) ?? null;
 }
 
@@ -167,7 +210,12 @@ type Next = { reply: ClientReply } | { retry: string };
 async function probeThenDecide(c: Call, denied: GuardAnswer): Promise<Next | null> {
   const probe = c.rule?.probe;
   if (!probe) return null;
-  const finding = await runProbe(probe, c.dispatch, { idempotencyKey: c.id.idempotencyKey, invocationId: denied.invocation_id, args: c.client.params.arguments }, c.timeoutMs);
+  const finding = await runProbe(
+    probe,
+    c.dispatch,
+    { idempotencyKey: c.id.idempotencyKey, invocationId: denied.invocation_id, args: c.client.params.arguments },
+    c.timeoutMs,
+  );
   if ("unreached" in finding) {
     // The server could not be asked (it is down): nothing was measured, so nothing is recorded; the next re-issue asks again.
     logCall(c, "probe:unreached", denied.invocation_id, denied.attempt);
@@ -175,7 +223,15 @@ async function probeThenDecide(c: Call, denied: GuardAnswer): Promise<Next | nul
   }
   const version = await c.deps.settle.getDecision(denied.invocation_id);
   const suffix = `:${isUnreachable(version) ? randomUUID() : `v${version.version}`}`;
-  await c.deps.settle.reportNow([attemptRecord(ref(c, denied.invocation_id, Math.max(denied.attempt, 1)), "probe", probeEnvelope(probe.tool, finding), c.deps.now(), suffix)]);
+  await c.deps.settle.reportNow([
+    attemptRecord(
+      ref(c, denied.invocation_id, Math.max(denied.attempt, 1)),
+      "probe",
+      probeEnvelope(probe.tool, finding),
+      c.deps.now(),
+      suffix,
+    ),
+  ]);
   const label = "failed" in finding ? "probe:failed" : finding.found ? "probe:found" : "probe:absent";
   logCall(c, label, denied.invocation_id, denied.attempt);
   if ("failed" in finding) return null;
@@ -191,7 +247,10 @@ async function onDenied(c: Call, denied: GuardAnswer): Promise<Next> {
   const known = isUnreachable(decision) ? null : decision;
   if (known && (known.decision === "retry_allowed" || known.decision === "proceed")) return { retry: inv };
   if (denied.reason === "outcome_unknown") {
-    const probed = known && (known.decision === "verify" || known.status === "outcome_unknown" || known.status === "stalled") ? await probeThenDecide(c, denied) : null;
+    const probed =
+      known && (known.decision === "verify" || known.status === "outcome_unknown" || known.status === "stalled")
+        ? await probeThenDecide(c, denied)
+        : null;
     if (probed) return probed;
     logCall(c, "denied:outcome_unknown", inv, denied.attempt);
     return { reply: answer(gatewayAnswer("outcome_unknown", facts(c, inv, { status: known?.status ?? null }))) };
@@ -206,8 +265,13 @@ async function onDenied(c: Call, denied: GuardAnswer): Promise<Next> {
   // In flight elsewhere (another gateway, an earlier session): wait a while for its outcome, then look again.
   if (config.in_flight_wait_s > 0) {
     const seen = known;
-    const changed = await settle.awaitDecision(inv, config.in_flight_wait_s * 1000, (d) => !seen || d.version !== seen.version || d.status !== seen.status);
-    if (!isUnreachable(changed) && seen && (changed.version !== seen.version || changed.status !== seen.status)) return { retry: "" };
+    const changed = await settle.awaitDecision(
+      inv,
+      config.in_flight_wait_s * 1000,
+      (d) => !seen || d.version !== seen.version || d.status !== seen.status,
+    );
+    if (!isUnreachable(changed) && seen && (changed.version !== seen.version || changed.status !== seen.status))
+      return { retry: "" };
   }
   logCall(c, "denied:in_flight", inv, denied.attempt);
   return { reply: answer(gatewayAnswer("in_flight", facts(c, inv, { status: known?.status ?? null }))) };
@@ -216,16 +280,37 @@ async function onDenied(c: Call, denied: GuardAnswer): Promise<Next> {
 /** Records the request for approval (if not yet) and holds the call for the decision. */
 async function approve(c: Call, invocationId: string, attempt?: number): Promise<Next> {
   const { settle, config } = c.deps;
-  if (attempt !== undefined) await settle.reportNow([attemptRecord(ref(c, invocationId, attempt), "outcome", approvalRequestEnvelope(c.client.params.name), c.deps.now(), ":approval")]);
+  if (attempt !== undefined)
+    await settle.reportNow([
+      attemptRecord(
+        ref(c, invocationId, attempt),
+        "outcome",
+        approvalRequestEnvelope(c.client.params.name),
+        c.deps.now(),
+        ":approval",
+      ),
+    ]);
   const link = c.deps.consoleLink(invocationId);
-  const held = await holdForApproval(settle, invocationId, { waitMs: config.approval_wait_s * 1000, tool: c.client.params.name, link, elicit: config.elicitation ? c.client.elicit : null });
+  const held = await holdForApproval(settle, invocationId, {
+    waitMs: config.approval_wait_s * 1000,
+    tool: c.client.params.name,
+    link,
+    elicit: config.elicitation ? c.client.elicit : null,
+  });
   if (held.kind === "proceed") return { retry: invocationId };
   if (held.kind === "rejected") {
     logCall(c, "rejected", invocationId, null);
     return { reply: answer(gatewayAnswer("rejected", facts(c, invocationId, { decidedBy: held.decidedBy }))) };
   }
   logCall(c, "awaiting_approval", invocationId, attempt ?? null);
-  return { reply: answer(gatewayAnswer("awaiting_approval", facts(c, invocationId, { status: held.kind === "waiting" ? held.status : null }))) };
+  return {
+    reply: answer(
+      gatewayAnswer(
+        "awaiting_approval",
+        facts(c, invocationId, { status: held.kind === "waiting" ? held.status : null }),
+      ),
+    ),
+  };
 }
 
 async function needsApprovalNow(c: Call, allowed: GuardAnswer, approved: Set<string>): Promise<boolean> {
@@ -252,7 +337,12 @@ async function onSettleUnreachable(c: Call, detail: string): Promise<ClientReply
   if (policy.unreachable === "fail_open") return forwardUnguarded(c, invocationId, `fail_open (${detail})`, "spool");
   const r = ref(c, invocationId, 1);
   c.deps.settle.spool([
-    attemptRecord(r, "intent", intentEnvelope(c.client.params, "fail_closed", { effect: c.effect, source: c.effectSource }), c.deps.now()),
+    attemptRecord(
+      r,
+      "intent",
+      intentEnvelope(c.client.params, "fail_closed", { effect: c.effect, source: c.effectSource }),
+      c.deps.now(),
+    ),
     attemptRecord(r, "outcome", gatewayAnswer("settle_unreachable", facts(c, null)).structuredContent, c.deps.now()),
   ]);
   logCall(c, "fail_closed", invocationId, 1);
@@ -263,7 +353,12 @@ async function onSettleUnreachable(c: Call, detail: string): Promise<ClientReply
 function onSettleRefused(c: Call, refusal: Refused): ClientReply {
   const detail = `HTTP ${refusal.status} ${refusal.code}`;
   logCall(c, `refused:settle_${refusal.status}`, null, null, "not_sent");
-  const kind = refusal.blame === "key" ? "settle_refused_key" : refusal.blame === "setup" ? "settle_refused_setup" : "settle_refused";
+  const kind =
+    refusal.blame === "key"
+      ? "settle_refused_key"
+      : refusal.blame === "setup"
+        ? "settle_refused_setup"
+        : "settle_refused";
   return answer(gatewayAnswer(kind, facts(c, null, { detail })));
 }
 
@@ -293,9 +388,24 @@ async function runWrite(c: Call): Promise<ClientReply> {
     c.trail.settleMs += Date.now() - asked;
     if (isUnreachable(guard)) return onSettleUnreachable(c, guard.detail);
     if (isRefused(guard)) return onSettleRefused(c, guard);
-    if (guard.allow && spooled?.unguarded && spooled.invocationId !== guard.invocation_id && standingOfAnswer(spooled.answer) !== "not_committed") {
+    if (
+      guard.allow &&
+      spooled?.unguarded &&
+      spooled.invocationId !== guard.invocation_id &&
+      standingOfAnswer(spooled.answer) !== "not_committed"
+    ) {
       // Settle has not seen the spooled twin yet (it could not be sent): this process's memory decides, and the intent just recorded is closed unsent.
-      c.deps.settle.report([attemptRecord(ref(c, guard.invocation_id, guard.attempt), "outcome", outcomeEnvelope(c.client.params.name, { kind: "not_sent", detail: "an identical call sent while Settle was unreachable is not in Settle yet" }), c.deps.now())]);
+      c.deps.settle.report([
+        attemptRecord(
+          ref(c, guard.invocation_id, guard.attempt),
+          "outcome",
+          outcomeEnvelope(c.client.params.name, {
+            kind: "not_sent",
+            detail: "an identical call sent while Settle was unreachable is not in Settle yet",
+          }),
+          c.deps.now(),
+        ),
+      ]);
       return onSettleUnreachable(c, "the spool has not reached Settle yet");
     }
     if (guard.allow) {
@@ -308,11 +418,21 @@ async function runWrite(c: Call): Promise<ClientReply> {
       }
       return forward(c, guard.invocation_id, guard.attempt, round === 0 ? "forwarded" : "forwarded:after_decision");
     }
-    if (config.dry_run) return forwardUnguarded(c, `${guard.invocation_id}:dry-${randomUUID().slice(0, 8)}`, `dry_run:would_deny:${guard.reason}`, "settle");
+    if (config.dry_run)
+      return forwardUnguarded(
+        c,
+        `${guard.invocation_id}:dry-${randomUUID().slice(0, 8)}`,
+        `dry_run:would_deny:${guard.reason}`,
+        "settle",
+      );
     // Asked first even so, so that Settle counts the duplicate; then a twin in flight here gives this call its answer.
     const twin = guard.reason === "in_flight" ? c.deps.registry.inFlight(c.id.idempotencyKey) : null;
     if (twin?.invocationId === guard.invocation_id) return join(c, twin);
-    if (guard.reason === "in_flight" && c.deps.registry.recent(c.id.idempotencyKey)?.invocationId === guard.invocation_id && round < MAX_ROUNDS - 1) {
+    if (
+      guard.reason === "in_flight" &&
+      c.deps.registry.recent(c.id.idempotencyKey)?.invocationId === guard.invocation_id &&
+      round < MAX_ROUNDS - 1
+    ) {
       // This process already has that call's answer; its outcome record is on its way to Settle. Ask again once it is there.
       await settle.flush();
       continue;
@@ -343,13 +463,33 @@ export async function handleToolCall(deps: GatewayDeps, client: ClientCall, disp
   const tool = client.params.name;
   if (tool.length > TOOL_NAME_MAX) {
     // Before any pattern sees it: a name no tool can have is not worth a match.
-    deps.log({ tool: `${tool.slice(0, 64)}…`, invocation: null, attempt: null, effect: "unclassified", decision: "refused:tool_name_too_long", upstream: "not_sent", ms: Date.now() - started, guard_ms: 0 });
+    deps.log({
+      tool: `${tool.slice(0, 64)}…`,
+      invocation: null,
+      attempt: null,
+      effect: "unclassified",
+      decision: "refused:tool_name_too_long",
+      upstream: "not_sent",
+      ms: Date.now() - started,
+      guard_ms: 0,
+    });
     const detail = `a tool name is at most ${TOOL_NAME_MAX} characters; this one has ${tool.length}`;
-    return answer(gatewayAnswer("invalid_call", { tool: tool.slice(0, 64), invocationId: null, idempotencyKey: "", detail }));
+    return answer(
+      gatewayAnswer("invalid_call", { tool: tool.slice(0, 64), invocationId: null, idempotencyKey: "", detail }),
+    );
   }
   const rule = ruleFor(deps.config, tool);
-  const { effect, source } = classifyEffect(deps.config, rule, deps.annotations(tool), deps.settleCatalog?.(tool) ?? null);
-  const taskId = resolveTask(deps.config.task, { meta: client.params._meta, headers: client.headers, sessionTask: client.sessionTask });
+  const { effect, source } = classifyEffect(
+    deps.config,
+    rule,
+    deps.annotations(tool),
+    deps.settleCatalog?.(tool) ?? null,
+  );
+  const taskId = resolveTask(deps.config.task, {
+    meta: client.params._meta,
+    headers: client.headers,
+    sessionTask: client.sessionTask,
+  });
   const c: Call = {
     deps,
     client,

@@ -70,7 +70,12 @@ export function createStdioUpstream(options: UpstreamOptions): StdioUpstream {
     live = null;
     transport = null;
     for (const [id, w] of [...waiting]) {
-      settleWaiting(id, w.written ? { kind: "lost", why: "crashed", detail: "the server process exited" } : { kind: "not_sent", detail: "the server process exited before the call was written" });
+      settleWaiting(
+        id,
+        w.written
+          ? { kind: "lost", why: "crashed", detail: "the server process exited" }
+          : { kind: "not_sent", detail: "the server process exited before the call was written" },
+      );
     }
     if (!closed) options.onExit("the server process exited");
   }
@@ -80,14 +85,21 @@ export function createStdioUpstream(options: UpstreamOptions): StdioUpstream {
     const id = nextId("init");
     const answered = new Promise<UpstreamAnswer>((resolve) => waiting.set(id, { resolve, written: true }));
     await t.send({ jsonrpc: "2.0", id, method: "initialize", params: opening.initialize } as JSONRPCMessage);
-    const timeout = new Promise<UpstreamAnswer>((resolve) => setTimeout(() => resolve({ kind: "lost", why: "timeout", detail: "initialize" }), INIT_TIMEOUT_MS).unref());
+    const timeout = new Promise<UpstreamAnswer>((resolve) =>
+      setTimeout(() => resolve({ kind: "lost", why: "timeout", detail: "initialize" }), INIT_TIMEOUT_MS).unref(),
+    );
     const answer = await Promise.race([answered, timeout]);
     if (answer.kind !== "result") throw new Error(`the restarted server did not initialize (${answer.kind})`);
     if (opening.initialized) await t.send({ jsonrpc: "2.0", method: "notifications/initialized" } as JSONRPCMessage);
   }
 
   async function start(): Promise<StdioClientTransport> {
-    const t = new StdioClientTransport({ command: options.command, args: options.args, env: options.env, stderr: options.onStderr ? "pipe" : "inherit" });
+    const t = new StdioClientTransport({
+      command: options.command,
+      args: options.args,
+      env: options.env,
+      stderr: options.onStderr ? "pipe" : "inherit",
+    });
     t.onmessage = onMessage;
     t.onclose = () => onClose(t);
     t.onerror = () => {};
@@ -132,7 +144,13 @@ export function createStdioUpstream(options: UpstreamOptions): StdioUpstream {
           entry.written = true;
           await t.send({ jsonrpc: "2.0", id, method, params } as JSONRPCMessage);
         })
-        .catch((error: unknown) => settleWaiting(id, { kind: entry.written ? "lost" : "not_sent", why: "crashed", detail: String((error as Error).message ?? error) } as UpstreamAnswer));
+        .catch((error: unknown) =>
+          settleWaiting(id, {
+            kind: entry.written ? "lost" : "not_sent",
+            why: "crashed",
+            detail: String((error as Error).message ?? error),
+          } as UpstreamAnswer),
+        );
       return { id, answer };
     },
     close: async () => {

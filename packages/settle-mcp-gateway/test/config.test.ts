@@ -10,13 +10,26 @@ import { ConfigError, configJsonSchema, parseConfig } from "../src/config.js";
 describe("the configuration", () => {
   it("works empty, with every default", () => {
     const config = parseConfig({}, "empty");
-    expect(config).toMatchObject({ tools: [], default_effect: "unclassified", approval_wait_s: 20, call_timeout_s: 120, forward_key: true, dry_run: false });
-    expect(config.task).toEqual({ sources: ["meta", "header", "session"], meta_key: "settle.dev/task_id", header: "settle-task-id" });
+    expect(config).toMatchObject({
+      tools: [],
+      default_effect: "unclassified",
+      approval_wait_s: 20,
+      call_timeout_s: 120,
+      forward_key: true,
+      dry_run: false,
+    });
+    expect(config.task).toEqual({
+      sources: ["meta", "header", "session"],
+      meta_key: "settle.dev/task_id",
+      header: "settle-task-id",
+    });
   });
 
   it("names the field that is wrong, and refuses a misspelt one", () => {
     expect(() => parseConfig({ tools: [{ match: "x", effect: "money-ish" }] }, "gw.json")).toThrow(ConfigError);
-    expect(() => parseConfig({ tools: [{ match: "x", effect: "money-ish" }] }, "gw.json")).toThrow(/^gw\.json: tools\.0\.effect/);
+    expect(() => parseConfig({ tools: [{ match: "x", effect: "money-ish" }] }, "gw.json")).toThrow(
+      /^gw\.json: tools\.0\.effect/,
+    );
     expect(() => parseConfig({ aproval_wait_s: 3 }, "gw.json")).toThrow(/aproval_wait_s/);
   });
 
@@ -28,7 +41,9 @@ describe("the configuration", () => {
 
 describe("the command line", () => {
   it("reads stdio: options before --, the server's command after it, untouched", () => {
-    expect(parseArgs(["--config", "gw.json", "--dry-run", "--", "npx", "-y", "@acme/mcp", "--port", "1"])).toMatchObject({
+    expect(
+      parseArgs(["--config", "gw.json", "--dry-run", "--", "npx", "-y", "@acme/mcp", "--port", "1"]),
+    ).toMatchObject({
       config: "gw.json",
       dryRun: true,
       command: { command: "npx", args: ["-y", "@acme/mcp", "--port", "1"] },
@@ -36,7 +51,18 @@ describe("the command line", () => {
   });
 
   it("reads Streamable HTTP", () => {
-    expect(parseArgs(["--listen", "7070", "--upstream", "http://127.0.0.1:9000/mcp", "--settle-url", "http://s", "--key", "k"])).toMatchObject({
+    expect(
+      parseArgs([
+        "--listen",
+        "7070",
+        "--upstream",
+        "http://127.0.0.1:9000/mcp",
+        "--settle-url",
+        "http://s",
+        "--key",
+        "k",
+      ]),
+    ).toMatchObject({
       listen: { port: 7070, host: "127.0.0.1" },
       upstream: "http://127.0.0.1:9000/mcp",
       settleUrl: "http://s",

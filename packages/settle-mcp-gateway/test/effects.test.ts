@@ -6,11 +6,23 @@ import { createSettleCatalog } from "../src/settle-catalog.js";
 // The configuration decides the effect class, then Settle's tool catalog;
 // the server's annotations are untrusted defaults (a tool may claim readOnlyHint and charge a card).
 
-const config = parseConfig({ tools: [{ match: "charge_*", effect: "money" }, { match: "*_delete", effect: "destructive" }, { match: "get_order", effect: "read" }] }, "test");
+const config = parseConfig(
+  {
+    tools: [
+      { match: "charge_*", effect: "money" },
+      { match: "*_delete", effect: "destructive" },
+      { match: "get_order", effect: "read" },
+    ],
+  },
+  "test",
+);
 
 describe("classifyEffect", () => {
   it("takes the configured class over a lying readOnlyHint", () => {
-    expect(classifyEffect(config, ruleFor(config, "charge_card"), { readOnlyHint: true })).toEqual({ effect: "money", source: "config" });
+    expect(classifyEffect(config, ruleFor(config, "charge_card"), { readOnlyHint: true })).toEqual({
+      effect: "money",
+      source: "config",
+    });
   });
 
   it("matches patterns, first rule first", () => {
@@ -21,19 +33,38 @@ describe("classifyEffect", () => {
 
   it("reads annotations only as defaults: read-only, destructive, or a plain write when destructiveHint is false", () => {
     expect(classifyEffect(config, null, { readOnlyHint: true })).toEqual({ effect: "read", source: "annotations" });
-    expect(classifyEffect(config, null, { destructiveHint: true })).toEqual({ effect: "destructive", source: "annotations" });
-    expect(classifyEffect(config, null, { destructiveHint: false })).toEqual({ effect: "create", source: "annotations" });
+    expect(classifyEffect(config, null, { destructiveHint: true })).toEqual({
+      effect: "destructive",
+      source: "annotations",
+    });
+    expect(classifyEffect(config, null, { destructiveHint: false })).toEqual({
+      effect: "create",
+      source: "annotations",
+    });
     expect(classifyEffect(config, null, {})).toEqual({ effect: "unclassified", source: "default" });
-    expect(classifyEffect(parseConfig({ default_effect: "send" }, "t"), null, undefined)).toEqual({ effect: "send", source: "default" });
+    expect(classifyEffect(parseConfig({ default_effect: "send" }, "t"), null, undefined)).toEqual({
+      effect: "send",
+      source: "default",
+    });
   });
 });
 
 describe("policyFor", () => {
   it("fails closed for money, destructive and what nothing classifies, open for reads and plain writes, unless configured", () => {
     const unreachable = (effect: Parameters<typeof policyFor>[1], c = config) => policyFor(c, effect).unreachable;
-    expect(["money", "destructive", "unclassified"].map((e) => unreachable(e as never))).toEqual(["fail_closed", "fail_closed", "fail_closed"]);
-    expect(["read", "create", "send"].map((e) => unreachable(e as never))).toEqual(["fail_open", "fail_open", "fail_open"]);
-    expect(unreachable("create", parseConfig({ effects: { create: { unreachable: "fail_closed" } } }, "t"))).toBe("fail_closed");
+    expect(["money", "destructive", "unclassified"].map((e) => unreachable(e as never))).toEqual([
+      "fail_closed",
+      "fail_closed",
+      "fail_closed",
+    ]);
+    expect(["read", "create", "send"].map((e) => unreachable(e as never))).toEqual([
+      "fail_open",
+      "fail_open",
+      "fail_open",
+    ]);
+    expect(unreachable("create", parseConfig({ effects: { create: { unreachable: "fail_closed" } } }, "t"))).toBe(
+      "fail_closed",
+    );
   });
 });
 
@@ -54,21 +85,42 @@ describe("Settle's tool catalog (settle_catalog)", () => {
 
   it("comes after the configuration's rules and before the server's annotations", () => {
     const fromSettle = (tool: string) => catalogEffectFor(entries, tool);
-    expect(classifyEffect(config, ruleFor(config, "charge_card"), undefined, fromSettle("charge_card"))).toEqual({ effect: "money", source: "config" });
-    expect(classifyEffect(config, ruleFor(config, "charge_preview"), undefined, fromSettle("charge_preview"))).toEqual({ effect: "money", source: "config" });
-    expect(classifyEffect(config, null, { readOnlyHint: true }, fromSettle("list_things"))).toEqual({ effect: "create", source: "settle_catalog" });
+    expect(classifyEffect(config, ruleFor(config, "charge_card"), undefined, fromSettle("charge_card"))).toEqual({
+      effect: "money",
+      source: "config",
+    });
+    expect(classifyEffect(config, ruleFor(config, "charge_preview"), undefined, fromSettle("charge_preview"))).toEqual({
+      effect: "money",
+      source: "config",
+    });
+    expect(classifyEffect(config, null, { readOnlyHint: true }, fromSettle("list_things"))).toEqual({
+      effect: "create",
+      source: "settle_catalog",
+    });
     const keyOnly = parseConfig({ tools: [{ match: "charge_preview", key_args: ["id"] }] }, "t");
-    expect(classifyEffect(keyOnly, ruleFor(keyOnly, "charge_preview"), undefined, fromSettle("charge_preview"))).toEqual({ effect: "read", source: "settle_catalog" });
-    expect(classifyEffect(config, null, { readOnlyHint: true }, null)).toEqual({ effect: "read", source: "annotations" });
+    expect(
+      classifyEffect(keyOnly, ruleFor(keyOnly, "charge_preview"), undefined, fromSettle("charge_preview")),
+    ).toEqual({ effect: "read", source: "settle_catalog" });
+    expect(classifyEffect(config, null, { readOnlyHint: true }, null)).toEqual({
+      effect: "read",
+      source: "annotations",
+    });
   });
 });
 
 describe("createSettleCatalog", () => {
-  const answer = (status: number, body: unknown) => async () => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+  const answer = (status: number, body: unknown) => async () =>
+    new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 
   it("reads the key's catalog with the key, and keeps the last one read when Settle cannot be read", async () => {
     const seen: Array<{ url: string; auth: string | null }> = [];
-    let next: () => Promise<Response> = answer(200, { runtime: "rt", items: [{ pattern: "charge_*", effect_class: "money" }, { pattern: "odd", effect_class: "write" }] });
+    let next: () => Promise<Response> = answer(200, {
+      runtime: "rt",
+      items: [
+        { pattern: "charge_*", effect_class: "money" },
+        { pattern: "odd", effect_class: "write" },
+      ],
+    });
     const errors: string[] = [];
     const catalog = createSettleCatalog({
       url: "http://settle.test/",

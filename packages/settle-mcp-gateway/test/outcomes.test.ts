@@ -8,7 +8,8 @@ import { probeEnvelope } from "../src/probe.js";
 // read it the same way: a lost answer is unknown for a write (never a
 // failure) and not committed for a read; only evidence makes it definite.
 
-const read = (envelope: unknown, isWrite = true) => normalizeEnvelope(envelope, { isWrite, at: "2026-12-01T10:00:00.000Z" });
+const read = (envelope: unknown, isWrite = true) =>
+  normalizeEnvelope(envelope, { isWrite, at: "2026-12-01T10:00:00.000Z" });
 
 describe("outcome envelopes, as Settle reads them", () => {
   it.each<[string, UpstreamAnswer["kind"] extends never ? never : UpstreamAnswer]>([
@@ -30,7 +31,9 @@ describe("outcome envelopes, as Settle reads them", () => {
   });
 
   it("invalid params, refused by the server's protocol layer before running: not committed, correct the input", () => {
-    expect(read(outcomeEnvelope("create_order", { kind: "error", error: { code: -32602, message: "items: required" } }))).toMatchObject({
+    expect(
+      read(outcomeEnvelope("create_order", { kind: "error", error: { code: -32602, message: "items: required" } })),
+    ).toMatchObject({
       dialect: "settle",
       wrapper_dialect: "mcp",
       commit_state: "not_committed",
@@ -39,8 +42,15 @@ describe("outcome envelopes, as Settle reads them", () => {
   });
 
   it("never sent, or refused by the HTTP endpoint: not committed, may go again", () => {
-    for (const answer of [{ kind: "not_sent", detail: "ECONNREFUSED" }, { kind: "refused", status: 404, detail: "session not found" }] as UpstreamAnswer[]) {
-      expect(read(outcomeEnvelope("create_order", answer))).toMatchObject({ commit_state: "not_committed", next_action: "wait_and_retry", dispatch_stage: "pre_dispatch" });
+    for (const answer of [
+      { kind: "not_sent", detail: "ECONNREFUSED" },
+      { kind: "refused", status: 404, detail: "session not found" },
+    ] as UpstreamAnswer[]) {
+      expect(read(outcomeEnvelope("create_order", answer))).toMatchObject({
+        commit_state: "not_committed",
+        next_action: "wait_and_retry",
+        dispatch_stage: "pre_dispatch",
+      });
     }
   });
 
@@ -53,13 +63,29 @@ describe("outcome envelopes, as Settle reads them", () => {
 
 describe("the gateway's own answers to the client", () => {
   it("are one line of text, isError, and Settle's envelope with the invocation, commit state, next action and not_before", () => {
-    const answer = gatewayAnswer("retry_later", { tool: "create_order", invocationId: "t:k", idempotencyKey: "k", notBefore: "2026-12-01T10:00:30.000Z" });
+    const answer = gatewayAnswer("retry_later", {
+      tool: "create_order",
+      invocationId: "t:k",
+      idempotencyKey: "k",
+      notBefore: "2026-12-01T10:00:30.000Z",
+    });
     expect(answer.isError).toBe(true);
     expect(answer.content).toHaveLength(1);
     expect(answer.content[0]!.text).not.toContain("\n");
-    expect(answer.structuredContent).toMatchObject({ ok: false, code: "RETRY_LATER", commit_state: "not_committed", next_action: "wait_and_retry", invocation_id: "t:k", not_before: "2026-12-01T10:00:30.000Z" });
+    expect(answer.structuredContent).toMatchObject({
+      ok: false,
+      code: "RETRY_LATER",
+      commit_state: "not_committed",
+      next_action: "wait_and_retry",
+      invocation_id: "t:k",
+      not_before: "2026-12-01T10:00:30.000Z",
+    });
     // Settle reads its own envelope back as written.
-    expect(read(answer.structuredContent)).toMatchObject({ dialect: "settle", commit_state: "not_committed", retry: { not_before: "2026-12-01T10:00:30.000Z" } });
+    expect(read(answer.structuredContent)).toMatchObject({
+      dialect: "settle",
+      commit_state: "not_committed",
+      retry: { not_before: "2026-12-01T10:00:30.000Z" },
+    });
   });
 
   it.each([
@@ -70,6 +96,8 @@ describe("the gateway's own answers to the client", () => {
     ["settle_unreachable", "not_committed", "wait_and_retry"],
     ["lost", "unknown", "verify_operation"],
   ] as const)("%s says %s, %s", (kind, commit, next) => {
-    expect(gatewayAnswer(kind, { tool: "charge_card", invocationId: "i", idempotencyKey: "k" }).structuredContent).toMatchObject({ commit_state: commit, next_action: next });
+    expect(
+      gatewayAnswer(kind, { tool: "charge_card", invocationId: "i", idempotencyKey: "k" }).structuredContent,
+    ).toMatchObject({ commit_state: commit, next_action: next });
   });
 });

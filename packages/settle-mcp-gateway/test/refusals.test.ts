@@ -16,11 +16,31 @@ import { handleToolCall, type CallLog } from "../src/tool-call.js";
 
 const json = (status: number, code: string) =>
   new Response(
-    JSON.stringify({ ok: false, code, category: "authorization", commit_state: "not_committed", retry: { directive: "never", not_before: null, max_attempts_remaining: 0 }, next_action: "none", operation_ref: "x", safe_details: {}, agent_message: code, user_message: code }),
+    JSON.stringify({
+      ok: false,
+      code,
+      category: "authorization",
+      commit_state: "not_committed",
+      retry: { directive: "never", not_before: null, max_attempts_remaining: 0 },
+      next_action: "none",
+      operation_ref: "x",
+      safe_details: {},
+      agent_message: code,
+      user_message: code,
+    }),
     { status, headers: { "content-type": "application/json" } },
   );
 
-function gateway(status: number, code: string, config: object = { tools: [{ match: "send_*", effect: "send" }, { match: "get_*", effect: "read" }] }) {
+function gateway(
+  status: number,
+  code: string,
+  config: object = {
+    tools: [
+      { match: "send_*", effect: "send" },
+      { match: "get_*", effect: "read" },
+    ],
+  },
+) {
   const errors: string[] = [];
   const logs: CallLog[] = [];
   const settle = createSettleLink({
@@ -32,24 +52,41 @@ function gateway(status: number, code: string, config: object = { tools: [{ matc
     fetch: (async () => json(status, code)) as typeof fetch,
     onError: (m) => errors.push(m),
   });
-  const deps = { config: parseConfig(config, "t"), settle, registry: createRegistry(), annotations: () => undefined, log: (l: CallLog) => logs.push(l), consoleLink: () => null, now: () => new Date() };
+  const deps = {
+    config: parseConfig(config, "t"),
+    settle,
+    registry: createRegistry(),
+    annotations: () => undefined,
+    log: (l: CallLog) => logs.push(l),
+    consoleLink: () => null,
+    now: () => new Date(),
+  };
   const sent: ToolCallParams[] = [];
   const call = (params: ToolCallParams) =>
-    handleToolCall(deps, { params, sessionTask: "s", cancelled: new AbortController().signal, elicit: null }, async (p) => {
-      sent.push(p);
-      return { kind: "result", result: { content: [{ type: "text", text: "done" }] } };
-    });
+    handleToolCall(
+      deps,
+      { params, sessionTask: "s", cancelled: new AbortController().signal, elicit: null },
+      async (p) => {
+        sent.push(p);
+        return { kind: "result", result: { content: [{ type: "text", text: "done" }] } };
+      },
+    );
   return { call, sent, errors, logs, close: () => settle.close() };
 }
 
-const structured = (reply: Awaited<ReturnType<ReturnType<typeof gateway>["call"]>>) => (reply.kind === "result" ? (reply.result.structuredContent as Record<string, unknown>) : null);
+const structured = (reply: Awaited<ReturnType<ReturnType<typeof gateway>["call"]>>) =>
+  reply.kind === "result" ? (reply.result.structuredContent as Record<string, unknown>) : null;
 
 describe("Settle's refusals refuse the call", () => {
   it("with the key revoked (401), a send (fail-open when Settle is down) is not forwarded, and the log says why", async () => {
     const g = gateway(401, "UNAUTHENTICATED");
     const reply = await g.call({ name: "send_email", arguments: { to: "a@example.com" } });
     expect(g.sent).toEqual([]);
-    expect(structured(reply)).toMatchObject({ code: "SETTLE_REFUSED", commit_state: "not_committed", next_action: "escalate" });
+    expect(structured(reply)).toMatchObject({
+      code: "SETTLE_REFUSED",
+      commit_state: "not_committed",
+      next_action: "escalate",
+    });
     expect(g.errors.join("\n")).toMatch(/refused the gateway's key/);
     expect(g.logs.at(-1)?.decision).toBe("refused:settle_401");
     g.close();

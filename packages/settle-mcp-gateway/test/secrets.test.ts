@@ -21,7 +21,11 @@ const keyFile = (key: string) => {
 describe("reading the key", () => {
   it("reads --key-file and SETTLE_KEY_FILE, and deletes every secret variable from the environment", () => {
     const env: Record<string, string | undefined> = { SETTLE_KEY: "stl_rk_env", SETTLE_MCP_TOKEN: "tok", PATH: "/bin" };
-    expect(readSecrets(parseArgs(["--key-file", keyFile("stl_rk_file"), "--", "srv"]), env)).toEqual({ key: "stl_rk_file", token: "tok", warnings: [] });
+    expect(readSecrets(parseArgs(["--key-file", keyFile("stl_rk_file"), "--", "srv"]), env)).toEqual({
+      key: "stl_rk_file",
+      token: "tok",
+      warnings: [],
+    });
     expect(env).toEqual({ PATH: "/bin" });
     const env2: Record<string, string | undefined> = { SETTLE_KEY_FILE: keyFile("stl_rk_var") };
     expect(readSecrets(parseArgs(["--", "srv"]), env2).key).toBe("stl_rk_var");
@@ -51,13 +55,21 @@ async function run(argv: string[], env: Record<string, string>) {
   const stderr = new PassThrough();
   let said = "";
   stderr.on("data", (d) => (said += String(d)));
-  const code = await runMain(argv, { env: { XDG_STATE_HOME: dir(), SETTLE_URL: "http://127.0.0.1:9", ...env }, stdin: new PassThrough(), stdout: new PassThrough(), stderr });
+  const code = await runMain(argv, {
+    env: { XDG_STATE_HOME: dir(), SETTLE_URL: "http://127.0.0.1:9", ...env },
+    stdin: new PassThrough(),
+    stdout: new PassThrough(),
+    stderr,
+  });
   return { code, said };
 }
 
 describe("the HTTP gateway's exposure", () => {
   it("refuses to listen beyond loopback without SETTLE_MCP_TOKEN, saying why", async () => {
-    const { code, said } = await run(["--key-file", keyFile("stl_rk_x"), "--listen", "0", "--host", "0.0.0.0", "--upstream", "http://127.0.0.1:9/mcp"], {});
+    const { code, said } = await run(
+      ["--key-file", keyFile("stl_rk_x"), "--listen", "0", "--host", "0.0.0.0", "--upstream", "http://127.0.0.1:9/mcp"],
+      {},
+    );
     expect(code).toBe(2);
     expect(said).toMatch(/SETTLE_MCP_TOKEN/);
   });

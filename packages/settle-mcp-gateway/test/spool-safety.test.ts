@@ -1,4 +1,13 @@
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -10,7 +19,13 @@ import { openSpool } from "../src/spool.js";
 // A record Settle refuses for good goes to the dead-letter file and does not
 // hold up the records behind it.
 
-const record = (n: number): SettleRecord => ({ event_id: `e-${n}`, task_id: "t", invocation_id: "i", tool: "create_order", phase: "outcome" });
+const record = (n: number): SettleRecord => ({
+  event_id: `e-${n}`,
+  task_id: "t",
+  invocation_id: "i",
+  tool: "create_order",
+  phase: "outcome",
+});
 const mode = (p: string) => statSync(p).mode & 0o777;
 
 describe("the spool's safety", () => {
@@ -55,7 +70,10 @@ describe("the spool's safety", () => {
     });
     expect(sent).toEqual(["e-2", "e-3"]);
     expect(spool.deadLettered()).toBe(1);
-    const dead = readFileSync(spool.deadLetterFile, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const dead = readFileSync(spool.deadLetterFile, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(dead).toEqual([expect.objectContaining({ reason: "HTTP 413 PAYLOAD_TOO_LARGE", record: record(1) })]);
     expect(await spool.drain(async () => Promise.reject(new Error("never called")))).toEqual({ sent: 0, left: 0 });
   });
@@ -63,14 +81,21 @@ describe("the spool's safety", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "settle-mcp-spool-"));
     const spool0 = path.join(dir, "spool");
     mkdirSync(spool0, { mode: 0o700 });
-    writeFileSync(path.join(spool0, "spool-999999-1.jsonl"), `${JSON.stringify(record(1))}\n{"event_id":"e-2","ta\n${JSON.stringify(record(3))}\n`, { mode: 0o600 });
+    writeFileSync(
+      path.join(spool0, "spool-999999-1.jsonl"),
+      `${JSON.stringify(record(1))}\n{"event_id":"e-2","ta\n${JSON.stringify(record(3))}\n`,
+      { mode: 0o600 },
+    );
     const said: string[] = [];
     const spool = openSpool(spool0, (m) => said.push(m));
     const sent: string[] = [];
     await spool.drain(async (records) => void sent.push(...records.map((r) => r.event_id!)));
     expect(sent).toEqual(["e-1", "e-3"]);
     expect(spool.pending()).toBe(0);
-    const dead = readFileSync(spool.deadLetterFile, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const dead = readFileSync(spool.deadLetterFile, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(dead).toHaveLength(1);
     expect(dead[0].line).toBe('{"event_id":"e-2","ta');
     expect(said).toEqual([expect.stringContaining("spool-999999-1.jsonl")]);

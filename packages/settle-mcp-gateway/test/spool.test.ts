@@ -9,7 +9,13 @@ import { openSpool } from "../src/spool.js";
 // once Settle answers, stays when Settle still does not, and a file is
 // drained by one spool only.
 
-const record = (n: number): SettleRecord => ({ event_id: `e-${n}`, task_id: "t", invocation_id: "i", tool: "create_order", phase: "outcome" });
+const record = (n: number): SettleRecord => ({
+  event_id: `e-${n}`,
+  task_id: "t",
+  invocation_id: "i",
+  tool: "create_order",
+  phase: "outcome",
+});
 const dir = () => mkdtempSync(path.join(tmpdir(), "settle-mcp-spool-"));
 
 describe("the spool", () => {
@@ -19,7 +25,10 @@ describe("the spool", () => {
     spool.add([record(3)]);
     expect(spool.pending()).toBe(3);
     const sent: string[] = [];
-    expect(await spool.drain(async (rs) => void sent.push(...rs.map((r) => r.event_id!)))).toEqual({ sent: 3, left: 0 });
+    expect(await spool.drain(async (rs) => void sent.push(...rs.map((r) => r.event_id!)))).toEqual({
+      sent: 3,
+      left: 0,
+    });
     expect(sent).toEqual(["e-1", "e-2", "e-3"]);
     expect(readdirSync(spool.dir)).toEqual([]);
   });

@@ -24,12 +24,17 @@ export async function generateMetadata(props: Props): Promise<Metadata> {
 
 export default async function InvocationPage(props: Props) {
   const { id, runtime } = await read(props);
-  const { db } = await requireUser("read", runtime ? invocationHref(id, runtime) : `/invocations/${encodeURIComponent(id)}`);
+  const { db } = await requireUser(
+    "read",
+    runtime ? invocationHref(id, runtime) : `/invocations/${encodeURIComponent(id)}`,
+  );
   const now = new Date();
   const found = await findInvocation(db, {}, id, { runtime, now });
   if (found.kind === "missing") notFound();
   if (found.kind === "ambiguous") {
     return <RuntimeChoice kind="invocation" id={id} runtimes={found.runtimes} hrefFor={(r) => invocationHref(id, r)} />;
   }
-  return <InvocationDetail initial={found.value} renderedAt={now.toISOString()} stallWindowS={env().SETTLE_STALL_WINDOW_S} />;
+  return (
+    <InvocationDetail initial={found.value} renderedAt={now.toISOString()} stallWindowS={env().SETTLE_STALL_WINDOW_S} />
+  );
 }

@@ -31,9 +31,15 @@ const titles: Record<string, string> = {
 export default async function MetricCasesPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const { user, allowed, db } = await requireUser("manage", "/metrics");
   if (!allowed) {
-    return <main className="mx-auto max-w-7xl px-6 py-8"><NotAllowed role={user.role} what="trust metrics are for managers and admins" /></main>;
+    return (
+      <main className="mx-auto max-w-7xl px-6 py-8">
+        <NotAllowed role={user.role} what="trust metrics are for managers and admins" />
+      </main>
+    );
   }
-  const search = Object.fromEntries(Object.entries(await searchParams).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
+  const search = Object.fromEntries(
+    Object.entries(await searchParams).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]),
+  );
   const parsed = metricCasesQuerySchema.safeParse(search);
   let page: MetricCasesPage | null = null;
   let problem = parsed.success ? null : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
@@ -46,32 +52,56 @@ export default async function MetricCasesPage({ searchParams }: { searchParams: 
       throw error;
     });
   }
-  const next = page?.next_cursor ? `/metrics/cases?${new URLSearchParams({ ...(search as Record<string, string>), cursor: page.next_cursor })}` : null;
+  const next = page?.next_cursor
+    ? `/metrics/cases?${new URLSearchParams({ ...(search as Record<string, string>), cursor: page.next_cursor })}`
+    : null;
   return (
     <main className="mx-auto max-w-7xl space-y-4 px-6 py-8">
-      <Link href="/metrics" className="text-sm text-slate-600 underline">← Trust metrics</Link>
+      <Link href="/metrics" className="text-sm text-slate-600 underline">
+        ← Trust metrics
+      </Link>
       <h1 className="text-xl font-semibold">{parsed.success ? titles[parsed.data.metric] : "Cases"}</h1>
       {parsed.success && (
         <p className="text-sm text-slate-600">
-          {parsed.data.from?.toISOString().slice(0, 16).replace("T", " ")} to {parsed.data.to?.toISOString().slice(0, 16).replace("T", " ")} UTC
+          {parsed.data.from?.toISOString().slice(0, 16).replace("T", " ")} to{" "}
+          {parsed.data.to?.toISOString().slice(0, 16).replace("T", " ")} UTC
           {parsed.data.tool && <> · tool {parsed.data.tool}</>}
           {parsed.data.runtime && <> · runtime {parsed.data.runtime}</>}
         </p>
       )}
-      {problem && <p role="alert" className="rounded-lg border border-rose-200 bg-rose-50 p-4 text-sm text-rose-800">{problem}</p>}
-      {page && page.items.length === 0 && <p className="rounded-lg border border-dashed border-slate-300 p-6 text-sm text-slate-600">No invocations behind this number.</p>}
+      {problem && (
+        <p role="alert" className="rounded-lg border border-rose-200 bg-rose-50 p-4 text-sm text-rose-800">
+          {problem}
+        </p>
+      )}
+      {page && page.items.length === 0 && (
+        <p className="rounded-lg border border-dashed border-slate-300 p-6 text-sm text-slate-600">
+          No invocations behind this number.
+        </p>
+      )}
       {page && page.items.length > 0 && (
         <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
           <table className="w-full text-sm" aria-label="Cases">
             <thead className="bg-slate-50 text-left text-xs text-slate-600">
-              <tr>{["When (UTC)", "Invocation", "Task", "Runtime", "Tool", "Status now", "What was counted"].map((h) => <th key={h} scope="col" className="px-3 py-2 font-medium">{h}</th>)}</tr>
+              <tr>
+                {["When (UTC)", "Invocation", "Task", "Runtime", "Tool", "Status now", "What was counted"].map((h) => (
+                  <th key={h} scope="col" className="px-3 py-2 font-medium">
+                    {h}
+                  </th>
+                ))}
+              </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
               {page.items.map((c, i) => (
                 <tr key={`${c.runtime}/${c.invocation_id}/${i}`}>
                   <td className="whitespace-nowrap px-3 py-1.5 tabular-nums">{c.at.slice(0, 19).replace("T", " ")}</td>
                   <td className="px-3 py-1.5 font-mono text-xs">
-                    <Link className="underline" href={`/invocations/${encodeURIComponent(c.invocation_id)}?runtime=${encodeURIComponent(c.runtime)}`}>{c.invocation_id}</Link>
+                    <Link
+                      className="underline"
+                      href={`/invocations/${encodeURIComponent(c.invocation_id)}?runtime=${encodeURIComponent(c.runtime)}`}
+                    >
+                      {c.invocation_id}
+                    </Link>
                   </td>
                   <td className="px-3 py-1.5 font-mono text-xs">{c.task_id}</td>
                   <td className="px-3 py-1.5">{c.runtime}</td>
@@ -84,7 +114,11 @@ export default async function MetricCasesPage({ searchParams }: { searchParams: 
           </table>
         </div>
       )}
-      {next && <Link href={next} className="inline-block text-sm font-medium underline">Next page</Link>}
+      {next && (
+        <Link href={next} className="inline-block text-sm font-medium underline">
+          Next page
+        </Link>
+      )}
     </main>
   );
 }

@@ -13,17 +13,24 @@ export const POST = withRoute({
   auth: "runtime",
   hot: true,
   summary: "Ingest attempt records",
-  description: "One record, {\"records\": [...]} (at most 500), or application/x-ndjson. Body at most 1 MiB. Idempotent by event_id.",
+  description:
+    'One record, {"records": [...]} (at most 500), or application/x-ndjson. Body at most 1 MiB. Idempotent by event_id.',
   tags: ["Ingest"],
   errors: ["INVALID_JSON", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE", "TOO_MANY_RECORDS"],
   requestContent: {
-    "application/json": z.union([ingestRecordSchema, attemptLogLineSchema, z.object({ records: z.array(ingestRecordSchema).max(500) })]),
+    "application/json": z.union([
+      ingestRecordSchema,
+      attemptLogLineSchema,
+      z.object({ records: z.array(ingestRecordSchema).max(500) }),
+    ]),
     "application/x-ndjson": z.string().describe("One record per line."),
   },
   response: { 207: { description: "One result per record, in order.", schema: ingestResultSchema } },
   handler: async ({ req, db, principal }) => {
     const { records, lineErrors } = await parseIngestBody(req);
-    const result = await ingestRecords(db, principal.runtime, records, new Date(), lineErrors, { volatileArgs: () => loadVolatileArgs(db, principal.runtime.id) });
+    const result = await ingestRecords(db, principal.runtime, records, new Date(), lineErrors, {
+      volatileArgs: () => loadVolatileArgs(db, principal.runtime.id),
+    });
     return json(result, 207);
   },
 });

@@ -14,7 +14,8 @@ export const POST = withRoute({
   errors: ["TRANSITION_REFUSED"],
   response: guardAnswerSchema,
   body: guardRequestSchema,
-  handler: ({ db, principal, body }) => guardWrite(db, principal.runtime, body, new Date(), { tools: () => loadToolReading(db, principal.runtime.id) }),
+  handler: ({ db, principal, body }) =>
+    guardWrite(db, principal.runtime, body, new Date(), { tools: () => loadToolReading(db, principal.runtime.id) }),
 });
 
 export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

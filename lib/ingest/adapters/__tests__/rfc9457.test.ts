@@ -14,7 +14,13 @@ const cases: Case[] = [
       accounts: ["/account/12345", "/account/67890"],
       status: 403,
     },
-    expect: { dialect: "rfc9457", commit_state: "not_committed", next_action: "escalate", code: "out-of-credit", category: "authorization" },
+    expect: {
+      dialect: "rfc9457",
+      commit_state: "not_committed",
+      next_action: "escalate",
+      code: "out-of-credit",
+      category: "authorization",
+    },
   },
   {
     name: "RFC 9457 validation error with invalid-params pointers: correct the input",

@@ -25,7 +25,11 @@ const cases: Case[] = [
   {
     name: "budget spent (deadline_left_s: 0): stop and report, not try once more",
     envelope: { outcome: "retryable", effect_applied: "no", deadline_left_s: 0, retry_after_s: 5 },
-    expect: { commit_state: "not_committed", next_action: "escalate", retry: { directive: "never", not_before: null, max_attempts_remaining: 0 } },
+    expect: {
+      commit_state: "not_committed",
+      next_action: "escalate",
+      retry: { directive: "never", not_before: null, max_attempts_remaining: 0 },
+    },
   },
   {
     name: "fixture 1, kill mid-call: unknown",
@@ -66,7 +70,13 @@ const cases: Case[] = [
   },
   {
     name: "mixed items without an effect flag are partial",
-    envelope: { outcome: "permanent", items: [{ id: "a", applied: "yes" }, { id: "b", applied: "no" }] },
+    envelope: {
+      outcome: "permanent",
+      items: [
+        { id: "a", applied: "yes" },
+        { id: "b", applied: "no" },
+      ],
+    },
     expect: { commit_state: "partial" },
   },
   {

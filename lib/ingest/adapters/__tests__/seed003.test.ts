@@ -33,7 +33,13 @@ const cases: Case[] = [
   },
   {
     name: "stop_turn on a write: completion cannot be confirmed",
-    envelope: { ...notFound, error: "persistence_failed", message: "network timeout", recovery: "stop_turn", recoverable: false },
+    envelope: {
+      ...notFound,
+      error: "persistence_failed",
+      message: "network timeout",
+      recovery: "stop_turn",
+      recoverable: false,
+    },
     expect: { commit_state: "unknown", next_action: "verify_operation", outcome: "unknown" },
   },
   {

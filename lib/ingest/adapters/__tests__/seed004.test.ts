@@ -5,7 +5,12 @@ import { check, type Case } from "./helpers";
 const cases: Case[] = [
   {
     name: "the article's post_dispatch_evidence_failed: never retryable, reconcile",
-    envelope: { status: "post_dispatch_evidence_failed", retryable: false, reconciliation_required: true, invocation_id: "inv-7f3..." },
+    envelope: {
+      status: "post_dispatch_evidence_failed",
+      retryable: false,
+      reconciliation_required: true,
+      invocation_id: "inv-7f3...",
+    },
     expect: {
       dialect: "seed004",
       commit_state: "unknown",
@@ -18,7 +23,11 @@ const cases: Case[] = [
   {
     name: "even if it claims to be retryable",
     envelope: { status: "post_dispatch_evidence_failed", retryable: true },
-    expect: { commit_state: "unknown", dispatch_stage: "evidence_failed", retry: { directive: "never", not_before: null, max_attempts_remaining: 0 } },
+    expect: {
+      commit_state: "unknown",
+      dispatch_stage: "evidence_failed",
+      retry: { directive: "never", not_before: null, max_attempts_remaining: 0 },
+    },
   },
   {
     name: "pre-dispatch rejection: the operation did not leave the runtime",

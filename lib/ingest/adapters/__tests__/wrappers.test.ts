@@ -15,7 +15,13 @@ const cases: Case[] = [
   {
     name: "MCP isError with plain text: a write's outcome is unknown",
     envelope: { content: [{ type: "text", text: "Error: upstream timed out" }], isError: true },
-    expect: { dialect: "mcp", wrapper_dialect: null, commit_state: "unknown", next_action: "verify_operation", agent_message: "Error: upstream timed out" },
+    expect: {
+      dialect: "mcp",
+      wrapper_dialect: null,
+      commit_state: "unknown",
+      next_action: "verify_operation",
+      agent_message: "Error: upstream timed out",
+    },
   },
   {
     name: "MCP isError with 'MCP error -32602' text is not read as an input error",
@@ -42,7 +48,13 @@ const cases: Case[] = [
     name: "MCP structuredContent holding a seed 001 error decides",
     envelope: {
       content: [{ type: "text", text: "see structured" }],
-      structuredContent: { code: "missing_required_field", message: "no destination", retryable: false, hint: "add it", field: "destination" },
+      structuredContent: {
+        code: "missing_required_field",
+        message: "no destination",
+        retryable: false,
+        hint: "add it",
+        field: "destination",
+      },
       isError: true,
     },
     expect: { dialect: "seed001", wrapper_dialect: "mcp", commit_state: "not_committed", next_action: "correct_input" },
@@ -53,13 +65,24 @@ const cases: Case[] = [
       type: "tool_result",
       tool_use_id: "toolu_01A",
       is_error: true,
-      content: JSON.stringify({ kind: "tool_error", is_error: true, error: "invalid", recovery: "correct_arguments", message: "bad date" }),
+      content: JSON.stringify({
+        kind: "tool_error",
+        is_error: true,
+        error: "invalid",
+        recovery: "correct_arguments",
+        message: "bad date",
+      }),
     },
     expect: { dialect: "seed003", wrapper_dialect: "anthropic", next_action: "correct_input" },
   },
   {
     name: "Anthropic tool_result is_error with text blocks: unknown for a write",
-    envelope: { type: "tool_result", tool_use_id: "toolu_01B", is_error: true, content: [{ type: "text", text: "timeout" }] },
+    envelope: {
+      type: "tool_result",
+      tool_use_id: "toolu_01B",
+      is_error: true,
+      content: [{ type: "text", text: "timeout" }],
+    },
     expect: { dialect: "anthropic", commit_state: "unknown", safe_details: { tool_use_id: "toolu_01B" } },
   },
   {
@@ -74,7 +97,12 @@ const cases: Case[] = [
       call_id: "call_123",
       output: JSON.stringify({ outcome: "retryable", effect_applied: "no", retry_after_s: 30 }),
     },
-    expect: { dialect: "seed002", wrapper_dialect: "openai", commit_state: "not_committed", next_action: "wait_and_retry" },
+    expect: {
+      dialect: "seed002",
+      wrapper_dialect: "openai",
+      commit_state: "not_committed",
+      next_action: "wait_and_retry",
+    },
   },
   {
     name: "OpenAI output in prose is no evidence for a write",

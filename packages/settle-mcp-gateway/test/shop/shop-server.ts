@@ -20,7 +20,11 @@ function toRequest(req: IncomingMessage, body: Buffer): Request {
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
   const method = req.method ?? "GET";
-  return new Request(new URL(req.url ?? "/", `http://${req.headers.host ?? "127.0.0.1"}`), { method, headers, body: method === "GET" || method === "HEAD" ? undefined : new Uint8Array(body) });
+  return new Request(new URL(req.url ?? "/", `http://${req.headers.host ?? "127.0.0.1"}`), {
+    method,
+    headers,
+    body: method === "GET" || method === "HEAD" ? undefined : new Uint8Array(body),
+  });
 }
 
 /** One shop and one sessionful transport per 2025 session. */
@@ -30,8 +34,15 @@ function sessionfulHandler(): (request: Request) => Promise<Response> {
     const id = request.headers.get("mcp-session-id");
     let transport = id ? sessions.get(id) : undefined;
     if (!transport) {
-      if (id) return new Response(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } }), { status: 404 });
-      const created = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (sid) => void sessions.set(sid, created) });
+      if (id)
+        return new Response(
+          JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } }),
+          { status: 404 },
+        );
+      const created = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: randomUUID,
+        onsessioninitialized: (sid) => void sessions.set(sid, created),
+      });
       await createShop({ breakStream: () => socketOf.getStore()?.destroy() }).connect(created);
       transport = created;
     }
@@ -40,7 +51,9 @@ function sessionfulHandler(): (request: Request) => Promise<Response> {
 }
 
 async function serveHttp(port: number, withSessions: boolean): Promise<void> {
-  const handler = withSessions ? { fetch: sessionfulHandler() } : createMcpHandler(() => createShop({ breakStream: () => socketOf.getStore()?.destroy() }));
+  const handler = withSessions
+    ? { fetch: sessionfulHandler() }
+    : createMcpHandler(() => createShop({ breakStream: () => socketOf.getStore()?.destroy() }));
   const server = createServer((req, res) => {
     void (async () => {
       const chunks: Buffer[] = [];
@@ -48,7 +61,10 @@ async function serveHttp(port: number, withSessions: boolean): Promise<void> {
       await socketOf.run(req.socket, async () => {
         const response = await handler.fetch(toRequest(req, Buffer.concat(chunks)));
         res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
-        if (response.body) Readable.fromWeb(response.body as never).on("error", () => res.destroy()).pipe(res);
+        if (response.body)
+          Readable.fromWeb(response.body as never)
+            .on("error", () => res.destroy())
+            .pipe(res);
         else res.end();
       });
     })().catch(() => res.destroy());

@@ -8,10 +8,21 @@ if (!url) throw new Error("usage: ts_calls.ts <fake Settle url>");
 const settle = createSettleClient({ url, key: "stl_rk_contract", sleep: async () => {} });
 const base = { tool: "create_order", effectClass: "create" as const, taskId: "ord-1" };
 
-await settle.report({ event_id: "rt:ord-1:r1", task_id: "ord-1", invocation_id: "inv-r1", tool: "lookup", envelope: { outcome: "ok", effect_applied: "yes" } });
+await settle.report({
+  event_id: "rt:ord-1:r1",
+  task_id: "ord-1",
+  invocation_id: "inv-r1",
+  tool: "lookup",
+  envelope: { outcome: "ok", effect_applied: "yes" },
+});
 await settle.report([
   { event_id: "rt:ord-1:r2", task_id: "ord-1", invocation_id: "inv-r2", attempt: 1, phase: "intent", tool: "lookup" },
-  { task_id: "ord-1", tool: "lookup", idempotency_key: "bare", envelope: { outcome: "retryable", effect_applied: "no", retry_after_s: 3 } },
+  {
+    task_id: "ord-1",
+    tool: "lookup",
+    idempotency_key: "bare",
+    envelope: { outcome: "retryable", effect_applied: "no", retry_after_s: 3 },
+  },
 ]);
 await settle.guard({ task_id: "ord-1", tool: "create_order", idempotency_key: "guard-only", effect_class: "create" });
 

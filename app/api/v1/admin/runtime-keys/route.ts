@@ -1,6 +1,11 @@
 import { z } from "zod";
 import { json, otherMethods, withRoute } from "@/lib/http/route";
-import { createRuntimeKey, listRuntimeKeys, newRuntimeKeySchema, runtimeKeyInfoSchema } from "@/lib/identity/runtime-keys";
+import {
+  createRuntimeKey,
+  listRuntimeKeys,
+  newRuntimeKeySchema,
+  runtimeKeyInfoSchema,
+} from "@/lib/identity/runtime-keys";
 import { itemsOf } from "@/lib/http/schemas";
 
 // Runtime ingest keys: listed by prefix, created with the secret answered once.
@@ -19,9 +24,16 @@ export const POST = withRoute({
   permission: "administer",
   summary: "Create a runtime key (admins); the key is answered once",
   tags: ["Runtime keys"],
-  response: { 201: z.object({ key: z.string().describe("stl_rk_…: the secret, answered this once."), prefix: z.string(), runtime: z.string() }) },
+  response: {
+    201: z.object({
+      key: z.string().describe("stl_rk_…: the secret, answered this once."),
+      prefix: z.string(),
+      runtime: z.string(),
+    }),
+  },
   body: newRuntimeKeySchema,
-  handler: async ({ db, principal, body }) => json(await createRuntimeKey(db, body.runtime, body.name, principal.user.email), 201),
+  handler: async ({ db, principal, body }) =>
+    json(await createRuntimeKey(db, body.runtime, body.name, principal.user.email), 201),
 });
 
 export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");

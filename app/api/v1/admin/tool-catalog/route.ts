@@ -1,6 +1,11 @@
 import { z } from "zod";
 import { json, otherMethods, withRoute } from "@/lib/http/route";
-import { addToolCatalogEntry, listToolCatalog, newCatalogEntrySchema, toolCatalogItemSchema } from "@/lib/catalog/catalog";
+import {
+  addToolCatalogEntry,
+  listToolCatalog,
+  newCatalogEntrySchema,
+  toolCatalogItemSchema,
+} from "@/lib/catalog/catalog";
 import { itemsOf } from "@/lib/http/schemas";
 
 // Runtimes' tool catalogs: tool name or pattern → effect class, for runtimes that send no effect class (OTLP, the MCP gateway).
@@ -18,7 +23,8 @@ export const POST = withRoute({
   auth: "user",
   permission: "administer",
   summary: "Add a tool catalog entry (admins)",
-  description: "A pattern a runtime already has is refused with `CATALOG_ENTRY_EXISTS` (change that entry instead); a runtime has at most 500 entries (`CATALOG_FULL`).",
+  description:
+    "A pattern a runtime already has is refused with `CATALOG_ENTRY_EXISTS` (change that entry instead); a runtime has at most 500 entries (`CATALOG_FULL`).",
   tags: ["Tool catalog"],
   errors: ["NOT_FOUND", "CATALOG_ENTRY_EXISTS", "CATALOG_FULL"],
   response: { 201: toolCatalogItemSchema },

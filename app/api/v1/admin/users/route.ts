@@ -19,7 +19,15 @@ export const POST = withRoute({
   summary: "Create a user (admins); a generated password is answered once",
   tags: ["Users"],
   errors: ["USER_EXISTS"],
-  response: { 201: z.object({ user: userInfoSchema, password: z.string().nullable().describe("The generated password, answered this once; null when the request set one.") }) },
+  response: {
+    201: z.object({
+      user: userInfoSchema,
+      password: z
+        .string()
+        .nullable()
+        .describe("The generated password, answered this once; null when the request set one."),
+    }),
+  },
   body: newUserSchema,
   handler: async ({ db, principal, body }) => json(await inviteUser(db, body, principal.user), 201),
 });

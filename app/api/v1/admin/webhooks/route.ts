@@ -1,5 +1,11 @@
 import { json, otherMethods, withRoute } from "@/lib/http/route";
-import { createWebhookEndpoint, listWebhookEndpoints, newWebhookEndpointSchema, webhookEndpointSchema, webhookSecretAnswerSchema } from "@/lib/webhooks/endpoints";
+import {
+  createWebhookEndpoint,
+  listWebhookEndpoints,
+  newWebhookEndpointSchema,
+  webhookEndpointSchema,
+  webhookSecretAnswerSchema,
+} from "@/lib/webhooks/endpoints";
 import { itemsOf } from "@/lib/http/schemas";
 
 // Runtimes' webhook endpoints: listed without secrets; created with the secret answered once.

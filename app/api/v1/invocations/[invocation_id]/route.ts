@@ -17,10 +17,16 @@ export const GET = withRoute({
   errors: ["NOT_FOUND"],
   response: invocationSchema,
   params: z.object({ invocation_id: idParamSchema }),
-  query: z.object({ runtime: runtimeNameSchema.optional().describe("The runtime's name, when several runtimes use this invocation id.") }),
+  query: z.object({
+    runtime: runtimeNameSchema.optional().describe("The runtime's name, when several runtimes use this invocation id."),
+  }),
   handler: async ({ db, principal, params, query }) => {
     const found = await getInvocation(db, scopeOf(principal), params.invocation_id, { runtime: query.runtime });
-    if (!found) throw new ApiError("NOT_FOUND", `No invocation ${params.invocation_id}${query.runtime ? ` in runtime ${query.runtime}` : ""} that you can see.`);
+    if (!found)
+      throw new ApiError(
+        "NOT_FOUND",
+        `No invocation ${params.invocation_id}${query.runtime ? ` in runtime ${query.runtime}` : ""} that you can see.`,
+      );
     return found;
   },
 });

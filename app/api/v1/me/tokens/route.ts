@@ -1,6 +1,11 @@
 import { z } from "zod";
 import { json, otherMethods, withRoute } from "@/lib/http/route";
-import { issuePersonalToken, listPersonalTokens, newPersonalTokenSchema, personalTokenInfoSchema } from "@/lib/identity/personal-tokens";
+import {
+  issuePersonalToken,
+  listPersonalTokens,
+  newPersonalTokenSchema,
+  personalTokenInfoSchema,
+} from "@/lib/identity/personal-tokens";
 import { itemsOf } from "@/lib/http/schemas";
 
 // The caller's own personal access tokens; a new one's secret is answered once.
@@ -19,7 +24,12 @@ export const POST = withRoute({
   permission: "read",
   summary: "Create a personal access token (signed-in sessions only); its secret is answered once",
   tags: ["Personal tokens"],
-  response: { 201: z.intersection(personalTokenInfoSchema, z.object({ token: z.string().describe("stl_pat_…: the secret, answered this once.") })) },
+  response: {
+    201: z.intersection(
+      personalTokenInfoSchema,
+      z.object({ token: z.string().describe("stl_pat_…: the secret, answered this once.") }),
+    ),
+  },
   body: newPersonalTokenSchema,
   handler: async ({ db, principal, body }) =>
     json(await issuePersonalToken(db, principal.user, body.name, body.expires_in_days), 201),

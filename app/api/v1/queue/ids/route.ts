@@ -11,7 +11,10 @@ export const GET = withRoute({
   response: queueTargetsSchema,
   query: queueFilterSchema,
   handler: ({ db, principal, query }) =>
-    listQueueTargets(db, query, { scope: scopeOf(principal), me: principal.kind === "user" ? actorOf(principal) : undefined }),
+    listQueueTargets(db, query, {
+      scope: scopeOf(principal),
+      me: principal.kind === "user" ? actorOf(principal) : undefined,
+    }),
 });
 
 export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -14,7 +14,8 @@ export const DELETE = withRoute({
   response: deletedSchema,
   params: z.object({ id: z.uuid() }),
   handler: async ({ db, principal, params }) => {
-    if (!(await deleteSavedView(db, principal.user.id, params.id))) throw new ApiError("NOT_FOUND", "You have no saved view with that id.");
+    if (!(await deleteSavedView(db, principal.user.id, params.id)))
+      throw new ApiError("NOT_FOUND", "You have no saved view with that id.");
     return json({ deleted: true });
   },
 });

@@ -16,10 +16,16 @@ export const GET = withRoute({
   errors: ["NOT_FOUND"],
   response: taskSchema,
   params: z.object({ task_id: idParamSchema }),
-  query: z.object({ runtime: runtimeNameSchema.optional().describe("The runtime's name, when several runtimes use this task id.") }),
+  query: z.object({
+    runtime: runtimeNameSchema.optional().describe("The runtime's name, when several runtimes use this task id."),
+  }),
   handler: async ({ db, principal, params, query }) => {
     const found = await getTask(db, scopeOf(principal), params.task_id, { runtime: query.runtime });
-    if (!found) throw new ApiError("NOT_FOUND", `No task ${params.task_id}${query.runtime ? ` in runtime ${query.runtime}` : ""} that you can see.`);
+    if (!found)
+      throw new ApiError(
+        "NOT_FOUND",
+        `No task ${params.task_id}${query.runtime ? ` in runtime ${query.runtime}` : ""} that you can see.`,
+      );
     return found;
   },
 });

@@ -1,7 +1,13 @@
 import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 import { otherMethods, withRoute } from "@/lib/http/route";
-import { catalogEntryPatchSchema, getToolCatalogEntry, removeToolCatalogEntry, toolCatalogItemSchema, updateToolCatalogEntry } from "@/lib/catalog/catalog";
+import {
+  catalogEntryPatchSchema,
+  getToolCatalogEntry,
+  removeToolCatalogEntry,
+  toolCatalogItemSchema,
+  updateToolCatalogEntry,
+} from "@/lib/catalog/catalog";
 import { deletedSchema } from "@/lib/http/schemas";
 
 const params = z.object({ entry_id: z.string().min(1).max(100) });
@@ -30,7 +36,8 @@ export const PATCH = withRoute({
   response: toolCatalogItemSchema,
   params,
   body: catalogEntryPatchSchema,
-  handler: async ({ db, params, body, principal }) => updateToolCatalogEntry(db, params.entry_id, body, principal.user.email),
+  handler: async ({ db, params, body, principal }) =>
+    updateToolCatalogEntry(db, params.entry_id, body, principal.user.email),
 });
 
 export const DELETE = withRoute({

@@ -1,6 +1,12 @@
 import { z } from "zod";
 import { otherMethods, withRoute } from "@/lib/http/route";
-import { deleteWebhookEndpoint, getWebhookEndpoint, updateWebhookEndpoint, webhookEndpointPatchSchema, webhookEndpointSchema } from "@/lib/webhooks/endpoints";
+import {
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  updateWebhookEndpoint,
+  webhookEndpointPatchSchema,
+  webhookEndpointSchema,
+} from "@/lib/webhooks/endpoints";
 import { deletedSchema } from "@/lib/http/schemas";
 
 const params = z.object({ endpoint_id: z.string() });
@@ -27,7 +33,8 @@ export const PATCH = withRoute({
   response: webhookEndpointSchema,
   params,
   body: webhookEndpointPatchSchema,
-  handler: async ({ db, params, body, principal }) => updateWebhookEndpoint(db, params.endpoint_id, body, principal.user.email),
+  handler: async ({ db, params, body, principal }) =>
+    updateWebhookEndpoint(db, params.endpoint_id, body, principal.user.email),
 });
 
 // Delete it with its deliveries and their log.

@@ -19,13 +19,21 @@ export const GET = withRoute({
   params: z.object({ invocation_id: idParamSchema }),
   query: z.object({
     runtime: runtimeNameSchema.optional().describe("The runtime's name, when several runtimes use this invocation id."),
-    before: z.string().max(2048).optional().describe("`attempts_earlier` of the invocation, or `earlier` of a page; left out, the latest page."),
+    before: z
+      .string()
+      .max(2048)
+      .optional()
+      .describe("`attempts_earlier` of the invocation, or `earlier` of a page; left out, the latest page."),
     limit: z.coerce.number().int().min(1).max(500).default(200),
   }),
   handler: async ({ db, principal, params, query }) => {
     const scope = await getRuntimeScope(db, scopeOf(principal), query.runtime);
     const page = scope ? await listAttempts(db, scope, params.invocation_id, query) : null;
-    if (!page) throw new ApiError("NOT_FOUND", `No invocation ${params.invocation_id}${query.runtime ? ` in runtime ${query.runtime}` : ""} that you can see.`);
+    if (!page)
+      throw new ApiError(
+        "NOT_FOUND",
+        `No invocation ${params.invocation_id}${query.runtime ? ` in runtime ${query.runtime}` : ""} that you can see.`,
+      );
     return page;
   },
 });

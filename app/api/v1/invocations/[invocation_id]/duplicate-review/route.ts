@@ -17,7 +17,8 @@ export const POST = withRoute({
   response: { 200: { description: "The invocation after the review.", schema: invocationSchema } },
   params: z.object({ invocation_id: idParamSchema }),
   body: duplicateReviewRequestSchema,
-  handler: ({ db, principal, params, body }) => reviewPossibleDuplicate(db, params.invocation_id, body, actorOf(principal)),
+  handler: ({ db, principal, params, body }) =>
+    reviewPossibleDuplicate(db, params.invocation_id, body, actorOf(principal)),
 });
 
 export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

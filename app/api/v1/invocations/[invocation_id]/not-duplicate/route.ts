@@ -14,10 +14,13 @@ export const POST = withRoute({
     "The guard refused a write under `idempotency_key` as a possible duplicate of this invocation (same tool and arguments); from now on it allows that key with these arguments, and records under it are not flagged against this invocation. Audited on this invocation; marking a key twice changes nothing.",
   tags: ["Invocations"],
   errors: ["NOT_FOUND"],
-  response: { 200: { description: "This invocation, its refusals showing the key cleared.", schema: invocationSchema } },
+  response: {
+    200: { description: "This invocation, its refusals showing the key cleared.", schema: invocationSchema },
+  },
   params: z.object({ invocation_id: idParamSchema }),
   body: notDuplicateRequestSchema,
-  handler: ({ db, principal, params, body }) => clearPossibleDuplicate(db, params.invocation_id, body, actorOf(principal)),
+  handler: ({ db, principal, params, body }) =>
+    clearPossibleDuplicate(db, params.invocation_id, body, actorOf(principal)),
 });
 
 export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

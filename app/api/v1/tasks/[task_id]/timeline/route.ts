@@ -13,7 +13,8 @@ export const GET = withRoute({
   auth: "any",
   permission: "read",
   summary: "A task's timeline events, oldest first",
-  description: "The first `limit` events (records without envelopes, waits, actions, markers) of the task's timeline, `total` of them in all; `lanes` names the invocation of each event's `lane`.",
+  description:
+    "The first `limit` events (records without envelopes, waits, actions, markers) of the task's timeline, `total` of them in all; `lanes` names the invocation of each event's `lane`.",
   tags: ["Tasks"],
   errors: ["NOT_FOUND"],
   response: taskStorySchema,
@@ -23,8 +24,19 @@ export const GET = withRoute({
     limit: z.coerce.number().int().min(1).max(5000).default(150).describe("How many events, from the first."),
   }),
   handler: async ({ db, principal, params, query }) => {
-    const found = await getTaskStory(db, scopeOf(principal), params.task_id, query.runtime, query.limit, env().SETTLE_STALL_WINDOW_S);
-    if (!found) throw new ApiError("NOT_FOUND", `No task ${params.task_id}${query.runtime ? ` in runtime ${query.runtime}` : ""} that you can see.`);
+    const found = await getTaskStory(
+      db,
+      scopeOf(principal),
+      params.task_id,
+      query.runtime,
+      query.limit,
+      env().SETTLE_STALL_WINDOW_S,
+    );
+    if (!found)
+      throw new ApiError(
+        "NOT_FOUND",
+        `No task ${params.task_id}${query.runtime ? ` in runtime ${query.runtime}` : ""} that you can see.`,
+      );
     return found;
   },
 });

@@ -10,8 +10,12 @@ export const POST = withRoute({
   summary: "Revoke a runtime key (admins)",
   tags: ["Runtime keys"],
   errors: ["NOT_FOUND"],
-  response: z.object({ key: runtimeKeyInfoSchema, already_revoked: z.boolean() }).describe("The key, and whether it was already revoked."),
-  params: z.object({ prefix: z.string().regex(new RegExp(`^${RUNTIME_KEY_PREFIX}[a-z0-9]{8}$`), "a key prefix, like stl_rk_ab12cd34") }),
+  response: z
+    .object({ key: runtimeKeyInfoSchema, already_revoked: z.boolean() })
+    .describe("The key, and whether it was already revoked."),
+  params: z.object({
+    prefix: z.string().regex(new RegExp(`^${RUNTIME_KEY_PREFIX}[a-z0-9]{8}$`), "a key prefix, like stl_rk_ab12cd34"),
+  }),
   handler: async ({ db, principal, params }) => {
     const revoked = await revokeRuntimeKeyOnce(db, params.prefix, principal.user.email);
     if (!revoked) throw new ApiError("NOT_FOUND", `No runtime key ${params.prefix}.`);

@@ -6,7 +6,8 @@ import { rotateWebhookSecret, webhookSecretAnswerSchema } from "@/lib/webhooks/e
 export const POST = withRoute({
   auth: "user",
   permission: "webhooks",
-  summary: "Replace an endpoint's signing secret (admins); the new one is answered once and signs every delivery from now on",
+  summary:
+    "Replace an endpoint's signing secret (admins); the new one is answered once and signs every delivery from now on",
   tags: ["Webhooks"],
   errors: ["NOT_FOUND"],
   response: webhookSecretAnswerSchema,

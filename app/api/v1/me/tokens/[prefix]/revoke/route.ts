@@ -10,8 +10,14 @@ export const POST = withRoute({
   summary: "Revoke one of your tokens",
   tags: ["Personal tokens"],
   errors: ["NOT_FOUND"],
-  response: z.object({ token: personalTokenInfoSchema, already_revoked: z.boolean() }).describe("The token, and whether it was already revoked."),
-  params: z.object({ prefix: z.string().regex(new RegExp(`^${PERSONAL_TOKEN_PREFIX}[a-z0-9]{8}$`), "a token prefix, like stl_pat_ab12cd34") }),
+  response: z
+    .object({ token: personalTokenInfoSchema, already_revoked: z.boolean() })
+    .describe("The token, and whether it was already revoked."),
+  params: z.object({
+    prefix: z
+      .string()
+      .regex(new RegExp(`^${PERSONAL_TOKEN_PREFIX}[a-z0-9]{8}$`), "a token prefix, like stl_pat_ab12cd34"),
+  }),
   handler: async ({ db, principal, params }) => {
     const revoked = await revokeOwnToken(db, principal.user, params.prefix);
     if (!revoked) throw new ApiError("NOT_FOUND", `You have no token ${params.prefix}.`);

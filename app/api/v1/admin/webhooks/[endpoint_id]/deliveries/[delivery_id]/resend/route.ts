@@ -11,7 +11,8 @@ export const POST = withRoute({
   errors: ["NOT_FOUND"],
   response: webhookDeliverySchema,
   params: z.object({ endpoint_id: z.string(), delivery_id: z.string() }),
-  handler: async ({ db, params, principal }) => resendWebhookDelivery(db, params.endpoint_id, params.delivery_id, principal.user.email),
+  handler: async ({ db, params, principal }) =>
+    resendWebhookDelivery(db, params.endpoint_id, params.delivery_id, principal.user.email),
 });
 
 export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");
