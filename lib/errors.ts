@@ -175,6 +175,14 @@ const catalog = {
     next: "choose_alternative",
     user: "That action is not allowed in the current state.",
   },
+  VERIFICATION_CLOSED: {
+    status: 409,
+    category: "conflict",
+    commit: "not_committed",
+    directive: "never",
+    next: "none",
+    user: "This verification request is already answered or closed.",
+  },
   USER_EXISTS: {
     status: 409,
     category: "conflict",

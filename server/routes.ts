@@ -9,6 +9,9 @@ import * as invocationActions from "@/app/api/v1/invocations/[invocation_id]/act
 import * as invocationDecision from "@/app/api/v1/invocations/[invocation_id]/decision/route";
 import * as invocationDuplicateReview from "@/app/api/v1/invocations/[invocation_id]/duplicate-review/route";
 import * as invocationNotDuplicate from "@/app/api/v1/invocations/[invocation_id]/not-duplicate/route";
+import * as invocationVerification from "@/app/api/v1/invocations/[invocation_id]/verification/route";
+import * as verifications from "@/app/api/v1/verifications/route";
+import * as verification from "@/app/api/v1/verifications/[verification_id]/route";
 import * as guard from "@/app/api/v1/guard/route";
 import * as task from "@/app/api/v1/tasks/[task_id]/route";
 import * as taskTimeline from "@/app/api/v1/tasks/[task_id]/timeline/route";
@@ -63,7 +66,10 @@ export const apiRoutes = {
   "/api/v1/invocations/{invocation_id}/decision": invocationDecision,
   "/api/v1/invocations/{invocation_id}/duplicate-review": invocationDuplicateReview,
   "/api/v1/invocations/{invocation_id}/not-duplicate": invocationNotDuplicate,
+  "/api/v1/invocations/{invocation_id}/verification": invocationVerification,
   "/api/v1/guard": guard,
+  "/api/v1/verifications": verifications,
+  "/api/v1/verifications/{verification_id}": verification,
   "/api/v1/tasks/{task_id}": task,
   "/api/v1/tasks/{task_id}/timeline": taskTimeline,
   "/api/v1/queue": queue,

@@ -6,6 +6,7 @@ import { recordAdminAction } from "../audit/admin";
 import { ApiError } from "../errors";
 import { effectClassSchema, type EffectClass } from "../outcome/vocabulary";
 import { volatileArgsSchema } from "../outcome/record-fields";
+import { verifyConfigSchema, type VerifyConfig } from "../outcome/verification";
 import { sortBySpecificity } from "./effect-class";
 import { forgetToolCatalog } from "./load";
 
@@ -39,6 +40,11 @@ export const toolCatalogItemSchema = z
       .array(z.string())
       .nullable()
       .describe("Top-level argument names the arguments' digest leaves out; null: Settle's default list."),
+    verify: verifyConfigSchema
+      .nullable()
+      .describe(
+        "How Settle asks the runtime to verify an unknown call of this tool; null: it does not (a person does).",
+      ),
     created_at: time,
     updated_at: time,
   })
@@ -50,6 +56,7 @@ export const newCatalogEntrySchema = z.object({
   pattern: catalogPatternSchema,
   effect_class: effectClassSchema,
   volatile_args: volatileArgsSchema.nullish(),
+  verify: verifyConfigSchema.nullish(),
 });
 export type NewCatalogEntry = z.infer<typeof newCatalogEntrySchema>;
 
@@ -58,10 +65,15 @@ export const catalogEntryPatchSchema = z
     pattern: catalogPatternSchema.optional(),
     effect_class: effectClassSchema.optional(),
     volatile_args: volatileArgsSchema.nullish(),
+    verify: verifyConfigSchema.nullish(),
   })
   .refine(
-    (p) => p.pattern !== undefined || p.effect_class !== undefined || p.volatile_args !== undefined,
-    "give pattern, effect_class, volatile_args or more",
+    (p) =>
+      p.pattern !== undefined ||
+      p.effect_class !== undefined ||
+      p.volatile_args !== undefined ||
+      p.verify !== undefined,
+    "give pattern, effect_class, volatile_args, verify or more",
   );
 export type CatalogEntryPatch = z.infer<typeof catalogEntryPatchSchema>;
 
@@ -70,6 +82,7 @@ type Row = {
   pattern: string;
   effectClass: string;
   volatileArgs: unknown;
+  verify: unknown;
   createdAt: Date;
   updatedAt: Date;
   runtime: { id: string; name: string };
@@ -80,6 +93,12 @@ const volatileOf = (v: unknown): string[] | null => (Array.isArray(v) ? v.map(St
 /** The list as stored: trimmed, each name once; null stays null (the default). */
 const storedVolatile = (v: readonly string[] | null | undefined): string | null =>
   v ? JSON.stringify([...new Set(v.map((s) => s.trim()))]) : null;
+/** Stored verify settings (validated when written), or null. */
+const verifyOf = (v: unknown): VerifyConfig | null => {
+  const parsed = verifyConfigSchema.safeParse(v);
+  return parsed.success ? parsed.data : null;
+};
+const storedVerify = (v: VerifyConfig | null | undefined): string | null => (v ? JSON.stringify(v) : null);
 
 function toItem(r: Row): ToolCatalogItem {
   return {
@@ -88,16 +107,18 @@ function toItem(r: Row): ToolCatalogItem {
     pattern: r.pattern,
     effect_class: r.effectClass as EffectClass,
     volatile_args: volatileOf(r.volatileArgs),
+    verify: verifyOf(r.verify),
     created_at: r.createdAt.toISOString(),
     updated_at: r.updatedAt.toISOString(),
   };
 }
 
-const snapshot = (runtime: string, pattern: string, effectClass: string, volatileArgs: unknown) => ({
-  runtime,
-  pattern,
-  effect_class: effectClass,
-  volatile_args: volatileOf(volatileArgs),
+const snapshot = (r: Pick<EntryRow, "runtime" | "pattern" | "effect_class" | "volatile_args" | "verify">) => ({
+  runtime: r.runtime,
+  pattern: r.pattern,
+  effect_class: r.effect_class,
+  volatile_args: volatileOf(r.volatile_args),
+  verify: verifyOf(r.verify),
 });
 const include = { runtime: { select: { id: true, name: true } } } as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -140,10 +161,11 @@ type EntryRow = {
   pattern: string;
   effect_class: string;
   volatile_args: unknown;
+  verify: unknown;
   created_at: string;
   updated_at: string;
 };
-const ENTRY = `e.id::text AS id, e.runtime_id::text AS runtime_id, r.name AS runtime, e.pattern, e.effect_class, e.volatile_args, e.created_at, e.updated_at`;
+const ENTRY = `e.id::text AS id, e.runtime_id::text AS runtime_id, r.name AS runtime, e.pattern, e.effect_class, e.volatile_args, e.verify, e.created_at, e.updated_at`;
 
 const itemOf = (r: EntryRow): ToolCatalogItem => ({
   id: r.id,
@@ -151,6 +173,7 @@ const itemOf = (r: EntryRow): ToolCatalogItem => ({
   pattern: r.pattern,
   effect_class: r.effect_class as EffectClass,
   volatile_args: volatileOf(r.volatile_args),
+  verify: verifyOf(r.verify),
   created_at: r.created_at,
   updated_at: r.updated_at,
 });
@@ -199,17 +222,18 @@ export async function addToolCatalogEntry(db: Db, input: NewCatalogEntry, actor:
     }
     const [created] = await tx.query<EntryRow>(
       `WITH e AS (
-         INSERT INTO tool_catalog_entries (id, runtime_id, pattern, effect_class, volatile_args) VALUES (gen_random_uuid(), $1::uuid, $2, $3, $4::jsonb) RETURNING *
+         INSERT INTO tool_catalog_entries (id, runtime_id, pattern, effect_class, volatile_args, verify)
+         VALUES (gen_random_uuid(), $1::uuid, $2, $3, $4::jsonb, $5::jsonb) RETURNING *
        )
        SELECT ${ENTRY} FROM e JOIN runtimes r ON r.id = e.runtime_id`,
-      [runtime.id, input.pattern, input.effect_class, storedVolatile(input.volatile_args)],
+      [runtime.id, input.pattern, input.effect_class, storedVolatile(input.volatile_args), storedVerify(input.verify)],
     );
     await recordAdminAction(tx, {
       actor,
       action: "tool_catalog_entry_added",
       targetType: "tool_catalog_entry",
       targetId: created!.id,
-      after: snapshot(runtime.name, created!.pattern, created!.effect_class, created!.volatile_args),
+      after: snapshot(created!),
     });
     return created!;
   });
@@ -250,7 +274,8 @@ export async function updateToolCatalogEntry(
     }
     const [updated] = await tx.query<EntryRow>(
       `WITH e AS (
-         UPDATE tool_catalog_entries SET pattern = $2, effect_class = $3, volatile_args = $4::jsonb, updated_at = now() WHERE id = $1::uuid RETURNING *
+         UPDATE tool_catalog_entries SET pattern = $2, effect_class = $3, volatile_args = $4::jsonb, verify = $5::jsonb, updated_at = now()
+          WHERE id = $1::uuid RETURNING *
        )
        SELECT ${ENTRY} FROM e JOIN runtimes r ON r.id = e.runtime_id`,
       [
@@ -260,6 +285,7 @@ export async function updateToolCatalogEntry(
         patch.volatile_args === undefined
           ? storedVolatile(volatileOf(before.volatile_args))
           : storedVolatile(patch.volatile_args),
+        patch.verify === undefined ? storedVerify(verifyOf(before.verify)) : storedVerify(patch.verify),
       ],
     );
     await recordAdminAction(tx, {
@@ -267,8 +293,8 @@ export async function updateToolCatalogEntry(
       action: "tool_catalog_entry_changed",
       targetType: "tool_catalog_entry",
       targetId: id,
-      before: snapshot(before.runtime, before.pattern, before.effect_class, before.volatile_args),
-      after: snapshot(updated!.runtime, updated!.pattern, updated!.effect_class, updated!.volatile_args),
+      before: snapshot(before),
+      after: snapshot(updated!),
     });
     return updated!;
   });
@@ -291,7 +317,7 @@ export async function removeToolCatalogEntry(db: Db, id: string, actor: string):
       action: "tool_catalog_entry_removed",
       targetType: "tool_catalog_entry",
       targetId: id,
-      before: snapshot(row.runtime, row.pattern, row.effect_class, row.volatile_args),
+      before: snapshot(row),
     });
     return row;
   });
@@ -312,10 +338,13 @@ export async function setToolCatalogEntry(
     input.volatile_args === undefined ||
     JSON.stringify(existing.volatile_args) === storedVolatile(input.volatile_args) ||
     (existing.volatile_args === null && input.volatile_args === null);
-  if (existing.effect_class === input.effect_class && sameVolatile) return { entry: existing, created: false };
+  const sameVerify = input.verify === undefined || storedVerify(existing.verify) === storedVerify(input.verify);
+  if (existing.effect_class === input.effect_class && sameVolatile && sameVerify)
+    return { entry: existing, created: false };
   const patch = {
     effect_class: input.effect_class,
     ...(input.volatile_args === undefined ? {} : { volatile_args: input.volatile_args }),
+    ...(input.verify === undefined ? {} : { verify: input.verify }),
   };
   return { entry: await updateToolCatalogEntry(db, existing.id, patch, actor), created: false };
 }

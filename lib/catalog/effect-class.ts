@@ -1,5 +1,6 @@
 import type { EffectClass } from "../outcome/vocabulary";
 import { DEFAULT_VOLATILE_ARGS } from "../outcome/record-fields";
+import type { VerifyConfig } from "../outcome/verification";
 
 // Which effect class a runtime's tool catalog gives a tool: pure, no I/O, so
 // OTLP ingest, the API and the console share one reading. A pattern is a tool
@@ -16,6 +17,8 @@ export type ToolCatalogEntry = {
   effect_class: EffectClass;
   /** Top-level argument names left out of the arguments' digest; null or absent: Settle's default list. */
   volatile_args?: readonly string[] | null;
+  /** How Settle asks the runtime to verify an unknown call (decision 027); null or absent: it does not. */
+  verify?: VerifyConfig | null;
 };
 
 /** Greedy wildcard match with backtracking to the last `*` only: O(pattern × tool), never exponential. */
@@ -92,4 +95,14 @@ export function entryFor<T extends ToolCatalogEntry>(entries: readonly T[], tool
 /** The arguments of `tool` its digest leaves out (decision 028): the most specific matching entry's list, else Settle's default. */
 export function volatileArgsFor(entries: readonly ToolCatalogEntry[], tool: string): readonly string[] {
   return entryFor(entries, tool)?.volatile_args ?? DEFAULT_VOLATILE_ARGS;
+}
+
+/** How Settle verifies an unknown call of `tool`: the most specific matching entry's settings, or null. */
+export function verifyFor(entries: readonly ToolCatalogEntry[], tool: string): VerifyConfig | null {
+  return entryFor(entries, tool)?.verify ?? null;
+}
+
+/** A catalog pattern as a SQL LIKE pattern (`*` → `%`, LIKE's own `%`, `_` and `\` escaped), to preselect rows in SQL. */
+export function likePatternOf(pattern: string): string {
+  return pattern.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, "%");
 }

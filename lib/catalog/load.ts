@@ -4,6 +4,7 @@ import type { Db } from "../db/client";
 import { effectClassSchema, type EffectClass } from "../outcome/vocabulary";
 import { effectClassFor, sortBySpecificity, volatileArgsFor, type ToolCatalogEntry } from "./effect-class";
 import { processWide } from "../process-wide";
+import { verifyConfigSchema, type VerifyConfig } from "../outcome/verification";
 
 // A runtime's catalog for ingest, which asks for it on every request: kept
 // for a moment per runtime, as runtime keys are (lib/identity/runtime-keys.ts).
@@ -32,13 +33,14 @@ export async function loadToolCatalog(db: Db, runtimeKeyId: string): Promise<Too
   if (known && known.until > Date.now()) return known.entries;
   const rows = await db.prisma.toolCatalogEntry.findMany({
     where: { runtimeId: runtimeKeyId },
-    select: { pattern: true, effectClass: true, volatileArgs: true },
+    select: { pattern: true, effectClass: true, volatileArgs: true, verify: true },
   });
   const entries = sortBySpecificity(
     rows.map((r) => ({
       pattern: r.pattern,
       effect_class: r.effectClass as EffectClass,
       volatile_args: (r.volatileArgs as string[] | null) ?? null,
+      verify: (r.verify as VerifyConfig | null) ?? null,
     })),
   );
   if (cached.size > 1_000) cached.clear();
@@ -76,6 +78,11 @@ export const runtimeCatalogSchema = z
             .array(z.string())
             .nullable()
             .describe("Left out of the arguments' digest; null: Settle's default list."),
+          verify: verifyConfigSchema
+            .nullable()
+            .describe(
+              "When Settle asks this runtime to verify an unknown call (GET /api/v1/verifications); null: never.",
+            ),
         }),
       )
       .describe("Most specific first: the first whose pattern matches a tool's name decides."),
@@ -94,6 +101,7 @@ export async function getRuntimeCatalog(
       pattern: e.pattern,
       effect_class: e.effect_class,
       volatile_args: e.volatile_args ? [...e.volatile_args] : null,
+      verify: e.verify ?? null,
     })),
   };
 }

@@ -2,9 +2,11 @@ import { applyPoliciesJob } from "./apply-policies";
 import { rollUpMetricsJob } from "./roll-up-metrics";
 import { sampleQueueJob } from "./sample-queue";
 import type { Job } from "./job";
+import { verificationsJob } from "./verifications";
 import { webhookJob } from "./webhooks";
 
 // Every background job, in the order runJobsOnce runs them.
+// Verifications before the policies, so an unknown a verifier is asked about is not escalated for waiting.
 // Webhooks after the policies, so a policy's escalation is announced in the same tick;
 // metric rollups last, after the changes the others made.
-export const jobs: Job[] = [applyPoliciesJob, sampleQueueJob, webhookJob, rollUpMetricsJob];
+export const jobs: Job[] = [verificationsJob, applyPoliciesJob, sampleQueueJob, webhookJob, rollUpMetricsJob];

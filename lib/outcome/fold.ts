@@ -161,8 +161,11 @@ function foldRecord(d: FoldSnapshot, r: FoldRecord, attempt: number, config: Lif
     budgetLeftS: r.budgetLeftS,
     probeResult: r.probeResult,
   };
-  let state: LifecycleState = applyEvidence(d, evidence, config);
-  if (r.probeResult) state = applyProbeResult(state, evidence, config);
+  // A probe's stated result is its reading, applied once: read twice, a contradiction would re-open the
+  // invocation and the second reading would then settle it, silently overwriting the settlement it contradicted.
+  const probe = r.probeResult !== null && r.phase === "probe";
+  let state: LifecycleState = probe ? applyProbeResult(d, evidence, config) : applyEvidence(d, evidence, config);
+  if (r.probeResult && !probe) state = applyProbeResult(state, evidence, config);
   // The lifecycle returns a copy of what it was given (every field of the snapshot): completed here, not copied again.
   const next = (state === d ? { ...d } : state) as FoldSnapshot;
   next.effectClass = d.effectClass ?? r.effectClass;

@@ -23,6 +23,8 @@ export const dialects = [
   "otel-genai",
   "otel-vercel-ai",
   "otel-openinference",
+  // A verifier's answer to Settle's request (lib/verify): never detected in an envelope, only written by Settle.
+  "settle-verifier",
 ] as const;
 export const dialectSchema = z.enum(dialects);
 export type Dialect = z.infer<typeof dialectSchema>;

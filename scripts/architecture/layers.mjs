@@ -64,6 +64,7 @@ export const units = [
       "lib/outcome",
       "lib/policies",
       "lib/queue",
+      "lib/verify",
       "lib/webhooks",
     ],
   },
@@ -129,8 +130,13 @@ export const units = [
   ),
   lib(
     "jobs",
-    "the scheduler and its jobs, one line each calling its area (policies, queue samples, webhooks, rollups)",
-    ["lib/db", "lib/env.ts", "lib/invocations", "lib/metrics", "lib/webhooks"],
+    "the scheduler and its jobs, one line each calling its area (verifications, policies, queue samples, webhooks, rollups)",
+    ["lib/db", "lib/env.ts", "lib/invocations", "lib/metrics", "lib/verify", "lib/webhooks"],
+  ),
+  lib(
+    "verify",
+    "verifiers (decision 027): requests scheduled for unknown calls of tools with `verify`, leased to a runtime's workers, their answers read as probes through ingest, giving up to a person after `max_tries`",
+    ["lib/catalog", "lib/db", "lib/errors.ts", "lib/ingest", "lib/invocations", "lib/outcome"],
   ),
   libFile("server-start", "start-up, once per process: settings, the database, the first-run key and admin, the jobs", [
     "lib/env.ts",

@@ -78,6 +78,7 @@ function placeholder(segment: string, path: string): string {
     case "endpoint_id":
     case "delivery_id":
     case "entry_id":
+    case "verification_id":
     case "id":
       return randomUUID();
     case "prefix":

@@ -73,12 +73,15 @@ describe.each<Backend>(["postgres", "pglite"])("tool catalog on %s", (backend) =
       ["tool_catalog_entry_removed", "admin@example.com", "tool_catalog_entry"],
     ]);
     expect(trail.map((a) => [a.before, a.after])).toEqual([
-      [null, { runtime: t.runtime, pattern: "charge_*", effect_class: "money", volatile_args: null }],
+      [null, { runtime: t.runtime, pattern: "charge_*", effect_class: "money", volatile_args: null, verify: null }],
       [
-        { runtime: t.runtime, pattern: "charge_*", effect_class: "money", volatile_args: null },
-        { runtime: t.runtime, pattern: "charge_*", effect_class: "destructive", volatile_args: null },
+        { runtime: t.runtime, pattern: "charge_*", effect_class: "money", volatile_args: null, verify: null },
+        { runtime: t.runtime, pattern: "charge_*", effect_class: "destructive", volatile_args: null, verify: null },
       ],
-      [{ runtime: t.runtime, pattern: "charge_*", effect_class: "destructive", volatile_args: null }, null],
+      [
+        { runtime: t.runtime, pattern: "charge_*", effect_class: "destructive", volatile_args: null, verify: null },
+        null,
+      ],
     ]);
   });
 
@@ -147,15 +150,15 @@ describe.each<Backend>(["postgres", "pglite"])("tool catalog on %s", (backend) =
     expect(own.status).toBe(200);
     expect(own.body.runtime).toBe(t.runtime);
     expect(own.body.items).toEqual([
-      { pattern: "x".repeat(200), effect_class: "read", volatile_args: null },
-      { pattern: "charge_preview", effect_class: "read", volatile_args: null },
-      { pattern: "notify_*", effect_class: "send", volatile_args: null },
-      { pattern: "send_*", effect_class: "send", volatile_args: null },
+      { pattern: "x".repeat(200), effect_class: "read", volatile_args: null, verify: null },
+      { pattern: "charge_preview", effect_class: "read", volatile_args: null, verify: null },
+      { pattern: "notify_*", effect_class: "send", volatile_args: null, verify: null },
+      { pattern: "send_*", effect_class: "send", volatile_args: null, verify: null },
     ]);
     const other = await call(ownCatalogRoute.GET, { key: otherKey, path: "/api/v1/tool-catalog" });
     expect(other.body).toEqual({
       runtime: "rt-other",
-      items: [{ pattern: "charge_*", effect_class: "send", volatile_args: null }],
+      items: [{ pattern: "charge_*", effect_class: "send", volatile_args: null, verify: null }],
     });
     expect((await call(ownCatalogRoute.GET, { key: admin, path: "/api/v1/tool-catalog" })).status).toBe(403);
   });
@@ -180,7 +183,10 @@ describe.each<Backend>(["postgres", "pglite"])("tool catalog on %s", (backend) =
       volatile_args: ["nonce"],
       effect_class: "destructive",
     });
-    expect((await patch({ volatile_args: null })).body).toMatchObject({ volatile_args: null });
+    expect((await patch({ volatile_args: null, verify: null })).body).toMatchObject({
+      volatile_args: null,
+      verify: null,
+    });
     for (const volatile_args of [Array.from({ length: 33 }, (_, i) => `a${i}`), ["x".repeat(101)], [""], "memo"]) {
       expect((await patch({ volatile_args })).body.code).toBe("INVALID_REQUEST");
     }
@@ -191,6 +197,42 @@ describe.each<Backend>(["postgres", "pglite"])("tool catalog on %s", (backend) =
       ["nonce"],
       null,
     ]);
+    await call(entryRoute.DELETE, { method: "DELETE", key: admin, params: { entry_id: id } });
+  });
+
+  it("verify: set on add, changed and turned off by PATCH, audited, each setting validated", async () => {
+    const settings = { after_s: 30, every_s: 60, max_tries: 5, absent_after_s: 120, lease_s: 30 };
+    const created = await add(admin, {
+      runtime: t.runtime,
+      pattern: "payout_*",
+      effect_class: "money",
+      verify: settings,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.verify).toEqual(settings);
+    const id = created.body.id as string;
+    const patch = (body: object) =>
+      call(entryRoute.PATCH, { method: "PATCH", key: admin, params: { entry_id: id }, body });
+    expect((await patch({ verify: { ...settings, max_tries: 2 } })).body.verify).toMatchObject({ max_tries: 2 });
+    for (const bad of [
+      { ...settings, after_s: 0 },
+      { ...settings, every_s: 86_401 },
+      { ...settings, max_tries: 101 },
+      { ...settings, lease_s: 1.5 },
+      { ...settings, extra: 1 },
+      { after_s: 30 },
+    ]) {
+      const refused = await patch({ verify: bad });
+      expect(refused.status, JSON.stringify(bad)).toBe(400);
+      expect(refused.body.code).toBe("INVALID_REQUEST");
+    }
+    expect((await patch({ verify: null })).body.verify).toBeNull();
+    const trail = await audit(id);
+    expect(
+      trail.map((a) => (a.after as { verify: { max_tries: number } | null } | null)?.verify?.max_tries ?? null),
+    ).toEqual([5, 2, null]);
+    const own = await call(ownCatalogRoute.GET, { key: t.key, path: "/api/v1/tool-catalog" });
+    expect(own.body.items.find((i: { pattern: string }) => i.pattern === "payout_*")).toMatchObject({ verify: null });
     await call(entryRoute.DELETE, { method: "DELETE", key: admin, params: { entry_id: id } });
   });
 

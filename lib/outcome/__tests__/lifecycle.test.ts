@@ -188,6 +188,18 @@ describe("folding evidence", () => {
     });
   });
 
+  it("a probe with a stated result that contradicts an operator re-opens it once, never settling it over them", () => {
+    const found = { ...probe(1, 90, "committed"), probeResult: "found" as const, seq: 3 };
+    const records = [unknownOutcome(1, 5, { seq: 1 }), found];
+    const actions = [{ seq: 2, at: T(60).toISOString(), actor: "ana", action: sample.mark_reconciled }];
+    const d = deriveInvocation(records, actions, config);
+    expect(d).toMatchObject({
+      status: "outcome_unknown",
+      conflict: true,
+      resolution: { by: "operator", commit_state: "not_committed" },
+    });
+  });
+
   it("a retry after a tool's own not-committed answer is not a conflict", () => {
     const d = deriveInvocation(
       [

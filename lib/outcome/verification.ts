@@ -1,0 +1,93 @@
+import { z } from "zod";
+import type { InvocationStatus } from "./status";
+import type { ProbeResult } from "./vocabulary";
+
+// Verifiers (decision 027): when a call of a tool whose catalog entry has `verify` becomes unknown, Settle asks
+// the runtime to look the effect up, and reads its answer as a probe. The rules of that conversation, pure: what
+// starts it, when to ask, what an answer settles, when to stop asking. lib/verify does the I/O.
+
+const DAY_S = 86_400;
+const seconds = (what: string) => z.number().int().min(1).max(DAY_S).describe(`${what} (1 s – 1 day).`);
+
+export const verifyConfigSchema = z
+  .object({
+    after_s: seconds("How long after the call became unknown Settle first asks"),
+    every_s: seconds("How long Settle waits to ask again after an answer that settles nothing"),
+    max_tries: z.number().int().min(1).max(100).describe("How many times Settle asks before a person decides (1–100)."),
+    absent_after_s: seconds(
+      "How old the first dispatch must be before “not found” counts as not committed (a read just after a write can miss it)",
+    ),
+    lease_s: seconds("How long one worker holds a request before another may take it"),
+  })
+  .strict()
+  .meta({ id: "VerifyConfig" });
+export type VerifyConfig = z.infer<typeof verifyConfigSchema>;
+
+/** The statuses that start a verification: nobody knows whether the effect happened. */
+export const verifiableStatuses: readonly InvocationStatus[] = ["outcome_unknown", "stalled"];
+
+/** Where a verification request stands. Open ones are in `openVerificationStates`. */
+export const verificationStates = ["scheduled", "open", "settled", "gave_up", "cancelled"] as const;
+export type VerificationState = (typeof verificationStates)[number];
+export const openVerificationStates: readonly VerificationState[] = ["scheduled", "open"];
+
+export const findingSchema = z
+  .object({
+    found: z
+      .boolean()
+      .nullable()
+      .describe("true: the effect exists; false: it does not; null: the lookup could not tell (Settle asks again)."),
+    evidence: z.string().max(4096).nullish().describe("What the lookup saw, as text (at most 4 KiB)."),
+    ref: z.string().max(256).nullish().describe("The effect's id in the other system, e.g. re_123."),
+  })
+  .strict()
+  .meta({ id: "VerificationFinding" });
+export type Finding = z.infer<typeof findingSchema>;
+
+/** What Settle does with one answer (or with none, `finding` null). */
+export type FindingReading =
+  | { kind: "settle"; probe: Exclude<ProbeResult, "failed"> }
+  | { kind: "ask_again"; dueAt: Date; why: string }
+  | { kind: "give_up"; why: string };
+
+export type AskingState = { tries: number; firstDispatchedAt: Date; config: VerifyConfig };
+
+const addS = (at: Date, s: number) => new Date(at.getTime() + s * 1000);
+
+/**
+ * found → committed. Not found → not committed only once the first dispatch is `absent_after_s` old; earlier it
+ * is asked again when it will be. No answer, an unclear one or an error → asked again `every_s` later, until
+ * `max_tries` asks have had no settling answer: then a person decides.
+ */
+export function readFinding(finding: Finding | null, state: AskingState, now: Date): FindingReading {
+  if (finding?.found === true) return { kind: "settle", probe: "found" };
+  const { config } = state;
+  const oldEnough = addS(state.firstDispatchedAt, config.absent_after_s);
+  if (finding?.found === false && oldEnough.getTime() <= now.getTime()) return { kind: "settle", probe: "absent" };
+  const why =
+    finding === null
+      ? "no answer"
+      : finding.found === false
+        ? `not found ${Math.round((now.getTime() - state.firstDispatchedAt.getTime()) / 1000)} s after the first dispatch, before absent_after_s (${config.absent_after_s} s)`
+        : "the lookup could not tell";
+  if (state.tries >= config.max_tries) return { kind: "give_up", why };
+  const next = addS(now, config.every_s);
+  const dueAt = finding?.found === false && oldEnough > next ? oldEnough : next;
+  return { kind: "ask_again", dueAt, why };
+}
+
+/** The note a person reads when Settle stops asking. */
+export function gaveUpNote(tries: number, last: string, evidence: string | null | undefined): string {
+  const asked = tries === 1 ? "once" : `${tries} times`;
+  return `Settle asked ${asked}: no settling answer (last: ${last}${evidence ? `: ${evidence}` : ""}).`;
+}
+
+/** When the first ask is due: `after_s` after the call became unknown (for a stall, after its window passed). */
+export function firstAskAt(unknownSince: Date, config: VerifyConfig): Date {
+  return addS(unknownSince, config.after_s);
+}
+
+/** The lease a worker gets when it takes a request. */
+export function leaseUntil(now: Date, config: VerifyConfig): Date {
+  return addS(now, config.lease_s);
+}

@@ -1,0 +1,109 @@
+import "server-only";
+import { setTimeout as sleep } from "node:timers/promises";
+import { z } from "zod";
+import type { Db } from "../db/client";
+import { effectClassSchema } from "../outcome/vocabulary";
+import { reviewRequests } from "./schedule";
+import { leaseRequests, selectAsked } from "./queries";
+
+// A verifier worker asks for work (GET /api/v1/verifications?wait=N): its runtime's due requests, each leased
+// to it for the entry's `lease_s` and counted as a try. The lease is taken with FOR UPDATE SKIP LOCKED, so two
+// workers polling at once never get the same request. Before leasing, the runtime's own due requests are
+// opened, so a worker polling with `wait` gets a request the moment it is due rather than at the next job tick.
+
+export const MAX_WAIT_S = 60;
+const POLL_MS = 400;
+export const LEASE_BATCH = 20;
+
+export const verificationsQuerySchema = z.object({
+  wait: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_WAIT_S)
+    .default(0)
+    .describe("Hold the request up to N seconds (0–60) until there is work."),
+  limit: z.coerce.number().int().min(1).max(LEASE_BATCH).default(10).describe("At most this many items (1–20)."),
+  worker: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe("A name for this worker, kept with its leases and answers."),
+});
+export type VerificationsQuery = z.infer<typeof verificationsQuerySchema>;
+
+export const verificationItemSchema = z
+  .object({
+    id: z.string().describe("The request's id: answer it at POST /api/v1/verifications/{id}."),
+    invocation_id: z.string(),
+    task_id: z.string(),
+    tool: z.string(),
+    effect_class: effectClassSchema.nullable(),
+    idempotency_key: z.string().nullable(),
+    arguments: z.record(z.string(), z.unknown()).nullable().describe("The call's latest arguments, secrets redacted."),
+    first_dispatched_at: z
+      .string()
+      .describe("When the call was first seen: “not found” counts only once it is absent_after_s old."),
+    try: z.number().int().describe("This ask's number, from 1."),
+    max_tries: z.number().int(),
+    lease_expires_at: z.string().describe("Answer before this, or the request may go to another worker."),
+  })
+  .meta({ id: "VerificationItem" });
+export type VerificationItem = z.infer<typeof verificationItemSchema>;
+
+export const verificationItemsSchema = z
+  .object({ items: z.array(verificationItemSchema) })
+  .meta({ id: "VerificationItems" });
+
+const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+
+async function leaseOnce(db: Db, runtime: { id: string }, worker: string, limit: number): Promise<VerificationItem[]> {
+  const now = new Date();
+  await reviewRequests(db, now, runtime.id);
+  const leased = await leaseRequests(db.driver, runtime.id, worker, now, limit);
+  const asked = await selectAsked(
+    db.driver,
+    leased.map((r) => r.invocation_uid),
+  );
+  return leased.flatMap((r) => {
+    const inv = asked.get(r.invocation_uid);
+    if (!inv) return [];
+    return [
+      {
+        id: r.id,
+        invocation_id: inv.invocation_id,
+        task_id: inv.task_id,
+        tool: inv.tool,
+        effect_class: (inv.effect_class as VerificationItem["effect_class"]) ?? null,
+        idempotency_key: inv.idempotency_key,
+        arguments: (inv.first_arguments as Record<string, unknown> | null) ?? null,
+        first_dispatched_at: iso(r.first_dispatched_at)!,
+        try: r.tries,
+        max_tries: r.config.max_tries,
+        lease_expires_at: iso(r.leased_until)!,
+      },
+    ];
+  });
+}
+
+/** Leases due requests of the caller's runtime; with `wait`, polls until there is one or the wait runs out. */
+export async function leaseVerifications(
+  db: Db,
+  runtime: { id: string },
+  worker: string,
+  query: VerificationsQuery,
+  signal?: AbortSignal,
+): Promise<{ items: VerificationItem[] }> {
+  const deadline = Date.now() + query.wait * 1000;
+  for (;;) {
+    const items = await leaseOnce(db, runtime, worker, query.limit);
+    if (items.length > 0 || Date.now() >= deadline || signal?.aborted) return { items };
+    try {
+      await sleep(Math.min(POLL_MS, deadline - Date.now()), undefined, { signal });
+    } catch {
+      return { items: [] };
+    }
+  }
+}

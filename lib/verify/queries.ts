@@ -1,0 +1,236 @@
+import "server-only";
+import type { SqlDriver, Tx } from "../db/driver";
+import { statusFilterSql } from "../outcome/status";
+import { verifiableStatuses, type VerifyConfig } from "../outcome/verification";
+import { boundParams } from "../db/params";
+
+// The SQL of verification requests: bound parameters only; the statuses that start one come from lib/outcome.
+
+type Query = Pick<SqlDriver, "query"> | Tx;
+
+export type RequestRow = {
+  runtime_id: string;
+  id: string;
+  invocation_uid: string;
+  attempt: number;
+  state: string;
+  tries: number;
+  config: VerifyConfig;
+  due_at: Date;
+  leased_until: Date | null;
+  leased_by: string | null;
+  first_dispatched_at: Date;
+  answers: StoredAnswer[];
+};
+
+export type StoredAnswer = {
+  try: number;
+  at: string;
+  by: string;
+  via: "api" | "webhook" | "settle";
+  found: boolean | null;
+  evidence: string | null;
+  ref: string | null;
+  reading: string;
+};
+
+/** The invocation a request is about, with what a verifier needs to look it up. */
+export type AskedRow = {
+  runtime: string;
+  invocation_id: string;
+  task_id: string;
+  tool: string;
+  effect_class: string | null;
+  idempotency_key: string | null;
+  status: string;
+  stall_at: Date | null;
+  version: number;
+};
+
+const REQUEST_COLUMNS = `v.runtime_id::text AS runtime_id, v.id::text AS id, v.invocation_uid::text AS invocation_uid, v.attempt,
+  v.state, v.tries, v.config, v.due_at, v.leased_until, v.leased_by, v.first_dispatched_at, v.answers`;
+const ASKED_COLUMNS = `r.name AS runtime, i.invocation_id, i.task_id, i.tool, i.effect_class, i.idempotency_key, i.status,
+  i.stall_at, i.version`;
+
+export async function selectRuntimesWithVerifiers(q: Query): Promise<string[]> {
+  const rows = await q.query<{ runtime_id: string }>(
+    `SELECT DISTINCT runtime_id::text AS runtime_id FROM tool_catalog_entries WHERE verify IS NOT NULL`,
+    [],
+  );
+  return rows.map((r) => r.runtime_id);
+}
+
+export type CandidateRow = {
+  uid: string;
+  tool: string;
+  status: string;
+  status_since: Date;
+  stall_at: Date | null;
+  first_seen_at: Date;
+  attempt_count: number;
+};
+
+/** Unknown or stalled invocations of tools that may have a verifier, with no request for their latest attempt yet. */
+export async function selectCandidates(
+  q: Query,
+  runtimeId: string,
+  likePatterns: string[],
+  now: Date,
+  limit: number,
+): Promise<CandidateRow[]> {
+  const { params: values, bind: param } = boundParams();
+  const runtime = param(runtimeId);
+  const patterns = param(likePatterns);
+  const status = statusFilterSql(verifiableStatuses, "i.", () => param(now.toISOString()) + "::timestamptz", param);
+  return q.query<CandidateRow>(
+    `SELECT i.id::text AS uid, i.tool, i.status, i.status_since, i.stall_at, i.first_seen_at, i.attempt_count
+       FROM invocations i
+      WHERE i.runtime_id = ${runtime}::uuid AND ${status} AND i.tool LIKE ANY(${patterns}::text[])
+        AND NOT EXISTS (SELECT 1 FROM verification_requests v WHERE v.runtime_id = i.runtime_id AND v.invocation_uid = i.id AND v.attempt = i.attempt_count)
+      ORDER BY i.status_since LIMIT ${param(limit)}`,
+    values,
+  );
+}
+
+export async function insertRequest(
+  q: Query,
+  r: { runtimeId: string; uid: string; attempt: number; config: VerifyConfig; dueAt: Date; firstDispatchedAt: Date },
+): Promise<void> {
+  await q.query(
+    `INSERT INTO verification_requests (runtime_id, id, invocation_uid, attempt, state, config, due_at, first_dispatched_at)
+     VALUES ($1::uuid, gen_random_uuid(), $2::uuid, $3, 'scheduled', $4::jsonb, $5::timestamptz, $6::timestamptz)
+     ON CONFLICT (runtime_id, invocation_uid, attempt) DO NOTHING`,
+    [r.runtimeId, r.uid, r.attempt, JSON.stringify(r.config), r.dueAt.toISOString(), r.firstDispatchedAt.toISOString()],
+  );
+}
+
+/** Scheduled requests now due, or open ones whose invocation may have moved on (someone settled it). */
+export async function selectRequestsToReview(
+  q: Query,
+  now: Date,
+  runtimeId: string | null,
+  limit: number,
+): Promise<Array<RequestRow & AskedRow>> {
+  return q.query<RequestRow & AskedRow>(
+    `SELECT ${REQUEST_COLUMNS}, ${ASKED_COLUMNS}
+       FROM verification_requests v
+       JOIN invocations i ON i.id = v.invocation_uid
+       JOIN runtimes r ON r.id = v.runtime_id
+      WHERE ($2::uuid IS NULL OR v.runtime_id = $2::uuid)
+        AND ((v.state = 'scheduled' AND v.due_at <= $1::timestamptz)
+          OR (v.state = 'open' AND (i.status <> 'verifying'
+              OR (v.tries >= (v.config->>'max_tries')::int AND v.leased_until <= $1::timestamptz))))
+      ORDER BY v.due_at LIMIT $3`,
+    [now.toISOString(), runtimeId, limit],
+  );
+}
+
+/** Moves a request on, if it is still where the caller saw it. */
+export async function updateRequestState(
+  q: Query,
+  r: Pick<RequestRow, "runtime_id" | "id">,
+  from: string,
+  to: string,
+  now: Date,
+  answer?: StoredAnswer,
+): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE verification_requests
+        SET state = $4, updated_at = $5::timestamptz,
+            answers = CASE WHEN $6::jsonb IS NULL THEN answers ELSE answers || jsonb_build_array($6::jsonb) END
+      WHERE runtime_id = $1::uuid AND id = $2::uuid AND state = $3 RETURNING 1`,
+    [r.runtime_id, r.id, from, to, now.toISOString(), answer ? JSON.stringify(answer) : null],
+  );
+  return rows.length === 1;
+}
+
+/** Takes up to `limit` due requests of one runtime for `lease_s`, each try counted; two callers never get the same one. */
+export async function leaseRequests(
+  q: Query,
+  runtimeId: string,
+  leasedBy: string,
+  now: Date,
+  limit: number,
+): Promise<RequestRow[]> {
+  return q.query<RequestRow>(
+    `WITH picked AS (
+       SELECT runtime_id, id FROM verification_requests
+        WHERE runtime_id = $1::uuid AND state = 'open' AND due_at <= $2::timestamptz
+          AND (leased_until IS NULL OR leased_until <= $2::timestamptz)
+          AND tries < (config->>'max_tries')::int
+        ORDER BY due_at LIMIT $4
+        FOR UPDATE SKIP LOCKED)
+     UPDATE verification_requests v
+        SET tries = v.tries + 1, leased_by = $3, updated_at = $2::timestamptz,
+            leased_until = $2::timestamptz + make_interval(secs => (v.config->>'lease_s')::int),
+            due_at = $2::timestamptz + make_interval(secs => (v.config->>'every_s')::int)
+       FROM picked WHERE v.runtime_id = picked.runtime_id AND v.id = picked.id
+     RETURNING ${REQUEST_COLUMNS}`,
+    [runtimeId, now.toISOString(), leasedBy, limit],
+  );
+}
+
+export async function selectAsked(
+  q: Query,
+  uids: string[],
+): Promise<Map<string, AskedRow & { first_arguments: unknown }>> {
+  if (uids.length === 0) return new Map();
+  const rows = await q.query<AskedRow & { uid: string; first_arguments: unknown }>(
+    `SELECT i.id::text AS uid, ${ASKED_COLUMNS},
+            (SELECT a.arguments FROM attempts a WHERE a.invocation_uid = i.id AND a.arguments IS NOT NULL
+              ORDER BY a.at DESC LIMIT 1) AS first_arguments
+       FROM invocations i JOIN runtimes r ON r.id = i.runtime_id
+      WHERE i.id = ANY($1::uuid[])`,
+    [uids],
+  );
+  return new Map(rows.map((r) => [r.uid, r]));
+}
+
+/** One request of this runtime, with the invocation it asks about. */
+export async function selectRequest(q: Query, runtimeId: string, id: string): Promise<(RequestRow & AskedRow) | null> {
+  const [row] = await q.query<RequestRow & AskedRow>(
+    `SELECT ${REQUEST_COLUMNS}, ${ASKED_COLUMNS}
+       FROM verification_requests v
+       JOIN invocations i ON i.id = v.invocation_uid
+       JOIN runtimes r ON r.id = v.runtime_id
+      WHERE v.runtime_id = $1::uuid AND v.id = $2::uuid`,
+    [runtimeId, id],
+  );
+  return row ?? null;
+}
+
+/** After an answer that settles nothing: asked again at `dueAt`, the lease given back; false if it moved meanwhile. */
+export async function askAgain(
+  q: Query,
+  r: RequestRow,
+  dueAt: Date,
+  answer: StoredAnswer,
+  now: Date,
+): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE verification_requests
+        SET due_at = $3::timestamptz, leased_until = NULL, updated_at = $4::timestamptz,
+            answers = answers || jsonb_build_array($5::jsonb)
+      WHERE runtime_id = $1::uuid AND id = $2::uuid AND state = 'open' AND tries = $6 RETURNING 1`,
+    [r.runtime_id, r.id, dueAt.toISOString(), now.toISOString(), JSON.stringify(answer), r.tries],
+  );
+  return rows.length === 1;
+}
+
+/** The newest request about an invocation a caller may see (a runtime: its own only), by its public id. */
+export async function selectRequestOf(
+  q: Query,
+  invocationId: string,
+  scope: { runtimeId?: string; runtime?: string },
+): Promise<(RequestRow & { runtime: string }) | null> {
+  const [row] = await q.query<RequestRow & { runtime: string }>(
+    `SELECT ${REQUEST_COLUMNS}, r.name AS runtime
+       FROM verification_requests v
+       JOIN invocations i ON i.id = v.invocation_uid
+       JOIN runtimes r ON r.id = v.runtime_id
+      WHERE i.invocation_id = $1 AND ($2::uuid IS NULL OR v.runtime_id = $2::uuid) AND ($3::text IS NULL OR r.name = $3)
+      ORDER BY v.created_at DESC LIMIT 1`,
+    [invocationId, scope.runtimeId ?? null, scope.runtime ?? null],
+  );
+  return row ?? null;
+}

@@ -1,0 +1,246 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addToolCatalogEntry } from "@/lib/catalog/catalog";
+import { createRuntimeKey } from "@/lib/identity/runtime-keys";
+import { actOnInvocation } from "@/lib/invocations/act";
+import { answerVerification } from "@/lib/verify/answer";
+import { leaseRequests } from "@/lib/verify/queries";
+import { reviewRequests, runVerifications, VERIFIER_ACTOR } from "@/lib/verify/schedule";
+import { apiRoutes } from "@/server/routes";
+import { call, openSettle, type Backend, type TestContext } from "./harness";
+import { getDecision, getInvocation, ingest } from "./routes";
+
+// Verifiers end to end on both databases: Settle schedules a request when a call of a tool with `verify` becomes
+// unknown, opens it (the invocation is `verifying`), leases it to one worker, reads the answer as a probe, and
+// hands back to a person what max_tries asks could not settle.
+
+const takeWork = apiRoutes["/api/v1/verifications"].GET;
+const answer = apiRoutes["/api/v1/verifications/{verification_id}"].POST;
+const verificationOf = apiRoutes["/api/v1/invocations/{invocation_id}/verification"].GET;
+
+const NOW = new Date(Math.floor(Date.now() / 1000) * 1000);
+const ago = (s: number) => new Date(NOW.getTime() - s * 1000).toISOString();
+const later = (s: number) => new Date(NOW.getTime() + s * 1000);
+const verify = { after_s: 30, every_s: 60, max_tries: 3, absent_after_s: 120, lease_s: 30 };
+
+const timeout = { title: "Gateway Timeout", status: 504 };
+const unknownCall = (id: string, tool: string, atS: number) => ({
+  event_id: `${id}-out`,
+  task_id: `task-${id}`,
+  invocation_id: id,
+  attempt: 1,
+  tool,
+  effect_class: tool === "create_refund" ? "money" : "create",
+  idempotency_key: `key-${id}`,
+  arguments: { amount: 1200, currency: "EUR", charge: `ch_${id}` },
+  at: ago(atS),
+  envelope: timeout,
+});
+
+describe.each<Backend>(["postgres", "pglite"])("verifiers on %s", (backend) => {
+  let t: TestContext;
+  let otherKey: string;
+  const read = async (id: string) => (await call(getInvocation, { key: t.key, params: { invocation_id: id } })).body;
+  const decision = async (id: string) =>
+    (await call(getDecision, { key: t.key, params: { invocation_id: id }, path: `/api/v1/invocations/${id}/decision` }))
+      .body;
+  const work = async (query = "", key = t.key) => call(takeWork, { key, path: `/api/v1/verifications${query}` });
+  const send = (ids: string[], tool: string, atS: number) =>
+    call(ingest, { key: t.key, body: { records: ids.map((id) => unknownCall(id, tool, atS)) } });
+
+  beforeAll(async () => {
+    t = await openSettle(backend);
+    otherKey = (await createRuntimeKey(t.db, "rt-other")).key;
+    for (const [pattern, effect_class, v] of [
+      ["create_refund", "money", verify],
+      ["create_*", "create", { ...verify, max_tries: 2 }],
+      ["create_note", "create", null],
+    ] as const) {
+      await addToolCatalogEntry(t.db, { runtime: t.runtime, pattern, effect_class, verify: v }, "admin@example.com");
+    }
+  });
+  afterAll(() => t.teardown());
+
+  it("asks after after_s, leases each item to one worker, and settles on found", async () => {
+    expect((await send(["f1"], "create_refund", 600)).body.accepted).toBe(1);
+    expect((await send(["n1"], "create_note", 600)).body.accepted).toBe(1);
+    const tick = await runVerifications(t.db, NOW);
+    expect(tick).toMatchObject({ scheduled: 1, opened: 1 });
+    expect((await read("f1")).status).toBe("verifying");
+    expect((await decision("f1")).decision).toBe("verify");
+    expect((await read("n1")).status).toBe("outcome_unknown");
+
+    const first = await work("?worker=w1");
+    expect(first.status).toBe(200);
+    expect(first.body.items).toHaveLength(1);
+    const item = first.body.items[0];
+    expect(item).toMatchObject({
+      invocation_id: "f1",
+      task_id: "task-f1",
+      tool: "create_refund",
+      effect_class: "money",
+      idempotency_key: "key-f1",
+      arguments: { amount: 1200, currency: "EUR", charge: "ch_f1" },
+      first_dispatched_at: ago(600),
+      try: 1,
+      max_tries: 3,
+    });
+    // Leased: a second worker polling now gets nothing, and another runtime never sees it.
+    expect((await work("?worker=w2")).body.items).toEqual([]);
+    expect((await work("", otherKey)).body.items).toEqual([]);
+    const foreign = await call(answer, { key: otherKey, params: { verification_id: item.id }, body: { found: true } });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.code).toBe("NOT_FOUND");
+
+    const settled = await call(answer, {
+      key: t.key,
+      params: { verification_id: item.id },
+      body: { found: true, evidence: "GET /refunds?idempotency_key=key-f1 → re_123", ref: "re_123" },
+    });
+    expect(settled.status).toBe(200);
+    expect(settled.body).toMatchObject({ state: "settled", reading: "found", invocation_id: "f1" });
+    const inv = await read("f1");
+    expect(inv).toMatchObject({ status: "reconciled", commit_state: "committed" });
+    expect((await decision("f1")).decision).toBe("do_not_retry");
+    const probe = inv.attempts.find((a: { phase: string }) => a.phase === "probe");
+    expect(probe.dialect).toBe("settle-verifier");
+    expect(probe.agent_message).toContain("re_123");
+    expect(inv.actions.map((a: { actor: string; action: string }) => [a.actor, a.action])).toContainEqual([
+      VERIFIER_ACTOR,
+      "request_verification",
+    ]);
+
+    const again = await call(answer, { key: t.key, params: { verification_id: item.id }, body: { found: false } });
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe("VERIFICATION_CLOSED");
+    const view = await call(verificationOf, { key: t.key, params: { invocation_id: "f1" } });
+    expect(view.body).toMatchObject({ state: "settled", try: 1, max_tries: 3 });
+    expect(view.body.answers[0]).toMatchObject({ found: true, ref: "re_123", by: "runtime:rt-test", via: "api" });
+  });
+
+  it("reads “not found” as not committed only once the first dispatch is absent_after_s old", async () => {
+    await send(["a1"], "create_refund", 40);
+    await runVerifications(t.db, NOW);
+    const [item] = (await work()).body.items;
+    expect(item.invocation_id).toBe("a1");
+    const early = await call(answer, { key: t.key, params: { verification_id: item.id }, body: { found: false } });
+    expect(early.body).toMatchObject({ state: "open", reading: "ask_again", next_ask_at: later(80).toISOString() });
+    expect((await read("a1")).status).toBe("verifying");
+
+    const asked = await leaseRequests(t.db.driver, (await ownRuntimeId()).id, "w", later(81), 10);
+    expect(asked.map((r) => [r.id, r.tries])).toEqual([[item.id, 2]]);
+    const late = await answerVerification(
+      t.db,
+      { runtimeId: asked[0]!.runtime_id, by: "w", via: "api" },
+      item.id,
+      { found: false },
+      later(81),
+    );
+    expect(late).toMatchObject({ state: "settled", reading: "absent" });
+    expect(await read("a1")).toMatchObject({ status: "reconciled", commit_state: "not_committed" });
+    expect((await decision("a1")).decision).toBe("retry_allowed");
+  });
+
+  it("after max_tries asks without a settling answer, hands it to a person with what Settle saw", async () => {
+    await send(["g1", "g2"], "create_invoice", 600);
+    await runVerifications(t.db, NOW);
+    const runtimeId = (await ownRuntimeId()).id;
+    // g1: two answers that cannot tell; g2: leased twice and never answered.
+    let at = NOW;
+    for (let i = 1; i <= 2; i += 1) {
+      const leased = await leaseRequests(t.db.driver, runtimeId, "w", at, 10);
+      expect(leased.map((r) => r.tries)).toEqual([i, i]);
+      const byInvocation = await requestsByInvocation(leased.map((r) => r.id));
+      await answerVerification(
+        t.db,
+        { runtimeId, by: "w", via: "api" },
+        byInvocation.get("g1")!,
+        { found: null, evidence: "refunds API answered 503" },
+        at,
+      );
+      at = new Date(at.getTime() + 61_000);
+    }
+    expect(await read("g1")).toMatchObject({ status: "escalated" });
+    const g1 = await read("g1");
+    const gaveUp = g1.attempts.filter((a: { phase: string }) => a.phase === "probe").at(-1);
+    expect(gaveUp.agent_message).toBe(
+      "Settle asked 2 times: no settling answer (last: the lookup could not tell: refunds API answered 503).",
+    );
+    expect((await read("g2")).status).toBe("verifying");
+    const tick = await reviewRequests(t.db, new Date(at.getTime() + 31_000));
+    expect(tick.gaveUp).toBe(1);
+    const g2 = await read("g2");
+    expect(g2.status).toBe("escalated");
+    expect(g2.attempts.find((a: { phase: string }) => a.phase === "probe").agent_message).toBe(
+      "Settle asked 2 times: no settling answer (last: no answer).",
+    );
+    expect((await work()).body.items).toEqual([]);
+  });
+
+  it("a person who settles first wins; a later contrary finding is an evidence conflict, not an overwrite", async () => {
+    await send(["p1"], "create_refund", 600);
+    await runVerifications(t.db, NOW);
+    const [item] = (await work()).body.items;
+    const inv = await read("p1");
+    const acted = await actOnInvocation(
+      t.db,
+      { invocationId: "p1" },
+      { action: "mark_reconciled", commit_state: "not_committed", note: "not in the dashboard" },
+      { actor: "ops@example.com", version: inv.version },
+    );
+    expect(acted.ok).toBe(true);
+    expect((await reviewRequests(t.db, NOW)).cancelled).toBe(1);
+    const late = await call(answer, {
+      key: t.key,
+      params: { verification_id: item.id },
+      body: { found: true, ref: "re_9" },
+    });
+    expect(late.body).toMatchObject({ state: "cancelled", reading: "recorded" });
+    const p1 = await read("p1");
+    expect(p1.conflict).toBe(true);
+    expect(p1).toMatchObject({
+      status: "outcome_unknown",
+      resolution: { by: "operator", commit_state: "not_committed" },
+    });
+    const unclear = await call(answer, { key: t.key, params: { verification_id: item.id }, body: { found: null } });
+    expect(unclear.status).toBe(409);
+  });
+
+  it("two workers polling at once never get the same item", async () => {
+    await send(["c1", "c2", "c3"], "create_refund", 600);
+    await runVerifications(t.db, NOW);
+    const [a, b] = await Promise.all([work("?limit=2&worker=a"), work("?limit=2&worker=b")]);
+    const ids = [...a.body.items, ...b.body.items].map((i: { id: string }) => i.id);
+    expect(ids).toHaveLength(3);
+    expect(new Set(ids).size).toBe(3);
+  });
+
+  it("refuses a bad finding and a bad id with typed errors", async () => {
+    const bad = await call(answer, {
+      key: t.key,
+      params: { verification_id: "00000000-0000-4000-8000-000000000000" },
+      body: { found: "yes", evidence: "x".repeat(5000) },
+    });
+    expect(bad.status).toBe(400);
+    const missing = await call(answer, {
+      key: t.key,
+      params: { verification_id: "00000000-0000-4000-8000-000000000000" },
+      body: { found: true },
+    });
+    expect(missing.status).toBe(404);
+    const notUuid = await call(answer, { key: t.key, params: { verification_id: "nope" }, body: { found: true } });
+    expect(notUuid.status).toBe(400);
+    expect((await work("?wait=61")).status).toBe(400);
+  });
+
+  async function ownRuntimeId() {
+    return (await t.db.prisma.runtime.findUniqueOrThrow({ where: { name: t.runtime } })) as { id: string };
+  }
+  async function requestsByInvocation(ids: string[]): Promise<Map<string, string>> {
+    const rows = await t.db.driver.query<{ id: string; invocation_id: string }>(
+      `SELECT v.id::text AS id, i.invocation_id FROM verification_requests v JOIN invocations i ON i.id = v.invocation_uid
+        WHERE v.id = ANY($1::uuid[])`,
+      [ids],
+    );
+    return new Map(rows.map((r) => [r.invocation_id, r.id]));
+  }
+});
