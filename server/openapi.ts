@@ -27,6 +27,7 @@ import {
   webhookSecretAnswerSchema,
 } from "@/lib/webhooks/endpoints";
 import { webhookEventSchema } from "@/lib/webhooks/events";
+import { verificationRequestedEventSchema } from "@/lib/verify/push";
 import { errorEnvelopeSchema, statusOf, type ErrorCode } from "@/lib/errors";
 import { apiRoutes } from "./routes";
 import { commonErrors, type Method, type ResponseSpec, type RouteMeta } from "@/lib/http/route";
@@ -100,6 +101,7 @@ const components: Record<string, z.ZodType> = {
   WebhookDeliveryDetail: webhookDeliveryDetailSchema,
   WebhookAttempt: webhookAttemptSchema,
   WebhookEvent: webhookEventSchema,
+  VerificationRequestedEvent: verificationRequestedEventSchema,
   Metrics: metricsSchema,
   MetricCase: metricCaseSchema,
   MetricCasesPage: metricCasesPageSchema,

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { Db } from "../db/client";
 import { effectClassSchema } from "../outcome/vocabulary";
 import { reviewRequests } from "./schedule";
-import { leaseRequests, selectAsked } from "./queries";
+import { leaseRequests, selectAsked, type RequestRow } from "./queries";
 
 // A verifier worker asks for work (GET /api/v1/verifications?wait=N): its runtime's due requests, each leased
 // to it for the entry's `lease_s` and counted as a try. The lease is taken with FOR UPDATE SKIP LOCKED, so two
@@ -59,10 +59,8 @@ export const verificationItemsSchema = z
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
-async function leaseOnce(db: Db, runtime: { id: string }, worker: string, limit: number): Promise<VerificationItem[]> {
-  const now = new Date();
-  await reviewRequests(db, now, runtime.id);
-  const leased = await leaseRequests(db.driver, runtime.id, worker, now, limit);
+/** What a worker gets for each leased request: the call, as a verifier needs it to look the effect up. */
+export async function itemsOf(db: Db, leased: readonly RequestRow[]): Promise<VerificationItem[]> {
   const asked = await selectAsked(
     db.driver,
     leased.map((r) => r.invocation_uid),
@@ -86,6 +84,12 @@ async function leaseOnce(db: Db, runtime: { id: string }, worker: string, limit:
       },
     ];
   });
+}
+
+async function leaseOnce(db: Db, runtime: { id: string }, worker: string, limit: number): Promise<VerificationItem[]> {
+  const now = new Date();
+  await reviewRequests(db, now, runtime.id);
+  return itemsOf(db, await leaseRequests(db.driver, runtime.id, worker, now, limit));
 }
 
 /** Leases due requests of the caller's runtime; with `wait`, polls until there is one or the wait runs out. */

@@ -234,3 +234,23 @@ export async function selectRequestOf(
   );
   return row ?? null;
 }
+
+/** Runtimes with open requests due now and free to lease. */
+export async function selectRuntimesWithDueRequests(q: Query, now: Date): Promise<string[]> {
+  const rows = await q.query<{ runtime_id: string }>(
+    `SELECT DISTINCT runtime_id::text AS runtime_id FROM verification_requests
+      WHERE state = 'open' AND due_at <= $1::timestamptz AND (leased_until IS NULL OR leased_until <= $1::timestamptz)
+        AND tries < (config->>'max_tries')::int`,
+    [now.toISOString()],
+  );
+  return rows.map((r) => r.runtime_id);
+}
+
+/** A request by id alone, for an answer that arrives as a webhook's 2xx body (the event names its runtime). */
+export async function selectRuntimeOfRequest(q: Query, id: string): Promise<string | null> {
+  const [row] = await q.query<{ runtime_id: string }>(
+    `SELECT runtime_id::text AS runtime_id FROM verification_requests WHERE id = $1::uuid LIMIT 1`,
+    [id],
+  );
+  return row?.runtime_id ?? null;
+}

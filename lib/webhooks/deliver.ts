@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { Db } from "../db/client";
 import { env } from "../env";
-import { describeAnswerBody, printableSnippet, SNIPPET_MAX_CHARS } from "./answer";
+import { describeAnswerBody, printableSnippet, readAtMost, SNIPPET_MAX_CHARS } from "./answer";
 import { bodyOf } from "./body";
 import { pinnedPost, type PostFn } from "./pinned-post";
 import { checkUrlShape, checkWebhookUrl, describeRule, systemLookup, type LookupFn, type UrlRefusal } from "./safe-url";
@@ -58,7 +58,15 @@ type TryResult = { statusCode: number | null; error: string | null; durationMs: 
 
 export type { PostFn } from "./pinned-post";
 
-type Sender = { timeoutMs: number; post: PostFn; lookup: LookupFn; allowPrivate: boolean };
+/**
+ * What a receiver's 2xx answer to an event type means, when it means something: a verification request's
+ * answer may carry the finding (lib/verify). Given the event as queued and the answer's first bytes as text.
+ */
+export type AnswerReaders = Partial<Record<string, (payload: unknown, text: string) => Promise<void>>>;
+/** How much of a 2xx answer an answer reader gets: a finding's evidence is at most 4 KiB, plus its JSON. */
+const ANSWER_READ_BYTES = 16 * 1024;
+
+type Sender = { timeoutMs: number; post: PostFn; lookup: LookupFn; allowPrivate: boolean; answers: AnswerReaders };
 
 /** A lookup that gives up with the try: getaddrinfo has no timeout of its own. */
 function boundedLookup(lookup: LookupFn, signal: AbortSignal): LookupFn {
@@ -121,7 +129,14 @@ async function postOnce(delivery: Claimed, now: Date, sender: Sender): Promise<T
     });
     const ok = res.status >= 200 && res.status < 300;
     if (ok) {
-      await res.body?.cancel().catch(() => {});
+      const reader = sender.answers[delivery.event_type];
+      if (reader && res.body) {
+        const text = new TextDecoder().decode(await readAtMost(res.body, ANSWER_READ_BYTES));
+        // The delivery succeeded whatever the answer says; a finding Settle cannot use is the reader's to log.
+        await reader(delivery.payload, text).catch(() => {});
+      } else {
+        await res.body?.cancel().catch(() => {});
+      }
       return { statusCode: res.status, error: null, durationMs: elapsed() };
     }
     const head = `HTTP ${res.status}${res.status >= 300 && res.status < 400 ? " (redirects are not followed)" : ""}`;
@@ -207,6 +222,8 @@ export type DeliverOptions = {
   lookup?: LookupFn;
   /** Overrides SETTLE_WEBHOOK_ALLOW_PRIVATE. */
   allowPrivate?: boolean;
+  /** Readers of 2xx answers by event type (see AnswerReaders). */
+  answers?: AnswerReaders;
 };
 
 /**
@@ -224,6 +241,7 @@ export async function deliverDue(db: Db, now: Date, options: DeliverOptions = {}
     post: options.post ?? pinnedPost,
     lookup: options.lookup ?? systemLookup,
     allowPrivate: options.allowPrivate ?? settings.SETTLE_WEBHOOK_ALLOW_PRIVATE,
+    answers: options.answers ?? {},
   };
   const startedAt = Date.now();
   const clock = () => new Date(now.getTime() + (Date.now() - startedAt));

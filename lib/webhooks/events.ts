@@ -7,7 +7,11 @@ import { invocationStatusSchema } from "../outcome/vocabulary";
 // Which status changes a runtime hears about, and what the event says. Pure:
 // the fan-out job reads transitions and calls eventFor for each.
 
-export const webhookEventTypes = ["invocation.settled", "invocation.decision_changed"] as const;
+export const webhookEventTypes = [
+  "invocation.settled",
+  "invocation.decision_changed",
+  "invocation.verification_requested",
+] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
 /**

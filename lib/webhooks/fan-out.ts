@@ -52,7 +52,7 @@ const CLAIM = `
    LIMIT $1
    FOR UPDATE OF t SKIP LOCKED`;
 
-const INSERT_DELIVERIES = `
+export const INSERT_DELIVERIES = `
   INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_type, invocation_uid, payload, status, next_attempt_at, created_at)
   SELECT gen_random_uuid(), e.id, ev.event_id, ev.event_type, ev.invocation_uid::uuid, ev.payload, 'pending', $2::timestamptz, $2::timestamptz
     FROM jsonb_to_recordset($1::jsonb) AS ev(event_id text, event_type text, invocation_uid text, runtime_id text, payload jsonb)

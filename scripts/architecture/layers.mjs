@@ -39,6 +39,7 @@ export const units = [
       "lib/policies",
       "lib/process-wide.ts",
       "lib/queue",
+      "lib/verify",
       "lib/webhooks",
     ],
   },
@@ -136,7 +137,7 @@ export const units = [
   lib(
     "verify",
     "verifiers (decision 027): requests scheduled for unknown calls of tools with `verify`, leased to a runtime's workers, their answers read as probes through ingest, giving up to a person after `max_tries`",
-    ["lib/catalog", "lib/db", "lib/errors.ts", "lib/ingest", "lib/invocations", "lib/outcome"],
+    ["lib/catalog", "lib/db", "lib/errors.ts", "lib/ingest", "lib/invocations", "lib/outcome", "lib/webhooks"],
   ),
   libFile("server-start", "start-up, once per process: settings, the database, the first-run key and admin, the jobs", [
     "lib/env.ts",
