@@ -67,6 +67,7 @@ test("an admin adds a catalog entry, sees it listed and checked, changes its cla
     pattern,
     effect_class: "destructive",
     volatile_args: ["memo", "attempt_note"],
+    verify: null,
   });
 
   await page

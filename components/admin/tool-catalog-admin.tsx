@@ -14,6 +14,7 @@ import { ErrorAlert, errorText } from "../ui/error-alert";
 import { SelectField, TextField } from "../ui/field";
 import { ConfirmDialog } from "./confirm-dialog";
 import { useCollection, useCollectionMutation } from "./use-collection";
+import { VerifyEditor } from "./verify-editor";
 
 const classOptions = effectClasses.map((c) => ({ value: c, label: c }));
 const ALL = "";
@@ -229,7 +230,8 @@ export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogIt
           <span className="font-mono">*</span> stands for any characters. The most specific entry that matches decides:
           an exact name first, then the pattern with more literal characters. A tool no entry matches counts as a write.
           Volatile arguments are the top-level argument names left out when Settle compares two calls&apos; arguments to
-          catch a retry sent under a new idempotency key (comma-separated; empty: {DEFAULT_VOLATILE_TEXT}).
+          catch a retry sent under a new idempotency key (comma-separated; empty: {DEFAULT_VOLATILE_TEXT}). A verifier
+          lets Settle ask the runtime whether an unknown call took effect before a person is asked.
         </p>
       </div>
       <div className="flex flex-wrap items-end gap-6">
@@ -277,6 +279,9 @@ export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogIt
                   Volatile arguments
                 </th>
                 <th scope="col" className="px-4 py-2 font-medium">
+                  Verifier
+                </th>
+                <th scope="col" className="px-4 py-2 font-medium">
                   Changed
                 </th>
                 <th scope="col" className="px-4 py-2 font-medium">
@@ -294,6 +299,9 @@ export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogIt
                   </td>
                   <td className="px-4 py-2">
                     <VolatileArgsEditor key={e.updated_at} entry={e} onChanged={setNotice} />
+                  </td>
+                  <td className="px-4 py-2">
+                    <VerifyEditor entry={e} onChanged={setNotice} />
                   </td>
                   <td className="whitespace-nowrap px-4 py-2">{formatUtc(e.updated_at, { seconds: false })}</td>
                   <td className="px-4 py-2 text-right">

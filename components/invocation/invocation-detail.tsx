@@ -19,6 +19,7 @@ import { InvocationHeader } from "./invocation-header";
 import { attemptAnchor, taskHref } from "./links";
 import { NextStep } from "./next-step";
 import { PossibleDuplicate } from "./possible-duplicate";
+import { VerificationPanel } from "./verification-panel";
 
 // The invocation page, kept live: the server renders it once, then the
 // invocation is read again every 2 s and the whole story rebuilt from it.
@@ -97,6 +98,7 @@ export function InvocationDetail({ initial, renderedAt, stallWindowS }: Props) {
       </p>
 
       <PossibleDuplicate inv={inv} />
+      <VerificationPanel inv={inv} now={now} />
 
       <div className="grid gap-4 lg:grid-cols-2">
         <NextStep inv={inv} now={now} />

@@ -6,7 +6,7 @@ import { verificationsJob } from "./verifications";
 import { webhookJob } from "./webhooks";
 
 // Every background job, in the order runJobsOnce runs them.
-// Verifications before the policies, so an unknown a verifier is asked about is not escalated for waiting.
+// Verifications first: what a verifier settled in this tick is settled before the SLA looks at it.
 // Webhooks after the policies, so a policy's escalation is announced in the same tick;
 // metric rollups last, after the changes the others made.
 export const jobs: Job[] = [verificationsJob, applyPoliciesJob, sampleQueueJob, webhookJob, rollUpMetricsJob];

@@ -7,6 +7,8 @@ export const queryKeys = {
     queue: (filters: Record<string, string>) => [...queryKeys.invocations.all, "queue", filters] as const,
     detail: (invocationId: string, runtime?: string) =>
       [...queryKeys.invocations.all, "detail", invocationId, runtime ?? null] as const,
+    verification: (invocationId: string, runtime: string) =>
+      [...queryKeys.invocations.all, "verification", invocationId, runtime] as const,
     earlierAttempts: (invocationId: string, runtime: string, from: string) =>
       [...queryKeys.invocations.all, "earlier-attempts", invocationId, runtime, from] as const,
   },

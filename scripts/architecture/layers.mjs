@@ -84,6 +84,7 @@ export const units = [
       "lib/policies",
       "lib/query",
       "lib/queue",
+      "lib/verify",
       "lib/webhooks",
     ],
   },

@@ -1,0 +1,125 @@
+"use client";
+
+import { useState, type FormEvent } from "react";
+import type { ToolCatalogItem } from "@/lib/catalog/catalog";
+import type { VerifyConfig } from "@/lib/outcome/verification";
+import { queryKeys } from "@/lib/query/keys";
+import { api } from "../api";
+import { Button } from "../ui/button";
+import { Dialog, DialogActions } from "../ui/dialog";
+import { ErrorAlert } from "../ui/error-alert";
+import { TextField } from "../ui/field";
+import { useCollectionMutation } from "./use-collection";
+
+// A catalog entry's verifier (decision 027): when a call of the tool becomes unknown, Settle asks the runtime
+// to look the effect up. Off by default; the settings start from values that suit a payment API.
+
+const SUGGESTED: VerifyConfig = { after_s: 30, every_s: 60, max_tries: 5, absent_after_s: 120, lease_s: 30 };
+
+const fields: Array<{ name: keyof VerifyConfig; label: string; hint: string; max: number }> = [
+  { name: "after_s", label: "First ask after (s)", hint: "after the call became unknown", max: 86_400 },
+  { name: "every_s", label: "Ask again every (s)", hint: "while no answer settles it", max: 86_400 },
+  { name: "max_tries", label: "Tries before a person decides", hint: "1–100", max: 100 },
+  {
+    name: "absent_after_s",
+    label: "“Not found” counts after (s)",
+    hint: "of the first dispatch: a read just after a write can miss it",
+    max: 86_400,
+  },
+  { name: "lease_s", label: "A worker holds an ask for (s)", hint: "then another may take it", max: 86_400 },
+];
+
+export function describeVerify(v: VerifyConfig | null): string {
+  if (!v) return "off";
+  return `after ${v.after_s} s, every ${v.every_s} s, ${v.max_tries} ${v.max_tries === 1 ? "try" : "tries"}`;
+}
+
+function VerifyDialog({
+  entry,
+  onClose,
+  onChanged,
+}: {
+  entry: ToolCatalogItem;
+  onClose: () => void;
+  onChanged: (message: string) => void;
+}) {
+  const [values, setValues] = useState<Record<keyof VerifyConfig, string>>(
+    () =>
+      Object.fromEntries(fields.map((f) => [f.name, String((entry.verify ?? SUGGESTED)[f.name])])) as Record<
+        keyof VerifyConfig,
+        string
+      >,
+  );
+  const change = useCollectionMutation(queryKeys.admin.toolCatalog, {
+    mutationFn: (verify: VerifyConfig | null) =>
+      api.patch("/api/v1/admin/tool-catalog/{entry_id}", { params: { entry_id: entry.id }, body: { verify } }),
+    onSuccess: (e) => {
+      onChanged(
+        e.verify
+          ? `${e.pattern}: Settle asks ${e.runtime}'s verifier ${describeVerify(e.verify)}.`
+          : `${e.pattern}: no verifier; a person settles its unknown calls.`,
+      );
+      onClose();
+    },
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    change.mutate(Object.fromEntries(fields.map((f) => [f.name, Number(values[f.name])])) as VerifyConfig);
+  };
+  return (
+    <Dialog
+      open
+      onOpenChange={(open) => (open ? null : onClose())}
+      title={`Verifier for ${entry.pattern}`}
+      description={`When a call of ${entry.pattern} in ${entry.runtime} becomes unknown or stalls, Settle asks the runtime's verifier (a worker of @settle/client or the Python client, or a webhook) whether the effect exists, and settles it on a clear answer. After the last try, a person decides.`}
+    >
+      <form onSubmit={submit} className="space-y-3">
+        {fields.map((f) => (
+          <TextField
+            key={f.name}
+            label={f.label}
+            name={f.name}
+            type="number"
+            inputMode="numeric"
+            min={1}
+            max={f.max}
+            step={1}
+            required
+            value={values[f.name]}
+            onChange={(e) => setValues((v) => ({ ...v, [f.name]: e.target.value }))}
+            hint={f.hint}
+          />
+        ))}
+        <ErrorAlert error={change.error} look="box" />
+        <div className="flex items-center justify-between gap-2">
+          {entry.verify ? (
+            <Button type="button" variant="dangerGhost" disabled={change.isPending} onClick={() => change.mutate(null)}>
+              Turn off
+            </Button>
+          ) : (
+            <span />
+          )}
+          <DialogActions label="Save verifier" pendingLabel="Saving…" pending={change.isPending} onCancel={onClose} />
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+export function VerifyEditor({ entry, onChanged }: { entry: ToolCatalogItem; onChanged: (message: string) => void }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <div className="flex items-center gap-2 whitespace-nowrap">
+      <span className={entry.verify ? "text-slate-800" : "text-slate-500"}>{describeVerify(entry.verify)}</span>
+      <Button
+        size="sm"
+        variant="ghost"
+        onClick={() => setOpen(true)}
+        aria-label={`Edit the verifier of ${entry.pattern}`}
+      >
+        Edit
+      </Button>
+      {open ? <VerifyDialog entry={entry} onClose={() => setOpen(false)} onChanged={onChanged} /> : null}
+    </div>
+  );
+}
