@@ -102,6 +102,9 @@ export function MetricsView({ metrics: m, params, from, to }: Props) {
             <>
               <span>probe {link("resolved_by_probe", m.unknown_outcomes.resolved_by_probe, "Resolved by probe")}</span>
               <span>
+                verifier {link("resolved_by_verifier", m.unknown_outcomes.resolved_by_verifier, "Resolved by verifier")}
+              </span>
+              <span>
                 operator {link("resolved_by_operator", m.unknown_outcomes.resolved_by_operator, "Resolved by operator")}
               </span>
               <span>escalated {link("escalated", m.unknown_outcomes.escalated, "Escalated")}</span>
@@ -142,6 +145,49 @@ export function MetricsView({ metrics: m, params, from, to }: Props) {
         </Card>
         <Card title="SLA breaches" note="escalated by the SLA policy">
           {link("sla_breaches", m.sla_breaches, "SLA breaches", m.sla_breaches > 0)}
+        </Card>
+        <Card title="Settled without a person" note="share of the unknowns settled by a probe or a verifier">
+          {m.unknown_outcomes.settled_without_a_person === null
+            ? "—"
+            : `${Math.round(m.unknown_outcomes.settled_without_a_person * 100)} %`}
+        </Card>
+        <Card
+          title="Verifier"
+          note={
+            <>
+              <span>
+                answered {m.verifications.answers} of {m.verifications.asks} asks
+              </span>
+              <span>settled {m.verifications.settled}</span>
+              <span>gave up {m.verifications.gave_up}</span>
+            </>
+          }
+        >
+          <span className="text-base font-normal text-slate-500">answer rate </span>
+          {link(
+            "verifications",
+            m.verifications.answer_rate === null ? "—" : `${Math.round(m.verifications.answer_rate * 100)} %`,
+            "Verification requests",
+          )}
+        </Card>
+        <Card
+          title="Possible duplicates, new key"
+          note={
+            <>
+              <span>
+                after the fact{" "}
+                {link(
+                  "possible_duplicates_after",
+                  m.possible_duplicates.after_the_fact,
+                  "Possible duplicates after the fact",
+                  m.possible_duplicates.after_the_fact > 0,
+                )}
+              </span>
+            </>
+          }
+        >
+          <span className="text-base font-normal text-slate-500">at the guard </span>
+          {link("possible_duplicates_at_guard", m.possible_duplicates.at_guard, "Possible duplicates at the guard")}
         </Card>
       </div>
 
@@ -184,6 +230,7 @@ function ToolTable({ rows, params, from, to }: { rows: ToolRow[]; params: Metric
               "Possible duplicates",
               "Unknown",
               "by probe",
+              "by verifier",
               "by operator",
               "escalated",
               "open",
@@ -217,6 +264,7 @@ function ToolTable({ rows, params, from, to }: { rows: ToolRow[]; params: Metric
               )}
               {cell("unknown_outcomes", r.tool, r.unknown_outcomes, "unknown outcomes")}
               {cell("resolved_by_probe", r.tool, r.resolved_by_probe, "resolved by probe")}
+              {cell("resolved_by_verifier", r.tool, r.resolved_by_verifier, "resolved by verifier")}
               {cell("resolved_by_operator", r.tool, r.resolved_by_operator, "resolved by operator")}
               {cell("escalated", r.tool, r.escalated, "escalated")}
               {cell("open", r.tool, r.open, "still open")}

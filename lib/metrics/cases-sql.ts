@@ -4,7 +4,13 @@ import { declare, sources, type SourceName } from "./sql";
 // event first. The hourly sources are read raw over the whole range (`$9` /
 // `$10` = [from, to)); the number reads the same rows rolled up per hour.
 
-const UNKNOWN_FATES = ["resolved_by_probe", "resolved_by_operator", "escalated", "open"] as const;
+const UNKNOWN_FATES = [
+  "resolved_by_probe",
+  "resolved_by_verifier",
+  "resolved_by_operator",
+  "escalated",
+  "open",
+] as const;
 
 /** `$15` limit, `$16` offset. */
 export function casesQuery(metric: string): string {
@@ -31,6 +37,9 @@ function casesSelect(metric: string): string {
                 SELECT m.id AS uid, m.tool, d.at, d.detail FROM (${sources.possible_duplicate_effects}) AS d
                   JOIN invocations m ON m.runtime_id = d.runtime_id AND m.idempotency_key = d.ref
                  WHERE m.commit_state = 'committed' AND m.status_since < $2::timestamptz) AS s ${join} ${page}`;
+    case "possible_duplicates_at_guard":
+      return `SELECT ${columns} FROM (${sources.possible_duplicates_at_guard}) AS s
+                JOIN invocations i ON i.runtime_id = s.runtime_id AND i.invocation_id = s.ref JOIN runtimes r ON r.id = i.runtime_id ${page}`;
     case "retries":
       return `SELECT ${columns} FROM (${sources.retries}) AS s ${join} WHERE s.seconds > 1 ${page}`;
     case "pending_recovery":

@@ -23,6 +23,7 @@ export function metricsCsv(metrics: Metrics): { body: string; filename: string }
     possible_duplicate_effects: metrics.possible_duplicate_effects,
     unknown_outcomes: metrics.unknown_outcomes.total,
     resolved_by_probe: metrics.unknown_outcomes.resolved_by_probe,
+    resolved_by_verifier: metrics.unknown_outcomes.resolved_by_verifier,
     resolved_by_operator: metrics.unknown_outcomes.resolved_by_operator,
     escalated: metrics.unknown_outcomes.escalated,
     open: metrics.unknown_outcomes.open,
@@ -34,6 +35,11 @@ export function metricsCsv(metrics: Metrics): { body: string; filename: string }
     approval_wait_p50: metrics.approval_wait_seconds.p50,
     approval_wait_p90: metrics.approval_wait_seconds.p90,
     sla_breaches: metrics.sla_breaches,
+    possible_duplicates_at_guard: metrics.possible_duplicates.at_guard,
+    possible_duplicates_after: metrics.possible_duplicates.after_the_fact,
+    verification_requests: metrics.verifications.requests,
+    verification_asks: metrics.verifications.asks,
+    verification_answers: metrics.verifications.answers,
   };
   const lines = [["from", "to", ...metricsCsvColumns].join(",")];
   for (const row of [...metrics.by_tool, all]) {

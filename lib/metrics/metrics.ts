@@ -6,7 +6,7 @@ import type { MetricCasesPage, MetricCasesQuery, Metrics, MetricsRange, SeriesPo
 import { resolveRange } from "./schema";
 import { casesQuery } from "./cases-sql";
 import { planRange, selectCoverage, rollupQuery, type Coverage, type RangePlan } from "./rollup";
-import { countQuery, durationsQuery, queueSeriesQuery, type SourceName } from "./sql";
+import { countQuery, durationsQuery, queueSeriesQuery, verificationTotalsQuery, type SourceName } from "./sql";
 
 // Trust metrics (SPEC §6): what happened in [from, to), per tool, for
 // managers. The SQL lives in metrics-sql.ts; this module runs it (the queries
@@ -26,6 +26,15 @@ type RollupRow = {
   possible_duplicates: number;
 };
 type DurationRow = { tool: string; seconds: number };
+type VerificationRow = {
+  tool: string;
+  requests: number;
+  asks: number;
+  answers: number;
+  settled: number;
+  gave_up: number;
+};
+type UnknownFate = "resolved_by_probe" | "resolved_by_verifier" | "resolved_by_operator" | "escalated" | "open";
 type QueueRow = { bucket: Date; max: number; avg: number };
 
 const COUNTED: SourceName[] = [
@@ -37,6 +46,8 @@ const COUNTED: SourceName[] = [
   "escalations",
   "retries",
   "sla_breaches",
+  "possible_duplicates_at_guard",
+  "possible_duplicates_after",
 ];
 
 /**
@@ -118,6 +129,7 @@ function emptyTool(tool: string): ToolRow {
     possible_duplicate_effects: 0,
     unknown_outcomes: 0,
     resolved_by_probe: 0,
+    resolved_by_verifier: 0,
     resolved_by_operator: 0,
     escalated: 0,
     open: 0,
@@ -129,6 +141,11 @@ function emptyTool(tool: string): ToolRow {
     approval_wait_p50: null,
     approval_wait_p90: null,
     sla_breaches: 0,
+    possible_duplicates_at_guard: 0,
+    possible_duplicates_after: 0,
+    verification_requests: 0,
+    verification_asks: 0,
+    verification_answers: 0,
   };
 }
 
@@ -171,12 +188,13 @@ export async function getMetrics(
   const params = paramsOf(range, runtimeId, now, unit, cover, plan);
   const sql = <T>(text: string) => runQuery<T>(db, text, params);
 
-  const [counts, rollup, recoveries, waits, queue] = await Promise.all([
+  const [counts, rollup, recoveries, waits, queue, asked] = await Promise.all([
     Promise.all(COUNTED.map((source) => sql<CountRow>(countQuery(source)).then((rows) => ({ source, rows })))),
     plan.coveredFrom < plan.coveredTo ? sql<RollupRow>(rollupQuery) : Promise.resolve([]),
     sql<DurationRow>(durationsQuery("pending_recovery")),
     sql<DurationRow>(durationsQuery("approval_wait")),
     sql<QueueRow>(queueSeriesQuery),
+    sql<VerificationRow>(verificationTotalsQuery),
   ]);
 
   const tools = new Map<string, ToolRow>();
@@ -202,9 +220,13 @@ export async function getMetrics(
         case "possible_duplicate_effects":
           t.possible_duplicate_effects += row.n;
           break;
+        case "possible_duplicates_at_guard":
+        case "possible_duplicates_after":
+          t[source] += row.n;
+          break;
         case "unknown_outcomes":
           t.unknown_outcomes += row.n;
-          t[row.kind as "resolved_by_probe" | "resolved_by_operator" | "escalated" | "open"] += row.n;
+          t[row.kind as UnknownFate] += row.n;
           p.unknown_outcomes += row.n;
           break;
         case "escalations":
@@ -226,6 +248,16 @@ export async function getMetrics(
     t.receiver_replays += r.receiver_replays;
     p.receiver_replays += r.receiver_replays;
     t.possible_duplicate_effects += r.possible_duplicates;
+  }
+  let settledByVerifier = 0;
+  let gaveUp = 0;
+  for (const v of asked) {
+    const t = toolRow(v.tool);
+    t.verification_requests += v.requests;
+    t.verification_asks += v.asks;
+    t.verification_answers += v.answers;
+    settledByVerifier += v.settled;
+    gaveUp += v.gave_up;
   }
   for (const q of queue) {
     const p = point(new Date(q.bucket));
@@ -271,9 +303,26 @@ export async function getMetrics(
     unknown_outcomes: {
       total: sum("unknown_outcomes"),
       resolved_by_probe: sum("resolved_by_probe"),
+      resolved_by_verifier: sum("resolved_by_verifier"),
       resolved_by_operator: sum("resolved_by_operator"),
       escalated: sum("escalated"),
       open: sum("open"),
+      settled_without_a_person:
+        sum("unknown_outcomes") > 0
+          ? round3((sum("resolved_by_probe") + sum("resolved_by_verifier")) / sum("unknown_outcomes"))
+          : null,
+    },
+    possible_duplicates: {
+      at_guard: sum("possible_duplicates_at_guard"),
+      after_the_fact: sum("possible_duplicates_after"),
+    },
+    verifications: {
+      requests: sum("verification_requests"),
+      asks: sum("verification_asks"),
+      answers: sum("verification_answers"),
+      answer_rate: sum("verification_asks") > 0 ? round3(sum("verification_answers") / sum("verification_asks")) : null,
+      settled: settledByVerifier,
+      gave_up: gaveUp,
     },
     pending_recovery_seconds: percentiles(recoveries.map((r) => r.seconds)),
     escalations_by_tool: Object.fromEntries(rows.filter((r) => r.escalations > 0).map((r) => [r.tool, r.escalations])),

@@ -60,6 +60,7 @@ export const toolRowSchema = z.object({
   possible_duplicate_effects: z.number().int(),
   unknown_outcomes: z.number().int(),
   resolved_by_probe: z.number().int(),
+  resolved_by_verifier: z.number().int(),
   resolved_by_operator: z.number().int(),
   escalated: z.number().int(),
   open: z.number().int(),
@@ -71,6 +72,11 @@ export const toolRowSchema = z.object({
   approval_wait_p50: z.number().nullable(),
   approval_wait_p90: z.number().nullable(),
   sla_breaches: z.number().int(),
+  possible_duplicates_at_guard: z.number().int(),
+  possible_duplicates_after: z.number().int(),
+  verification_requests: z.number().int(),
+  verification_asks: z.number().int(),
+  verification_answers: z.number().int(),
 });
 export type ToolRow = z.infer<typeof toolRowSchema>;
 
@@ -117,11 +123,44 @@ export const metricsSchema = z
       ),
     unknown_outcomes: z.object({
       total: z.number().int(),
-      resolved_by_probe: z.number().int(),
+      resolved_by_probe: z.number().int().describe("Settled by the runtime's own probe or a later outcome record."),
+      resolved_by_verifier: z
+        .number()
+        .int()
+        .describe("Settled by the answer of the runtime's verifier to Settle's ask (decision 027)."),
       resolved_by_operator: z.number().int(),
       escalated: z.number().int(),
       open: z.number().int(),
+      settled_without_a_person: z
+        .number()
+        .nullable()
+        .describe("Share (0–1) of the unknowns in the range settled by a probe or a verifier; null without unknowns."),
     }),
+    possible_duplicates: z
+      .object({
+        at_guard: z
+          .number()
+          .int()
+          .describe("Writes under a new idempotency key the guard refused as possible_duplicate."),
+        after_the_fact: z
+          .number()
+          .int()
+          .describe("Invocations first seen in the range that were flagged a possible duplicate of an earlier one."),
+      })
+      .describe("Duplicates the idempotency key could not catch: same runtime, tool and arguments (decision 028)."),
+    verifications: z
+      .object({
+        requests: z
+          .number()
+          .int()
+          .describe("Invocations Settle asked a runtime's verifier about (requests made in the range)."),
+        asks: z.number().int().describe("Asks made of them (each lease or push is one)."),
+        answers: z.number().int().describe("Asks a verifier answered, whatever it said."),
+        answer_rate: z.number().nullable().describe("answers / asks; null without asks."),
+        settled: z.number().int(),
+        gave_up: z.number().int().describe("Requests that ran out of tries: a person decided."),
+      })
+      .describe("Settle's asks of the runtimes' verifiers (decision 027)."),
     pending_recovery_seconds: percentiles,
     escalations_by_tool: z.record(z.string(), z.number().int()),
     retries_per_invocation: z.number().nullable(),
@@ -147,9 +186,13 @@ export const metricNames = [
   "possible_duplicate_effects",
   "unknown_outcomes",
   "resolved_by_probe",
+  "resolved_by_verifier",
   "resolved_by_operator",
   "escalated",
   "open",
+  "possible_duplicates_at_guard",
+  "possible_duplicates_after",
+  "verifications",
   "pending_recovery",
   "escalations",
   "retries",

@@ -77,7 +77,12 @@ const hiddenStart = `least(t.at,
  */
 export function episodeRows(selector: string): string {
   return `
-  SELECT e.uid, e.runtime_id, e.tool, e.first_seen_at, e.entered_at, s.settled_at, s.settled_by, s.escalated_at
+  SELECT e.uid, e.runtime_id, e.tool, e.first_seen_at, e.entered_at, s.settled_at,
+         CASE WHEN s.settled_by = 'probe' AND EXISTS (
+                SELECT 1 FROM verification_requests v
+                 WHERE v.runtime_id = e.runtime_id AND v.invocation_uid = e.uid AND v.state = 'settled')
+              THEN 'verifier' ELSE s.settled_by END AS settled_by,
+         s.escalated_at
     FROM (
       SELECT DISTINCT ON (t.invocation_uid) t.invocation_uid AS uid, t.runtime_id, t.tool, t.id, sel.first_seen_at,
              CASE WHEN (t.from_status IS NULL OR t.from_status = 'pending') AND t.to_status IN ('verifying', 'reconciled', 'escalated')
@@ -116,7 +121,9 @@ const episodes = `
      AND NOT EXISTS (SELECT 1 FROM invocation_transitions t WHERE t.invocation_uid = i.id AND ${UNKNOWN_ENTRY})`;
 
 /** How an unknown outcome stood at `to`: settled (by whom), escalated, or still open. */
-const fate = `CASE WHEN ep.settled_at < $2::timestamptz THEN CASE ep.settled_by WHEN 'operator' THEN 'resolved_by_operator' ELSE 'resolved_by_probe' END
+const fate = `CASE WHEN ep.settled_at < $2::timestamptz
+                     THEN CASE ep.settled_by WHEN 'operator' THEN 'resolved_by_operator' WHEN 'verifier' THEN 'resolved_by_verifier'
+                                             ELSE 'resolved_by_probe' END
                    WHEN ep.escalated_at < $2::timestamptz THEN 'escalated' ELSE 'open' END`;
 
 const unknownOutcomes = `
@@ -202,6 +209,31 @@ const slaBreaches = `
     FROM invocation_actions a JOIN invocations i ON i.id = a.invocation_uid
    WHERE a.action = 'escalate' AND a.actor = 'system' AND a.payload ->> 'policy' = 'sla' AND ${inRange("a.at")} AND ${filter("i")}`;
 
+// Duplicates the key could not catch (decision 028): refused at the guard as possible_duplicate, and flagged after
+// the fact (invocations.possible_duplicate_of), by when they were first seen.
+const duplicatesAtGuard = `
+  SELECT NULL::uuid AS uid, g.runtime_id, g.tool, g.at, 'the guard refused a new key as a possible duplicate' AS detail,
+         NULL::float8 AS seconds, g.invocation_id AS ref
+    FROM guard_checks g
+   WHERE NOT g.allow AND g.reason = 'possible_duplicate' AND ${inRange("g.at")} AND ${filter("g")}`;
+
+const duplicatesAfter = `
+  SELECT i.id AS uid, i.runtime_id, i.tool, i.first_seen_at AS at,
+         'possible duplicate of ' || i.possible_duplicate_of || coalesce(' (' || i.duplicate_review || ')', '') AS detail,
+         NULL::float8 AS seconds
+    FROM invocations i
+   WHERE i.possible_duplicate_of IS NOT NULL AND ${inRange("i.first_seen_at")} AND ${filter("i")}`;
+
+// Settle's asks of a runtime's verifier (decision 027), by when the request was made: how it ended, how many
+// asks it took (seconds: the asks), and how many of them a verifier answered (ref).
+const verifications = `
+  SELECT v.invocation_uid AS uid, v.runtime_id, i.tool, v.created_at AS at,
+         v.state || ' after ' || v.tries || ' ask' || CASE WHEN v.tries = 1 THEN '' ELSE 's' END AS detail,
+         v.tries::float8 AS seconds,
+         (SELECT count(*) FROM jsonb_array_elements(v.answers) AS x WHERE x ->> 'via' <> 'settle')::text AS ref
+    FROM verification_requests v JOIN invocations i ON i.id = v.invocation_uid
+   WHERE ${inRange("v.created_at")} AND ${filter("i")}`;
+
 export const sources = {
   guard_denials: guardDenials,
   probe_found: probeFound,
@@ -213,6 +245,9 @@ export const sources = {
   retries,
   approval_wait: approvalWait,
   sla_breaches: slaBreaches,
+  possible_duplicates_at_guard: duplicatesAtGuard,
+  possible_duplicates_after: duplicatesAfter,
+  verifications,
 } as const;
 export type SourceName = keyof typeof sources;
 
@@ -251,3 +286,9 @@ export const queueSeriesQuery = `${declare()}
                    WHERE at = m AND ($4::uuid IS NULL OR runtime_id = $4::uuid)) AS q ON q.total IS NOT NULL
    WHERE ${inRange("m")}
    GROUP BY 1`;
+
+/** Verifier asks per tool: requests, asks, answers, and how they ended. */
+export const verificationTotalsQuery = `${declare()}
+  SELECT s.tool, count(*)::int AS requests, coalesce(sum(s.seconds), 0)::int AS asks, coalesce(sum(s.ref::int), 0)::int AS answers,
+         count(*) FILTER (WHERE s.detail LIKE 'settled %')::int AS settled, count(*) FILTER (WHERE s.detail LIKE 'gave_up %')::int AS gave_up
+    FROM (${verifications}) AS s GROUP BY 1`;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addToolCatalogEntry } from "@/lib/catalog/catalog";
 import { argsDigest } from "@/lib/ingest/args-digest";
+import { getMetrics, listMetricCases } from "@/lib/metrics/metrics";
 import { putPolicy } from "@/lib/policies/policies";
 import { apiRoutes } from "@/server/routes";
 import { call, createOperator, openSettle, type Backend, type TestContext } from "./harness";
@@ -699,5 +700,33 @@ describe.each<Backend>(["postgres", "pglite"])("duplicates when the key changes 
     });
     expect(await read(third)).toMatchObject({ possible_duplicate_of: null });
     expect((await queued()).find((i) => i.invocation_id === second)).toMatchObject({ duplicate_review: "open" });
+  });
+
+  it("metrics count the duplicates caught at the guard and after the fact, and open their cases", async () => {
+    const query = { from: new Date(Date.now() - 7 * 86_400_000), to: new Date(Date.now() + 60_000) };
+    const m = await getMetrics(t.db, { ...query, tool: undefined, runtime: undefined }, query.to, { rollups: false });
+    const refused = await t.db.driver.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM guard_checks WHERE NOT allow AND reason = 'possible_duplicate'`,
+    );
+    const flagged = await t.db.driver.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM invocations WHERE possible_duplicate_of IS NOT NULL`,
+    );
+    expect(m.possible_duplicates).toEqual({ at_guard: refused[0]!.n, after_the_fact: flagged[0]!.n });
+    expect(m.possible_duplicates.at_guard).toBeGreaterThan(3);
+    expect(m.possible_duplicates.after_the_fact).toBeGreaterThan(1);
+    const cases = await listMetricCases(
+      t.db,
+      {
+        ...query,
+        tool: undefined,
+        runtime: undefined,
+        metric: "possible_duplicates_after",
+        limit: 100,
+        cursor: undefined,
+      },
+      query.to,
+    );
+    expect(cases.items).toHaveLength(flagged[0]!.n);
+    expect(cases.items[0]!.detail).toMatch(/^possible duplicate of /);
   });
 });

@@ -284,9 +284,11 @@ describe.each<Backend>(["postgres", "pglite"])("trust metrics on %s", (backend) 
     expect(res.body.unknown_outcomes).toEqual({
       total: 3,
       resolved_by_probe: 1,
+      resolved_by_verifier: 0,
       resolved_by_operator: 0,
       escalated: 0,
       open: 2,
+      settled_without_a_person: 0.333,
     });
     expect(res.body.pending_recovery_seconds).toEqual({ p50: 600, p90: 600 });
     expect(res.body.duplicates_prevented).toEqual({ total: 1, guard_denials: 0, probe_found: 1, receiver_replays: 0 });
@@ -298,9 +300,11 @@ describe.each<Backend>(["postgres", "pglite"])("trust metrics on %s", (backend) 
     expect(card.body.unknown_outcomes).toEqual({
       total: 4,
       resolved_by_probe: 1,
+      resolved_by_verifier: 0,
       resolved_by_operator: 1,
       escalated: 1,
       open: 1,
+      settled_without_a_person: 0.25,
     });
     expect(card.body.escalations_by_tool).toEqual({ charge_card: 1 });
     expect(card.body.invocations).toBe(4);

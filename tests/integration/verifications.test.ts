@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addToolCatalogEntry } from "@/lib/catalog/catalog";
 import { createRuntimeKey } from "@/lib/identity/runtime-keys";
 import { actOnInvocation } from "@/lib/invocations/act";
+import { getMetrics, listMetricCases } from "@/lib/metrics/metrics";
 import { answerVerification } from "@/lib/verify/answer";
 import { leaseRequests } from "@/lib/verify/queries";
 import { reviewRequests, runVerifications, VERIFIER_ACTOR } from "@/lib/verify/schedule";
@@ -212,6 +213,22 @@ describe.each<Backend>(["postgres", "pglite"])("verifiers on %s", (backend) => {
     const ids = [...a.body.items, ...b.body.items].map((i: { id: string }) => i.id);
     expect(ids).toHaveLength(3);
     expect(new Set(ids).size).toBe(3);
+  });
+
+  it("metrics tell settled by the verifier from settled by a person, with the verifier's answer rate", async () => {
+    const query = { from: new Date(NOW.getTime() - 3_600_000), to: later(3_600), tool: undefined, runtime: undefined };
+    const m = await getMetrics(t.db, query, later(3_600), { rollups: false });
+    // f1 found and a1 absent were settled by the verifier; p1 by a person (then re-opened by a contrary finding).
+    expect(m.unknown_outcomes.resolved_by_verifier).toBe(2);
+    expect(m.verifications).toMatchObject({ settled: 2, gave_up: 2 });
+    expect(m.verifications.asks).toBeGreaterThanOrEqual(m.verifications.answers);
+    expect(m.verifications.answer_rate).toBeGreaterThan(0);
+    const cases = await listMetricCases(
+      t.db,
+      { ...query, metric: "resolved_by_verifier", limit: 100, cursor: undefined },
+      later(3_600),
+    );
+    expect(cases.items.map((c) => c.invocation_id).sort()).toEqual(["a1", "f1"]);
   });
 
   it("refuses a bad finding and a bad id with typed errors", async () => {
