@@ -7,6 +7,8 @@ import { answerVerification } from "@/lib/verify/answer";
 import { leaseRequests } from "@/lib/verify/queries";
 import { reviewRequests, runVerifications, VERIFIER_ACTOR } from "@/lib/verify/schedule";
 import { apiRoutes } from "@/server/routes";
+import { createSettleClient } from "@settle/client";
+import { routeFetch } from "./route-fetch";
 import { call, openSettle, type Backend, type TestContext } from "./harness";
 import { getDecision, getInvocation, ingest } from "./routes";
 
@@ -229,6 +231,30 @@ describe.each<Backend>(["postgres", "pglite"])("verifiers on %s", (backend) => {
       later(3_600),
     );
     expect(cases.items.map((c) => c.invocation_id).sort()).toEqual(["a1", "f1"]);
+  });
+
+  it("@settle/client's worker loop settles a call through the real API", async () => {
+    await send(["s1"], "create_refund", 600);
+    await runVerifications(t.db, NOW);
+    const client = createSettleClient({ url: "http://settle.test", key: t.key, fetch: routeFetch });
+    const seen: string[] = [];
+    client.verifier("create_refund", (item) => {
+      seen.push(item.invocation_id);
+      return { found: true, evidence: `refund for ${item.idempotency_key}`, ref: "re_s1" };
+    });
+    const controller = new AbortController();
+    await client.serveVerifications({
+      signal: controller.signal,
+      waitS: 1,
+      worker: "sdk",
+      log: (e) => {
+        if (e.kind === "answered") controller.abort();
+      },
+    });
+    expect(seen).toEqual(["s1"]);
+    expect(await read("s1")).toMatchObject({ status: "reconciled", commit_state: "committed" });
+    const view = await call(verificationOf, { key: t.key, params: { invocation_id: "s1" } });
+    expect(view.body.answers[0]).toMatchObject({ by: "runtime:rt-test", evidence: "refund for key-s1", ref: "re_s1" });
   });
 
   it("refuses a bad finding and a bad id with typed errors", async () => {

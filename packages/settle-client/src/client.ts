@@ -11,6 +11,7 @@ import type {
   SettleRecord,
 } from "./types.js";
 import { wrapTool, type ToolCall, type ToolRun, type WrapToolOptions } from "./wrap-tool.js";
+import { createVerifiers, type Verifiers } from "./verifier.js";
 
 export type ClientOptions = {
   /** Settle's base URL, e.g. http://localhost:3000 */
@@ -52,7 +53,7 @@ export type SettleClient = {
     fn: (args: A, call: ToolCall) => Promise<R>,
     options: WrapToolOptions<A, R>,
   ) => (args: A) => Promise<ToolRun<R>>;
-};
+} & Verifiers;
 
 const MAX_BATCH = 500;
 // Settle refuses bodies over 1 MiB; leave room for the wrapper and rounding.
@@ -91,6 +92,7 @@ export function createSettleClient(options: ClientOptions): SettleClient {
   }
 
   const client: SettleClient = {
+    ...createVerifiers(http),
     report,
     flush: batcher.flush,
     guard: async (input) =>

@@ -29,6 +29,8 @@ type RequestInput = {
   body?: unknown;
   headers?: Record<string, string>;
   timeoutMs?: number;
+  /** Aborts the request (and its resends), e.g. a worker being stopped mid long poll. */
+  signal?: AbortSignal;
 };
 
 const backoff = (attempt: number) => Math.min(250 * 2 ** attempt, 10_000);
@@ -87,9 +89,10 @@ export async function request(options: HttpOptions, input: RequestInput): Promis
         method: input.method,
         headers,
         body,
-        signal: AbortSignal.timeout(input.timeoutMs ?? options.timeoutMs),
+        signal: withTimeout(input.signal, input.timeoutMs ?? options.timeoutMs),
       });
     } catch (error) {
+      if (input.signal?.aborted) throw input.signal.reason ?? error;
       // The request may or may not have arrived; resending it is safe.
       last = new SettleError(`${input.path}: no answer from Settle (${describe(error)})`, {
         status: 0,
@@ -110,6 +113,13 @@ export async function request(options: HttpOptions, input: RequestInput): Promis
     if (!isErrorEnvelope(parsed) || parsed.commit_state !== "not_committed") resent = true;
   }
   throw last;
+}
+
+function withTimeout(signal: AbortSignal | undefined, ms: number): AbortSignal {
+  const timeout = AbortSignal.timeout(ms);
+  if (!signal) return timeout;
+  // AbortSignal.any is Node 20.3+; before it, the caller's signal alone still stops the request.
+  return typeof AbortSignal.any === "function" ? AbortSignal.any([signal, timeout]) : signal;
 }
 
 function describe(error: unknown): string {

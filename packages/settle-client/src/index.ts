@@ -11,6 +11,15 @@ export type { AwaitDecisionOptions } from "./decisions.js";
 export { SettleError, isErrorEnvelope } from "./errors.js";
 export type { FetchLike } from "./http.js";
 export type { ToolCall, ToolRun, ToolRunStatus, WrapToolOptions } from "./wrap-tool.js";
+export type {
+  Finding,
+  ServeEvent,
+  ServeOptions,
+  TakeOptions,
+  VerificationAnswer,
+  VerificationItem,
+  Verifier,
+} from "./verifier.js";
 export type * from "./types.js";
 export {
   commitStates,
