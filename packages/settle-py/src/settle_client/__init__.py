@@ -29,6 +29,7 @@ from .errors import (
 )
 from .steps import ToolCall, ToolRun
 from .wire import CommitState, Decision, DecisionKind, EffectClass, ErrorEnvelope, GuardAnswer, RecordResult, ReportResult, SettleRecord
+from .verifiers import Finding, VerificationItem
 from .wrap import AsyncTool, SyncTool, current_task, task
 
 __version__ = "0.1.0"
@@ -46,6 +47,7 @@ __all__ = [
     "DuplicateRefused",
     "EffectClass",
     "ErrorEnvelope",
+    "Finding",
     "GuardAnswer",
     "InvalidInput",
     "NeedsInput",
@@ -63,6 +65,7 @@ __all__ = [
     "SyncTool",
     "ToolCall",
     "ToolRun",
+    "VerificationItem",
     "classify_exception",
     "classify_result",
     "current_call",

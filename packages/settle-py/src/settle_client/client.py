@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import logging
 import os
@@ -10,13 +11,14 @@ import time
 import weakref
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Iterable, List, Optional, Tuple, TypeVar, Union, cast, overload
+from typing import Any, Awaitable, Callable, Dict, Iterable, List, Optional, Tuple, TypeVar, Union, cast, overload
 
 from .batcher import Batcher
 from .decisions import DecisionOptions, await_decision, get_decision
 from .http import HttpOptions, request
 from .spool import Drainer, Spool, default_spool_dir, spool_namespace
 from .wire import Decision, GuardAnswer, GuardInput, RecordResult, ReportResult, SettleRecord
+from .verifiers import FindingLike, OnEvent, Verifier, Verifiers
 from .wrap import AsyncTool, PerCall, SyncTool, ToolOptions, wrap_tool
 
 R = TypeVar("R")
@@ -63,6 +65,7 @@ class Settle:
         self.exit_timeout_s = exit_timeout_s
         self._http = HttpOptions(url=self.url, key=resolved_key, max_retries=max_retries, timeout_s=timeout_s, sleep=sleep)
         self._decisions = DecisionOptions(poll_wait_s=poll_wait_s)
+        self._verifiers = Verifiers(self._http)
         self.spool: Optional[Spool] = None
         self._drainer: Optional[Drainer] = None
         if spool:
@@ -179,6 +182,45 @@ class Settle:
         """Long-polls (ETag, If-None-Match) until the decision is no longer `wait`, or `until` holds,
         or `timeout_s` pass; then returns the last decision read."""
         return await_decision(self._http, self._decisions, invocation_id, timeout_s, until)
+
+    def verifier(self, tool: str) -> Callable[[Verifier], Verifier]:
+        """Registers the read that tells whether a call of `tool` took effect (decorator; plain or async):
+        `@settle.verifier("create_refund")` over `def check(item): return {"found": True, "evidence": "re_1"}`."""
+        return self._verifiers.verifier(tool)
+
+    def serve_verifications(
+        self,
+        stop: Optional[threading.Event] = None,
+        *,
+        wait_s: int = 30,
+        concurrency: int = 4,
+        timeout_s: float = 20.0,
+        worker: Optional[str] = None,
+        on_event: Optional[OnEvent] = None,
+    ) -> None:
+        """Answers Settle's asks with the registered verifiers until `stop` is set (see settle_client.verifiers)."""
+        self._verifiers.serve_verifications(stop, wait_s=wait_s, concurrency=concurrency, timeout_s=timeout_s, worker=worker, on_event=on_event)
+
+    async def serve_verifications_async(
+        self,
+        stop: Optional["asyncio.Event"] = None,
+        *,
+        wait_s: int = 30,
+        concurrency: int = 4,
+        timeout_s: float = 20.0,
+        worker: Optional[str] = None,
+        on_event: Optional[OnEvent] = None,
+    ) -> None:
+        """The same loop on asyncio, for async verifiers; stops when `stop` is set or the task is cancelled."""
+        await self._verifiers.serve_verifications_async(stop, wait_s=wait_s, concurrency=concurrency, timeout_s=timeout_s, worker=worker, on_event=on_event)
+
+    def take_verifications(self, wait_s: int = 0, limit: int = 10, worker: Optional[str] = None) -> List[Dict[str, Any]]:
+        """Takes up to `limit` of this runtime's asks, each leased to this worker."""
+        return self._verifiers.take_verifications(wait_s, limit, worker)
+
+    def answer_verification(self, ask_id: str, finding: FindingLike) -> Dict[str, Any]:
+        """Answers one ask; a closed one raises SettleError (409)."""
+        return self._verifiers.answer_verification(ask_id, finding)
 
     def fails_open(self, effect_class: str) -> bool:
         """Whether a call of this class goes ahead when Settle cannot be reached before it."""

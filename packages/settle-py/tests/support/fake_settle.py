@@ -71,6 +71,11 @@ class FakeSettle:
         #: (path, fault): the next request to `path` fails this way — "lose_answer", "unreachable", "unavailable".
         self.faults: List[Tuple[str, str]] = []
         self.guard: Guard = allow_all
+        #: Verification asks waiting to be handed out (each once: leased), and the answers they got, by id.
+        self.asks: List[Dict[str, Any]] = []
+        self.answers: Dict[str, Dict[str, Any]] = {}
+        #: Ask ids whose answer is refused with this status (409: closed meanwhile; 404: unknown).
+        self.refuse_answers: Dict[str, int] = {}
         self.server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -136,6 +141,27 @@ class FakeSettle:
                 results.append({"index": index, "status": "accepted", "event_id": event_id, "invocation_id": invocation_id})
         return 207, {"results": results}
 
+    def _lease(self, query: Dict[str, List[str]]) -> List[Dict[str, Any]]:
+        limit = int(query.get("limit", ["10"])[0])
+        until = time.monotonic() + min(float(query.get("wait", ["0"])[0]), self.hold_s)
+        while True:
+            with self.lock:
+                if self.asks or time.monotonic() >= until:
+                    taken, self.asks = self.asks[:limit], self.asks[limit:]
+                    return taken
+            time.sleep(0.005)
+
+    def _answer(self, ask_id: str, body: Dict[str, Any]) -> Tuple[int, Any, Dict[str, str]]:
+        with self.lock:
+            refused = self.refuse_answers.get(ask_id)
+            if refused:
+                code = "VERIFICATION_CLOSED" if refused == 409 else "NOT_FOUND"
+                never = {"directive": "never", "not_before": None, "max_attempts_remaining": 0}
+                return refused, {**UNAVAILABLE, "code": code, "category": "conflict", "retry": never}, {}
+            self.answers[ask_id] = body
+        reading = "found" if body.get("found") is True else "absent" if body.get("found") is False else "ask_again"
+        return 200, {"id": ask_id, "invocation_id": "x", "state": "open", "reading": reading, "next_ask_at": None}, {}
+
     def _decision(self, invocation_id: str, wait_s: float, if_none_match: Optional[str]) -> Tuple[int, Any, Optional[str]]:
         until = time.monotonic() + min(wait_s, self.hold_s)
         while True:
@@ -187,6 +213,8 @@ class FakeSettle:
                     return self.drop()
                 if fault == "unavailable":
                     return self.answer(503, UNAVAILABLE)
+                if fault == "unauthorized":
+                    return self.answer(401, {**UNAVAILABLE, "code": "UNAUTHENTICATED", "retry": {"directive": "never", "not_before": None, "max_attempts_remaining": 0}})
                 status, answer, extra = self.route(method, url, body, headers)
                 if fault == "lose_answer":
                     return self.drop()
@@ -198,6 +226,10 @@ class FakeSettle:
                     return status, answer, {}
                 if url.path == "/api/v1/guard" and method == "POST":
                     return 200, fake.guard(body), {}
+                if url.path == "/api/v1/verifications" and method == "GET":
+                    return 200, {"items": fake._lease(urllib.parse.parse_qs(url.query))}, {}
+                if url.path.startswith("/api/v1/verifications/") and method == "POST":
+                    return fake._answer(url.path.rsplit("/", 1)[-1], body)
                 prefix, suffix = "/api/v1/invocations/", "/decision"
                 if url.path.startswith(prefix) and url.path.endswith(suffix):
                     invocation_id = urllib.parse.unquote(url.path[len(prefix) : -len(suffix)])
