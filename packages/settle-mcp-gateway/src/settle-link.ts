@@ -5,6 +5,7 @@ import {
   type GuardAnswer,
   type GuardInput,
   type InvocationDetail,
+  type SettleClient,
   type SettleRecord,
 } from "@settle/client";
 import type { Spool } from "./spool.js";
@@ -58,6 +59,8 @@ export type SettleLink = {
   flush: () => Promise<void>;
   /** Records in the spool of this process, reports still on their way, and records this process dead-lettered. */
   backlog: () => { spooled: number; sending: number; deadLettered: number };
+  /** Settle's asks about unknown calls, answered by the rules' probes (verifier.ts). */
+  verifications: Pick<SettleClient, "verifier" | "serveVerifications">;
   close: () => void;
 };
 
@@ -124,6 +127,13 @@ export function createSettleLink(options: LinkOptions): SettleLink {
     maxRetries: 2,
     timeoutMs: 10_000,
     batchDelayMs: 5,
+  });
+  const asked = createSettleClient({
+    url: options.url,
+    key: options.key,
+    fetch: fetchFn,
+    maxRetries: 1,
+    timeoutMs: 10_000,
   });
   const sending = new Set<Promise<void>>();
   const onError = options.onError ?? (() => {});
@@ -236,6 +246,7 @@ export function createSettleLink(options: LinkOptions): SettleLink {
       sending: sending.size,
       deadLettered: options.spool.deadLettered(),
     }),
+    verifications: asked,
     close: () => clearInterval(timer),
   };
 }

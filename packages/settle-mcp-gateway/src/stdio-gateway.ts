@@ -7,6 +7,7 @@ import type { ToolCatalog } from "./catalog.js";
 import type { ClientReply, ToolCallParams } from "./forward.js";
 import { handleToolCall, type GatewayDeps } from "./tool-call.js";
 import { createStdioUpstream } from "./upstream-stdio.js";
+import { startVerifier } from "./verifier.js";
 
 // The stdio gateway: the client launches `settle-mcp -- <server command>`,
 // talks to it on stdin/stdout, and the gateway launches the server and talks
@@ -80,6 +81,15 @@ export function startStdioGateway(options: StdioGatewayOptions): StdioGateway {
         });
       passed.clear();
     },
+  });
+
+  // Settle's asks about this server's unknown calls, answered by the rules' probes (verifier.ts).
+  const verifier = startVerifier({
+    config: deps.config,
+    client: deps.settle.verifications,
+    dispatch: (params) => upstream.request("tools/call", params).answer,
+    worker: `settle-mcp/${sessionTask.slice("mcp-session:".length, "mcp-session:".length + 8)}`,
+    onError: (message) => options.onStderr?.(Buffer.from(`settle-mcp: ${message}\n`)),
   });
 
   const elicit: Elicit = (request) => {
@@ -167,6 +177,7 @@ export function startStdioGateway(options: StdioGatewayOptions): StdioGateway {
   const stop = () =>
     (stopping ??= (async () => {
       ending = true;
+      await verifier?.stop();
       // The client is gone (or the gateway is told to stop): calls already sent still get their outcome recorded.
       const deadline = new Promise((r) => setTimeout(r, options.drainMs ?? 10_000).unref());
       await Promise.race([Promise.all(deps.registry.pending()), deadline]);

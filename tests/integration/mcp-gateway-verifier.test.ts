@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addToolCatalogEntry } from "@/lib/catalog/catalog";
+import { runVerifications } from "@/lib/verify/schedule";
+import type { Backend } from "./harness";
+import {
+  connectStdio,
+  invocationOf,
+  scratch,
+  settleGet,
+  startSettle,
+  waitUntil,
+  type Scratch,
+  type SettleUnderTest,
+  type StdioSession,
+} from "./mcp-gateway-support";
+
+// The gateway as its runtime's verifier: a create_order whose server died after the effect is unknown; Settle
+// asks (the catalog gives create_order a verifier), and the gateway answers with its rule's probe (get_order by
+// key) right away — the client never re-issues the call, and the shop holds one order.
+
+describe.each<Backend>(["postgres", "pglite"])(
+  "the MCP gateway answers Settle's verifications, Settle on %s",
+  (backend) => {
+    let settle: SettleUnderTest;
+    let s: Scratch;
+    let session: StdioSession;
+
+    beforeAll(async () => {
+      settle = await startSettle(backend);
+      s = scratch();
+      await addToolCatalogEntry(
+        settle.ctx.db,
+        {
+          runtime: settle.ctx.runtime,
+          pattern: "create_order",
+          effect_class: "create",
+          verify: { after_s: 1, every_s: 60, max_tries: 3, absent_after_s: 1, lease_s: 30 },
+        },
+        "admin@example.com",
+      );
+      session = await connectStdio(settle, s);
+    });
+    afterAll(async () => {
+      await session?.close();
+      await settle?.close();
+    });
+
+    it("an unknown create_order is settled by the gateway's probe without a re-issue", async () => {
+      s.fault({ tool: "create_order", fault: "crash_after_effect" });
+      const first = (await session.client.callTool({
+        name: "create_order",
+        arguments: { customer: "verify-1", items: [{ sku: "SKU-1", qty: 1 }] },
+      })) as any;
+      const id = first.structuredContent.invocation_id as string;
+      await waitUntil(
+        "the unknown outcome is recorded",
+        async () => (await invocationOf(settle, id)).status === "outcome_unknown",
+      );
+      await new Promise((r) => setTimeout(r, 1_100));
+      await runVerifications(settle.ctx.db, new Date());
+      await waitUntil(
+        "the gateway's probe settled it",
+        async () => (await invocationOf(settle, id)).status === "reconciled",
+        15_000,
+      );
+      expect(await invocationOf(settle, id)).toMatchObject({ commit_state: "committed", resolution: { by: "probe" } });
+      const view = await settleGet(settle, `/api/v1/invocations/${encodeURIComponent(id)}/verification`);
+      expect(view.answers[0]).toMatchObject({ found: true, via: "api", by: `runtime:${settle.ctx.runtime}` });
+      expect(view.answers[0].evidence).toContain("get_order");
+      expect(s.ledger().filter((l) => l.kind === "order" && l.detail.customer === "verify-1")).toHaveLength(1);
+    });
+  },
+);
