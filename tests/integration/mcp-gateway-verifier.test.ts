@@ -7,6 +7,7 @@ import {
   invocationOf,
   scratch,
   settleGet,
+  shopConfig,
   startSettle,
   waitUntil,
   type Scratch,
@@ -68,6 +69,31 @@ describe.each<Backend>(["postgres", "pglite"])(
       expect(view.answers[0]).toMatchObject({ found: true, via: "api", by: `runtime:${settle.ctx.runtime}` });
       expect(view.answers[0].evidence).toContain("get_order");
       expect(s.ledger().filter((l) => l.kind === "order" && l.detail.customer === "verify-1")).toHaveLength(1);
+    });
+
+    it("idempotency_arg: the shop sees the gateway's stable key, not the one the model minted; a re-issue with a new key is one order", async () => {
+      const keyed = await connectStdio(settle, s, {
+        ...shopConfig,
+        tools: [{ match: "create_order", effect: "create", replay: true, idempotency_arg: "idempotency_key" }],
+      });
+      try {
+        const call = (minted: string) =>
+          keyed.client.callTool({
+            name: "create_order",
+            arguments: { customer: "keyed-1", items: [{ sku: "SKU-1", qty: 1 }], idempotency_key: minted },
+          }) as Promise<any>;
+        const first = await call("model-key-1");
+        expect(first.isError ?? false).toBe(false);
+        const again = await call("model-key-2");
+        const orders = s.ledger().filter((l) => l.kind === "order" && l.detail.customer === "keyed-1");
+        expect(orders).toHaveLength(1);
+        const seen = orders[0]!.detail.idempotency_key as string;
+        expect(seen).toMatch(/^mcp:create_order:/);
+        expect(seen).toBe(orders[0]!.key);
+        expect(again.structuredContent.order_id).toBe(first.structuredContent.order_id);
+      } finally {
+        await keyed.close();
+      }
     });
   },
 );

@@ -65,6 +65,15 @@ const toolRuleSchema = z.strictObject({
     .describe(
       "Answer a call that already committed with the stored result of the first, as Stripe replays an idempotent request.",
     ),
+  idempotency_arg: z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^[^.]+$/, "a top-level argument name")
+    .optional()
+    .describe(
+      "A top-level argument the gateway sets to Settle's stable key for the call before forwarding it, whatever the model put there (models mint a new key on every retry). The argument is left out of the key and the digest, so a re-issue with a new key is the same intent, and one effect at the provider too.",
+    ),
   approval: z.boolean().optional().describe("A person approves every call in Settle before it is forwarded."),
   probe: probeSchema.optional(),
   timeout_s: z.number().positive().max(86_400).optional().describe("This tool's call timeout."),

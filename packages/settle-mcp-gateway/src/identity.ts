@@ -40,8 +40,23 @@ export function readPath(args: unknown, path: string): unknown {
   return at;
 }
 
+/** The call's arguments without the one the gateway sets itself (`idempotency_arg`): the model's value there is noise. */
+export function withoutKeyArg(args: unknown, rule: ToolRule | null): unknown {
+  if (!rule?.idempotency_arg || args === null || typeof args !== "object" || Array.isArray(args)) return args;
+  const { [rule.idempotency_arg]: _minted, ...rest } = args as Record<string, unknown>;
+  return rest;
+}
+
+/** The arguments as forwarded: `idempotency_arg` set to Settle's key for the call. */
+export function withKeyArg(args: unknown, rule: ToolRule | null, key: string): unknown {
+  if (!rule?.idempotency_arg) return args;
+  const base =
+    args !== null && typeof args === "object" && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+  return { ...base, [rule.idempotency_arg]: key };
+}
+
 function keyedArguments(args: unknown, rule: ToolRule | null): unknown {
-  if (!rule?.key_args) return args ?? {};
+  if (!rule?.key_args) return withoutKeyArg(args, rule) ?? {};
   return Object.fromEntries(rule.key_args.map((path) => [path, readPath(args, path) ?? null]));
 }
 
@@ -66,7 +81,7 @@ export function identify(tool: string, args: unknown, taskId: string, rule: Tool
       named !== null
         ? `${scope ? `${taskId}:` : ""}${named}`.slice(0, 512)
         : `mcp:${tool}:${sha256(`${scope}${canonicalJson(keyedArguments(args, rule))}`).slice(0, 32)}`,
-    argsDigest: digestArguments(args),
+    argsDigest: digestArguments(withoutKeyArg(args, rule)),
   };
 }
 

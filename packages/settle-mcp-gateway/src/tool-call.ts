@@ -6,7 +6,7 @@ import { policyFor, type EffectClass, type EffectOrUnclassified, type GatewayCon
 import { classifyEffect, ruleFor, type ToolAnnotations } from "./effects.js";
 import { fitEnvelope } from "./fit.js";
 import { forwardAttempt, replyFor, type ClientReply, type Dispatch, type ToolCallParams } from "./forward.js";
-import { identify, resolveTask, type CallIdentity } from "./identity.js";
+import { identify, resolveTask, withKeyArg, type CallIdentity } from "./identity.js";
 import { intentEnvelope, outcomeEnvelope } from "./outcomes.js";
 import { probeEnvelope, runProbe } from "./probe.js";
 import { approvalRequestEnvelope, attemptRecord, type AttemptRef } from "./records.js";
@@ -490,14 +490,22 @@ export async function handleToolCall(deps: GatewayDeps, client: ClientCall, disp
     headers: client.headers,
     sessionTask: client.sessionTask,
   });
+  const id = identify(tool, client.params.arguments, taskId, rule);
+  // The provider sees Settle's stable key, not the one the model minted for this try (idempotency_arg).
+  const forwarded = rule?.idempotency_arg
+    ? {
+        ...client,
+        params: { ...client.params, arguments: withKeyArg(client.params.arguments, rule, id.idempotencyKey) },
+      }
+    : client;
   const c: Call = {
     deps,
-    client,
+    client: forwarded as ClientCall,
     dispatch,
     rule,
     effect,
     effectSource: source,
-    id: identify(tool, client.params.arguments, taskId, rule),
+    id,
     timeoutMs: (rule?.timeout_s ?? deps.config.call_timeout_s) * 1000,
     started,
     trail: { decisions: [], invocation: null, attempt: null, settleMs: 0 },

@@ -106,6 +106,7 @@ export function createShop(hooks: ShopHooks): McpServer {
         customer: z.string(),
         items: z.array(z.object({ sku: z.string(), qty: z.number().int().positive() })),
         note: z.string().optional(),
+        idempotency_key: z.string().optional(),
       }),
       outputSchema: z.object({ order_id: z.string(), status: z.string() }),
       annotations: { destructiveHint: false, idempotentHint: false },
