@@ -88,6 +88,8 @@ if (built) {
     passed: (r.stats?.expected ?? 0) + (r.stats?.flaky ?? 0),
     failed: r.stats?.unexpected ?? 0,
   }));
+  // Benchmarks once at a tiny size, so they cannot rot; their figures come from full runs (npm run bench:*).
+  check("bench:verify --tiny", "npm", ["run", "-s", "bench:verify", "--", "--tiny", "--no-build"]);
 } else {
   tally.failed += 1;
   lines.push("FAIL playwright (e2e): not run, the build failed");

@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSettleClient, type SettleClient, type ToolRun } from "@settle/client";
 import { actOnInvocation } from "@/lib/invocations/act";
+import { addToolCatalogEntry } from "@/lib/catalog/catalog";
+import { runVerifications } from "@/lib/verify/schedule";
 import { call, openSettle, type Backend, type TestContext } from "@/tests/integration/harness";
 import { routeFetch } from "@/tests/integration/route-fetch";
 import { getInvocation } from "@/tests/integration/routes";
 import { createShop, type Shop } from "./fake-shop";
 import { checkFixture, createAgentRuntime, intentKey, type FixtureResult } from "./runtime";
+import { describeRun, reportKilledMidCall, verifyAtShop } from "./verifier";
 
 // The example runtime against Settle's real route handlers and database:
 // each of seed 002's six failures reaches the decision it should, with one
@@ -223,6 +226,32 @@ describe.each<Backend>(["postgres", "pglite"])("example agent runtime on %s", (b
       decision: { decision: "do_not_retry", status: "reconciled" },
     });
     expect(shop.deliveries(key)).toHaveLength(1);
+  });
+
+  it("a verifier at the shop settles every killed-mid-call case without a person, and no order twice", async () => {
+    const { settle, shop } = setup();
+    await addToolCatalogEntry(
+      t.db,
+      {
+        runtime: t.runtime,
+        pattern: "create_order",
+        effect_class: "create",
+        verify: { after_s: 1, every_s: 5, max_tries: 3, absent_after_s: 1, lease_s: 30 },
+      },
+      "admin@example.com",
+    );
+    const cases = await reportKilledMidCall(settle, shop, "vt", 10);
+    // Settle's job, as the server runs it every few seconds.
+    const jobs = setInterval(() => void runVerifications(t.db, new Date()).catch(() => {}), 300);
+    try {
+      const run = await verifyAtShop(settle, shop, cases, 20_000);
+      console.log(describeRun(run));
+      expect(run).toEqual({ cases: 10, settledWithoutPerson: 10, found: 5, notFound: 5, effects: 5 });
+    } finally {
+      clearInterval(jobs);
+    }
+    expect(await read(cases[0]!.invocationId)).toMatchObject({ status: "reconciled", commit_state: "committed" });
+    expect(await read(cases[1]!.invocationId)).toMatchObject({ status: "reconciled", commit_state: "not_committed" });
   });
 });
 

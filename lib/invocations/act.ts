@@ -50,14 +50,20 @@ const auditQuery = {
          VALUES (gen_random_uuid(), $1::uuid, $2, $3, $4, $5::timestamptz, $6, $7, $8, $9::jsonb)`,
 };
 
-export async function actOnInvocation(
+type ActRefusal = Omit<Refusal, "ok" | "current">;
+
+/**
+ * The action through the state machine, without reading the invocation back: null when it was taken, else why
+ * not. For a job acting on many invocations (the verifier's asks, lib/verify) that needs no view of each.
+ */
+export async function actOnInvocationQuietly(
   db: Db,
   target: ActionTarget,
   action: OperatorAction,
   ctx: ActionContext,
-): Promise<ActionOutcome> {
+): Promise<ActRefusal | null> {
   const at = (ctx.now ?? new Date()).toISOString();
-  const refusal = await db.driver.transaction(
+  return db.driver.transaction(
     async (tx) => {
       const rows = await tx.query<InvocationRow & { runtime_id: string }>(lockQuery, [
         target.invocationId,
@@ -107,7 +113,15 @@ export async function actOnInvocation(
     },
     { settings: ["statement_timeout = '30s'"] },
   );
+}
 
+export async function actOnInvocation(
+  db: Db,
+  target: ActionTarget,
+  action: OperatorAction,
+  ctx: ActionContext,
+): Promise<ActionOutcome> {
+  const refusal = await actOnInvocationQuietly(db, target, action, ctx);
   const invocation = await getInvocation(db, { runtimeId: target.runtimeId }, target.invocationId);
   if (refusal) return { ok: false, ...refusal, current: invocation } satisfies Refusal;
   return { ok: true, invocation: invocation! };

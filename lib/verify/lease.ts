@@ -3,17 +3,20 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { effectClassSchema } from "../outcome/vocabulary";
-import { reviewRequests } from "./schedule";
-import { leaseRequests, selectAsked, type RequestRow } from "./queries";
+import { processWide } from "../process-wide";
+import { openTaken, scheduleVerifications } from "./schedule";
+import { leaseRequests, selectAsked, type AskedRow, type RequestRow } from "./queries";
 
 // A verifier worker asks for work (GET /api/v1/verifications?wait=N): its runtime's due requests, each leased
 // to it for the entry's `lease_s` and counted as a try. The lease is taken with FOR UPDATE SKIP LOCKED, so two
-// workers polling at once never get the same request. Before leasing, the runtime's own due requests are
-// opened, so a worker polling with `wait` gets a request the moment it is due rather than at the next job tick.
+// workers polling at once never get the same request. A poll also schedules the runtime's new unknowns (at most
+// once a second) and opens what it takes, so a waiting worker gets an ask the moment it is due, not at the
+// next job tick.
 
 export const MAX_WAIT_S = 60;
 const POLL_MS = 400;
 export const LEASE_BATCH = 20;
+const OPEN_WIDTH = 8;
 
 export const verificationsQuerySchema = z.object({
   wait: z.coerce
@@ -59,37 +62,67 @@ export const verificationItemsSchema = z
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
-/** What a worker gets for each leased request: the call, as a verifier needs it to look the effect up. */
-export async function itemsOf(db: Db, leased: readonly RequestRow[]): Promise<VerificationItem[]> {
+function itemOf(r: RequestRow, inv: AskedRow & { first_arguments: unknown }): VerificationItem {
+  return {
+    id: r.id,
+    invocation_id: inv.invocation_id,
+    task_id: inv.task_id,
+    tool: inv.tool,
+    effect_class: (inv.effect_class as VerificationItem["effect_class"]) ?? null,
+    idempotency_key: inv.idempotency_key,
+    arguments: (inv.first_arguments as Record<string, unknown> | null) ?? null,
+    first_dispatched_at: iso(r.first_dispatched_at)!,
+    try: r.tries,
+    max_tries: r.config.max_tries,
+    lease_expires_at: iso(r.leased_until)!,
+  };
+}
+
+/**
+ * Takes up to `limit` due requests of one runtime for `worker` (a pulling worker, or the push), opens the ones
+ * that were still scheduled, and answers what the worker needs to look each effect up.
+ */
+export async function takeRequests(
+  db: Db,
+  runtimeId: string,
+  worker: string,
+  now: Date,
+  limit: number,
+): Promise<Array<{ request: RequestRow; item: VerificationItem }>> {
+  const leased = await leaseRequests(db.driver, runtimeId, worker, now, limit);
   const asked = await selectAsked(
     db.driver,
     leased.map((r) => r.invocation_uid),
   );
-  return leased.flatMap((r) => {
+  const take = async (r: (typeof leased)[number]) => {
     const inv = asked.get(r.invocation_uid);
-    if (!inv) return [];
-    return [
-      {
-        id: r.id,
-        invocation_id: inv.invocation_id,
-        task_id: inv.task_id,
-        tool: inv.tool,
-        effect_class: (inv.effect_class as VerificationItem["effect_class"]) ?? null,
-        idempotency_key: inv.idempotency_key,
-        arguments: (inv.first_arguments as Record<string, unknown> | null) ?? null,
-        first_dispatched_at: iso(r.first_dispatched_at)!,
-        try: r.tries,
-        max_tries: r.config.max_tries,
-        lease_expires_at: iso(r.leased_until)!,
-      },
-    ];
-  });
+    if (!inv) return null;
+    const current = async () =>
+      (await selectAsked(db.driver, [r.invocation_uid])).get(r.invocation_uid)?.status ?? null;
+    if (r.was === "scheduled" && !(await openTaken(db, { ...r, ...inv }, now, current))) return null;
+    return { request: r as RequestRow, item: itemOf(r, inv) };
+  };
+  // Each open is its own transaction: a few side by side on PostgreSQL (PGlite runs one query at a time).
+  const width = db.driver.kind === "pglite" ? 1 : OPEN_WIDTH;
+  const taken: Array<{ request: RequestRow; item: VerificationItem }> = [];
+  for (let i = 0; i < leased.length; i += width) {
+    for (const t of await Promise.all(leased.slice(i, i + width).map(take))) if (t) taken.push(t);
+  }
+  return taken;
 }
+
+// When this process last scheduled each runtime's new unknowns from a worker's poll (at most once a second, so
+// a waiting worker gets an ask after_s after the unknown, not after the next job tick too).
+const scheduledAt = processWide("verifierScheduledAt", () => new Map<string, number>());
+const SCHEDULE_EVERY_MS = 1_000;
 
 async function leaseOnce(db: Db, runtime: { id: string }, worker: string, limit: number): Promise<VerificationItem[]> {
   const now = new Date();
-  await reviewRequests(db, now, runtime.id);
-  return itemsOf(db, await leaseRequests(db.driver, runtime.id, worker, now, limit));
+  if (now.getTime() - (scheduledAt.get(runtime.id) ?? 0) >= SCHEDULE_EVERY_MS) {
+    scheduledAt.set(runtime.id, now.getTime());
+    await scheduleVerifications(db, now, runtime.id);
+  }
+  return (await takeRequests(db, runtime.id, worker, now, limit)).map((t) => t.item);
 }
 
 /** Leases due requests of the caller's runtime; with `wait`, polls until there is one or the wait runs out. */

@@ -4,8 +4,8 @@ import type { Db } from "../db/client";
 import { findingSchema } from "../outcome/verification";
 import { enqueueEvents, selectRuntimesWithEndpoints } from "../webhooks/outbox";
 import { answerVerification } from "./answer";
-import { itemsOf, verificationItemSchema } from "./lease";
-import { leaseRequests, selectRuntimeOfRequest, selectRuntimesWithDueRequests } from "./queries";
+import { takeRequests, verificationItemSchema } from "./lease";
+import { selectRuntimeOfRequest, selectRuntimesWithDueRequests } from "./queries";
 
 // Push, for runtimes that cannot keep a worker polling (serverless): a runtime with an enabled webhook endpoint
 // gets each due request as a signed `invocation.verification_requested` event through the outbox, leased to
@@ -31,25 +31,26 @@ export async function pushDueRequests(db: Db, now: Date): Promise<number> {
   const pushed = await selectRuntimesWithEndpoints(db.driver, due);
   let queued = 0;
   for (const runtimeId of pushed) {
-    const leased = await leaseRequests(db.driver, runtimeId, WEBHOOK_WORKER, now, PUSH_BATCH);
-    const items = await itemsOf(db, leased);
+    const taken = await takeRequests(db, runtimeId, WEBHOOK_WORKER, now, PUSH_BATCH);
     const runtime = await db.prisma.runtime.findUnique({ where: { id: runtimeId }, select: { name: true } });
     if (!runtime) continue;
-    const byId = new Map(leased.map((r) => [r.id, r]));
     queued += await enqueueEvents(
       db.driver,
-      items.map((item) => ({
-        id: `evt_ver_${item.id.replaceAll("-", "")}_${item.try}`,
-        type: VERIFICATION_EVENT,
-        runtimeId,
-        invocationUid: byId.get(item.id)!.invocation_uid,
-        payload: {
-          id: `evt_ver_${item.id.replaceAll("-", "")}_${item.try}`,
+      taken.map(({ request, item }) => {
+        const id = `evt_ver_${item.id.replaceAll("-", "")}_${item.try}`;
+        return {
+          id,
           type: VERIFICATION_EVENT,
-          created_at: now.toISOString(),
-          data: { ...item, runtime: runtime.name },
-        },
-      })),
+          runtimeId,
+          invocationUid: request.invocation_uid,
+          payload: {
+            id,
+            type: VERIFICATION_EVENT,
+            created_at: now.toISOString(),
+            data: { ...item, runtime: runtime.name },
+          },
+        };
+      }),
       now,
     );
   }

@@ -92,16 +92,34 @@ export async function selectCandidates(
   );
 }
 
-export async function insertRequest(
-  q: Query,
-  r: { runtimeId: string; uid: string; attempt: number; config: VerifyConfig; dueAt: Date; firstDispatchedAt: Date },
-): Promise<void> {
-  await q.query(
+export type NewRequest = {
+  uid: string;
+  attempt: number;
+  config: VerifyConfig;
+  dueAt: Date;
+  firstDispatchedAt: Date;
+};
+
+/** Schedules requests of one runtime in one statement; one already there for the attempt is left as it is. */
+export async function insertRequests(q: Query, runtimeId: string, rows: readonly NewRequest[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const inserted = await q.query(
     `INSERT INTO verification_requests (runtime_id, id, invocation_uid, attempt, state, config, due_at, first_dispatched_at)
-     VALUES ($1::uuid, gen_random_uuid(), $2::uuid, $3, 'scheduled', $4::jsonb, $5::timestamptz, $6::timestamptz)
-     ON CONFLICT (runtime_id, invocation_uid, attempt) DO NOTHING`,
-    [r.runtimeId, r.uid, r.attempt, JSON.stringify(r.config), r.dueAt.toISOString(), r.firstDispatchedAt.toISOString()],
+     SELECT $1::uuid, gen_random_uuid(), r.uid, r.attempt, 'scheduled', r.config, r.due_at, r.first_dispatched_at
+       FROM unnest($2::uuid[], $3::int[], $4::jsonb[], $5::timestamptz[], $6::timestamptz[])
+            AS r(uid, attempt, config, due_at, first_dispatched_at)
+     ON CONFLICT (runtime_id, invocation_uid, attempt) DO NOTHING
+     RETURNING 1`,
+    [
+      runtimeId,
+      rows.map((r) => r.uid),
+      rows.map((r) => r.attempt),
+      rows.map((r) => JSON.stringify(r.config)),
+      rows.map((r) => r.dueAt.toISOString()),
+      rows.map((r) => r.firstDispatchedAt.toISOString()),
+    ],
   );
+  return inserted.length;
 }
 
 /** Scheduled requests now due, or open ones whose invocation may have moved on (someone settled it). */
@@ -151,21 +169,23 @@ export async function leaseRequests(
   leasedBy: string,
   now: Date,
   limit: number,
-): Promise<RequestRow[]> {
-  return q.query<RequestRow>(
+): Promise<Array<RequestRow & { was: string }>> {
+  // A due `scheduled` request is taken too (and opened by its taker, lib/verify/lease.ts): a waiting worker gets
+  // its ask when it is due, not after the next job tick opens it.
+  return q.query<RequestRow & { was: string }>(
     `WITH picked AS (
-       SELECT runtime_id, id FROM verification_requests
-        WHERE runtime_id = $1::uuid AND state = 'open' AND due_at <= $2::timestamptz
+       SELECT runtime_id, id, state AS was FROM verification_requests
+        WHERE runtime_id = $1::uuid AND state IN ('scheduled', 'open') AND due_at <= $2::timestamptz
           AND (leased_until IS NULL OR leased_until <= $2::timestamptz)
           AND tries < (config->>'max_tries')::int
         ORDER BY due_at LIMIT $4
         FOR UPDATE SKIP LOCKED)
      UPDATE verification_requests v
-        SET tries = v.tries + 1, leased_by = $3, updated_at = $2::timestamptz,
+        SET tries = v.tries + 1, leased_by = $3, updated_at = $2::timestamptz, state = 'open',
             leased_until = $2::timestamptz + make_interval(secs => (v.config->>'lease_s')::int),
             due_at = $2::timestamptz + make_interval(secs => (v.config->>'every_s')::int)
        FROM picked WHERE v.runtime_id = picked.runtime_id AND v.id = picked.id
-     RETURNING ${REQUEST_COLUMNS}`,
+     RETURNING ${REQUEST_COLUMNS}, picked.was`,
     [runtimeId, now.toISOString(), leasedBy, limit],
   );
 }
@@ -239,7 +259,8 @@ export async function selectRequestOf(
 export async function selectRuntimesWithDueRequests(q: Query, now: Date): Promise<string[]> {
   const rows = await q.query<{ runtime_id: string }>(
     `SELECT DISTINCT runtime_id::text AS runtime_id FROM verification_requests
-      WHERE state = 'open' AND due_at <= $1::timestamptz AND (leased_until IS NULL OR leased_until <= $1::timestamptz)
+      WHERE state IN ('scheduled', 'open') AND due_at <= $1::timestamptz
+        AND (leased_until IS NULL OR leased_until <= $1::timestamptz)
         AND tries < (config->>'max_tries')::int`,
     [now.toISOString()],
   );

@@ -138,7 +138,16 @@ export const units = [
   lib(
     "verify",
     "verifiers (decision 027): requests scheduled for unknown calls of tools with `verify`, leased to a runtime's workers, their answers read as probes through ingest, giving up to a person after `max_tries`",
-    ["lib/catalog", "lib/db", "lib/errors.ts", "lib/ingest", "lib/invocations", "lib/outcome", "lib/webhooks"],
+    [
+      "lib/catalog",
+      "lib/db",
+      "lib/errors.ts",
+      "lib/ingest",
+      "lib/invocations",
+      "lib/outcome",
+      "lib/process-wide.ts",
+      "lib/webhooks",
+    ],
   ),
   libFile("server-start", "start-up, once per process: settings, the database, the first-run key and admin, the jobs", [
     "lib/env.ts",

@@ -5,7 +5,7 @@ import { actOnInvocation } from "@/lib/invocations/act";
 import { getMetrics, listMetricCases } from "@/lib/metrics/metrics";
 import { answerVerification } from "@/lib/verify/answer";
 import { leaseRequests } from "@/lib/verify/queries";
-import { reviewRequests, runVerifications, VERIFIER_ACTOR } from "@/lib/verify/schedule";
+import { reviewRequests, runVerifications, scheduleVerifications, VERIFIER_ACTOR } from "@/lib/verify/schedule";
 import { apiRoutes } from "@/server/routes";
 import { createSettleClient } from "@settle/client";
 import { routeFetch } from "./route-fetch";
@@ -255,6 +255,23 @@ describe.each<Backend>(["postgres", "pglite"])("verifiers on %s", (backend) => {
     expect(await read("s1")).toMatchObject({ status: "reconciled", commit_state: "committed" });
     const view = await call(verificationOf, { key: t.key, params: { invocation_id: "s1" } });
     expect(view.body.answers[0]).toMatchObject({ by: "runtime:rt-test", evidence: "refund for key-s1", ref: "re_s1" });
+  });
+
+  it("a worker takes a due ask before the job opens it, and opens it itself; one settled meanwhile is dropped", async () => {
+    await send(["o1", "o2"], "create_refund", 600);
+    await scheduleVerifications(t.db, NOW);
+    const o2 = await read("o2");
+    await actOnInvocation(
+      t.db,
+      { invocationId: "o2" },
+      { action: "mark_reconciled", commit_state: "committed", note: "seen in the dashboard" },
+      { actor: "ops@example.com", version: o2.version },
+    );
+    const taken = (await work("?limit=5")).body.items;
+    expect(taken.map((i: { invocation_id: string }) => i.invocation_id)).toEqual(["o1"]);
+    expect((await read("o1")).status).toBe("verifying");
+    const o2Request = await call(verificationOf, { key: t.key, params: { invocation_id: "o2" } });
+    expect(o2Request.body.state).toBe("cancelled");
   });
 
   it("refuses a bad finding and a bad id with typed errors", async () => {
