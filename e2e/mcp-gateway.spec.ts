@@ -117,7 +117,7 @@ test("a gateway-recorded unknown call is in the queue with its arguments (redact
   await dialog
     .getByLabel("Evidence note (required)")
     .fill("The shop's ledger has no charge for this order: the server died before charging.");
-  await dialog.getByRole("button", { name: "Mark reconciled" }).click();
+  await dialog.getByRole("button", { name: "Settle as NOT committed" }).click();
   await expect(dialog).toBeHidden();
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Reconciled");
 

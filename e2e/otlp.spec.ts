@@ -131,7 +131,7 @@ test("an OTLP-sourced unknown call is in the queue with its convention, trace id
   const dialog = page.getByRole("dialog");
   await dialog.getByLabel(/^Committed/).check();
   await dialog.getByLabel("Evidence note (required)").fill("The airline shows booking for seat 12A: it went through.");
-  await dialog.getByRole("button", { name: "Mark reconciled" }).click();
+  await dialog.getByRole("button", { name: "Settle as committed" }).click();
   await expect(dialog).toBeHidden();
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Reconciled");
 

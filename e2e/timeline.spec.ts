@@ -116,9 +116,16 @@ test("request verification → record verification (found) → reconciled, with 
   await actionsArea(page)
     .getByRole("button", { name: /^Record verification/ })
     .click();
+  // Nothing is chosen for the operator: the confirm button waits for a choice, and Enter does nothing.
+  const undecided = dialog.getByRole("button", { name: "Choose what you found" });
+  await expect(undecided).toBeDisabled();
+  await dialog.getByLabel("Evidence").fill("Order ORD-991 exists in the order service, created 05:12:03");
+  await dialog.getByLabel("Evidence").press("Enter");
+  await expect(dialog).toBeVisible();
+  for (const label of [/^Found/, /^Absent/, /^Inconclusive/]) await expect(dialog.getByLabel(label)).not.toBeChecked();
   await dialog.getByLabel(/^Found/).check();
   await dialog.getByLabel("Evidence").fill("Order ORD-991 exists in the order service, created 05:12:03");
-  await dialog.getByRole("button", { name: "Record verification" }).click();
+  await dialog.getByRole("button", { name: "Record: found (committed)" }).click();
   await expect(dialog).toBeHidden();
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Reconciled");
   await expect(page.getByTestId("resolution")).toContainText(`Settled as committed by ${people.ana}`);
@@ -170,10 +177,10 @@ test("two operators on one invocation: the second gets “someone else changed t
   const anaDialog = ana.getByRole("dialog");
   await anaDialog.getByLabel(/^Committed/).check();
   await anaDialog.getByLabel("Evidence note (required)").fill("order ORD-17 exists");
-  await anaDialog.getByRole("button", { name: "Mark reconciled" }).click();
+  await anaDialog.getByRole("button", { name: "Settle as committed" }).click();
   await expect(anaDialog).toBeHidden();
 
-  await boDialog.getByRole("button", { name: "Mark reconciled" }).click();
+  await boDialog.getByRole("button", { name: "Settle as NOT committed" }).click();
   const alert = boDialog.getByRole("alert");
   await expect(alert).toContainText("Someone else changed this invocation");
   await expect(alert).toContainText("reconciled");

@@ -41,21 +41,93 @@ function fromForm(action: ConsoleAction, form: FormData, me: string): Record<str
   }
 }
 
+/**
+ * The consequential answers start unselected (issue 23: a pre-selected "Committed" settled an unsent message with
+ * one Enter). The dialog's confirm button names the choice and stays disabled until one is made.
+ */
+const choices = {
+  record_verification: {
+    name: "result",
+    legend: "What did you find?",
+    options: [
+      {
+        value: "found",
+        label: "Found",
+        hint: "the effect happened: settle as committed",
+        confirm: "Record: found (committed)",
+      },
+      {
+        value: "absent",
+        label: "Absent",
+        hint: "it did not happen: a retry with the same key is allowed",
+        confirm: "Record: NOT found",
+      },
+      {
+        value: "inconclusive",
+        label: "Inconclusive",
+        hint: "nothing changes; it stays in the queue",
+        confirm: "Record: inconclusive",
+      },
+    ],
+    unchosen: "Choose what you found",
+  },
+  mark_reconciled: {
+    name: "commit_state",
+    legend: "Settle as",
+    options: [
+      {
+        value: "committed",
+        label: "Committed",
+        hint: "the side effect exists; the runtime must not retry",
+        confirm: "Settle as committed",
+      },
+      {
+        value: "not_committed",
+        label: "Not committed",
+        hint: "it does not exist; a retry with the same key is allowed",
+        confirm: "Settle as NOT committed",
+      },
+    ],
+    unchosen: "Choose committed or not committed",
+  },
+} as const;
+type ChoiceAction = keyof typeof choices;
+const hasChoice = (action: ConsoleAction): action is ChoiceAction => action in choices;
+
+/** What the confirm button says: the choice made, or what is still missing (and it is disabled). */
+export function confirmLabel(action: ConsoleAction, choice: string | null): { label: string; ready: boolean } {
+  if (!hasChoice(action)) return { label: actionMeta[action].label, ready: true };
+  const chosen = choices[action].options.find((o) => o.value === choice);
+  return chosen ? { label: chosen.confirm, ready: true } : { label: choices[action].unchosen, ready: false };
+}
+
 function Choice({
   name,
   options,
   legend,
+  value,
+  onChange,
 }: {
   name: string;
   legend: string;
-  options: Array<{ value: string; label: string; hint: string }>;
+  options: ReadonlyArray<{ value: string; label: string; hint: string }>;
+  value: string | null;
+  onChange: (value: string) => void;
 }) {
   return (
     <fieldset className="space-y-1">
       <legend className="text-sm font-medium text-slate-800">{legend}</legend>
-      {options.map((o, i) => (
+      {options.map((o) => (
         <label key={o.value} className="flex items-start gap-2 rounded-md border border-slate-200 p-2 text-sm">
-          <input type="radio" name={name} value={o.value} defaultChecked={i === 0} className="mt-1" required />
+          <input
+            type="radio"
+            name={name}
+            value={o.value}
+            checked={value === o.value}
+            onChange={() => onChange(o.value)}
+            className="mt-1"
+            required
+          />
           <span>
             <span className="font-medium">{o.label}</span> <span className="text-slate-600">— {o.hint}</span>
           </span>
@@ -66,7 +138,15 @@ function Choice({
 }
 
 /** The fields an action asks for; the server validates them again. */
-export function ActionFields({ action }: { action: ConsoleAction }) {
+export function ActionFields({
+  action,
+  choice = null,
+  onChoice = () => {},
+}: {
+  action: ConsoleAction;
+  choice?: string | null;
+  onChoice?: (value: string) => void;
+}) {
   switch (action) {
     case "claim":
       return <p className="text-sm text-slate-700">It will be assigned to you.</p>;
@@ -75,15 +155,7 @@ export function ActionFields({ action }: { action: ConsoleAction }) {
     case "record_verification":
       return (
         <div className="space-y-3">
-          <Choice
-            name="result"
-            legend="What did you find?"
-            options={[
-              { value: "found", label: "Found", hint: "the effect happened: settle as committed" },
-              { value: "absent", label: "Absent", hint: "it did not happen: a retry with the same key is allowed" },
-              { value: "inconclusive", label: "Inconclusive", hint: "nothing changes; it stays in the queue" },
-            ]}
-          />
+          <Choice {...choices.record_verification} value={choice} onChange={onChoice} />
           <TextArea
             label="Evidence"
             name="evidence"
@@ -95,18 +167,7 @@ export function ActionFields({ action }: { action: ConsoleAction }) {
     case "mark_reconciled":
       return (
         <div className="space-y-3">
-          <Choice
-            name="commit_state"
-            legend="Settle as"
-            options={[
-              { value: "committed", label: "Committed", hint: "the side effect exists; the runtime must not retry" },
-              {
-                value: "not_committed",
-                label: "Not committed",
-                hint: "it does not exist; a retry with the same key is allowed",
-              },
-            ]}
-          />
+          <Choice {...choices.mark_reconciled} value={choice} onChange={onChoice} />
           <TextArea label="Evidence note (required)" name="note" required />
         </div>
       );
@@ -119,18 +180,18 @@ export function ActionFields({ action }: { action: ConsoleAction }) {
   }
 }
 
-export function ActionDialog({
-  target,
-  action,
-  onClose,
-}: {
-  target: ActionTarget;
-  action: ConsoleAction | null;
-  onClose: () => void;
-}) {
+type DialogProps = { target: ActionTarget; action: ConsoleAction | null; onClose: () => void };
+
+/** One dialog per opening: a choice made for one action never carries over to the next. */
+export function ActionDialog(props: DialogProps) {
+  return props.action ? <OpenActionDialog key={props.action} {...props} action={props.action} /> : null;
+}
+
+function OpenActionDialog({ target, action, onClose }: DialogProps & { action: ConsoleAction }) {
   const me = useCurrentUser();
   const queryClient = useQueryClient();
   const [conflict, setConflict] = useState<string | null>(null);
+  const [choice, setChoice] = useState<string | null>(null);
   const mutation = useMutation({
     mutationFn: (body: OperatorAction) =>
       api.post("/api/v1/invocations/{invocation_id}/actions", {
@@ -153,10 +214,12 @@ export function ActionDialog({
     },
   });
 
-  if (!action) return null;
   const meta = actionMeta[action];
+  const confirm = confirmLabel(action, choice);
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
+    // Enter does nothing until the consequential answer is chosen.
+    if (!confirm.ready) return;
     setConflict(null);
     mutation.mutate(actionBody(action, new FormData(event.currentTarget), me.email));
   };
@@ -173,7 +236,7 @@ export function ActionDialog({
       description={meta.help}
     >
       <form onSubmit={submit} className="space-y-4">
-        <ActionFields action={action} />
+        <ActionFields action={action} choice={choice} onChoice={setChoice} />
         {conflict ? (
           <p role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900">
             {conflict}
@@ -181,9 +244,10 @@ export function ActionDialog({
         ) : null}
         <ErrorAlert error={error} look="box" />
         <DialogActions
-          label={conflict ? null : meta.label}
+          label={conflict ? null : confirm.label}
           pendingLabel="Saving…"
           pending={mutation.isPending}
+          disabled={!confirm.ready}
           cancelLabel={conflict ? "Close and review" : "Cancel"}
           onCancel={onClose}
         />

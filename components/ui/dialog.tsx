@@ -42,6 +42,7 @@ export function DialogActions({
   label,
   pendingLabel,
   pending = false,
+  disabled = false,
   variant = "primary",
   cancelLabel = "Cancel",
   onCancel,
@@ -51,6 +52,8 @@ export function DialogActions({
   label: string | null;
   pendingLabel?: string;
   pending?: boolean;
+  /** Not yet possible (a choice is missing): the label stays, the button does nothing. */
+  disabled?: boolean;
   variant?: "primary" | "danger";
   cancelLabel?: string;
   onCancel: () => void;
@@ -60,7 +63,12 @@ export function DialogActions({
     <div className="flex justify-end gap-2">
       <Button onClick={onCancel}>{cancelLabel}</Button>
       {label === null ? null : (
-        <Button type={onConfirm ? "button" : "submit"} variant={variant} onClick={onConfirm} disabled={pending}>
+        <Button
+          type={onConfirm ? "button" : "submit"}
+          variant={variant}
+          onClick={onConfirm}
+          disabled={pending || disabled}
+        >
           {pending && pendingLabel ? pendingLabel : label}
         </Button>
       )}
