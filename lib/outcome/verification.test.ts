@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { firstAskAt, gaveUpNote, readFinding, verifyConfigSchema, type AskingState } from "./verification";
+import { firstAskAt, gaveUpNote, readFinding, stillAsking, verifyConfigSchema, type AskingState } from "./verification";
 
 const config = { after_s: 30, every_s: 60, max_tries: 3, absent_after_s: 120, lease_s: 30 };
 const T0 = new Date("2026-12-03T10:00:00.000Z");
@@ -55,5 +55,18 @@ describe("what an answer does", () => {
     expect(gaveUpNote(1, "the lookup could not tell", "timeout")).toBe(
       "Settle asked once: no settling answer (last: the lookup could not tell: timeout).",
     );
+  });
+});
+
+describe("stillAsking", () => {
+  it("keeps a request while its invocation is verifying or still unknown at the same attempt, and only then", () => {
+    expect(stillAsking("verifying", 1, 1)).toBe(true);
+    // Taken but not yet moved to verifying by its taker: not a reason to close it.
+    expect(stillAsking("outcome_unknown", 1, 1)).toBe(true);
+    expect(stillAsking("pending", 1, 1)).toBe(true);
+    expect(stillAsking("reconciled", 1, 1)).toBe(false);
+    expect(stillAsking("escalated", 1, 1)).toBe(false);
+    // A new attempt started: the ask was about the old one.
+    expect(stillAsking("verifying", 2, 1)).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { InvocationStatus } from "./status";
+import { storedStatusesOf, type InvocationStatus, type StoredStatus } from "./status";
 import type { ProbeResult } from "./vocabulary";
 
 // Verifiers (decision 027): when a call of a tool whose catalog entry has `verify` becomes unknown, Settle asks
@@ -25,6 +25,16 @@ export type VerifyConfig = z.infer<typeof verifyConfigSchema>;
 
 /** The statuses that start a verification: nobody knows whether the effect happened. */
 export const verifiableStatuses: readonly InvocationStatus[] = ["outcome_unknown", "stalled"];
+
+/**
+ * The stored statuses in which a request is still being asked: verifying, or still unknown because its taker
+ * has not moved it to verifying yet. Anything else means someone settled or moved it, and the request closes.
+ */
+export const askingStoredStatuses: readonly StoredStatus[] = ["verifying", ...storedStatusesOf(verifiableStatuses)];
+
+/** Whether a request about `attempt` is still wanted for an invocation now at this stored status and attempt. */
+export const stillAsking = (status: string, attemptCount: number, attempt: number): boolean =>
+  (askingStoredStatuses as readonly string[]).includes(status) && attemptCount === attempt;
 
 /** Where a verification request stands. Open ones are in `openVerificationStates`. */
 export const verificationStates = ["scheduled", "open", "settled", "gave_up", "cancelled"] as const;

@@ -99,7 +99,8 @@ export async function takeRequests(
     if (!inv) return null;
     const current = async () =>
       (await selectAsked(db.driver, [r.invocation_uid])).get(r.invocation_uid)?.status ?? null;
-    if (r.was === "scheduled" && !(await openTaken(db, { ...r, ...inv }, now, current))) return null;
+    // Whoever took it opens it if nobody has yet (also a request whose earlier taker stopped before opening it).
+    if (!(await openTaken(db, { ...r, ...inv }, now, current))) return null;
     return { request: r as RequestRow, item: itemOf(r, inv) };
   };
   // Each open is its own transaction: a few side by side on PostgreSQL (PGlite runs one query at a time).

@@ -1,7 +1,7 @@
 import "server-only";
 import type { SqlDriver, Tx } from "../db/driver";
 import { statusFilterSql } from "../outcome/status";
-import { verifiableStatuses, type VerifyConfig } from "../outcome/verification";
+import { askingStoredStatuses, verifiableStatuses, type VerifyConfig } from "../outcome/verification";
 import { boundParams } from "../db/params";
 
 // The SQL of verification requests: bound parameters only; the statuses that start one come from lib/outcome.
@@ -45,12 +45,13 @@ export type AskedRow = {
   status: string;
   stall_at: Date | null;
   version: number;
+  attempt_count: number;
 };
 
 const REQUEST_COLUMNS = `v.runtime_id::text AS runtime_id, v.id::text AS id, v.invocation_uid::text AS invocation_uid, v.attempt,
   v.state, v.tries, v.config, v.due_at, v.leased_until, v.leased_by, v.first_dispatched_at, v.answers`;
 const ASKED_COLUMNS = `r.name AS runtime, i.invocation_id, i.task_id, i.tool, i.effect_class, i.idempotency_key, i.status,
-  i.stall_at, i.version`;
+  i.stall_at, i.version, i.attempt_count`;
 
 export async function selectRuntimesWithVerifiers(q: Query): Promise<string[]> {
   const rows = await q.query<{ runtime_id: string }>(
@@ -136,10 +137,10 @@ export async function selectRequestsToReview(
        JOIN runtimes r ON r.id = v.runtime_id
       WHERE ($2::uuid IS NULL OR v.runtime_id = $2::uuid)
         AND ((v.state = 'scheduled' AND v.due_at <= $1::timestamptz)
-          OR (v.state = 'open' AND (i.status <> 'verifying'
+          OR (v.state = 'open' AND (NOT (i.status = ANY($4::text[])) OR i.attempt_count <> v.attempt
               OR (v.tries >= (v.config->>'max_tries')::int AND v.leased_until <= $1::timestamptz))))
       ORDER BY v.due_at LIMIT $3`,
-    [now.toISOString(), runtimeId, limit],
+    [now.toISOString(), runtimeId, limit, askingStoredStatuses],
   );
 }
 

@@ -3,7 +3,7 @@ import type { Db } from "../db/client";
 import { loadToolCatalog } from "../catalog/load";
 import { likePatternOf, verifyFor } from "../catalog/effect-class";
 import { actOnInvocationQuietly } from "../invocations/act";
-import { firstAskAt, gaveUpNote } from "../outcome/verification";
+import { firstAskAt, gaveUpNote, stillAsking } from "../outcome/verification";
 import { recordVerifierProbe } from "./probe";
 import {
   insertRequests,
@@ -153,9 +153,9 @@ export async function reviewRequests(
       const done = await openRequest(db, r, now);
       if (done === "opened") tick.opened += 1;
       if (done === "cancelled") tick.cancelled += 1;
-    } else if (r.status !== "verifying") {
+    } else if (!stillAsking(r.status, r.attempt_count, r.attempt)) {
       if (await updateRequestState(db.driver, r, "open", "cancelled", now)) tick.cancelled += 1;
-    } else if (await giveUp(db, r, now)) {
+    } else if (r.status === "verifying" && (await giveUp(db, r, now))) {
       tick.gaveUp += 1;
     }
   };

@@ -51,8 +51,8 @@ describe("settle catalog", () => {
 
     const own = await call(ownCatalog, { key: t.key, path: "/api/v1/tool-catalog" });
     expect(own.body.items).toEqual([
-      { pattern: "get_order", effect_class: "read", volatile_args: null },
-      { pattern: "charge_*", effect_class: "destructive", volatile_args: null },
+      { pattern: "get_order", effect_class: "read", volatile_args: null, verify: null },
+      { pattern: "charge_*", effect_class: "destructive", volatile_args: null, verify: null },
     ]);
 
     expect(await settle(["catalog", "remove", t.runtime, "charge_*"])).toMatchObject({
