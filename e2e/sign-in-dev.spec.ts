@@ -68,17 +68,20 @@ test.beforeAll(async () => {
   if (!password) throw new Error(`next dev did not print a first-run admin:\n${output}`);
 });
 
-test.afterAll(() => {
-  if (dev?.pid) {
+test.afterAll(async () => {
+  if (dev?.pid && dev.exitCode === null && dev.signalCode === null) {
+    // Wait for it to go: a dev server still writing its build folder makes removing it fail (ENOTEMPTY).
+    const exited = new Promise((resolve) => dev!.once("exit", resolve));
     try {
       process.kill(-dev.pid, "SIGTERM");
     } catch {
       /* already gone */
     }
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
   }
   writeFileSync("tsconfig.json", tsconfig);
-  rmSync(dataDir, { recursive: true, force: true });
-  rmSync(distDir, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  rmSync(distDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
 });
 
 /** Every URL the page asked for, and the address bar's. */
