@@ -6,7 +6,7 @@ import type { SqlDriver, SqlSession } from "./driver";
 // Applies prisma/migrations the way Prisma's own engine does, and records them
 // in `_prisma_migrations` exactly as it would, so `prisma migrate status` and
 // `deploy` accept this history and this runner accepts theirs.
-// Rules: ../shared/notes/prisma-offline.md; docs/decisions/001-migration-runner.md.
+// Rules: docs/decisions/001-migration-runner.md (Prisma's own migration runner, followed to the letter).
 
 const LOCK_ID = 72707369;
 const LOCK_TIMEOUT_MS = 10_000;
