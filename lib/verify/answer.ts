@@ -72,16 +72,7 @@ export async function answerVerification(
   const probe = (result: ProbeResult, evidence = finding.evidence ?? null, step?: string) =>
     recordVerifierProbe(
       db,
-      {
-        runtimeId: r.runtime_id,
-        runtime: r.runtime,
-        invocationId: r.invocation_id,
-        taskId: r.task_id,
-        tool: r.tool,
-        effectClass: r.effect_class,
-        idempotencyKey: r.idempotency_key,
-        attempt: r.attempt,
-      },
+      r,
       {
         settle_verification: { id: r.id, try: tryNo, answered_by: source.by, via: source.via },
         found: finding.found,

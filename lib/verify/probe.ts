@@ -4,26 +4,21 @@ import { ingestPrepared } from "../ingest/process-batch";
 import type { PreparedRecord } from "../ingest/record";
 import { normalizeVerifierAnswer, type VerifierEnvelope } from "../ingest/adapters/settle-verifier";
 import type { EffectClass, ProbeResult } from "../outcome/vocabulary";
+import type { AskedRow, RequestRow } from "./queries";
 
 // A verifier's settling answer enters Settle as every piece of evidence does: a probe record through ingest's
 // one entry, folded with the rest (so a finding that contradicts a person's settlement is an evidence conflict,
 // never an overwrite). Its event id names the request and the try (or `gave-up`), so an answer sent twice is stored once.
 
-export type AskedInvocation = {
-  runtimeId: string;
-  runtime: string;
-  invocationId: string;
-  taskId: string;
-  tool: string;
-  effectClass: string | null;
-  idempotencyKey: string | null;
-  /** The attempt the request asked about: the verifier's finding speaks for it, not for a later one. */
-  attempt: number;
-};
+/** The request and the invocation it asks about, as the queries read them. */
+type Asked = Pick<
+  RequestRow & AskedRow,
+  "runtime_id" | "runtime" | "invocation_id" | "task_id" | "tool" | "effect_class" | "idempotency_key" | "attempt"
+>;
 
 export async function recordVerifierProbe(
   db: Db,
-  inv: AskedInvocation,
+  inv: Asked,
   envelope: VerifierEnvelope,
   probe: ProbeResult,
   now: Date,
@@ -33,15 +28,15 @@ export async function recordVerifierProbe(
   const prepared: PreparedRecord = {
     eventKey,
     eventId: eventKey,
-    taskId: inv.taskId,
-    invocationId: inv.invocationId,
+    taskId: inv.task_id,
+    invocationId: inv.invocation_id,
     attemptId: null,
     attemptNo: inv.attempt,
     tool: inv.tool,
     phase: "probe",
     at: now.toISOString(),
-    effectClass: inv.effectClass as EffectClass | null,
-    idempotencyKey: inv.idempotencyKey,
+    effectClass: inv.effect_class as EffectClass | null,
+    idempotencyKey: inv.idempotency_key,
     budgetLeftS: null,
     argsDigest: null,
     arguments: null,
@@ -49,7 +44,7 @@ export async function recordVerifierProbe(
     probeResult: probe,
     envelope,
   };
-  const result = await ingestPrepared(db, { id: inv.runtimeId, name: inv.runtime }, [
+  const result = await ingestPrepared(db, { id: inv.runtime_id, name: inv.runtime }, [
     { prepared, givenEventId: eventKey },
   ]);
   const rejected = result.results.find((r) => r.status === "rejected");

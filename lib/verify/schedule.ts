@@ -59,10 +59,9 @@ export async function scheduleVerifications(db: Db, now: Date, only: string | nu
 
 type Reviewed = RequestRow & AskedRow;
 
-async function openRequest(db: Db, r: Reviewed, now: Date): Promise<"opened" | "cancelled" | "skipped"> {
-  if (r.status === "verifying")
-    return (await updateRequestState(db.driver, r, "scheduled", "open", now)) ? "opened" : "skipped";
-  const refused = await actOnInvocationQuietly(
+/** The invocation to `verifying`, as Settle, through the one state machine; null when done, else why not. */
+const askToVerify = (db: Db, r: Reviewed, now: Date) =>
+  actOnInvocationQuietly(
     db,
     { invocationId: r.invocation_id, runtimeId: r.runtime_id },
     {
@@ -71,6 +70,11 @@ async function openRequest(db: Db, r: Reviewed, now: Date): Promise<"opened" | "
     },
     { actor: VERIFIER_ACTOR, version: r.version, now, audit: { verification_id: r.id } },
   );
+
+async function openRequest(db: Db, r: Reviewed, now: Date): Promise<"opened" | "cancelled" | "skipped"> {
+  if (r.status === "verifying")
+    return (await updateRequestState(db.driver, r, "scheduled", "open", now)) ? "opened" : "skipped";
+  const refused = await askToVerify(db, r, now);
   if (!refused) return (await updateRequestState(db.driver, r, "scheduled", "open", now)) ? "opened" : "skipped";
   // Someone settled or moved it first; a version conflict is looked at again next tick.
   if (refused.code === "VERSION_CONFLICT") return "skipped";
@@ -88,15 +92,7 @@ export async function openTaken(
   current: () => Promise<string | null>,
 ): Promise<boolean> {
   if (r.status === "verifying") return true;
-  const refused = await actOnInvocationQuietly(
-    db,
-    { invocationId: r.invocation_id, runtimeId: r.runtime_id },
-    {
-      action: "request_verification",
-      note: `Settle asks ${r.runtime}'s verifier (up to ${r.config.max_tries} tries).`,
-    },
-    { actor: VERIFIER_ACTOR, version: r.version, now, audit: { verification_id: r.id } },
-  );
+  const refused = await askToVerify(db, r, now);
   // Refused: the job (or another taker) moved it to verifying first, which is as good; anything else closes it.
   if (!refused || (await current()) === "verifying") return true;
   await updateRequestState(db.driver, r, "open", "cancelled", now);
@@ -109,16 +105,7 @@ async function giveUp(db: Db, r: Reviewed, now: Date): Promise<boolean> {
   const note = gaveUpNote(r.tries, last?.reading ?? "no answer", last?.evidence);
   await recordVerifierProbe(
     db,
-    {
-      runtimeId: r.runtime_id,
-      runtime: r.runtime,
-      invocationId: r.invocation_id,
-      taskId: r.task_id,
-      tool: r.tool,
-      effectClass: r.effect_class,
-      idempotencyKey: r.idempotency_key,
-      attempt: r.attempt,
-    },
+    r,
     {
       settle_verification: { id: r.id, try: r.tries, answered_by: VERIFIER_ACTOR, via: "settle" },
       found: null,

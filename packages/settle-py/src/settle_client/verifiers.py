@@ -189,12 +189,8 @@ class Verifiers:
                     items = self.take_verifications(wait_s, concurrency, worker)
                     failures = 0
                 except SettleError as error:
-                    if error.status in (401, 403):
-                        raise
                     failures += 1
-                    delay = _backoff(failures)
-                    tell("poll_failed", {"error": error, "retry_in_s": delay})
-                    stop.wait(delay)
+                    stop.wait(_after_poll_failed(error, failures, tell))
                     continue
                 work = [pool.submit(lambda i=item: self._answer(i, self._run_blocking(i, timeout_s), tell)) for item in items]
                 for done in work:
@@ -228,13 +224,9 @@ class Verifiers:
                 items = poll.result()
                 failures = 0
             except SettleError as error:
-                if error.status in (401, 403):
-                    raise
                 failures += 1
-                delay = _backoff(failures)
-                tell("poll_failed", {"error": error, "retry_in_s": delay})
                 try:
-                    await asyncio.wait_for(stop.wait(), delay)
+                    await asyncio.wait_for(stop.wait(), _after_poll_failed(error, failures, tell))
                 except asyncio.TimeoutError:
                     pass
                 continue
@@ -261,9 +253,14 @@ class Verifiers:
         await asyncio.to_thread(self._answer, item, finding, tell)
 
 
-def _backoff(failures: int) -> float:
+def _after_poll_failed(error: SettleError, failures: int, tell: OnEvent) -> float:
+    """How long to wait after the `failures`-th failed poll in a row (jittered back-off); a refused key raises."""
+    if error.status in (401, 403):
+        raise error
     base: float = min(0.5 * 2.0 ** (failures - 1), BACKOFF_CAP_S)
-    return base * (0.8 + 0.4 * random.random())
+    delay = base * (0.8 + 0.4 * random.random())
+    tell("poll_failed", {"error": error, "retry_in_s": delay})
+    return delay
 
 
 def _log_event(kind: str, details: Dict[str, Any]) -> None:
