@@ -16,13 +16,14 @@ import {
   type BenchServer,
 } from "../setup";
 
-// `npm run bench:verify [-- --unknowns 10000 --rate 100 --answer-ms 50 --no-build]`: Settle under `npm start`
+// `npm run bench:verify [-- --unknowns 10000 --rate 100 --answer-ms 50 --window 10 --no-build]`: Settle under `npm start`
 // (background jobs every second) on its own database; a catalog entry gives create_refund a verifier (after_s 1);
 // workers of @settle/client answer every ask "found" after --answer-ms. Measured side by side in one run:
 // - --unknowns unknown outcomes of create_refund arriving at --rate per second; for each, the time from its
 //   unknown outcome to its settlement by the verifier (p50, p95);
-// - ingest at full speed of unknowns without a verifier (create_note), before, during and after that stream:
-//   the verifier's added load on ingest is the rate during it over the mean of the rates before and after.
+// - ingest at full speed of unknowns without a verifier (create_note) for --window seconds each, before, during
+//   and after that stream: the verifier's added load on ingest is the rate during it over the mean of the rates
+//   before and after. (--window must be shorter than the stream, unknowns / rate seconds.)
 // Targets (issue 22): p95 ≤ after_s + 2 s; ingest during verification ≥ 90 % of without.
 // `--tiny` (npm test) runs 200 unknowns and fails only if one is not settled by the verifier.
 
@@ -37,6 +38,7 @@ const { values: args } = parseArgs({
     concurrency: { type: "string", default: "20" },
     batch: { type: "string", default: "100" },
     senders: { type: "string", default: "4" },
+    window: { type: "string", default: "10" },
   },
 });
 const num = (name: keyof typeof args) => Number(args[name]);
@@ -69,27 +71,26 @@ async function post(url: string, key: string, records: object[]): Promise<void> 
   if (body.accepted !== records.length) throw new Error(`ingest answered ${res.status}: ${JSON.stringify(body)}`);
 }
 
-/** Sends `count` unknown outcomes of `tool` in batches from `senders` concurrent loops; records per second. */
-async function ingest(url: string, key: string, tool: string, prefix: string, count: number): Promise<number> {
+/** Sends unknown outcomes of `tool` in batches from `senders` concurrent loops for `seconds`; records per second. */
+async function ingestFor(url: string, key: string, tool: string, prefix: string, seconds: number): Promise<number> {
   const batch = num("batch");
-  let next = 0;
+  let sent = 0;
   const started = performance.now();
+  const until = started + seconds * 1000;
   await Promise.all(
     Array.from({ length: num("senders") }, async () => {
-      for (;;) {
-        const from = next;
-        if (from >= count) return;
-        next += batch;
-        const size = Math.min(batch, count - from);
+      while (performance.now() < until) {
+        const from = sent;
+        sent += batch;
         await post(
           url,
           key,
-          Array.from({ length: size }, (_, i) => unknownOutcome(tool, `${prefix}-${from + i}`)),
+          Array.from({ length: batch }, (_, i) => unknownOutcome(tool, `${prefix}-${from + i}`)),
         );
       }
     }),
   );
-  return count / ((performance.now() - started) / 1000);
+  return sent / ((performance.now() - started) / 1000);
 }
 
 /** Sends `count` unknown outcomes of `tool` at `rate` per second, ten sends a second. */
@@ -148,13 +149,13 @@ async function main(): Promise<void> {
   });
 
   // Warm-up: the server's first requests compile and plan; no phase should pay for them.
-  const plain = tiny ? 200 : Math.min(unknowns, 5000);
-  await ingest(server.url, key, "create_note", "warm", Math.min(plain, 500));
-  const without1 = await ingest(server.url, key, "create_note", "plain-a", plain);
+  const window = tiny ? 1 : num("window");
+  await ingestFor(server.url, key, "create_note", "warm", 1);
+  const without1 = await ingestFor(server.url, key, "create_note", "plain-a", window);
   const verifiedStart = Date.now();
   const streamed = stream(server.url, key, "create_refund", unknowns, tiny ? 200 : num("rate"));
   await new Promise((r) => setTimeout(r, tiny ? 200 : 2_000));
-  const withVerifier = await ingest(server.url, key, "create_note", "plain-b", plain);
+  const withVerifier = await ingestFor(server.url, key, "create_note", "plain-b", window);
   await streamed;
   const deadline = Date.now() + Math.max(60_000, unknowns * 20);
   let settled = 0;
@@ -168,7 +169,7 @@ async function main(): Promise<void> {
   }
   stop.abort();
   await Promise.allSettled(workers);
-  const without2 = await ingest(server.url, key, "create_note", "plain-c", plain);
+  const without2 = await ingestFor(server.url, key, "create_note", "plain-c", window);
   const without = (without1 + without2) / 2;
   const waits = (
     await sql.query<{ s: number }>(
@@ -200,6 +201,7 @@ async function main(): Promise<void> {
     unknowns,
     answer_ms: num("answer-ms"),
     rate_per_s: tiny ? 200 : num("rate"),
+    ingest_window_s: window,
     after_s: AFTER_S,
     settled_by_verifier: waits.length,
     answered,

@@ -31,7 +31,7 @@ export type ActionOutcome =
 
 type Refusal = Extract<ActionOutcome, { ok: false }>;
 
-function noteOf(action: OperatorAction): string | null {
+export function noteOf(action: OperatorAction): string | null {
   if (action.action === "record_verification") return action.evidence ?? action.note ?? null;
   if (action.action === "assign") return action.note ?? `assigned to ${action.assignee}`;
   return action.note ?? null;
@@ -50,7 +50,7 @@ const auditQuery = {
          VALUES (gen_random_uuid(), $1::uuid, $2, $3, $4, $5::timestamptz, $6, $7, $8, $9::jsonb)`,
 };
 
-type ActRefusal = Omit<Refusal, "ok" | "current">;
+export type ActRefusal = Omit<Refusal, "ok" | "current">;
 
 /**
  * The action through the state machine, without reading the invocation back: null when it was taken, else why

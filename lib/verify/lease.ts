@@ -16,7 +16,6 @@ import { leaseRequests, selectAsked, type AskedRow, type RequestRow } from "./qu
 export const MAX_WAIT_S = 60;
 const POLL_MS = 400;
 export const LEASE_BATCH = 20;
-const OPEN_WIDTH = 8;
 
 export const verificationsQuerySchema = z.object({
   wait: z.coerce
@@ -94,22 +93,15 @@ export async function takeRequests(
     db.driver,
     leased.map((r) => r.invocation_uid),
   );
-  const take = async (r: (typeof leased)[number]) => {
+  const withInvocation = leased.flatMap((r) => {
     const inv = asked.get(r.invocation_uid);
-    if (!inv) return null;
-    const current = async () =>
-      (await selectAsked(db.driver, [r.invocation_uid])).get(r.invocation_uid)?.status ?? null;
-    // Whoever took it opens it if nobody has yet (also a request whose earlier taker stopped before opening it).
-    if (!(await openTaken(db, { ...r, ...inv }, now, current))) return null;
-    return { request: r as RequestRow, item: itemOf(r, inv) };
-  };
-  // Each open is its own transaction: a few side by side on PostgreSQL (PGlite runs one query at a time).
-  const width = db.driver.kind === "pglite" ? 1 : OPEN_WIDTH;
-  const taken: Array<{ request: RequestRow; item: VerificationItem }> = [];
-  for (let i = 0; i < leased.length; i += width) {
-    for (const t of await Promise.all(leased.slice(i, i + width).map(take))) if (t) taken.push(t);
-  }
-  return taken;
+    return inv ? [{ ...r, ...inv }] : [];
+  });
+  // Whoever took them opens them if nobody has yet (also a request whose earlier taker stopped before opening it).
+  const statusOf = async (uids: string[]) =>
+    new Map([...(await selectAsked(db.driver, uids))].map(([uid, inv]) => [uid, inv.status]));
+  const opened = await openTaken(db, withInvocation, now, statusOf);
+  return opened.map((r) => ({ request: r as RequestRow, item: itemOf(r, asked.get(r.invocation_uid)!) }));
 }
 
 // When this process last scheduled each runtime's new unknowns from a worker's poll (at most once a second, so

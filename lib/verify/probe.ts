@@ -1,6 +1,6 @@
 import "server-only";
 import type { Db } from "../db/client";
-import { ingestPrepared } from "../ingest/process-batch";
+import { ingestPrepared, type PreparedInput } from "../ingest/process-batch";
 import type { PreparedRecord } from "../ingest/record";
 import { normalizeVerifierAnswer, type VerifierEnvelope } from "../ingest/adapters/settle-verifier";
 import type { EffectClass, ProbeResult } from "../outcome/vocabulary";
@@ -16,14 +16,14 @@ type Asked = Pick<
   "runtime_id" | "runtime" | "invocation_id" | "task_id" | "tool" | "effect_class" | "idempotency_key" | "attempt"
 >;
 
-export async function recordVerifierProbe(
-  db: Db,
+/** The answer as a probe record of dialect `settle-verifier`, ready for ingest. */
+export function verifierProbeInput(
   inv: Asked,
   envelope: VerifierEnvelope,
   probe: ProbeResult,
   now: Date,
   step: string = String(envelope.settle_verification.try),
-): Promise<void> {
+): PreparedInput {
   const eventKey = `settle-verifier:${envelope.settle_verification.id}:${step}`;
   const prepared: PreparedRecord = {
     eventKey,
@@ -44,9 +44,32 @@ export async function recordVerifierProbe(
     probeResult: probe,
     envelope,
   };
-  const result = await ingestPrepared(db, { id: inv.runtime_id, name: inv.runtime }, [
-    { prepared, givenEventId: eventKey },
+  return { prepared, givenEventId: eventKey };
+}
+
+/** Stores answers of one runtime in one ingest call; the indexes of the ones ingest refused, with why. */
+export async function recordVerifierProbes(
+  db: Db,
+  runtime: { id: string; name: string },
+  inputs: PreparedInput[],
+): Promise<Map<number, string>> {
+  if (inputs.length === 0) return new Map();
+  const result = await ingestPrepared(db, runtime, inputs);
+  return new Map(
+    result.results.filter((r) => r.status === "rejected").map((r) => [r.index, JSON.stringify(r.error)] as const),
+  );
+}
+
+export async function recordVerifierProbe(
+  db: Db,
+  inv: Asked,
+  envelope: VerifierEnvelope,
+  probe: ProbeResult,
+  now: Date,
+  step?: string,
+): Promise<void> {
+  const refused = await recordVerifierProbes(db, { id: inv.runtime_id, name: inv.runtime }, [
+    verifierProbeInput(inv, envelope, probe, now, step),
   ]);
-  const rejected = result.results.find((r) => r.status === "rejected");
-  if (rejected) throw new Error(`the verifier's probe was refused: ${JSON.stringify(rejected.error)}`);
+  for (const why of refused.values()) throw new Error(`the verifier's probe was refused: ${why}`);
 }

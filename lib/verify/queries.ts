@@ -3,6 +3,7 @@ import type { SqlDriver, Tx } from "../db/driver";
 import { statusFilterSql } from "../outcome/status";
 import { askingStoredStatuses, verifiableStatuses, type VerifyConfig } from "../outcome/verification";
 import { boundParams } from "../db/params";
+import { likePatternOf } from "../catalog/effect-class";
 
 // The SQL of verification requests: bound parameters only; the statuses that start one come from lib/outcome.
 
@@ -71,22 +72,31 @@ export type CandidateRow = {
   attempt_count: number;
 };
 
-/** Unknown or stalled invocations of tools that may have a verifier, with no request for their latest attempt yet. */
+/**
+ * Unknown or stalled invocations of tools that may have a verifier, with no request for their latest attempt yet.
+ * Exact tool names go through `invocations_verify_candidates_idx` (runtime, tool over the open calls); only a
+ * catalog pattern with `*` needs LIKE, which reads every open call of the runtime.
+ */
 export async function selectCandidates(
   q: Query,
   runtimeId: string,
-  likePatterns: string[],
+  catalogPatterns: string[],
   now: Date,
   limit: number,
 ): Promise<CandidateRow[]> {
   const { params: values, bind: param } = boundParams();
   const runtime = param(runtimeId);
-  const patterns = param(likePatterns);
+  const exact = catalogPatterns.filter((p) => !p.includes("*"));
+  const wild = catalogPatterns.filter((p) => p.includes("*")).map(likePatternOf);
+  const tools = [
+    ...(exact.length > 0 ? [`i.tool = ANY(${param(exact)}::text[])`] : []),
+    ...(wild.length > 0 ? [`i.tool LIKE ANY(${param(wild)}::text[])`] : []),
+  ].join(" OR ");
   const status = statusFilterSql(verifiableStatuses, "i.", () => param(now.toISOString()) + "::timestamptz", param);
   return q.query<CandidateRow>(
     `SELECT i.id::text AS uid, i.tool, i.status, i.status_since, i.stall_at, i.first_seen_at, i.attempt_count
        FROM invocations i
-      WHERE i.runtime_id = ${runtime}::uuid AND ${status} AND i.tool LIKE ANY(${patterns}::text[])
+      WHERE i.runtime_id = ${runtime}::uuid AND ${status} AND (${tools || "false"})
         AND NOT EXISTS (SELECT 1 FROM verification_requests v WHERE v.runtime_id = i.runtime_id AND v.invocation_uid = i.id AND v.attempt = i.attempt_count)
       ORDER BY i.status_since LIMIT ${param(limit)}`,
     values,
@@ -198,7 +208,7 @@ export async function selectAsked(
   if (uids.length === 0) return new Map();
   const rows = await q.query<AskedRow & { uid: string; first_arguments: unknown }>(
     `SELECT i.id::text AS uid, ${ASKED_COLUMNS},
-            (SELECT a.arguments FROM attempts a WHERE a.invocation_uid = i.id AND a.arguments IS NOT NULL
+            (SELECT a.arguments FROM attempts a WHERE a.runtime_id = i.runtime_id AND a.invocation_uid = i.id AND a.arguments IS NOT NULL
               ORDER BY a.at DESC LIMIT 1) AS first_arguments
        FROM invocations i JOIN runtimes r ON r.id = i.runtime_id
       WHERE i.id = ANY($1::uuid[])`,
@@ -207,17 +217,49 @@ export async function selectAsked(
   return new Map(rows.map((r) => [r.uid, r]));
 }
 
-/** One request of this runtime, with the invocation it asks about. */
-export async function selectRequest(q: Query, runtimeId: string, id: string): Promise<(RequestRow & AskedRow) | null> {
-  const [row] = await q.query<RequestRow & AskedRow>(
+/** Requests of this runtime by id, with the invocations they ask about; another runtime's are not there. */
+export async function selectRequests(
+  q: Query,
+  runtimeId: string,
+  ids: string[],
+): Promise<Map<string, RequestRow & AskedRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await q.query<RequestRow & AskedRow>(
     `SELECT ${REQUEST_COLUMNS}, ${ASKED_COLUMNS}
        FROM verification_requests v
        JOIN invocations i ON i.id = v.invocation_uid
        JOIN runtimes r ON r.id = v.runtime_id
-      WHERE v.runtime_id = $1::uuid AND v.id = $2::uuid`,
-    [runtimeId, id],
+      WHERE v.runtime_id = $1::uuid AND v.id = ANY($2::uuid[])`,
+    [runtimeId, ids],
   );
-  return row ?? null;
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+export type RequestMove = { id: string; from: string; to: string; answer: StoredAnswer };
+
+/** Moves requests of one runtime on in one statement, each only if it is still where the caller saw it. */
+export async function moveRequests(
+  q: Query,
+  runtimeId: string,
+  moves: readonly RequestMove[],
+  now: Date,
+): Promise<number> {
+  if (moves.length === 0) return 0;
+  const rows = await q.query(
+    `UPDATE verification_requests v
+        SET state = m.next, updated_at = $2::timestamptz, answers = v.answers || jsonb_build_array(m.answer)
+       FROM unnest($3::uuid[], $4::text[], $5::text[], $6::jsonb[]) AS m(id, was, next, answer)
+      WHERE v.runtime_id = $1::uuid AND v.id = m.id AND v.state = m.was RETURNING 1`,
+    [
+      runtimeId,
+      now.toISOString(),
+      moves.map((m) => m.id),
+      moves.map((m) => m.from),
+      moves.map((m) => m.to),
+      moves.map((m) => JSON.stringify(m.answer)),
+    ],
+  );
+  return rows.length;
 }
 
 /** After an answer that settles nothing: asked again at `dueAt`, the lease given back; false if it moved meanwhile. */

@@ -1,8 +1,9 @@
 import "server-only";
 import type { Db } from "../db/client";
 import { loadToolCatalog } from "../catalog/load";
-import { likePatternOf, verifyFor } from "../catalog/effect-class";
-import { actOnInvocationQuietly } from "../invocations/act";
+import { verifyFor } from "../catalog/effect-class";
+import type { ActRefusal } from "../invocations/act";
+import { actOnInvocationsQuietly } from "../invocations/act-many";
 import { firstAskAt, gaveUpNote, stillAsking } from "../outcome/verification";
 import { recordVerifierProbe } from "./probe";
 import {
@@ -25,8 +26,8 @@ import {
 export const VERIFIER_ACTOR = "settle:verifier";
 const SCHEDULE_BATCH = 5_000;
 const REVIEW_BATCH = 1_000;
-/** Invocations moved to verifying at once (each its own transaction through the state machine) on PostgreSQL. */
-const OPEN_CONCURRENCY = 8;
+/** Requests closed or given up at once (each its own statements) on PostgreSQL. */
+const REVIEW_CONCURRENCY = 8;
 
 export type VerificationTick = { scheduled: number; opened: number; cancelled: number; gaveUp: number };
 
@@ -36,7 +37,7 @@ export async function scheduleVerifications(db: Db, now: Date, only: string | nu
   const runtimes = only ? [only] : await selectRuntimesWithVerifiers(db.driver);
   for (const runtimeId of runtimes) {
     const catalog = await loadToolCatalog(db, runtimeId);
-    const patterns = catalog.filter((e) => e.verify).map((e) => likePatternOf(e.pattern));
+    const patterns = catalog.filter((e) => e.verify).map((e) => e.pattern);
     if (patterns.length === 0) continue;
     const rows: NewRequest[] = [];
     for (const c of await selectCandidates(db.driver, runtimeId, patterns, now, SCHEDULE_BATCH)) {
@@ -59,44 +60,75 @@ export async function scheduleVerifications(db: Db, now: Date, only: string | nu
 
 type Reviewed = RequestRow & AskedRow;
 
-/** The invocation to `verifying`, as Settle, through the one state machine; null when done, else why not. */
-const askToVerify = (db: Db, r: Reviewed, now: Date) =>
-  actOnInvocationQuietly(
-    db,
-    { invocationId: r.invocation_id, runtimeId: r.runtime_id },
-    {
-      action: "request_verification",
-      note: `Settle asks ${r.runtime}'s verifier (up to ${r.config.max_tries} tries).`,
-    },
-    { actor: VERIFIER_ACTOR, version: r.version, now, audit: { verification_id: r.id } },
-  );
+/**
+ * The requests' invocations to `verifying`, as Settle, through the one state machine, one transaction per
+ * runtime and entry settings: per request, in order, null when done, else why not.
+ */
+async function askToVerify(db: Db, rows: readonly Reviewed[], now: Date): Promise<Array<ActRefusal | null>> {
+  const out: Array<ActRefusal | null> = new Array(rows.length).fill(null);
+  const groups = new Map<string, number[]>();
+  rows.forEach((r, i) => {
+    const group = `${r.runtime_id}/${r.config.max_tries}`;
+    groups.set(group, [...(groups.get(group) ?? []), i]);
+  });
+  for (const indexes of groups.values()) {
+    const first = rows[indexes[0]!]!;
+    const refusals = await actOnInvocationsQuietly(
+      db,
+      first.runtime_id,
+      indexes.map((i) => ({
+        invocationId: rows[i]!.invocation_id,
+        version: rows[i]!.version,
+        audit: { verification_id: rows[i]!.id },
+      })),
+      {
+        action: "request_verification",
+        note: `Settle asks ${first.runtime}'s verifier (up to ${first.config.max_tries} tries).`,
+      },
+      { actor: VERIFIER_ACTOR, now },
+    );
+    indexes.forEach((i, k) => (out[i] = refusals[k] ?? null));
+  }
+  return out;
+}
 
-async function openRequest(db: Db, r: Reviewed, now: Date): Promise<"opened" | "cancelled" | "skipped"> {
-  if (r.status === "verifying")
-    return (await updateRequestState(db.driver, r, "scheduled", "open", now)) ? "opened" : "skipped";
-  const refused = await askToVerify(db, r, now);
-  if (!refused) return (await updateRequestState(db.driver, r, "scheduled", "open", now)) ? "opened" : "skipped";
-  // Someone settled or moved it first; a version conflict is looked at again next tick.
-  if (refused.code === "VERSION_CONFLICT") return "skipped";
-  return (await updateRequestState(db.driver, r, "scheduled", "cancelled", now)) ? "cancelled" : "skipped";
+/** Due scheduled requests: opened (the invocation now verifying), else closed when someone settled it first. */
+async function openRequests(db: Db, due: readonly Reviewed[], now: Date, tick: { opened: number; cancelled: number }) {
+  const toAsk = due.filter((r) => r.status !== "verifying");
+  const refusals = await askToVerify(db, toAsk, now);
+  const refused = new Map(toAsk.map((r, i) => [r.id, refusals[i]]));
+  for (const r of due) {
+    const why = refused.get(r.id);
+    // A version conflict is looked at again next tick.
+    if (why?.code === "VERSION_CONFLICT") continue;
+    const to = why ? "cancelled" : "open";
+    if (await updateRequestState(db.driver, r, "scheduled", to, now)) tick[to === "open" ? "opened" : "cancelled"] += 1;
+  }
 }
 
 /**
- * A request a worker (or the push) just took while it was still `scheduled`: its invocation moves to verifying
- * now, by its taker, so nobody else races to do it. False (and the request closed) when it was settled meanwhile.
+ * Requests a worker (or the push) just took while still `scheduled`: their invocations move to verifying now, by
+ * their taker, so nobody else races to do it. The ones settled meanwhile are closed and left out.
  */
 export async function openTaken(
   db: Db,
-  r: Reviewed,
+  taken: readonly Reviewed[],
   now: Date,
-  current: () => Promise<string | null>,
-): Promise<boolean> {
-  if (r.status === "verifying") return true;
-  const refused = await askToVerify(db, r, now);
+  statusOf: (uids: string[]) => Promise<Map<string, string>>,
+): Promise<Reviewed[]> {
+  const toAsk = taken.filter((r) => r.status !== "verifying");
+  const refusals = await askToVerify(db, toAsk, now);
+  const refused = toAsk.filter((_, i) => refusals[i] !== null);
+  if (refused.length === 0) return [...taken];
   // Refused: the job (or another taker) moved it to verifying first, which is as good; anything else closes it.
-  if (!refused || (await current()) === "verifying") return true;
-  await updateRequestState(db.driver, r, "open", "cancelled", now);
-  return false;
+  const statuses = await statusOf(refused.map((r) => r.invocation_uid));
+  const dropped = new Set<string>();
+  for (const r of refused) {
+    if (statuses.get(r.invocation_uid) === "verifying") continue;
+    dropped.add(r.id);
+    await updateRequestState(db.driver, r, "open", "cancelled", now);
+  }
+  return taken.filter((r) => !dropped.has(r.id));
 }
 
 /** After `max_tries` asks without a settling answer: a failed probe escalates it to a person, with what was asked. */
@@ -135,21 +167,24 @@ export async function reviewRequests(
   runtimeId: string | null = null,
 ): Promise<Omit<VerificationTick, "scheduled">> {
   const tick = { opened: 0, cancelled: 0, gaveUp: 0 };
+  const due = await selectRequestsToReview(db.driver, now, runtimeId, REVIEW_BATCH);
+  await openRequests(
+    db,
+    due.filter((r) => r.state === "scheduled"),
+    now,
+    tick,
+  );
   const review = async (r: Reviewed) => {
-    if (r.state === "scheduled") {
-      const done = await openRequest(db, r, now);
-      if (done === "opened") tick.opened += 1;
-      if (done === "cancelled") tick.cancelled += 1;
-    } else if (!stillAsking(r.status, r.attempt_count, r.attempt)) {
+    if (!stillAsking(r.status, r.attempt_count, r.attempt)) {
       if (await updateRequestState(db.driver, r, "open", "cancelled", now)) tick.cancelled += 1;
     } else if (r.status === "verifying" && (await giveUp(db, r, now))) {
       tick.gaveUp += 1;
     }
   };
-  const due = await selectRequestsToReview(db.driver, now, runtimeId, REVIEW_BATCH);
+  const open = due.filter((r) => r.state !== "scheduled");
   // PGlite runs one query at a time anyway; PostgreSQL takes a few side by side from the pool.
-  const width = db.driver.kind === "pglite" ? 1 : OPEN_CONCURRENCY;
-  for (let i = 0; i < due.length; i += width) await Promise.all(due.slice(i, i + width).map(review));
+  const width = db.driver.kind === "pglite" ? 1 : REVIEW_CONCURRENCY;
+  for (let i = 0; i < open.length; i += width) await Promise.all(open.slice(i, i + width).map(review));
   return tick;
 }
 

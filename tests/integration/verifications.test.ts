@@ -4,6 +4,8 @@ import { createRuntimeKey } from "@/lib/identity/runtime-keys";
 import { actOnInvocation } from "@/lib/invocations/act";
 import { getMetrics, listMetricCases } from "@/lib/metrics/metrics";
 import { answerVerification } from "@/lib/verify/answer";
+import { storedStatusesOf } from "@/lib/outcome/status";
+import { verifiableStatuses } from "@/lib/outcome/verification";
 import { leaseRequests } from "@/lib/verify/queries";
 import { reviewRequests, runVerifications, scheduleVerifications, VERIFIER_ACTOR } from "@/lib/verify/schedule";
 import { apiRoutes } from "@/server/routes";
@@ -18,6 +20,7 @@ import { getDecision, getInvocation, ingest } from "./routes";
 
 const takeWork = apiRoutes["/api/v1/verifications"].GET;
 const answer = apiRoutes["/api/v1/verifications/{verification_id}"].POST;
+const answerMany = apiRoutes["/api/v1/verifications"].POST;
 const verificationOf = apiRoutes["/api/v1/invocations/{invocation_id}/verification"].GET;
 
 const NOW = new Date(Math.floor(Date.now() / 1000) * 1000);
@@ -272,6 +275,56 @@ describe.each<Backend>(["postgres", "pglite"])("verifiers on %s", (backend) => {
     expect((await read("o1")).status).toBe("verifying");
     const o2Request = await call(verificationOf, { key: t.key, params: { invocation_id: "o2" } });
     expect(o2Request.body.state).toBe("cancelled");
+  });
+
+  it("takes several answers in one request, each taken or refused on its own, in the order sent", async () => {
+    await send(["m1", "m2", "m3"], "create_refund", 600);
+    await runVerifications(t.db, NOW);
+    const items = (await work("?limit=5&worker=batch")).body.items as Array<{ id: string; invocation_id: string }>;
+    const id = (inv: string) => items.find((i) => i.invocation_id === inv)!.id;
+    const nobody = "00000000-0000-4000-8000-0000000000aa";
+    const sent = await call(answerMany, {
+      key: t.key,
+      body: {
+        answers: [
+          { id: id("m1"), found: true, evidence: "re_m1 listed", ref: "re_m1" },
+          { id: nobody, found: true },
+          { id: id("m2"), found: false, evidence: "no refund with key-m2" },
+          { id: id("m3"), found: null, evidence: "refunds API answered 503" },
+          { id: id("m1"), found: false },
+        ],
+      },
+    });
+    expect(sent.status).toBe(200);
+    expect(sent.body.results).toMatchObject([
+      { id: id("m1"), state: "settled", reading: "found" },
+      { id: nobody, error: { code: "NOT_FOUND" } },
+      { id: id("m2"), state: "settled", reading: "absent" },
+      { id: id("m3"), state: "open", reading: "ask_again" },
+      { id: id("m1"), error: { code: "VERIFICATION_CLOSED" } },
+    ]);
+    expect(await read("m1")).toMatchObject({ status: "reconciled", commit_state: "committed" });
+    expect(await read("m2")).toMatchObject({ commit_state: "not_committed" });
+    expect((await read("m3")).status).toBe("verifying");
+    // Another runtime's key answers nothing of this runtime's asks.
+    const foreign = await call(answerMany, { key: otherKey, body: { answers: [{ id: id("m3"), found: true }] } });
+    expect(foreign.body.results).toMatchObject([{ error: { code: "NOT_FOUND" } }]);
+    expect((await read("m3")).status).toBe("verifying");
+    const tooMany = await call(answerMany, {
+      key: t.key,
+      body: { answers: Array.from({ length: 101 }, () => ({ id: nobody, found: true })) },
+    });
+    expect(tooMany.status).toBe(400);
+    expect((await call(answerMany, { key: t.key, body: { answers: [] } })).status).toBe(400);
+  });
+
+  it("the scheduler's index covers exactly the statuses a verifier is asked about", async () => {
+    const [index] = await t.db.driver.query<{ indexdef: string }>(
+      `SELECT indexdef FROM pg_indexes WHERE indexname = 'invocations_verify_candidates_idx'`,
+      [],
+    );
+    const named = [...index!.indexdef.matchAll(/'(\w+)'::text/g)].map((m) => m[1]).sort();
+    expect(named).toEqual([...storedStatusesOf(verifiableStatuses)].sort());
   });
 
   it("refuses a bad finding and a bad id with typed errors", async () => {

@@ -39,6 +39,9 @@ export type VerificationAnswer = {
   next_ask_at: string | null;
 };
 
+/** One answer of a batch: the result, or why Settle refused that answer (the others are unaffected). */
+export type BatchAnswerResult = VerificationAnswer | { id: string; error: { code: string; message: string } };
+
 export type TakeOptions = { waitS?: number; limit?: number; worker?: string; signal?: AbortSignal };
 
 export type ServeOptions = {
@@ -62,6 +65,12 @@ export type ServeEvent =
   | { kind: "poll_failed"; error: unknown; retryInMs: number };
 
 const EVIDENCE_MAX = 4096;
+// Settle takes up to 100 answers and 64 KiB in one request; a batch is cut below both.
+const BATCH_MAX = 100;
+const BATCH_BYTES = 48 * 1024;
+// Answers finished this close together go in one request.
+const LINGER_MS = 10;
+const utf8 = new TextEncoder();
 const BACKOFF_CAP_MS = 30_000;
 
 /** `*` stands for any characters, as in Settle's tool catalog. */
@@ -129,6 +138,7 @@ export type Verifiers = {
   verifier: (tool: string, fn: Verifier) => void;
   takeVerifications: (options?: TakeOptions) => Promise<VerificationItem[]>;
   answerVerification: (id: string, finding: Finding) => Promise<VerificationAnswer>;
+  answerVerifications: (answers: ReadonlyArray<{ id: string } & Finding>) => Promise<BatchAnswerResult[]>;
   serveVerifications: (options?: ServeOptions) => Promise<void>;
 };
 
@@ -156,6 +166,24 @@ export function createVerifiers(http: HttpOptions): Verifiers {
       })
     ).body as VerificationAnswer;
 
+  const answerVerifications = async (answers: ReadonlyArray<{ id: string } & Finding>) =>
+    (
+      (
+        await request(http, {
+          method: "POST",
+          path: "/api/v1/verifications",
+          body: {
+            answers: answers.map((a) => ({
+              id: a.id,
+              found: a.found,
+              evidence: a.evidence ?? null,
+              ref: a.ref ?? null,
+            })),
+          },
+        })
+      ).body as { results: BatchAnswerResult[] }
+    ).results;
+
   const serveVerifications = async (options: ServeOptions = {}) => {
     const { signal, waitS = 30, concurrency = 4, timeoutMs = 20_000, worker } = options;
     const log =
@@ -182,19 +210,14 @@ export function createVerifiers(http: HttpOptions): Verifiers {
         await pause(retryInMs, signal);
         continue;
       }
+      const flusher = answerFlusher(answerVerifications, log);
       await Promise.all(
         items.map(async (item) => {
           const finding = await runVerifier(verifierFor(registered, item.tool), item, timeoutMs);
-          if (signal?.aborted) return;
-          try {
-            log({ kind: "answered", item, finding, answer: await answerVerification(item.id, finding) });
-          } catch (error) {
-            // 409: answered or closed meanwhile (a person settled it); 404: gone. Either way, nothing to redo.
-            if (error instanceof SettleError) log({ kind: "answer_refused", item, error });
-            else throw error;
-          }
+          if (!signal?.aborted) flusher.add(item, finding);
         }),
       );
+      await flusher.drain();
     }
   };
 
@@ -204,7 +227,66 @@ export function createVerifiers(http: HttpOptions): Verifiers {
     },
     takeVerifications,
     answerVerification,
+    answerVerifications,
     serveVerifications,
+  };
+}
+
+type Answered = { item: VerificationItem; finding: Finding };
+
+/**
+ * Findings are sent as they finish, those finishing within LINGER_MS of each other in one request (cut at
+ * BATCH_MAX answers or BATCH_BYTES), so a busy worker costs Settle one request per batch, not per ask.
+ */
+function answerFlusher(
+  send: (answers: ReadonlyArray<{ id: string } & Finding>) => Promise<BatchAnswerResult[]>,
+  log: (event: ServeEvent) => void,
+) {
+  let waiting: Answered[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const inFlight: Array<Promise<void>> = [];
+
+  const sendBatch = async (batch: Answered[]) => {
+    try {
+      const results = await send(batch.map(({ item, finding }) => ({ id: item.id, ...finding })));
+      batch.forEach(({ item, finding }, i) => {
+        const result = results[i];
+        if (result && "error" in result) {
+          const error = new SettleError(result.error.message, { status: 409, code: result.error.code });
+          log({ kind: "answer_refused", item, error });
+        } else if (result) log({ kind: "answered", item, finding, answer: result });
+      });
+    } catch (error) {
+      // The whole request was refused: each ask's lease runs out and Settle asks again.
+      if (!(error instanceof SettleError)) throw error;
+      for (const { item } of batch) log({ kind: "answer_refused", item, error });
+    }
+  };
+  const flush = () => {
+    timer = undefined;
+    while (waiting.length > 0) {
+      const batch: Answered[] = [];
+      let bytes = 0;
+      while (waiting.length > 0 && batch.length < BATCH_MAX) {
+        const size = utf8.encode(JSON.stringify(waiting[0]!.finding)).length + 64;
+        if (batch.length > 0 && bytes + size > BATCH_BYTES) break;
+        bytes += size;
+        batch.push(waiting.shift()!);
+      }
+      inFlight.push(sendBatch(batch));
+    }
+  };
+  return {
+    add(item: VerificationItem, finding: Finding) {
+      waiting.push({ item, finding });
+      timer ??= setTimeout(flush, LINGER_MS);
+    },
+    async drain() {
+      clearTimeout(timer);
+      flush();
+      await Promise.all(inFlight);
+      waiting = [];
+    },
   };
 }
 

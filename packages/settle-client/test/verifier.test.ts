@@ -24,6 +24,7 @@ function fakeSettle(asks: VerificationItem[]) {
   const answers: Array<{ id: string; body: { found: boolean | null; evidence: string | null; ref: string | null } }> =
     [];
   const polls: string[] = [];
+  const batches: number[] = [];
   const pollFaults: number[] = [];
   const answerRefusals = new Map<string, number>();
   const fetch: FetchLike = async (input, init) => {
@@ -46,6 +47,23 @@ function fakeSettle(asks: VerificationItem[]) {
       }
       return Response.json({ items: queue.splice(0, limit) });
     }
+    const refusal = (id: string, status: number) => ({
+      id,
+      error: { code: status === 409 ? "VERIFICATION_CLOSED" : "NOT_FOUND", message: "closed" },
+    });
+    const answer = (id: string, body: (typeof answers)[number]["body"]) => {
+      answers.push({ id, body });
+      return { id, invocation_id: "x", state: "settled", reading: "found", next_ask_at: null };
+    };
+    const body = JSON.parse(String(init?.body));
+    if (url.pathname === "/api/v1/verifications") {
+      batches.push(body.answers.length);
+      const results = body.answers.map(({ id, ...finding }: { id: string } & (typeof answers)[number]["body"]) => {
+        const refused = answerRefusals.get(id);
+        return refused ? refusal(id, refused) : answer(id, finding);
+      });
+      return Response.json({ results });
+    }
     const id = url.pathname.split("/").at(-1)!;
     const refused = answerRefusals.get(id);
     if (refused) {
@@ -61,11 +79,9 @@ function fakeSettle(asks: VerificationItem[]) {
         { status: refused },
       );
     }
-    const body = JSON.parse(String(init?.body));
-    answers.push({ id, body });
-    return Response.json({ id, invocation_id: "x", state: "settled", reading: "found", next_ask_at: null });
+    return Response.json(answer(id, body));
   };
-  return { fetch, answers, polls, pollFaults, answerRefusals, queue };
+  return { fetch, answers, batches, polls, pollFaults, answerRefusals, queue };
 }
 
 function setup(asks: VerificationItem[]) {
@@ -128,6 +144,29 @@ describe("serveVerifications", () => {
       "1": [null, "the verifier failed: refunds API answered 503"],
       "2": [null, "no verifier registered for get_thing in this worker"],
       "3": [null, "the verifier took longer than 50 ms"],
+    });
+  });
+
+  it("sends findings that finish together in one request, and does not hold them for a slow verifier", async () => {
+    const asks = [1, 2, 3, 4, 5].map((n) => item(n));
+    const { settle, client, events, serveUntil } = setup(asks);
+    client.verifier("create_refund", async (ask) => {
+      if (ask.id === item(5).id) await new Promise((r) => setTimeout(r, 200));
+      return { found: true, evidence: `seen ${ask.idempotency_key}` };
+    });
+    const answeredAt: Record<string, number> = {};
+    const started = Date.now();
+    await serveUntil(() => {
+      for (const e of events) if (e.kind === "answered") answeredAt[e.item.id.at(-1)!] ??= Date.now() - started;
+      return settle.answers.length === 5;
+    });
+    expect(settle.batches).toEqual([4, 1]);
+    expect(answeredAt["1"]).toBeLessThan(150);
+    expect(answeredAt["5"]).toBeGreaterThanOrEqual(190);
+    expect(settle.answers.find((a) => a.id === item(3).id)?.body).toEqual({
+      found: true,
+      evidence: "seen key-3",
+      ref: null,
     });
   });
 

@@ -1,5 +1,6 @@
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { leaseVerifications, verificationItemsSchema, verificationsQuerySchema } from "@/lib/verify/lease";
+import { answerBatchResultSchema, answerBatchSchema, answerVerificationBatch, MAX_ANSWERS } from "@/lib/verify/answer";
 
 // A verifier worker's pull: its runtime's due verification requests, each leased to it (decision 027).
 export const GET = withRoute({
@@ -20,4 +21,20 @@ export const GET = withRoute({
     ),
 });
 
-export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");
+// A worker's answers to several asks at once: one request, one ingest call, one statement (decision 027).
+export const POST = withRoute({
+  auth: "runtime",
+  summary: "Answer several verification requests at once",
+  description: `Up to ${MAX_ANSWERS} answers (and 64 KiB) in one request, each read as POST /api/v1/verifications/{id} reads one: the results come back in the order sent, and an answer that is refused (an unknown or another runtime's id: NOT_FOUND; answered, closed or not yet asked: VERIFICATION_CLOSED) carries its error without failing the others.`,
+  tags: ["Verifications"],
+  response: answerBatchResultSchema,
+  body: answerBatchSchema,
+  handler: ({ db, principal, body }) =>
+    answerVerificationBatch(
+      db,
+      { runtimeId: principal.runtime.id, by: `runtime:${principal.runtime.name}`, via: "api" },
+      body,
+    ),
+});
+
+export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");
