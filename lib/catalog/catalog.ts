@@ -8,6 +8,7 @@ import { effectClassSchema, type EffectClass } from "../outcome/vocabulary";
 import { volatileArgsSchema } from "../outcome/record-fields";
 import { verifyConfigSchema, type VerifyConfig } from "../outcome/verification";
 import { sortBySpecificity } from "./effect-class";
+import { runbookTextSchema, runbookUrlSchema, summaryTemplateSchema } from "./templates";
 import { forgetToolCatalog } from "./load";
 
 // Editing a runtime's tool catalog: admins add, change and remove entries
@@ -45,6 +46,12 @@ export const toolCatalogItemSchema = z
       .describe(
         "How Settle asks the runtime to verify an unknown call of this tool; null: it does not (a person does).",
       ),
+    summary: z
+      .string()
+      .nullable()
+      .describe("The one-line template of a call's summary; null: its first few scalar arguments."),
+    runbook_url: z.string().nullable().describe("Where to look a call up, a URL template; null: no link."),
+    runbook: z.string().nullable().describe("Steps for the person checking by hand; null: none."),
     created_at: time,
     updated_at: time,
   })
@@ -57,8 +64,14 @@ export const newCatalogEntrySchema = z.object({
   effect_class: effectClassSchema,
   volatile_args: volatileArgsSchema.nullish(),
   verify: verifyConfigSchema.nullish(),
+  summary: summaryTemplateSchema.nullish(),
+  runbook_url: runbookUrlSchema.nullish(),
+  runbook: runbookTextSchema.nullish(),
 });
 export type NewCatalogEntry = z.infer<typeof newCatalogEntrySchema>;
+
+/** What an operator reads of an entry (lib/catalog/templates.ts): the summary template, the runbook link, the steps. */
+const TEXT_FIELDS = ["summary", "runbook_url", "runbook"] as const;
 
 export const catalogEntryPatchSchema = z
   .object({
@@ -66,14 +79,16 @@ export const catalogEntryPatchSchema = z
     effect_class: effectClassSchema.optional(),
     volatile_args: volatileArgsSchema.nullish(),
     verify: verifyConfigSchema.nullish(),
+    summary: summaryTemplateSchema.nullish(),
+    runbook_url: runbookUrlSchema.nullish(),
+    runbook: runbookTextSchema.nullish(),
   })
   .refine(
     (p) =>
-      p.pattern !== undefined ||
-      p.effect_class !== undefined ||
-      p.volatile_args !== undefined ||
-      p.verify !== undefined,
-    "give pattern, effect_class, volatile_args, verify or more",
+      [p.pattern, p.effect_class, p.volatile_args, p.verify, ...TEXT_FIELDS.map((f) => p[f])].some(
+        (v) => v !== undefined,
+      ),
+    "give pattern, effect_class, volatile_args, verify, summary, runbook_url, runbook or more",
   );
 export type CatalogEntryPatch = z.infer<typeof catalogEntryPatchSchema>;
 
@@ -83,6 +98,9 @@ type Row = {
   effectClass: string;
   volatileArgs: unknown;
   verify: unknown;
+  summary: string | null;
+  runbookUrl: string | null;
+  runbook: string | null;
   createdAt: Date;
   updatedAt: Date;
   runtime: { id: string; name: string };
@@ -108,17 +126,23 @@ function toItem(r: Row): ToolCatalogItem {
     effect_class: r.effectClass as EffectClass,
     volatile_args: volatileOf(r.volatileArgs),
     verify: verifyOf(r.verify),
+    summary: r.summary,
+    runbook_url: r.runbookUrl,
+    runbook: r.runbook,
     created_at: r.createdAt.toISOString(),
     updated_at: r.updatedAt.toISOString(),
   };
 }
 
-const snapshot = (r: Pick<EntryRow, "runtime" | "pattern" | "effect_class" | "volatile_args" | "verify">) => ({
+const snapshot = (r: EntryRow) => ({
   runtime: r.runtime,
   pattern: r.pattern,
   effect_class: r.effect_class,
   volatile_args: volatileOf(r.volatile_args),
   verify: verifyOf(r.verify),
+  summary: r.summary,
+  runbook_url: r.runbook_url,
+  runbook: r.runbook,
 });
 const include = { runtime: { select: { id: true, name: true } } } as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -162,10 +186,14 @@ type EntryRow = {
   effect_class: string;
   volatile_args: unknown;
   verify: unknown;
+  summary: string | null;
+  runbook_url: string | null;
+  runbook: string | null;
   created_at: string;
   updated_at: string;
 };
-const ENTRY = `e.id::text AS id, e.runtime_id::text AS runtime_id, r.name AS runtime, e.pattern, e.effect_class, e.volatile_args, e.verify, e.created_at, e.updated_at`;
+const ENTRY = `e.id::text AS id, e.runtime_id::text AS runtime_id, r.name AS runtime, e.pattern, e.effect_class, e.volatile_args, e.verify,
+  e.summary, e.runbook_url, e.runbook, e.created_at, e.updated_at`;
 
 const itemOf = (r: EntryRow): ToolCatalogItem => ({
   id: r.id,
@@ -174,6 +202,9 @@ const itemOf = (r: EntryRow): ToolCatalogItem => ({
   effect_class: r.effect_class as EffectClass,
   volatile_args: volatileOf(r.volatile_args),
   verify: verifyOf(r.verify),
+  summary: r.summary,
+  runbook_url: r.runbook_url,
+  runbook: r.runbook,
   created_at: r.created_at,
   updated_at: r.updated_at,
 });
@@ -222,11 +253,20 @@ export async function addToolCatalogEntry(db: Db, input: NewCatalogEntry, actor:
     }
     const [created] = await tx.query<EntryRow>(
       `WITH e AS (
-         INSERT INTO tool_catalog_entries (id, runtime_id, pattern, effect_class, volatile_args, verify)
-         VALUES (gen_random_uuid(), $1::uuid, $2, $3, $4::jsonb, $5::jsonb) RETURNING *
+         INSERT INTO tool_catalog_entries (id, runtime_id, pattern, effect_class, volatile_args, verify, summary, runbook_url, runbook)
+         VALUES (gen_random_uuid(), $1::uuid, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8) RETURNING *
        )
        SELECT ${ENTRY} FROM e JOIN runtimes r ON r.id = e.runtime_id`,
-      [runtime.id, input.pattern, input.effect_class, storedVolatile(input.volatile_args), storedVerify(input.verify)],
+      [
+        runtime.id,
+        input.pattern,
+        input.effect_class,
+        storedVolatile(input.volatile_args),
+        storedVerify(input.verify),
+        input.summary ?? null,
+        input.runbook_url ?? null,
+        input.runbook ?? null,
+      ],
     );
     await recordAdminAction(tx, {
       actor,
@@ -274,7 +314,8 @@ export async function updateToolCatalogEntry(
     }
     const [updated] = await tx.query<EntryRow>(
       `WITH e AS (
-         UPDATE tool_catalog_entries SET pattern = $2, effect_class = $3, volatile_args = $4::jsonb, verify = $5::jsonb, updated_at = now()
+         UPDATE tool_catalog_entries SET pattern = $2, effect_class = $3, volatile_args = $4::jsonb, verify = $5::jsonb,
+                summary = $6, runbook_url = $7, runbook = $8, updated_at = now()
           WHERE id = $1::uuid RETURNING *
        )
        SELECT ${ENTRY} FROM e JOIN runtimes r ON r.id = e.runtime_id`,
@@ -286,6 +327,7 @@ export async function updateToolCatalogEntry(
           ? storedVolatile(volatileOf(before.volatile_args))
           : storedVolatile(patch.volatile_args),
         patch.verify === undefined ? storedVerify(verifyOf(before.verify)) : storedVerify(patch.verify),
+        ...TEXT_FIELDS.map((f) => (patch[f] === undefined ? before[f] : patch[f])),
       ],
     );
     await recordAdminAction(tx, {
@@ -339,12 +381,14 @@ export async function setToolCatalogEntry(
     JSON.stringify(existing.volatile_args) === storedVolatile(input.volatile_args) ||
     (existing.volatile_args === null && input.volatile_args === null);
   const sameVerify = input.verify === undefined || storedVerify(existing.verify) === storedVerify(input.verify);
-  if (existing.effect_class === input.effect_class && sameVolatile && sameVerify)
+  const texts = TEXT_FIELDS.filter((f) => input[f] !== undefined && (input[f] ?? null) !== existing[f]);
+  if (existing.effect_class === input.effect_class && sameVolatile && sameVerify && texts.length === 0)
     return { entry: existing, created: false };
   const patch = {
     effect_class: input.effect_class,
     ...(input.volatile_args === undefined ? {} : { volatile_args: input.volatile_args }),
     ...(input.verify === undefined ? {} : { verify: input.verify }),
+    ...Object.fromEntries(texts.map((f) => [f, input[f]])),
   };
   return { entry: await updateToolCatalogEntry(db, existing.id, patch, actor), created: false };
 }

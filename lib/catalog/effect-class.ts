@@ -19,6 +19,10 @@ export type ToolCatalogEntry = {
   volatile_args?: readonly string[] | null;
   /** How Settle asks the runtime to verify an unknown call (decision 027); null or absent: it does not. */
   verify?: VerifyConfig | null;
+  /** What a call was and where to check it (lib/catalog/templates.ts); null or absent: none. */
+  summary?: string | null;
+  runbook_url?: string | null;
+  runbook?: string | null;
 };
 
 /** Greedy wildcard match with backtracking to the last `*` only: O(pattern × tool), never exponential. */

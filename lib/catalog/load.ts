@@ -33,7 +33,15 @@ export async function loadToolCatalog(db: Db, runtimeKeyId: string): Promise<Too
   if (known && known.until > Date.now()) return known.entries;
   const rows = await db.prisma.toolCatalogEntry.findMany({
     where: { runtimeId: runtimeKeyId },
-    select: { pattern: true, effectClass: true, volatileArgs: true, verify: true },
+    select: {
+      pattern: true,
+      effectClass: true,
+      volatileArgs: true,
+      verify: true,
+      summary: true,
+      runbookUrl: true,
+      runbook: true,
+    },
   });
   const entries = sortBySpecificity(
     rows.map((r) => ({
@@ -41,6 +49,9 @@ export async function loadToolCatalog(db: Db, runtimeKeyId: string): Promise<Too
       effect_class: r.effectClass as EffectClass,
       volatile_args: (r.volatileArgs as string[] | null) ?? null,
       verify: (r.verify as VerifyConfig | null) ?? null,
+      summary: r.summary,
+      runbook_url: r.runbookUrl,
+      runbook: r.runbook,
     })),
   );
   if (cached.size > 1_000) cached.clear();

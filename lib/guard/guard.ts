@@ -6,6 +6,7 @@ import type { Db } from "../db/client";
 import type { Tx } from "../db/driver";
 import type { RuntimeRef } from "../ingest/process-batch";
 import { storeRecords } from "../ingest/store-records";
+import { summarizeCalls } from "../ingest/summarize";
 import { INVOCATION_COLUMNS, type InvocationRow } from "../invocations/store";
 import { deriveInvocationId, prepareRecord, readArguments, type VolatileArgsOf } from "../ingest/record";
 import { cleanText } from "../redact/redact";
@@ -299,6 +300,7 @@ export async function guardWrite(
       );
       if ("code" in intent)
         throw new ApiError("INVALID_REQUEST", intent.message, intent.path ? { path: intent.path } : {});
+      await summarizeCalls(db, runtime.id, [intent]);
       // The rows read above are the stored states (locked), and the check row goes with the intent: one statement.
       const byId = new Map<string, InvocationRow>(rows.map((r) => [r.invocation_id, r]));
       await storeRecords(tx, runtime.id, [intent], {

@@ -11,6 +11,7 @@ import { prepareRecord, type PreparedRecord, type RecordProblem, type VolatileAr
 import { isRecord } from "./adapters/shared";
 import { cleanText } from "../redact/redact";
 import { flagPossibleDuplicates } from "../invocations/duplicates";
+import { summarizeCalls } from "./summarize";
 
 // Ingests a batch of records for one runtime: every accepted record is
 // committed before the caller answers, a rejected one stores nothing, a
@@ -223,6 +224,11 @@ export async function ingestPrepared(db: Db, runtime: RuntimeRef, inputs: Prepar
     if (!duplicate) pending.push({ prepared, result });
   });
 
+  await summarizeCalls(
+    db,
+    runtime.id,
+    pending.map((p) => p.prepared),
+  );
   if (pending.length > 0)
     await coalesce(db.driver, runtime.id, pending, (merged) => storeIsolated(db, runtime.id, once(merged)));
 

@@ -86,6 +86,8 @@ export type PreparedRecord = {
   argsDigest: string | null;
   /** The call's arguments as stored (secrets redacted), or null. */
   arguments: unknown;
+  /** One line saying what the call was, from its catalog entry's template and the stored arguments; set at storing. */
+  summary: string | null;
   normalized: NormalizedAttempt;
   probeResult: ProbeResult | null;
   envelope: unknown;
@@ -289,6 +291,7 @@ export function prepareRecord(
       record.budget_left_s === null || record.budget_left_s === undefined ? null : Math.round(record.budget_left_s),
     argsDigest: args.digest,
     arguments: args.stored,
+    summary: null,
     normalized,
     probeResult: probe,
     envelope: storedEnvelope,

@@ -57,6 +57,7 @@ function attemptRow(p: PreparedRecord, uid: string, seq: number): AttemptRow {
     p.envelope,
     n.ignored ?? null,
     p.arguments,
+    p.summary,
   ];
 }
 
@@ -79,6 +80,7 @@ export function foldRecordOf(p: PreparedRecord, seq: number): FoldRecord {
     effectClass: p.effectClass,
     idempotencyKey: p.idempotencyKey,
     argsDigest: p.argsDigest,
+    summary: p.summary,
     userMessage: n.user_message,
     code: n.code,
   };

@@ -41,7 +41,7 @@ export type { InvocationRow } from "./rows";
 const INVOCATION_COLUMNS = `i.id::text, i.runtime_id::text, r.name AS runtime, i.invocation_id, i.task_id, i.tool, i.effect_class, i.idempotency_key,
          i.status, i.commit_state, i.next_action, i.version, i.conflict, i.attempt_count, i.first_seen_at, i.last_attempt_at,
          i.status_since, i.stall_at, i.not_before, i.assignee, i.user_message, i.last_code, i.resolution, i.updated_at,
-         i.args_digest, i.possible_duplicate_of, i.duplicate_review`;
+         i.args_digest, i.summary, i.possible_duplicate_of, i.duplicate_review`;
 
 const INVOCATION_SELECT = `
   SELECT ${INVOCATION_COLUMNS}
@@ -77,7 +77,7 @@ const ACTION_COLUMNS = "id::text, invocation_uid::text, seq, action, actor, at, 
 
 const attemptColumns = (light: boolean) =>
   `invocation_uid::text, runtime_id::text, event_key, event_id, seq, attempt_id, attempt_no, phase, at, received_at, tool,
-   effect_class, idempotency_key, budget_left_s, args_digest, dialect, wrapper_dialect, outcome, commit_state, code, category,
+   effect_class, idempotency_key, budget_left_s, args_digest, summary, dialect, wrapper_dialect, outcome, commit_state, code, category,
    retry_directive, not_before, max_attempts_remaining, next_action, dispatch_stage, probe_result, user_message, items, ignored
    ${light ? "" : ", safe_details, agent_message, envelope, arguments"}`;
 

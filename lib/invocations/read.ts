@@ -70,6 +70,7 @@ export function toSummary(row: Row, now = new Date()): InvocationSummary {
     user_message: row.userMessage,
     resolution: (row.resolution as Resolution | null) ?? null,
     args_digest: row.argsDigest,
+    summary: row.summary,
     possible_duplicate_of: row.possibleDuplicateOf,
     duplicate_review: (row.duplicateReview as DuplicateReview | null) ?? null,
   };

@@ -120,6 +120,12 @@ export const invocationSummarySchema = z
       .string()
       .nullable()
       .describe("The digest of its latest arguments (recorded or computed from the arguments sent)."),
+    summary: z
+      .string()
+      .nullable()
+      .describe(
+        "One line of plain text saying what the call was: its tool's catalog `summary` template filled from its latest arguments (secrets redacted), else its first few scalar arguments; null: no arguments were sent.",
+      ),
     possible_duplicate_of: z
       .string()
       .nullable()

@@ -93,6 +93,7 @@ export function snapshotOf(row: InvocationRow): FoldSnapshot | null {
     effectClass: str(row.effect_class),
     idempotencyKey: str(row.idempotency_key),
     argsDigest: str(row.args_digest),
+    summary: str(row.summary),
     attemptCount: Number(row.attempt_count),
     firstSeenAt: String(row.first_seen_at),
     lastAttemptAt: String(row.last_attempt_at),
@@ -124,6 +125,7 @@ export function stateOf(d: FoldSnapshot): Record<StateColumn, unknown> {
     resolution: d.resolution,
     fold,
     args_digest: d.argsDigest,
+    summary: d.summary,
   };
 }
 
@@ -152,6 +154,7 @@ type HistoryRecordRow = {
   effect_class: string | null;
   idempotency_key: string | null;
   args_digest: string | null;
+  summary: string | null;
   user_message: string | null;
   code: string | null;
 };
@@ -166,7 +169,7 @@ type HistoryActionRow = {
 const loadRecords = {
   name: "settle_history_records",
   text: `SELECT invocation_uid::text, event_key, seq, attempt_no, phase, at, outcome, commit_state, next_action,
-                not_before, budget_left_s, probe_result, tool, effect_class, idempotency_key, args_digest, user_message, code
+                not_before, budget_left_s, probe_result, tool, effect_class, idempotency_key, args_digest, summary, user_message, code
            FROM attempts WHERE runtime_id = $1::uuid AND invocation_uid = ANY($2::uuid[])`,
 };
 // Comments and duplicate reviews change no state: the fold passes over them.
@@ -193,6 +196,7 @@ export const toFoldRecord = (r: HistoryRecordRow): FoldRecord => ({
   effectClass: r.effect_class,
   idempotencyKey: r.idempotency_key,
   argsDigest: r.args_digest,
+  summary: r.summary,
   userMessage: r.user_message,
   code: r.code,
 });

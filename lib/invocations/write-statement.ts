@@ -36,6 +36,7 @@ export const STATE_COLUMNS = [
   ["resolution", "jsonb"],
   ["fold", "jsonb"],
   ["args_digest", "text"],
+  ["summary", "text"],
 ] as const;
 /** An attempt's columns after uid and seq, in the order of an `AttemptRow` (event_key first: rows are sorted by it). */
 export const ATTEMPT_COLUMNS = [
@@ -69,6 +70,7 @@ export const ATTEMPT_COLUMNS = [
   ["envelope", "jsonb"],
   ["ignored", "jsonb"],
   ["arguments", "jsonb"],
+  ["summary", "text"],
 ] as const;
 
 /** Which parts a write has; each present part is one jsonb parameter, in this order. */

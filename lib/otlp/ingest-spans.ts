@@ -104,6 +104,7 @@ function prepareSpanRecord(
     budgetLeftS: null,
     argsDigest,
     arguments: storedArgs,
+    summary: null,
     normalized: r.normalized,
     probeResult: null,
     envelope,

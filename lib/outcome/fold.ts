@@ -32,6 +32,8 @@ export type FoldRecord = Omit<Evidence, "attempt"> & {
   idempotencyKey: string | null;
   /** The digest of the record's arguments (absent: none). */
   argsDigest?: string | null;
+  /** What its tool's catalog entry made of its arguments (absent: none). */
+  summary?: string | null;
   userMessage: string | null;
   code: string | null;
 };
@@ -44,6 +46,8 @@ export type DerivedInvocation = LifecycleState & {
   idempotencyKey: string | null;
   /** The latest record's arguments digest, in fold order. */
   argsDigest: string | null;
+  /** The latest record's summary, in fold order. */
+  summary: string | null;
   attemptCount: number;
   firstSeenAt: string;
   lastAttemptAt: string;
@@ -171,6 +175,7 @@ function foldRecord(d: FoldSnapshot, r: FoldRecord, attempt: number, config: Lif
   next.effectClass = d.effectClass ?? r.effectClass;
   next.idempotencyKey = d.idempotencyKey ?? r.idempotencyKey;
   next.argsDigest = r.argsDigest ?? d.argsDigest;
+  next.summary = r.summary ?? d.summary;
   next.userMessage = r.userMessage ? r.userMessage : d.userMessage;
   next.lastCode = r.code ? r.code : d.lastCode;
   next.cursor = { ...d.cursor, last: keyOf(r, attempt) };
@@ -228,6 +233,7 @@ export function foldInvocation(records: FoldRecord[], actions: FoldAction[], con
     effectClass: null,
     idempotencyKey: null,
     argsDigest: null,
+    summary: null,
     attemptCount: 0,
     firstSeenAt,
     lastAttemptAt: isoOfMs(Math.max(...times)),

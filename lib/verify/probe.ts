@@ -40,6 +40,7 @@ export function verifierProbeInput(
     budgetLeftS: null,
     argsDigest: null,
     arguments: null,
+    summary: null,
     normalized: normalizeVerifierAnswer(envelope, probe),
     probeResult: probe,
     envelope,

@@ -22,6 +22,7 @@ const dataKeys = [
   "tool",
   "effect_class",
   "idempotency_key",
+  "summary",
   "runtime",
 ] as const satisfies ReadonlyArray<keyof WebhookEventData>;
 

@@ -163,6 +163,7 @@ describe("which transitions become webhook events", () => {
         tool: "create_invoice",
         effect_class: "money",
         idempotency_key: "k-1",
+        summary: null,
         runtime: "billing-agent",
       },
     });

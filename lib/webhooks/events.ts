@@ -41,6 +41,8 @@ export type TransitionFacts = {
   tool: string;
   effectClass: string | null;
   idempotencyKey: string | null;
+  /** What the call was (lib/catalog/templates.ts); absent or null: no arguments were sent. */
+  summary?: string | null;
   runtime: string;
 };
 
@@ -71,6 +73,12 @@ export const webhookEventDataSchema = z.object({
   tool: z.string(),
   effect_class: z.string().nullable(),
   idempotency_key: z.string().nullable(),
+  summary: z
+    .string()
+    .nullable()
+    .describe(
+      "One line of plain text saying what the call was (its tool's summary template); null: no arguments were sent.",
+    ),
   runtime: z.string(),
 });
 export type WebhookEventData = z.infer<typeof webhookEventDataSchema>;
@@ -154,6 +162,7 @@ export function eventFor(facts: TransitionFacts, createdAt: Date): WebhookEvent 
       tool: facts.tool,
       effect_class: facts.effectClass,
       idempotency_key: facts.idempotencyKey,
+      summary: facts.summary ?? null,
       runtime: facts.runtime,
     },
   };

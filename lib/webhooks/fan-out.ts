@@ -25,6 +25,7 @@ type Row = {
   invocation_id: string | null;
   task_id: string | null;
   idempotency_key: string | null;
+  summary: string | null;
   runtime: string | null;
   actor: string | null;
   prev_commit_state: string | null;
@@ -36,7 +37,7 @@ type Row = {
 const CLAIM = `
   SELECT t.id::text AS id, t.invocation_uid::text AS invocation_uid, t.runtime_id::text AS runtime_id,
          t.to_status, t.from_status, t.commit_state, t.resolution_by, t.not_before, t.version, t.at,
-         t.tool, t.effect_class, i.invocation_id, i.task_id, i.idempotency_key, r.name AS runtime, a.actor,
+         t.tool, t.effect_class, i.invocation_id, i.task_id, i.idempotency_key, i.summary, r.name AS runtime, a.actor,
          p.commit_state AS prev_commit_state, p.resolution_by AS prev_resolution_by, p.not_before AS prev_not_before,
          p.commit_state IS NOT NULL AS has_previous
     FROM invocation_transitions t
@@ -88,6 +89,7 @@ function factsOf(row: Row): TransitionFacts | null {
     tool: row.tool,
     effectClass: row.effect_class,
     idempotencyKey: row.idempotency_key,
+    summary: row.summary,
     runtime: row.runtime,
   };
 }

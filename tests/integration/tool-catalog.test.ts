@@ -13,6 +13,7 @@ import { call, createOperator, openSettle, type Backend, type TestContext } from
 // reads its own runtime's catalog and no other's.
 
 const path = "/api/v1/admin/tool-catalog";
+const noText = { summary: null, runbook_url: null, runbook: null };
 
 describe.each<Backend>(["postgres", "pglite"])("tool catalog on %s", (backend) => {
   let t: TestContext;
@@ -73,13 +74,44 @@ describe.each<Backend>(["postgres", "pglite"])("tool catalog on %s", (backend) =
       ["tool_catalog_entry_removed", "admin@example.com", "tool_catalog_entry"],
     ]);
     expect(trail.map((a) => [a.before, a.after])).toEqual([
-      [null, { runtime: t.runtime, pattern: "charge_*", effect_class: "money", volatile_args: null, verify: null }],
       [
-        { runtime: t.runtime, pattern: "charge_*", effect_class: "money", volatile_args: null, verify: null },
-        { runtime: t.runtime, pattern: "charge_*", effect_class: "destructive", volatile_args: null, verify: null },
+        null,
+        {
+          runtime: t.runtime,
+          pattern: "charge_*",
+          effect_class: "money",
+          volatile_args: null,
+          verify: null,
+          ...noText,
+        },
       ],
       [
-        { runtime: t.runtime, pattern: "charge_*", effect_class: "destructive", volatile_args: null, verify: null },
+        {
+          runtime: t.runtime,
+          pattern: "charge_*",
+          effect_class: "money",
+          volatile_args: null,
+          verify: null,
+          ...noText,
+        },
+        {
+          runtime: t.runtime,
+          pattern: "charge_*",
+          effect_class: "destructive",
+          volatile_args: null,
+          verify: null,
+          ...noText,
+        },
+      ],
+      [
+        {
+          runtime: t.runtime,
+          pattern: "charge_*",
+          effect_class: "destructive",
+          volatile_args: null,
+          verify: null,
+          ...noText,
+        },
         null,
       ],
     ]);
@@ -183,7 +215,7 @@ describe.each<Backend>(["postgres", "pglite"])("tool catalog on %s", (backend) =
       volatile_args: ["nonce"],
       effect_class: "destructive",
     });
-    expect((await patch({ volatile_args: null, verify: null })).body).toMatchObject({
+    expect((await patch({ volatile_args: null, verify: null, ...noText })).body).toMatchObject({
       volatile_args: null,
       verify: null,
     });

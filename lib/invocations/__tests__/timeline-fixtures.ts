@@ -45,6 +45,7 @@ export function inv(p: Partial<TimelineInvocation>): TimelineInvocation {
     tool: "create_order",
     effect_class: "create",
     idempotency_key: null,
+    summary: null,
     status: "outcome_unknown",
     commit_state: "unknown",
     next_action: "verify_operation",
