@@ -183,8 +183,8 @@ export const units = [
   ]),
   lib(
     "ingest",
-    "`POST /api/v1/envelopes`: per-record validation, the dialect adapters (pure), redaction, the set-based write",
-    ["lib/db", "lib/errors.ts", "lib/invocations", "lib/outcome", "lib/process-wide.ts", "lib/redact"],
+    "`POST /api/v1/envelopes`: per-record validation, the dialect adapters (pure), redaction, each call's summary from its catalog entry, the set-based write",
+    ["lib/catalog", "lib/db", "lib/errors.ts", "lib/invocations", "lib/outcome", "lib/process-wide.ts", "lib/redact"],
   ),
   lib(
     "invocations",
