@@ -12,7 +12,41 @@ import { TextArea, TextField } from "../ui/field";
 import { useCurrentUser } from "../current-user";
 import { actionMeta, type ConsoleAction } from "./action-meta";
 
-export type ActionTarget = { invocation_id: string; runtime: string; version: number; status: string; tool: string };
+export type ActionTarget = {
+  invocation_id: string;
+  runtime: string;
+  version: number;
+  status: string;
+  tool: string;
+  /** What the call was (its one-line summary), shown with every decision. */
+  summary?: string | null;
+  /** The arguments a person approves, when the page has them (the queue's rows do not). */
+  arguments?: unknown;
+};
+
+/** What is being decided on: the call's summary, and for an approval the arguments approved. */
+function WhatIsDecided({ target, action }: { target: ActionTarget; action: ConsoleAction }) {
+  if (!target.summary && action !== "approve") return null;
+  return (
+    <div className="space-y-2 rounded-md bg-slate-50 p-3 text-sm" data-testid="decided-call">
+      {target.summary ? <p className="break-words font-medium text-slate-900">{target.summary}</p> : null}
+      {action === "approve" ? (
+        target.arguments != null ? (
+          <div>
+            <p className="text-xs text-slate-600">
+              You approve these arguments (secrets redacted); an outcome that reports others is flagged.
+            </p>
+            <pre className="mt-1 max-h-48 overflow-auto whitespace-pre-wrap break-all rounded bg-white p-2 font-mono text-xs ring-1 ring-inset ring-slate-200">
+              {JSON.stringify(target.arguments, null, 2)}
+            </pre>
+          </div>
+        ) : (
+          <p className="text-xs text-slate-600">Open the invocation to see the arguments in full before approving.</p>
+        )
+      ) : null}
+    </div>
+  );
+}
 
 /**
  * The request body for one action; shared with bulk actions. The form's required fields stand in for the
@@ -236,6 +270,7 @@ function OpenActionDialog({ target, action, onClose }: DialogProps & { action: C
       description={meta.help}
     >
       <form onSubmit={submit} className="space-y-4">
+        <WhatIsDecided target={target} action={action} />
         <ActionFields action={action} choice={choice} onChoice={setChoice} />
         {conflict ? (
           <p role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900">

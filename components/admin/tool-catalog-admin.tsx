@@ -14,6 +14,7 @@ import { ErrorAlert, errorText } from "../ui/error-alert";
 import { SelectField, TextField } from "../ui/field";
 import { ConfirmDialog } from "./confirm-dialog";
 import { useCollection, useCollectionMutation } from "./use-collection";
+import { RunbookEditor } from "./runbook-editor";
 import { VerifyEditor } from "./verify-editor";
 
 const classOptions = effectClasses.map((c) => ({ value: c, label: c }));
@@ -282,6 +283,9 @@ export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogIt
                   Verifier
                 </th>
                 <th scope="col" className="px-4 py-2 font-medium">
+                  Summary &amp; runbook
+                </th>
+                <th scope="col" className="px-4 py-2 font-medium">
                   Changed
                 </th>
                 <th scope="col" className="px-4 py-2 font-medium">
@@ -302,6 +306,9 @@ export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogIt
                   </td>
                   <td className="px-4 py-2">
                     <VerifyEditor entry={e} onChanged={setNotice} />
+                  </td>
+                  <td className="px-4 py-2">
+                    <RunbookEditor entry={e} onChanged={setNotice} />
                   </td>
                   <td className="whitespace-nowrap px-4 py-2">{formatUtc(e.updated_at, { seconds: false })}</td>
                   <td className="px-4 py-2 text-right">

@@ -1,3 +1,4 @@
+import { Json } from "./json";
 import type { ReactNode } from "react";
 import type { TimelineAttempt } from "@/lib/invocations/timeline-builder";
 import { CommitStateLabel } from "@/components/status-badge";
@@ -79,14 +80,6 @@ export function ItemResults({ items }: { items: TimelineAttempt["items"] }) {
         </table>
       </div>
     </div>
-  );
-}
-
-function Json({ value }: { value: unknown }) {
-  return (
-    <pre className="max-h-96 overflow-auto whitespace-pre-wrap break-all rounded-md bg-slate-900 p-3 font-mono text-xs text-slate-100">
-      {JSON.stringify(value, null, 2)}
-    </pre>
   );
 }
 

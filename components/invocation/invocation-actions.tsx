@@ -51,6 +51,8 @@ export function InvocationActions({ inv }: { inv: InvocationView }) {
         version: inv.version,
         status: inv.status,
         tool: inv.tool,
+        summary: inv.summary,
+        arguments: inv.attempts.findLast((a) => a.arguments != null)?.arguments ?? null,
       },
     });
 
@@ -74,6 +76,8 @@ export function InvocationActions({ inv }: { inv: InvocationView }) {
           version: inv.version,
           status: inv.status,
           tool: inv.tool,
+          summary: inv.summary,
+          arguments: inv.attempts.findLast((a) => a.arguments != null)?.arguments ?? null,
         },
       });
     };

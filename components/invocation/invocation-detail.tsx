@@ -12,6 +12,7 @@ import { formatClock } from "@/components/timeline/format";
 import { TimelineChart } from "@/components/timeline/timeline-chart";
 import { eventAnchor, TimelineStory } from "@/components/timeline/timeline-story";
 import { AttemptDetails } from "./attempt-details";
+import { CallFacts } from "./call-facts";
 import { AuditTrail } from "./audit-trail";
 import { EarlierAttempts } from "./earlier-attempts";
 import { InvocationActions } from "./invocation-actions";
@@ -99,6 +100,7 @@ export function InvocationDetail({ initial, renderedAt, stallWindowS }: Props) {
 
       <PossibleDuplicate inv={inv} />
       <VerificationPanel inv={inv} now={now} />
+      <CallFacts inv={inv} />
 
       <div className="grid gap-4 lg:grid-cols-2">
         <NextStep inv={inv} now={now} />

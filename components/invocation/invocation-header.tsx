@@ -4,6 +4,7 @@ import type { InvocationView } from "@/lib/invocations/read";
 import { CommitStateLabel, StatusBadge } from "@/components/status-badge";
 import { SlaSentence } from "@/components/sla-note";
 import { formatAgo, formatClock, formatDateTime } from "@/components/timeline/format";
+import { nextActionLabel } from "@/components/queue/filters";
 import { taskHref } from "./links";
 
 // The facts an operator decides on, at the top of the invocation page.
@@ -69,12 +70,25 @@ export function InvocationHeader({ inv, now }: { inv: InvocationView; now: strin
             {inv.effect_class ?? "unclassified write"}
           </span>
           <StatusBadge status={inv.status} />
+          {inv.ran_with_other_arguments ? (
+            <span
+              data-testid="args-mismatch"
+              className="rounded-full bg-rose-100 px-2 py-0.5 text-xs font-semibold text-rose-900 ring-1 ring-inset ring-rose-300"
+            >
+              <span aria-hidden="true">⚠ </span>Ran with arguments other than those approved
+            </span>
+          ) : null}
           {inv.conflict ? (
             <span className="rounded-full bg-rose-100 px-2 py-0.5 text-xs font-semibold text-rose-900 ring-1 ring-inset ring-rose-300">
               <span aria-hidden="true">⚠ </span>Conflicting evidence
             </span>
           ) : null}
         </h1>
+        {inv.summary ? (
+          <p data-testid="call-summary" className="mt-1 break-words text-base text-slate-800">
+            {inv.summary}
+          </p>
+        ) : null}
         <PolicyLine inv={inv} now={now} />
         <LatestMessage inv={inv} />
       </div>
@@ -82,8 +96,8 @@ export function InvocationHeader({ inv, now }: { inv: InvocationView; now: strin
         <Fact term="Commit state">
           <CommitStateLabel state={inv.commit_state} />
         </Fact>
-        <Fact term="Next action" mono>
-          {inv.next_action}
+        <Fact term="Next action">
+          <span title={inv.next_action}>{nextActionLabel(inv.next_action)}</span>
         </Fact>
         <Fact term="Assignee">{inv.assignee ?? <span className="text-slate-500">nobody</span>}</Fact>
         <Fact term="Attempts">{inv.attempt_count}</Fact>

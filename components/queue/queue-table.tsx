@@ -68,6 +68,11 @@ function buildColumns(canAct: boolean) {
               ⚠ possible duplicate effect
             </div>
           ) : null}
+          {row.original.ran_with_other_arguments ? (
+            <div className="text-xs font-semibold text-rose-700" data-testid="args-mismatch">
+              ⚠ ran with arguments other than those approved
+            </div>
+          ) : null}
         </div>
       ),
     }),
@@ -90,12 +95,19 @@ function buildColumns(canAct: boolean) {
     column.accessor("tool", {
       header: "Tool",
       cell: ({ row }) => (
-        <Link
-          href={invocationHref(row.original.invocation_id, row.original.runtime)}
-          className="font-medium text-slate-900 hover:underline"
-        >
-          {row.original.tool}
-        </Link>
+        <div className="max-w-[22rem]">
+          <Link
+            href={invocationHref(row.original.invocation_id, row.original.runtime)}
+            className="font-medium text-slate-900 hover:underline"
+          >
+            {row.original.tool}
+          </Link>
+          {row.original.summary ? (
+            <div data-testid="call-summary" className="truncate text-xs text-slate-600" title={row.original.summary}>
+              {row.original.summary}
+            </div>
+          ) : null}
+        </div>
       ),
     }),
     column.accessor("task_id", {

@@ -307,6 +307,7 @@ export function QueueView({ initial, anyReported, runtimes, curl }: Props) {
             version: single.row.version,
             status: single.row.status,
             tool: single.row.tool,
+            summary: single.row.summary,
           }}
           action={single.action}
           onClose={() => setSingle(null)}

@@ -19,6 +19,9 @@ import { ApiError } from "../errors";
 import { decodeTimeIdCursor, encodeTimeIdCursor, NOT_A_CURSOR } from "../db/cursor";
 import { approvalsOf, slaOf } from "../outcome/sla";
 import { phaseRank } from "../outcome/fold";
+import { loadToolCatalog } from "../catalog/load";
+import { entryFor, type ToolCatalogEntry } from "../catalog/effect-class";
+import { renderRunbookUrl } from "../catalog/templates";
 import {
   decodeAttemptCursor,
   selectInvocationRows,
@@ -40,7 +43,10 @@ export type InvocationSummary = z.infer<typeof invocationSummarySchema>;
 export type InvocationView = z.infer<typeof invocationSchema>;
 export type TaskView = z.infer<typeof taskSchema>;
 
-type Row = Omit<P.InvocationGetPayload<{ include: { runtime: { select: { name: true } } } }>, "fold">;
+type Row = Omit<P.InvocationGetPayload<{ include: { runtime: { select: { name: true } } } }>, "fold"> & {
+  /** From the stored fold: a record after the approval reported other arguments than those approved. */
+  argsMismatch?: boolean;
+};
 type AttemptRow = P.AttemptGetPayload<object>;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -71,6 +77,7 @@ export function toSummary(row: Row, now = new Date()): InvocationSummary {
     resolution: (row.resolution as Resolution | null) ?? null,
     args_digest: row.argsDigest,
     summary: row.summary,
+    ran_with_other_arguments: row.argsMismatch ?? false,
     possible_duplicate_of: row.possibleDuplicateOf,
     duplicate_review: (row.duplicateReview as DuplicateReview | null) ?? null,
   };
@@ -123,6 +130,8 @@ export type InvocationRowWithHistory = Row & {
   attemptsTotal?: number;
   attemptsEarlier?: string | null;
   duplicateRefusals?: DuplicateRefusalRow[];
+  /** Its tool's catalog entry, for where to check it (the invocation page reads it; a task page does not). */
+  catalogEntry?: Pick<ToolCatalogEntry, "runbook_url" | "runbook"> | null;
 };
 
 /** The SPEC §8 invocation: summary, attempts in the fold's order, audit trail, and what its policy means for it now. */
@@ -154,6 +163,7 @@ export function toInvocationView(row: InvocationRowWithHistory, policies: Policy
     actions,
     sla: slaOf(summary, policy, now),
     approvals: approvalsOf({ ...summary, actions }, policy),
+    runbook: runbookOf(row, attempts),
     duplicate_refusals: (row.duplicateRefusals ?? []).map((d) => ({
       idempotency_key: d.idempotencyKey,
       task_id: d.taskId,
@@ -163,6 +173,17 @@ export function toInvocationView(row: InvocationRowWithHistory, policies: Policy
       cleared_at: iso(d.clearedAt),
     })),
   };
+}
+
+/** Where to check the call: its catalog entry's link, filled from its latest arguments, and steps. */
+function runbookOf(row: InvocationRowWithHistory, attempts: readonly AttemptInput[]): InvocationView["runbook"] {
+  const entry = row.catalogEntry;
+  if (!entry || (!entry.runbook_url && !entry.runbook)) return null;
+  const args = attempts.findLast((a) => a.arguments !== null && a.arguments !== undefined)?.arguments ?? null;
+  const link = entry.runbook_url
+    ? renderRunbookUrl(entry.runbook_url, { tool: row.tool, idempotencyKey: row.idempotencyKey, args })
+    : null;
+  return { url: link?.url ?? null, host: link?.host ?? null, steps: entry.runbook ?? null };
 }
 
 /** How many of an invocation's attempts its view carries: the latest ones; older pages come from the attempts API. */
@@ -187,11 +208,12 @@ function lookupOf<R extends { runtime: string | { name: string } }>(rows: R[], r
 
 /** The SPEC §8 view of a row the lookup found: the latest attempts, the audit trail, the policy in effect. */
 async function invocationView(db: Db, row: InvocationRow, now: Date): Promise<InvocationView> {
-  const [page, actions, policies, duplicateRefusals] = await Promise.all([
+  const [page, actions, policies, duplicateRefusals, catalog] = await Promise.all([
     selectAttemptsPage(db, row, { limit: INVOCATION_ATTEMPTS_SHOWN }),
     selectActions(db, row.id),
     loadPolicies(db.driver),
     selectDuplicateRefusals(db, row),
+    loadToolCatalog(db, row.runtimeId),
   ]);
   return toInvocationView(
     {
@@ -201,6 +223,7 @@ async function invocationView(db: Db, row: InvocationRow, now: Date): Promise<In
       attemptsTotal: page.total,
       attemptsEarlier: page.earlier,
       duplicateRefusals,
+      catalogEntry: entryFor(catalog, row.tool),
     },
     policies,
     now,

@@ -45,6 +45,7 @@ export function invocationOf(r: Raw): InvocationRow {
     updatedAt: date(r.updated_at),
     argsDigest: textOrNull(r.args_digest),
     summary: textOrNull(r.summary),
+    argsMismatch: Boolean(r.args_mismatch),
     possibleDuplicateOf: textOrNull(r.possible_duplicate_of),
     duplicateReview: textOrNull(r.duplicate_review),
     runtime: { name: text(r.runtime) },

@@ -126,6 +126,11 @@ export const invocationSummarySchema = z
       .describe(
         "One line of plain text saying what the call was: its tool's catalog `summary` template filled from its latest arguments (secrets redacted), else its first few scalar arguments; null: no arguments were sent.",
       ),
+    ran_with_other_arguments: z
+      .boolean()
+      .describe(
+        "After a person approved it, a record reported other arguments than those approved (compared by their digest): look before trusting the outcome.",
+      ),
     possible_duplicate_of: z
       .string()
       .nullable()
@@ -162,6 +167,20 @@ export const invocationSchema = invocationSummarySchema
       .nullable()
       .describe("What the policy of its effect class means for it now; null when no timer applies."),
     approvals: approvalsSchema.nullable().describe("While awaiting approval: who has approved and the quorum."),
+    runbook: z
+      .object({
+        url: z
+          .string()
+          .nullable()
+          .describe("Its tool's runbook link for this call, every value URL-encoded; null: none."),
+        host: z
+          .string()
+          .nullable()
+          .describe("The link's host, to say where it goes (“Check in dashboard.example.com”)."),
+        steps: z.string().nullable().describe("Its tool's steps for checking by hand, plain text; null: none."),
+      })
+      .nullable()
+      .describe("Where to check the call, from its tool's catalog entry; null: the entry gives neither."),
     duplicate_refusals: z
       .array(
         z.object({

@@ -11,7 +11,12 @@ import { STATE_COLUMNS, writeStatement, type WriteParts } from "./write-statemen
 type StateColumn = (typeof STATE_COLUMNS)[number][0];
 
 /** The rest of the fold, kept in `invocations.fold`. */
-type StoredFold = Pick<LifecycleState, "settled" | "lastAttempt" | "approvals"> & { cursor: FoldCursor };
+type StoredFold = Pick<LifecycleState, "settled" | "lastAttempt" | "approvals"> & {
+  cursor: FoldCursor;
+  /** Absent on rows stored before approvals were bound to arguments: none was. */
+  approvedDigest?: string | null;
+  argsMismatch?: boolean;
+};
 
 /** An invocation row as the write path reads it (SELECT … FOR UPDATE of `INVOCATION_COLUMNS`). */
 export type InvocationRow = {
@@ -94,6 +99,8 @@ export function snapshotOf(row: InvocationRow): FoldSnapshot | null {
     idempotencyKey: str(row.idempotency_key),
     argsDigest: str(row.args_digest),
     summary: str(row.summary),
+    approvedDigest: fold.approvedDigest ?? null,
+    argsMismatch: fold.argsMismatch ?? false,
     attemptCount: Number(row.attempt_count),
     firstSeenAt: String(row.first_seen_at),
     lastAttemptAt: String(row.last_attempt_at),
@@ -104,7 +111,14 @@ export function snapshotOf(row: InvocationRow): FoldSnapshot | null {
 }
 
 export function stateOf(d: FoldSnapshot): Record<StateColumn, unknown> {
-  const fold: StoredFold = { settled: d.settled, lastAttempt: d.lastAttempt, approvals: d.approvals, cursor: d.cursor };
+  const fold: StoredFold = {
+    settled: d.settled,
+    lastAttempt: d.lastAttempt,
+    approvals: d.approvals,
+    cursor: d.cursor,
+    ...(d.approvedDigest !== null ? { approvedDigest: d.approvedDigest } : {}),
+    ...(d.argsMismatch ? { argsMismatch: true } : {}),
+  };
   return {
     tool: d.tool,
     effect_class: d.effectClass,

@@ -48,6 +48,10 @@ export type DerivedInvocation = LifecycleState & {
   argsDigest: string | null;
   /** The latest record's summary, in fold order. */
   summary: string | null;
+  /** The arguments' digest a person approved (the call's latest when the last approval came); null: none approved. */
+  approvedDigest: string | null;
+  /** A record after the approval reported other arguments than those approved. */
+  argsMismatch: boolean;
   attemptCount: number;
   firstSeenAt: string;
   lastAttemptAt: string;
@@ -176,6 +180,10 @@ function foldRecord(d: FoldSnapshot, r: FoldRecord, attempt: number, config: Lif
   next.idempotencyKey = d.idempotencyKey ?? r.idempotencyKey;
   next.argsDigest = r.argsDigest ?? d.argsDigest;
   next.summary = r.summary ?? d.summary;
+  // Bound to what was approved: a call reported with other arguments after it is flagged, never silently taken.
+  next.argsMismatch =
+    d.argsMismatch ||
+    (d.approvedDigest !== null && r.phase !== "probe" && !!r.argsDigest && r.argsDigest !== d.approvedDigest);
   next.userMessage = r.userMessage ? r.userMessage : d.userMessage;
   next.lastCode = r.code ? r.code : d.lastCode;
   next.cursor = { ...d.cursor, last: keyOf(r, attempt) };
@@ -185,7 +193,9 @@ function foldRecord(d: FoldSnapshot, r: FoldRecord, attempt: number, config: Lif
 function foldAction(d: FoldSnapshot, a: FoldAction): { snapshot: FoldSnapshot; result: ActionResult } {
   const result = applyAction(d, a.action, { actor: a.actor, at: a.at, quorum: a.quorum });
   const state = result.ok ? result.state : d;
-  return { snapshot: { ...d, ...state, cursor: { ...d.cursor, last: null } }, result };
+  const approved = result.ok && a.action.action === "approve" && state.status === "approved";
+  const approvedDigest = approved ? d.argsDigest : d.approvedDigest;
+  return { snapshot: { ...d, ...state, approvedDigest, cursor: { ...d.cursor, last: null } }, result };
 }
 
 function summaries(records: FoldRecord[], attempt: Map<FoldRecord, number>): Pick<FoldCursor, "numbered" | "probes"> {
@@ -234,6 +244,8 @@ export function foldInvocation(records: FoldRecord[], actions: FoldAction[], con
     idempotencyKey: null,
     argsDigest: null,
     summary: null,
+    approvedDigest: null,
+    argsMismatch: false,
     attemptCount: 0,
     firstSeenAt,
     lastAttemptAt: isoOfMs(Math.max(...times)),

@@ -192,6 +192,7 @@ type QueueRow = {
   resolution: unknown;
   args_digest: string | null;
   summary: string | null;
+  args_mismatch: boolean;
   possible_duplicate_of: string | null;
   duplicate_review: string | null;
   k_tier: number;
@@ -235,6 +236,7 @@ function summaryOf(r: QueueRow, now: Date): InvocationSummary {
       updatedAt: date(r.updated_at),
       argsDigest: r.args_digest,
       summary: r.summary,
+      argsMismatch: Boolean(r.args_mismatch),
       possibleDuplicateOf: r.possible_duplicate_of,
       duplicateReview: r.duplicate_review,
       runtime: { name: r.runtime },
@@ -282,6 +284,7 @@ export async function listQueue(db: Db, query: QueueQuery, ctx: QueueContext): P
            i.effect_class, i.idempotency_key, i.status, i.commit_state, i.next_action, i.version, i.conflict,
            i.attempt_count, i.first_seen_at, i.last_attempt_at, i.status_since, i.stall_at, i.not_before, i.updated_at,
            i.assignee, i.user_message, i.last_code, i.resolution, i.args_digest, i.summary, i.possible_duplicate_of, i.duplicate_review,
+           coalesce((i.fold->>'argsMismatch')::boolean, false) AS args_mismatch,
            ${KEY.tier} AS k_tier, ${KEY.rank} AS k_rank, ${KEY.since} AS k_since, ${NOW} AS as_of
       FROM invocations i JOIN runtimes r ON r.id = i.runtime_id
       ${whereSql(where)}

@@ -190,6 +190,7 @@ export const units = [
     "invocations",
     "reading an invocation and a task (one reader), the timeline builder (pure, also in the browser), the write path's one statement, operator actions, the policy job's work, decisions for runtimes",
     [
+      "lib/catalog",
       "lib/db",
       "lib/env.ts",
       "lib/errors.ts",

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as catalogRoute from "@/app/api/v1/admin/tool-catalog/route";
 import * as entryRoute from "@/app/api/v1/admin/tool-catalog/[entry_id]/route";
 import { eventFor } from "@/lib/webhooks/events";
+import { actOnInvocation } from "@/lib/invocations/act";
 import { call, createOperator, openSettle, type Backend, type TestContext } from "./harness";
 import { getInvocation, guard, ingest, otlpTraces, queue } from "./routes";
 
@@ -146,6 +147,54 @@ describe.each<Backend>(["postgres", "pglite"])("call summaries on %s", (backend)
     }>;
     expect(items.find((i) => i.invocation_id === "r1")?.summary).toMatch(/^900 EUR to cus_9/);
     expect(items.find((i) => i.invocation_id === "n2")?.summary).toBeNull();
+  });
+
+  it("an approval is bound to the arguments approved: a later record with others is flagged", async () => {
+    const args = { amount: 50, currency: "EUR", customer: "cus_2" };
+    const asked = (id: string, a: object, extra: object = {}) => ({
+      event_id: `${id}-ask`,
+      task_id: `task-${id}`,
+      invocation_id: id,
+      tool: "create_refund",
+      effect_class: "money",
+      idempotency_key: `key-${id}`,
+      arguments: a,
+      envelope: { ok: false, commit_state: "not_committed", next_action: "request_approval" },
+      ...extra,
+    });
+    const ran = (id: string, a: object) => ({
+      event_id: `${id}-ran`,
+      task_id: `task-${id}`,
+      invocation_id: id,
+      attempt: 2,
+      tool: "create_refund",
+      idempotency_key: `key-${id}`,
+      arguments: a,
+      envelope: { ok: true, commit_state: "committed" },
+    });
+    await call(ingest, { key: t.key, body: { records: [asked("ap1", args), asked("ap2", args)] } });
+    for (const id of ["ap1", "ap2"]) {
+      const before = await read(id);
+      expect(before).toMatchObject({ status: "awaiting_approval", ran_with_other_arguments: false });
+      await actOnInvocation(
+        t.db,
+        { invocationId: id },
+        { action: "approve" },
+        { actor: "ana@example.com", version: before.version },
+      );
+    }
+    // The same arguments in another key order: the same call. Another amount: flagged.
+    await call(ingest, {
+      key: t.key,
+      body: {
+        records: [
+          ran("ap1", { customer: "cus_2", currency: "EUR", amount: 50 }),
+          ran("ap2", { ...args, amount: 5000 }),
+        ],
+      },
+    });
+    expect(await read("ap1")).toMatchObject({ status: "succeeded", ran_with_other_arguments: false });
+    expect(await read("ap2")).toMatchObject({ status: "succeeded", ran_with_other_arguments: true });
   });
 
   it("webhook events carry the summary", async () => {

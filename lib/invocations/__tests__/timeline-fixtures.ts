@@ -46,6 +46,7 @@ export function inv(p: Partial<TimelineInvocation>): TimelineInvocation {
     effect_class: "create",
     idempotency_key: null,
     summary: null,
+    ran_with_other_arguments: false,
     status: "outcome_unknown",
     commit_state: "unknown",
     next_action: "verify_operation",

@@ -1,0 +1,116 @@
+"use client";
+
+import { useState, type FormEvent } from "react";
+import type { ToolCatalogItem } from "@/lib/catalog/catalog";
+import { queryKeys } from "@/lib/query/keys";
+import { api } from "../api";
+import { Button } from "../ui/button";
+import { Dialog, DialogActions } from "../ui/dialog";
+import { ErrorAlert } from "../ui/error-alert";
+import { TextArea, TextField } from "../ui/field";
+import { useCollectionMutation } from "./use-collection";
+
+// What a call of this tool was and where to check it (lib/catalog/templates.ts): the one-line summary every queue
+// row shows, the link to the system where the effect can be looked up, and short steps. Empty fields clear them.
+
+type Texts = { summary: string; runbook_url: string; runbook: string };
+
+export function describeTexts(e: ToolCatalogItem): string {
+  const parts = [e.summary ? "summary" : null, e.runbook_url ? "link" : null, e.runbook ? "steps" : null];
+  const set = parts.filter(Boolean);
+  return set.length === 0 ? "first arguments" : set.join(", ");
+}
+
+function RunbookDialog({
+  entry,
+  onClose,
+  onChanged,
+}: {
+  entry: ToolCatalogItem;
+  onClose: () => void;
+  onChanged: (message: string) => void;
+}) {
+  const [values, setValues] = useState<Texts>({
+    summary: entry.summary ?? "",
+    runbook_url: entry.runbook_url ?? "",
+    runbook: entry.runbook ?? "",
+  });
+  const change = useCollectionMutation(queryKeys.admin.toolCatalog, {
+    mutationFn: (body: { [K in keyof Texts]: string | null }) =>
+      api.patch("/api/v1/admin/tool-catalog/{entry_id}", { params: { entry_id: entry.id }, body }),
+    onSuccess: (e) => {
+      onChanged(`${e.pattern}: calls are summarised by ${describeTexts(e)}.`);
+      onClose();
+    },
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const text = (v: string) => (v.trim() === "" ? null : v.trim());
+    change.mutate({
+      summary: text(values.summary),
+      runbook_url: text(values.runbook_url),
+      runbook: text(values.runbook),
+    });
+  };
+  const set = (name: keyof Texts) => (e: { target: { value: string } }) =>
+    setValues((v) => ({ ...v, [name]: e.target.value }));
+  return (
+    <Dialog
+      open
+      onOpenChange={(open) => (open ? null : onClose())}
+      title={`Summary and runbook for ${entry.pattern}`}
+      description="What a person sees of each call of this tool in the queue and on its page, and where they check it. Placeholders: {{args.<path>}}, {{idempotency_key}}, {{tool}}. Shown as plain text."
+    >
+      <form onSubmit={submit} className="space-y-3">
+        <TextField
+          label="Summary"
+          name="summary"
+          maxLength={200}
+          placeholder="{{args.amount}} {{args.currency}} to {{args.customer}}"
+          value={values.summary}
+          onChange={set("summary")}
+          hint="One line, at most 200 characters. Empty: the call's first few arguments."
+        />
+        <TextField
+          label="Where to check it (link)"
+          name="runbook_url"
+          type="url"
+          placeholder="https://dashboard.example.com/refunds?q={{idempotency_key}}"
+          value={values.runbook_url}
+          onChange={set("runbook_url")}
+          hint="http(s) only; the scheme and host are fixed, each value is URL-encoded."
+        />
+        <TextArea
+          label="Steps"
+          name="runbook"
+          maxLength={2000}
+          placeholder="Search refunds by the key. A refund listed there means it happened."
+          value={values.runbook}
+          onChange={set("runbook")}
+        />
+        <ErrorAlert error={change.error} look="box" />
+        <DialogActions label="Save" pendingLabel="Saving…" pending={change.isPending} onCancel={onClose} />
+      </form>
+    </Dialog>
+  );
+}
+
+export function RunbookEditor({ entry, onChanged }: { entry: ToolCatalogItem; onChanged: (message: string) => void }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <div className="flex items-center gap-2 whitespace-nowrap">
+      <span className={entry.summary || entry.runbook_url || entry.runbook ? "text-slate-800" : "text-slate-500"}>
+        {describeTexts(entry)}
+      </span>
+      <Button
+        size="sm"
+        variant="ghost"
+        onClick={() => setOpen(true)}
+        aria-label={`Edit the summary and runbook of ${entry.pattern}`}
+      >
+        Edit
+      </Button>
+      {open ? <RunbookDialog entry={entry} onClose={() => setOpen(false)} onChanged={onChanged} /> : null}
+    </div>
+  );
+}
