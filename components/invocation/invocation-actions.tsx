@@ -16,6 +16,19 @@ import { isUnsettled } from "@/lib/outcome/status";
 
 const primary = new Set<ConsoleAction>(["request_verification", "approve"]);
 
+/** What a decision is about: the call as the page shows it, with the arguments an approval approves. */
+function targetOf(inv: InvocationView): ActionTarget {
+  return {
+    invocation_id: inv.invocation_id,
+    runtime: inv.runtime,
+    version: inv.version,
+    status: inv.status,
+    tool: inv.tool,
+    summary: inv.summary,
+    arguments: inv.attempts.findLast((a) => a.arguments != null)?.arguments ?? null,
+  };
+}
+
 function isTyping(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false;
   return target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName);
@@ -45,15 +58,7 @@ export function InvocationActions({ inv }: { inv: InvocationView }) {
   const start = (action: ConsoleAction) =>
     setOpen({
       action,
-      target: {
-        invocation_id: inv.invocation_id,
-        runtime: inv.runtime,
-        version: inv.version,
-        status: inv.status,
-        tool: inv.tool,
-        summary: inv.summary,
-        arguments: inv.attempts.findLast((a) => a.arguments != null)?.arguments ?? null,
-      },
+      target: targetOf(inv),
     });
 
   useEffect(() => {
@@ -70,20 +75,12 @@ export function InvocationActions({ inv }: { inv: InvocationView }) {
       event.preventDefault();
       setOpen({
         action,
-        target: {
-          invocation_id: inv.invocation_id,
-          runtime: inv.runtime,
-          version: inv.version,
-          status: inv.status,
-          tool: inv.tool,
-          summary: inv.summary,
-          arguments: inv.attempts.findLast((a) => a.arguments != null)?.arguments ?? null,
-        },
+        target: targetOf(inv),
       });
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [allowed, open, help, inv.invocation_id, inv.runtime, inv.version, inv.status, inv.tool]);
+  }, [allowed, open, help, inv]);
 
   return (
     <section aria-labelledby="actions-heading" className="space-y-3 rounded-lg border border-slate-200 bg-white p-4">
