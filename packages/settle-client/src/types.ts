@@ -38,6 +38,8 @@ export type SettleRecord = {
   effect_class?: EffectClass | (string & {});
   budget_left_s?: number;
   args_digest?: string;
+  /** The call's arguments (a JSON object, at most 64 KiB): digested, stored with secrets redacted, summarised. */
+  arguments?: Record<string, unknown>;
   envelope?: unknown;
 };
 

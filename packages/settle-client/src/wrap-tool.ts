@@ -43,6 +43,12 @@ export type WrapToolOptions<A, R> = {
   maxCalls?: number;
   /** Ask POST /api/v1/guard before the first call. Default true. */
   guard?: boolean;
+  /**
+   * Send the call's arguments with its intent (when they are a plain JSON object), so the console shows what the
+   * call was and Settle can tell the same call under a new key. Settle redacts secrets under tell-tale keys; turn
+   * this off for a tool whose arguments must not leave the runtime at all. Default true.
+   */
+  sendArguments?: boolean;
 };
 
 export type ToolRunStatus =
@@ -70,6 +76,12 @@ export type ToolRun<R> = {
 
 const pick = <A>(value: PerCall<A>, args: A) => (typeof value === "function" ? value(args) : value);
 
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
 /** Reports one record and waits for Settle's answer; a rejected record is an error (nothing was stored). */
 async function reportOne(deps: WrapDeps, record: SettleRecord): Promise<ReportResult> {
   const [result] = await deps.report([record]);
@@ -92,6 +104,8 @@ export function wrapTool<A, R>(
   const classify = options.classify ?? classifyResult;
   const maxCalls = options.maxCalls ?? 3;
   const decisionTimeoutMs = options.decisionTimeoutMs ?? 60_000;
+  const argumentsOf = (args: A): { arguments?: Record<string, unknown> } =>
+    options.sendArguments !== false && isPlainObject(args) ? { arguments: args } : {};
 
   return async function run(args: A): Promise<ToolRun<R>> {
     const taskId = pick(options.taskId, args);
@@ -128,7 +142,7 @@ export function wrapTool<A, R>(
     async function writeIntent(n: number): Promise<number> {
       for (;;) {
         const budget = options.timeoutMs ? { budget_left_s: Math.ceil(options.timeoutMs / 1000) } : {};
-        const result = await reportOne(deps, { ...base(n, "intent"), ...budget });
+        const result = await reportOne(deps, { ...base(n, "intent"), ...budget, ...argumentsOf(args) });
         if (result.status === "accepted" || result.resent) return n;
         n += 1;
       }

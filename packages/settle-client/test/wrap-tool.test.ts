@@ -68,6 +68,27 @@ describe("wrapTool", () => {
     });
   });
 
+  it("sends the call's arguments with its intent, unless the tool says not to; never a non-object", async () => {
+    const { settle, client } = setup();
+    await client.wrapTool(async (order: Order) => ({ id: order.sku }), options)({ sku: "a" });
+    const intent = settle.records.find((r) => r.phase === "intent") as { arguments?: unknown };
+    expect(intent.arguments).toEqual({ sku: "a" });
+
+    const quiet = setup();
+    await quiet.client.wrapTool(async (order: Order) => ({ id: order.sku }), { ...options, sendArguments: false })({
+      sku: "b",
+    });
+    expect((quiet.settle.records.find((r) => r.phase === "intent") as { arguments?: unknown }).arguments).toBe(
+      undefined,
+    );
+
+    const scalar = setup();
+    await scalar.client.wrapTool(async (sku: string) => ({ id: sku }), options)("c");
+    expect((scalar.settle.records.find((r) => r.phase === "intent") as { arguments?: unknown }).arguments).toBe(
+      undefined,
+    );
+  });
+
   it("unknown outcome, probe finds the effect: no second call, done with what the probe found", async () => {
     const { settle, client } = setup();
     let calls = 0;

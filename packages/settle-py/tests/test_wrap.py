@@ -55,6 +55,29 @@ class WrapToolTest(unittest.TestCase):
         self.assertEqual({k: intent[k] for k in ("task_id", "tool", "effect_class", "idempotency_key", "attempt", "attempt_id")}, {"task_id": "ord-1", "tool": "create_order", "effect_class": "create", "idempotency_key": "key-1", "attempt": 1, "attempt_id": "ord-1:key-1:a1"})
         self.assertRegex(intent["at"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
+    def test_sends_the_arguments_by_name_with_the_intent_unless_turned_off(self) -> None:
+        class Card:
+            def __repr__(self) -> str:
+                return "Card(****4242)"
+
+        @self.client.tool(**OPTIONS)
+        def create_order(sku: str, quantity: int = 1, card: Any = None) -> Dict[str, str]:
+            return {"id": f"order-{sku}"}
+
+        create_order("a", card=Card())
+        intent = self.settle.records[0]
+        self.assertEqual(intent["phase"], "intent")
+        self.assertEqual(intent["arguments"], {"sku": "a", "card": "Card(****4242)"})
+
+        @self.client.tool(**{**OPTIONS, "idempotency_key": "key-2", "send_arguments": False})
+        def quiet_order(sku: str) -> Dict[str, str]:
+            return {"id": f"order-{sku}"}
+
+        quiet_order("b")
+        quiet_intent = [r for r in self.settle.records if r.get("phase") == "intent"][-1]
+        self.assertEqual(quiet_intent["idempotency_key"], "key-2")
+        self.assertNotIn("arguments", quiet_intent)
+
     def test_unknown_outcome_probe_finds_the_effect_no_second_call(self) -> None:
         calls = []
 

@@ -245,6 +245,7 @@ class Settle:
         decision_timeout_s: float = 60.0,
         max_calls: int = 3,
         guard: bool = True,
+        send_arguments: bool = True,
     ) -> "_Decorator":
         """A decorator: `@settle.tool(effect_class="create", idempotency_key=lambda order: ...)`."""
         options = ToolOptions(
@@ -259,6 +260,7 @@ class Settle:
             decision_timeout_s=decision_timeout_s,
             max_calls=max_calls,
             guard=guard,
+            send_arguments=send_arguments,
             **({"input_errors": input_errors} if input_errors is not None else {}),
         )
         return _Decorator(self, options)

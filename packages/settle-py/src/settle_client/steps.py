@@ -152,8 +152,11 @@ UNKNOWN_STATUSES = ("outcome_unknown", "stalled")
 
 
 class Run:
-    def __init__(self, spec: Spec, task_id: str, key: str, invocation_id: Optional[str]) -> None:
+    def __init__(
+        self, spec: Spec, task_id: str, key: str, invocation_id: Optional[str], arguments: Optional[Dict[str, Any]] = None
+    ) -> None:
         self.spec = spec
+        self.arguments = arguments
         self.task_id = task_id
         self.key = key
         self.named = invocation_id is not None
@@ -206,6 +209,8 @@ class Run:
             record = self.base(n, "intent")
             if self.spec.timeout_s:
                 record["budget_left_s"] = math.ceil(self.spec.timeout_s)
+            if self.arguments is not None:
+                record["arguments"] = self.arguments
             try:
                 result = yield from self.post(record, spool=self.spec.fail_open)
             except SettleUnreachable as error:

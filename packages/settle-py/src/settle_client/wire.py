@@ -33,6 +33,8 @@ class SettleRecord(_RecordRequired, total=False):
     effect_class: str
     budget_left_s: int
     args_digest: str
+    #: The call's arguments (a JSON object, at most 64 KiB): digested, stored with secrets redacted, summarised.
+    arguments: Dict[str, Any]
     envelope: Any
 
 

@@ -11,8 +11,9 @@ import contextlib
 import contextvars
 import functools
 import inspect
+import json
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Dict, Iterator, Optional, Protocol, Tuple, Type, TypeVar, Union, cast
+from typing import Any, Awaitable, Callable, Dict, Iterator, Mapping, Optional, Protocol, Tuple, Type, TypeVar, Union, cast
 
 from .classify import ClassifyContext, InvalidInput, classify_result
 from .drivers import Backend, drive_async, drive_blocking
@@ -74,6 +75,10 @@ class ToolOptions:
     #: Tool calls one run may make, counting retries Settle allows.
     max_calls: int = 3
     guard: bool = True
+    #: Send the call's arguments (by parameter name) with its intent, so the console shows what the call was and
+    #: Settle can tell the same call under a new key. Settle redacts secrets under tell-tale keys; turn it off for a
+    #: tool whose arguments must not leave the process at all.
+    send_arguments: bool = True
 
 
 def _pick(value: PerCall, args: Tuple[Any, ...], kwargs: Dict[str, Any], what: str) -> str:
@@ -81,6 +86,18 @@ def _pick(value: PerCall, args: Tuple[Any, ...], kwargs: Dict[str, Any], what: s
     if not isinstance(picked, str) or picked == "":
         raise TypeError(f"{what} must be a non-empty str (or a function of the tool's arguments returning one)")
     return picked
+
+
+def _json_arguments(named: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
+    """The call's arguments by parameter name, each as JSON can carry it (else its repr, cut short); None when empty."""
+    out: Dict[str, Any] = {}
+    for name, value in named.items():
+        try:
+            json.dumps(value)
+            out[name] = value
+        except (TypeError, ValueError):
+            out[name] = repr(value)[:200]
+    return out or None
 
 
 def wrap_tool(backend: Backend, fail_open: Callable[[str], bool], fn: Callable[..., Any], options: ToolOptions) -> Any:
@@ -107,15 +124,17 @@ def wrap_tool(backend: Backend, fail_open: Callable[[str], bool], fn: Callable[.
     )
 
     def start(args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Run:
+        named: Optional[Dict[str, Any]] = None
         if signature is not None:
             # Arguments the function cannot take are a mistake before dispatch: nothing is recorded.
-            signature.bind(*args, **kwargs)
+            bound = signature.bind(*args, **kwargs)
+            named = _json_arguments(bound.arguments) if options.send_arguments else None
         task_id = _pick(options.task_id, args, kwargs, "task_id") if options.task_id is not None else current_task()
         if task_id is None:
             raise TypeError(f"{name}: no task; pass task_id= or call it inside settle_client.task(...)")
         key = _pick(options.idempotency_key, args, kwargs, "idempotency_key")
         invocation = _pick(options.invocation_id, args, kwargs, "invocation_id") if options.invocation_id is not None else None
-        return Run(spec, task_id, key, invocation)
+        return Run(spec, task_id, key, invocation, named)
 
     if is_async:
 
