@@ -204,6 +204,7 @@ async function main(): Promise<void> {
     ingest_window_s: window,
     after_s: AFTER_S,
     settled_by_verifier: waits.length,
+    requests_settled: settled,
     answered,
     unknown_to_settled_s: { p50, p95 },
     median_stages_s: stages,
@@ -228,6 +229,8 @@ async function main(): Promise<void> {
   }
   if (waits.length !== unknowns)
     throw new Error(`only ${waits.length} of ${unknowns} unknowns were settled by the verifier`);
+  // Each settled request keeps the answer that settled it (a request closed under its answer would lose it).
+  if (settled !== unknowns) throw new Error(`only ${settled} of ${unknowns} verification requests are settled`);
 }
 
 main()

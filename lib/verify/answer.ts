@@ -2,7 +2,7 @@ import "server-only";
 import { z } from "zod";
 import { ApiError } from "../errors";
 import type { Db } from "../db/client";
-import { findingSchema, gaveUpNote, readFinding, type Finding } from "../outcome/verification";
+import { findingSchema, gaveUpNote, readFinding, stillAsking, type Finding } from "../outcome/verification";
 import type { ProbeResult } from "../outcome/vocabulary";
 import { recordVerifierProbes, verifierProbeInput } from "./probe";
 import type { PreparedInput } from "../ingest/process-batch";
@@ -90,8 +90,11 @@ function planAnswer(r: Request | undefined, id: string, finding: Finding, source
   if (!r) return { kind: "refuse", error: new ApiError("NOT_FOUND", `No verification request ${id} in this runtime.`) };
   if (r.state === "scheduled")
     return { kind: "refuse", error: closed(r, `Verification request ${id} has not been asked yet.`) };
-  const lateEvidence = r.state === "cancelled" && finding.found !== null;
-  if (r.state !== "open" && !lateEvidence) return { kind: "refuse", error: closed(r) };
+  // Someone settled it while this worker held the ask (the job leaves a held ask to its answer): the request
+  // closes with this answer on it, and a definite finding is still evidence.
+  const movedOn = r.state === "open" && !stillAsking(r.status, r.attempt_count, r.attempt);
+  const lateEvidence = (r.state === "cancelled" || movedOn) && finding.found !== null;
+  if ((r.state !== "open" || movedOn) && !lateEvidence) return { kind: "refuse", error: closed(r) };
 
   const tryNo = Math.max(r.tries, 1);
   const stored = (reading: string): StoredAnswer => ({
@@ -122,7 +125,8 @@ function planAnswer(r: Request | undefined, id: string, finding: Finding, source
   // Someone settled it meanwhile: a definite finding is still evidence, and the fold compares it with theirs.
   if (lateEvidence) {
     const input = probe(finding.found ? "found" : "absent", undefined, `late:${tryNo}`);
-    return { kind: "probe", r, input, move: null, result: { ...base, state: "cancelled", reading: "recorded" } };
+    const move = movedOn ? { id: r.id, from: "open", to: "cancelled", answer: stored("recorded") } : null;
+    return { kind: "probe", r, input, move, result: { ...base, state: "cancelled", reading: "recorded" } };
   }
   const reading = readFinding(
     finding,

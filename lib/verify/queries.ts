@@ -133,7 +133,11 @@ export async function insertRequests(q: Query, runtimeId: string, rows: readonly
   return inserted.length;
 }
 
-/** Scheduled requests now due, or open ones whose invocation may have moved on (someone settled it). */
+/**
+ * Scheduled requests now due, or open ones whose invocation may have moved on (someone settled it). An open one is
+ * looked at only once no worker holds it: an answer being stored settles the invocation (its probe) a moment
+ * before it moves its request on, and closing the request in between would lose the answer from it.
+ */
 export async function selectRequestsToReview(
   q: Query,
   now: Date,
@@ -147,8 +151,9 @@ export async function selectRequestsToReview(
        JOIN runtimes r ON r.id = v.runtime_id
       WHERE ($2::uuid IS NULL OR v.runtime_id = $2::uuid)
         AND ((v.state = 'scheduled' AND v.due_at <= $1::timestamptz)
-          OR (v.state = 'open' AND (NOT (i.status = ANY($4::text[])) OR i.attempt_count <> v.attempt
-              OR (v.tries >= (v.config->>'max_tries')::int AND v.leased_until <= $1::timestamptz))))
+          OR (v.state = 'open' AND (v.leased_until IS NULL OR v.leased_until <= $1::timestamptz)
+              AND (NOT (i.status = ANY($4::text[])) OR i.attempt_count <> v.attempt
+                   OR v.tries >= (v.config->>'max_tries')::int)))
       ORDER BY v.due_at LIMIT $3`,
     [now.toISOString(), runtimeId, limit, askingStoredStatuses],
   );

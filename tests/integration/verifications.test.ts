@@ -6,7 +6,8 @@ import { getMetrics, listMetricCases } from "@/lib/metrics/metrics";
 import { answerVerification } from "@/lib/verify/answer";
 import { storedStatusesOf } from "@/lib/outcome/status";
 import { verifiableStatuses } from "@/lib/outcome/verification";
-import { leaseRequests } from "@/lib/verify/queries";
+import { leaseRequests, selectRequests } from "@/lib/verify/queries";
+import { recordVerifierProbe } from "@/lib/verify/probe";
 import { reviewRequests, runVerifications, scheduleVerifications, VERIFIER_ACTOR } from "@/lib/verify/schedule";
 import { apiRoutes } from "@/server/routes";
 import { createSettleClient } from "@settle/client";
@@ -194,7 +195,8 @@ describe.each<Backend>(["postgres", "pglite"])("verifiers on %s", (backend) => {
       { actor: "ops@example.com", version: inv.version },
     );
     expect(acted.ok).toBe(true);
-    expect((await reviewRequests(t.db, NOW)).cancelled).toBe(1);
+    // The worker still holds the ask: the job leaves it to the answer, which closes it.
+    expect((await reviewRequests(t.db, NOW)).cancelled).toBe(0);
     const late = await call(answer, {
       key: t.key,
       params: { verification_id: item.id },
@@ -207,8 +209,37 @@ describe.each<Backend>(["postgres", "pglite"])("verifiers on %s", (backend) => {
       status: "outcome_unknown",
       resolution: { by: "operator", commit_state: "not_committed" },
     });
+    const closedView = await call(verificationOf, { key: t.key, params: { invocation_id: "p1" } });
+    expect(closedView.body.state).toBe("cancelled");
+    expect(closedView.body.answers.at(-1)).toMatchObject({ found: true, ref: "re_9", reading: "recorded" });
     const unclear = await call(answer, { key: t.key, params: { verification_id: item.id }, body: { found: null } });
     expect(unclear.status).toBe(409);
+  });
+
+  it("the job leaves a held ask to its answer: settled by the answer's own probe, it is not closed under it", async () => {
+    await send(["h1"], "create_refund", 600);
+    await runVerifications(t.db, NOW);
+    const [item] = (await work("?worker=holder")).body.items;
+    // What an answer does first: its probe settles the invocation; the job runs before the request moves on.
+    const asked = (await selectRequests(t.db.driver, (await ownRuntimeId()).id, [item.id])).get(item.id)!;
+    await recordVerifierProbe(
+      t.db,
+      asked,
+      {
+        settle_verification: { id: item.id, try: 1, answered_by: "runtime:rt-test", via: "api" },
+        found: true,
+        evidence: "re_h1",
+        ref: null,
+      },
+      "found",
+      new Date(),
+    );
+    expect((await read("h1")).status).toBe("reconciled");
+    expect((await reviewRequests(t.db, new Date())).cancelled).toBe(0);
+    // Once the lease has run out with no answer moving it on, the job closes it.
+    expect((await reviewRequests(t.db, later(3_600))).cancelled).toBeGreaterThanOrEqual(1);
+    const view = await call(verificationOf, { key: t.key, params: { invocation_id: "h1" } });
+    expect(view.body.state).toBe("cancelled");
   });
 
   it("two workers polling at once never get the same item", async () => {
