@@ -1,0 +1,92 @@
+import { randomBytes } from "node:crypto";
+import { expect, test } from "@playwright/test";
+import { readState } from "./server";
+import { signIn } from "./sign-in";
+
+// What the call was and where to check it, on the console server: an admin gives a tool a summary template and a
+// runbook in the catalog; unknown calls of it arrive with their arguments; the queue shows each call's summary, the
+// invocation page its summary, arguments and runbook link; the settling dialog starts with nothing chosen and Enter
+// does nothing until a choice is made.
+
+const state = readState().console;
+const base = state.baseURL;
+const auth = { authorization: `Bearer ${state.key}` };
+
+test("summaries in the queue, the runbook on the page, and a dialog with nothing chosen", async ({ page, request }) => {
+  const tool = `refund_${randomBytes(3).toString("hex")}`;
+  await signIn(page, base, state.adminEmail, state.adminPassword, "/admin/tool-catalog");
+  const form = page.getByRole("form", { name: "Add a catalog entry" });
+  await form.getByLabel("Runtime").selectOption("billing-agent");
+  await form.getByLabel("Tool name or pattern").fill(tool);
+  await form.getByLabel("Effect class").selectOption("money");
+  await form.getByRole("button", { name: "Add entry" }).click();
+  const row = page.getByTestId("catalog-row").filter({ hasText: tool });
+  await expect(row).toContainText("first arguments");
+
+  await row.getByRole("button", { name: `Edit the summary and runbook of ${tool}` }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByLabel("Summary").fill("{{args.amount}} {{args.currency}} to {{args.customer}}");
+  await dialog.getByLabel("Where to check it (link)").fill("https://{{args.host}}/refunds");
+  await dialog.getByRole("button", { name: "Save" }).click();
+  // The server refuses a link whose host a call could choose, and says why; the dialog stays.
+  await expect(dialog).toContainText("scheme and host are fixed");
+  await dialog
+    .getByLabel("Where to check it (link)")
+    .fill("https://dashboard.example.com/refunds?q={{idempotency_key}}");
+  await dialog.getByLabel("Steps").fill("Search refunds by the key. A refund listed there means it happened.");
+  await dialog.getByRole("button", { name: "Save" }).click();
+  await expect(row).toContainText("summary, link, steps");
+
+  const customers = ["cus_ada", "cus_bo", "cus_cy", "cus_di", "cus_ed", "cus_fa"];
+  const sent = await request.post(`${base}/api/v1/envelopes`, {
+    headers: auth,
+    data: {
+      records: customers.map((customer, i) => ({
+        event_id: `${tool}-${i}-out`,
+        task_id: `task-${tool}-${i}`,
+        invocation_id: `${tool}-${i}`,
+        tool,
+        effect_class: "money",
+        idempotency_key: `rf/${tool}-${i}`,
+        arguments: { amount: 1000 + i * 150, currency: "EUR", customer, api_key: "sk_live_never_shown" },
+        at: new Date(Date.now() - 60_000 * (i + 1)).toISOString(),
+        envelope: { title: "Gateway Timeout", status: 504 },
+      })),
+    },
+  });
+  expect((await sent.json()).accepted).toBe(customers.length);
+
+  await page.goto(`${base}/?tool=${tool}`);
+  const summaries = page.getByTestId("call-summary");
+  await expect(summaries).toHaveCount(customers.length);
+  await expect(summaries.filter({ hasText: "1000 EUR to cus_ada" })).toBeVisible();
+  await page.screenshot({ path: "docs/screenshots/queue-summaries.png", fullPage: false });
+
+  await page.goto(`${base}/invocations/${tool}-0?runtime=billing-agent`);
+  await expect(page.getByTestId("call-summary")).toHaveText("1000 EUR to cus_ada");
+  await expect(page.getByText("Verify it happened").first()).toBeVisible();
+  const runbook = page.getByTestId("runbook");
+  const link = runbook.getByRole("link", { name: /Check in dashboard\.example\.com/ });
+  await expect(link).toHaveAttribute("href", `https://dashboard.example.com/refunds?q=rf%2F${tool}-0`);
+  await expect(runbook).toContainText("A refund listed there means it happened.");
+  const args = page.getByTestId("call-arguments");
+  await expect(args).toContainText('"customer": "cus_ada"');
+  await expect(args).not.toContainText("sk_live_never_shown");
+  await page.screenshot({ path: "docs/screenshots/invocation-runbook.png", fullPage: false });
+
+  await page.getByRole("button", { name: "Record verification" }).click();
+  const record = page.getByRole("dialog");
+  await expect(record.getByTestId("decided-call")).toContainText("1000 EUR to cus_ada");
+  for (const option of await record.getByRole("radio").all()) await expect(option).not.toBeChecked();
+  const confirm = record.getByRole("button", { name: "Choose what you found" });
+  await expect(confirm).toBeDisabled();
+  await record.getByLabel("Evidence").fill("Nothing under the key in the refunds list.");
+  await record.getByLabel("Evidence").press("Enter");
+  await record.getByLabel("Evidence").press("Control+Enter");
+  await expect(record).toBeVisible();
+  await page.screenshot({ path: "docs/screenshots/dialog-nothing-chosen.png", fullPage: false });
+  await record.getByRole("radio", { name: /Absent/ }).check();
+  await expect(record.getByRole("button", { name: "Record: NOT found" })).toBeEnabled();
+  await record.getByRole("button", { name: "Cancel" }).click();
+  await expect(page.getByTestId("call-summary")).toHaveText("1000 EUR to cus_ada");
+});
