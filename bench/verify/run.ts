@@ -21,9 +21,10 @@ import {
 // workers of @settle/client answer every ask "found" after --answer-ms. Measured side by side in one run:
 // - --unknowns unknown outcomes of create_refund arriving at --rate per second; for each, the time from its
 //   unknown outcome to its settlement by the verifier (p50, p95);
-// - ingest at full speed of unknowns without a verifier (create_note) for --window seconds each, before, during
-//   and after that stream: the verifier's added load on ingest is the rate during it over the mean of the rates
-//   before and after. (--window must be shorter than the stream, unknowns / rate seconds.)
+// - ingest at full speed of other records (create_note) for --window seconds beside that stream, and beside the
+//   same stream of unknowns of a tool without a verifier (create_payment) before and after it: the verifier's
+//   added load on ingest is the rate beside the verified stream over the mean of the rates beside the others.
+//   (--window must be shorter than the stream, unknowns / rate seconds.)
 // Targets (issue 22): p95 ≤ after_s + 2 s; ingest during verification ≥ 90 % of without.
 // `--tiny` (npm test) runs 200 unknowns and fails only if one is not settled by the verifier.
 
@@ -94,7 +95,14 @@ async function ingestFor(url: string, key: string, tool: string, prefix: string,
 }
 
 /** Sends `count` unknown outcomes of `tool` at `rate` per second, ten sends a second. */
-async function stream(url: string, key: string, tool: string, count: number, rate: number): Promise<void> {
+async function stream(
+  url: string,
+  key: string,
+  tool: string,
+  count: number,
+  rate: number,
+  prefix = "verified",
+): Promise<void> {
   const perTick = Math.max(1, Math.round(rate / 10));
   const started = Date.now();
   for (let sent = 0, tick = 0; sent < count; tick += 1) {
@@ -102,7 +110,7 @@ async function stream(url: string, key: string, tool: string, count: number, rat
     await post(
       url,
       key,
-      Array.from({ length: size }, (_, i) => unknownOutcome(tool, `verified-${sent + i}`)),
+      Array.from({ length: size }, (_, i) => unknownOutcome(tool, `${prefix}-${sent + i}`)),
     );
     sent += size;
     const wait = started + (tick + 1) * 100 - Date.now();
@@ -150,13 +158,22 @@ async function main(): Promise<void> {
 
   // Warm-up: the server's first requests compile and plan; no phase should pay for them.
   const window = tiny ? 1 : num("window");
+  const rate = tiny ? 200 : num("rate");
+  const lead = tiny ? 200 : 2_000;
+  /** Ingest at full speed for the window, beside a stream of unknowns of `tool` at the same rate. */
+  const besideStream = async (tool: string, count: number, prefix: string) => {
+    const streamed = stream(server!.url, key, tool, count, rate, prefix);
+    await new Promise((r) => setTimeout(r, lead));
+    const measured = await ingestFor(server!.url, key, "create_note", `plain-${prefix}`, window);
+    await streamed;
+    return measured;
+  };
+  // The same stream without a verifier (create_payment has no catalog entry): what the verifier adds is the rest.
+  const plainCount = Math.ceil(rate * (window + (lead * 2) / 1000));
   await ingestFor(server.url, key, "create_note", "warm", 1);
-  const without1 = await ingestFor(server.url, key, "create_note", "plain-a", window);
+  const without1 = await besideStream("create_payment", plainCount, "unverified-a");
   const verifiedStart = Date.now();
-  const streamed = stream(server.url, key, "create_refund", unknowns, tiny ? 200 : num("rate"));
-  await new Promise((r) => setTimeout(r, tiny ? 200 : 2_000));
-  const withVerifier = await ingestFor(server.url, key, "create_note", "plain-b", window);
-  await streamed;
+  const withVerifier = await besideStream("create_refund", unknowns, "verified");
   const deadline = Date.now() + Math.max(60_000, unknowns * 20);
   let settled = 0;
   while (Date.now() < deadline) {
@@ -169,7 +186,7 @@ async function main(): Promise<void> {
   }
   stop.abort();
   await Promise.allSettled(workers);
-  const without2 = await ingestFor(server.url, key, "create_note", "plain-c", window);
+  const without2 = await besideStream("create_payment", plainCount, "unverified-b");
   const without = (without1 + without2) / 2;
   const waits = (
     await sql.query<{ s: number }>(

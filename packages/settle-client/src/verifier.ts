@@ -49,7 +49,7 @@ export type ServeOptions = {
   signal?: AbortSignal;
   /** Long poll hold, 0–60 s. Default 30. */
   waitS?: number;
-  /** Asks worked on at once. Default 4. */
+  /** Asks worked on at once, at most 20 (what one poll may take). Default 4. */
   concurrency?: number;
   /** How long a verifier may take before its ask is answered "could not tell". Default 20 s. */
   timeoutMs?: number;
@@ -65,6 +65,8 @@ export type ServeEvent =
   | { kind: "poll_failed"; error: unknown; retryInMs: number };
 
 const EVIDENCE_MAX = 4096;
+// Settle hands out at most 20 asks per poll: a larger concurrency takes 20 at a time.
+const TAKE_MAX = 20;
 // Settle takes up to 100 answers and 64 KiB in one request; a batch is cut below both.
 const BATCH_MAX = 100;
 const BATCH_BYTES = 48 * 1024;
@@ -198,12 +200,12 @@ export function createVerifiers(http: HttpOptions): Verifiers {
     while (!signal?.aborted) {
       let items: VerificationItem[];
       try {
-        items = await takeVerifications({ waitS, limit: concurrency, worker, signal });
+        items = await takeVerifications({ waitS, limit: Math.min(concurrency, TAKE_MAX), worker, signal });
         failures = 0;
       } catch (error) {
         if (signal?.aborted) return;
-        // A wrong or revoked key will not heal by waiting: stop and say so.
-        if (error instanceof SettleError && (error.status === 401 || error.status === 403)) throw error;
+        // A wrong or revoked key, or a request Settle refuses as malformed, will not heal by waiting: stop and say so.
+        if (error instanceof SettleError && [400, 401, 403].includes(error.status)) throw error;
         failures += 1;
         const retryInMs = Math.round(Math.min(500 * 2 ** (failures - 1), BACKOFF_CAP_MS) * (0.8 + 0.4 * Math.random()));
         log({ kind: "poll_failed", error, retryInMs });

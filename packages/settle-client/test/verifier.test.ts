@@ -201,6 +201,25 @@ describe("serveVerifications", () => {
     await expect(other.client.serveVerifications({ waitS: 0, log: () => {} })).rejects.toBeInstanceOf(SettleError);
   });
 
+  it("asks for at most 20 at a time, and stops on a request Settle refuses as malformed", async () => {
+    const { settle, client } = setup([item(1)]);
+    client.verifier("create_refund", () => ({ found: true }));
+    const controller = new AbortController();
+    await client.serveVerifications({
+      signal: controller.signal,
+      concurrency: 40,
+      waitS: 0,
+      log: (e) => {
+        if (e.kind === "answered") controller.abort();
+      },
+    });
+    expect(new URLSearchParams(settle.polls[0]).get("limit")).toBe("20");
+
+    const other = setup([]);
+    other.settle.pollFaults.push(400);
+    await expect(other.client.serveVerifications({ waitS: 0, log: () => {} })).rejects.toMatchObject({ status: 400 });
+  });
+
   it("stops promptly when its signal aborts mid long poll", async () => {
     const { client } = setup([]);
     const controller = new AbortController();

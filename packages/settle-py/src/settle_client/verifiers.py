@@ -26,6 +26,8 @@ log = logging.getLogger("settle_client")
 
 EVIDENCE_MAX = 4096
 BACKOFF_CAP_S = 30.0
+#: Settle hands out at most 20 asks per poll: a larger concurrency takes 20 at a time.
+TAKE_MAX = 20
 
 
 #: What an ask carries (`try` is a keyword, hence this form).
@@ -186,7 +188,7 @@ class Verifiers:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(concurrency, 1), thread_name_prefix="settle-ask") as pool:
             while not stop.is_set():
                 try:
-                    items = self.take_verifications(wait_s, concurrency, worker)
+                    items = self.take_verifications(wait_s, min(concurrency, TAKE_MAX), worker)
                     failures = 0
                 except SettleError as error:
                     failures += 1
@@ -212,7 +214,7 @@ class Verifiers:
         tell = on_event or _log_event
         failures = 0
         while not stop.is_set():
-            poll = asyncio.ensure_future(asyncio.to_thread(self.take_verifications, wait_s, concurrency, worker))
+            poll = asyncio.ensure_future(asyncio.to_thread(self.take_verifications, wait_s, min(concurrency, TAKE_MAX), worker))
             stopped = asyncio.ensure_future(stop.wait())
             await asyncio.wait({poll, stopped}, return_when=asyncio.FIRST_COMPLETED)
             stopped.cancel()
@@ -254,8 +256,9 @@ class Verifiers:
 
 
 def _after_poll_failed(error: SettleError, failures: int, tell: OnEvent) -> float:
-    """How long to wait after the `failures`-th failed poll in a row (jittered back-off); a refused key raises."""
-    if error.status in (401, 403):
+    """How long to wait after the `failures`-th failed poll in a row (jittered back-off); a refused key or a
+    request Settle refuses as malformed raises: neither heals by waiting."""
+    if error.status in (400, 401, 403):
         raise error
     base: float = min(0.5 * 2.0 ** (failures - 1), BACKOFF_CAP_S)
     delay = base * (0.8 + 0.4 * random.random())
