@@ -91,6 +91,7 @@ export async function findTaskTimeline(
       sla: _c,
       approvals: _d,
       duplicate_refusals: _r,
+      runbook: _k,
       ...summary
     }) => summary,
   );
