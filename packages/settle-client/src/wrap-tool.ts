@@ -105,7 +105,7 @@ export function wrapTool<A, R>(
   const maxCalls = options.maxCalls ?? 3;
   const decisionTimeoutMs = options.decisionTimeoutMs ?? 60_000;
   const argumentsOf = (args: A): { arguments?: Record<string, unknown> } =>
-    options.sendArguments !== false && isPlainObject(args) ? { arguments: args } : {};
+    options.sendArguments !== false && isPlainObject(args) && Object.keys(args).length > 0 ? { arguments: args } : {};
 
   return async function run(args: A): Promise<ToolRun<R>> {
     const taskId = pick(options.taskId, args);

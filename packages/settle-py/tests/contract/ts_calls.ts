@@ -26,8 +26,13 @@ await settle.report([
 ]);
 await settle.guard({ task_id: "ord-1", tool: "create_order", idempotency_key: "guard-only", effect_class: "create" });
 
-// Returns at once.
-await settle.wrapTool(async (sku: string) => ({ id: `order-${sku}` }), { ...base, idempotencyKey: "k-ok" })("a");
+// Returns at once; its arguments go with the intent (Python sends them by parameter name).
+await settle.wrapTool(async ({ sku }: { sku: string }) => ({ id: `order-${sku}` }), {
+  ...base,
+  idempotencyKey: "k-ok",
+})({
+  sku: "a",
+});
 // A reset after dispatch; the probe finds the order.
 await settle.wrapTool(
   async () => {
