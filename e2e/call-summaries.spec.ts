@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { readState } from "./server";
+import { addCatalogEntry } from "./catalog";
 import { signIn } from "./sign-in";
 
 // What the call was and where to check it, on the console server: an admin gives a tool a summary template and a
@@ -15,12 +16,7 @@ const auth = { authorization: `Bearer ${state.key}` };
 test("summaries in the queue, the runbook on the page, and a dialog with nothing chosen", async ({ page, request }) => {
   const tool = `refund_${randomBytes(3).toString("hex")}`;
   await signIn(page, base, state.adminEmail, state.adminPassword, "/admin/tool-catalog");
-  const form = page.getByRole("form", { name: "Add a catalog entry" });
-  await form.getByLabel("Runtime").selectOption("billing-agent");
-  await form.getByLabel("Tool name or pattern").fill(tool);
-  await form.getByLabel("Effect class").selectOption("money");
-  await form.getByRole("button", { name: "Add entry" }).click();
-  const row = page.getByTestId("catalog-row").filter({ hasText: tool });
+  const row = await addCatalogEntry(page, tool);
   await expect(row).toContainText("first arguments");
 
   await row.getByRole("button", { name: `Edit the summary and runbook of ${tool}` }).click();

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { readState } from "./server";
+import { addCatalogEntry } from "./catalog";
 import { signIn } from "./sign-in";
 
 // Verifiers on the console server (PostgreSQL, background jobs every second): an admin turns a tool's verifier on
@@ -15,12 +16,7 @@ test("an unknown refund is settled by the runtime's verifier while an operator w
   const tool = `refund_${randomBytes(3).toString("hex")}`;
   const id = `inv-${tool}`;
   await signIn(page, base, state.adminEmail, state.adminPassword, "/admin/tool-catalog");
-  const form = page.getByRole("form", { name: "Add a catalog entry" });
-  await form.getByLabel("Runtime").selectOption("billing-agent");
-  await form.getByLabel("Tool name or pattern").fill(tool);
-  await form.getByLabel("Effect class").selectOption("money");
-  await form.getByRole("button", { name: "Add entry" }).click();
-  const row = page.getByTestId("catalog-row").filter({ hasText: tool });
+  const row = await addCatalogEntry(page, tool);
   await expect(row).toContainText("off");
 
   await row.getByRole("button", { name: `Edit the verifier of ${tool}` }).click();

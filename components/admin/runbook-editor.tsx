@@ -4,10 +4,10 @@ import { useState, type FormEvent } from "react";
 import type { ToolCatalogItem } from "@/lib/catalog/catalog";
 import { queryKeys } from "@/lib/query/keys";
 import { api } from "../api";
-import { Button } from "../ui/button";
 import { Dialog, DialogActions } from "../ui/dialog";
 import { ErrorAlert } from "../ui/error-alert";
 import { TextArea, TextField } from "../ui/field";
+import { CatalogCellEditor } from "./catalog-cell-editor";
 import { useCollectionMutation } from "./use-collection";
 
 // What a call of this tool was and where to check it (lib/catalog/templates.ts): the one-line summary every queue
@@ -96,21 +96,12 @@ function RunbookDialog({
 }
 
 export function RunbookEditor({ entry, onChanged }: { entry: ToolCatalogItem; onChanged: (message: string) => void }) {
-  const [open, setOpen] = useState(false);
   return (
-    <div className="flex items-center gap-2 whitespace-nowrap">
-      <span className={entry.summary || entry.runbook_url || entry.runbook ? "text-slate-800" : "text-slate-500"}>
-        {describeTexts(entry)}
-      </span>
-      <Button
-        size="sm"
-        variant="ghost"
-        onClick={() => setOpen(true)}
-        aria-label={`Edit the summary and runbook of ${entry.pattern}`}
-      >
-        Edit
-      </Button>
-      {open ? <RunbookDialog entry={entry} onClose={() => setOpen(false)} onChanged={onChanged} /> : null}
-    </div>
+    <CatalogCellEditor
+      text={describeTexts(entry)}
+      isSet={Boolean(entry.summary || entry.runbook_url || entry.runbook)}
+      label={`Edit the summary and runbook of ${entry.pattern}`}
+      dialog={(close) => <RunbookDialog entry={entry} onClose={close} onChanged={onChanged} />}
+    />
   );
 }

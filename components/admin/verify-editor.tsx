@@ -9,6 +9,7 @@ import { Button } from "../ui/button";
 import { Dialog, DialogActions } from "../ui/dialog";
 import { ErrorAlert } from "../ui/error-alert";
 import { TextField } from "../ui/field";
+import { CatalogCellEditor } from "./catalog-cell-editor";
 import { useCollectionMutation } from "./use-collection";
 
 // A catalog entry's verifier (decision 027): when a call of the tool becomes unknown, Settle asks the runtime
@@ -107,19 +108,12 @@ function VerifyDialog({
 }
 
 export function VerifyEditor({ entry, onChanged }: { entry: ToolCatalogItem; onChanged: (message: string) => void }) {
-  const [open, setOpen] = useState(false);
   return (
-    <div className="flex items-center gap-2 whitespace-nowrap">
-      <span className={entry.verify ? "text-slate-800" : "text-slate-500"}>{describeVerify(entry.verify)}</span>
-      <Button
-        size="sm"
-        variant="ghost"
-        onClick={() => setOpen(true)}
-        aria-label={`Edit the verifier of ${entry.pattern}`}
-      >
-        Edit
-      </Button>
-      {open ? <VerifyDialog entry={entry} onClose={() => setOpen(false)} onChanged={onChanged} /> : null}
-    </div>
+    <CatalogCellEditor
+      text={describeVerify(entry.verify)}
+      isSet={entry.verify !== null}
+      label={`Edit the verifier of ${entry.pattern}`}
+      dialog={(close) => <VerifyDialog entry={entry} onClose={close} onChanged={onChanged} />}
+    />
   );
 }

@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import { errorEnvelopeSchema } from "@/lib/errors";
 
 // What an attacker, a buggy runtime or a strange upstream API sends. The
 // constants are the values that once broke Settle (the issue that asked for
@@ -322,3 +323,11 @@ export const authBody: fc.Arbitrary<{ path: string; body: string; declared: bool
   ),
   declared: fc.boolean(),
 });
+
+/** An answer to hostile input: below 500, and every error Settle's typed envelope; else the test fails naming it. */
+export function expectSettled<T extends { status: number; body: unknown }>(label: string, res: T): T {
+  if (res.status >= 500) throw new Error(`${label}: ${res.status} ${JSON.stringify(res.body).slice(0, 400)}`);
+  if (res.status >= 400 && !errorEnvelopeSchema.safeParse(res.body).success)
+    throw new Error(`${label}: ${res.status} without Settle's envelope: ${JSON.stringify(res.body).slice(0, 300)}`);
+  return res;
+}
