@@ -64,8 +64,32 @@ const serverOptions = {
   headersTimeout: limits.headersTimeoutMs,
   connectionsCheckingInterval: 1_000,
 };
+// An answer given before its request's body ended (a 413) closes the connection. Closed at once, with
+// the client still sending, the kernel answers the unread bytes with a reset that can reach the
+// client before it read the answer, which it then never sees. So the connection lingers, as nginx
+// does: the answer and a FIN go out, and what still arrives is read and dropped for up to 2 s or 8 MiB.
+function lingerAfterEarlyAnswer(req, res) {
+  res.once("finish", () => {
+    const socket = req.socket;
+    if (req.complete || !socket || socket.destroyed) return;
+    // node's destroySoon() destroys on the socket's "finish"; the timer or the drained bytes do instead.
+    socket.removeListener("finish", socket.destroy);
+    const stop = () => socket.destroy();
+    const timer = setTimeout(stop, 2_000);
+    timer.unref();
+    let drained = 0;
+    socket.on("data", (chunk) => {
+      drained += chunk.length;
+      if (drained > 8 * 1024 * 1024) stop();
+    });
+    socket.once("close", () => clearTimeout(timer));
+    socket.resume();
+  });
+}
+
 const server = createServer(serverOptions, (req, res) => {
   req.headers["x-settle-socket-address"] = req.socket.remoteAddress ?? "";
+  lingerAfterEarlyAnswer(req, res);
   if (fastLane?.(req, res)) return;
   handle(req, res);
 });

@@ -53,6 +53,13 @@ const schema = z
       .enum(["0", "1"])
       .default("0")
       .transform((v) => v === "1"),
+    /** Where notification emails go out: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://…:465. Unset: no email channels. */
+    SETTLE_SMTP_URL: z
+      .string()
+      .regex(/^smtps?:\/\//, "SETTLE_SMTP_URL must be an smtp:// or smtps:// URL")
+      .optional(),
+    /** The From address of notification emails. */
+    SETTLE_SMTP_FROM: z.string().default("Settle <settle@localhost>"),
     /** How long a new personal access token lives unless its creator picks otherwise. */
     SETTLE_TOKEN_DEFAULT_DAYS: z.coerce.number().int().min(1).max(366).default(90),
     /** Background jobs (webhook deliveries, policy, queue samples) run in every app instance unless "off". */

@@ -40,6 +40,11 @@ import * as webhookRotateSecret from "@/app/api/v1/admin/webhooks/[endpoint_id]/
 import * as webhookDeliveries from "@/app/api/v1/admin/webhooks/[endpoint_id]/deliveries/route";
 import * as webhookDelivery from "@/app/api/v1/admin/webhooks/[endpoint_id]/deliveries/[delivery_id]/route";
 import * as webhookDeliveryResend from "@/app/api/v1/admin/webhooks/[endpoint_id]/deliveries/[delivery_id]/resend/route";
+import * as notificationChannels from "@/app/api/v1/admin/notifications/route";
+import * as notificationChannel from "@/app/api/v1/admin/notifications/[channel_id]/route";
+import * as notificationMessages from "@/app/api/v1/admin/notifications/[channel_id]/messages/route";
+import * as notificationMessage from "@/app/api/v1/admin/notifications/[channel_id]/messages/[message_id]/route";
+import * as notificationMessageResend from "@/app/api/v1/admin/notifications/[channel_id]/messages/[message_id]/resend/route";
 import * as health from "@/app/api/health/route";
 import * as openApi from "@/app/api/v1/openapi.json/route";
 
@@ -97,6 +102,11 @@ export const apiRoutes = {
   "/api/v1/admin/webhooks/{endpoint_id}/deliveries": webhookDeliveries,
   "/api/v1/admin/webhooks/{endpoint_id}/deliveries/{delivery_id}": webhookDelivery,
   "/api/v1/admin/webhooks/{endpoint_id}/deliveries/{delivery_id}/resend": webhookDeliveryResend,
+  "/api/v1/admin/notifications": notificationChannels,
+  "/api/v1/admin/notifications/{channel_id}": notificationChannel,
+  "/api/v1/admin/notifications/{channel_id}/messages": notificationMessages,
+  "/api/v1/admin/notifications/{channel_id}/messages/{message_id}": notificationMessage,
+  "/api/v1/admin/notifications/{channel_id}/messages/{message_id}/resend": notificationMessageResend,
   "/api/health": health,
   "/api/v1/openapi.json": openApi,
 } as const;

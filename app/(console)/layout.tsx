@@ -21,7 +21,12 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           { href: "/admin/tool-catalog", label: "Tool catalog" },
         ]
       : []),
-    ...(can(user.role, "webhooks") ? [{ href: "/admin/webhooks", label: "Webhooks" }] : []),
+    ...(can(user.role, "webhooks")
+      ? [
+          { href: "/admin/webhooks", label: "Webhooks" },
+          { href: "/admin/notifications", label: "Notifications" },
+        ]
+      : []),
     // Everyone may read the policies; only admins edit them (the page and the API check).
     { href: "/admin/policies", label: "Policies" },
     { href: "/account/tokens", label: "Access tokens" },

@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import type { TimelineAttempt } from "@/lib/invocations/timeline-builder";
 import { CommitStateLabel } from "@/components/status-badge";
 import { formatClock, formatDateTime, formatDuration } from "@/components/timeline/format";
-import { attemptAnchor } from "./links";
+import { attemptAnchor } from "@/lib/invocations/links";
 import { SpanFacts, spanFactsOf } from "./span-facts";
 
 // One ingested record as Settle read it: the normalized fields, the per-item

@@ -17,7 +17,7 @@ import { AuditTrail } from "./audit-trail";
 import { EarlierAttempts } from "./earlier-attempts";
 import { InvocationActions } from "./invocation-actions";
 import { InvocationHeader } from "./invocation-header";
-import { attemptAnchor, taskHref } from "./links";
+import { attemptAnchor, taskHref } from "@/lib/invocations/links";
 import { NextStep } from "./next-step";
 import { PossibleDuplicate } from "./possible-duplicate";
 import { VerificationPanel } from "./verification-panel";

@@ -5,7 +5,7 @@ import { CommitStateLabel, StatusBadge } from "@/components/status-badge";
 import { SlaSentence } from "@/components/sla-note";
 import { formatAgo, formatClock, formatDateTime } from "@/components/timeline/format";
 import { nextActionLabel } from "@/components/queue/filters";
-import { taskHref } from "./links";
+import { taskHref } from "@/lib/invocations/links";
 
 // The facts an operator decides on, at the top of the invocation page.
 

@@ -12,7 +12,7 @@ import { Button } from "@/components/ui/button";
 import { Dialog, DialogActions } from "@/components/ui/dialog";
 import { ErrorAlert } from "@/components/ui/error-alert";
 import { TextArea } from "@/components/ui/field";
-import { invocationHref } from "./links";
+import { invocationHref } from "@/lib/invocations/links";
 
 // Duplicates the key could not catch (decision 028), on the invocation page:
 // an invocation flagged after the fact as a possible duplicate effect of an

@@ -1,4 +1,4 @@
-import { taskHref } from "./links";
+import { taskHref } from "@/lib/invocations/links";
 
 // What an attempt made from an OpenTelemetry span says about that span
 // (lib/otlp/span-records.ts keeps it as the attempt's envelope): the

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { StatusBadge } from "@/components/status-badge";
 import { OverviewChart } from "@/components/timeline/overview-chart";
 import type { Overview, OverviewLane } from "@/components/timeline/overview";
-import { invocationHref } from "./links";
+import { invocationHref } from "@/lib/invocations/links";
 
 // The task page's chart: a lane for each invocation of the page's first
 // page, from the compact marks the server computed (components/timeline/overview.ts).

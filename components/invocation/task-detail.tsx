@@ -14,7 +14,7 @@ import { CommitStateLabel, StatusBadge } from "@/components/status-badge";
 import { Button } from "@/components/ui/button";
 import { formatDateTime } from "@/components/timeline/format";
 import type { Overview } from "@/components/timeline/overview";
-import { invocationHref } from "./links";
+import { invocationHref } from "@/lib/invocations/links";
 import { TaskChart } from "./task-chart";
 import { TaskStory, taskStoryKey } from "./task-story";
 

@@ -6,7 +6,7 @@ import type { TaskStory as Story } from "@/lib/invocations/task-page";
 import { queryKeys } from "@/lib/query/keys";
 import { api } from "@/components/api";
 import { TimelineStory } from "@/components/timeline/timeline-story";
-import { attemptAnchor, invocationHref } from "./links";
+import { attemptAnchor, invocationHref } from "@/lib/invocations/links";
 
 // The task's story, every event in words, loaded after the page a page at a
 // time (GET /api/v1/tasks/{id}/timeline): a task with a thousand attempts

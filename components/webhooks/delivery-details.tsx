@@ -1,20 +1,17 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { queryKeys } from "@/lib/query/keys";
-import { api } from "../api";
 import { formatUtc } from "../audit/time";
 import { ErrorAlert } from "../ui/error-alert";
+import { deliverySource, type DeliverySource } from "./delivery-source";
 
 // One delivery opened in the log: every try (newest first) and the body as sent.
 
-export function DeliveryDetails({ endpointId, deliveryId }: { endpointId: string; deliveryId: string }) {
+export function DeliveryDetails({ source, deliveryId }: { source: DeliverySource; deliveryId: string }) {
+  const from = deliverySource(source);
   const { data, error, isPending } = useQuery({
-    queryKey: queryKeys.admin.webhookDelivery(endpointId, deliveryId),
-    queryFn: () =>
-      api.get("/api/v1/admin/webhooks/{endpoint_id}/deliveries/{delivery_id}", {
-        params: { endpoint_id: endpointId, delivery_id: deliveryId },
-      }),
+    queryKey: from.itemKey(deliveryId),
+    queryFn: () => from.get(deliveryId),
     refetchInterval: 5000,
   });
   if (isPending) return <p className="text-sm text-slate-600">Loading…</p>;

@@ -4,14 +4,13 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Fragment, useState } from "react";
 import type { WebhookDeliveryInfo } from "@/lib/webhooks/deliveries";
-import { queryKeys } from "@/lib/query/keys";
 import { useCollectionMutation } from "../admin/use-collection";
-import { api } from "../api";
 import { formatUtc } from "../audit/time";
-import { invocationHref } from "../invocation/links";
+import { invocationHref } from "@/lib/invocations/links";
 import { Button } from "../ui/button";
 import { ErrorAlert } from "../ui/error-alert";
 import { DeliveryDetails } from "./delivery-details";
+import { deliverySource, type DeliverySource } from "./delivery-source";
 
 // An endpoint's deliveries, newest first, refreshed every few seconds: status,
 // tries, the last answer, when the next try is due, and Resend.
@@ -39,26 +38,20 @@ function DeliveryStatus({ status }: { status: WebhookDeliveryInfo["status"] }) {
   );
 }
 
-export function DeliveryLog({ endpointId, runtime }: { endpointId: string; runtime: string }) {
+export function DeliveryLog({ source }: { source: DeliverySource }) {
+  const from = deliverySource(source);
   const [status, setStatus] = useState<(typeof filters)[number]["value"]>("");
   const [open, setOpen] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const log = useInfiniteQuery({
-    queryKey: queryKeys.admin.webhookDeliveries(endpointId, status),
-    queryFn: ({ pageParam }) =>
-      api.get("/api/v1/admin/webhooks/{endpoint_id}/deliveries", {
-        params: { endpoint_id: endpointId },
-        query: { limit: 50, status: status || undefined, cursor: pageParam || undefined },
-      }),
+    queryKey: from.listKey(status),
+    queryFn: ({ pageParam }) => from.list({ limit: 50, status: status || undefined, cursor: pageParam || undefined }),
     initialPageParam: "",
     getNextPageParam: (last) => last.next_cursor ?? undefined,
     refetchInterval: 5000,
   });
-  const resend = useCollectionMutation(queryKeys.admin.webhooks, {
-    mutationFn: (delivery: WebhookDeliveryInfo) =>
-      api.post("/api/v1/admin/webhooks/{endpoint_id}/deliveries/{delivery_id}/resend", {
-        params: { endpoint_id: endpointId, delivery_id: delivery.id },
-      }),
+  const resend = useCollectionMutation(from.root, {
+    mutationFn: (delivery: WebhookDeliveryInfo) => from.resend(delivery.id),
     onSuccess: (d) => setNotice(`${d.event_id} is queued to be sent again now.`),
   });
   const items = log.data?.pages.flatMap((p) => p.items) ?? [];
@@ -99,7 +92,9 @@ export function DeliveryLog({ endpointId, runtime }: { endpointId: string; runti
         <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-700">
           {status
             ? `No ${status} deliveries.`
-            : `Nothing sent yet. The next time one of ${runtime}'s invocations settles or its decision changes, the event appears here within a few seconds.`}
+            : source.kind === "endpoint"
+              ? `Nothing sent yet. The next time one of ${source.runtime}'s invocations settles or its decision changes, the event appears here within a few seconds.`
+              : "No message yet. When a call this channel hears of needs a person, its digest appears here once the channel's digest window has passed."}
         </div>
       ) : (
         <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
@@ -145,9 +140,9 @@ export function DeliveryLog({ endpointId, runtime }: { endpointId: string; runti
                       </div>
                     </td>
                     <td className="px-3 py-2">
-                      {d.invocation_id ? (
+                      {d.invocation_id && source.kind === "endpoint" ? (
                         <Link
-                          href={invocationHref(d.invocation_id, runtime)}
+                          href={invocationHref(d.invocation_id, source.runtime)}
                           className="font-mono text-xs underline underline-offset-2"
                         >
                           {d.invocation_id}
@@ -199,7 +194,7 @@ export function DeliveryLog({ endpointId, runtime }: { endpointId: string; runti
                   {open === d.id ? (
                     <tr>
                       <td colSpan={8} className="bg-slate-50/60 px-3 py-3">
-                        <DeliveryDetails endpointId={endpointId} deliveryId={d.id} />
+                        <DeliveryDetails source={source} deliveryId={d.id} />
                       </td>
                     </tr>
                   ) : null}

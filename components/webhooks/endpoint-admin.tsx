@@ -104,7 +104,7 @@ export function EndpointAdmin({ initial }: { initial: WebhookEndpointInfo }) {
         <ErrorAlert error={toggle.error} />
       </section>
 
-      <DeliveryLog endpointId={endpoint.id} runtime={endpoint.runtime} />
+      <DeliveryLog source={{ kind: "endpoint", id: endpoint.id, runtime: endpoint.runtime }} />
 
       {confirming === "rotate" ? (
         <ConfirmDialog

@@ -19,5 +19,9 @@ export const adminActions = [
   "tool_catalog_entry_added",
   "tool_catalog_entry_changed",
   "tool_catalog_entry_removed",
+  "notification_channel_created",
+  "notification_channel_updated",
+  "notification_channel_deleted",
+  "notification_message_resent",
 ] as const;
 export type AdminActionName = (typeof adminActions)[number];

@@ -12,7 +12,14 @@ import type { AdminActionName } from "./admin-action-names";
 // page and CSV read them beside invocation actions (lib/audit/audit.ts).
 
 export type AdminTarget =
-  "user" | "runtime_key" | "personal_token" | "webhook_endpoint" | "webhook_delivery" | "policy" | "tool_catalog_entry";
+  | "user"
+  | "runtime_key"
+  | "personal_token"
+  | "webhook_endpoint"
+  | "webhook_delivery"
+  | "policy"
+  | "tool_catalog_entry"
+  | "notification_channel";
 
 export type AdminActionInput = {
   actor: string;

@@ -168,12 +168,15 @@ function build(p: WriteParts): string {
     );
   }
   if (p.transitions) {
-    // With no enabled webhook endpoint for the runtime there is nobody to fan a change out to: it is
-    // written as fanned out, so the job neither rewrites it nor finds it in its index.
+    // With no enabled webhook endpoint for the runtime and no notification channel that hears of it there is
+    // nobody to fan a change out to: it is written as fanned out, so the job neither rewrites it nor finds it
+    // in its index.
     ctes.push(`transitions AS (
       INSERT INTO invocation_transitions (invocation_uid, runtime_id, tool, effect_class, from_status, to_status, commit_state, resolution_by, not_before, version, at, fanned_out)
       SELECT t.uid, $1::uuid, t.tool, t.effect_class, t.from_status, t.to_status, t.commit_state, t.resolution_by, t.not_before, t.version, t.at,
              NOT EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.runtime_id = $1::uuid AND e.enabled)
+             AND NOT EXISTS (SELECT 1 FROM notification_channels c WHERE c.enabled
+                              AND (cardinality(c.runtimes) = 0 OR (SELECT name FROM runtimes WHERE id = $1::uuid) = ANY(c.runtimes)))
         FROM jsonb_to_recordset(${param.transitions}) AS t(uid uuid, tool text, effect_class text, from_status text, to_status text,
                                                  commit_state text, resolution_by text, not_before timestamptz, version int, at timestamptz))`);
   }

@@ -32,6 +32,13 @@ export const queryKeys = {
       [...queryKeys.admin.webhookEndpoint(endpointId), "deliveries", status] as const,
     webhookDelivery: (endpointId: string, deliveryId: string) =>
       [...queryKeys.admin.webhookEndpoint(endpointId), "delivery", deliveryId] as const,
+    /** The channel list; a prefix of every key below. */
+    notifications: ["admin", "notifications"] as const,
+    notificationChannel: (channelId: string) => [...queryKeys.admin.notifications, channelId] as const,
+    notificationMessages: (channelId: string, status: string) =>
+      [...queryKeys.admin.notificationChannel(channelId), "messages", status] as const,
+    notificationMessage: (channelId: string, messageId: string) =>
+      [...queryKeys.admin.notificationChannel(channelId), "message", messageId] as const,
   },
   me: { tokens: ["me", "tokens"] as const },
   policies: ["policies"] as const,

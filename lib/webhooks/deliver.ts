@@ -35,28 +35,48 @@ type Claimed = {
   event_type: string;
   payload: unknown;
   attempts: number;
-  url: string;
+  url: string | null;
   secret: string;
+  /** A notification channel's message (lib/notifications): its kind and, for email, the recipients. */
+  channel_kind: string | null;
+  email_to: string[] | null;
 };
 
+// A delivery goes to a runtime's endpoint or to a notification channel: whichever it names must be enabled.
 const CLAIM = `
   WITH due AS (
     SELECT d.id FROM webhook_deliveries d
-      JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled
+      LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
+      LEFT JOIN notification_channels c ON c.id = d.channel_id
      WHERE d.status = 'pending' AND d.next_attempt_at <= $1::timestamptz
        AND (d.locked_until IS NULL OR d.locked_until <= $1::timestamptz)
+       AND (e.enabled OR c.enabled)
      ORDER BY d.next_attempt_at
      LIMIT $2
      FOR UPDATE OF d SKIP LOCKED
+  ),
+  claimed AS (
+    UPDATE webhook_deliveries d SET locked_until = $3::timestamptz
+      FROM due WHERE d.id = due.id
+    RETURNING d.id, d.endpoint_id, d.channel_id, d.event_id, d.event_type, d.payload, d.attempts
   )
-  UPDATE webhook_deliveries d SET locked_until = $3::timestamptz
-    FROM due, webhook_endpoints e
-   WHERE d.id = due.id AND e.id = d.endpoint_id
-  RETURNING d.id::text AS id, d.event_id, d.event_type, d.payload, d.attempts, e.url, e.secret`;
+  SELECT d.id::text AS id, d.event_id, d.event_type, d.payload, d.attempts,
+         COALESCE(e.url, c.url) AS url, COALESCE(e.secret, c.secret) AS secret, c.kind AS channel_kind, c.email_to
+    FROM claimed d
+    LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
+    LEFT JOIN notification_channels c ON c.id = d.channel_id`;
 
-type TryResult = { statusCode: number | null; error: string | null; durationMs: number };
+export type TryResult = { statusCode: number | null; error: string | null; durationMs: number; delivered: boolean };
 
 export type { PostFn } from "./pinned-post";
+
+/** A notification channel's message to send: its kind, recipients (email) and the payload as queued. */
+export type ChannelMessage = { kind: string; to: readonly string[]; payload: unknown };
+/**
+ * Sends a channel's message (lib/notifications gives it): `post` sends a body to the channel's URL the way
+ * every webhook is sent (checked address, signed, bounded answer).
+ */
+export type ChannelSender = (message: ChannelMessage, post: (body: string) => Promise<TryResult>) => Promise<TryResult>;
 
 /**
  * What a receiver's 2xx answer to an event type means, when it means something: a verification request's
@@ -66,7 +86,14 @@ export type AnswerReaders = Partial<Record<string, (payload: unknown, text: stri
 /** How much of a 2xx answer an answer reader gets: a finding's evidence is at most 4 KiB, plus its JSON. */
 const ANSWER_READ_BYTES = 16 * 1024;
 
-type Sender = { timeoutMs: number; post: PostFn; lookup: LookupFn; allowPrivate: boolean; answers: AnswerReaders };
+type Sender = {
+  timeoutMs: number;
+  post: PostFn;
+  lookup: LookupFn;
+  allowPrivate: boolean;
+  answers: AnswerReaders;
+  channels: ChannelSender | null;
+};
 
 /** A lookup that gives up with the try: getaddrinfo has no timeout of its own. */
 function boundedLookup(lookup: LookupFn, signal: AbortSignal): LookupFn {
@@ -95,8 +122,12 @@ function hostOf(url: string): string | null {
   return shape.ok && shape.literal === null ? shape.host : null;
 }
 
-async function postOnce(delivery: Claimed, now: Date, sender: Sender): Promise<TryResult> {
-  const body = bodyOf(delivery.payload);
+async function postOnce(
+  delivery: Claimed & { url: string },
+  now: Date,
+  sender: Sender,
+  body: string,
+): Promise<TryResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const signal = AbortSignal.timeout(sender.timeoutMs);
@@ -110,6 +141,7 @@ async function postOnce(delivery: Claimed, now: Date, sender: Sender): Promise<T
       statusCode: null,
       error: printableSnippet(refusalText(target, hostOf(delivery.url))),
       durationMs: elapsed(),
+      delivered: false,
     };
   try {
     const res = await sender.post(delivery.url, {
@@ -137,15 +169,33 @@ async function postOnce(delivery: Claimed, now: Date, sender: Sender): Promise<T
       } else {
         await res.body?.cancel().catch(() => {});
       }
-      return { statusCode: res.status, error: null, durationMs: elapsed() };
+      return { statusCode: res.status, error: null, durationMs: elapsed(), delivered: true };
     }
     const head = `HTTP ${res.status}${res.status >= 300 && res.status < 400 ? " (redirects are not followed)" : ""}`;
     // The whole logged line, answer included, stays within SNIPPET_MAX_CHARS.
     const text = await describeAnswerBody(res, SNIPPET_MAX_CHARS - head.length - 2);
-    return { statusCode: res.status, error: text ? `${head}: ${text}` : head, durationMs: elapsed() };
+    return { statusCode: res.status, error: text ? `${head}: ${text}` : head, durationMs: elapsed(), delivered: false };
   } catch (error) {
-    return { statusCode: null, error: describeFailure(error, sender.timeoutMs), durationMs: elapsed() };
+    return {
+      statusCode: null,
+      error: describeFailure(error, sender.timeoutMs),
+      durationMs: elapsed(),
+      delivered: false,
+    };
   }
+}
+
+const notSent = (error: string): TryResult => ({ statusCode: null, error, durationMs: 0, delivered: false });
+
+/** One try of a delivery: an endpoint's event as it was queued, or a channel's message as its sender renders it. */
+async function tryOnce(delivery: Claimed, now: Date, sender: Sender): Promise<TryResult> {
+  const withUrl = (url: string | null) => ({ ...delivery, url: url ?? "" });
+  if (delivery.channel_kind === null) return postOnce(withUrl(delivery.url), now, sender, bodyOf(delivery.payload));
+  if (!sender.channels) return notSent("This process does not send notification messages.");
+  return sender.channels(
+    { kind: delivery.channel_kind, to: delivery.email_to ?? [], payload: delivery.payload },
+    (body) => (delivery.url ? postOnce(withUrl(delivery.url), now, sender, body) : Promise.resolve(notSent("No URL."))),
+  );
 }
 
 function describeFailure(error: unknown, timeoutMs: number): string {
@@ -174,7 +224,7 @@ async function recordTry(
   result: TryResult,
   maxAttempts: number,
 ): Promise<string> {
-  const delivered = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+  const delivered = result.delivered;
   const jitter = jitterFactor();
   return db.driver.transaction(async (tx) => {
     await tx.query(
@@ -224,6 +274,8 @@ export type DeliverOptions = {
   allowPrivate?: boolean;
   /** Readers of 2xx answers by event type (see AnswerReaders). */
   answers?: AnswerReaders;
+  /** Sends notification channels' messages; without it they wait (and fail their tries) here. */
+  channels?: ChannelSender;
 };
 
 /**
@@ -242,6 +294,7 @@ export async function deliverDue(db: Db, now: Date, options: DeliverOptions = {}
     lookup: options.lookup ?? systemLookup,
     allowPrivate: options.allowPrivate ?? settings.SETTLE_WEBHOOK_ALLOW_PRIVATE,
     answers: options.answers ?? {},
+    channels: options.channels ?? null,
   };
   const startedAt = Date.now();
   const clock = () => new Date(now.getTime() + (Date.now() - startedAt));
@@ -254,7 +307,7 @@ export async function deliverDue(db: Db, now: Date, options: DeliverOptions = {}
     if (claimed.length === 0) break;
     const outcomes = await Promise.all(
       claimed.map(async (delivery) =>
-        recordTry(db, delivery, lease, at, await postOnce(delivery, at, sender), maxAttempts),
+        recordTry(db, delivery, lease, at, await tryOnce(delivery, at, sender), maxAttempts),
       ),
     );
     total.tried += outcomes.length;

@@ -13,12 +13,21 @@ import { webhookEventTypes } from "./events";
 
 const time = z.string().meta({ format: "date-time" });
 export const deliveryStatuses = ["pending", "delivered", "failed"] as const;
+/** What the outbox sends: runtimes' webhook events, and notification channels' digests (lib/notifications). */
+export const deliveryEventTypes = [...webhookEventTypes, "notification.digest"] as const;
+
+/** Whose deliveries: a webhook endpoint's, or a notification channel's messages. */
+export type DeliveryOwner = { endpointId: string } | { channelId: string };
+const ownerWhere = (owner: DeliveryOwner) =>
+  "endpointId" in owner ? { endpointId: owner.endpointId } : { channelId: owner.channelId };
+const ownerName = (owner: DeliveryOwner) =>
+  "endpointId" in owner ? `webhook endpoint ${owner.endpointId}` : `notification channel ${owner.channelId}`;
 
 export const webhookDeliverySchema = z
   .object({
     id: z.string(),
     event_id: z.string().describe("Also sent as Settle-Event-Id: the same event to several endpoints has one id."),
-    event_type: z.enum(webhookEventTypes),
+    event_type: z.enum(deliveryEventTypes),
     invocation_id: z.string().nullable(),
     status: z.enum(deliveryStatuses),
     attempts: z.number().int().describe("Tries since the delivery was created or last resent."),
@@ -118,10 +127,15 @@ export async function listWebhookDeliveries(
   query: DeliveryQuery,
 ): Promise<WebhookDeliveryPage> {
   await getWebhookEndpoint(db, endpointId);
+  return listDeliveries(db, { endpointId }, query);
+}
+
+/** An endpoint's or a channel's deliveries, newest first; the caller has checked the owner exists. */
+export async function listDeliveries(db: Db, owner: DeliveryOwner, query: DeliveryQuery): Promise<WebhookDeliveryPage> {
   const cursor = query.cursor ? decodeCursor(query.cursor) : null;
   const rows = await db.prisma.webhookDelivery.findMany({
     where: {
-      endpointId,
+      ...ownerWhere(owner),
       ...(query.status ? { status: query.status } : {}),
       ...(cursor ? { OR: [{ createdAt: { lt: cursor.at } }, { createdAt: cursor.at, id: { lt: cursor.id } }] } : {}),
     },
@@ -136,13 +150,15 @@ export async function listWebhookDeliveries(
   };
 }
 
-async function findDelivery(db: Db, endpointId: string, deliveryId: string) {
-  const uuid = /^[0-9a-f-]{36}$/i;
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function findDelivery(db: Db, owner: DeliveryOwner, deliveryId: string) {
+  const ownerId = "endpointId" in owner ? owner.endpointId : owner.channelId;
   const row =
-    uuid.test(endpointId) && uuid.test(deliveryId)
-      ? await db.prisma.webhookDelivery.findFirst({ where: { id: deliveryId, endpointId } })
+    uuid.test(ownerId) && uuid.test(deliveryId)
+      ? await db.prisma.webhookDelivery.findFirst({ where: { id: deliveryId, ...ownerWhere(owner) } })
       : null;
-  if (!row) throw new ApiError("NOT_FOUND", `No delivery ${deliveryId} for webhook endpoint ${endpointId}.`);
+  if (!row) throw new ApiError("NOT_FOUND", `No delivery ${deliveryId} for ${ownerName(owner)}.`);
   return row;
 }
 
@@ -151,7 +167,11 @@ export async function getWebhookDelivery(
   endpointId: string,
   deliveryId: string,
 ): Promise<WebhookDeliveryDetail> {
-  const row = await findDelivery(db, endpointId, deliveryId);
+  return getDelivery(db, { endpointId }, deliveryId);
+}
+
+export async function getDelivery(db: Db, owner: DeliveryOwner, deliveryId: string): Promise<WebhookDeliveryDetail> {
+  const row = await findDelivery(db, owner, deliveryId);
   const attempts = await db.prisma.webhookAttempt.findMany({
     where: { deliveryId },
     orderBy: [{ at: "desc" }, { id: "desc" }],
@@ -181,17 +201,28 @@ export async function resendWebhookDelivery(
   actor: string,
   now = new Date(),
 ): Promise<WebhookDeliveryInfo> {
-  const before = await findDelivery(db, endpointId, deliveryId);
+  return resendDelivery(db, { endpointId }, deliveryId, actor, now);
+}
+
+export async function resendDelivery(
+  db: Db,
+  owner: DeliveryOwner,
+  deliveryId: string,
+  actor: string,
+  now = new Date(),
+): Promise<WebhookDeliveryInfo> {
+  const before = await findDelivery(db, owner, deliveryId);
+  const endpoint = "endpointId" in owner;
   await db.driver.transaction(async (tx) => {
+    // The column is chosen from two fixed names, never from the request.
     const resent = await tx.query(
       `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = $3::timestamptz, resent_by = $4, resent_at = $3::timestamptz
-        WHERE id = $1::uuid AND endpoint_id = $2::uuid RETURNING id`,
-      [deliveryId, endpointId, now.toISOString(), actor],
+        WHERE id = $1::uuid AND ${endpoint ? "endpoint_id" : "channel_id"} = $2::uuid RETURNING id`,
+      [deliveryId, endpoint ? owner.endpointId : owner.channelId, now.toISOString(), actor],
     );
-    if (resent.length === 0)
-      throw new ApiError("NOT_FOUND", `No delivery ${deliveryId} for webhook endpoint ${endpointId}.`);
+    if (resent.length === 0) throw new ApiError("NOT_FOUND", `No delivery ${deliveryId} for ${ownerName(owner)}.`);
     const snapshot = (d: Pick<typeof before, "eventId" | "eventType" | "status" | "attempts">) => ({
-      endpoint_id: endpointId,
+      ...(endpoint ? { endpoint_id: owner.endpointId } : { channel_id: owner.channelId }),
       event_id: d.eventId,
       event_type: d.eventType,
       status: d.status,
@@ -199,12 +230,12 @@ export async function resendWebhookDelivery(
     });
     await recordAdminAction(tx, {
       actor,
-      action: "webhook_delivery_resent",
+      action: endpoint ? "webhook_delivery_resent" : "notification_message_resent",
       targetType: "webhook_delivery",
       targetId: deliveryId,
       before: snapshot(before),
       after: snapshot({ ...before, status: "pending", attempts: 0 }),
     });
   });
-  return toInfo(await findDelivery(db, endpointId, deliveryId));
+  return toInfo(await findDelivery(db, owner, deliveryId));
 }

@@ -1,4 +1,5 @@
 import type { Db } from "../db/client";
+import type { Sql } from "../db/driver";
 import type { InvocationStatus } from "../outcome/status";
 import { eventFor, type TransitionFacts, type WebhookEvent } from "./events";
 
@@ -96,17 +97,30 @@ function factsOf(row: Row): TransitionFacts | null {
 
 export type FanOutResult = { transitions: number; events: number; deliveries: number };
 
+/**
+ * Also given every claimed transition, in the fan-out's transaction: what else is told of status changes
+ * (notification channels, lib/notifications) is collected exactly once, with the webhook events.
+ */
+export type TransitionListener = (
+  tx: Pick<Sql, "query">,
+  transitions: Array<TransitionFacts & { runtimeId: string }>,
+  now: Date,
+) => Promise<unknown>;
+
 /** Fans out one batch; returns how many transitions it claimed (0: nothing left). */
-async function fanOutBatch(db: Db, now: Date, batch: number): Promise<FanOutResult> {
+async function fanOutBatch(db: Db, now: Date, batch: number, listener?: TransitionListener): Promise<FanOutResult> {
   return db.driver.transaction(async (tx) => {
     const rows = await tx.query<Row>(CLAIM, [batch]);
     if (rows.length === 0) return { transitions: 0, events: 0, deliveries: 0 };
     const events: Array<{ event: WebhookEvent; runtimeId: string; invocationUid: string }> = [];
+    const told: Array<TransitionFacts & { runtimeId: string }> = [];
     for (const row of rows) {
       const facts = factsOf(row);
       const event = facts ? eventFor(facts, now) : null;
       if (event) events.push({ event, runtimeId: row.runtime_id, invocationUid: row.invocation_uid });
+      if (facts) told.push({ ...facts, runtimeId: row.runtime_id });
     }
+    if (listener) await listener(tx, told, now);
     let deliveries = 0;
     if (events.length > 0) {
       const source = events.map(({ event, runtimeId, invocationUid }) => ({
@@ -130,12 +144,12 @@ async function fanOutBatch(db: Db, now: Date, batch: number): Promise<FanOutResu
 export async function fanOutTransitions(
   db: Db,
   now: Date,
-  options: { batch?: number; maxBatches?: number } = {},
+  options: { batch?: number; maxBatches?: number; listener?: TransitionListener } = {},
 ): Promise<FanOutResult> {
   const batch = options.batch ?? 200;
   const total: FanOutResult = { transitions: 0, events: 0, deliveries: 0 };
   for (let i = 0; i < (options.maxBatches ?? 50); i++) {
-    const done = await fanOutBatch(db, now, batch);
+    const done = await fanOutBatch(db, now, batch, options.listener);
     total.transitions += done.transitions;
     total.events += done.events;
     total.deliveries += done.deliveries;

@@ -62,6 +62,7 @@ export const units = [
       "lib/ingest",
       "lib/invocations",
       "lib/metrics",
+      "lib/notifications",
       "lib/outcome",
       "lib/policies",
       "lib/queue",
@@ -80,6 +81,7 @@ export const units = [
       "lib/identity",
       "lib/invocations",
       "lib/metrics",
+      "lib/notifications",
       "lib/outcome",
       "lib/policies",
       "lib/query",
@@ -133,7 +135,7 @@ export const units = [
   lib(
     "jobs",
     "the scheduler and its jobs, one line each calling its area (verifications, policies, queue samples, webhooks, rollups)",
-    ["lib/db", "lib/env.ts", "lib/invocations", "lib/metrics", "lib/verify", "lib/webhooks"],
+    ["lib/db", "lib/env.ts", "lib/invocations", "lib/metrics", "lib/notifications", "lib/verify", "lib/webhooks"],
   ),
   lib(
     "verify",
@@ -207,6 +209,21 @@ export const units = [
     "lib/errors.ts",
     "lib/outcome",
   ]),
+  lib(
+    "notifications",
+    "telling people: channels (Slack-compatible webhook, email), what each collects from status changes and scans, one digest per channel per window through the webhook outbox, Block Kit and plain-text rendering (pure)",
+    [
+      "lib/audit",
+      "lib/catalog",
+      "lib/db",
+      "lib/env.ts",
+      "lib/errors.ts",
+      "lib/invocations",
+      "lib/outcome",
+      "lib/process-wide.ts",
+      "lib/webhooks",
+    ],
+  ),
   lib("webhooks", "events, the outbox, safe delivery, signatures, endpoints and their log", [
     "lib/audit",
     "lib/db",

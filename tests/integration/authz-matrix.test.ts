@@ -77,6 +77,8 @@ function placeholder(segment: string, path: string): string {
       return "read";
     case "endpoint_id":
     case "delivery_id":
+    case "channel_id":
+    case "message_id":
     case "entry_id":
     case "verification_id":
     case "id":

@@ -365,7 +365,10 @@ describe("the typed client and the routes' real answers", () => {
     expectTypeOf<ApiMethod<"/api/v1/admin/webhooks/{endpoint_id}">>().toEqualTypeOf<"GET" | "PATCH" | "DELETE">();
     expectTypeOf<ApiBody<"/api/v1/invocations/{invocation_id}", "GET">>().toEqualTypeOf<InvocationView>();
     expectTypeOf<ApiPathFor<"PATCH">>().toEqualTypeOf<
-      "/api/v1/admin/users/{user_id}" | "/api/v1/admin/tool-catalog/{entry_id}" | "/api/v1/admin/webhooks/{endpoint_id}"
+      | "/api/v1/admin/users/{user_id}"
+      | "/api/v1/admin/tool-catalog/{entry_id}"
+      | "/api/v1/admin/webhooks/{endpoint_id}"
+      | "/api/v1/admin/notifications/{channel_id}"
     >();
   });
 

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { InvocationDetail } from "@/components/invocation/invocation-detail";
-import { invocationHref } from "@/components/invocation/links";
+import { invocationHref } from "@/lib/invocations/links";
 import { RuntimeChoice } from "@/components/invocation/runtime-choice";
 import { requireUser } from "@/lib/identity/session";
 import { findInvocation } from "@/lib/invocations/read";

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { taskHref } from "@/components/invocation/links";
+import { taskHref } from "@/lib/invocations/links";
 import { RuntimeChoice } from "@/components/invocation/runtime-choice";
 import { TaskDetail } from "@/components/invocation/task-detail";
 import { requireUser } from "@/lib/identity/session";
