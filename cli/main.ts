@@ -9,6 +9,7 @@ import { keysCreate } from "./commands/keys-create";
 import { keysList } from "./commands/keys-list";
 import { keysRevoke } from "./commands/keys-revoke";
 import { migrate } from "./commands/migrate";
+import { notificationsAdd, notificationsList, notificationsRemove } from "./commands/notifications";
 import { simulate } from "./commands/simulate";
 import { tokensCreate } from "./commands/tokens-create";
 import { usersCreate } from "./commands/users-create";
@@ -27,11 +28,14 @@ const commands: Command[] = [
   catalogList,
   catalogSet,
   catalogRemove,
+  notificationsList,
+  notificationsAdd,
+  notificationsRemove,
   migrate,
   ingest,
   simulate,
 ];
-const groups = ["keys", "users", "tokens", "catalog"];
+const groups = ["keys", "users", "tokens", "catalog", "notifications"];
 
 const mainHelp = `Usage: settle <command> [options]
 

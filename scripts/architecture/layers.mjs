@@ -93,7 +93,7 @@ export const units = [
   {
     name: "cli",
     match: ["cli/"],
-    owns: "the `settle` CLI: keys, users, tokens, the catalog, migrations against the database; ingest and simulate over the API with the typed client",
+    owns: "the `settle` CLI: keys, users, tokens, the catalog, notification channels, migrations against the database; ingest and simulate over the API with the typed client",
     mayImport: [
       "server/api-client",
       "lib/catalog",
@@ -103,6 +103,7 @@ export const units = [
       "lib/http",
       "lib/identity",
       "lib/invocations",
+      "lib/notifications",
       "lib/outcome",
     ],
   },

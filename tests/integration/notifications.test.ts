@@ -9,6 +9,8 @@ import { createRuntimeKey } from "@/lib/identity/runtime-keys";
 import { resetEnv } from "@/lib/env";
 import { webhookJob } from "@/lib/jobs/webhooks";
 import { runVerifications } from "@/lib/verify/schedule";
+import { runCli } from "@/cli/main";
+import { getDb } from "@/lib/db/client";
 import { call, createOperator, openSettle, type Backend, type TestContext } from "./harness";
 import { ingest } from "./routes";
 import { startReceiver, type Receiver } from "./webhook-receiver";
@@ -383,5 +385,67 @@ describe.each<Backend>(["postgres", "pglite"])("notifications on %s", (backend) 
     expect(receiver.received.filter((r) => r.path === "/stalls")).toHaveLength(1);
     expect(receiver.received.filter((r) => r.path === "/approvals")).toHaveLength(1);
     resetEnv();
+  });
+});
+
+describe("settle notifications", () => {
+  let t: TestContext;
+  beforeAll(async () => {
+    t = await openSettle("postgres", { SETTLE_SMTP_URL: "smtp://127.0.0.1:2525" });
+    await createRuntimeKey(t.db, "billing-agent");
+  });
+  afterAll(async () => {
+    await t?.teardown();
+    resetEnv();
+  });
+
+  it("the CLI adds, lists and removes channels, audited as cli; bad input is one line and exit 1", async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = {
+      stdout: { write: (s: string) => out.push(s) },
+      stderr: { write: (s: string) => err.push(s) },
+      sleep: async () => {},
+    };
+    const add = await runCli(
+      [
+        "notifications",
+        "add",
+        "email",
+        "cli@example.com",
+        "--runtimes",
+        "billing-agent",
+        "--classes",
+        "money",
+        "--digest",
+        "30",
+      ],
+      io,
+    );
+    expect(add, err.join("")).toBe(0);
+    expect(out.join("")).toMatch(/^whsec_/);
+    const id = /channel ([0-9a-f-]{36})/.exec(err.join(""))![1]!;
+    out.length = 0;
+    expect(await runCli(["notifications", "list", "--json"], io)).toBe(0);
+    expect(JSON.parse(out.join("")).find((c: { id: string }) => c.id === id)).toMatchObject({
+      kind: "email",
+      to: ["cli@example.com"],
+      runtimes: ["billing-agent"],
+      effect_classes: ["money"],
+      digest_s: 30,
+    });
+    err.length = 0;
+    expect(
+      await runCli(["notifications", "add", "slack", "https://hooks.example.com/x", "--events", "everything"], io),
+    ).toBe(1);
+    expect(err.join("")).toMatch(/^settle notifications add: events\.0: /);
+    expect(await runCli(["notifications", "remove", id], io)).toBe(0);
+    const trail = await (
+      await getDb()
+    ).prisma.adminAction.findMany({ where: { targetId: id }, orderBy: { at: "asc" } });
+    expect(trail.map((a) => [a.actor, a.action])).toEqual([
+      ["cli", "notification_channel_created"],
+      ["cli", "notification_channel_deleted"],
+    ]);
   });
 });
