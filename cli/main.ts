@@ -13,6 +13,7 @@ import { notificationsAdd, notificationsList, notificationsRemove } from "./comm
 import { simulate } from "./commands/simulate";
 import { tokensCreate } from "./commands/tokens-create";
 import { usersCreate } from "./commands/users-create";
+import { usersResetPassword } from "./commands/users-reset-password";
 import { CliError, EXIT_FAILED, EXIT_UNREACHABLE, UsageError } from "./errors";
 import { printLine, type CliIo } from "./io";
 
@@ -24,6 +25,7 @@ const commands: Command[] = [
   keysList,
   keysRevoke,
   usersCreate,
+  usersResetPassword,
   tokensCreate,
   catalogList,
   catalogSet,

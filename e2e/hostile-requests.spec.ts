@@ -111,7 +111,7 @@ test("a sign-in body over 64 KiB is refused with 413 and Settle's envelope, with
   console.log(
     `sign-in of 256 MiB, chunked: ${big.status} after ${(big.sent / 1024 / 1024).toFixed(1)} MiB sent; server RSS ${before.toFixed(0)} MB → +${growth.toFixed(1)} MB`,
   );
-  expect(big.status).toBe(413);
+  expect(big.status, big.error).toBe(413);
   expect(big.sent).toBeLessThan(64 * 1024 * 1024);
   expect(growth).toBeLessThan(50);
   // The server still signs people in.

@@ -95,3 +95,21 @@ test("a viewer sees no metrics link and is not allowed on the page", async ({ pa
   );
   expect((await page.request.get(`${base}/api/v1/metrics`)).status()).toBe(403);
 });
+
+test("queue size over time draws a single sampled hour (as dots), and a line from two hours", async ({ page }) => {
+  await signIn(page, base, state.adminEmail, state.adminPassword, "/metrics");
+  await page.goto(`${base}/metrics?range=24h`);
+  const panel = page.locator("figure").filter({ hasText: "Queue size over time" });
+  await expect(panel.getByRole("application")).toBeVisible();
+  // What the page drew from: the API's series for the same range.
+  const to = new Date();
+  const from = new Date(to.getTime() - 24 * 3_600_000);
+  const answer = await page.request.get(`${base}/api/v1/metrics?from=${from.toISOString()}&to=${to.toISOString()}`);
+  const sampled = ((await answer.json()).series as Array<{ queue_size_max: number | null }>).filter(
+    (p) => p.queue_size_max !== null,
+  ).length;
+  expect(sampled).toBeGreaterThan(0);
+  if (sampled === 1) await expect(panel.locator(".recharts-line-dots circle").first()).toBeVisible();
+  else expect(await panel.locator(".recharts-line-curve").first().getAttribute("d")).toMatch(/L/);
+  await page.screenshot({ path: "docs/screenshots/metrics-one-hour.png", fullPage: true });
+});

@@ -102,8 +102,12 @@ test("an OTLP-sourced unknown call is in the queue with its convention, trace id
   const row = page.getByTestId("invocation-row").filter({ hasText: "book_flight" });
   await expect(row).toHaveCount(1);
   await expect(row).toContainText("Outcome unknown");
-  await expect(row).toContainText(traceId);
+  // The task is the span's trace: shown as its service and a short trace id, the whole id on hover.
+  await expect(row.getByTestId("trace-task")).toHaveText(`travel-agent · trace ${traceId.slice(0, 8)}…`);
+  await expect(row.getByTestId("trace-task")).toHaveAttribute("title", `trace ${traceId}`);
+  await expect(row).not.toContainText(traceId);
   await expect(row).toContainText(callId);
+  await page.screenshot({ path: "docs/screenshots/queue-otlp-row.png" });
   await row.getByRole("link", { name: "book_flight" }).click();
 
   await expect(page.getByRole("heading", { level: 1 })).toContainText("book_flight");

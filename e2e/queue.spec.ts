@@ -250,11 +250,51 @@ test("a viewer reads the queue but is offered no action", async ({ page }) => {
   await expect(rows(page).first()).toBeVisible();
   await page.waitForLoadState("networkidle").catch(() => undefined);
   await expect(page.getByRole("checkbox")).toHaveCount(0);
-  await expect(page.getByRole("combobox", { name: /^Act on / })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: /^Actions for / })).toHaveCount(0);
   await expect(page.getByRole("region", { name: "Selection" })).toHaveCount(0);
   await page.keyboard.press("j");
   await page.keyboard.press("v");
   await expect(page.getByRole("dialog")).toHaveCount(0);
+});
+
+test("the whole row opens its invocation; the row's Actions menu is a readable menu that acts", async ({
+  page,
+  request,
+}) => {
+  const id = `rowclick-${run}`;
+  await ingest(request, live, [{ id, tool: "charge_card", cls: "money", ageS: 30 }]);
+  await signIn(page, base, op, password);
+  await page.goto(`${base}/?runtime=${live}`);
+  // A click anywhere on the row that is not one of its controls: here, the runtime's cell.
+  await row(page, id).getByRole("cell").filter({ hasText: live }).click();
+  await expect(page).toHaveURL(`${base}/invocations/${id}?runtime=${live}`);
+  await page.goBack();
+  // The checkbox selects without opening.
+  await row(page, id).getByRole("checkbox").click();
+  await expect(page).toHaveURL(`${base}/?runtime=${live}`);
+  await expect(page.getByTestId("selection-count")).toHaveText("1 selected");
+  await page.keyboard.press("Escape");
+
+  await row(page, id)
+    .getByRole("button", { name: `Actions for charge_card ${id}` })
+    .click();
+  const menu = page.getByRole("menu");
+  await expect(menu).toBeVisible();
+  const claim = menu.getByRole("menuitem", { name: /^Claim/ });
+  await expect(claim).toContainText("c");
+  // Readable: the page's body size, not a squeezed control.
+  expect(await claim.evaluate((el) => parseFloat(getComputedStyle(el).fontSize))).toBeGreaterThanOrEqual(14);
+  await page.screenshot({ path: "docs/screenshots/queue-row-menu.png" });
+  // The queue's own keys wait while the menu is open; arrow keys move in it.
+  await page.keyboard.press("j");
+  await expect(page).toHaveURL(`${base}/?runtime=${live}`);
+  await claim.click();
+  // The menu opens the same confirming dialog as the key does.
+  await page
+    .getByRole("dialog")
+    .getByRole("button", { name: /^Claim/ })
+    .click();
+  await expect(row(page, id)).toContainText("you");
 });
 
 test("screenshot: the queue at realistic data", async ({ page }) => {

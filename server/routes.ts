@@ -45,6 +45,9 @@ import * as notificationChannel from "@/app/api/v1/admin/notifications/[channel_
 import * as notificationMessages from "@/app/api/v1/admin/notifications/[channel_id]/messages/route";
 import * as notificationMessage from "@/app/api/v1/admin/notifications/[channel_id]/messages/[message_id]/route";
 import * as notificationMessageResend from "@/app/api/v1/admin/notifications/[channel_id]/messages/[message_id]/resend/route";
+import * as myPassword from "@/app/api/v1/me/password/route";
+import * as userPasswordReset from "@/app/api/v1/admin/users/[user_id]/password-reset/route";
+import * as passwordResets from "@/app/api/v1/password-resets/route";
 import * as health from "@/app/api/health/route";
 import * as openApi from "@/app/api/v1/openapi.json/route";
 
@@ -102,6 +105,9 @@ export const apiRoutes = {
   "/api/v1/admin/webhooks/{endpoint_id}/deliveries": webhookDeliveries,
   "/api/v1/admin/webhooks/{endpoint_id}/deliveries/{delivery_id}": webhookDelivery,
   "/api/v1/admin/webhooks/{endpoint_id}/deliveries/{delivery_id}/resend": webhookDeliveryResend,
+  "/api/v1/me/password": myPassword,
+  "/api/v1/admin/users/{user_id}/password-reset": userPasswordReset,
+  "/api/v1/password-resets": passwordResets,
   "/api/v1/admin/notifications": notificationChannels,
   "/api/v1/admin/notifications/{channel_id}": notificationChannel,
   "/api/v1/admin/notifications/{channel_id}/messages": notificationMessages,

@@ -9,7 +9,11 @@ import { requireUser } from "@/lib/identity/session";
 export const dynamic = "force-dynamic";
 
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
-  const { user } = await requireUser("read", (await headers()).get("x-settle-path") ?? "/");
+  // Each page sends a person whose password must change to Account → Password (requireUser); the frame
+  // around it, which that page shares, does not.
+  const { user } = await requireUser("read", (await headers()).get("x-settle-path") ?? "/", {
+    whilePasswordMustChange: true,
+  });
   const links = [
     { href: "/", label: "Queue" },
     { href: "/audit", label: "Audit" },
@@ -30,6 +34,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
     // Everyone may read the policies; only admins edit them (the page and the API check).
     { href: "/admin/policies", label: "Policies" },
     { href: "/account/tokens", label: "Access tokens" },
+    { href: "/account/password", label: "Password" },
   ];
   return (
     <div className="min-h-screen">

@@ -13,6 +13,7 @@ import { ErrorAlert } from "../ui/error-alert";
 import { SelectField, TextField } from "../ui/field";
 import { ConfirmDialog } from "./confirm-dialog";
 import { ShownOnceDialog } from "./shown-once";
+import { PasswordResetDialog } from "./password-reset-dialog";
 import { useCollection, useCollectionMutation } from "./use-collection";
 
 export const roleHelp: Record<Role, string> = {
@@ -114,6 +115,7 @@ type Open =
   | { kind: "role"; user: UserInfo }
   | { kind: "deactivate"; user: UserInfo }
   | { kind: "password"; user: UserInfo; password: string }
+  | { kind: "reset"; user: UserInfo }
   | null;
 
 export function UsersAdmin({ initial }: { initial: UserInfo[] }) {
@@ -233,6 +235,15 @@ export function UsersAdmin({ initial }: { initial: UserInfo[] }) {
                         {u.active ? (
                           <Button
                             size="sm"
+                            onClick={() => setOpen({ kind: "reset", user: u })}
+                            aria-label={`Reset the password of ${u.email}`}
+                          >
+                            Reset password
+                          </Button>
+                        ) : null}
+                        {u.active ? (
+                          <Button
+                            size="sm"
                             variant="dangerGhost"
                             onClick={() => {
                               deactivate.reset();
@@ -284,6 +295,15 @@ export function UsersAdmin({ initial }: { initial: UserInfo[] }) {
             <span className="font-mono">{window.location.origin}/sign-in</span>.
           </p>
         </ShownOnceDialog>
+      ) : null}
+      {open?.kind === "reset" ? (
+        <PasswordResetDialog
+          user={open.user}
+          onClose={(message) => {
+            setOpen(null);
+            if (message) setNotice(message);
+          }}
+        />
       ) : null}
       {open?.kind === "role" ? (
         <RoleDialog

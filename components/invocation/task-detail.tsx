@@ -15,6 +15,7 @@ import { Button } from "@/components/ui/button";
 import { formatDateTime } from "@/components/timeline/format";
 import type { Overview } from "@/components/timeline/overview";
 import { invocationHref } from "@/lib/invocations/links";
+import { nextActionLabel } from "@/components/queue/filters";
 import { TaskChart } from "./task-chart";
 import { TaskStory, taskStoryKey } from "./task-story";
 
@@ -59,7 +60,9 @@ function Row({ s }: { s: InvocationSummary }) {
       <td className="px-4 py-2">
         <CommitStateLabel state={s.commit_state} />
       </td>
-      <td className="px-4 py-2 font-mono text-xs">{s.next_action}</td>
+      <td className="whitespace-nowrap px-4 py-2 text-xs" title={s.next_action}>
+        {nextActionLabel(s.next_action)}
+      </td>
       <td className="px-4 py-2 text-right tabular-nums">{s.attempt_count}</td>
       <td className="break-all px-4 py-2 text-xs">{s.assignee ?? <span className="text-slate-400">nobody</span>}</td>
     </tr>

@@ -27,6 +27,15 @@ function Panel({ title, children }: { title: string; children: React.ReactNode }
   );
 }
 
+/**
+ * One bar width for both per-bucket charts: the widest that lets the second chart's three bars side by side
+ * fit a bucket of a half-width panel (about 520 px of plot), so a bar means the same width in both.
+ */
+export function sharedBarSize(buckets: number): number {
+  const perBucket = 520 / Math.max(1, buckets);
+  return Math.max(1, Math.min(24, Math.floor((perBucket * 0.8) / 3)));
+}
+
 export function MetricsCharts({
   series,
   byTool,
@@ -37,6 +46,9 @@ export function MetricsCharts({
   bucket: "hour" | "day";
 }) {
   const x = <XAxis dataKey="at" tickFormatter={tick(bucket)} fontSize={11} minTickGap={16} />;
+  const barSize = sharedBarSize(series.length);
+  // A line needs two points: a single sampled hour is drawn as dots, not as an empty chart.
+  const queueDots = series.filter((p) => p.queue_size_max !== null).length < 2 ? { r: 4 } : false;
   const label = (iso: unknown) => `${String(iso).slice(0, 16).replace("T", " ")} UTC`;
   return (
     <div className="grid gap-4 lg:grid-cols-2">
@@ -48,13 +60,28 @@ export function MetricsCharts({
             <YAxis allowDecimals={false} fontSize={11} width={36} />
             <Tooltip labelFormatter={label} />
             <Legend wrapperStyle={{ fontSize: 12 }} />
-            <Bar dataKey="guard_denials" name="guard denials" stackId="d" fill="#334155" isAnimationActive={false} />
-            <Bar dataKey="probe_found" name="probe found" stackId="d" fill="#0f766e" isAnimationActive={false} />
+            <Bar
+              dataKey="guard_denials"
+              name="guard denials"
+              stackId="d"
+              fill="#334155"
+              barSize={barSize}
+              isAnimationActive={false}
+            />
+            <Bar
+              dataKey="probe_found"
+              name="probe found"
+              stackId="d"
+              fill="#0f766e"
+              barSize={barSize}
+              isAnimationActive={false}
+            />
             <Bar
               dataKey="receiver_replays"
               name="receiver replays"
               stackId="d"
               fill="#7c3aed"
+              barSize={barSize}
               isAnimationActive={false}
             />
           </BarChart>
@@ -68,9 +95,21 @@ export function MetricsCharts({
             <YAxis allowDecimals={false} fontSize={11} width={36} />
             <Tooltip labelFormatter={label} />
             <Legend wrapperStyle={{ fontSize: 12 }} />
-            <Bar dataKey="unknown_outcomes" name="unknown outcomes" fill="#b45309" isAnimationActive={false} />
-            <Bar dataKey="escalations" name="escalations" fill="#be123c" isAnimationActive={false} />
-            <Bar dataKey="sla_breaches" name="SLA breaches" fill="#f43f5e" isAnimationActive={false} />
+            <Bar
+              dataKey="unknown_outcomes"
+              name="unknown outcomes"
+              fill="#b45309"
+              barSize={barSize}
+              isAnimationActive={false}
+            />
+            <Bar dataKey="escalations" name="escalations" fill="#be123c" barSize={barSize} isAnimationActive={false} />
+            <Bar
+              dataKey="sla_breaches"
+              name="SLA breaches"
+              fill="#f43f5e"
+              barSize={barSize}
+              isAnimationActive={false}
+            />
           </BarChart>
         </ResponsiveContainer>
       </Panel>
@@ -86,7 +125,7 @@ export function MetricsCharts({
               dataKey="queue_size_max"
               name="largest"
               stroke="#0f172a"
-              dot={false}
+              dot={queueDots}
               connectNulls
               isAnimationActive={false}
             />
@@ -94,7 +133,7 @@ export function MetricsCharts({
               dataKey="queue_size_avg"
               name="average"
               stroke="#64748b"
-              dot={false}
+              dot={queueDots}
               connectNulls
               isAnimationActive={false}
             />

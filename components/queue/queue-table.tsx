@@ -114,9 +114,16 @@ function buildColumns(canAct: boolean) {
       header: "Task / invocation",
       cell: ({ row }) => (
         <div className="max-w-[12rem] font-mono text-xs">
-          <div className="truncate" title={row.original.task_id}>
-            {row.original.task_id}
-          </div>
+          {row.original.trace ? (
+            <div className="truncate" title={`trace ${row.original.trace.trace_id}`} data-testid="trace-task">
+              <span className="font-sans font-medium">{row.original.trace.service ?? "OpenTelemetry"}</span> · trace{" "}
+              {row.original.trace.trace_id.slice(0, 8)}…
+            </div>
+          ) : (
+            <div className="truncate" title={row.original.task_id}>
+              {row.original.task_id}
+            </div>
+          )}
           <div className="truncate text-slate-500" title={row.original.invocation_id}>
             {row.original.invocation_id}
           </div>
@@ -204,7 +211,16 @@ type Props = {
   onFocusRow: (key: string) => void;
   onToggle: (key: string, event: MouseEvent) => void;
   onAction: (row: InvocationSummary, action: ConsoleAction) => void;
+  /** The whole row opens its invocation (Enter does too, from the keyboard). */
+  onOpen: (row: QueueItem) => void;
 };
+
+/** A click that should not open the row: on a control of its own, or the end of selecting its text. */
+function clickedOwnControl(event: MouseEvent): boolean {
+  const target = event.target as HTMLElement;
+  if (target.closest("a, button, input, select, textarea, label, [role=menu], [role=menuitem]")) return true;
+  return (window.getSelection()?.toString() ?? "") !== "";
+}
 
 export const QueueTable = memo(function QueueTable({
   items,
@@ -216,6 +232,7 @@ export const QueueTable = memo(function QueueTable({
   onFocusRow,
   onToggle,
   onAction,
+  onOpen,
 }: Props) {
   const columns = useMemo(() => buildColumns(canAct), [canAct]);
   const table = useReactTable({
@@ -259,8 +276,15 @@ export const QueueTable = memo(function QueueTable({
               data-focused={focused || undefined}
               tabIndex={focused ? 0 : -1}
               onFocus={() => onFocusRow(row.id)}
+              onClick={(event) => {
+                if (event.button !== 0 || clickedOwnControl(event)) return;
+                // A modified click opens a new tab, as a link would.
+                if (event.ctrlKey || event.metaKey || event.shiftKey)
+                  window.open(invocationHref(row.original.invocation_id, row.original.runtime), "_blank");
+                else onOpen(row.original);
+              }}
               className={[
-                "border-b border-slate-100 outline-none focus-visible:ring-2 focus-visible:ring-inset focus-visible:ring-indigo-600",
+                "cursor-pointer hover:bg-slate-100/60 border-b border-slate-100 outline-none focus-visible:ring-2 focus-visible:ring-inset focus-visible:ring-indigo-600",
                 isSelected ? "bg-indigo-50/70" : headline(row.original.status) ? "bg-white" : "bg-slate-50/40",
                 focused ? "shadow-[inset_3px_0_0_0_var(--color-indigo-600)]" : "",
               ].join(" ")}

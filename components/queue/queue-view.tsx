@@ -284,6 +284,7 @@ export function QueueView({ initial, anyReported, runtimes, curl }: Props) {
             onFocusRow={setFocusedKey}
             onToggle={onToggle}
             onAction={onAction}
+            onOpen={(row) => router.push(invocationHref(row.invocation_id, row.runtime))}
           />
         )}
         {queue.hasNextPage ? (

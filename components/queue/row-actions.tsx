@@ -1,13 +1,13 @@
 "use client";
 
+import * as DropdownMenu from "@radix-ui/react-dropdown-menu";
 import type { InvocationSummary } from "@/lib/invocations/read";
 import { actionMeta, actionsFor, type ConsoleAction } from "../actions/action-meta";
 import { queueKeyFor } from "./shortcuts";
 
 /**
- * The actions the state machine allows for one row, each with its key; there
- * is no "retry". A native select: keyboard-usable as it is, and no menu code
- * in the page's first load.
+ * The actions the state machine allows for one row, each with its key; there is no "retry". A real menu
+ * (Radix: arrow keys, typeahead, Escape, focus returned to the button), at the page's reading size.
  */
 export function RowActions({
   row,
@@ -19,26 +19,38 @@ export function RowActions({
   onAction: (row: InvocationSummary, action: ConsoleAction) => void;
 }) {
   const actions = actionsFor(row.status, row.assignee, me);
+  if (actions.length === 0) return null;
   return (
-    <select
-      aria-label={`Act on ${row.tool} ${row.invocation_id}`}
-      value=""
-      onChange={(e) => {
-        const action = e.target.value as ConsoleAction | "";
-        if (action) onAction(row, action);
-      }}
-      className="w-20 cursor-pointer rounded border border-transparent bg-transparent py-0.5 text-xs text-slate-600 hover:border-slate-300 hover:bg-white"
-    >
-      <option value="">Act…</option>
-      {actions.map((a) => {
-        const key = queueKeyFor(a);
-        return (
-          <option key={a} value={a}>
-            {actionMeta[a].label}
-            {key ? ` (${key})` : ""}
-          </option>
-        );
-      })}
-    </select>
+    <DropdownMenu.Root modal={false}>
+      <DropdownMenu.Trigger
+        aria-label={`Actions for ${row.tool} ${row.invocation_id}`}
+        className="inline-flex items-center gap-1 whitespace-nowrap rounded-md border border-slate-300 bg-white px-2 py-1 text-sm text-slate-700 shadow-sm hover:bg-slate-50 data-[state=open]:bg-slate-100"
+      >
+        Actions <span aria-hidden="true">▾</span>
+      </DropdownMenu.Trigger>
+      <DropdownMenu.Portal>
+        <DropdownMenu.Content
+          align="end"
+          sideOffset={4}
+          className="z-50 min-w-[14rem] rounded-md border border-slate-200 bg-white p-1 text-sm shadow-lg"
+        >
+          {actions.map((a) => {
+            const key = queueKeyFor(a);
+            return (
+              <DropdownMenu.Item
+                key={a}
+                onSelect={() => onAction(row, a)}
+                className="flex cursor-pointer select-none items-center justify-between gap-6 rounded px-2.5 py-1.5 text-slate-800 outline-none data-[highlighted]:bg-slate-100"
+              >
+                {actionMeta[a].label}
+                {key ? (
+                  <kbd className="rounded border border-slate-300 px-1 font-mono text-xs text-slate-500">{key}</kbd>
+                ) : null}
+              </DropdownMenu.Item>
+            );
+          })}
+        </DropdownMenu.Content>
+      </DropdownMenu.Portal>
+    </DropdownMenu.Root>
   );
 }

@@ -24,7 +24,7 @@ export function useQueueKeyboard(handlers: QueueKeyHandlers) {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || e.isComposing) return;
-      if (isTypingTarget(e.target) || document.querySelector("[role=dialog]")) return;
+      if (isTypingTarget(e.target) || document.querySelector("[role=dialog], [role=menu]")) return;
       const h = ref.current;
       const onRowOrPage = e.target === document.body || (e.target instanceof HTMLElement && e.target.tagName === "TR");
       const run = (fn: () => void) => {

@@ -23,5 +23,7 @@ export const adminActions = [
   "notification_channel_updated",
   "notification_channel_deleted",
   "notification_message_resent",
+  "password_changed",
+  "password_reset",
 ] as const;
 export type AdminActionName = (typeof adminActions)[number];

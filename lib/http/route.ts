@@ -81,6 +81,8 @@ type Options<P, Q, QI, A extends Auth, B, BI, C extends Content | undefined, R e
    * pipeline (server/fast-lane.ts, decision 024), with this same handler.
    */
   hot?: boolean;
+  /** Answers a person whose password must change (an admin's temporary one): only the route that changes it. */
+  whilePasswordMustChange?: boolean;
   params?: z.ZodType<P>;
   query?: z.ZodType<Q, QI>;
   /** A JSON body (at most 64 KiB), parsed with this schema. */
@@ -240,7 +242,9 @@ export function withRoute<
     try {
       const db = options.database === false ? (null as unknown as Db) : await getDb();
       const principal = (
-        options.auth ? await authenticate(db, req, options.auth, options.permission) : null
+        options.auth
+          ? await authenticate(db, req, options.auth, options.permission, options.whilePasswordMustChange === true)
+          : null
       ) as PrincipalFor<A>;
       const rawParams = context ? cleanStrings(await context.params) : {};
       const params = options.params ? options.params.parse(rawParams) : ({} as P);

@@ -37,6 +37,10 @@ function createAuth(prisma: Db["prisma"]) {
     baseURL: baseUrlOf(settings),
     database: prismaAdapter(prisma, { provider: "postgresql" }),
     emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 10 },
+    // Set by an admin's reset to a temporary password (lib/identity/passwords.ts); never from a request.
+    user: {
+      additionalFields: { passwordMustChange: { type: "boolean", required: false, defaultValue: false, input: false } },
+    },
     session: { expiresIn: 60 * 60 * 24 * 7, updateAge: 60 * 60 * 24 },
     rateLimit: {
       enabled: settings.NODE_ENV !== "test",

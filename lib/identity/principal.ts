@@ -15,7 +15,7 @@ export type RuntimePrincipal = { kind: "runtime"; runtime: { id: string; name: s
 export type UserPrincipal = {
   kind: "user";
   via: "session" | "token";
-  user: { id: string; email: string; name: string; role: Role };
+  user: { id: string; email: string; name: string; role: Role; passwordMustChange?: boolean };
 };
 export type Principal = RuntimePrincipal | UserPrincipal;
 
@@ -104,7 +104,14 @@ async function identify(db: Db, req: Request): Promise<Principal> {
   return user;
 }
 
-export async function authenticate(db: Db, req: Request, mode: AuthMode, permission?: Permission): Promise<Principal> {
+export async function authenticate(
+  db: Db,
+  req: Request,
+  mode: AuthMode,
+  permission?: Permission,
+  /** The one route a person whose password must change may use: changing it. */
+  whilePasswordMustChange = false,
+): Promise<Principal> {
   // A runtime route needs a key: no session is read (nor its settings touched) to refuse a request without one.
   if (mode === "runtime" && !bearerToken(req)) {
     throw new ApiError(
@@ -125,6 +132,13 @@ export async function authenticate(db: Db, req: Request, mode: AuthMode, permiss
       "Only a signed-in session can do this, not a token: sign in to the console (Account → Tokens).",
       { needs: "session" },
     );
+  }
+  if (principal.kind === "user" && principal.via === "session" && !whilePasswordMustChange) {
+    if (principal.user.passwordMustChange)
+      throw new ApiError(
+        "PASSWORD_CHANGE_REQUIRED",
+        "An admin reset your password to a temporary one: choose your own first (Account → Password, or POST /api/v1/me/password).",
+      );
   }
   if (principal.kind === "user" && permission && !can(principal.user.role, permission)) {
     throw new ApiError("FORBIDDEN", `Your role (${principal.user.role}) may not do this.`, {

@@ -4,7 +4,14 @@ import { getAuth } from "./auth";
 // The one reading of a Better Auth session into a Settle person, for pages
 // (lib/identity/session.ts) and API routes (lib/identity/principal.ts) alike.
 
-export type SessionUser = { id: string; email: string; name: string; role: Role };
+export type SessionUser = {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  /** An admin reset this person's password to a temporary one: they must choose their own first. */
+  passwordMustChange: boolean;
+};
 
 /**
  * The person a request's session cookie belongs to, or null: no session, no
@@ -17,8 +24,18 @@ export async function getSessionUser(headers: Headers): Promise<SessionUser | nu
   const found = await auth.api.getSession({ headers });
   if (!found) return null;
   if ((found.session as { impersonatedBy?: string | null }).impersonatedBy) return null;
-  const user = found.user as typeof found.user & { role?: string | null; banned?: boolean | null };
+  const user = found.user as typeof found.user & {
+    role?: string | null;
+    banned?: boolean | null;
+    passwordMustChange?: boolean | null;
+  };
   const role = parseRole(user.role);
   if (!role || user.banned) return null;
-  return { id: user.id, email: user.email, name: user.name, role };
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    role,
+    passwordMustChange: user.passwordMustChange === true,
+  };
 }

@@ -20,9 +20,12 @@ export const currentUser = cache(async (): Promise<SessionUser | null> => getSes
 export async function requireUser(
   permission: Permission,
   next = "/",
+  { whilePasswordMustChange = false } = {},
 ): Promise<{ user: SessionUser; allowed: boolean; db: Db }> {
   const user = await currentUser();
   if (!user) redirect(`/sign-in?next=${encodeURIComponent(next)}`);
+  // An admin's temporary password: nothing else until the person has chosen their own.
+  if (user.passwordMustChange && !whilePasswordMustChange) redirect("/account/password?required=1");
   // Pages read through lib/ functions with this handle: they never import the database layer themselves.
   return { user, allowed: can(user.role, permission), db: await getDb() };
 }

@@ -198,6 +198,7 @@ type QueueRow = {
   k_tier: number;
   k_rank: number;
   k_since: Date | string;
+  trace_service: { service: string | null } | null;
 };
 
 const date = (v: Date | string) => (v instanceof Date ? v : new Date(v));
@@ -205,7 +206,11 @@ const dateOrNull = (v: Date | string | null) => (v === null ? null : date(v));
 
 function itemOf(r: QueueRow, now: Date, policies: PolicySet): QueueItem {
   const summary = summaryOf(r, now);
-  return { ...summary, sla: slaOf(summary, resolvePolicy(policies, summary.effect_class), now) };
+  return {
+    ...summary,
+    sla: slaOf(summary, resolvePolicy(policies, summary.effect_class), now),
+    trace: r.trace_service ? { service: r.trace_service.service, trace_id: r.task_id } : null,
+  };
 }
 
 function summaryOf(r: QueueRow, now: Date): InvocationSummary {
@@ -259,6 +264,13 @@ async function countQueue(db: Db, where: string[], params: unknown[], limit: num
 
 const countLimitOf = (ctx: QueueContext) => ctx.limits?.count ?? QUEUE_COUNT_LIMIT;
 
+// A task that is a span's trace id (OTLP, no task attribute): the service.name of the span that reported it, read
+// from its latest span attempt through the runtime-led attempts index; other rows never look.
+const TRACE_SERVICE = `CASE WHEN i.task_id ~ '^[0-9a-f]{32}$' THEN (
+    SELECT jsonb_build_object('service', a.safe_details->>'service.name') FROM attempts a
+     WHERE a.runtime_id = i.runtime_id AND a.invocation_uid = i.id AND a.safe_details->>'otel.trace_id' = i.task_id
+     ORDER BY a.attempt_no DESC LIMIT 1) END`;
+
 /** One page of the queue for a filter, and how many invocations the filter matches in all (up to a cap). */
 export async function listQueue(db: Db, query: QueueQuery, ctx: QueueContext): Promise<QueuePage> {
   const { now, params, p, where, queueOnly } = buildFilter(
@@ -285,6 +297,7 @@ export async function listQueue(db: Db, query: QueueQuery, ctx: QueueContext): P
            i.attempt_count, i.first_seen_at, i.last_attempt_at, i.status_since, i.stall_at, i.not_before, i.updated_at,
            i.assignee, i.user_message, i.last_code, i.resolution, i.args_digest, i.summary, i.possible_duplicate_of, i.duplicate_review,
            coalesce((i.fold->>'argsMismatch')::boolean, false) AS args_mismatch,
+           ${TRACE_SERVICE} AS trace_service,
            ${KEY.tier} AS k_tier, ${KEY.rank} AS k_rank, ${KEY.since} AS k_since, ${NOW} AS as_of
       FROM invocations i JOIN runtimes r ON r.id = i.runtime_id
       ${whereSql(where)}

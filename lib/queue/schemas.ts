@@ -61,6 +61,12 @@ export const queueItemSchema = invocationSummarySchema
     sla: slaSchema
       .nullable()
       .describe("Overdue, and when it escalates or its approval expires, by the policy of its effect class."),
+    trace: z
+      .object({ service: z.string().nullable(), trace_id: z.string() })
+      .nullable()
+      .describe(
+        "When an OpenTelemetry span reported it and its task is the span's trace (the span named no task): the span's service.name and the trace id. null otherwise.",
+      ),
   })
   .meta({ id: "QueueItem" });
 export type QueueItem = z.infer<typeof queueItemSchema>;

@@ -9,7 +9,16 @@ import { addToolCatalogEntry } from "@/lib/catalog/catalog";
 import { decodeAnswer } from "@/lib/otlp/decode";
 import { createOperator, openSettle, type TestContext } from "./harness";
 import { startServer, type TestServer } from "./http-server";
-import { allInvocations, decisionOf, exportOnce, invocation, postRaw, queueIds, recorder } from "./otlp-support";
+import {
+  allInvocations,
+  decisionOf,
+  exportOnce,
+  invocation,
+  postRaw,
+  queueIds,
+  queueItems,
+  recorder,
+} from "./otlp-support";
 
 // The OpenTelemetry JS SDK's own OTLP/HTTP exporters (JSON and protobuf, gzip
 // or not) sending GenAI execute_tool and MCP tools/call spans, with the chat
@@ -194,6 +203,12 @@ describe("OTLP ingest from the OpenTelemetry JS SDK's exporters (PostgreSQL)", (
       const queued = await queueIds(operatorToken);
       expect(queued).toEqual(expect.arrayContaining([`${p}-timeout`, mcpId]));
       expect(queued).not.toContain(`${p}-ok`);
+      // Its task is the span's trace: the queue names the span's service and the trace, not 32 hex as a task.
+      const items = await queueItems(operatorToken);
+      expect(items.find((i) => i.invocation_id === `${p}-timeout`)?.trace).toEqual({
+        service: "billing-agent",
+        trace_id: traceId,
+      });
       expect((await decisionOf(t, `${p}-timeout`)).decision).toBe("wait");
       expect((await decisionOf(t, `${p}-ok`)).decision).toBe("do_not_retry");
     });

@@ -77,10 +77,14 @@ export async function allInvocations(
 }
 
 /** The invocation ids the queue holds for the runtime (read with an operator's token). */
-export async function queueIds(token: string): Promise<string[]> {
+export async function queueItems(token: string): Promise<Array<{ invocation_id: string; trace: unknown }>> {
   const res = await call(queue, { key: token, path: "/api/v1/queue?limit=100" });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body.items.map((i: { invocation_id: string }) => i.invocation_id);
+  return res.body.items;
+}
+
+export async function queueIds(token: string): Promise<string[]> {
+  return (await queueItems(token)).map((i) => i.invocation_id);
 }
 
 /** Raw POST to an OTLP route over HTTP (for malformed bodies). */
