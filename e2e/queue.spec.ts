@@ -288,6 +288,19 @@ test("the whole row opens its invocation; the row's Actions menu is a readable m
   // The queue's own keys wait while the menu is open; arrow keys move in it.
   await page.keyboard.press("j");
   await expect(page).toHaveURL(`${base}/?runtime=${live}`);
+  await page.keyboard.press("Escape");
+  // On a wide screen the table lines up with the header: the same left and right edges.
+  await page.setViewportSize({ width: 2400, height: 900 });
+  const brand = (await page.getByRole("link", { name: "Settle", exact: true }).boundingBox())!;
+  const signOut = (await page.getByRole("button", { name: "Sign out" }).boundingBox())!;
+  const table = (await page.getByRole("table", { name: "Queue" }).boundingBox())!;
+  expect(Math.abs(table.x - brand.x)).toBeLessThanOrEqual(2);
+  expect(Math.abs(table.x + table.width - (signOut.x + signOut.width))).toBeLessThanOrEqual(2);
+  await page.screenshot({ path: "docs/screenshots/queue-wide.png" });
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await row(page, id)
+    .getByRole("button", { name: `Actions for charge_card ${id}` })
+    .click();
   await claim.click();
   // The menu opens the same confirming dialog as the key does.
   await page

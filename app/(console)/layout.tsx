@@ -33,28 +33,34 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
       : []),
     // Everyone may read the policies; only admins edit them (the page and the API check).
     { href: "/admin/policies", label: "Policies" },
+  ];
+  const accountLinks = [
     { href: "/account/tokens", label: "Access tokens" },
     { href: "/account/password", label: "Password" },
   ];
+  const linkClass = "whitespace-nowrap rounded-md px-2 py-1 text-slate-700 hover:bg-slate-100 hover:text-slate-900";
   return (
     <div className="min-h-screen">
       <header className="border-b border-slate-200 bg-white">
-        <div className="mx-auto flex max-w-7xl items-center gap-6 px-6 py-3">
+        <div className="console-frame flex flex-wrap items-center gap-x-6 gap-y-2 py-3">
           <Link href="/" className="text-base font-semibold tracking-tight">
             Settle
           </Link>
-          <nav aria-label="Main" className="flex gap-1 text-sm">
+          <nav aria-label="Main" className="flex flex-wrap gap-1 text-sm">
             {links.map((l) => (
-              <Link
-                key={l.href}
-                href={l.href}
-                className="rounded-md px-2 py-1 text-slate-700 hover:bg-slate-100 hover:text-slate-900"
-              >
+              <Link key={l.href} href={l.href} className={linkClass}>
                 {l.label}
               </Link>
             ))}
           </nav>
-          <div className="ml-auto flex items-center gap-3 text-sm">
+          <div className="ml-auto flex items-center gap-3 whitespace-nowrap text-sm">
+            <nav aria-label="Account" className="flex gap-1">
+              {accountLinks.map((l) => (
+                <Link key={l.href} href={l.href} className={linkClass}>
+                  {l.label}
+                </Link>
+              ))}
+            </nav>
             <span className="text-slate-700">{user.email}</span>
             <span className="rounded-full bg-slate-100 px-2 py-0.5 text-xs font-medium text-slate-700">
               {user.role}

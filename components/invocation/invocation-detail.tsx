@@ -59,7 +59,7 @@ export function InvocationDetail({ initial, renderedAt, stallWindowS }: Props) {
   }
 
   return (
-    <main className="mx-auto max-w-7xl space-y-6 px-6 py-6">
+    <main className="console-frame space-y-6 py-6">
       <nav aria-label="Breadcrumb" className="text-sm text-slate-600">
         <ol className="flex flex-wrap items-center gap-1">
           <li>

@@ -107,7 +107,7 @@ export function TaskDetail({ initial, overview }: Props) {
   }, [all, initial, router, queryClient, task_id, runtime]);
 
   return (
-    <main className="mx-auto max-w-7xl space-y-6 px-6 py-6">
+    <main className="console-frame space-y-6 py-6">
       <nav aria-label="Breadcrumb" className="text-sm text-slate-600">
         <ol className="flex flex-wrap items-center gap-1">
           <li>

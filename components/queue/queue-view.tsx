@@ -212,7 +212,7 @@ export function QueueView({ initial, anyReported, runtimes, curl }: Props) {
           : "need a person";
 
   return (
-    <main className="mx-auto max-w-[1680px] space-y-3 px-4 py-5">
+    <main className="console-frame space-y-3 py-5">
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 className="text-lg font-semibold">
           Queue{" "}

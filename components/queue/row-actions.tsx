@@ -1,56 +1,41 @@
 "use client";
 
-import * as DropdownMenu from "@radix-ui/react-dropdown-menu";
-import type { InvocationSummary } from "@/lib/invocations/read";
-import { actionMeta, actionsFor, type ConsoleAction } from "../actions/action-meta";
-import { queueKeyFor } from "./shortcuts";
+import { lazy, Suspense, useState } from "react";
+import { actionsFor } from "../actions/action-meta";
+import { triggerClass, triggerLabel, type RowActionsProps } from "./row-trigger";
 
-/**
- * The actions the state machine allows for one row, each with its key; there is no "retry". A real menu
- * (Radix: arrow keys, typeahead, Escape, focus returned to the button), at the page's reading size.
- */
-export function RowActions({
-  row,
-  me,
-  onAction,
-}: {
-  row: InvocationSummary;
-  me: string;
-  onAction: (row: InvocationSummary, action: ConsoleAction) => void;
-}) {
-  const actions = actionsFor(row.status, row.assignee, me);
-  if (actions.length === 0) return null;
+// The row's Actions button. The menu behind it (Radix) loads when a person first opens one and opens at
+// once then; until it is there, the same button stands in its place. The queue's first load stays small.
+const RowMenu = lazy(() => import("./row-menu").then((m) => ({ default: m.RowMenu })));
+
+function Trigger({ props, onOpen }: { props: RowActionsProps; onOpen?: () => void }) {
   return (
-    <DropdownMenu.Root modal={false}>
-      <DropdownMenu.Trigger
-        aria-label={`Actions for ${row.tool} ${row.invocation_id}`}
-        className="inline-flex items-center gap-1 whitespace-nowrap rounded-md border border-slate-300 bg-white px-2 py-1 text-sm text-slate-700 shadow-sm hover:bg-slate-50 data-[state=open]:bg-slate-100"
-      >
-        Actions <span aria-hidden="true">▾</span>
-      </DropdownMenu.Trigger>
-      <DropdownMenu.Portal>
-        <DropdownMenu.Content
-          align="end"
-          sideOffset={4}
-          className="z-50 min-w-[14rem] rounded-md border border-slate-200 bg-white p-1 text-sm shadow-lg"
-        >
-          {actions.map((a) => {
-            const key = queueKeyFor(a);
-            return (
-              <DropdownMenu.Item
-                key={a}
-                onSelect={() => onAction(row, a)}
-                className="flex cursor-pointer select-none items-center justify-between gap-6 rounded px-2.5 py-1.5 text-slate-800 outline-none data-[highlighted]:bg-slate-100"
-              >
-                {actionMeta[a].label}
-                {key ? (
-                  <kbd className="rounded border border-slate-300 px-1 font-mono text-xs text-slate-500">{key}</kbd>
-                ) : null}
-              </DropdownMenu.Item>
-            );
-          })}
-        </DropdownMenu.Content>
-      </DropdownMenu.Portal>
-    </DropdownMenu.Root>
+    <button
+      type="button"
+      aria-haspopup="menu"
+      aria-expanded={false}
+      aria-label={triggerLabel(props.row)}
+      className={triggerClass}
+      onClick={onOpen}
+      onKeyDown={(e) => {
+        if (onOpen && (e.key === "ArrowDown" || e.key === "Enter" || e.key === " ")) {
+          e.preventDefault();
+          onOpen();
+        }
+      }}
+    >
+      Actions <span aria-hidden="true">▾</span>
+    </button>
+  );
+}
+
+export function RowActions(props: RowActionsProps) {
+  const [opened, setOpened] = useState(false);
+  if (actionsFor(props.row.status, props.row.assignee, props.me).length === 0) return null;
+  if (!opened) return <Trigger props={props} onOpen={() => setOpened(true)} />;
+  return (
+    <Suspense fallback={<Trigger props={props} />}>
+      <RowMenu {...props} />
+    </Suspense>
   );
 }

@@ -5,5 +5,5 @@ import type { ReactNode } from "react";
 // layout is not rendered again when a person moves between the pages under
 // it, so it cannot stand guard for them.
 export default function AdminLayout({ children }: { children: ReactNode }) {
-  return <main className="mx-auto max-w-7xl px-6 py-8">{children}</main>;
+  return <main className="console-frame py-8">{children}</main>;
 }

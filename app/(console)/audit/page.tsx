@@ -32,7 +32,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
     ? null
     : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
   return (
-    <main className="mx-auto max-w-7xl px-6 py-8">
+    <main className="console-frame py-8">
       <AuditView initial={page} params={params} runtimes={runtimes} invalid={invalid} />
     </main>
   );

@@ -16,7 +16,7 @@ export default async function MetricsPage({ searchParams }: { searchParams: Prom
   const { user, allowed, db } = await requireUser("manage", "/metrics");
   if (!allowed) {
     return (
-      <main className="mx-auto max-w-7xl px-6 py-8">
+      <main className="console-frame py-8">
         <NotAllowed role={user.role} what="trust metrics are for managers and admins" />
       </main>
     );
@@ -33,7 +33,7 @@ export default async function MetricsPage({ searchParams }: { searchParams: Prom
   ]);
   const tools = typeof result === "string" ? [] : result.by_tool.map((r) => r.tool);
   return (
-    <main className="mx-auto max-w-7xl space-y-6 px-6 py-8">
+    <main className="console-frame space-y-6 py-8">
       <header>
         <h1 className="text-xl font-semibold">Trust metrics</h1>
         <p className="mt-1 text-sm text-slate-600">

@@ -6,7 +6,7 @@ export const dynamic = "force-dynamic";
 export default async function PasswordPage() {
   const { user } = await requireUser("read", "/account/password", { whilePasswordMustChange: true });
   return (
-    <main className="mx-auto max-w-7xl space-y-4 px-6 py-8">
+    <main className="console-frame space-y-4 py-8">
       <div>
         <h1 className="text-xl font-semibold">Password</h1>
         <p className="mt-1 text-sm text-slate-600">

@@ -8,7 +8,7 @@ export default async function AccessTokensPage() {
   const { user, db } = await requireUser("read", "/account/tokens");
   const tokens = await listPersonalTokens(db, user.id);
   return (
-    <main className="mx-auto max-w-7xl px-6 py-8">
+    <main className="console-frame py-8">
       <PersonalTokens initial={tokens} />
     </main>
   );

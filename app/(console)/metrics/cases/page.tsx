@@ -32,7 +32,7 @@ export default async function MetricCasesPage({ searchParams }: { searchParams: 
   const { user, allowed, db } = await requireUser("manage", "/metrics");
   if (!allowed) {
     return (
-      <main className="mx-auto max-w-7xl px-6 py-8">
+      <main className="console-frame py-8">
         <NotAllowed role={user.role} what="trust metrics are for managers and admins" />
       </main>
     );
@@ -56,7 +56,7 @@ export default async function MetricCasesPage({ searchParams }: { searchParams: 
     ? `/metrics/cases?${new URLSearchParams({ ...(search as Record<string, string>), cursor: page.next_cursor })}`
     : null;
   return (
-    <main className="mx-auto max-w-7xl space-y-4 px-6 py-8">
+    <main className="console-frame space-y-4 py-8">
       <Link href="/metrics" className="text-sm text-slate-600 underline">
         ← Trust metrics
       </Link>
