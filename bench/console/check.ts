@@ -28,6 +28,7 @@ type Stored = {
   user_message: string | null;
   last_code: string | null;
   resolution: unknown;
+  summary: string | null;
   records: number;
 };
 
@@ -54,6 +55,7 @@ function differences(row: Stored, d: DerivedInvocation): string[] {
     ["user_message", row.user_message, d.userMessage],
     ["last_code", row.last_code, d.lastCode],
     ["resolution", canonical(row.resolution), canonical(d.resolution)],
+    ["summary", row.summary, d.summary],
   ];
   return pairs.filter(([, a, b]) => a !== b).map(([name, a, b]) => `${name}: stored ${String(a)}, fold ${String(b)}`);
 }
@@ -66,7 +68,7 @@ export async function checkWorkload(url: string, sample = 2_000): Promise<number
     const { rows } = await client.query<Stored>(
       `SELECT i.id::text, i.runtime_id::text, i.invocation_id, i.status, i.commit_state, i.next_action, i.version, i.conflict, i.attempt_count,
               i.first_seen_at, i.last_attempt_at, i.status_since, i.stall_at, i.not_before, i.assignee, i.user_message,
-              i.last_code, i.resolution,
+              i.last_code, i.resolution, i.summary,
               (SELECT count(*) FROM attempts a WHERE a.invocation_uid = i.id)::int
                 + (SELECT count(*) FROM invocation_actions x WHERE x.invocation_uid = i.id)::int AS records
          FROM invocations i

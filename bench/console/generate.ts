@@ -251,7 +251,7 @@ function attemptsFromPlan(): string {
   return `INSERT INTO attempts (invocation_uid, runtime_id, event_key, event_id, seq, attempt_id, attempt_no, phase, at, received_at, tool,
                         effect_class, idempotency_key, budget_left_s, dialect, outcome, commit_state, code, category, retry_directive,
                         not_before, max_attempts_remaining, next_action, dispatch_stage, probe_result, safe_details, agent_message,
-                        user_message, items, envelope)
+                        user_message, items, envelope, summary)
     SELECT r.uid, r.runtime_id, r.key, r.key, r.seq, r.invocation_id || '-a' || r.a, r.a, r.phase, r.at, r.at + interval '1 second',
            r.tool, r.effect_class, r.idem, CASE WHEN r.phase = 'intent' THEN r.budget END,
            CASE WHEN r.phase = 'outcome' THEN (${dialects})[1 + (r.i + r.a) % 6] ELSE 'settle' END,
@@ -264,7 +264,8 @@ function attemptsFromPlan(): string {
            CASE WHEN r.phase = 'outcome' AND r.outcome <> 'ok' THEN 'Upstream answered ' || coalesce(r.code, 'nothing') || ' after 8.1 s.' END,
            r.message, '[]'::jsonb,
            CASE WHEN r.phase <> 'intent' THEN jsonb_build_object('ok', r.outcome = 'ok', 'code', r.code, 'commit_state', r.commit,
-                  'next_action', r.next, 'operation_ref', r.idem, 'retry', jsonb_build_object('directive', CASE WHEN r.outcome = 'retryable' THEN 'after_delay' ELSE 'never' END)) END
+                  'next_action', r.next, 'operation_ref', r.idem, 'retry', jsonb_build_object('directive', CASE WHEN r.outcome = 'retryable' THEN 'after_delay' ELSE 'never' END)) END,
+           ${SUMMARY("r.i")}
       FROM (
         SELECT p.i, p.uid, p.runtime_id, p.invocation_id, p.tool, p.effect_class, p.idem, s.a, s.phase, s.at,
                p.invocation_id || ':a' || s.a || ':' || s.phase AS key,
@@ -315,6 +316,13 @@ function actionsFromPlan(): string {
       ) AS x`;
 }
 
+/**
+ * Every record carries its call's summary, as ingest stores it (lib/ingest/summarize.ts, a tool without a
+ * template: its first scalar arguments), so every queue row has one to show.
+ */
+const SUMMARY = (i: string) =>
+  `'amount ' || (100 + ${i} % 9900) || ' · currency EUR · customer cus_' || lpad((${i} % 5000)::text, 4, '0')`;
+
 /** The derived columns: what lib/outcome/fold.ts makes of the records and actions above. */
 function invocationsFromPlan(): string {
   const lastIntent = "p.t + (p.n - 1) * interval '1 minute'";
@@ -322,7 +330,7 @@ function invocationsFromPlan(): string {
   const after = `${lastIntent} + interval '128 seconds'`;
   return `INSERT INTO invocations (id, runtime_id, invocation_id, task_id, tool, effect_class, idempotency_key, status, commit_state,
                            next_action, version, conflict, attempt_count, first_seen_at, last_attempt_at, status_since, stall_at,
-                           not_before, assignee, user_message, last_code, resolution)
+                           not_before, assignee, user_message, last_code, resolution, summary)
     SELECT p.uid, p.runtime_id, p.invocation_id, p.task_id, p.tool, p.effect_class, p.idem, g.status, g.commit_state, g.next_action,
            p.records + p.actions, false, p.n, p.t,
            CASE WHEN g.then_ = 'probe' THEN ${after} WHEN g.l_outcome IS NULL THEN ${lastIntent} ELSE ${lastOutcome} END,
@@ -333,7 +341,8 @@ function invocationsFromPlan(): string {
            CASE g.then_
              WHEN 'probe' THEN jsonb_build_object('commit_state', 'committed', 'by', 'probe', 'actor', NULL, 'at', ${iso(after)}, 'note', NULL)
              WHEN 'mark_reconciled' THEN jsonb_build_object('commit_state', 'committed', 'by', 'operator', 'actor', 'ops' || (p.i % 4) || '@example.com',
-                                                           'at', ${iso(after)}, 'note', ${lit(NOTE.mark_reconciled)}) END
+                                                           'at', ${iso(after)}, 'note', ${lit(NOTE.mark_reconciled)}) END,
+           ${SUMMARY("p.i")}
       FROM bench_plan p JOIN ${groupsValues()} ON g.name = p.grp`;
 }
 

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { approvalsSchema, slaSchema } from "../outcome/sla";
-import { invocationStatusSchema } from "../outcome/vocabulary";
-import { duplicateReviewSchema } from "../outcome/duplicates";
+import { duplicateReviewSchema, invocationStatusSchema } from "../outcome/vocabulary";
 import { effectClassTextSchema, RUNTIME_NAME_MAX, TOOL_MAX } from "../outcome/record-fields";
 import {
   categorySchema,

@@ -1,4 +1,3 @@
-import { z } from "zod";
 import { standingOf, type GuardCandidate, type Standing } from "./guard-rules";
 import type { EffectClassName } from "./queue-order";
 
@@ -9,9 +8,10 @@ import type { EffectClassName } from "./queue-order";
 // without a guard, and the queue and the invocation page show the review.
 
 /** Where an operator's review of a possible duplicate stands: open (in the queue), confirmed (noted), dismissed (audited). */
+// Zod-free, as status.ts is: the queue's order (queue-order.ts) reads it in the browser. Its schema is
+// vocabulary.ts's duplicateReviewSchema.
 export const duplicateReviews = ["open", "confirmed", "dismissed"] as const;
-export const duplicateReviewSchema = z.enum(duplicateReviews);
-export type DuplicateReview = z.infer<typeof duplicateReviewSchema>;
+export type DuplicateReview = (typeof duplicateReviews)[number];
 export const OPEN_REVIEW: DuplicateReview = "open";
 
 /**

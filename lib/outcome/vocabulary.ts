@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { invocationStatuses } from "./status";
 import { effectClasses } from "./queue-order";
+import { duplicateReviews } from "./duplicates";
 
 /** A hint inside an envelope that Settle could not use: dropped from the normalized reading, kept in the envelope. */
 export type IgnoredHint = { field: string; reason: string };
@@ -127,3 +128,6 @@ export type NormalizedAttempt = {
   /** Hints the envelope gave that Settle could not use (out of range, unreadable); the envelope keeps them. */
   ignored?: IgnoredHint[];
 };
+
+/** Where an operator's review of a possible duplicate stands (duplicates.ts). */
+export const duplicateReviewSchema = z.enum(duplicateReviews);
