@@ -86,3 +86,59 @@ test("summaries in the queue, the runbook on the page, and a dialog with nothing
   await record.getByRole("button", { name: "Cancel" }).click();
   await expect(page.getByTestId("call-summary")).toHaveText("1000 EUR to cus_ada");
 });
+
+test("a call that ran with other arguments than approved waits in the queue until a person checks what ran", async ({
+  page,
+  request,
+}) => {
+  const id = `approved-${randomBytes(3).toString("hex")}`;
+  const base_ = { task_id: `task-${id}`, invocation_id: id, tool: "create_refund", idempotency_key: `key-${id}` };
+  const ask = await request.post(`${base}/api/v1/envelopes`, {
+    headers: auth,
+    data: {
+      ...base_,
+      event_id: `${id}-ask`,
+      effect_class: "money",
+      arguments: { amount: 50, currency: "EUR", customer: "cus_ann" },
+      envelope: { ok: false, commit_state: "not_committed", next_action: "request_approval" },
+    },
+  });
+  expect((await ask.json()).accepted).toBe(1);
+  await signIn(page, base, state.adminEmail, state.adminPassword, `/invocations/${id}?runtime=billing-agent`);
+  await page.goto(`${base}/invocations/${id}?runtime=billing-agent`);
+  await page.getByRole("button", { name: "Approve" }).click();
+  await page
+    .getByRole("dialog")
+    .getByRole("button", { name: /^Approve/ })
+    .click();
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("Approved");
+
+  const ran = await request.post(`${base}/api/v1/envelopes`, {
+    headers: auth,
+    data: {
+      ...base_,
+      event_id: `${id}-ran`,
+      attempt: 2,
+      arguments: { amount: 5000, currency: "EUR", customer: "cus_ann" },
+      envelope: { ok: true, commit_state: "committed" },
+    },
+  });
+  expect((await ran.json()).accepted).toBe(1);
+
+  // Succeeded, and still in the queue with the flag.
+  await page.goto(`${base}/?runtime=billing-agent&tool=create_refund`);
+  const row = page.getByTestId("invocation-row").filter({ hasText: id });
+  await expect(row).toContainText("Succeeded");
+  await expect(row.getByTestId("args-mismatch")).toBeVisible();
+  await row.getByRole("link", { name: "create_refund" }).click();
+  const check = page.getByRole("region", { name: /It ran with arguments other than those approved/ });
+  await check.getByRole("button", { name: "I checked what ran…" }).click();
+  const dialog = page.getByRole("dialog", { name: "I checked what ran" });
+  await expect(dialog.getByRole("button", { name: "Mark as checked" })).toBeDisabled();
+  await dialog.getByLabel("What you found").fill("5000 EUR went out; refunded 4950 in the dashboard.");
+  await page.screenshot({ path: "docs/screenshots/arguments-check.png" });
+  await dialog.getByRole("button", { name: "Mark as checked" }).click();
+  await expect(check).toContainText(`Checked by ${state.adminEmail}`);
+  await page.goto(`${base}/?runtime=billing-agent&tool=create_refund`);
+  await expect(page.getByTestId("invocation-row").filter({ hasText: id })).toHaveCount(0);
+});

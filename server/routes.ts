@@ -9,6 +9,7 @@ import * as invocationActions from "@/app/api/v1/invocations/[invocation_id]/act
 import * as invocationDecision from "@/app/api/v1/invocations/[invocation_id]/decision/route";
 import * as invocationDuplicateReview from "@/app/api/v1/invocations/[invocation_id]/duplicate-review/route";
 import * as invocationNotDuplicate from "@/app/api/v1/invocations/[invocation_id]/not-duplicate/route";
+import * as invocationArgumentsReview from "@/app/api/v1/invocations/[invocation_id]/arguments-review/route";
 import * as invocationVerification from "@/app/api/v1/invocations/[invocation_id]/verification/route";
 import * as verifications from "@/app/api/v1/verifications/route";
 import * as verification from "@/app/api/v1/verifications/[verification_id]/route";
@@ -74,6 +75,7 @@ export const apiRoutes = {
   "/api/v1/invocations/{invocation_id}/decision": invocationDecision,
   "/api/v1/invocations/{invocation_id}/duplicate-review": invocationDuplicateReview,
   "/api/v1/invocations/{invocation_id}/not-duplicate": invocationNotDuplicate,
+  "/api/v1/invocations/{invocation_id}/arguments-review": invocationArgumentsReview,
   "/api/v1/invocations/{invocation_id}/verification": invocationVerification,
   "/api/v1/guard": guard,
   "/api/v1/verifications": verifications,

@@ -20,6 +20,7 @@ import { InvocationHeader } from "./invocation-header";
 import { attemptAnchor, taskHref } from "@/lib/invocations/links";
 import { NextStep } from "./next-step";
 import { PossibleDuplicate } from "./possible-duplicate";
+import { ArgumentsCheck } from "./arguments-check";
 import { VerificationPanel } from "./verification-panel";
 
 // The invocation page, kept live: the server renders it once, then the
@@ -99,6 +100,7 @@ export function InvocationDetail({ initial, renderedAt, stallWindowS }: Props) {
       </p>
 
       <PossibleDuplicate inv={inv} />
+      <ArgumentsCheck inv={inv} />
       <VerificationPanel inv={inv} now={now} />
       <CallFacts inv={inv} />
 

@@ -41,7 +41,7 @@ export type { InvocationRow } from "./rows";
 const INVOCATION_COLUMNS = `i.id::text, i.runtime_id::text, r.name AS runtime, i.invocation_id, i.task_id, i.tool, i.effect_class, i.idempotency_key,
          i.status, i.commit_state, i.next_action, i.version, i.conflict, i.attempt_count, i.first_seen_at, i.last_attempt_at,
          i.status_since, i.stall_at, i.not_before, i.assignee, i.user_message, i.last_code, i.resolution, i.updated_at,
-         i.args_digest, i.summary, i.possible_duplicate_of, i.duplicate_review,
+         i.args_digest, i.summary, i.possible_duplicate_of, i.duplicate_review, i.args_review,
          coalesce((i.fold->>'argsMismatch')::boolean, false) AS args_mismatch`;
 
 const INVOCATION_SELECT = `

@@ -80,6 +80,7 @@ export function toSummary(row: Row, now = new Date()): InvocationSummary {
     ran_with_other_arguments: row.argsMismatch ?? false,
     possible_duplicate_of: row.possibleDuplicateOf,
     duplicate_review: (row.duplicateReview as DuplicateReview | null) ?? null,
+    arguments_review: (row.argsReview as "open" | "checked" | null) ?? null,
   };
 }
 

@@ -48,6 +48,7 @@ export function invocationOf(r: Raw): InvocationRow {
     argsMismatch: Boolean(r.args_mismatch),
     possibleDuplicateOf: textOrNull(r.possible_duplicate_of),
     duplicateReview: textOrNull(r.duplicate_review),
+    argsReview: textOrNull(r.args_review),
     runtime: { name: text(r.runtime) },
   };
 }

@@ -141,6 +141,12 @@ export const invocationSummarySchema = z
       .describe(
         "Where an operator's review of the possible duplicate stands: open (in the queue as a possible duplicate effect), confirmed, dismissed; null: nothing to review.",
       ),
+    arguments_review: z
+      .enum(["open", "checked"])
+      .nullable()
+      .describe(
+        "When it ran with other arguments than approved: open (in the queue, whatever its status, until a person checks what ran), checked; null: nothing to check.",
+      ),
   })
   .meta({ id: "InvocationSummary" });
 

@@ -5,7 +5,7 @@ import type { OperatorAction } from "../outcome/actions";
 import { foldInvocation, type FoldAction, type FoldCursor, type FoldRecord, type FoldSnapshot } from "../outcome/fold";
 import type { LifecycleState, Resolution } from "../outcome/lifecycle";
 import type { StoredStatus } from "../outcome/status";
-import { duplicateActions } from "../outcome/duplicates";
+import { CHECK_ARGUMENTS, duplicateActions } from "../outcome/duplicates";
 import { STATE_COLUMNS, writeStatement, type WriteParts } from "./write-statement";
 
 type StateColumn = (typeof STATE_COLUMNS)[number][0];
@@ -186,8 +186,8 @@ const loadRecords = {
                 not_before, budget_left_s, probe_result, tool, effect_class, idempotency_key, args_digest, summary, user_message, code
            FROM attempts WHERE runtime_id = $1::uuid AND invocation_uid = ANY($2::uuid[])`,
 };
-// Comments and duplicate reviews change no state: the fold passes over them.
-const FOLDLESS_ACTIONS = ["comment", ...duplicateActions];
+// Comments and reviews (of a duplicate, of other arguments) change no state: the fold passes over them.
+const FOLDLESS_ACTIONS = ["comment", ...duplicateActions, CHECK_ARGUMENTS];
 const loadActions = {
   name: "settle_history_actions",
   text: `SELECT invocation_uid::text, seq, at, actor, payload FROM invocation_actions

@@ -159,7 +159,8 @@ function build(p: WriteParts): string {
   }
   if (p.changes) {
     ctes.push(`updated AS (
-      UPDATE invocations AS i SET version = x.version, updated_at = now(), ${STATE_NAMES.map((c) => `${c} = x.${c}`).join(", ")}
+      UPDATE invocations AS i SET version = x.version, updated_at = now(), ${STATE_NAMES.map((c) => `${c} = x.${c}`).join(", ")},
+             args_review = CASE WHEN i.args_review IS NULL AND (x.fold ->> 'argsMismatch')::boolean THEN 'open' ELSE i.args_review END
         FROM changes AS x
        WHERE i.id = x.id AND i.version = x.expected AND i.id = ANY(ARRAY(SELECT id FROM changes))
       RETURNING 1)`);

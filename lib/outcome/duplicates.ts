@@ -27,6 +27,12 @@ export const duplicateActions = [
 ] as const;
 export type DuplicateAction = (typeof duplicateActions)[number];
 
+/**
+ * A person's word that they checked what ran when a call ran with other arguments than were approved
+ * (the fold's argsMismatch): like a duplicate review, it takes the call out of the queue and changes no state.
+ */
+export const CHECK_ARGUMENTS = "check_arguments";
+
 /** The classes whose possible duplicate effect goes to the queue for a person: a second one costs money, sends twice or destroys. */
 export const reviewedEffectClasses: readonly EffectClassName[] = ["money", "destructive", "send"];
 

@@ -52,6 +52,8 @@ export function queueOrderSql(alias = ""): { tier: string; rank: string; since: 
     ...queueTiers.map((statuses, i) => `WHEN ${col("status")} IN (${sqlWords(statuses)}) THEN ${i}`),
     // A possible duplicate effect an operator has not reviewed needs a person, whatever its status.
     `WHEN ${col("duplicate_review")} = ${word(OPEN_REVIEW)} THEN ${DUPLICATE_REVIEW_TIER}`,
+    // So does a call that ran with other arguments than a person approved, until someone checks what ran.
+    `WHEN ${col("args_review")} = ${word(OPEN_REVIEW)} THEN ${DUPLICATE_REVIEW_TIER}`,
   ].join(" ");
   const fallback = effectClasses.indexOf(UNCLASSIFIED_RANK_AS);
   const ranks = effectClasses

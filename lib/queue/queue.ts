@@ -123,7 +123,9 @@ function buildFilter(filters: QueueFilters, ctx: QueueContext, narrowSearch = fa
     const byStatus = statusFilterSql(statuses, "i.", () => NOW, p);
     // The default queue also holds possible duplicate effects waiting for review, whatever their status.
     where.push(
-      filters.status === undefined ? `(${byStatus} OR i.duplicate_review = ${sqlWords([OPEN_REVIEW])})` : byStatus,
+      filters.status === undefined
+        ? `(${byStatus} OR i.duplicate_review = ${sqlWords([OPEN_REVIEW])} OR i.args_review = ${sqlWords([OPEN_REVIEW])})`
+        : byStatus,
     );
   }
   if (ctx.scope.runtimeId) where.push(`i.runtime_id = ${p(ctx.scope.runtimeId)}::uuid`);
@@ -195,6 +197,7 @@ type QueueRow = {
   args_mismatch: boolean;
   possible_duplicate_of: string | null;
   duplicate_review: string | null;
+  args_review: string | null;
   k_tier: number;
   k_rank: number;
   k_since: Date | string;
@@ -244,6 +247,7 @@ function summaryOf(r: QueueRow, now: Date): InvocationSummary {
       argsMismatch: Boolean(r.args_mismatch),
       possibleDuplicateOf: r.possible_duplicate_of,
       duplicateReview: r.duplicate_review,
+      argsReview: r.args_review,
       runtime: { name: r.runtime },
     },
     now,
@@ -295,7 +299,7 @@ export async function listQueue(db: Db, query: QueueQuery, ctx: QueueContext): P
     SELECT i.id::text AS id, i.runtime_id::text AS runtime_id, r.name AS runtime, i.invocation_id, i.task_id, i.tool,
            i.effect_class, i.idempotency_key, i.status, i.commit_state, i.next_action, i.version, i.conflict,
            i.attempt_count, i.first_seen_at, i.last_attempt_at, i.status_since, i.stall_at, i.not_before, i.updated_at,
-           i.assignee, i.user_message, i.last_code, i.resolution, i.args_digest, i.summary, i.possible_duplicate_of, i.duplicate_review,
+           i.assignee, i.user_message, i.last_code, i.resolution, i.args_digest, i.summary, i.possible_duplicate_of, i.duplicate_review, i.args_review,
            coalesce((i.fold->>'argsMismatch')::boolean, false) AS args_mismatch,
            ${TRACE_SERVICE} AS trace_service,
            ${KEY.tier} AS k_tier, ${KEY.rank} AS k_rank, ${KEY.since} AS k_since, ${NOW} AS as_of

@@ -5,6 +5,7 @@ import { eventFor } from "@/lib/webhooks/events";
 import { actOnInvocation } from "@/lib/invocations/act";
 import { call, createOperator, openSettle, type Backend, type TestContext } from "./harness";
 import { getInvocation, guard, ingest, otlpTraces, queue } from "./routes";
+import * as argumentsReview from "@/app/api/v1/invocations/[invocation_id]/arguments-review/route";
 
 // What the call was: a catalog entry's summary template (else the first few scalar arguments) gives each call
 // one line, at ingest, on every path (native, guard, OTLP), from the arguments as stored (secrets redacted); the
@@ -193,8 +194,70 @@ describe.each<Backend>(["postgres", "pglite"])("call summaries on %s", (backend)
         ],
       },
     });
-    expect(await read("ap1")).toMatchObject({ status: "succeeded", ran_with_other_arguments: false });
-    expect(await read("ap2")).toMatchObject({ status: "succeeded", ran_with_other_arguments: true });
+    expect(await read("ap1")).toMatchObject({
+      status: "succeeded",
+      ran_with_other_arguments: false,
+      arguments_review: null,
+    });
+    expect(await read("ap2")).toMatchObject({
+      status: "succeeded",
+      ran_with_other_arguments: true,
+      arguments_review: "open",
+    });
+    // Succeeded, yet in the queue with the flag until a person checks what ran; ap1 is not.
+    const queued = async () =>
+      (await call(queue, { key: admin, path: "/api/v1/queue?limit=200" })).body.items as Array<{
+        invocation_id: string;
+        ran_with_other_arguments: boolean;
+      }>;
+    expect((await queued()).find((i) => i.invocation_id === "ap2")).toMatchObject({ ran_with_other_arguments: true });
+    expect((await queued()).some((i) => i.invocation_id === "ap1")).toBe(false);
+
+    const path = "/api/v1/invocations/ap2/arguments-review";
+    const noNote = await call(argumentsReview.POST, {
+      key: admin,
+      path,
+      params: { invocation_id: "ap2" },
+      body: { note: " " },
+    });
+    expect(noNote.status).toBe(400);
+    const checked = await call(argumentsReview.POST, {
+      key: admin,
+      path,
+      params: { invocation_id: "ap2" },
+      body: { note: "5000 EUR went out; refunded 4950 in the dashboard" },
+    });
+    expect(checked.status).toBe(200);
+    expect(checked.body).toMatchObject({
+      status: "succeeded",
+      version: (await read("ap2")).version,
+      arguments_review: "checked",
+    });
+    expect(checked.body.actions.at(-1)).toMatchObject({
+      action: "check_arguments",
+      note: "5000 EUR went out; refunded 4950 in the dashboard",
+    });
+    expect((await queued()).some((i) => i.invocation_id === "ap2")).toBe(false);
+    const again = await call(argumentsReview.POST, {
+      key: admin,
+      path,
+      params: { invocation_id: "ap2" },
+      body: { note: "again" },
+    });
+    expect(again.status).toBe(409);
+    const nothing = await call(argumentsReview.POST, {
+      key: admin,
+      path: "/api/v1/invocations/ap1/arguments-review",
+      params: { invocation_id: "ap1" },
+      body: { note: "nothing to see" },
+    });
+    expect(nothing.status).toBe(409);
+    // The check changes no state: a later record folds as before, and the check stays.
+    await call(ingest, {
+      key: t.key,
+      body: { records: [{ ...ran("ap2", { ...args, amount: 5000 }), event_id: "ap2-again" }] },
+    });
+    expect(await read("ap2")).toMatchObject({ status: "succeeded", arguments_review: "checked" });
   });
 
   it("webhook events carry the summary", async () => {

@@ -63,6 +63,7 @@ export function inv(p: Partial<TimelineInvocation>): TimelineInvocation {
     args_digest: null,
     possible_duplicate_of: null,
     duplicate_review: null,
+    arguments_review: null,
     resolution: null,
     actions: [],
     ...p,
