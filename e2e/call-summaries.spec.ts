@@ -56,6 +56,49 @@ test("summaries in the queue, the runbook on the page, and a dialog with nothing
   const summaries = page.getByTestId("call-summary");
   await expect(summaries).toHaveCount(customers.length);
   await expect(summaries.filter({ hasText: "1000 EUR to cus_ada" })).toBeVisible();
+
+  // At a realistic volume: forty more unknown calls of four tools, each with its arguments; every row says what
+  // its call was (a tool without a template: its first arguments).
+  const kinds = [
+    (i: number) => ({
+      tool: "create_invoice",
+      effect_class: "create",
+      arguments: { customer: `cus_${100 + i}`, total: 80 + i * 7, currency: "EUR" },
+    }),
+    (i: number) => ({
+      tool: "send_email",
+      effect_class: "send",
+      arguments: { to: `buyer${i}@example.com`, subject: `Your order #${4100 + i}` },
+    }),
+    (i: number) => ({
+      tool: "delete_rows",
+      effect_class: "destructive",
+      arguments: { table: "carts", where: `age > ${30 + i} days` },
+    }),
+    (i: number) => ({
+      tool: "charge_card",
+      effect_class: "money",
+      arguments: { amount: 1999 + i * 100, currency: "USD", card: `card_${i}` },
+    }),
+  ];
+  const more = await request.post(`${base}/api/v1/envelopes`, {
+    headers: auth,
+    data: {
+      records: Array.from({ length: 40 }, (_, i) => ({
+        ...kinds[i % 4]!(i),
+        event_id: `${tool}-many-${i}-out`,
+        task_id: `task-${tool}-many-${Math.floor(i / 3)}`,
+        invocation_id: `${tool}-many-${i}`,
+        idempotency_key: `many/${tool}-${i}`,
+        at: new Date(Date.now() - 30_000 * (i + 1)).toISOString(),
+        envelope: { title: "Gateway Timeout", status: 504 },
+      })),
+    },
+  });
+  expect((await more.json()).accepted).toBe(40);
+  await page.goto(`${base}/?runtime=billing-agent`);
+  await expect(summaries.filter({ hasText: "amount 5899 · currency USD · card card_39" })).toBeVisible();
+  expect(await summaries.count()).toBeGreaterThanOrEqual(40);
   await page.screenshot({ path: "docs/screenshots/queue-summaries.png", fullPage: false });
 
   await page.goto(`${base}/invocations/${tool}-0?runtime=billing-agent`);
