@@ -96,9 +96,10 @@ test("summaries in the queue, the runbook on the page, and a dialog with nothing
     },
   });
   expect((await more.json()).accepted).toBe(40);
-  await page.goto(`${base}/?runtime=billing-agent`);
+  await page.goto(`${base}/?runtime=billing-agent&q=${tool}-many`);
   await expect(summaries.filter({ hasText: "amount 5899 · currency USD · card card_39" })).toBeVisible();
-  expect(await summaries.count()).toBeGreaterThanOrEqual(40);
+  await expect(page.getByTestId("invocation-row")).toHaveCount(40);
+  await expect(summaries).toHaveCount(40);
   await page.screenshot({ path: "docs/screenshots/queue-summaries.png", fullPage: false });
 
   await page.goto(`${base}/invocations/${tool}-0?runtime=billing-agent`);

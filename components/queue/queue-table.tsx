@@ -95,7 +95,7 @@ function buildColumns(canAct: boolean) {
     column.accessor("tool", {
       header: "Tool",
       cell: ({ row }) => (
-        <div className="max-w-[22rem]">
+        <div className="max-w-[17rem]">
           <Link
             href={invocationHref(row.original.invocation_id, row.original.runtime)}
             className="font-medium text-slate-900 hover:underline"
@@ -113,7 +113,7 @@ function buildColumns(canAct: boolean) {
     column.accessor("task_id", {
       header: "Task / invocation",
       cell: ({ row }) => (
-        <div className="max-w-[12rem] font-mono text-xs">
+        <div className="max-w-[10rem] font-mono text-xs">
           {row.original.trace ? (
             <div className="truncate" title={`trace ${row.original.trace.trace_id}`} data-testid="trace-task">
               <span className="font-sans font-medium">{row.original.trace.service ?? "OpenTelemetry"}</span> · trace{" "}
@@ -132,7 +132,7 @@ function buildColumns(canAct: boolean) {
     }),
     column.accessor("next_action", {
       header: "Next action",
-      cell: ({ getValue }) => <span className="whitespace-nowrap text-xs">{nextActionLabel(getValue())}</span>,
+      cell: ({ getValue }) => <span className="block max-w-[6.5rem] text-xs">{nextActionLabel(getValue())}</span>,
     }),
     column.accessor("attempt_count", {
       header: () => <span title="Transport attempts reported">Tries</span>,
@@ -179,7 +179,7 @@ function buildColumns(canAct: boolean) {
         const m = getValue();
         // Shown as text only: React escapes it, and it is never a link or markup.
         return m ? (
-          <span className="line-clamp-2 max-w-[22rem] text-xs text-slate-700" title={m}>
+          <span className="line-clamp-2 max-w-[14rem] text-xs text-slate-700" title={m}>
             {m}
           </span>
         ) : (
