@@ -9,6 +9,7 @@ import {
   type InvocationStatus,
   type StoredStatus,
 } from "@/lib/outcome/status";
+import { writeStatement } from "@/lib/invocations/write-statement";
 import { openSettle, type TestContext } from "./harness";
 
 // Indexes that PostgreSQL uses only when a query states the same expression:
@@ -126,5 +127,43 @@ describe("the status filters' SQL (statusFilterSql, stalledSql) select exactly w
       return stalledSql("r.", `$${params.length}::timestamptz`);
     });
     expect(got).toEqual(expected((s) => s === "stalled"));
+  });
+});
+
+describe("the write path's statement stays cheap on its own connections (enable_seqscan off)", () => {
+  let t: TestContext;
+  beforeAll(async () => {
+    t = await openSettle("postgres");
+  });
+  afterAll(async () => {
+    await t?.teardown();
+  });
+
+  it("every table it reads has an index it can use: its planned cost stays under the JIT threshold", async () => {
+    // Write connections run with enable_seqscan off (lib/db/driver.ts). A table the statement reads without a
+    // usable index then costs the planner's penalty (10^10), which sends every write through JIT compilation:
+    // a notification_channels check without an index once made a single-record ingest take ~580 ms.
+    const all = Object.fromEntries(
+      ["created", "changes", "attempts", "transitions", "search", "digests", "tasks", "notes", "checks"].map((p) => [
+        p,
+        true,
+      ]),
+    ) as Parameters<typeof writeStatement>[0];
+    const { text } = writeStatement(all);
+    const runtime = (await t.db.driver.query<{ id: string }>(`SELECT id::text FROM runtimes LIMIT 1`))[0]!.id;
+    const params = [runtime, ...Array.from({ length: 9 }, () => "[]")];
+    const plan = await t.db.driver.withSession(async (session) => {
+      await session.query("SET enable_seqscan = off");
+      await session.query("SET plan_cache_mode = force_generic_plan");
+      return session.query<{ "QUERY PLAN": Array<{ Plan: { "Total Cost": number } }> }>(
+        `EXPLAIN (FORMAT JSON) ${text}`,
+        params,
+      );
+    });
+    const cost = plan[0]!["QUERY PLAN"][0]!.Plan["Total Cost"];
+    const threshold = Number(
+      (await t.db.driver.query<{ v: string }>(`SELECT current_setting('jit_above_cost') AS v`))[0]!.v,
+    );
+    expect(cost, `the write statement's planned cost is ${cost}`).toBeLessThan(threshold);
   });
 });
