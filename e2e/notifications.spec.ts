@@ -24,7 +24,7 @@ test("an admin adds a channel; three unknown money calls are one message with li
   request,
 }) => {
   test.setTimeout(90_000);
-  const runtime = `pay-agent-${randomBytes(3).toString("hex")}`;
+  const runtime = `payments-bot-${randomBytes(3).toString("hex")}`;
   const key = settleCli(state.databaseUrl, ["keys", "create", runtime]);
   await signIn(page, base, state.adminEmail, state.adminPassword, "/admin/notifications");
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Notifications" }).click();

@@ -209,7 +209,7 @@ test("keyboard: j/k move, x selects, ? lists every shortcut, an action key opens
 test("filters live in the URL: they survive a reload, back and forward; views can be saved", async ({ page }) => {
   await signIn(page, base, op, password);
   await page.goto(`${base}/?runtime=${live}`);
-  await page.getByLabel("Effect class").selectOption("destructive");
+  await page.getByLabel("Effect class", { exact: true }).selectOption("destructive");
   await expect(page).toHaveURL(`${base}/?runtime=${live}&effect_class=destructive`);
   await expect(rows(page)).toHaveCount(1);
   await page.getByRole("searchbox").fill(`live-${run}-0`);
@@ -217,21 +217,21 @@ test("filters live in the URL: they survive a reload, back and forward; views ca
   await expect(page.getByRole("heading", { name: "No invocation matches these filters." })).toBeVisible();
 
   await page.reload();
-  await expect(page.getByLabel("Effect class")).toHaveValue("destructive");
+  await expect(page.getByLabel("Effect class", { exact: true })).toHaveValue("destructive");
   await expect(page.getByRole("searchbox")).toHaveValue(`live-${run}-0`);
   await expect(page.getByRole("heading", { name: "No invocation matches these filters." })).toBeVisible();
 
   await page.goBack();
   await expect(page).toHaveURL(`${base}/?runtime=${live}`);
-  await expect(page.getByLabel("Effect class")).toHaveValue("");
+  await expect(page.getByLabel("Effect class", { exact: true })).toHaveValue("");
   await expect(page.getByTestId("queue-total")).toHaveText("· 61 need a person · filtered");
   await page.goForward();
-  await expect(page.getByLabel("Effect class")).toHaveValue("destructive");
+  await expect(page.getByLabel("Effect class", { exact: true })).toHaveValue("destructive");
 
   await page.getByRole("button", { name: "Clear filters" }).first().click();
   await expect(page).toHaveURL(`${base}/`);
-  await page.getByLabel("Runtime").selectOption(live);
-  await page.getByLabel("Age").selectOption("15m");
+  await page.getByLabel("Runtime", { exact: true }).selectOption(live);
+  await page.getByLabel("Age", { exact: true }).selectOption("15m");
   await page.getByRole("button", { name: "Save this view…" }).click();
   await page.getByRole("dialog").getByLabel("Name").fill("Live, waiting");
   await page.getByRole("dialog").getByRole("button", { name: "Save" }).click();
