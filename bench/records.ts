@@ -344,7 +344,7 @@ export function createRecordStream(prefix: string, seed = 1, openStories = 8): R
         envelope: { outcome: "ok", effect_applied: "yes" },
       });
     } else if (rand() < 0.05) {
-      // seed 002's own attempt log line, accepted as a record as is.
+      // source article 002 (docs/outcome-model.md)'s own attempt log line, accepted as a record as is.
       records.push({
         task: taskId,
         call: tool.name,

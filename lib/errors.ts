@@ -10,7 +10,7 @@ import {
   type RetryDirective,
 } from "./outcome/vocabulary";
 
-// Settle's own error envelope (SPEC §2, seed 000's shape) for every API
+// Settle's own error envelope (docs/outcome-model.md §2, source article 000 (docs/outcome-model.md)'s shape) for every API
 // failure, so that a runtime can decide what to do without reading prose.
 
 export const errorEnvelopeSchema = z

@@ -389,6 +389,8 @@ function outgoingWebhooks() {
   });
   return {
     "invocation.settled": post("An invocation reached succeeded, failed, reconciled or rejected"),
-    "invocation.decision_changed": post("What the runtime may do next changed (SPEC §5), without a settlement"),
+    "invocation.decision_changed": post(
+      "What the runtime may do next changed (docs/outcome-model.md §5), without a settlement",
+    ),
   };
 }

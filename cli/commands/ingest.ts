@@ -40,7 +40,7 @@ export const ingest: Command = {
   summary: "replay a JSONL log of records through the ingest API",
   help: `Usage: settle ingest <file.jsonl> --url <url> --key <key> [--batch <n>]
 
-Sends every line of <file.jsonl> (one ingest record per line, SPEC §2) to
+Sends every line of <file.jsonl> (one ingest record per line, docs/outcome-model.md §2) to
 POST <url>/api/v1/envelopes as NDJSON, in requests of at most --batch records
 and 1 MiB. A line over 1 MiB is rejected here without being sent. When Settle
 answers 429 or 503 with a retry time, the same request is sent again after

@@ -15,7 +15,10 @@ function describeSent(plan: Plan): string[] {
   const phases = new Map<string, number>();
   for (const line of plan.lines) {
     const record = JSON.parse(line.text) as { phase?: string; task?: string };
-    const kind = record.task !== undefined ? "seed 002 log lines" : `${record.phase ?? "outcome"}s`;
+    const kind =
+      record.task !== undefined
+        ? "source article 002 (docs/outcome-model.md) log lines"
+        : `${record.phase ?? "outcome"}s`;
     phases.set(kind, (phases.get(kind) ?? 0) + 1);
   }
   const dialects = [...plan.ctx.dialects.entries()].sort((a, b) => b[1] - a[1]).map(([d, n]) => `${d} ${fmt(n)}`);
@@ -63,9 +66,9 @@ export const simulate: Command = {
   help: `Usage: settle simulate --url <url> --key <key> [--tasks <n>] [--seed <s>]
 
 Plays an agent runtime's tasks against Settle's API and checks what Settle
-makes of them. The first ${requiredTasks.length} tasks cover seed 002's six failure fixtures
-and attempt log lines, seed 004's post-dispatch evidence failure, stalled and
-in-flight intents, and every envelope dialect of SPEC §3 (plus one malformed
+makes of them. The first ${requiredTasks.length} tasks cover source article 002 (docs/outcome-model.md)'s six failure fixtures
+and attempt log lines, source article 004 (docs/outcome-model.md)'s post-dispatch evidence failure, stalled and
+in-flight intents, and every envelope dialect of docs/outcome-model.md §3 (plus one malformed
 record); the rest are business workflows with realistic outcomes. Records are
 written intent-first, spread over the last hour, some out of order and some
 twice. The runtime then acts on Settle's answers (probes unknown outcomes,

@@ -5,7 +5,7 @@ import { CliError, EXIT_FAILED, EXIT_UNREACHABLE } from "../errors";
 import { describeAnswer, type SettleClient } from "./settle-client";
 
 // Sends JSON lines to POST /api/v1/envelopes in requests that stay inside
-// SPEC §2's limits (≤ 500 records and ≤ 1 MiB each), as NDJSON so that Settle
+// docs/outcome-model.md §2's limits (≤ 500 records and ≤ 1 MiB each), as NDJSON so that Settle
 // itself judges every line, and maps its per-record answers back to lines.
 
 export { MAX_BODY_BYTES, MAX_RECORDS };

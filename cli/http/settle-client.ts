@@ -4,7 +4,7 @@ import type { Method } from "@/lib/http/route";
 import { CliError, EXIT_UNREACHABLE, UsageError } from "../errors";
 
 // Talks to Settle's API. Every request-level failure Settle can answer with
-// is an error envelope (SPEC §2) that says whether and when to try again; this
+// is an error envelope (docs/outcome-model.md §2) that says whether and when to try again; this
 // client follows it instead of guessing, and gives up after a bounded number
 // of attempts. Resending is safe because ingest is idempotent by event_id.
 // Commands call Settle through `api`, the client typed from the routes' own

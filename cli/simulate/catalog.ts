@@ -1,4 +1,4 @@
-// The simulated runtime's tools (seed 002's effect classes) and the business
+// The simulated runtime's tools (source article 002 (docs/outcome-model.md)'s effect classes) and the business
 // workflows its tasks follow.
 
 import type { EffectClass } from "@/lib/outcome/vocabulary";

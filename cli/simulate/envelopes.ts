@@ -1,6 +1,6 @@
 import type { Rng } from "./rng";
 
-// Tool results in every dialect of SPEC §3, grouped by what they mean. Each
+// Tool results in every dialect of docs/outcome-model.md §3, grouped by what they mean. Each
 // builder says which dialect Settle should detect, so the run can report
 // what it sent and check what Settle read.
 

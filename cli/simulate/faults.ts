@@ -14,8 +14,8 @@ import {
   type TaskLog,
 } from "./recorder";
 
-// Runtime-side failures: seed 004's lost outcome evidence, a runtime that died
-// after writing its intent, and seed 002's own attempt log.
+// Runtime-side failures: source article 004 (docs/outcome-model.md)'s lost outcome evidence, a runtime that died
+// after writing its intent, and source article 002 (docs/outcome-model.md)'s own attempt log.
 
 /**
  * Seed 004's fault-injection test: the intent is written, the effect happens,
@@ -67,7 +67,7 @@ export function playInFlight(ctx: SimContext, inv: Inv, now: number): boolean {
   return false;
 }
 
-/** seed 002 writes "05:12:04"; Settle places a time of day on the day it receives it, so only same-day times use that form. */
+/** source article 002 (docs/outcome-model.md) writes "05:12:04"; Settle places a time of day on the day it receives it, so only same-day times use that form. */
 function startedField(at: number, now: number): string {
   const iso = new Date(at).toISOString();
   return iso.slice(0, 10) === new Date(now).toISOString().slice(0, 10) ? iso.slice(11, 19) : iso;
@@ -79,7 +79,9 @@ function startedField(at: number, now: number): string {
  * anything is written, attempt 2's answer is lost and its probe finds it.
  */
 export function playLogLines(ctx: SimContext, task: TaskLog, toolName: string, now: number): Inv {
-  const inv = newInvocation(ctx, task, toolName, "seed 002 attempt log", { explicitId: false });
+  const inv = newInvocation(ctx, task, toolName, "source article 002 (docs/outcome-model.md) attempt log", {
+    explicitId: false,
+  });
   const line = (attempt: number, at: number): SimRecord => ({
     task: task.taskId,
     call: inv.tool.name,

@@ -72,10 +72,12 @@ describe("buildPlan", () => {
   });
 });
 
-describe("the seed 004 evidence failure", () => {
+describe("the source article 004 (docs/outcome-model.md) evidence failure", () => {
   const plan = buildPlan({ tasks: requiredTasks.length, seed: 11, now });
   const planned = plan.ctx.invocations.find((p) => p.scenario === "post-dispatch evidence failure")!;
-  const check = plan.ctx.checks.find((c) => c.name.startsWith("seed 004 fault test"))!;
+  const check = plan.ctx.checks.find((c) =>
+    c.name.startsWith("source article 004 (docs/outcome-model.md) fault test"),
+  )!;
   const view = (patch: Partial<InvocationView>) =>
     ({
       invocation_id: planned.invocationId,

@@ -79,7 +79,7 @@ export type Inv = {
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
-/** seed 002: the key is derived from the intent (task, actor, verb, target, slot), never from the payload. */
+/** source article 002 (docs/outcome-model.md): the key is derived from the intent (task, actor, verb, target, slot), never from the payload. */
 export function intentKey(taskId: string, actor: string, verb: string, target: string, slot = ""): string {
   return sha256(`${taskId}|${actor}|${verb}|${target}|${slot}`).slice(0, 32);
 }

@@ -25,7 +25,7 @@ import {
 import { newInvocation, newTask, type Inv, type SimContext, type SimRecord, type TaskLog } from "./recorder";
 
 // The tasks every run plays first, each with the checks that prove Settle
-// read it right: seed 002's six fixtures and attempt log, seed 004's evidence
+// read it right: source article 002 (docs/outcome-model.md)'s six fixtures and attempt log, source article 004 (docs/outcome-model.md)'s evidence
 // failure, stalled and in-flight intents, and a tour of every dialect.
 
 type Variant = (input: EnvelopeInput) => Sent;
@@ -75,7 +75,7 @@ export const MALFORMED = "malformed";
 
 export const requiredTasks: RequiredTask[] = [
   {
-    title: "seed 002 fixture 1: kill mid-call",
+    title: "source article 002 (docs/outcome-model.md) fixture 1: kill mid-call",
     play: (ctx, n, start) => {
       const task = newTask(ctx, "ord", "agent:checkout", n, start);
       playOk(ctx, newInvocation(ctx, task, "get_price", "read"), envelopes.readSuccess.openaiText);
@@ -83,7 +83,7 @@ export const requiredTasks: RequiredTask[] = [
       playKillMidCall(ctx, inv);
       checkInvocation(
         ctx,
-        "seed 002 fixture 1, kill mid-call: unknown, probe found → reconciled (committed), one effect",
+        "source article 002 (docs/outcome-model.md) fixture 1, kill mid-call: unknown, probe found → reconciled (committed), one effect",
         inv,
         (view, p) => {
           want(p, "status", view.status, "reconciled");
@@ -98,14 +98,14 @@ export const requiredTasks: RequiredTask[] = [
     },
   },
   {
-    title: "seed 002 fixture 2: duplicate delivery",
+    title: "source article 002 (docs/outcome-model.md) fixture 2: duplicate delivery",
     play: (ctx, n, start) => {
       const task = newTask(ctx, "ntf", "agent:notify", n, start);
       const inv = newInvocation(ctx, task, "send_email", "duplicate delivery", { explicitId: false });
       playDuplicateDelivery(ctx, inv);
       checkInvocation(
         ctx,
-        "seed 002 fixture 2, duplicate delivery: one key sent twice → one invocation, two ok returns, one effect",
+        "source article 002 (docs/outcome-model.md) fixture 2, duplicate delivery: one key sent twice → one invocation, two ok returns, one effect",
         inv,
         (view, p) => {
           want(p, "status", view.status, "succeeded");
@@ -119,14 +119,14 @@ export const requiredTasks: RequiredTask[] = [
     },
   },
   {
-    title: "seed 002 fixture 3: 200 with an error body",
+    title: "source article 002 (docs/outcome-model.md) fixture 3: 200 with an error body",
     play: (ctx, n, start) => {
       const task = newTask(ctx, "inv", "agent:billing", n, start);
       const inv = newInvocation(ctx, task, "create_invoice", "200 with an error body");
       playErrorBody200(ctx, inv);
       checkInvocation(
         ctx,
-        "seed 002 fixture 3, 200 with an error body: an error, never ok on status alone → needs_input",
+        "source article 002 (docs/outcome-model.md) fixture 3, 200 with an error body: an error, never ok on status alone → needs_input",
         inv,
         (view, p) => {
           want(p, "status", view.status, "needs_input");
@@ -138,14 +138,14 @@ export const requiredTasks: RequiredTask[] = [
     },
   },
   {
-    title: "seed 002 fixture 4: slow success",
+    title: "source article 002 (docs/outcome-model.md) fixture 4: slow success",
     play: (ctx, n, start) => {
       const task = newTask(ctx, "bk", "agent:concierge", n, start);
       const inv = newInvocation(ctx, task, "create_booking", "slow success");
       playSlowSuccess(ctx, inv);
       checkInvocation(
         ctx,
-        `seed 002 fixture 4, slow success: lands at 29 s of a ${SLOW_BUDGET_S} s budget → succeeded, no orphaned retry`,
+        `source article 002 (docs/outcome-model.md) fixture 4, slow success: lands at 29 s of a ${SLOW_BUDGET_S} s budget → succeeded, no orphaned retry`,
         inv,
         (view, p) => {
           want(p, "status", view.status, "succeeded");
@@ -158,7 +158,7 @@ export const requiredTasks: RequiredTask[] = [
     },
   },
   {
-    title: "seed 002 fixture 5: partial batch",
+    title: "source article 002 (docs/outcome-model.md) fixture 5: partial batch",
     play: (ctx, n, start) => {
       const task = newTask(ctx, "rpt", "agent:ops", n, start);
       const inv = newInvocation(ctx, task, "update_sheet_range", "partial batch");
@@ -166,7 +166,7 @@ export const requiredTasks: RequiredTask[] = [
       playPartialBatch(ctx, inv, retry);
       checkInvocations(
         ctx,
-        "seed 002 fixture 5, partial batch: per-item results → partially_applied, retry scoped to the row not applied",
+        "source article 002 (docs/outcome-model.md) fixture 5, partial batch: per-item results → partially_applied, retry scoped to the row not applied",
         [inv, retry],
         ([view, retried], p) => {
           want(p, "status", view!.status, "partially_applied");
@@ -190,14 +190,14 @@ export const requiredTasks: RequiredTask[] = [
     },
   },
   {
-    title: "seed 002 fixture 6: rate limit with Retry-After",
+    title: "source article 002 (docs/outcome-model.md) fixture 6: rate limit with Retry-After",
     play: (ctx, n, start) => {
       const task = newTask(ctx, "sms", "agent:notify", n, start);
       const inv = newInvocation(ctx, task, "send_sms", "rate limit");
       playRateLimit(ctx, inv);
       checkInvocation(
         ctx,
-        `seed 002 fixture 6, rate limit: 429 with retry_after ${RATE_LIMIT_RETRY_AFTER_S} → retried only after not_before → succeeded`,
+        `source article 002 (docs/outcome-model.md) fixture 6, rate limit: 429 with retry_after ${RATE_LIMIT_RETRY_AFTER_S} → retried only after not_before → succeeded`,
         inv,
         (view, p) => {
           want(p, "status", view.status, "succeeded");
@@ -214,13 +214,13 @@ export const requiredTasks: RequiredTask[] = [
     },
   },
   {
-    title: "seed 002 attempt log lines",
+    title: "source article 002 (docs/outcome-model.md) attempt log lines",
     play: (ctx, n, start) => {
       const task = newTask(ctx, "ord", "agent:checkout", n, start);
       const inv = playLogLines(ctx, task, "create_order", ctx.now);
       checkInvocation(
         ctx,
-        'seed 002 attempt log lines accepted as records: probe "found" → reconciled (committed)',
+        'source article 002 (docs/outcome-model.md) attempt log lines accepted as records: probe "found" → reconciled (committed)',
         inv,
         (view, p) => {
           want(p, "status", view.status, "reconciled");
@@ -232,7 +232,7 @@ export const requiredTasks: RequiredTask[] = [
     },
   },
   {
-    title: "seed 004: post-dispatch evidence failure",
+    title: "source article 004 (docs/outcome-model.md): post-dispatch evidence failure",
     play: (ctx, n, start) => {
       const task = newTask(ctx, "rfd", "agent:support", n, start);
       playOk(ctx, newInvocation(ctx, task, "get_order_status", "read"), envelopes.success.seed002);
@@ -240,7 +240,7 @@ export const requiredTasks: RequiredTask[] = [
       playEvidenceFailure(ctx, inv);
       checkInvocation(
         ctx,
-        "seed 004 fault test: effect happened, evidence write failed → outcome_unknown (evidence_failed), never retried, one effect",
+        "source article 004 (docs/outcome-model.md) fault test: effect happened, evidence write failed → outcome_unknown (evidence_failed), never retried, one effect",
         inv,
         (view, p) => {
           want(p, "status", view.status, "outcome_unknown");
@@ -342,12 +342,17 @@ const allDialects = [
   "unrecognized",
 ];
 
-/** Every dialect of SPEC §3, across everything the required tasks sent. */
+/** Every dialect of docs/outcome-model.md §3, across everything the required tasks sent. */
 export function checkEveryDialect(ctx: SimContext): void {
   const invs = ctx.invocations.map((p) => ({ id: p.invocationId }));
-  checkInvocations(ctx, `every dialect of SPEC §3 was detected (${allDialects.length})`, invs, (views, p) => {
-    const seen = new Set(views.flatMap((v) => v.attempts.flatMap((a) => [a.dialect, a.wrapper_dialect])));
-    const missing = allDialects.filter((d) => !seen.has(d as never));
-    if (missing.length > 0) p.push(`never detected: ${missing.join(", ")}`);
-  });
+  checkInvocations(
+    ctx,
+    `every dialect of docs/outcome-model.md §3 was detected (${allDialects.length})`,
+    invs,
+    (views, p) => {
+      const seen = new Set(views.flatMap((v) => v.attempts.flatMap((a) => [a.dialect, a.wrapper_dialect])));
+      const missing = allDialects.filter((d) => !seen.has(d as never));
+      if (missing.length > 0) p.push(`never detected: ${missing.join(", ")}`);
+    },
+  );
 }

@@ -6,7 +6,7 @@ import { api } from "@/components/api";
 import { Button } from "@/components/ui/button";
 import { AttemptDetails } from "./attempt-details";
 
-// An invocation with more records than its page carries (SPEC §8's read stays
+// An invocation with more records than its page carries (docs/outcome-model.md §8's read stays
 // bounded however long the history): the older ones, a page at a time, newest
 // page first, on demand. `from` is the invocation's attempts_earlier.
 

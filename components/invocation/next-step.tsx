@@ -2,7 +2,7 @@ import type { InvocationView } from "@/lib/invocations/read";
 import type { InvocationStatus } from "@/lib/outcome/status";
 import { formatAgo, formatClock, formatDateTime } from "@/components/timeline/format";
 
-// What the state means, what the runtime is being told (SPEC §5's decision),
+// What the state means, what the runtime is being told (docs/outcome-model.md §5's decision),
 // and how it was settled. Words first: an operator should not need the spec.
 
 type Decision = { word: string; means: string };

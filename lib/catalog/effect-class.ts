@@ -74,7 +74,7 @@ export function sortBySpecificity<T extends { pattern: string }>(entries: readon
  * The effect class of `tool`: the most specific matching entry's; with none,
  * `read` for a tool its span calls a datastore (OpenTelemetry's
  * `gen_ai.tool.type = datastore`); otherwise null, which Settle treats as a
- * write (SPEC §2: an unknown effect class is a write).
+ * write (docs/outcome-model.md §2: an unknown effect class is a write).
  */
 export function effectClassFor(
   entries: ToolCatalogEntry[],

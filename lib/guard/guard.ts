@@ -24,9 +24,9 @@ import {
   toolNameSchema,
 } from "../outcome/record-fields";
 
-// POST /api/v1/guard (SPEC §5): asked before a write. It looks at every
+// POST /api/v1/guard (docs/outcome-model.md §5): asked before a write. It looks at every
 // invocation of the runtime with the write's idempotency key and, when none is
-// committed, unknown or in flight, records the intent (seed 004's write-ahead
+// committed, unknown or in flight, records the intent (source article 004 (docs/outcome-model.md)'s write-ahead
 // record, stored exactly as a posted `intent`) so the invocation is `pending`.
 // Check and intent are one transaction under an advisory lock on (runtime,
 // key): of any number of concurrent calls for one key, one is allowed.

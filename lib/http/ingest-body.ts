@@ -1,7 +1,7 @@
 import { ApiError } from "../errors";
 import { readBodyLimited } from "./read-body";
 
-// Reads an ingest body under SPEC §2's limits before anything is parsed.
+// Reads an ingest body under docs/outcome-model.md §2's limits before anything is parsed.
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_RECORDS = 500;

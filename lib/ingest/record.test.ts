@@ -12,7 +12,7 @@ const line = (started: string) => ({
 });
 
 describe("preparing a record", () => {
-  it("places a seed 002 time of day on its own day, not in the future", () => {
+  it("places a source article 002 (docs/outcome-model.md) time of day on its own day, not in the future", () => {
     expect((prepareRecord(line("23:59:58"), receivedAt) as PreparedRecord).at).toBe("2026-11-28T23:59:58.000Z");
     expect((prepareRecord(line("00:00:00"), receivedAt) as PreparedRecord).at).toBe("2026-11-29T00:00:00.000Z");
   });

@@ -30,7 +30,7 @@ import {
   type ProbeResult,
 } from "../outcome/vocabulary";
 
-// One ingest record (SPEC §2) turned into the row Settle stores. Pure apart
+// One ingest record (docs/outcome-model.md §2) turned into the row Settle stores. Pure apart
 // from hashing: the same record and `receivedAt` always prepare the same way.
 
 const optionalText = (max: number) => z.string().max(max).nullish();
@@ -53,7 +53,7 @@ export const ingestRecordSchema = z.object({
 });
 export type IngestRecord = z.infer<typeof ingestRecordSchema>;
 
-/** seed 002's attempt log line, accepted as a record as is. */
+/** source article 002 (docs/outcome-model.md)'s attempt log line, accepted as a record as is. */
 export const attemptLogLineSchema = z.object({
   event_id: idSchema.nullish(),
   task: idSchema,
@@ -105,14 +105,14 @@ export function contentHash(value: unknown): string {
   return createHash("sha256").update(canonicalJson(value)).digest("hex");
 }
 
-/** The invocation id of a record that names only its task and key (SPEC §1); the guard names new invocations the same way. */
+/** The invocation id of a record that names only its task and key (docs/outcome-model.md §1); the guard names new invocations the same way. */
 export function deriveInvocationId(taskId: string, key: string): string {
   const derived = `${taskId}:${key}`;
   return derived.length <= ID_MAX ? derived : `${taskId.slice(0, 180)}:sha256:${contentHash(derived).slice(0, 32)}`;
 }
 
 /**
- * "05:12:04" (seed 002's log) is a time of day: it is placed on the latest
+ * "05:12:04" (source article 002 (docs/outcome-model.md)'s log) is a time of day: it is placed on the latest
  * day that does not put it in the future, so a line written just before
  * midnight and received just after stays on its own day.
  */
@@ -225,7 +225,7 @@ export function prepareRecord(
     const line = fromLogLine(parsed.data);
     probe = line.probe;
     record = line;
-    // The line's own outcome is read as a seed 002 envelope.
+    // The line's own outcome is read as a source article 002 (docs/outcome-model.md) envelope.
     envelopeSource = parsed.data.outcome
       ? { outcome: parsed.data.outcome, effect_applied: parsed.data.effect_applied ?? undefined, items: [] }
       : undefined;

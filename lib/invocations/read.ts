@@ -135,7 +135,7 @@ export type InvocationRowWithHistory = Row & {
   catalogEntry?: Pick<ToolCatalogEntry, "runbook_url" | "runbook"> | null;
 };
 
-/** The SPEC §8 invocation: summary, attempts in the fold's order, audit trail, and what its policy means for it now. */
+/** The docs/outcome-model.md §8 invocation: summary, attempts in the fold's order, audit trail, and what its policy means for it now. */
 export function toInvocationView(row: InvocationRowWithHistory, policies: PolicySet, now = new Date()): InvocationView {
   const attempts = [...row.attempts].sort(
     (a, b) =>
@@ -207,7 +207,7 @@ function lookupOf<R extends { runtime: string | { name: string } }>(rows: R[], r
   return rows[0] ? { kind: "found", value: rows[0] } : { kind: "missing" };
 }
 
-/** The SPEC §8 view of a row the lookup found: the latest attempts, the audit trail, the policy in effect. */
+/** The docs/outcome-model.md §8 view of a row the lookup found: the latest attempts, the audit trail, the policy in effect. */
 async function invocationView(db: Db, row: InvocationRow, now: Date): Promise<InvocationView> {
   const [page, actions, policies, duplicateRefusals, catalog] = await Promise.all([
     selectAttemptsPage(db, row, { limit: INVOCATION_ATTEMPTS_SHOWN }),

@@ -15,7 +15,7 @@ import {
   retrySchema,
 } from "../outcome/vocabulary";
 
-// The public contract of the read API (SPEC §8): invocations, attempts and
+// The public contract of the read API (docs/outcome-model.md §8): invocations, attempts and
 // tasks as every reader answers them. The routes declare these shapes
 // (lib/http/route.ts), and the OpenAPI document and the typed client are
 // generated from those declarations.

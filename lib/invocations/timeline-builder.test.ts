@@ -3,7 +3,7 @@ import { buildTimeline } from "./timeline-builder";
 import { at, inv, opts, rec, story } from "./__tests__/timeline-fixtures";
 
 describe("buildTimeline", () => {
-  it("seed 002 fixture 1: intent, unknown outcome, verification asked, probe found → reconciled", () => {
+  it("source article 002 (docs/outcome-model.md) fixture 1: intent, unknown outcome, verification asked, probe found → reconciled", () => {
     const t = buildTimeline(
       [
         inv({
@@ -164,7 +164,7 @@ describe("buildTimeline", () => {
     expect(t.end).toBe(at(600));
   });
 
-  it("an intent that cannot reopen an unknown outcome never stalls (seed 004's second dispatch)", () => {
+  it("an intent that cannot reopen an unknown outcome never stalls (source article 004 (docs/outcome-model.md)'s second dispatch)", () => {
     const t = buildTimeline(
       [
         inv({

@@ -21,7 +21,7 @@ import type { InvocationView } from "./read";
 // the gaps between them (waiting for an outcome, the stall window, the pause
 // before a retry), operator actions at their time, and markers Settle derives
 // (became stalled, evidence contradicted a settlement). Pure over the read
-// model of SPEC §8, so the console can rebuild it from every live refresh.
+// model of docs/outcome-model.md §8, so the console can rebuild it from every live refresh.
 //
 // Browser-safe: imports nothing with I/O (the database readers are in
 // read.ts), and every status rule comes from lib/outcome, which the write

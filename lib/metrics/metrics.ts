@@ -8,7 +8,7 @@ import { casesQuery } from "./cases-sql";
 import { planRange, selectCoverage, rollupQuery, type Coverage, type RangePlan } from "./rollup";
 import { countQuery, durationsQuery, queueSeriesQuery, verificationTotalsQuery, type SourceName } from "./sql";
 
-// Trust metrics (SPEC §6): what happened in [from, to), per tool, for
+// Trust metrics (docs/outcome-model.md §6): what happened in [from, to), per tool, for
 // managers. The SQL lives in metrics-sql.ts; this module runs it (the queries
 // concurrently: PostgreSQL serves them on several pool connections) and
 // folds the rows into totals, a per-tool breakdown and a series per bucket.

@@ -2,7 +2,7 @@ import type { Db } from "../db/client";
 import { queueStatuses, stalledSql } from "../outcome/status";
 
 // Queue size over time (trust metrics): once per minute, how many invocations
-// of each runtime need a person (SPEC §4 "in the queue", stalled computed at
+// of each runtime need a person (docs/outcome-model.md §4 "in the queue", stalled computed at
 // `now`). One row per runtime per minute, zero included, so a chart shows an
 // empty queue as 0 rather than a gap. Every instance runs this job; the
 // minute's rows are keyed (at, runtime_id), so the first instance to write a

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-// The shape of GET /api/v1/metrics (SPEC §6) and of its query. The fields SPEC
+// The shape of GET /api/v1/metrics (docs/outcome-model.md §6) and of its query. The fields SPEC
 // §6 names are the contract; `by_tool`, `series`, `bucket` and `invocations`
 // are added for the console's page and its CSV.
 
@@ -112,7 +112,7 @@ export const metricsSchema = z
         .number()
         .int()
         .describe(
-          "A committed outcome for an attempt after an earlier attempt of the same invocation was already committed: the receiver recognised the key and returned the original result (seed 002 fixture 2).",
+          "A committed outcome for an attempt after an earlier attempt of the same invocation was already committed: the receiver recognised the key and returned the original result (source article 002 (docs/outcome-model.md) fixture 2).",
         ),
     }),
     possible_duplicate_effects: z

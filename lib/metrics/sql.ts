@@ -1,6 +1,6 @@
 import { invocationStatuses, stalledSql } from "../outcome/status";
 
-// The SQL behind every trust metric (SPEC §6). Each metric is one source: a
+// The SQL behind every trust metric (docs/outcome-model.md §6). Each metric is one source: a
 // SELECT of the events it counts, one row per event, with the columns
 //   uid (invocation), runtime_id, tool, at (when it counted), detail, seconds
 // The numbers aggregate a source and the case lists read the same source, so
@@ -60,7 +60,7 @@ export const UNKNOWN_ENTRY = `(t.to_status IN ('outcome_unknown', 'partially_app
 // When the unknown began, for a transition that does not say it (from nothing
 // or from pending): its first unknown or partial outcome record, else the
 // stall of its intent (the intent's `at` plus its budget, or the stall
-// window; SPEC §4 computes a stall at read time, it is not stored).
+// window; docs/outcome-model.md §4 computes a stall at read time, it is not stored).
 const hiddenStart = `least(t.at,
     coalesce((SELECT min(a.at) FROM attempts a
                WHERE a.runtime_id = t.runtime_id AND a.invocation_uid = t.invocation_uid AND a.phase = 'outcome' AND a.commit_state IN ('unknown', 'partial') AND a.at <= t.at), t.at),

@@ -3,7 +3,7 @@ import { applyEvidence, move, type LifecycleConfig, type LifecycleState } from "
 import { effectiveStatus, type InvocationStatus } from "./status";
 import { allowedFrom, type ActionName } from "./transitions";
 
-// Operator actions (SPEC §4) as transitions of the same state machine.
+// Operator actions (docs/outcome-model.md §4) as transitions of the same state machine.
 
 export const operatorActionSchema = z.discriminatedUnion("action", [
   z.object({ action: z.literal("approve"), note: z.string().max(4000).nullish() }),

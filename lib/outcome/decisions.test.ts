@@ -11,7 +11,7 @@ const at = (status: InvocationStatus, extra: Partial<DecisionInput> = {}): Decis
   ...extra,
 });
 
-describe("decideFor (SPEC §5)", () => {
+describe("decideFor (docs/outcome-model.md §5)", () => {
   it.each<[InvocationStatus, string]>([
     ["pending", "wait"],
     ["stalled", "wait"],

@@ -1,7 +1,7 @@
 import type { Resolution } from "./lifecycle";
 import type { InvocationStatus } from "./status";
 
-// What a runtime may do next with an invocation (SPEC §5). Pure: the decision
+// What a runtime may do next with an invocation (docs/outcome-model.md §5). Pure: the decision
 // endpoint, the guard and webhook events all read it from here.
 
 export const decisions = [

@@ -1,7 +1,7 @@
 import type { Resolution } from "./lifecycle";
 import { effectiveStatus, isUnsettled, type StoredStatus } from "./status";
 
-// What POST /api/v1/guard answers (SPEC §5, seed 004), as a pure function of
+// What POST /api/v1/guard answers (docs/outcome-model.md §5, source article 004 (docs/outcome-model.md)), as a pure function of
 // the invocations of one runtime that carry the idempotency key of the write
 // about to happen. lib/guard/guard.ts reads them under a lock and records the
 // answer; everything it decides is decided here.
@@ -28,7 +28,7 @@ export type GuardCandidate = {
 /**
  * What an earlier invocation with the same key means for a new write with it:
  * - committed: the effect exists; another one would be a duplicate.
- * - unknown: nobody knows whether it exists; reconcile first (seed 004).
+ * - unknown: nobody knows whether it exists; reconcile first (source article 004 (docs/outcome-model.md)).
  * - in_flight: in progress or waiting for someone; its own answer will come.
  * - proceeding: approved; that invocation itself may go ahead, no other.
  * - reopenable: settled as not done; a new attempt of that same invocation may start.
@@ -92,7 +92,7 @@ export function decideGuard(candidates: GuardCandidate[], request: GuardRequest,
     return {
       kind: "refuse",
       code: "INVALID_REQUEST",
-      message: `Invocation ${named.invocationId} carries another idempotency key. A retry keeps its key (seed 004); a new key is a new invocation.`,
+      message: `Invocation ${named.invocationId} carries another idempotency key. A retry keeps its key (source article 004 (docs/outcome-model.md)); a new key is a new invocation.`,
     };
   }
   const keyed = candidates.filter((c) => c === named || c.idempotencyKey === request.idempotencyKey);

@@ -13,7 +13,7 @@ export const TOOL_MAX = 200;
 export const RUNTIME_NAME_MAX = 200;
 /** effect_class as sent: one of the five, or anything else up to this length (kept, and treated as a write). */
 export const EFFECT_CLASS_MAX = 64;
-/** A time as sent (ISO 8601, or seed 002's time of day). */
+/** A time as sent (ISO 8601, or source article 002 (docs/outcome-model.md)'s time of day). */
 export const TIME_TEXT_MAX = 64;
 /** budget_left_s: at most a year. */
 export const BUDGET_MAX_S = 31_536_000;

@@ -42,7 +42,7 @@ export type Sla = z.infer<typeof slaSchema>;
  * Whether the SLA escalates an invocation in this status. Not an escalated
  * one (it already is), and not an approval whose class has an expiry: that
  * approval fails closed when it expires instead, because an escalated
- * approval can no longer be approved or rejected (SPEC §4) and could only be
+ * approval can no longer be approved or rejected (docs/outcome-model.md §4) and could only be
  * settled as "not committed" — which would tell the runtime it may go ahead
  * and retry without anyone having approved it.
  */

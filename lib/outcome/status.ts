@@ -22,7 +22,7 @@ export type InvocationStatus = (typeof invocationStatuses)[number];
 /** `stalled` is never stored: it is `pending` whose stall window has passed, computed at read time. */
 export type StoredStatus = Exclude<InvocationStatus, "stalled">;
 
-/** SPEC §4 "in the queue": everything that needs a person. */
+/** docs/outcome-model.md §4 "in the queue": everything that needs a person. */
 export const queueStatuses: readonly InvocationStatus[] = [
   "stalled",
   "outcome_unknown",

@@ -1,6 +1,6 @@
 import { unsettledStatuses, type InvocationStatus } from "./status";
 
-// SPEC §4's table of operator actions: from which (effective) statuses each is
+// docs/outcome-model.md §4's table of operator actions: from which (effective) statuses each is
 // allowed. Kept free of zod so the console can ship it to the browser to show
 // only the actions the state allows; the server decides again in actions.ts.
 

@@ -6,7 +6,7 @@ import { duplicateReviews } from "./duplicates";
 /** A hint inside an envelope that Settle could not use: dropped from the normalized reading, kept in the envelope. */
 export type IgnoredHint = { field: string; reason: string };
 
-// The closed vocabularies of SPEC §2–§4. Their string values are the public
+// The closed vocabularies of docs/outcome-model.md §2–§4. Their string values are the public
 // contract: API responses, stored rows and the console all use them verbatim.
 
 export const dialects = [
@@ -81,7 +81,7 @@ export type Phase = z.infer<typeof phaseSchema>;
 export const effectClassSchema = z.enum(effectClasses);
 export type EffectClass = z.infer<typeof effectClassSchema>;
 
-/** seed 002's probe vocabulary, as written in its attempt log line. */
+/** source article 002 (docs/outcome-model.md)'s probe vocabulary, as written in its attempt log line. */
 export const probeResultSchema = z.enum(["found", "absent", "failed"]);
 export type ProbeResult = z.infer<typeof probeResultSchema>;
 

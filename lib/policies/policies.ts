@@ -29,7 +29,7 @@ export type { PolicyValues };
 
 /**
  * With no rows at all Settle changes nothing on its own: no overdue flag, no
- * escalation, no expiry, and one approval suffices (what SPEC §4 does without
+ * escalation, no expiry, and one approval suffices (what docs/outcome-model.md §4 does without
  * a policy). Everything stricter is a decision an admin makes and the history records.
  * The one exception is the duplicate window (decision 028): money and destructive
  * writes look a day back, send an hour, the rest not at all.

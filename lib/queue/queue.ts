@@ -21,7 +21,7 @@ import {
   type QueueFilterKey,
 } from "./filters";
 
-// The queue (SPEC §4 "in the queue"): everything that needs a person, the
+// The queue (docs/outcome-model.md §4 "in the queue"): everything that needs a person, the
 // headline (outcome unknown, stalled) first, then money before destructive
 // before send before create before read, then the longest waiting. One SQL
 // query, ordered by the same expressions as the index

@@ -130,7 +130,7 @@ describe("which transitions become webhook events", () => {
     expect(event === null ? null : [event.type, event.data.decision, event.data.previous_decision]).toEqual(expected);
   });
 
-  it("carries SPEC §5's decision body and what the runtime needs to match it", () => {
+  it("carries docs/outcome-model.md §5's decision body and what the runtime needs to match it", () => {
     const event = eventFor(
       facts({
         fromStatus: "outcome_unknown",

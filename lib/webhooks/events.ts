@@ -48,7 +48,7 @@ export type TransitionFacts = {
 
 const time = z.string().meta({ format: "date-time" });
 
-/** SPEC §5's decision body, and what the runtime needs to match it to its own call. */
+/** docs/outcome-model.md §5's decision body, and what the runtime needs to match it to its own call. */
 export const webhookEventDataSchema = z.object({
   invocation_id: z.string(),
   status: invocationStatusSchema,

@@ -332,9 +332,10 @@ describe("settle CLI", () => {
     expect(run.stdout).toMatch(/^(\d+) passed, 0 failed/m);
     const passed = run.stdout.split("\n").filter((l) => l.startsWith("PASS  "));
     expect(passed.length).toBeGreaterThanOrEqual(30);
-    for (const fixture of [1, 2, 3, 4, 5, 6]) expect(run.stdout).toContain(`PASS  seed 002 fixture ${fixture}`);
-    expect(run.stdout).toContain("PASS  seed 004 fault test");
-    expect(run.stdout).toContain("PASS  every dialect of SPEC §3 was detected (10)");
+    for (const fixture of [1, 2, 3, 4, 5, 6])
+      expect(run.stdout).toContain(`PASS  source article 002 (docs/outcome-model.md) fixture ${fixture}`);
+    expect(run.stdout).toContain("PASS  source article 004 (docs/outcome-model.md) fault test");
+    expect(run.stdout).toContain("PASS  every dialect of docs/outcome-model.md §3 was detected (10)");
 
     // What the read API shows for the fixtures' tasks, numbered in the order they are played.
     const tag = runTagOf(seed);

@@ -5,7 +5,7 @@ import { createRuntimeKey } from "@/lib/identity/runtime-keys";
 import { call, createOperator, openSettle, type Backend, type TestContext } from "./harness";
 import { getDecision, getInvocation, ingest } from "./routes";
 
-// GET /api/v1/invocations/{id}/decision (SPEC §5): every decision value from
+// GET /api/v1/invocations/{id}/decision (docs/outcome-model.md §5): every decision value from
 // records and operator actions, who decided and when, 404 across runtimes,
 // ETag / If-None-Match, and the long poll.
 

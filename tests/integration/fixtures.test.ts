@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, openSettle, type TestContext } from "./harness";
 import { getInvocation, getTask, ingest, listInvocations } from "./routes";
 
-// seed 002's six failure fixtures and seed 004's fault test, as far as ingest
+// source article 002 (docs/outcome-model.md)'s six failure fixtures and source article 004 (docs/outcome-model.md)'s fault test, as far as ingest
 // and read go: what Settle stores and shows for each story.
 
 const base = Date.parse("2026-11-29T05:12:00.000Z");
 const at = (s: number) => new Date(base + s * 1000).toISOString();
 
-describe("seed 002 fixtures and seed 004's evidence failure", () => {
+describe("source article 002 (docs/outcome-model.md) fixtures and source article 004 (docs/outcome-model.md)'s evidence failure", () => {
   let t: TestContext;
   const send = async (...records: object[]) => {
     const res = await call(ingest, { key: t.key, body: { records } });
@@ -167,7 +167,7 @@ describe("seed 002 fixtures and seed 004's evidence failure", () => {
     });
   });
 
-  it("seed 002's attempt log line is a record: written before the call, updated after", async () => {
+  it("source article 002 (docs/outcome-model.md)'s attempt log line is a record: written before the call, updated after", async () => {
     const line = {
       task: "ord-7741",
       call: "create_order",
@@ -196,7 +196,7 @@ describe("seed 002 fixtures and seed 004's evidence failure", () => {
     });
   });
 
-  it("seed 004 — evidence write fails after dispatch: non-retryable unknown, no second dispatch, reconciled by identity", async () => {
+  it("source article 004 (docs/outcome-model.md) — evidence write fails after dispatch: non-retryable unknown, no second dispatch, reconciled by identity", async () => {
     const r = {
       task_id: "refund-88",
       invocation_id: "inv-7f3",

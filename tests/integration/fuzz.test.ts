@@ -396,7 +396,7 @@ describe("hostile shapes: bodies nested thousands deep, and oversized account re
   });
 });
 
-/** How many records a JSON body holds (SPEC §2): an array's items, {"records": […]}'s, else the one. */
+/** How many records a JSON body holds (docs/outcome-model.md §2): an array's items, {"records": […]}'s, else the one. */
 function recordsIn(body: unknown): number {
   if (Array.isArray(body)) return body.length;
   const records = (body as { records?: unknown } | null)?.records;

@@ -11,7 +11,7 @@ import { createRuntimeKey } from "@/lib/identity/runtime-keys";
 import { call, createOperator, openSettle, type Backend, type TestContext } from "./harness";
 import { getInvocation, guard, ingest } from "./routes";
 
-// POST /api/v1/guard (SPEC §5): the table of lib/outcome/guard-rules.ts through
+// POST /api/v1/guard (docs/outcome-model.md §5): the table of lib/outcome/guard-rules.ts through
 // the API and the database, the intent it writes ahead, guard_checks, and
 // exactly one allowed call among many concurrent ones.
 

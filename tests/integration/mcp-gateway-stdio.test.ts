@@ -17,7 +17,7 @@ import {
 
 // The gateway over stdio, launched by the SDK's real client as an MCP host
 // launches a server (`settle-mcp --config … -- <shop>`), in front of the SDK
-// shop: seed 002's six failures and a connection that breaks mid-call
+// shop: source article 002 (docs/outcome-model.md)'s six failures and a connection that breaks mid-call
 // followed by the client's re-issue. Each case checks the three things that
 // matter: one business effect per intent (the shop's ledger), the answer
 // the client got, and what Settle's queue holds.

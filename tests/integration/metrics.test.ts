@@ -203,7 +203,7 @@ describe.each<Backend>(["postgres", "pglite"])("trust metrics on %s", (backend) 
     await t?.teardown();
   });
 
-  it("counts every number SPEC §6 names over [from, to)", async () => {
+  it("counts every number docs/outcome-model.md §6 names over [from, to)", async () => {
     const res = await metrics(range);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({

@@ -8,7 +8,7 @@ import { call, createOperator, openSettle, type TestContext } from "./harness";
 import { getInvocation, getTask, ingest } from "./routes";
 
 // The timeline pages' story, built from what the read API answers, for the
-// stories an operator meets most: seed 002 fixture 1 settled by a probe after
+// stories an operator meets most: source article 002 (docs/outcome-model.md) fixture 1 settled by a probe after
 // an operator asked for it, a retry after "not committed", and a stalled intent.
 
 const base = Date.parse("2026-11-29T05:12:00.000Z");
@@ -47,7 +47,7 @@ describe("timelines through the read API", () => {
     await t?.teardown();
   });
 
-  it("seed 002 fixture 1: intent, unknown outcome, verification requested, probe found → reconciled", async () => {
+  it("source article 002 (docs/outcome-model.md) fixture 1: intent, unknown outcome, verification requested, probe found → reconciled", async () => {
     const r = {
       task_id: "ord-7741",
       invocation_id: "f1",

@@ -11,7 +11,7 @@ export const dynamic = "force-dynamic";
 
 type SearchParams = Record<string, string | string[] | undefined>;
 
-// Trust metrics for managers and admins (SPEC §6): the same numbers as GET /api/v1/metrics.
+// Trust metrics for managers and admins (docs/outcome-model.md §6): the same numbers as GET /api/v1/metrics.
 export default async function MetricsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const { user, allowed, db } = await requireUser("manage", "/metrics");
   if (!allowed) {

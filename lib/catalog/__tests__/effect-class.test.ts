@@ -4,7 +4,7 @@ import { effectClassFor, matchesPattern, sortBySpecificity, type ToolCatalogEntr
 // The catalog's reading, as a table: which class a tool gets from a runtime's
 // entries. The most specific entry wins whatever order they are listed in;
 // with none, only a datastore tool is a read, and anything else is null (a
-// write, SPEC §2).
+// write, docs/outcome-model.md §2).
 
 const catalog: ToolCatalogEntry[] = [
   { pattern: "*", effect_class: "create" },

@@ -10,7 +10,7 @@ import { settleAdapter } from "./settle";
 import type { DialectAdapter, WrapperAdapter } from "./shared";
 
 // Order matters where shapes overlap: the most specific markers first
-// (settle's ok+commit_state, seed 003's kind) and RFC 9457's loose shape last.
+// (settle's ok+commit_state, source article 003 (docs/outcome-model.md)'s kind) and RFC 9457's loose shape last.
 export const leafAdapters: DialectAdapter[] = [
   settleAdapter,
   seed003Adapter,

@@ -1,6 +1,6 @@
 import { compact, failureWithoutEvidence, inputError, refusal, text, type DialectAdapter } from "./shared";
 
-// seed 001's five-field error: code, message, retryable, hint, field.
+// source article 001 (docs/outcome-model.md)'s five-field error: code, message, retryable, hint, field.
 // `retryable: true` says a retry may work, not that the write did not land.
 
 export const seed001Adapter: DialectAdapter = {

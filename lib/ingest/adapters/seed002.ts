@@ -14,7 +14,7 @@ import {
   type Hints,
 } from "./shared";
 
-// seed 002's outcome: four outcomes, an explicit effect flag, per-item results.
+// source article 002 (docs/outcome-model.md)'s outcome: four outcomes, an explicit effect flag, per-item results.
 
 const effectToCommit: Record<string, CommitState> = {
   yes: "committed",

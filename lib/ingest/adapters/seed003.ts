@@ -1,6 +1,6 @@
 import { compact, failureWithoutEvidence, inputError, refusal, success, text, type DialectAdapter } from "./shared";
 
-// seed 003's tool error: kind "tool_error", is_error, recovery.
+// source article 003 (docs/outcome-model.md)'s tool error: kind "tool_error", is_error, recovery.
 // stop_turn means the handler failed unexpectedly: a write's completion cannot be confirmed.
 
 export const seed003Adapter: DialectAdapter = {

@@ -1,6 +1,6 @@
 import { compact, failureWithoutEvidence, inputError, refusal, success, text, type DialectAdapter } from "./shared";
 
-// seed 004's invocation lifecycle status. A gateway reports what it observed
+// source article 004 (docs/outcome-model.md)'s invocation lifecycle status. A gateway reports what it observed
 // (dispatch, evidence), never a business commit it did not see.
 
 const statuses = new Set([

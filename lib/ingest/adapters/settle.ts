@@ -13,7 +13,7 @@ import {
   type Hints,
 } from "./shared";
 
-// seed 000's ToolError / ToolSuccess, which is also Settle's own envelope.
+// source article 000 (docs/outcome-model.md)'s ToolError / ToolSuccess, which is also Settle's own envelope.
 // The envelope states its commit state, so it is trusted as written; only
 // what it leaves out is filled in, and never towards a definite commit state.
 

@@ -22,7 +22,7 @@ import { storableCount, storableIso } from "../../db/storable";
 
 /** What an adapter may know besides the envelope: never I/O, only the record's own facts. */
 export type AdapterContext = {
-  /** false only for `effect_class: "read"`; an unknown class is treated as a write (SPEC §2). */
+  /** false only for `effect_class: "read"`; an unknown class is treated as a write (docs/outcome-model.md §2). */
   isWrite: boolean;
   /** the record's `at`, ISO 8601; durations in the envelope are counted from it. */
   at: string;

@@ -5,7 +5,7 @@ import { committed, intent, probe, rec, unknownOutcome } from "./fixtures";
 
 const config = { stallWindowS: 300 };
 
-// Record sets that tell the stories of seed 002's fixtures, for one invocation.
+// Record sets that tell the stories of source article 002 (docs/outcome-model.md)'s fixtures, for one invocation.
 const stories: FoldRecord[][] = [
   [intent(1, 0), unknownOutcome(1, 8), probe(1, 20, "committed")],
   [

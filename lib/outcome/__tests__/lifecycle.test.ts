@@ -36,7 +36,7 @@ const expectedTo: Partial<Record<OperatorAction["action"], InvocationStatus>> = 
   escalate: "escalated",
 };
 
-describe("operator transition table (SPEC §4)", () => {
+describe("operator transition table (docs/outcome-model.md §4)", () => {
   const rows = (Object.keys(sample) as OperatorAction["action"][]).flatMap((action) =>
     invocationStatuses.map((from) => ({ action, from, allowed: allowedFrom[action]?.includes(from) ?? true })),
   );
@@ -147,7 +147,7 @@ describe("stall window", () => {
 });
 
 describe("folding evidence", () => {
-  it("seed 002 fixture 1: unknown, then a probe finds it → reconciled as committed by the probe", () => {
+  it("source article 002 (docs/outcome-model.md) fixture 1: unknown, then a probe finds it → reconciled as committed by the probe", () => {
     const d = deriveInvocation([intent(1, 0), unknownOutcome(1, 8), probe(1, 20, "committed")], [], config);
     expect(d).toMatchObject({
       status: "reconciled",
@@ -166,7 +166,7 @@ describe("folding evidence", () => {
     expect(d).toMatchObject({ status: "escalated", commitState: "unknown" });
   });
 
-  it("a seed 002 log line with outcome unknown and probe found settles committed", () => {
+  it("a source article 002 (docs/outcome-model.md) log line with outcome unknown and probe found settles committed", () => {
     const d = deriveInvocation([unknownOutcome(2, 8, { probeResult: "found" })], [], config);
     expect(d).toMatchObject({ status: "reconciled", commitState: "committed" });
   });

@@ -1,6 +1,6 @@
 import type { EffectClass } from "./types.js";
 
-// What a tool call produced, turned into a seed 002 outcome envelope — the
+// What a tool call produced, turned into a source article 002 (docs/outcome-model.md) outcome envelope — the
 // closed vocabulary Settle reads (ok | retryable | permanent | unknown, with
 // an explicit effect flag). The default never claims more than it saw: a
 // write that threw or ran out of time may have landed, so it is `unknown`.
@@ -10,7 +10,7 @@ export type CallResult<R> =
 
 export type ClassifyContext = { tool: string; effectClass: EffectClass; attempt: number; attemptId: string };
 
-/** A seed 002 outcome envelope (SPEC §3). */
+/** A source article 002 (docs/outcome-model.md) outcome envelope (docs/outcome-model.md §3). */
 export type Seed002Envelope = {
   outcome: "ok" | "retryable" | "permanent" | "unknown";
   effect_applied: "yes" | "no" | "partial" | "unknown";

@@ -45,7 +45,7 @@ export type SettleClient = {
   /** Asks before a write; also records the intent. */
   guard: (input: GuardInput) => Promise<GuardAnswer>;
   getDecision: (invocationId: string) => Promise<Decision>;
-  /** The invocation with its latest attempts and their envelopes as stored (SPEC §8). */
+  /** The invocation with its latest attempts and their envelopes as stored (docs/outcome-model.md §8). */
   getInvocation: (invocationId: string) => Promise<InvocationDetail>;
   /** Waits (long-polling) until the decision is no longer `wait`, or `until` holds, or `timeout` ms pass. */
   awaitDecision: (invocationId: string, options: AwaitDecisionOptions) => Promise<Decision>;

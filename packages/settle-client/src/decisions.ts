@@ -1,7 +1,7 @@
 import { request, type HttpOptions } from "./http.js";
 import type { Decision } from "./types.js";
 
-// Reading Settle's decision on an invocation (SPEC §5). Waiting uses the
+// Reading Settle's decision on an invocation (docs/outcome-model.md §5). Waiting uses the
 // endpoint's long poll (`?wait=`) with the last ETag, so an unchanged
 // decision costs one held request, not a stream of polls.
 

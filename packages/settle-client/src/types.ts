@@ -1,4 +1,4 @@
-// The public contract of Settle's runtime API (SPEC §2, §5), as plain types.
+// The public contract of Settle's runtime API (docs/outcome-model.md §2, §5), as plain types.
 // Names are Settle's wire names, so a record here is exactly what is posted.
 
 // The vocabulary Settle's API speaks, as values too, so a contract test can hold them against the
@@ -24,7 +24,7 @@ export const decisionKinds = [
   "correct_input",
 ] as const;
 
-/** One attempt record (SPEC §2). `envelope` is the tool's result in any dialect Settle reads. */
+/** One attempt record (docs/outcome-model.md §2). `envelope` is the tool's result in any dialect Settle reads. */
 export type SettleRecord = {
   event_id?: string;
   task_id: string;
@@ -43,7 +43,7 @@ export type SettleRecord = {
   envelope?: unknown;
 };
 
-/** Settle's own error envelope (SPEC §2): every request-level failure says whether and when to try again. */
+/** Settle's own error envelope (docs/outcome-model.md §2): every request-level failure says whether and when to try again. */
 export type ErrorEnvelope = {
   ok: false;
   code: string;
@@ -70,7 +70,7 @@ export type RecordResult = {
 export type ReportResult = RecordResult & { resent: boolean };
 
 /**
- * SPEC §5's four fields; Settle also takes what it stores with the intent it records: the effect class,
+ * docs/outcome-model.md §5's four fields; Settle also takes what it stores with the intent it records: the effect class,
  * the dispatch time, the budget (past it the invocation is stalled), the arguments' digest and the call as sent.
  */
 export type GuardInput = {
@@ -116,7 +116,7 @@ export type AttemptView = {
   [field: string]: unknown;
 };
 
-/** GET /api/v1/invocations/{id} (SPEC §8): the fields a runtime acts on, and the rest as sent. */
+/** GET /api/v1/invocations/{id} (docs/outcome-model.md §8): the fields a runtime acts on, and the rest as sent. */
 export type InvocationDetail = {
   invocation_id: string;
   task_id: string;

@@ -27,7 +27,7 @@ export type WrapToolOptions<A, R> = {
   tool: string;
   effectClass: EffectClass;
   taskId: PerCall<A>;
-  /** Derived from the intent (task, actor, verb, target, slot), never from the payload (seed 002). */
+  /** Derived from the intent (task, actor, verb, target, slot), never from the payload (source article 002 (docs/outcome-model.md)). */
   idempotencyKey: PerCall<A>;
   /** Default: the guard's answer, which Settle derives from the task and the key. */
   invocationId?: PerCall<A>;

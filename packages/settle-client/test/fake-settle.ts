@@ -3,7 +3,7 @@ import type { Decision, GuardAnswer, GuardInput, SettleRecord } from "../src/typ
 
 // An in-memory stand-in for Settle's runtime API, just enough of it for the
 // client's unit tests: idempotent ingest by event_id, a guard, and decisions
-// derived from the last seed 002 envelope, with long polls and ETags. Faults
+// derived from the last source article 002 (docs/outcome-model.md) envelope, with long polls and ETags. Faults
 // can be injected per request.
 
 type Fault = "lose_answer" | "unreachable" | "unavailable";

@@ -1,7 +1,7 @@
 // What the client gets when the gateway answers a tools/call itself instead
 // of the server: a CallToolResult with isError true (the call was not made,
 // or its outcome is not known), one line of text a model can act on, and
-// Settle's own envelope (SPEC §2, seed 000's shape) in structuredContent,
+// Settle's own envelope (docs/outcome-model.md §2, source article 000 (docs/outcome-model.md)'s shape) in structuredContent,
 // with the invocation, its commit state, what to do next and not_before.
 // A client validates structuredContent against a tool's output schema only
 // when isError is false, so these answers are valid for any tool.

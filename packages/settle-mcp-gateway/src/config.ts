@@ -9,7 +9,7 @@ import { z } from "zod";
 export const effectClasses = ["read", "create", "send", "money", "destructive"] as const;
 export const effectClassSchema = z.enum(effectClasses);
 export type EffectClass = z.infer<typeof effectClassSchema>;
-/** A tool nothing classifies: Settle treats it as a write (SPEC §2). */
+/** A tool nothing classifies: Settle treats it as a write (docs/outcome-model.md §2). */
 export type EffectOrUnclassified = EffectClass | "unclassified";
 
 const probeSchema = z
@@ -29,7 +29,7 @@ const probeSchema = z
       ),
   })
   .describe(
-    "How to check whether an earlier call whose outcome is unknown took effect (seed 002: a probe before any second attempt).",
+    "How to check whether an earlier call whose outcome is unknown took effect (source article 002 (docs/outcome-model.md): a probe before any second attempt).",
   );
 
 const toolRuleSchema = z.strictObject({
@@ -44,7 +44,7 @@ const toolRuleSchema = z.strictObject({
     .array(z.string().min(1))
     .optional()
     .describe(
-      "Only these arguments (dotted paths) make the idempotency key: leave out timestamps, nonces, fetched prices (seed 002: key the intent, not the payload).",
+      "Only these arguments (dotted paths) make the idempotency key: leave out timestamps, nonces, fetched prices (source article 002 (docs/outcome-model.md): key the intent, not the payload).",
     ),
   key: z
     .string()
@@ -220,7 +220,7 @@ export const configSchema = z
 
 export type GatewayConfig = z.infer<typeof configSchema>;
 
-/** The defaults of seed 002's table: money and destructive refuse when Settle cannot vouch for them; reads go ahead. */
+/** The defaults of source article 002 (docs/outcome-model.md)'s table: money and destructive refuse when Settle cannot vouch for them; reads go ahead. */
 const defaultPolicies: Record<EffectOrUnclassified, Required<EffectPolicy>> = {
   read: { unreachable: "fail_open", approval: false, replay: false },
   create: { unreachable: "fail_open", approval: false, replay: false },

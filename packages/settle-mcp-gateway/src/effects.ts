@@ -1,6 +1,6 @@
 import type { EffectClass, EffectOrUnclassified, GatewayConfig, ToolRule } from "./config.js";
 
-// Which effect class a tool call has (seed 002's table). The configuration
+// Which effect class a tool call has (source article 002 (docs/outcome-model.md)'s table). The configuration
 // decides, then Settle's tool catalog for the key's runtime (settle_catalog);
 // the server's tool annotations are only a default, because the MCP
 // specification calls them untrusted: a server may say readOnlyHint of a

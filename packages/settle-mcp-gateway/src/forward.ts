@@ -9,7 +9,7 @@ import type { Registry } from "./registry.js";
 // reported as the attempt's outcome, and the client gets the server's answer
 // unchanged — or, when none came, an answer that says the outcome is unknown.
 // A timeout does not end the wait for the server: if its answer still
-// arrives, it is reported too (seed 002's slow success), so the invocation
+// arrives, it is reported too (source article 002 (docs/outcome-model.md)'s slow success), so the invocation
 // settles by evidence instead of staying unknown.
 
 export type ToolCallParams = {

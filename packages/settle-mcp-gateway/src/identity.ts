@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { ToolRule } from "./config.js";
 
-// The identities of one tools/call (SPEC §1, seed 002): which task it serves,
+// The identities of one tools/call (docs/outcome-model.md §1, source article 002 (docs/outcome-model.md)): which task it serves,
 // and the idempotency key that makes a re-issued call recognisable as the
 // same intent. The key is the tool's name and a canonical digest of its
 // arguments — object keys sorted, so {"a":1,"b":2} and {"b":2,"a":1} are one

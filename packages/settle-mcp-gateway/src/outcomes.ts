@@ -3,7 +3,7 @@
 // the server sent is reported as received. When no result came back, the
 // gateway writes an `isError` result itself, without any claim of its own
 // about the effect: Settle reads an MCP error of a write as unknown (never a
-// failure) and of a read as not committed (SPEC §3). Only two cases carry
+// failure) and of a read as not committed (docs/outcome-model.md §3). Only two cases carry
 // evidence, in Settle's own envelope inside structuredContent: the server
 // refused the request at the protocol level (invalid params, unknown
 // method), and the request never left the gateway.

@@ -39,7 +39,7 @@ export function attemptRecord(
   };
 }
 
-/** Settle's own envelope for the request for approval: not committed, a person is to approve (SPEC §4 awaiting_approval). */
+/** Settle's own envelope for the request for approval: not committed, a person is to approve (docs/outcome-model.md §4 awaiting_approval). */
 export function approvalRequestEnvelope(tool: string) {
   const message = `settle-mcp holds ${tool} until a person approves it in Settle.`;
   return {

@@ -1,4 +1,4 @@
-"""The classification table (seed 002): what each way a call can end becomes, for a read and a write."""
+"""The classification table (source article 002 (docs/outcome-model.md)): what each way a call can end becomes, for a read and a write."""
 
 from __future__ import annotations
 

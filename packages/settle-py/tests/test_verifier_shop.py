@@ -1,4 +1,4 @@
-"""A verifier against the fake shop and a real Settle: seed 002's kill-mid-call, with nobody left to probe.
+"""A verifier against the fake shop and a real Settle: source article 002 (docs/outcome-model.md)'s kill-mid-call, with nobody left to probe.
 The agent process died mid-call (half the orders landed, half never reached the shop); all its log holds is an
 intent and an unknown outcome. A worker of this client looks each order up at the shop by its key when Settle
 asks, and Settle settles every one without a person; the share settled so is printed."""

@@ -266,7 +266,7 @@ class WrapToolTest(unittest.TestCase):
         self.assertEqual(caught.exception.next_action, "correct_input")
 
     def settle_decides_correct_input(self) -> None:
-        """The fake reads seed 002 only; a seed 001 error with a field is what Settle calls correct_input."""
+        """The fake reads source article 002 (docs/outcome-model.md) only; a source article 001 (docs/outcome-model.md) error with a field is what Settle calls correct_input."""
         from support import fake_settle
 
         original = fake_settle.decide

@@ -10,7 +10,7 @@ export const GET = withRoute({
   permission: "manage",
   summary: "Trust metrics over [from, to) (managers and admins)",
   description:
-    "SPEC §6, per tool and runtime, with a per-tool breakdown and a series per hour (ranges up to 2 days) or day. `format=csv`: one row per tool and one for all tools. Runtime keys get 403.",
+    "docs/outcome-model.md §6, per tool and runtime, with a per-tool breakdown and a series per hour (ranges up to 2 days) or day. `format=csv`: one row per tool and one for all tools. Runtime keys get 403.",
   tags: ["Metrics"],
   errors: ["NOT_FOUND"],
   response: { 200: { schema: metricsSchema, content: { "text/csv": csvSchema } } },

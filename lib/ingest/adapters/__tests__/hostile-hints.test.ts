@@ -42,7 +42,7 @@ const cases: Case[] = [
     },
   },
   {
-    name: "seed 002 retry_after_s that is no number: ignored, still retryable",
+    name: "source article 002 (docs/outcome-model.md) retry_after_s that is no number: ignored, still retryable",
     envelope: { outcome: "retryable", effect_applied: "no", retry_after_s: "soon" },
     expect: {
       next_action: "wait_and_retry",
@@ -51,7 +51,7 @@ const cases: Case[] = [
     },
   },
   {
-    name: 'seed 002 effect_applied "toString" is no effect flag (not a key of Object.prototype)',
+    name: 'source article 002 (docs/outcome-model.md) effect_applied "toString" is no effect flag (not a key of Object.prototype)',
     envelope: { outcome: "retryable", effect_applied: "toString" },
     expect: { commit_state: "unknown", next_action: "verify_operation" },
   },
@@ -87,7 +87,7 @@ const cases: Case[] = [
     },
   },
   {
-    name: "inside an OpenAI function_call_output: seed 002's retry_after_s 1e13",
+    name: "inside an OpenAI function_call_output: source article 002 (docs/outcome-model.md)'s retry_after_s 1e13",
     envelope: {
       type: "function_call_output",
       call_id: "c1",

@@ -1,7 +1,7 @@
 import { describe, it } from "vitest";
 import { check, type Case } from "./helpers";
 
-// RFC 9457 problem details (RFC's own examples) and Cloudflare's agent extensions (cited by seed 001).
+// RFC 9457 problem details (RFC's own examples) and Cloudflare's agent extensions (cited by source article 001 (docs/outcome-model.md)).
 const cases: Case[] = [
   {
     name: "RFC 9457 §3 out-of-credit (403): not committed, escalate",

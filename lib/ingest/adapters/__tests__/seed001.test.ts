@@ -1,7 +1,7 @@
 import { describe, it } from "vitest";
 import { check, type Case } from "./helpers";
 
-// The error objects of seed 001 ("Error Objects for Model-Facing Tools"), verbatim.
+// The error objects of source article 001 (docs/outcome-model.md) ("Error Objects for Model-Facing Tools"), verbatim.
 const missingField = {
   code: "missing_required_field",
   message: "The request has no value for the field 'start_date'.",
@@ -61,7 +61,7 @@ const cases: Case[] = [
   },
 ];
 
-describe("seed 001 adapter", () => {
+describe("source article 001 (docs/outcome-model.md) adapter", () => {
   it.each(cases)("$name", (c) => {
     check(c);
   });

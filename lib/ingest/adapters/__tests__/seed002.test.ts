@@ -1,7 +1,7 @@
 import { describe, it } from "vitest";
 import { check, type Case } from "./helpers";
 
-// seed 002 ("The worst thing a tool can return…"): its outcome shape and six fixtures.
+// source article 002 (docs/outcome-model.md) ("The worst thing a tool can return…"): its outcome shape and six fixtures.
 const cases: Case[] = [
   {
     name: "the article's 503: retryable, effect not applied, Retry-After honoured",
@@ -91,7 +91,7 @@ const cases: Case[] = [
   },
 ];
 
-describe("seed 002 adapter", () => {
+describe("source article 002 (docs/outcome-model.md) adapter", () => {
   it.each(cases)("$name", (c) => {
     check(c);
   });

@@ -1,7 +1,7 @@
 import { describe, it } from "vitest";
 import { check, type Case } from "./helpers";
 
-// seed 003 ("Tool errors: how an agent recovers and when it must stop").
+// source article 003 (docs/outcome-model.md) ("Tool errors: how an agent recovers and when it must stop").
 const notFound = {
   kind: "tool_error",
   version: 1,
@@ -50,7 +50,7 @@ const cases: Case[] = [
   },
 ];
 
-describe("seed 003 adapter", () => {
+describe("source article 003 (docs/outcome-model.md) adapter", () => {
   it.each(cases)("$name", (c) => {
     check(c);
   });

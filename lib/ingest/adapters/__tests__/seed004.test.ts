@@ -1,7 +1,7 @@
 import { describe, it } from "vitest";
 import { check, type Case } from "./helpers";
 
-// seed 004 ("An AI agent can be approved and still leave you with an unknown result").
+// source article 004 (docs/outcome-model.md) ("An AI agent can be approved and still leave you with an unknown result").
 const cases: Case[] = [
   {
     name: "the article's post_dispatch_evidence_failed: never retryable, reconcile",
@@ -46,7 +46,7 @@ const cases: Case[] = [
   },
 ];
 
-describe("seed 004 adapter", () => {
+describe("source article 004 (docs/outcome-model.md) adapter", () => {
   it.each(cases)("$name", (c) => {
     check(c);
   });

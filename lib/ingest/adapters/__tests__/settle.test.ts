@@ -1,7 +1,7 @@
 import { describe, it } from "vitest";
 import { check, type Case } from "./helpers";
 
-// The examples of seed 000 ("Agent Tool Error Envelopes"), verbatim.
+// The examples of source article 000 (docs/outcome-model.md) ("Agent Tool Error Envelopes"), verbatim.
 const cases: Case[] = [
   {
     name: "validation error: INVALID_RECIPIENT_ADDRESS",
@@ -112,7 +112,7 @@ const cases: Case[] = [
   },
 ];
 
-describe("settle / seed 000 adapter", () => {
+describe("settle / source article 000 (docs/outcome-model.md) adapter", () => {
   it.each(cases)("$name", (c) => {
     check(c);
   });

@@ -40,12 +40,12 @@ const cases: Case[] = [
     expect: { dialect: "mcp", commit_state: "committed", outcome: "ok" },
   },
   {
-    name: "MCP text content holding a seed 000 envelope is unwrapped",
+    name: "MCP text content holding a source article 000 (docs/outcome-model.md) envelope is unwrapped",
     envelope: { content: [{ type: "text", text: JSON.stringify(outcomeUnknown) }], isError: true },
     expect: { dialect: "settle", wrapper_dialect: "mcp", code: "OUTCOME_UNKNOWN", commit_state: "unknown" },
   },
   {
-    name: "MCP structuredContent holding a seed 001 error decides",
+    name: "MCP structuredContent holding a source article 001 (docs/outcome-model.md) error decides",
     envelope: {
       content: [{ type: "text", text: "see structured" }],
       structuredContent: {
@@ -60,7 +60,7 @@ const cases: Case[] = [
     expect: { dialect: "seed001", wrapper_dialect: "mcp", commit_state: "not_committed", next_action: "correct_input" },
   },
   {
-    name: "Anthropic tool_result with is_error and seed 003 JSON content",
+    name: "Anthropic tool_result with is_error and source article 003 (docs/outcome-model.md) JSON content",
     envelope: {
       type: "tool_result",
       tool_use_id: "toolu_01A",
@@ -91,7 +91,7 @@ const cases: Case[] = [
     expect: { dialect: "anthropic", commit_state: "committed" },
   },
   {
-    name: "OpenAI function_call_output with a serialized seed 002 error",
+    name: "OpenAI function_call_output with a serialized source article 002 (docs/outcome-model.md) error",
     envelope: {
       type: "function_call_output",
       call_id: "call_123",

@@ -7,7 +7,7 @@ import { z } from "zod";
 // send_email, get_order. Every business effect is a line in a ledger file
 // (SHOP_LEDGER), so a test counts effects from outside the process, across
 // crashes. Faults are read from SHOP_FAULTS (one JSON object a line, the
-// first one for the tool is used up by its next call): seed 002's six
+// first one for the tool is used up by its next call): source article 002 (docs/outcome-model.md)'s six
 // failures, and a stream that breaks after the effect. The shop does not
 // de-duplicate anything itself: what keeps effects single is the gateway.
 
@@ -152,7 +152,7 @@ export function createShop(hooks: ShopHooks): McpServer {
     async (args, ctx) => {
       const fault = takeFault("charge_card");
       if (fault?.fault === "declined") {
-        // A 200 whose body is an error (seed 002 fixture 3): isError is not set, the body says it failed.
+        // A 200 whose body is an error (source article 002 (docs/outcome-model.md) fixture 3): isError is not set, the body says it failed.
         return {
           content: text("card declined"),
           structuredContent: { outcome: "permanent", effect_applied: "no", message: "card declined by the issuer" },
@@ -188,7 +188,7 @@ export function createShop(hooks: ShopHooks): McpServer {
       let relayed = 0;
       const items = args.to.map((address) => {
         if (!address.includes("@")) return { id: address, applied: "no" as const, reason: "not an email address" };
-        // The relay takes the first message and then stops answering (seed 002 fixture 5).
+        // The relay takes the first message and then stops answering (source article 002 (docs/outcome-model.md) fixture 5).
         if (fault?.fault === "relay_partial" && (relayed += 1) > 1)
           return { id: address, applied: "unknown" as const, reason: "the mail relay did not answer" };
         record({

@@ -1,5 +1,5 @@
 """Settle's Python client: report tool-call attempts, ask the guard, follow decisions, and wrap a
-tool in seed 002's discipline. Standard library only. The same contract as @settle/client."""
+tool in source article 002 (docs/outcome-model.md)'s discipline. Standard library only. The same contract as @settle/client."""
 
 from .classify import (
     CallResult,

@@ -1,4 +1,4 @@
-"""What a tool call produced, turned into an outcome envelope Settle reads (seed 002's closed vocabulary).
+"""What a tool call produced, turned into an outcome envelope Settle reads (source article 002 (docs/outcome-model.md)'s closed vocabulary).
 
 The default never claims more than it saw: a write that raised or ran out of time may have landed, so
 it is `unknown`. Only explicit evidence makes a failed write `not_committed`: an input error the tool
@@ -81,7 +81,7 @@ def classify_exception(error: BaseException, context: ClassifyContext) -> Envelo
     attempt_id = context.attempt_id
     message = message_of(error)
     if isinstance(error, context.input_errors):
-        # seed 001's five fields: `field` set means not committed, correct the input.
+        # source article 001 (docs/outcome-model.md)'s five fields: `field` set means not committed, correct the input.
         field = getattr(error, "field", None) or "arguments"
         hint = getattr(error, "hint", None) or "Correct the arguments and call again."
         return {"code": getattr(error, "code", "INVALID_INPUT"), "message": message, "retryable": False, "hint": hint, "field": field}
@@ -99,7 +99,7 @@ def classify_exception(error: BaseException, context: ClassifyContext) -> Envelo
 
 
 def classify_result(result: CallResult[Any], context: ClassifyContext) -> Envelope:
-    """The default classification (seed 002): returned is ok; a timeout, a reset or any other exception
+    """The default classification (source article 002 (docs/outcome-model.md)): returned is ok; a timeout, a reset or any other exception
     of a write is unknown; a failed read is retryable; explicit evidence says not committed."""
     attempt_id = context.attempt_id
     if result.kind == "returned":
@@ -159,6 +159,6 @@ def read_locally(envelope: object, effect_class: str) -> Reading:
 
 
 def intent_key(task_id: str, actor: str, verb: str, target: str, slot: Optional[str] = None) -> str:
-    """seed 002: the key is derived from the intent (who, on what, to do what, in which task), never the payload."""
+    """source article 002 (docs/outcome-model.md): the key is derived from the intent (who, on what, to do what, in which task), never the payload."""
     raw = f"{task_id}|{actor}|{verb}|{target}|{slot or ''}"
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:32]

@@ -26,7 +26,7 @@ R = TypeVar("R")
 MAX_BATCH = 500
 # Settle refuses bodies over 1 MiB; leave room for the wrapper and rounding.
 MAX_BATCH_BYTES = 1_000_000
-#: Without Settle's guard, these go ahead; money, destructive writes and sends wait (seed 002's table:
+#: Without Settle's guard, these go ahead; money, destructive writes and sends wait (source article 002 (docs/outcome-model.md)'s table:
 #: a duplicate read is harmless and a create carries a key the receiver dedupes; the rest is at most once).
 DEFAULT_FAIL_OPEN = ("read", "create")
 
@@ -227,7 +227,7 @@ class Settle:
         return effect_class in self.fail_open_classes
 
     def wrap_tool(self, fn: Callable[..., Any], **options: Any) -> Any:
-        """`fn` behind seed 002's sequence; the options are those of `tool()`."""
+        """`fn` behind source article 002 (docs/outcome-model.md)'s sequence; the options are those of `tool()`."""
         return wrap_tool(self, self.fails_open, fn, ToolOptions(**options))
 
     def tool(

@@ -1,4 +1,4 @@
-"""Reading Settle's decision on an invocation (SPEC §5).
+"""Reading Settle's decision on an invocation (docs/outcome-model.md §5).
 
 Waiting uses the endpoint's long poll (`?wait=`) with the last ETag, so an unchanged decision costs
 one held request, not a stream of polls.

@@ -2,7 +2,7 @@
 
 A committed run returns the tool's value. Anything else raises the `SettleError` subclass that names
 it, carrying the invocation, the commit state, the next action, Settle's decision and an envelope in
-Settle's own shape (seed 000) that an agent framework can hand to the model as the tool's result.
+Settle's own shape (source article 000 (docs/outcome-model.md)) that an agent framework can hand to the model as the tool's result.
 """
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ class ToolCall:
     cancelled: threading.Event = field(default_factory=threading.Event)
 
     def remaining_s(self) -> Optional[float]:
-        """The call's budget left, to pass on as the tool's own timeout (seed 002: one budget)."""
+        """The call's budget left, to pass on as the tool's own timeout (source article 002 (docs/outcome-model.md): one budget)."""
         if self.timeout_s is None:
             return None
         return max(0.0, self.timeout_s - (time.monotonic() - self.started))

@@ -1,4 +1,4 @@
-"""The public contract of Settle's runtime API (SPEC §2, §5) as plain types.
+"""The public contract of Settle's runtime API (docs/outcome-model.md §2, §5) as plain types.
 
 Names are Settle's wire names, so a record here is exactly what is posted.
 """
@@ -21,7 +21,7 @@ class _RecordRequired(TypedDict):
 
 
 class SettleRecord(_RecordRequired, total=False):
-    """One attempt record (SPEC §2). `envelope` is the tool's result in any dialect Settle reads."""
+    """One attempt record (docs/outcome-model.md §2). `envelope` is the tool's result in any dialect Settle reads."""
 
     event_id: str
     invocation_id: str

@@ -1,4 +1,4 @@
-"""`wrap_tool` / `@settle.tool`: a plain or `async def` function behind seed 002's sequence.
+"""`wrap_tool` / `@settle.tool`: a plain or `async def` function behind source article 002 (docs/outcome-model.md)'s sequence.
 
 The wrapped function keeps its signature (frameworks that read it to build a tool schema see the
 original), returns what the tool returned once the effect is committed, and raises a `SettleError`
@@ -55,7 +55,7 @@ class AsyncTool(Protocol[R]):
 @dataclass(frozen=True)
 class ToolOptions:
     effect_class: str
-    #: Derived from the intent (task, actor, verb, target, slot), never from the payload (seed 002).
+    #: Derived from the intent (task, actor, verb, target, slot), never from the payload (source article 002 (docs/outcome-model.md)).
     idempotency_key: PerCall
     #: Default: the `task(...)` around the call.
     task_id: Optional[PerCall] = None

@@ -1,5 +1,5 @@
 """An in-process stand-in for Settle's runtime API over real HTTP, just enough of it for unit and
-contract tests: idempotent ingest by event_id, a guard, decisions derived from the last seed 002
+contract tests: idempotent ingest by event_id, a guard, decisions derived from the last source article 002 (docs/outcome-model.md)
 envelope with long polls and ETags, every request recorded, and faults injected per request.
 It mirrors packages/settle-client/test/fake-settle.ts, so both clients meet the same server."""
 

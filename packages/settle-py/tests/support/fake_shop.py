@@ -1,4 +1,4 @@
-"""A fake business system behind the fixtures' tools, over real HTTP, with seed 002's "six failures
+"""A fake business system behind the fixtures' tools, over real HTTP, with source article 002 (docs/outcome-model.md)'s "six failures
 worth injecting on purpose" (the Python port of examples/agent-runtime/fake-shop.ts). It counts every
 effect it applies, so a test can prove nothing happened twice. Only /messages deduplicates by key;
 everywhere else a blind retry would apply the effect again.

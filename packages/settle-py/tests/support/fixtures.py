@@ -1,5 +1,5 @@
 """The fixtures against a real Settle, written once for the blocking and the asyncio tools
-(test_fixtures.py and test_fixtures_async.py): each of seed 002's six failures reaches its decision,
+(test_fixtures.py and test_fixtures_async.py): each of source article 002 (docs/outcome-model.md)'s six failures reaches its decision,
 with one business effect per intent and no tool call repeated before a decision allowed it."""
 
 from __future__ import annotations
@@ -206,7 +206,7 @@ class FixturesAgainstSettle(unittest.TestCase):
             return None
 
     def refund_needing_approval(self, task: str, decision_timeout_s: float) -> Tuple[Callable[..., Any], List[int]]:
-        """A refund whose first call the payment service holds for approval (a Settle envelope, seed 000)."""
+        """A refund whose first call the payment service holds for approval (a Settle envelope, source article 000 (docs/outcome-model.md))."""
         calls: List[int] = []
 
         def refund(cents: int) -> Dict[str, Any]:

@@ -1,4 +1,4 @@
-"""An example agent runtime: every tool goes through Settle's wrapper, and each of seed 002's six
+"""An example agent runtime: every tool goes through Settle's wrapper, and each of source article 002 (docs/outcome-model.md)'s six
 failures is played against the fake shop (the Python port of examples/agent-runtime/runtime.ts).
 
 Every fixture is written once; `mode` says whether its tools are plain functions (run on a worker

@@ -54,7 +54,7 @@ def classify_shop(result: CallResult[ShopResponse], context: ClassifyContext) ->
         # Refused before anything was written; honour the server's Retry-After.
         retry_after = headers.get("retry-after", "")
         return {"outcome": "retryable", "effect_applied": "no", "attempt_id": attempt_id, "retry_after_s": int(retry_after) if retry_after.isdigit() else None, "message": f"HTTP {status}"}
-    # An error body in seed 001's five fields, whatever the status: Settle reads it as such.
+    # An error body in source article 001 (docs/outcome-model.md)'s five fields, whatever the status: Settle reads it as such.
     if isinstance(fields.get("code"), str):
         return fields
     if isinstance(fields.get("items"), list):

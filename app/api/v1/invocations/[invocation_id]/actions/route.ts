@@ -11,7 +11,7 @@ export const POST = withRoute({
   permission: "act",
   summary: "Act on an invocation",
   description:
-    "Checked against the version you saw (409 VERSION_CONFLICT otherwise) and the transitions SPEC §4 allows (409 TRANSITION_REFUSED).",
+    "Checked against the version you saw (409 VERSION_CONFLICT otherwise) and the transitions docs/outcome-model.md §4 allows (409 TRANSITION_REFUSED).",
   tags: ["Invocations"],
   errors: ["NOT_FOUND", "VERSION_CONFLICT", "TRANSITION_REFUSED", "ALREADY_APPROVED"],
   response: { 200: { description: "The updated invocation.", schema: invocationSchema } },

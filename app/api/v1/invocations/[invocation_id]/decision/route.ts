@@ -4,7 +4,7 @@ import { json, otherMethods, withRoute } from "@/lib/http/route";
 import { awaitDecision, decisionQuerySchema, parseIfNoneMatch, decisionSchema } from "@/lib/invocations/decision-view";
 import { idParamSchema } from "@/lib/outcome/record-fields";
 
-// What the runtime may do next with its own invocation (SPEC §5). `?wait=N`
+// What the runtime may do next with its own invocation (docs/outcome-model.md §5). `?wait=N`
 // holds the request up to N seconds until the decision changes; ETag and
 // If-None-Match answer 304 when it has not. Another runtime's invocation is
 // a 404, the same as one that does not exist.
@@ -13,7 +13,7 @@ export const GET = withRoute({
   hot: true,
   summary: "What the runtime may do next with its own invocation",
   description:
-    "SPEC §5. Another runtime's invocation is a 404. `wait=N` holds the request up to N seconds until the decision, status, version or commit state changes (compared with If-None-Match when given, else with the state when the request arrived). The answer carries a strong ETag; If-None-Match naming it answers 304 (with `wait`, only once the wait ran out unchanged). Cache-Control: no-store.",
+    "docs/outcome-model.md §5. Another runtime's invocation is a 404. `wait=N` holds the request up to N seconds until the decision, status, version or commit state changes (compared with If-None-Match when given, else with the state when the request arrived). The answer carries a strong ETag; If-None-Match naming it answers 304 (with `wait`, only once the wait ran out unchanged). Cache-Control: no-store.",
   tags: ["Guard"],
   errors: ["NOT_FOUND"],
   response: {
