@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { closeDb, getDb, type Db } from "@/lib/db/client";
+import { closeDb, getDb, joinEmbeddedDatabaseWhenInUse, type Db } from "@/lib/db/client";
 import { defaultMigrationsDir } from "@/lib/db/migrate";
 import { env } from "@/lib/env";
 import { CliError } from "./errors";
@@ -32,6 +32,8 @@ export function assertProjectDirectory(): void {
 /** Opens the database, runs `fn`, and always closes it so the process can exit. */
 export async function withDatabase<T>(fn: (db: Db) => Promise<T>): Promise<T> {
   assertProjectDirectory();
+  // Beside `npm run dev` or `npm start`, which hold the embedded database, a command works through them.
+  joinEmbeddedDatabaseWhenInUse();
   try {
     return await fn(await getDb());
   } finally {

@@ -2,7 +2,9 @@ import "server-only";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { env } from "../env";
-import { createPgliteDriver, createPostgresDriver, type SqlDriver } from "./driver";
+import { DataDirInUseError } from "./data-dir-lock";
+import { createEmbeddedClientDriver, createPgliteDriver, createPostgresDriver, type SqlDriver } from "./driver";
+import { embeddedConnection, embeddedIsServed } from "./embedded-socket";
 import { PrismaClient } from "./generated/client";
 import { applyMigrations, pendingMigrations } from "./migrate";
 import { processWide } from "../process-wide";
@@ -13,7 +15,28 @@ export type Db = { prisma: Prisma; driver: SqlDriver };
 // One database per process (lib/process-wide.ts): Next.js bundles route
 // handlers, pages and instrumentation separately, and PGlite's data directory
 // may only be opened once.
-const holder = processWide("database", () => ({ db: undefined as Promise<Db> | undefined }));
+const holder = processWide("database", () => ({
+  db: undefined as Promise<Db> | undefined,
+  joinWhenInUse: false,
+}));
+
+/**
+ * A command line's choice: when another process (the server) holds the
+ * embedded database, work through the socket it serves instead of failing.
+ * The server never joins another process, whose exit would take its database away.
+ */
+export function joinEmbeddedDatabaseWhenInUse(): void {
+  holder.joinWhenInUse = true;
+}
+
+async function openEmbedded(dataDir: string): Promise<SqlDriver> {
+  try {
+    return await createPgliteDriver(dataDir, { share: true });
+  } catch (error) {
+    if (!(error instanceof DataDirInUseError) || !holder.joinWhenInUse || !embeddedIsServed(dataDir)) throw error;
+    return createEmbeddedClientDriver(embeddedConnection(dataDir));
+  }
+}
 
 export class MigrationsPendingError extends Error {
   constructor(readonly pending: string[]) {
@@ -25,7 +48,7 @@ async function open(): Promise<Db> {
   const settings = env();
   const driver = settings.DATABASE_URL
     ? createPostgresDriver(settings.DATABASE_URL, settings.SETTLE_DB_POOL_SIZE)
-    : await createPgliteDriver(settings.SETTLE_DATA_DIR);
+    : await openEmbedded(settings.SETTLE_DATA_DIR);
   try {
     // Embedded and development databases follow the code; a production
     // PostgreSQL is migrated on purpose, with `settle migrate`.

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import pg from "pg";
 import type { PGlite } from "@electric-sql/pglite";
 import { lockDataDir } from "./data-dir-lock";
+import { serveEmbedded } from "./embedded-socket";
 
 // The database underneath Prisma: a PostgreSQL pool, or PGlite (in-process
 // PostgreSQL) when no DATABASE_URL is set. The migration runner, the ingest
@@ -131,20 +132,39 @@ async function pooledQuery(pool: pg.Pool, config: pg.QueryConfig): Promise<pg.Qu
 }
 
 /** Statements on a pool or one connection, with Settle's readers of timestamps (ISO strings) and bigints. */
-export const txOf = (client: pg.Pool | pg.PoolClient | pg.Client): Tx => ({
+export const txOf = (client: pg.Pool | pg.PoolClient | pg.Client, named = true): Tx => ({
   query: async <T>(statement: Statement | string, params: unknown[] = []) => {
     const { name, text } = typeof statement === "string" ? { name: undefined, text: statement } : statement;
-    const config = { name, text, values: params, types };
+    const config = { name: named ? name : undefined, text, values: params, types };
     return (client instanceof pg.Pool ? await pooledQuery(client, config) : await client.query(config)).rows as T[];
   },
 });
 
+/**
+ * Another process's embedded database, through the socket it serves
+ * (lib/db/embedded-socket.ts). PGlite is one session shared by every client,
+ * so nothing here names a statement (a name would outlive this process and
+ * refuse the next one's) or changes a session setting, and one connection
+ * does all the work, as PGlite does in-process.
+ */
+export function createEmbeddedClientDriver(connection: pg.PoolConfig): SqlDriver {
+  const pool = new pg.Pool({ ...connection, max: 1, connectionTimeoutMillis: 10_000, application_name: "settle-cli" });
+  pool.on("error", () => {});
+  return { ...postgresDriverOn(pool, pool, false), kind: "pglite" };
+}
+
 export function createPostgresDriver(connectionString: string, max: number): SqlDriver {
-  const pool = newPool(connectionString, max, "settle");
-  const writePool = newPool(connectionString, max, "settle-write", WRITE_SETTINGS);
+  return postgresDriverOn(
+    newPool(connectionString, max, "settle"),
+    newPool(connectionString, max, "settle-write", WRITE_SETTINGS),
+    true,
+  );
+}
+
+function postgresDriverOn(pool: pg.Pool, writePool: pg.Pool, named: boolean): SqlDriver {
   const sessionOf = (client: pg.Pool | pg.PoolClient): SqlSession => ({
     query: async <T>(text: string, params: unknown[] = [], options: { prepareAs?: string } = {}) => {
-      const config = { name: options.prepareAs, text, values: params, types };
+      const config = { name: named ? options.prepareAs : undefined, text, values: params, types };
       return (client instanceof pg.Pool ? await pooledQuery(client, config) : await client.query(config)).rows as T[];
     },
     exec: async (script: string) => {
@@ -169,12 +189,12 @@ export function createPostgresDriver(connectionString: string, max: number): Sql
         client.release(lost ? true : undefined);
       }
     },
-    write: txOf(writePool),
+    write: txOf(writePool, named),
     transaction: async (fn, options = {}) => {
       const client = await pool.connect();
       const onError = () => {}; // a dropped connection fails the statement in flight, and ROLLBACK below discards it
       client.on("error", onError);
-      const tx = txOf(client);
+      const tx = txOf(client, named);
       try {
         await client.query(["BEGIN", ...(options.settings ?? []).map((s) => `SET LOCAL ${s}`)].join("; "));
         const value = await fn(tx);
@@ -196,12 +216,13 @@ export function createPostgresDriver(connectionString: string, max: number): Sql
       }
     },
     close: async () => {
-      await Promise.all([pool.end(), writePool.end()]);
+      await Promise.all(pool === writePool ? [pool.end()] : [pool.end(), writePool.end()]);
     },
   };
 }
 
-export async function createPgliteDriver(dataDir: string): Promise<SqlDriver> {
+/** `share` serves the database to this machine's other processes while this one holds it (lib/db/embedded-socket.ts). */
+export async function createPgliteDriver(dataDir: string, options: { share?: boolean } = {}): Promise<SqlDriver> {
   const { PGlite } = await import("@electric-sql/pglite");
   // The queue's search index (migration *_queue_search) needs pg_trgm, which PGlite ships but loads only when asked.
   const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
@@ -214,6 +235,15 @@ export async function createPgliteDriver(dataDir: string): Promise<SqlDriver> {
   } catch (error) {
     unlock();
     throw error;
+  }
+  let stopServing = async () => {};
+  if (options.share && !inMemory) {
+    try {
+      stopServing = await serveEmbedded(db, dataDir);
+    } catch (error) {
+      // Not fatal: this process works; other processes get the "in use" error instead.
+      console.warn(`Settle: the embedded database is not served to other processes: ${(error as Error).message}`);
+    }
   }
   const parsers = { 1184: isoFromPg, 1114: isoFromPg };
   const session: SqlSession = {
@@ -245,6 +275,7 @@ export async function createPgliteDriver(dataDir: string): Promise<SqlDriver> {
         });
       }),
     close: async () => {
+      await stopServing();
       await db.close();
       unlock();
     },
