@@ -1,6 +1,9 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+// Settle logs a JSON line per request (lib/observability/log.ts): tests read answers, not logs.
+const env = { SETTLE_LOG_LEVEL: "silent" };
+
 const alias = {
   "@settle/client": fileURLToPath(new URL("./packages/settle-client/src/index.ts", import.meta.url)),
   "@": fileURLToPath(new URL(".", import.meta.url)),
@@ -26,6 +29,7 @@ export default defineConfig({
             "packages/*/test/**/*.test.ts",
           ],
           environment: "node",
+          env,
         },
       },
       {
@@ -34,6 +38,7 @@ export default defineConfig({
           name: "integration",
           include: ["tests/integration/**/*.test.ts", "scripts/**/*.test.ts", "examples/**/*.test.ts"],
           environment: "node",
+          env,
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

@@ -9,6 +9,7 @@ import { keysCreate } from "./commands/keys-create";
 import { keysList } from "./commands/keys-list";
 import { keysRevoke } from "./commands/keys-revoke";
 import { migrate } from "./commands/migrate";
+import { exportCommand, importCommand } from "./commands/dump";
 import { notificationsAdd, notificationsList, notificationsRemove } from "./commands/notifications";
 import { simulate } from "./commands/simulate";
 import { tokensCreate } from "./commands/tokens-create";
@@ -34,6 +35,8 @@ const commands: Command[] = [
   notificationsAdd,
   notificationsRemove,
   migrate,
+  exportCommand,
+  importCommand,
   ingest,
   simulate,
 ];

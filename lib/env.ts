@@ -87,6 +87,14 @@ const schema = z
     SETTLE_HEADERS_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(10),
     /** `npm start`: connections held open at once; one more is closed as it arrives. */
     SETTLE_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1000),
+    /** The JSON log's level (pino): one line per request and per job run at `info`; idle job runs at `debug`. */
+    SETTLE_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    /** The bearer token `GET /metrics` (Prometheus) asks for; unset, /metrics is off. */
+    SETTLE_METRICS_TOKEN: z
+      .string()
+      .min(16, "SETTLE_METRICS_TOKEN must be at least 16 characters")
+      .optional()
+      .or(z.literal("").transform(() => undefined)),
     PORT: z.coerce.number().int().positive().default(3000),
     NEXT_RUNTIME: z.string().optional(),
     NEXT_PHASE: z.string().optional(),

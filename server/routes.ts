@@ -50,6 +50,9 @@ import * as myPassword from "@/app/api/v1/me/password/route";
 import * as userPasswordReset from "@/app/api/v1/admin/users/[user_id]/password-reset/route";
 import * as passwordResets from "@/app/api/v1/password-resets/route";
 import * as health from "@/app/api/health/route";
+import * as healthLive from "@/app/api/health/live/route";
+import * as healthReady from "@/app/api/health/ready/route";
+import * as prometheus from "@/app/metrics/route";
 import * as openApi from "@/app/api/v1/openapi.json/route";
 
 // Every API route module, by the path it serves (all under /api, but for
@@ -116,6 +119,9 @@ export const apiRoutes = {
   "/api/v1/admin/notifications/{channel_id}/messages/{message_id}": notificationMessage,
   "/api/v1/admin/notifications/{channel_id}/messages/{message_id}/resend": notificationMessageResend,
   "/api/health": health,
+  "/api/health/live": healthLive,
+  "/api/health/ready": healthReady,
+  "/metrics": prometheus,
   "/api/v1/openapi.json": openApi,
 } as const;
 

@@ -1,6 +1,5 @@
-import { createPgliteDriver, createPostgresDriver } from "@/lib/db/driver";
+import { joinEmbeddedDatabaseWhenInUse, openSqlDriver } from "@/lib/db/client";
 import { applyMigrations, readMigrations } from "@/lib/db/migrate";
-import { env } from "@/lib/env";
 import type { Command } from "../args";
 import { assertProjectDirectory, describeDatabase } from "../database";
 import { printLine } from "../io";
@@ -24,12 +23,10 @@ Example:
   args: { min: 0, max: 0 },
   run: async (_input, io) => {
     assertProjectDirectory();
-    const settings = env();
     const migrations = readMigrations();
     // Not getDb(): it would apply the migrations itself before we could report them.
-    const driver = settings.DATABASE_URL
-      ? createPostgresDriver(settings.DATABASE_URL, 1)
-      : await createPgliteDriver(settings.SETTLE_DATA_DIR);
+    joinEmbeddedDatabaseWhenInUse();
+    const driver = await openSqlDriver(1);
     printLine(
       io.stderr,
       `Migrating ${describeDatabase()} (${plural(migrations.length, "migration")} in prisma/migrations)`,

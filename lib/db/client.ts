@@ -44,11 +44,17 @@ export class MigrationsPendingError extends Error {
   }
 }
 
+/** The SQL driver of the configured database, not migrated: PostgreSQL, or the embedded one (joined when in use, if asked). */
+export async function openSqlDriver(poolSize = env().SETTLE_DB_POOL_SIZE): Promise<SqlDriver> {
+  const settings = env();
+  return settings.DATABASE_URL
+    ? createPostgresDriver(settings.DATABASE_URL, poolSize)
+    : openEmbedded(settings.SETTLE_DATA_DIR);
+}
+
 async function open(): Promise<Db> {
   const settings = env();
-  const driver = settings.DATABASE_URL
-    ? createPostgresDriver(settings.DATABASE_URL, settings.SETTLE_DB_POOL_SIZE)
-    : await openEmbedded(settings.SETTLE_DATA_DIR);
+  const driver = await openSqlDriver();
   try {
     // Embedded and development databases follow the code; a production
     // PostgreSQL is migrated on purpose, with `settle migrate`.

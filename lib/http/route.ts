@@ -3,10 +3,13 @@ import { z } from "zod";
 import { getDb, MigrationsPendingError, type Db } from "../db/client";
 import { isDatabaseUnavailable, sqlState } from "../db/errors";
 import { readBodyLimited } from "./read-body";
+import { logRequest } from "./request-log";
+import { log } from "../observability/log";
 import { cleanText } from "../redact/redact";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../ingest/json-depth";
 import type { Permission } from "../identity/roles";
 import {
+  actorOf,
   authenticate,
   type AuthMode,
   type Principal,
@@ -166,7 +169,7 @@ export function toErrorResponse(error: unknown, requestId: string): Response {
   // A value the database refused (class 22, data exception) is the request's, not Settle's: every
   // input is checked before it gets there, so this is the net under those checks.
   if (sqlState(error)?.startsWith("22")) {
-    console.error(`[settle] ${requestId} a request value reached the database unchecked:`, error);
+    log.error({ request_id: requestId, err: error }, "a request value reached the database unchecked");
     return errorResponse(
       "INVALID_REQUEST",
       "A value in this request is outside what Settle can store; nothing was changed.",
@@ -180,7 +183,7 @@ export function toErrorResponse(error: unknown, requestId: string): Response {
       requestId,
     );
   }
-  console.error(`[settle] ${requestId}`, error);
+  log.error({ request_id: requestId, err: error }, "unexpected failure");
   return errorResponse(
     "INTERNAL",
     "Settle failed unexpectedly. If this was an ingest request, sending it again is safe: records are idempotent by event_id.",
@@ -238,7 +241,14 @@ export function withRoute<
   options: Options<P, Q, QI, A, B, BI, C, R>,
 ): RouteHandler<{ params: P; query: QI; body: BI; content: C; response: R }> {
   const handle = async (req: Request, context?: RouteContext): Promise<Response> => {
+    const started = performance.now();
     const requestId = requestIdOf(req);
+    let principalName: string | null = null;
+    let rawParams: Record<string, string> = {};
+    const done = (response: Response) => {
+      logRequest(req, response, { requestId, started, params: rawParams, principal: principalName });
+      return response;
+    };
     try {
       const db = options.database === false ? (null as unknown as Db) : await getDb();
       const principal = (
@@ -246,7 +256,8 @@ export function withRoute<
           ? await authenticate(db, req, options.auth, options.permission, options.whilePasswordMustChange === true)
           : null
       ) as PrincipalFor<A>;
-      const rawParams = context ? cleanStrings(await context.params) : {};
+      principalName = principal ? actorOf(principal as Principal) : null;
+      rawParams = context ? (cleanStrings(await context.params) as Record<string, string>) : {};
       const params = options.params ? options.params.parse(rawParams) : ({} as P);
       const query = options.query
         ? options.query.parse(cleanStrings(Object.fromEntries(new URL(req.url).searchParams)))
@@ -255,11 +266,11 @@ export function withRoute<
       const result = await options.handler({ req, db, principal, params, query, body, requestId });
       if (result instanceof Response) {
         result.headers.set("x-request-id", requestId);
-        return result;
+        return done(result);
       }
-      return json(result, 200, { "x-request-id": requestId });
+      return done(json(result, 200, { "x-request-id": requestId }));
     } catch (error) {
-      return toErrorResponse(error, requestId);
+      return done(toErrorResponse(error, requestId));
     }
   };
   const route: RouteMeta<{ params: P; query: QI; body: BI; content: C; response: R }> = {

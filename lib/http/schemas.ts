@@ -35,6 +35,19 @@ export const healthSchema = z
   .object({ ok: z.literal(true), db: z.literal("up"), database: z.enum(["postgres", "pglite"]) })
   .meta({ id: "Health" });
 
+export const livenessSchema = z.object({ ok: z.literal(true) }).meta({ id: "Liveness" });
+
+export const readinessSchema = z
+  .object({
+    ready: z.literal(true),
+    database: z.enum(["postgres", "pglite"]),
+    migrations: z
+      .number()
+      .int()
+      .describe("Migrations applied; none is pending, or the answer is 503 MIGRATIONS_PENDING."),
+  })
+  .meta({ id: "Readiness" });
+
 // ---------------------------------------------------------------------------
 // Answers several routes declare (app/api/**/route.ts); one route's own answer is declared in its file.
 

@@ -2,6 +2,7 @@ import "server-only";
 import type { Db } from "../db/client";
 import { isDataError, isRetryableConflict, sqlState } from "../db/errors";
 import { noteWrites } from "../db/planner-stats";
+import { countIngested } from "../observability/metrics";
 import { coalesce } from "./coalesce";
 import { forgetRows, knownRows, rememberRows } from "./known-rows";
 import { storeRecords, type Stored } from "./store-records";
@@ -232,10 +233,12 @@ export async function ingestPrepared(db: Db, runtime: RuntimeRef, inputs: Prepar
   if (pending.length > 0)
     await coalesce(db.driver, runtime.id, pending, (merged) => storeIsolated(db, runtime.id, once(merged)));
 
-  return {
+  const counts = {
     results,
     accepted: results.filter((r) => r.status === "accepted").length,
     duplicates: results.filter((r) => r.status === "duplicate").length,
     rejected: results.filter((r) => r.status === "rejected").length,
   };
+  countIngested(counts);
+  return counts;
 }

@@ -17,3 +17,6 @@ export const apiOtlpTraces = apiRoutes["/api/v1/otlp/v1/traces"].POST;
 export const queue = apiRoutes["/api/v1/queue"].GET;
 export const taskTimeline = apiRoutes["/api/v1/tasks/{task_id}/timeline"].GET;
 export const metrics = apiRoutes["/api/v1/metrics"].GET;
+export const live = apiRoutes["/api/health/live"].GET;
+export const ready = apiRoutes["/api/health/ready"].GET;
+export const prometheus = apiRoutes["/metrics"].GET;

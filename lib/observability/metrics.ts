@@ -1,0 +1,121 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { Db } from "../db/client";
+import { queueStatuses, stalledSql, storedStatusesOf } from "../outcome/status";
+import { processWide } from "../process-wide";
+
+// Settle's Prometheus metrics (GET /metrics, docs/operations.md). Counters and
+// the latency histogram count what this process served since it started;
+// the backlog gauges are read from the database when scraped, so every
+// instance reports the same numbers and a restart loses none.
+
+const UNKNOWN = ["outcome_unknown", "stalled"] as const;
+
+function create() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "settle_process_" });
+  const requests = new Histogram({
+    name: "settle_http_request_duration_seconds",
+    help: "API requests by method, route template and status, and how long each took.",
+    labelNames: ["method", "route", "status"] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [registry],
+  });
+  const records = new Counter({
+    name: "settle_ingest_records_total",
+    help: "Records ingested (envelopes and OTLP tool spans), by what became of each: accepted, duplicate or rejected.",
+    labelNames: ["result"] as const,
+    registers: [registry],
+  });
+  const backlog = { db: null as Db | null };
+  const queue = new Gauge({
+    name: "settle_queue_invocations",
+    help: "Invocations in the queue (they need a person or a check), by status and effect class.",
+    labelNames: ["status", "effect_class"] as const,
+    registers: [registry],
+    collect: async function () {
+      this.reset();
+      if (!backlog.db) return;
+      for (const { status, effect_class, n } of await queueCounts(backlog.db)) this.set({ status, effect_class }, n);
+    },
+  });
+  const unknowns = new Gauge({
+    name: "settle_unknown_invocations",
+    help: "Invocations whose outcome is unknown (outcome_unknown or stalled), by effect class.",
+    labelNames: ["effect_class"] as const,
+    registers: [registry],
+    collect: async function () {
+      this.reset();
+      if (!backlog.db) return;
+      const byClass = new Map<string, number>();
+      for (const row of await queueCounts(backlog.db)) {
+        if ((UNKNOWN as readonly string[]).includes(row.status))
+          byClass.set(row.effect_class, (byClass.get(row.effect_class) ?? 0) + row.n);
+      }
+      for (const [effect_class, n] of byClass) this.set({ effect_class }, n);
+    },
+  });
+  const verifications = new Gauge({
+    name: "settle_verification_backlog",
+    help: "Verification requests not yet answered: scheduled (waiting for their time) or open (asked), and how many are due now.",
+    labelNames: ["state"] as const,
+    registers: [registry],
+    collect: async function () {
+      this.reset();
+      if (!backlog.db) return;
+      const rows = await backlog.db.driver.query<{ state: string; n: number }>(
+        `SELECT state, count(*)::int AS n FROM verification_requests WHERE state IN ('scheduled', 'open') GROUP BY state
+         UNION ALL
+         SELECT 'due', count(*)::int FROM verification_requests WHERE state IN ('scheduled', 'open') AND due_at <= now()`,
+      );
+      for (const row of rows) this.set({ state: row.state }, row.n);
+    },
+  });
+  const deliveries = new Gauge({
+    name: "settle_webhook_backlog",
+    help: "Webhook and notification deliveries waiting to be sent (pending), by target: an endpoint or a notification channel.",
+    labelNames: ["target"] as const,
+    registers: [registry],
+    collect: async function () {
+      this.reset();
+      if (!backlog.db) return;
+      const rows = await backlog.db.driver.query<{ target: string; n: number }>(
+        `SELECT CASE WHEN channel_id IS NULL THEN 'endpoint' ELSE 'channel' END AS target, count(*)::int AS n
+           FROM webhook_deliveries WHERE status = 'pending' GROUP BY 1`,
+      );
+      for (const target of ["endpoint", "channel"]) this.set({ target }, rows.find((r) => r.target === target)?.n ?? 0);
+    },
+  });
+  return { registry, requests, records, backlog, gauges: [queue, unknowns, verifications, deliveries] };
+}
+
+const metrics = processWide("prometheus", create);
+
+type QueueCount = { status: string; effect_class: string; n: number };
+
+async function queueCounts(db: Db): Promise<QueueCount[]> {
+  // `stalled` is a pending row past its stall time: the one rule, in SQL (lib/outcome/status.ts).
+  return db.driver.query<QueueCount>(
+    `SELECT CASE WHEN ${stalledSql("", "now()")} THEN 'stalled' ELSE status END AS status,
+            coalesce(effect_class, 'unclassified') AS effect_class, count(*)::int AS n
+       FROM invocations
+      WHERE status = ANY($1::text[]) AND (status <> 'pending' OR ${stalledSql("", "now()")})
+      GROUP BY 1, 2`,
+    [storedStatusesOf(queueStatuses)],
+  );
+}
+
+export function observeRequest(method: string, route: string, status: number, seconds: number): void {
+  metrics.requests.observe({ method, route, status: String(status) }, seconds);
+}
+
+export function countIngested(counts: { accepted: number; duplicates: number; rejected: number }): void {
+  if (counts.accepted) metrics.records.inc({ result: "accepted" }, counts.accepted);
+  if (counts.duplicates) metrics.records.inc({ result: "duplicate" }, counts.duplicates);
+  if (counts.rejected) metrics.records.inc({ result: "rejected" }, counts.rejected);
+}
+
+/** The Prometheus text exposition, with the backlogs read from `db` now. */
+export async function renderMetrics(db: Db): Promise<{ body: string; contentType: string }> {
+  metrics.backlog.db = db; // one database per process (lib/db/client.ts): concurrent scrapes read the same
+  return { body: await metrics.registry.metrics(), contentType: metrics.registry.contentType };
+}
