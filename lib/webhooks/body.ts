@@ -2,7 +2,7 @@ import type { WebhookEvent, WebhookEventData } from "./events";
 
 // The exact bytes a receiver gets. The outbox keeps the event as jsonb, which
 // reorders keys; the body is rebuilt in the documented order so that every
-// try of a delivery sends the same text (and the README example matches it).
+// try of a delivery sends the same text (and the example in docs/api.md matches it).
 
 const eventKeys = ["id", "type", "created_at", "data"] as const satisfies ReadonlyArray<keyof WebhookEvent>;
 const dataKeys = [

@@ -16,7 +16,7 @@ function compileRecipe(): Verify {
   ) as Verify;
 }
 
-describe("the signature recipe in the README and the console", () => {
+describe("the signature recipe in the API docs and the console", () => {
   const verify = compileRecipe();
   const secret = "whsec_recipe";
   const body = '{"id":"evt_7","type":"invocation.settled","data":{"decision":"do_not_retry"}}';
@@ -30,8 +30,8 @@ describe("the signature recipe in the README and the console", () => {
     expect(verify(body, undefined, secret)).toBe(false);
   });
 
-  it("is quoted in the README word for word", () => {
-    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  it("is quoted in docs/api.md word for word", () => {
+    const readme = readFileSync(new URL("../../docs/api.md", import.meta.url), "utf8");
     expect(readme).toContain(verifyRecipe);
     expect(readme).toContain(receiverRecipe);
   });

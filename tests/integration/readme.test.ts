@@ -1,0 +1,118 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { brokenLinks, runnableSections } from "./readme-blocks";
+import { startSettle, type SettleUnderTest } from "./mcp-gateway-support";
+
+// The README as a newcomer uses it, from this checkout (CI: a fresh clone
+// after `npm ci`): short enough to read, every link resolves, and every
+// quick start runs as written, one after the other, against a running Settle
+// — the clients packed and installed into a project outside the repository,
+// the Python client pip-installed into a new virtual environment, the MCP
+// gateway demo, and the OTLP curl. Only the address of Settle and /tmp/ are
+// replaced, by the test server's and a temporary folder.
+
+const root = process.cwd();
+const readme = readFileSync(path.join(root, "README.md"), "utf8");
+const sections = runnableSections(readme);
+
+describe("the README", () => {
+  it("is at most 250 lines, and every relative link in it, in docs/ and in the packages' and examples' pages resolves", () => {
+    expect(readme.split("\n").length).toBeLessThanOrEqual(250);
+    const markdownIn = (dir: string) =>
+      readdirSync(path.join(root, dir))
+        .filter((f) => f.endsWith(".md"))
+        .map((f) => `${dir}/${f}`);
+    const pages = [
+      "README.md",
+      ...markdownIn("docs"),
+      ...markdownIn("docs/decisions"),
+      ...["settle-client", "settle-mcp-gateway", "settle-py"].map((p) => `packages/${p}/README.md`),
+      ...["agent-runtime", "mcp-shop"].flatMap((e) => markdownIn(`examples/${e}`)),
+    ];
+    const broken = pages.flatMap((p) => brokenLinks(path.join(root, p)).map((l) => `${p}: ${l}`));
+    expect(broken).toEqual([]);
+    expect(sections.map((s) => s.title)).toEqual(["TypeScript", "Python", "MCP gateway", "OpenTelemetry"]);
+  });
+});
+
+describe("the README's quick starts, run one after the other", () => {
+  let settle: SettleUnderTest;
+  let scratch: string;
+  let databaseUrl: string;
+  beforeAll(async () => {
+    settle = await startSettle("postgres");
+    databaseUrl = (await import("@/lib/env")).env().DATABASE_URL!;
+    scratch = mkdtempSync(path.join(tmpdir(), "settle-readme-"));
+  });
+  afterAll(async () => {
+    await settle?.close();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  async function run(title: string): Promise<string> {
+    const section = sections.find((s) => s.title === title)!;
+    const script = ["set -euo pipefail", ...section.script]
+      .join("\n")
+      .replaceAll("http://localhost:3000", settle.url)
+      .replaceAll("/tmp/", `${scratch}/`);
+    // Not spawnSync: the Settle under test answers from this process's event loop.
+    const child = spawn("bash", ["-c", script], {
+      cwd: root,
+      timeout: 240_000,
+      env: {
+        ...process.env,
+        // The CLI (`keys create`) works on the database the test server uses.
+        DATABASE_URL: databaseUrl,
+        SETTLE_URL: settle.url,
+        SETTLE_KEY: "",
+        npm_config_prefer_offline: "true",
+        npm_config_audit: "false",
+        npm_config_fund: "false",
+        npm_config_update_notifier: "false",
+      },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const status = await new Promise<number | null>((resolve) => child.once("close", resolve));
+    if (status !== 0) throw new Error(`${title} exited ${status}:\n${stdout}\n${stderr}`);
+    return stdout;
+  }
+
+  it("TypeScript: the packed clients install outside the repository; the quick start runs with plain node, and npx settle-mcp --help works", async () => {
+    const out = await run("TypeScript");
+    expect(out).toMatch(/^done \{ id: 'o-1', cart: 'cart-1' \} calls: 1$/m);
+    expect(out).toMatch(/^done calls: 0$/m);
+    expect(out).toMatch(/settle-mcp/);
+    const installed = readdirSync(path.join(scratch, "my-agent/node_modules/@settle"));
+    expect(installed.sort()).toEqual(["client", "mcp-gateway"]);
+  }, 300_000);
+
+  it("Python: pip installs the client into a new virtual environment, and the quick start runs", async () => {
+    const out = await run("Python");
+    expect(out).toContain("{'id': 'o-1', 'cart': 'cart-1'}");
+    expect(out).toContain("DuplicateRefused committed none");
+  }, 180_000);
+
+  it("MCP gateway: npm run example:mcp ends with the probe settling the broken call", async () => {
+    const out = await run("MCP gateway");
+    expect(out).toContain("OUTCOME_UNKNOWN: commit state unknown");
+    expect(out).toContain("ALREADY_COMMITTED");
+    expect(out).toMatch(/Settle: reconciled, commit state committed, decision do_not_retry/);
+    expect(out).toMatch(/The shop has 1 order for/);
+  }, 180_000);
+
+  it("OpenTelemetry: the curl body is accepted as pasted, and the span is an unknown create_invoice", async () => {
+    const out = await run("OpenTelemetry");
+    expect(JSON.parse(out)).toEqual({});
+    const [row] = await settle.ctx.db.driver.query<{ tool: string; status: string }>(
+      "SELECT tool, status FROM invocations WHERE invocation_id = $1",
+      ["call_quickstart_1"],
+    );
+    expect(row).toEqual({ tool: "create_invoice", status: "outcome_unknown" });
+  }, 60_000);
+});
