@@ -6,7 +6,13 @@ const nextConfig: NextConfig = {
   // Lets engineers build side by side on one machine (each into its own folder).
   distDir: process.env.SETTLE_NEXT_DIST_DIR || ".next",
   // PGlite ships its own wasm and data files; bundling them breaks their lookup.
-  serverExternalPackages: ["@electric-sql/pglite", "@electric-sql/pglite-socket", "pglite-prisma-adapter", "pino", "prom-client"],
+  serverExternalPackages: [
+    "@electric-sql/pglite",
+    "@electric-sql/pglite-socket",
+    "pglite-prisma-adapter",
+    "pino",
+    "prom-client",
+  ],
   poweredByHeader: false,
   // `next dev` opened at 127.0.0.1 or the LAN address it prints (not only localhost) must still load its scripts.
   allowedDevOrigins: devOrigins(process.env.SETTLE_PUBLIC_URL),

@@ -64,6 +64,9 @@ export function proxy(request: NextRequest) {
   }
   if (pathname.startsWith("/api/") || pathname.startsWith("/v1/"))
     return withTransportSecurity(request, NextResponse.next());
+  // /metrics is the console's metrics page for a browser and Prometheus's for a scraper (which never asks for HTML).
+  if (pathname === "/metrics" && !(request.headers.get("accept") ?? "").includes("text/html"))
+    return withTransportSecurity(request, NextResponse.rewrite(new URL(`/api/metrics${search}`, request.url)));
   const nonce = newNonce();
   const csp = contentSecurityPolicy(nonce, { dev: env().NODE_ENV === "development" });
   const headers = new Headers(request.headers);

@@ -41,8 +41,22 @@ const { values: args } = parseArgs({
     "rate-staggered": { type: "string", default: "10" },
     "baseline-records": { type: "string", default: "60000" },
     "pool-size": { type: "string" },
+    // npm test: every phase once, at a size that takes seconds; it checks the bench runs, not its figures.
+    tiny: { type: "boolean", default: false },
   },
 });
+if (args.tiny) {
+  Object.assign(args, {
+    duration: "1",
+    warmup: "0",
+    "batch-connections": "2",
+    "single-connections": "2",
+    rate: "20",
+    "rate-connections": "2",
+    "rate-staggered": "1",
+    "baseline-records": "600",
+  });
+}
 const num = (name: keyof typeof args) => {
   const value = Number(args[name]);
   if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} must be a number`);
@@ -80,7 +94,7 @@ async function main(): Promise<void> {
   log(`• next start on ${server.url} (pid ${server.pid})`);
 
   const idle = measureCpu(server.pid);
-  await new Promise((r) => setTimeout(r, 2_000));
+  await new Promise((r) => setTimeout(r, args.tiny ? 200 : 2_000));
   const busyBefore = idle()?.machine ?? null;
   log(
     `• machine busy before the run: ${busyBefore ?? "n/a"} of ${machine().cpus} cores${(busyBefore ?? 0) > 0.2 ? " — other processes are running; figures will be low" : ""}`,

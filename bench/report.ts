@@ -1,9 +1,10 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import path from "node:path";
 import type { BaselineResult } from "./baseline";
 import type { CpuUse } from "./cpu";
 import type { LoadResult } from "./load";
+import { resultsDir } from "./setup";
 
 // The table printed at the end, and the JSON file the figures are kept in.
 
@@ -201,8 +202,7 @@ export function printTable(r: Report): void {
 }
 
 export function writeReport(root: string, r: Report): string {
-  const dir = path.join(root, "bench", "results");
-  mkdirSync(dir, { recursive: true });
+  const dir = resultsDir();
   const file = path.join(dir, `ingest-${r.date.replace(/[:]/g, "-").replace(/\.\d+Z$/, "Z")}.json`);
   writeFileSync(file, `${JSON.stringify(r, null, 2)}\n`);
   return file;

@@ -1,6 +1,6 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import pg from "pg";
@@ -14,6 +14,16 @@ import { setEnv } from "@/lib/env";
 
 // Everything the benchmark stands up and tears down: the build, its own
 // database, a runtime key and a `next start` server.
+
+/**
+ * Where a bench writes its figures: bench/results, or SETTLE_BENCH_RESULTS (npm test's tiny runs write
+ * to a temporary folder, so the committed figures are only ever full runs').
+ */
+export function resultsDir(): string {
+  const dir = process.env.SETTLE_BENCH_RESULTS || path.join(ROOT, "bench", "results");
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
 
 export const ROOT = path.resolve(import.meta.dirname, "..");
 const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";

@@ -88,8 +88,11 @@ if (built) {
     passed: (r.stats?.expected ?? 0) + (r.stats?.flaky ?? 0),
     failed: r.stats?.unexpected ?? 0,
   }));
-  // Benchmarks once at a tiny size, so they cannot rot; their figures come from full runs (npm run bench:*).
-  check("bench:verify --tiny", "npm", ["run", "-s", "bench:verify", "--", "--tiny", "--no-build"]);
+  // npm start on a fresh embedded database with the CLI beside it, as the README has a newcomer do it.
+  check("npm start with the CLI beside it", "node", ["scripts/smoke-npm-start.mjs"]);
+  // Every benchmark once at a tiny size, so none can rot; their figures come from full runs (npm run bench:*).
+  for (const bench of ["ingest", "metrics", "console", "otlp", "gateway", "verify"])
+    check(`bench:${bench} (tiny)`, "node", ["scripts/bench-smoke.mjs", bench]);
 } else {
   tally.failed += 1;
   lines.push("FAIL playwright (e2e): not run, the build failed");

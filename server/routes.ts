@@ -52,7 +52,7 @@ import * as passwordResets from "@/app/api/v1/password-resets/route";
 import * as health from "@/app/api/health/route";
 import * as healthLive from "@/app/api/health/live/route";
 import * as healthReady from "@/app/api/health/ready/route";
-import * as prometheus from "@/app/metrics/route";
+import * as prometheus from "@/app/api/metrics/route";
 import * as openApi from "@/app/api/v1/openapi.json/route";
 
 // Every API route module, by the path it serves (all under /api, but for
@@ -121,7 +121,7 @@ export const apiRoutes = {
   "/api/health": health,
   "/api/health/live": healthLive,
   "/api/health/ready": healthReady,
-  "/metrics": prometheus,
+  "/api/metrics": prometheus,
   "/api/v1/openapi.json": openApi,
 } as const;
 

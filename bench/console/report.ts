@@ -1,9 +1,10 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { machine, SHARED_CORES_NOTE } from "../report";
 import type { IndexComparison, Plan } from "./explain";
 import type { FirstLoad } from "./first-load";
 import type { GetResult, Target } from "./http";
+import { resultsDir } from "../setup";
 
 // The console benchmark's table and the JSON file its figures are kept in.
 
@@ -108,8 +109,7 @@ export function printTable(r: ConsoleReport): void {
 }
 
 export function writeReport(root: string, r: ConsoleReport): string {
-  const dir = path.join(root, "bench", "results");
-  mkdirSync(dir, { recursive: true });
+  const dir = resultsDir();
   const file = path.join(dir, `console-${r.date.replace(/[:]/g, "-").replace(/\.\d+Z$/, "Z")}.json`);
   writeFileSync(file, `${JSON.stringify(r, null, 2)}\n`);
   return file;

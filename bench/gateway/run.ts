@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -11,10 +11,10 @@ import {
   gitHead,
   prepareDatabase,
   releaseOnExit,
-  ROOT,
   startServer,
   type BenchDatabase,
   type BenchServer,
+  resultsDir,
 } from "../setup";
 import { makeIntent, runChaos, seeded, type Intent } from "./chaos";
 import { verify } from "./check";
@@ -202,8 +202,7 @@ async function main(): Promise<void> {
       chaos: { ms: chaosMs, shop_crashes: shop.crashes(), settle_restart: restart, ...verdict },
     };
     await shop.close();
-    mkdirSync(path.join(ROOT, "bench", "results"), { recursive: true });
-    const file = path.join(ROOT, "bench", "results", `gateway-${result.at.replace(/[:.]/g, "-").slice(0, 19)}Z.json`);
+    const file = path.join(resultsDir(), `gateway-${result.at.replace(/[:.]/g, "-").slice(0, 19)}Z.json`);
     writeFileSync(file, JSON.stringify(result, null, 2) + "\n");
     console.log(JSON.stringify(result, null, 2));
     console.log(`• ${file}`);

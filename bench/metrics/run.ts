@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
@@ -8,8 +8,9 @@ import { refreshMetricRollups } from "@/lib/metrics/rollup";
 import { createPersonalToken } from "@/lib/identity/personal-tokens";
 import { createUser } from "@/lib/identity/users";
 import { setEnv } from "@/lib/env";
-import { createBenchDatabase, ensureBuild, freePort, migrateDatabase, ROOT, startServer } from "../setup";
+import { createBenchDatabase, ensureBuild, freePort, migrateDatabase, resultsDir, ROOT, startServer } from "../setup";
 import { generateMetricsWorkload } from "./generate";
+import { DEFAULT_WORKLOAD } from "../console/generate";
 
 // `npm run bench:metrics`: GET /api/v1/metrics over 250,000 invocations and
 // ~1,000,000 attempts in a fresh PostgreSQL database, for 24-hour and 30-day
@@ -26,6 +27,8 @@ const { values: args } = parseArgs({
     runs: { type: "string", default: "20" },
     keep: { type: "boolean", default: false },
     url: { type: "string" },
+    // The generated workload's size (npm test's smoke run makes a small one).
+    invocations: { type: "string", default: String(DEFAULT_WORKLOAD.invocations) },
     // --no-rollups: time the raw path (the job never ran).
     rollups: { type: "boolean", default: true },
   },
@@ -102,7 +105,7 @@ async function main() {
       console.log(`• database ${database.name}: migrating and generating …`);
       await migrateDatabase(url);
       const started = Date.now();
-      await generateMetricsWorkload(url);
+      await generateMetricsWorkload(url, console.log, { ...DEFAULT_WORKLOAD, invocations: Number(args.invocations) });
       console.log(`  generated in ${((Date.now() - started) / 1000).toFixed(0)} s`);
     } else await migrateDatabase(url);
     const rows = await counts(url);
@@ -189,8 +192,7 @@ async function main() {
     console.log(
       `• worst p95 ${worst.toFixed(0)} ms: ${worst < TARGET_MS ? "meets" : "MISSES"} the ${TARGET_MS} ms target (${args.mode})`,
     );
-    const dir = path.join(ROOT, "bench", "results");
-    mkdirSync(dir, { recursive: true });
+    const dir = resultsDir();
     const file = path.join(dir, `metrics-${new Date().toISOString().replace(/[:.]/g, "-").slice(0, 19)}Z.json`);
     writeFileSync(file, `${JSON.stringify({ mode: args.mode, rollups: args.rollups, rows, results }, null, 2)}\n`);
     console.log(`• ${path.relative(ROOT, file)}`);

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { machine, SHARED_CORES_NOTE } from "../report";
@@ -14,6 +14,7 @@ import {
   startServer,
   type BenchDatabase,
   type BenchServer,
+  resultsDir,
 } from "../setup";
 import { makeBatches, type Batch } from "./spans";
 
@@ -191,8 +192,7 @@ async function main(): Promise<void> {
   log(`\nTarget: OTLP ≥ ${TARGET_SHARE * 100} % of native — ${pass ? "met" : "NOT met"}`);
 
   const date = new Date().toISOString();
-  const dir = path.join(ROOT, "bench", "results");
-  mkdirSync(dir, { recursive: true });
+  const dir = resultsDir();
   const file = path.join(dir, `otlp-${date.replace(/[:]/g, "-").replace(/\.\d+Z$/, "Z")}.json`);
   writeFileSync(
     file,

@@ -1,4 +1,4 @@
-import { writeFileSync, mkdirSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
@@ -10,10 +10,10 @@ import {
   gitHead,
   prepareDatabase,
   releaseOnExit,
-  ROOT,
   startServer,
   type BenchDatabase,
   type BenchServer,
+  resultsDir,
 } from "../setup";
 
 // `npm run bench:verify [-- --unknowns 10000 --rate 100 --answer-ms 50 --window 10 --no-build]`: Settle under `npm start`
@@ -236,14 +236,10 @@ async function main(): Promise<void> {
     seconds: Math.round((Date.now() - verifiedStart) / 1000),
   };
   console.log(JSON.stringify(report, null, 2));
-  if (!tiny) {
-    const dir = path.join(ROOT, "bench", "results");
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(
-      path.join(dir, `verify-${report.at.replace(/[:.]/g, "-").slice(0, 19)}Z.json`),
-      JSON.stringify(report, null, 2),
-    );
-  }
+  writeFileSync(
+    path.join(resultsDir(), `verify-${report.at.replace(/[:.]/g, "-").slice(0, 19)}Z.json`),
+    JSON.stringify(report, null, 2),
+  );
   if (waits.length !== unknowns)
     throw new Error(`only ${waits.length} of ${unknowns} unknowns were settled by the verifier`);
   // Each settled request keeps the answer that settled it (a request closed under its answer would lose it).

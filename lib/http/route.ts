@@ -257,7 +257,7 @@ export function withRoute<
           : null
       ) as PrincipalFor<A>;
       principalName = principal ? actorOf(principal as Principal) : null;
-      rawParams = context ? (cleanStrings(await context.params) as Record<string, string>) : {};
+      rawParams = ((context ? cleanStrings(await context.params) : null) ?? {}) as Record<string, string>;
       const params = options.params ? options.params.parse(rawParams) : ({} as P);
       const query = options.query
         ? options.query.parse(cleanStrings(Object.fromEntries(new URL(req.url).searchParams)))

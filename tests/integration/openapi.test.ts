@@ -38,9 +38,8 @@ function apiPathOf(root: string, file: string): string {
   return `/${root}/${dir}`.replace(/\/$/, "").replace(/\[([^\]]+)\]/g, "{$1}");
 }
 
-// The API lives under app/api; OTLP/HTTP's trace path is app/v1 (where exporters send by default), and
-// Prometheus's is app/metrics (where scrapers look).
-const ROOTS = ["api", "v1", "metrics"] as const;
+// The API lives under app/api; OTLP/HTTP's trace path is app/v1 (where exporters send by default).
+const ROOTS = ["api", "v1"] as const;
 const modules = (
   await Promise.all(
     ROOTS.map(async (root) => {

@@ -64,7 +64,7 @@ function parseExposition(text: string): Map<string, number> {
   return samples;
 }
 
-describe.each(["postgres", "pglite"] as const)("GET /metrics on %s", (backend) => {
+describe.each(["postgres", "pglite"] as const)("GET /api/metrics (and /metrics) on %s", (backend) => {
   let t: TestContext;
   afterAll(async () => {
     await t?.teardown();

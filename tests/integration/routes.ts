@@ -19,4 +19,4 @@ export const taskTimeline = apiRoutes["/api/v1/tasks/{task_id}/timeline"].GET;
 export const metrics = apiRoutes["/api/v1/metrics"].GET;
 export const live = apiRoutes["/api/health/live"].GET;
 export const ready = apiRoutes["/api/health/ready"].GET;
-export const prometheus = apiRoutes["/metrics"].GET;
+export const prometheus = apiRoutes["/api/metrics"].GET;
