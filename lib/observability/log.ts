@@ -7,9 +7,18 @@ import { processWide } from "../process-wide";
 // background job run (lib/jobs/scheduler.ts). What goes in is chosen field by
 // field — ids, routes, statuses, durations — never a header, a body or a key.
 
+/** Read when the logger is made, as modules load: settings that do not parse are start-up's to report, not this import's. */
+function level(): string {
+  try {
+    return env().SETTLE_LOG_LEVEL;
+  } catch {
+    return "info";
+  }
+}
+
 export const log: Logger = processWide("logger", () =>
   pino({
-    level: env().SETTLE_LOG_LEVEL,
+    level: level(),
     base: { service: "settle" },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },

@@ -92,10 +92,11 @@ describe("the README's quick starts, run one after the other", () => {
     expect(installed.sort()).toEqual(["client", "mcp-gateway"]);
   }, 300_000);
 
-  it("Python: pip installs the client into a new virtual environment, and the quick start runs", async () => {
+  it("Python: pip installs the client into a new virtual environment, the quick start runs, and pip wheel builds a wheel", async () => {
     const out = await run("Python");
     expect(out).toContain("{'id': 'o-1', 'cart': 'cart-1'}");
     expect(out).toContain("DuplicateRefused committed none");
+    expect(readdirSync(path.join(scratch, "settle-wheels"))).toEqual(["settle_client-0.1.0-py3-none-any.whl"]);
   }, 180_000);
 
   it("MCP gateway: npm run example:mcp ends with the probe settling the broken call", async () => {
