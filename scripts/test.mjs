@@ -42,6 +42,27 @@ function counted(label, command, args, reportFile, read) {
   );
 }
 
+/** `counted`, without blocking this process: checks running in the background meanwhile keep being read. */
+async function countedInBackground(label, command, args, reportFile, read) {
+  rmSync(reportFile, { force: true });
+  process.stdout.write(`\n── ${label}: ${command} ${args.join(" ")}\n`);
+  const started = Date.now();
+  const status = await new Promise((resolve) =>
+    spawn(command, args, { stdio: "inherit", env }).on("close", (code) => resolve(code)),
+  );
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  let counts = { passed: 0, failed: status === 0 ? 0 : 1 };
+  if (existsSync(reportFile)) {
+    counts = read(JSON.parse(readFileSync(reportFile, "utf8")));
+    if (status !== 0 && counts.failed === 0) counts.failed = 1;
+  }
+  tally.passed += counts.passed;
+  tally.failed += counts.failed;
+  lines.push(
+    `${counts.failed === 0 ? "ok  " : "FAIL"} ${label}: ${counts.passed} passed, ${counts.failed} failed (${seconds}s)`,
+  );
+}
+
 // Route types left in .next by an earlier build or dev server may name pages that moved since.
 rmSync(".next/types", { recursive: true, force: true });
 rmSync(".next/dev/types", { recursive: true, force: true });
@@ -88,24 +109,37 @@ if (built) {
     passed: (r.stats?.expected ?? 0) + (r.stats?.flaky ?? 0),
     failed: r.stats?.unexpected ?? 0,
   }));
-  // npm start on a fresh embedded database with the CLI beside it, as the README has a newcomer do it.
-  check("npm start with the CLI beside it", "node", ["scripts/smoke-npm-start.mjs"]);
-  // Every benchmark once at a tiny size, so none can rot; their figures come from full runs (npm run bench:*).
-  for (const bench of ["ingest", "metrics", "console", "otlp", "gateway", "verify"])
-    check(`bench:${bench} (tiny)`, "node", ["scripts/bench-smoke.mjs", bench]);
 } else {
   tally.failed += 1;
   lines.push("FAIL playwright (e2e): not run, the build failed");
 }
-// The Python client: unit and contract tests, and a real Settle of this build that the tests start,
-// stop and restart themselves. Without a build those are skipped (the build's failure is counted above).
-counted(
+
+// After the build, two queues side by side (each mostly waits on its own servers, so together they take
+// little longer than the longer one): npm start with the CLI beside it, then every benchmark once at a tiny
+// size so none can rot (their figures come from full runs, npm run bench:*); and the Python client's suite,
+// which starts, stops and restarts a real Settle of this build (without a build those tests are skipped;
+// the build's failure is counted above).
+const smokes = built
+  ? (async () => {
+      const done = [
+        await checkInBackground("npm start with the CLI beside it", "node", ["scripts/smoke-npm-start.mjs"]),
+      ];
+      for (const bench of ["ingest", "metrics", "console", "otlp", "gateway", "verify"])
+        done.push(await checkInBackground(`bench:${bench} (tiny)`, "node", ["scripts/bench-smoke.mjs", bench]));
+      return done;
+    })()
+  : Promise.resolve([]);
+await countedInBackground(
   "python (settle-py)",
   "python3",
   ["packages/settle-py/tests/run.py", "--json", `${results}/python.json`, ...(built ? ["--require-server"] : [])],
   `${results}/python.json`,
   (r) => ({ passed: r.passed, failed: r.failed }),
 );
+for (const { label, ok, seconds } of await smokes) {
+  tally[ok ? "passed" : "failed"] += 1;
+  lines.push(`${ok ? "ok  " : "FAIL"} ${label} (${seconds}s)`);
+}
 
 const summary = `${tally.passed} passed, ${tally.failed} failed`;
 writeFileSync(`${results}/summary.txt`, `${summary}\n`);
