@@ -1,8 +1,8 @@
+import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { createSettleClient } from "@settle/client";
 import {
   createBenchDatabase,
   ensureBuild,
@@ -137,24 +137,26 @@ async function main(): Promise<void> {
   server = await startServer(database.url, await freePort(), { SETTLE_JOBS_INTERVAL_S: "1" });
   console.log(`• Settle at ${server.url}; ${unknowns} verified unknowns at ${tiny ? 200 : num("rate")}/s`);
 
-  const stop = new AbortController();
-  let answered = 0;
-  const workers = Array.from({ length: num("workers") }, (_, w) => {
-    const client = createSettleClient({ url: server!.url, key });
-    client.verifier("create_refund", async (item) => {
-      await new Promise((r) => setTimeout(r, num("answer-ms")));
-      return { found: true, evidence: `refund for ${item.idempotency_key}`, ref: `re_${item.invocation_id}` };
-    });
-    return client.serveVerifications({
-      signal: stop.signal,
-      waitS: 5,
-      concurrency: num("concurrency"),
-      worker: `bench-${w}`,
-      log: (e) => {
-        if (e.kind === "answered") answered += 1;
-      },
-    });
-  });
+  // The verifier workers run in a process of their own (bench/verify/worker.ts), as a runtime's would.
+  const worker = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      path.join(import.meta.dirname, "worker.ts"),
+      JSON.stringify({
+        url: server.url,
+        key,
+        workers: num("workers"),
+        concurrency: num("concurrency"),
+        answerMs: num("answer-ms"),
+      }),
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  let workerOutput = "";
+  worker.stdout.on("data", (d) => (workerOutput += d));
+  const workerExited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
 
   // Warm-up: the server's first requests compile and plan; no phase should pay for them.
   const window = tiny ? 1 : num("window");
@@ -184,8 +186,9 @@ async function main(): Promise<void> {
     if (settled >= unknowns) break;
     await new Promise((r) => setTimeout(r, 500));
   }
-  stop.abort();
-  await Promise.allSettled(workers);
+  worker.kill("SIGTERM");
+  await workerExited;
+  const answered = Number(/answered (\d+)/.exec(workerOutput)?.[1] ?? 0);
   const without2 = await besideStream("create_payment", plainCount, "unverified-b");
   const without = (without1 + without2) / 2;
   const waits = (
