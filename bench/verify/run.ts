@@ -25,7 +25,7 @@ import {
 //   same stream of unknowns of a tool without a verifier (create_payment) before and after it: the verifier's
 //   added load on ingest is the rate beside the verified stream over the mean of the rates beside the others.
 //   (--window must be shorter than the stream, unknowns / rate seconds.)
-// Targets (issue 22): p95 ≤ after_s + 2 s; ingest during verification ≥ 90 % of without.
+// Targets: p95 ≤ after_s + 2 s; ingest during verification ≥ 90 % of without.
 // `--tiny` (npm test) runs 200 unknowns and fails only if one is not settled by the verifier.
 
 const { values: args } = parseArgs({

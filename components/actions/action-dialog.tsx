@@ -76,7 +76,7 @@ function fromForm(action: ConsoleAction, form: FormData, me: string): Record<str
 }
 
 /**
- * The consequential answers start unselected (issue 23: a pre-selected "Committed" settled an unsent message with
+ * The consequential answers start unselected (a pre-selected "Committed" settled an unsent message with
  * one Enter). The dialog's confirm button names the choice and stays disabled until one is made.
  */
 const choices = {

@@ -1,7 +1,7 @@
 import { classifyResult, type CallResult, type ClassifyContext } from "@settle/client";
 import type { ShopResponse } from "./fake-shop";
 
-// The one place where what the shop answered becomes an outcome (seed 002:
+// The one place where what the shop answered becomes an outcome (source article 002 (docs/outcome-model.md):
 // "that mapping is deterministic and belongs in code"). The body decides,
 // never the status line alone: a 200 whose body is an error is an error.
 
@@ -24,7 +24,7 @@ export function classifyShop(result: CallResult<ShopResponse>, context: Classify
       message: `HTTP ${status}`,
     };
   }
-  // An error body in seed 001's five fields, whatever the status: Settle reads it as such.
+  // An error body in source article 001's (docs/outcome-model.md) five fields, whatever the status: Settle reads it as such.
   if (typeof fields.code === "string") return body;
   if (Array.isArray(fields.items)) {
     const items = (fields.items as Item[]).map(({ id, applied, reason }) => ({

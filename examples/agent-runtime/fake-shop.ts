@@ -1,4 +1,4 @@
-// A fake business system behind the example's tools, with seed 002's "six
+// A fake business system behind the example's tools, with source article 002's (docs/outcome-model.md) "six
 // failures worth injecting on purpose". It answers like an HTTP API
 // (status, headers, body) and counts every effect it applies, so a test can
 // prove that nothing happened twice. Only `send_message`'s receiver

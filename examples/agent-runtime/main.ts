@@ -4,7 +4,7 @@ import { createShop } from "./fake-shop";
 import { checkFixture, createAgentRuntime } from "./runtime";
 import { describeRun, reportKilledMidCall, verifyAtShop } from "./verifier";
 
-// Plays seed 002's six failures against a running Settle and prints one line
+// Plays source article 002's (docs/outcome-model.md) six failures against a running Settle and prints one line
 // per fixture. Usage:
 //   node --import tsx examples/agent-runtime/main.ts --url http://localhost:3000 --key stl_rk_…
 // With --verify [N]: N killed-mid-call cases (default 10) that Settle settles through this runtime's verifier,

@@ -11,7 +11,7 @@ import { checkFixture, createAgentRuntime, intentKey, type FixtureResult } from 
 import { describeRun, reportKilledMidCall, verifyAtShop } from "./verifier";
 
 // The example runtime against Settle's real route handlers and database:
-// each of seed 002's six failures reaches the decision it should, with one
+// each of source article 002's (docs/outcome-model.md) six failures reaches the decision it should, with one
 // business effect per intent and no tool call repeated before Settle allowed it.
 
 type Event = { kind: "decision"; invocation: string; decision: string } | { kind: "call"; key: string; at: number };

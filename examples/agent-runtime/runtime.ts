@@ -4,11 +4,11 @@ import { classifyShop } from "./classify-shop";
 import { type Shop, type ShopResponse } from "./fake-shop";
 
 // An example agent runtime: every tool goes through the client's wrapTool,
-// and each of seed 002's six failures is played against the fake shop. Each
+// and each of source article 002's (docs/outcome-model.md) six failures is played against the fake shop. Each
 // fixture says what it expects, so the same code serves the command line
 // (main.ts) and the tests.
 
-/** seed 002: the key is derived from the intent (task, actor, verb, target, slot), never from the payload. */
+/** source article 002 (docs/outcome-model.md): the key is derived from the intent (task, actor, verb, target, slot), never from the payload. */
 export function intentKey(taskId: string, actor: string, verb: string, target: string, slot = ""): string {
   return createHash("sha256").update(`${taskId}|${actor}|${verb}|${target}|${slot}`).digest("hex").slice(0, 32);
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-// What a call was and where to check it (issue 23): a catalog entry's `summary` template ("{{args.amount}}
+// What a call was and where to check it: a catalog entry's `summary` template ("{{args.amount}}
 // {{args.currency}} to {{args.customer}}") and `runbook_url` template. Pure, no I/O: ingest renders the summary
 // once per record that carries arguments and the invocation keeps it; the invocation page renders the runbook
 // link. Both read the arguments as stored, secrets redacted, so neither can show a secret.

@@ -22,7 +22,7 @@ import {
 import { parseJsonObject } from "../ingest/adapters/wrapped-text";
 
 // What the three OpenTelemetry conventions share once a span is known to be
-// a tool call (issue 14, decision 022): the span's start is the intent, its
+// a tool call (decision 022): the span's start is the intent, its
 // end the outcome; the trace is the task; the tool-call id, or one derived
 // from trace and span, is the invocation; the span id makes both records
 // idempotent. Pure: no I/O, no clock.

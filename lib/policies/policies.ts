@@ -9,7 +9,7 @@ import type { PolicyValues } from "../outcome/sla";
 import { builtInDuplicateWindowS } from "../outcome/duplicates";
 import { processWide } from "../process-wide";
 
-// Policies per effect class (issue 4 "Policy"): when a queued invocation shows
+// Policies per effect class (docs/console.md "Policy"): when a queued invocation shows
 // as overdue, when it escalates itself, when an approval expires and fails
 // closed, and how many different people must approve. Data, not code: an
 // admin edits them on /admin/policies or through PUT /api/v1/policies/{class}.
