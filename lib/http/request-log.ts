@@ -1,4 +1,5 @@
 import { log } from "../observability/log";
+import type { Principal } from "../identity/principal";
 import { observeRequest } from "../observability/metrics";
 
 // Every API request, once it is answered: one JSON log line and one
@@ -6,6 +7,10 @@ import { observeRequest } from "../observability/metrics";
 // (/api/v1/invocations/{invocation_id}), so ids never become metric labels,
 // and neither ever holds a header, a query string or a body: no key, token
 // or caller's text reaches the log.
+
+/** Who called, for the log: a runtime by name, a person by id (an email is personal data a log need not hold). */
+export const logLabel = (principal: Principal): string =>
+  principal.kind === "runtime" ? `runtime:${principal.runtime.name}` : `user:${principal.user.id}`;
 
 /** The request's path with each route parameter's segment put back as `{name}`. */
 export function routeTemplate(pathname: string, params: Record<string, string>): string {

@@ -3,13 +3,12 @@ import { z } from "zod";
 import { getDb, MigrationsPendingError, type Db } from "../db/client";
 import { isDatabaseUnavailable, sqlState } from "../db/errors";
 import { readBodyLimited } from "./read-body";
-import { logRequest } from "./request-log";
+import { logLabel, logRequest } from "./request-log";
 import { log } from "../observability/log";
 import { cleanText } from "../redact/redact";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../ingest/json-depth";
 import type { Permission } from "../identity/roles";
 import {
-  actorOf,
   authenticate,
   type AuthMode,
   type Principal,
@@ -256,7 +255,7 @@ export function withRoute<
           ? await authenticate(db, req, options.auth, options.permission, options.whilePasswordMustChange === true)
           : null
       ) as PrincipalFor<A>;
-      principalName = principal ? actorOf(principal as Principal) : null;
+      principalName = principal ? logLabel(principal as Principal) : null;
       rawParams = ((context ? cleanStrings(await context.params) : null) ?? {}) as Record<string, string>;
       const params = options.params ? options.params.parse(rawParams) : ({} as P);
       const query = options.query
