@@ -207,6 +207,14 @@ async function main(): Promise<void> {
     console.log(JSON.stringify(result, null, 2));
     console.log(`• ${file}`);
     const ok = verdict.attempts_lost === 0 && verdict.duplicate_effects === 0 && verdict.denials_unrecorded === 0;
+    // What the gateway said about Settle and its spool (not its per-call lines): where a lost record went.
+    if (!ok)
+      for (const line of gateway
+        .stderr()
+        .split("\n")
+        .filter((l) => l.startsWith("settle-mcp:"))
+        .slice(-30))
+        console.log(`  gateway: ${line}`);
     console.log(
       ok
         ? "PASS: 0 attempts lost, 0 duplicate effects"
