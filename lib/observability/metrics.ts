@@ -26,66 +26,30 @@ function create() {
     labelNames: ["result"] as const,
     registers: [registry],
   });
-  const backlog = { db: null as Db | null };
+  const gauge = <L extends string>(name: string, help: string, label: L) =>
+    new Gauge({ name, help, labelNames: [label] as const, registers: [registry] });
   const queue = new Gauge({
     name: "settle_queue_invocations",
     help: "Invocations in the queue (they need a person or a check), by status and effect class.",
     labelNames: ["status", "effect_class"] as const,
     registers: [registry],
-    collect: async function () {
-      this.reset();
-      if (!backlog.db) return;
-      for (const { status, effect_class, n } of await queueCounts(backlog.db)) this.set({ status, effect_class }, n);
-    },
   });
-  const unknowns = new Gauge({
-    name: "settle_unknown_invocations",
-    help: "Invocations whose outcome is unknown (outcome_unknown or stalled), by effect class.",
-    labelNames: ["effect_class"] as const,
-    registers: [registry],
-    collect: async function () {
-      this.reset();
-      if (!backlog.db) return;
-      const byClass = new Map<string, number>();
-      for (const row of await queueCounts(backlog.db)) {
-        if ((UNKNOWN as readonly string[]).includes(row.status))
-          byClass.set(row.effect_class, (byClass.get(row.effect_class) ?? 0) + row.n);
-      }
-      for (const [effect_class, n] of byClass) this.set({ effect_class }, n);
-    },
-  });
-  const verifications = new Gauge({
-    name: "settle_verification_backlog",
-    help: "Verification requests not yet answered: scheduled (waiting for their time) or open (asked), and how many are due now.",
-    labelNames: ["state"] as const,
-    registers: [registry],
-    collect: async function () {
-      this.reset();
-      if (!backlog.db) return;
-      const rows = await backlog.db.driver.query<{ state: string; n: number }>(
-        `SELECT state, count(*)::int AS n FROM verification_requests WHERE state IN ('scheduled', 'open') GROUP BY state
-         UNION ALL
-         SELECT 'due', count(*)::int FROM verification_requests WHERE state IN ('scheduled', 'open') AND due_at <= now()`,
-      );
-      for (const row of rows) this.set({ state: row.state }, row.n);
-    },
-  });
-  const deliveries = new Gauge({
-    name: "settle_webhook_backlog",
-    help: "Webhook and notification deliveries waiting to be sent (pending), by target: an endpoint or a notification channel.",
-    labelNames: ["target"] as const,
-    registers: [registry],
-    collect: async function () {
-      this.reset();
-      if (!backlog.db) return;
-      const rows = await backlog.db.driver.query<{ target: string; n: number }>(
-        `SELECT CASE WHEN channel_id IS NULL THEN 'endpoint' ELSE 'channel' END AS target, count(*)::int AS n
-           FROM webhook_deliveries WHERE status = 'pending' GROUP BY 1`,
-      );
-      for (const target of ["endpoint", "channel"]) this.set({ target }, rows.find((r) => r.target === target)?.n ?? 0);
-    },
-  });
-  return { registry, requests, records, backlog, gauges: [queue, unknowns, verifications, deliveries] };
+  const unknowns = gauge(
+    "settle_unknown_invocations",
+    "Invocations whose outcome is unknown (outcome_unknown or stalled), by effect class.",
+    "effect_class",
+  );
+  const verifications = gauge(
+    "settle_verification_backlog",
+    "Verification requests not yet answered: scheduled (waiting for their time) or open (asked), and how many are due now.",
+    "state",
+  );
+  const deliveries = gauge(
+    "settle_webhook_backlog",
+    "Webhook and notification deliveries waiting to be sent (pending), by target: an endpoint or a notification channel.",
+    "target",
+  );
+  return { registry, requests, records, queue, unknowns, verifications, deliveries };
 }
 
 const metrics = processWide("prometheus", create);
@@ -114,8 +78,36 @@ export function countIngested(counts: { accepted: number; duplicates: number; re
   if (counts.rejected) metrics.records.inc({ result: "rejected" }, counts.rejected);
 }
 
+/** The backlog gauges, read from the database once per scrape (each query once, every gauge from its rows). */
+async function readBacklogs(db: Db): Promise<void> {
+  const [counts, requests, pending] = await Promise.all([
+    queueCounts(db),
+    db.driver.query<{ state: string; n: number }>(
+      `SELECT state, count(*)::int AS n FROM verification_requests WHERE state IN ('scheduled', 'open') GROUP BY state
+       UNION ALL
+       SELECT 'due', count(*)::int FROM verification_requests WHERE state IN ('scheduled', 'open') AND due_at <= now()`,
+    ),
+    db.driver.query<{ target: string; n: number }>(
+      `SELECT CASE WHEN channel_id IS NULL THEN 'endpoint' ELSE 'channel' END AS target, count(*)::int AS n
+         FROM webhook_deliveries WHERE status = 'pending' GROUP BY 1`,
+    ),
+  ]);
+  const { queue, unknowns, verifications, deliveries } = metrics;
+  for (const gauge of [queue, unknowns, verifications, deliveries]) gauge.reset();
+  const byClass = new Map<string, number>();
+  for (const { status, effect_class, n } of counts) {
+    queue.set({ status, effect_class }, n);
+    if ((UNKNOWN as readonly string[]).includes(status))
+      byClass.set(effect_class, (byClass.get(effect_class) ?? 0) + n);
+  }
+  for (const [effect_class, n] of byClass) unknowns.set({ effect_class }, n);
+  for (const { state, n } of requests) verifications.set({ state }, n);
+  for (const target of ["endpoint", "channel"])
+    deliveries.set({ target }, pending.find((r) => r.target === target)?.n ?? 0);
+}
+
 /** The Prometheus text exposition, with the backlogs read from `db` now. */
 export async function renderMetrics(db: Db): Promise<{ body: string; contentType: string }> {
-  metrics.backlog.db = db; // one database per process (lib/db/client.ts): concurrent scrapes read the same
+  await readBacklogs(db);
   return { body: await metrics.registry.metrics(), contentType: metrics.registry.contentType };
 }

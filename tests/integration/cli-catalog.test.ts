@@ -1,22 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "@/cli/main";
 import { GET as ownCatalog } from "@/app/api/v1/tool-catalog/route";
 import { getDb } from "@/lib/db/client";
-import { call, openSettle, type TestContext } from "./harness";
+import { call, openSettle, type TestContext, runSettleCli } from "./harness";
 
 // `settle catalog set | list | remove` on the database, audited as `cli`, and
 // what a runtime key then reads from GET /api/v1/tool-catalog.
 
-async function settle(argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, {
-    stdout: { write: (s) => out.push(s) },
-    stderr: { write: (s) => err.push(s) },
-    sleep: async () => {},
-  });
-  return { code, stdout: out.join(""), stderr: err.join("") };
-}
+const settle = runSettleCli;
 
 describe("settle catalog", () => {
   let t: TestContext;

@@ -1,18 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "@/cli/main";
-import { call, openSettle, type TestContext } from "./harness";
+import { call, openSettle, type TestContext, runSettleCli } from "./harness";
 import { listInvocations } from "./routes";
 
-async function settle(argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, {
-    stdout: { write: (s) => out.push(s) },
-    stderr: { write: (s) => err.push(s) },
-    sleep: async () => {},
-  });
-  return { code, stdout: out.join(""), stderr: err.join("") };
-}
+const settle = runSettleCli;
 
 describe("settle users create / tokens create", () => {
   let t: TestContext;

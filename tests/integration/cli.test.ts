@@ -6,34 +6,19 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "@/cli/main";
 import { runTagOf } from "@/cli/simulate/plan";
 import { errorResponse } from "@/lib/http/route";
 import { closeDb } from "@/lib/db/client";
 import { readMigrations } from "@/lib/db/migrate";
 import { env, setEnv } from "@/lib/env";
-import { createDatabase, openSettle, type TestContext } from "./harness";
+import { createDatabase, openSettle, type TestContext, runSettleCli } from "./harness";
 import { startServer, type TestServer } from "./http-server";
 
 // The CLI run in-process (runCli with captured stdout/stderr) against
 // PostgreSQL and a real HTTP server serving the route handlers; one test
 // spawns the real launcher on an embedded database.
 
-type Run = { code: number; stdout: string; stderr: string; waits: number[] };
-
-async function settle(argv: string[]): Promise<Run> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const waits: number[] = [];
-  const code = await runCli(argv, {
-    stdout: { write: (s) => out.push(s) },
-    stderr: { write: (s) => err.push(s) },
-    sleep: async (ms) => {
-      waits.push(ms);
-    },
-  });
-  return { code, stdout: out.join(""), stderr: err.join(""), waits };
-}
+const settle = runSettleCli;
 
 async function api(server: TestServer, key: string, pathname: string, init: RequestInit = {}) {
   const res = await fetch(`${server.url}${pathname}`, {

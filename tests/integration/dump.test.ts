@@ -3,26 +3,17 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "@/cli/main";
 import { closeDb, getDb } from "@/lib/db/client";
 import { createPgliteDriver, createPostgresDriver, type SqlDriver } from "@/lib/db/driver";
 import { setEnv } from "@/lib/env";
-import { call, createDatabase, createOperator, openSettle, type TestContext } from "./harness";
+import { call, createDatabase, createOperator, openSettle, type TestContext, runSettleCli } from "./harness";
 import { ingest, invocationActions, queue } from "./routes";
 
 // settle export / settle import: a consistent dump of every table, restored
 // into an empty database — PostgreSQL, or the embedded one (which is how an
 // embedded installation is backed up, and moved to PostgreSQL).
 
-async function settle(argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, {
-    stdout: { write: (s) => out.push(s) },
-    stderr: { write: (s) => err.push(s) },
-  });
-  return { code, stdout: out.join(""), stderr: err.join("") };
-}
+const settle = runSettleCli;
 
 async function tableCounts(driver: SqlDriver): Promise<Record<string, number>> {
   const tables = await driver.query<{ name: string }>(

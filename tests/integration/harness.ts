@@ -106,3 +106,21 @@ export async function createOperator(
   const { token } = await createPersonalToken(db, user.id, "tests");
   return { user, password, token };
 }
+
+export type CliRun = { code: number; stdout: string; stderr: string; waits: number[] };
+
+/** `settle <argv>` in this process, as a user would see it on stdout and stderr; waits between retries return at once and are recorded. */
+export async function runSettleCli(argv: string[]): Promise<CliRun> {
+  const { runCli } = await import("@/cli/main");
+  const out: string[] = [];
+  const err: string[] = [];
+  const waits: number[] = [];
+  const code = await runCli(argv, {
+    stdout: { write: (s) => out.push(s) },
+    stderr: { write: (s) => err.push(s) },
+    sleep: async (ms) => {
+      waits.push(ms);
+    },
+  });
+  return { code, stdout: out.join(""), stderr: err.join(""), waits };
+}

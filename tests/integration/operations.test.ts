@@ -76,6 +76,17 @@ describe.each(["postgres", "pglite"] as const)("GET /api/metrics (and /metrics) 
     setEnv({ SETTLE_METRICS_TOKEN: "scrape-me-please-0123" });
     expect((await call(prometheus)).status).toBe(401);
     expect((await call(prometheus, { key: "scrape-me-please-0124" })).status).toBe(401);
+    // Hostile credentials are a typed 401, never a 5xx: empty, huge, SQL and latin-1 text, another scheme.
+    for (const authorization of [
+      "Bearer ",
+      "Bearer " + "x".repeat(100_000),
+      "Bearer tok'; DROP TABLE invocations;--\u00e9",
+      "Basic c2NyYXBl",
+    ]) {
+      const refused = await call(prometheus, { headers: { authorization } });
+      expect(refused.status).toBe(401);
+      expect(refused.body).toMatchObject({ ok: false, code: "UNAUTHENTICATED" });
+    }
 
     const records = [
       {
