@@ -172,17 +172,19 @@ export function createSettleLink(options: LinkOptions): SettleLink {
     }
   }
 
-  let draining = false;
-  async function drain(): Promise<void> {
-    if (draining) return;
-    draining = true;
-    try {
-      await options.spool.drain(send);
-    } catch (error) {
-      onError(`spool: ${describe(error)}`);
-    } finally {
-      draining = false;
-    }
+  // One drain at a time; a caller that comes while one runs waits for it (flush must not return before it ends).
+  let draining: Promise<void> | null = null;
+  function drain(): Promise<void> {
+    draining ??= options.spool
+      .drain(send)
+      .then(
+        () => {},
+        (error: unknown) => onError(`spool: ${describe(error)}`),
+      )
+      .finally(() => {
+        draining = null;
+      });
+    return draining;
   }
 
   const timer = setInterval(() => void drain(), options.drainEveryMs ?? 2000);
@@ -239,6 +241,8 @@ export function createSettleLink(options: LinkOptions): SettleLink {
     flush: async () => {
       await patient.flush();
       await Promise.all([...sending]);
+      // The drain running now may have begun while Settle was down and put its records back: one more sends them.
+      await drain();
       await drain();
     },
     backlog: () => ({
