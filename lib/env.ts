@@ -14,6 +14,8 @@ const schema = z
       .optional()
       .or(z.literal("").transform(() => undefined)),
     SETTLE_DATA_DIR: z.string().default("./.settle/data"),
+    // Where retention writes what it removes (lib/retention/archive.ts): gzipped JSON Lines and their manifest.
+    SETTLE_ARCHIVE_DIR: z.string().default("./.settle/archive"),
     SETTLE_STALL_WINDOW_S: z.coerce.number().int().positive().default(300),
     SETTLE_DB_POOL_SIZE: z.coerce.number().int().positive().default(10),
     SETTLE_PUBLIC_URL: z.string().url().optional(),

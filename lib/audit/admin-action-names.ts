@@ -25,5 +25,7 @@ export const adminActions = [
   "notification_message_resent",
   "password_changed",
   "password_reset",
+  "retention_changed",
+  "partition_archived",
 ] as const;
 export type AdminActionName = (typeof adminActions)[number];

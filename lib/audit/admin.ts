@@ -19,7 +19,8 @@ export type AdminTarget =
   | "webhook_delivery"
   | "policy"
   | "tool_catalog_entry"
-  | "notification_channel";
+  | "notification_channel"
+  | "retention";
 
 export type AdminActionInput = {
   actor: string;

@@ -87,7 +87,7 @@ export function toSummary(row: Row, now = new Date()): InvocationSummary {
 const phaseOrder = phaseRank as Record<string, number>;
 
 /** An attempt row as the API shows it; the task page may leave out the heavy columns (null, {} and null). */
-type AttemptInput = Omit<AttemptRow, "envelope" | "safeDetails" | "agentMessage" | "ignored" | "arguments"> &
+type AttemptInput = Omit<AttemptRow, "envelope" | "safeDetails" | "agentMessage" | "ignored" | "arguments" | "shelf"> &
   Partial<Pick<AttemptRow, "envelope" | "safeDetails" | "agentMessage" | "ignored" | "arguments">>;
 
 export function toAttempt(a: AttemptInput): z.infer<typeof attemptSchema> {

@@ -151,7 +151,7 @@ function build(p: WriteParts): string {
       SELECT $1::uuid, (r ->> 0)::uuid, (r ->> 1)::int, ${ATTEMPT_COLUMNS.map((c, i) => element(c, i + 2)).join(", ")}
         FROM ${after()}jsonb_array_elements(${param.attempts}) AS r
        ORDER BY r ->> 2
-      ON CONFLICT (runtime_id, event_key) DO NOTHING
+      ON CONFLICT (runtime_id, event_key, shelf) DO NOTHING
       RETURNING 1)`);
     checks.push(
       `(SELECT count(*) FROM stored) <> jsonb_array_length(${param.attempts}) THEN settle_write_conflict('a record was stored meanwhile')`,

@@ -1,4 +1,5 @@
 import { applyPoliciesJob } from "./apply-policies";
+import { retentionJob } from "./retention";
 import { rollUpMetricsJob } from "./roll-up-metrics";
 import { sampleQueueJob } from "./sample-queue";
 import type { Job } from "./job";
@@ -8,5 +9,12 @@ import { webhookJob } from "./webhooks";
 // Every background job, in the order runJobsOnce runs them.
 // Verifications first: what a verifier settled in this tick is settled before the SLA looks at it.
 // Webhooks after the policies, so a policy's escalation is announced in the same tick;
-// metric rollups last, after the changes the others made.
-export const jobs: Job[] = [verificationsJob, applyPoliciesJob, sampleQueueJob, webhookJob, rollUpMetricsJob];
+// metric rollups after the changes the others made; retention last, after the rollups counted what it may take.
+export const jobs: Job[] = [
+  verificationsJob,
+  applyPoliciesJob,
+  sampleQueueJob,
+  webhookJob,
+  rollUpMetricsJob,
+  retentionJob,
+];

@@ -50,6 +50,12 @@ export const unsettledStoredStatuses: readonly StoredStatus[] = unsettledStatuse
   (s): s is StoredStatus => s !== "stalled",
 );
 
+/**
+ * Closed: the invocation is over and nothing in it waits for evidence or a person. Only a closed invocation's
+ * history leaves with retention (lib/retention/rules.ts); every other status keeps it, however old.
+ */
+export const closedStatuses: readonly StoredStatus[] = ["succeeded", "failed", "rejected", "reconciled"];
+
 export function isUnsettled(status: InvocationStatus): boolean {
   return unsettledStatuses.includes(status);
 }

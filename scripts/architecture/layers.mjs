@@ -135,8 +135,22 @@ export const units = [
   ),
   lib(
     "jobs",
-    "the scheduler and its jobs, one line each calling its area (verifications, policies, queue samples, webhooks, rollups)",
-    ["lib/db", "lib/env.ts", "lib/invocations", "lib/metrics", "lib/notifications", "lib/verify", "lib/webhooks"],
+    "the scheduler and its jobs, one line each calling its area (verifications, policies, queue samples, webhooks, rollups, retention)",
+    [
+      "lib/db",
+      "lib/env.ts",
+      "lib/invocations",
+      "lib/metrics",
+      "lib/notifications",
+      "lib/retention",
+      "lib/verify",
+      "lib/webhooks",
+    ],
+  ),
+  lib(
+    "retention",
+    "a year of data (decision 035): the month partitions made ahead, retention settings, retiring months through the archive (gzipped JSON Lines, manifest, checksums), the kept shelf and audit-trail sweeps, restore",
+    ["lib/audit", "lib/db", "lib/env.ts", "lib/errors.ts", "lib/outcome", "lib/process-wide.ts"],
   ),
   lib(
     "verify",

@@ -1,0 +1,36 @@
+import type { Db } from "../db/client";
+import { archiveBatch } from "./batches";
+import { cutoffsFor, expiredParams, expiredSql } from "./rules";
+import type { RetentionSet } from "./settings";
+
+// The audit trail's retention (audit_days): an invocation's actions and transitions go once it has been closed
+// that long (rules.ts; an open one keeps them however old), admin actions and policy changes once they are
+// that old by the default period. Each leaves through the archive, in batches (batches.ts).
+
+export async function sweepAudit(db: Db, dir: string, settings: RetentionSet, now: Date): Promise<number> {
+  const cutoffs = cutoffsFor(settings, "audit_days", now);
+  const ofExpired = (alias: string) =>
+    `EXISTS (SELECT 1 FROM invocations i WHERE i.id = ${alias}.invocation_uid AND ${expiredSql("i", 1)})`;
+  let archived = 0;
+  archived += await archiveBatch(db, dir, now, {
+    table: "invocation_actions",
+    from: "invocation_actions",
+    where: ofExpired("t"),
+    params: expiredParams(cutoffs),
+  });
+  archived += await archiveBatch(db, dir, now, {
+    table: "invocation_transitions",
+    from: "invocation_transitions",
+    where: `${ofExpired("t")} AND t.fanned_out`,
+    params: expiredParams(cutoffs),
+  });
+  for (const table of ["admin_actions", "policy_changes"] as const) {
+    archived += await archiveBatch(db, dir, now, {
+      table,
+      from: table,
+      where: `t.at < $1::timestamptz`,
+      params: [cutoffs.fallback],
+    });
+  }
+  return archived;
+}

@@ -1,0 +1,200 @@
+import type { Db } from "../db/client";
+import type { Sql, SqlDriver } from "../db/driver";
+import { recordAdminAction } from "../audit/admin";
+import { writeArchive, verifyArchive, readManifest, type ArchiveEntry } from "./archive";
+import { ensurePartitions, ident, listShelfPartitions, shelfLiteral } from "./partitions";
+import { cutoffsFor, expiredParams, expiredSql, shortestDays, type Cutoffs } from "./rules";
+import { loadRetention, type RetentionSet } from "./settings";
+import { KEPT_SHELF, partitionName, shelfEnd, shelfOf, shelvedTables, type Shelf, type ShelvedTable } from "./shelves";
+import { sweepAudit } from "./audit-sweep";
+import { archiveBatch, finishBatches, PAGE } from "./batches";
+
+// Retiring a month (decision 035), in steps that each leave the database whole, recorded in
+// retention_archives so that a run that stopped part-way resumes where it stopped:
+//   1. one transaction moves the month's rows that must stay (rules.ts) to the kept shelf and detaches the
+//      month's partition (phase `detached`): from here no reader sees its rows and no writer adds any;
+//   2. the detached table is written to the archive and its checksum recorded (phase `archived`);
+//   3. the table is dropped (phase `dropped`), and the admin audit trail says so (actor `system`).
+// A table is dropped only after its archive is on disk with the checksum it was recorded with.
+
+export type RetentionRun = {
+  partitions_made: string[];
+  retired: ArchiveEntry[];
+  kept_archived: number;
+  audit_archived: number;
+  skipped?: "another instance is running retention";
+};
+
+const SESSION_LOCK = `hashtext('settle_retention')`;
+
+/** For the crash tests: stop (throw) right after a month reaches this phase, as a killed process would. */
+export type RetentionOptions = { stopAfter?: "detached" | "archived" };
+
+/** Makes partitions ahead, retires the months out of retention, then sweeps the kept shelf and the audit trail. */
+export async function applyRetention(
+  db: Db,
+  now: Date,
+  archiveDir: string,
+  options: RetentionOptions = {},
+): Promise<RetentionRun> {
+  const run: RetentionRun = { partitions_made: [], retired: [], kept_archived: 0, audit_archived: 0 };
+  run.partitions_made = await ensurePartitions(db.driver, now);
+  // One instance at a time retires: the others find the lock taken and leave it to that one.
+  const locked = await db.driver.withSession(async (session) => {
+    const [lock] = await session.query<{ got: boolean }>(`SELECT pg_try_advisory_lock(${SESSION_LOCK}) AS got`);
+    if (!lock?.got) return false;
+    try {
+      const settings = await loadRetention(db.driver);
+      await finishUnfinished(db, archiveDir, run);
+      for (const { table } of shelvedTables) {
+        for (const shelf of await monthsDue(db.driver, table, settings, now)) {
+          run.retired.push(await retireMonth(db, archiveDir, table, shelf, settings, now, options));
+        }
+        run.kept_archived += await sweepKept(db, archiveDir, table, cutoffsFor(settings, "attempts_days", now), now);
+      }
+      run.audit_archived = await sweepAudit(db, archiveDir, settings, now);
+      return true;
+    } finally {
+      await session.query(`SELECT pg_advisory_unlock(${SESSION_LOCK})`);
+    }
+  });
+  if (!locked) run.skipped = "another instance is running retention";
+  return run;
+}
+
+/** Month partitions that ended at least the shortest period ago: some of their rows may go. */
+async function monthsDue(sql: Sql, table: ShelvedTable, settings: RetentionSet, now: Date): Promise<Shelf[]> {
+  const days = shortestDays(settings, "attempts_days");
+  const current = shelfOf(now);
+  return (await listShelfPartitions(sql, table))
+    .filter((p) => p.shelf < current && shelfEnd(p.shelf).getTime() + days * 86_400_000 <= now.getTime())
+    .map((p) => p.shelf);
+}
+
+type ArchiveRow = { name: string; source: string; shelf: string | null; phase: string; file: string | null };
+
+/** Step 1: the rows that stay move to the kept shelf, and the month's partition is detached, in one transaction. */
+async function detachMonth(
+  driver: SqlDriver,
+  table: ShelvedTable,
+  shelf: Shelf,
+  name: string,
+  cutoffs: Cutoffs,
+  now: Date,
+) {
+  await driver.transaction(
+    async (tx) => {
+      await tx.query(
+        `UPDATE ${ident(table)} AS a SET shelf = '${KEPT_SHELF}'
+          WHERE a.shelf = $1::date
+            AND NOT EXISTS (SELECT 1 FROM invocations i
+                             WHERE i.runtime_id = a.runtime_id AND i.id = a.invocation_uid AND ${expiredSql("i", 2)})`,
+        [shelf, ...expiredParams(cutoffs)],
+      );
+      await tx.query(`ALTER TABLE ${ident(table)} DETACH PARTITION ${ident(name)}`);
+      await tx.query(
+        `INSERT INTO retention_archives (name, source, shelf, phase, started_at) VALUES ($1, $2, $3::date, 'detached', $4::timestamptz)
+         ON CONFLICT (name) DO UPDATE SET phase = 'detached', started_at = EXCLUDED.started_at, finished_at = NULL`,
+        [name, table, shelf, now.toISOString()],
+      );
+    },
+    { settings: ["lock_timeout = '10s'"] },
+  );
+}
+
+async function* keysetPages(sql: Sql, name: string): AsyncGenerator<string[]> {
+  let after: [string, string] | null = null;
+  for (;;) {
+    const rows: Array<{ line: string; runtime_id: string; event_key: string }> = await sql.query(
+      `SELECT row_to_json(t)::text AS line, t.runtime_id::text AS runtime_id, t.event_key FROM ${ident(name)} t
+        WHERE $1::uuid IS NULL OR (t.runtime_id, t.event_key) > ($1::uuid, $2::text)
+        ORDER BY t.runtime_id, t.event_key LIMIT ${PAGE}`,
+      [after?.[0] ?? null, after?.[1] ?? null],
+    );
+    if (rows.length === 0) return;
+    yield rows.map((r) => r.line);
+    const last = rows[rows.length - 1]!;
+    after = [last.runtime_id, last.event_key];
+  }
+}
+
+/** Steps 2 and 3 for a detached month: archive it (again, if its file is not whole), then drop it. */
+async function archiveAndDrop(
+  db: Db,
+  dir: string,
+  row: ArchiveRow,
+  now: Date,
+  options: RetentionOptions = {},
+): Promise<ArchiveEntry> {
+  const file = `${row.name}.jsonl.gz`;
+  const [table] = await db.driver.query<{ found: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS found`, [row.name]);
+  const found = table?.found === true;
+  const listed = (await readManifest(dir)).files.find((f) => f.file === file);
+  let entry = listed && row.phase === "archived" && (await verifyArchive(dir, listed)) === "ok" ? listed : null;
+  if (!entry) {
+    if (!found) throw new Error(`${row.name} was detached but neither its table nor a whole archive of it remains`);
+    entry = await writeArchive(
+      dir,
+      file,
+      { table: row.source, source: row.name, shelf: row.shelf, archived_at: now.toISOString(), migration: null },
+      keysetPages(db.driver, row.name),
+    );
+    await db.driver.query(
+      `UPDATE retention_archives SET phase = 'archived', file = $2, rows = $3::bigint, bytes = $4::bigint, sha256 = $5 WHERE name = $1`,
+      [row.name, entry.file, entry.rows, entry.bytes, entry.sha256],
+    );
+  }
+  if (options.stopAfter === "archived") throw new Error(`retention stopped after archived ${row.name}`);
+  const done = entry;
+  await db.driver.transaction(async (tx) => {
+    await tx.query(`DROP TABLE IF EXISTS ${ident(row.name)}`);
+    await tx.query(`UPDATE retention_archives SET phase = 'dropped', finished_at = $2::timestamptz WHERE name = $1`, [
+      row.name,
+      now.toISOString(),
+    ]);
+    await recordAdminAction(tx, {
+      actor: "system",
+      action: "partition_archived",
+      targetType: "retention",
+      targetId: row.name,
+      after: { file: done.file, rows: done.rows, sha256: done.sha256 },
+    });
+  });
+  return done;
+}
+
+async function retireMonth(
+  db: Db,
+  dir: string,
+  table: ShelvedTable,
+  shelf: Shelf,
+  settings: RetentionSet,
+  now: Date,
+  options: RetentionOptions,
+): Promise<ArchiveEntry> {
+  shelfLiteral(shelf);
+  const name = partitionName(table, shelf);
+  await detachMonth(db.driver, table, shelf, name, cutoffsFor(settings, "attempts_days", now), now);
+  if (options.stopAfter === "detached") throw new Error(`retention stopped after detached ${name}`);
+  return archiveAndDrop(db, dir, { name, source: table, shelf, phase: "detached", file: null }, now, options);
+}
+
+/** Months a previous run detached but did not finish, and batches it archived but did not delete. */
+async function finishUnfinished(db: Db, dir: string, run: RetentionRun): Promise<void> {
+  const rows = await db.driver.query<ArchiveRow>(
+    `SELECT name, source, shelf::text AS shelf, phase, file FROM retention_archives
+      WHERE shelf IS NOT NULL AND phase IN ('detached', 'archived') ORDER BY name`,
+  );
+  for (const row of rows) run.retired.push(await archiveAndDrop(db, dir, row, new Date()));
+  await finishBatches(db, dir);
+}
+
+/** Rows on the kept shelf whose invocation has since left retention: archived, then deleted. */
+async function sweepKept(db: Db, dir: string, table: ShelvedTable, cutoffs: Cutoffs, now: Date): Promise<number> {
+  return archiveBatch(db, dir, now, {
+    table,
+    from: "attempts_kept",
+    where: `EXISTS (SELECT 1 FROM invocations i WHERE i.runtime_id = t.runtime_id AND i.id = t.invocation_uid AND ${expiredSql("i", 1)})`,
+    params: expiredParams(cutoffs),
+  });
+}

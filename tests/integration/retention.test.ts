@@ -1,0 +1,247 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPgliteDriver } from "@/lib/db/driver";
+import { applyMigrations } from "@/lib/db/migrate";
+import { refreshMetricRollups } from "@/lib/metrics/rollup";
+import { readManifest, verifyArchive } from "@/lib/retention/archive";
+import { ensurePartitions, listShelfPartitions } from "@/lib/retention/partitions";
+import { applyRetention } from "@/lib/retention/retire";
+import { restoreArchive } from "@/lib/retention/restore";
+import { putRuntimeRetention } from "@/lib/retention/settings";
+import { addMonths, partitionName, shelfOf } from "@/lib/retention/shelves";
+import { call, openSettle, type Backend, type TestContext } from "./harness";
+import { ingest } from "./routes";
+
+// Retention takes exactly what it may: a month leaves whole (archived, then its partition dropped) except the
+// rows of invocations that must stay — not settled, in conflict, or settled inside their runtime's period —
+// which move to the kept shelf; the metrics' rollups keep their numbers. A retirement stopped part-way
+// resumes without losing or doubling a row, and an archived month comes back with restore.
+
+const DAY = 86_400_000;
+const now = new Date();
+const ago = (days: number) => new Date(now.getTime() - days * DAY);
+const OLD = shelfOf(ago(200)); // unknown since then
+const MID = shelfOf(ago(130)); // settled 100 days ago: leaves
+
+const records = (id: string, envelope: object, at: Date) => [
+  {
+    event_id: `${id}-i`,
+    task_id: `task-${id}`,
+    invocation_id: id,
+    tool: "create_invoice",
+    effect_class: "create",
+    attempt: 1,
+    phase: "intent",
+    at: at.toISOString(),
+  },
+  {
+    event_id: `${id}-o`,
+    task_id: `task-${id}`,
+    invocation_id: id,
+    tool: "create_invoice",
+    effect_class: "create",
+    attempt: 1,
+    phase: "outcome",
+    at: new Date(at.getTime() + 1000).toISOString(),
+    envelope,
+  },
+];
+const OK = { outcome: "ok", effect_applied: "yes" };
+const UNKNOWN = { outcome: "unknown", effect_applied: "unknown" };
+
+describe.each<Backend>(["postgres", "pglite"])("retention on %s", (backend) => {
+  let t: TestContext;
+  let dir: string;
+
+  /** Ingests an invocation, then dates it: its records received `receivedDaysAgo`, its status since `settledDaysAgo`. */
+  async function oldInvocation(id: string, envelope: object, receivedDaysAgo: number, settledDaysAgo: number) {
+    const res = await call(ingest, { key: t.key, body: { records: records(id, envelope, ago(receivedDaysAgo)) } });
+    expect((res.body as { accepted: number }).accepted).toBe(2);
+    const received = ago(receivedDaysAgo).toISOString();
+    await t.db.driver.query(
+      `UPDATE attempts SET received_at = $2::timestamptz, shelf = (date_trunc('month', $2::timestamptz AT TIME ZONE 'UTC'))::date
+        WHERE invocation_uid = (SELECT id FROM invocations WHERE invocation_id = $1)`,
+      [id, received],
+    );
+    await t.db.driver.query(
+      `UPDATE invocations SET first_seen_at = $2::timestamptz, last_attempt_at = $2::timestamptz, status_since = $3::timestamptz WHERE invocation_id = $1`,
+      [id, received, ago(settledDaysAgo).toISOString()],
+    );
+  }
+  const attemptsOf = async (id: string) =>
+    (
+      await t.db.driver.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM attempts WHERE invocation_uid = (SELECT id FROM invocations WHERE invocation_id = $1)`,
+        [id],
+      )
+    )[0]!.n;
+  const exists = async (name: string) =>
+    (await t.db.driver.query<{ found: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS found`, [name]))[0]!.found;
+
+  beforeAll(async () => {
+    t = await openSettle(backend);
+    dir = mkdtempSync(path.join(tmpdir(), "settle-archive-"));
+    await oldInvocation("gone", OK, 130, 100);
+    await oldInvocation("unknown", UNKNOWN, 200, 200);
+    await oldInvocation("conflicted", OK, 130, 100);
+    await t.db.driver.query(`UPDATE invocations SET conflict = true WHERE invocation_id = 'conflicted'`);
+    await oldInvocation("lately", OK, 130, 10);
+    await oldInvocation("fresh", OK, 1, 1);
+    await ensurePartitions(t.db.driver, now);
+  });
+  afterAll(async () => {
+    await t?.teardown();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("makes a partition for a month that had none and moves its rows out of the default partition", async () => {
+    const months = (await listShelfPartitions(t.db.driver, "attempts")).map((p) => p.shelf);
+    expect(months).toEqual(expect.arrayContaining([OLD, MID, shelfOf(now), addMonths(shelfOf(now), 2)]));
+    const [inDefault] = await t.db.driver.query<{ n: number }>(`SELECT count(*)::int AS n FROM attempts_default`);
+    expect(inDefault!.n).toBe(0);
+    expect(await attemptsOf("gone")).toBe(2);
+  });
+
+  it("makes partitions ahead across a month boundary", async () => {
+    const lastMinute = new Date(Date.UTC(2031, 11, 31, 23, 59, 59));
+    const made = await ensurePartitions(t.db.driver, lastMinute);
+    expect(made).toEqual(["attempts_p2031_12", "attempts_p2032_01", "attempts_p2032_02"]);
+    expect(await ensurePartitions(t.db.driver, new Date(Date.UTC(2032, 0, 1, 0, 0, 1)))).toEqual(["attempts_p2032_03"]);
+    for (const name of ["attempts_p2031_12", "attempts_p2032_01", "attempts_p2032_02", "attempts_p2032_03"]) {
+      await t.db.driver.query(`DROP TABLE ${name}`);
+    }
+  });
+
+  it("resumes a retirement that stopped between its archive and its drop, and takes exactly what it may", async () => {
+    await refreshMetricRollups(t.db);
+    const hoursBefore = await t.db.driver.query(
+      `SELECT hour, tool, invocations, attempts FROM metric_hours ORDER BY hour, tool`,
+    );
+
+    // The oldest month goes first: its one invocation is still unknown, so it leaves empty.
+    const oldName = partitionName("attempts", OLD);
+    const midName = partitionName("attempts", MID);
+    const stopped = applyRetention(t.db, now, dir, { stopAfter: "archived" });
+    await expect(stopped).rejects.toThrow(`retention stopped after archived ${oldName}`);
+    expect(await exists(oldName)).toBe(true); // archived, not dropped
+    const [state] = await t.db.driver.query<{ phase: string }>(`SELECT phase FROM retention_archives WHERE name = $1`, [
+      oldName,
+    ]);
+    expect(state!.phase).toBe("archived");
+
+    const run = await applyRetention(t.db, now, dir);
+    expect(run.retired.map((r) => [r.file, r.rows])).toEqual([
+      [`${oldName}.jsonl.gz`, 0],
+      [`${midName}.jsonl.gz`, 2],
+    ]);
+    expect(await exists(oldName)).toBe(false);
+    expect(await exists(midName)).toBe(false);
+    expect(await attemptsOf("gone")).toBe(0);
+    expect(await attemptsOf("unknown")).toBe(2);
+    expect(await attemptsOf("conflicted")).toBe(2);
+    expect(await attemptsOf("lately")).toBe(2);
+    expect(await attemptsOf("fresh")).toBe(2);
+    // Its invocation stays, and so do the numbers the rollups made of it.
+    const [gone] = await t.db.driver.query<{ status: string }>(
+      `SELECT status FROM invocations WHERE invocation_id = 'gone'`,
+    );
+    expect(gone!.status).toBe("succeeded");
+    await refreshMetricRollups(t.db);
+    expect(
+      await t.db.driver.query(`SELECT hour, tool, invocations, attempts FROM metric_hours ORDER BY hour, tool`),
+    ).toEqual(hoursBefore);
+
+    const manifest = await readManifest(dir);
+    const entry = manifest.files.find((f) => f.file === `${midName}.jsonl.gz`)!;
+    expect(entry.rows).toBe(2);
+    expect(await verifyArchive(dir, entry)).toBe("ok");
+    const [audit] = await t.db.driver.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM admin_actions WHERE action = 'partition_archived' AND target_id = $1`,
+      [midName],
+    );
+    expect(audit!.n).toBe(1);
+    // Run again: nothing more goes.
+    const again = await applyRetention(t.db, now, dir);
+    expect(again.retired).toEqual([]);
+    expect(again.kept_archived).toBe(0);
+  });
+
+  it("sweeps a kept row once its runtime's shorter period has passed", async () => {
+    await putRuntimeRetention(t.db, t.runtime, { attempts_days: 5, audit_days: 400 }, "admin@example.com", now);
+    const run = await applyRetention(t.db, now, dir);
+    expect(run.kept_archived).toBe(2); // "lately", settled 10 days ago
+    expect(await attemptsOf("lately")).toBe(0);
+    expect(await attemptsOf("unknown")).toBe(2);
+    expect(await attemptsOf("fresh")).toBe(2);
+  });
+
+  it("finishes a month that was detached when its run stopped", async () => {
+    await oldInvocation("detached", OK, 160, 120);
+    await ensurePartitions(t.db.driver, now);
+    const name = partitionName("attempts", shelfOf(ago(160)));
+    await expect(applyRetention(t.db, now, dir, { stopAfter: "detached" })).rejects.toThrow(
+      `retention stopped after detached ${name}`,
+    );
+    expect(await attemptsOf("detached")).toBe(0); // detached: no reader sees it
+    expect(await exists(name)).toBe(true);
+    const run = await applyRetention(t.db, now, dir);
+    expect(run.retired.map((r) => [r.file, r.rows])).toEqual([[`${name}.jsonl.gz`, 2]]);
+    expect(await exists(name)).toBe(false);
+  });
+
+  it("keeps the audit trail of an open invocation however old, and archives what passed its period", async () => {
+    await t.db.driver.query(
+      `UPDATE invocations SET status_since = $1::timestamptz WHERE invocation_id IN ('gone', 'unknown')`,
+      [ago(500).toISOString()],
+    );
+    await t.db.driver.query(
+      `INSERT INTO invocation_actions (id, invocation_uid, seq, action, actor, at, from_status, to_status)
+       SELECT gen_random_uuid(), id, 90, 'add_note', 'ops@example.com', $1::timestamptz, status, status FROM invocations
+        WHERE invocation_id IN ('gone', 'unknown')`,
+      [ago(450).toISOString()],
+    );
+    await t.db.driver.query(
+      `INSERT INTO admin_actions (id, actor, action, target_type, target_id, at) VALUES (gen_random_uuid(), 'a', 'policy_changed', 'policy', '*', $1::timestamptz)`,
+      [ago(401).toISOString()],
+    );
+    const count = async (sql: string) => (await t.db.driver.query<{ n: number }>(sql))[0]!.n;
+    const actionsOf = (id: string) =>
+      count(
+        `SELECT count(*)::int AS n FROM invocation_actions a JOIN invocations i ON i.id = a.invocation_uid WHERE i.invocation_id = '${id}'`,
+      );
+    expect(await actionsOf("gone")).toBe(1);
+    const run = await applyRetention(t.db, now, dir);
+    expect(run.audit_archived).toBeGreaterThanOrEqual(2);
+    expect(await actionsOf("gone")).toBe(0);
+    expect(await actionsOf("unknown")).toBe(1);
+    expect(await count(`SELECT count(*)::int AS n FROM admin_actions WHERE at < now() - interval '400 days'`)).toBe(0);
+    expect(
+      await count(
+        `SELECT count(*)::int AS n FROM invocation_transitions t JOIN invocations i ON i.id = t.invocation_uid WHERE i.invocation_id = 'unknown'`,
+      ),
+    ).toBeGreaterThan(0);
+  });
+
+  it("restores an archived month into another database", async () => {
+    const midName = partitionName("attempts", MID);
+    const scratch = await createPgliteDriver("memory://");
+    try {
+      await applyMigrations(scratch);
+      const report = await restoreArchive(scratch, path.join(dir, `${midName}.jsonl.gz`));
+      expect(report).toEqual({ table: "attempts", source: midName, rows: 2 });
+      const rows = await scratch.query<{ event_key: string; shelf: string }>(
+        `SELECT event_key, shelf::text AS shelf FROM attempts ORDER BY event_key`,
+      );
+      expect(rows).toEqual([
+        { event_key: "gone-i", shelf: MID },
+        { event_key: "gone-o", shelf: MID },
+      ]);
+      expect((await restoreArchive(scratch, path.join(dir, `${midName}.jsonl.gz`))).rows).toBe(2);
+      expect(await scratch.query(`SELECT 1 FROM attempts`)).toHaveLength(2);
+    } finally {
+      await scratch.close();
+    }
+  });
+});
