@@ -3,6 +3,7 @@ import { DataDirInUseError } from "@/lib/db/data-dir-lock";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { MigrationError } from "@/lib/db/migrate";
 import { parseCommandLine, type Command } from "./args";
+import { archiveList, archiveRestore } from "./commands/archive";
 import { catalogList, catalogRemove, catalogSet } from "./commands/catalog";
 import { ingest } from "./commands/ingest";
 import { keysCreate } from "./commands/keys-create";
@@ -11,6 +12,7 @@ import { keysRevoke } from "./commands/keys-revoke";
 import { migrate } from "./commands/migrate";
 import { exportCommand, importCommand } from "./commands/dump";
 import { notificationsAdd, notificationsList, notificationsRemove } from "./commands/notifications";
+import { retentionReset, retentionRun, retentionSet, retentionShow } from "./commands/retention";
 import { simulate } from "./commands/simulate";
 import { tokensCreate } from "./commands/tokens-create";
 import { usersCreate } from "./commands/users-create";
@@ -34,13 +36,19 @@ const commands: Command[] = [
   notificationsList,
   notificationsAdd,
   notificationsRemove,
+  retentionShow,
+  retentionSet,
+  retentionReset,
+  retentionRun,
+  archiveList,
+  archiveRestore,
   migrate,
   exportCommand,
   importCommand,
   ingest,
   simulate,
 ];
-const groups = ["keys", "users", "tokens", "catalog", "notifications"];
+const groups = ["keys", "users", "tokens", "catalog", "notifications", "retention", "archive"];
 
 const mainHelp = `Usage: settle <command> [options]
 

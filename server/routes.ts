@@ -35,6 +35,8 @@ import * as myTokens from "@/app/api/v1/me/tokens/route";
 import * as myTokenRevoke from "@/app/api/v1/me/tokens/[prefix]/revoke/route";
 import * as policies from "@/app/api/v1/policies/route";
 import * as policy from "@/app/api/v1/policies/[effect_class]/route";
+import * as retention from "@/app/api/v1/retention/route";
+import * as runtimeRetention from "@/app/api/v1/retention/runtimes/[runtime]/route";
 import * as webhooks from "@/app/api/v1/admin/webhooks/route";
 import * as webhook from "@/app/api/v1/admin/webhooks/[endpoint_id]/route";
 import * as webhookRotateSecret from "@/app/api/v1/admin/webhooks/[endpoint_id]/rotate-secret/route";
@@ -104,6 +106,8 @@ export const apiRoutes = {
   "/api/v1/me/tokens/{prefix}/revoke": myTokenRevoke,
   "/api/v1/policies": policies,
   "/api/v1/policies/{effect_class}": policy,
+  "/api/v1/retention": retention,
+  "/api/v1/retention/runtimes/{runtime}": runtimeRetention,
   "/api/v1/admin/webhooks": webhooks,
   "/api/v1/admin/webhooks/{endpoint_id}": webhook,
   "/api/v1/admin/webhooks/{endpoint_id}/rotate-secret": webhookRotateSecret,

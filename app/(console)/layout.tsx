@@ -33,6 +33,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
       : []),
     // Everyone may read the policies; only admins edit them (the page and the API check).
     { href: "/admin/policies", label: "Policies" },
+    { href: "/admin/retention", label: "Data retention" },
   ];
   const accountLinks = [
     { href: "/account/tokens", label: "Access tokens" },

@@ -42,4 +42,5 @@ export const queryKeys = {
   },
   me: { tokens: ["me", "tokens"] as const },
   policies: ["policies"] as const,
+  retention: ["retention"] as const,
 };

@@ -44,12 +44,30 @@ export const retentionPeriodSchema = z
   .meta({ id: "RetentionPeriod" });
 export type RetentionPeriod = z.infer<typeof retentionPeriodSchema>;
 
+export const retentionArchiveSchema = z
+  .object({
+    name: z.string().describe("The partition retired (`attempts_p2026_08`), or a batch of rows (`attempts_kept_…`)."),
+    source: z.string(),
+    shelf: z.string().nullable().describe("The month a retired partition held (YYYY-MM-01); null for a batch."),
+    phase: z
+      .enum(["writing", "detached", "archived", "dropped", "deleted"])
+      .describe("How far it got: `dropped` and `deleted` are done; the others resume on the next run."),
+    file: z.string().nullable().describe("The archive file, in the server's archive directory."),
+    rows: z.number().int().nullable(),
+    bytes: z.number().int().nullable(),
+    sha256: z.string().nullable(),
+    started_at: time,
+    finished_at: time.nullable(),
+  })
+  .meta({ id: "RetentionArchive" });
+
 export const retentionSchema = z
   .object({
     default: retentionPeriodSchema,
     runtimes: z
       .array(retentionPeriodSchema.extend({ runtime: z.string() }))
       .describe("Every runtime with the period in effect for it."),
+    archives: z.array(retentionArchiveSchema).describe("The latest archives retention wrote, newest first."),
   })
   .meta({ id: "Retention" });
 export type Retention = z.infer<typeof retentionSchema>;
@@ -84,14 +102,33 @@ export async function loadRetention(sql: Sql): Promise<RetentionSet> {
 export const periodFor = (set: RetentionSet, runtimeId: string): RetentionPeriod =>
   set.own.get(runtimeId) ?? set.fallback;
 
-export async function getRetention(db: Db): Promise<Retention> {
-  const [set, runtimes] = await Promise.all([
+type ArchiveRow = Omit<z.infer<typeof retentionArchiveSchema>, "rows" | "bytes"> & {
+  rows: string | null;
+  bytes: string | null;
+};
+
+export async function getRetention(db: Db, archives = 20): Promise<Retention> {
+  const [set, runtimes, written] = await Promise.all([
     loadRetention(db.driver),
     db.driver.query<{ id: string; name: string }>(`SELECT id::text, name FROM runtimes ORDER BY name`),
+    db.driver.query<ArchiveRow>(
+      `SELECT name, source, shelf::text AS shelf, phase, file, rows::text AS rows, bytes::text AS bytes, sha256, started_at, finished_at
+         FROM retention_archives ORDER BY started_at DESC, name DESC LIMIT $1::int`,
+      [archives],
+    ),
   ]);
+  const num = (v: string | null) => (v === null ? null : Number(v));
+  const iso = (v: string | null) => (v === null ? null : new Date(v).toISOString());
   return {
     default: set.fallback,
     runtimes: runtimes.map((r) => ({ runtime: r.name, ...periodFor(set, r.id) })),
+    archives: written.map((a) => ({
+      ...a,
+      rows: num(a.rows),
+      bytes: num(a.bytes),
+      started_at: new Date(a.started_at).toISOString(),
+      finished_at: iso(a.finished_at),
+    })),
   };
 }
 

@@ -66,6 +66,7 @@ export const units = [
       "lib/outcome",
       "lib/policies",
       "lib/queue",
+      "lib/retention",
       "lib/verify",
       "lib/webhooks",
     ],
@@ -86,6 +87,7 @@ export const units = [
       "lib/policies",
       "lib/query",
       "lib/queue",
+      "lib/retention",
       "lib/verify",
       "lib/webhooks",
     ],
@@ -93,7 +95,7 @@ export const units = [
   {
     name: "cli",
     match: ["cli/"],
-    owns: "the `settle` CLI: keys, users, tokens, the catalog, notification channels, migrations against the database; ingest and simulate over the API with the typed client",
+    owns: "the `settle` CLI: keys, users, tokens, the catalog, notification channels, retention and the archive, migrations against the database; ingest and simulate over the API with the typed client",
     mayImport: [
       "server/api-client",
       "lib/catalog",
@@ -105,6 +107,7 @@ export const units = [
       "lib/invocations",
       "lib/notifications",
       "lib/outcome",
+      "lib/retention",
     ],
   },
   {
