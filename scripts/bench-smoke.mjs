@@ -27,6 +27,7 @@ const TINY = {
   otlp: ["--no-build", "--batches", "2", "--batch-size", "16", "--connections", "1", "--rounds", "1"],
   gateway: ["--build=skip", "--intents=40", "--latency=10", "--concurrency=2"],
   verify: ["--tiny", "--no-build"],
+  retention: ["--tiny"],
 };
 
 const bench = process.argv[2];

@@ -14,7 +14,15 @@ import pg from "pg";
 // ~4% of invocations in the queue, and one more task (`bench-task-1000`) whose
 // 100 invocations have 5 attempts each: 1,000 records on one timeline.
 
-export type Workload = { invocations: number; bigTaskInvocations: number; bigTaskAttemptsEach: number };
+export type Workload = {
+  invocations: number;
+  bigTaskInvocations: number;
+  bigTaskAttemptsEach: number;
+  /** The number of the first invocation (a second call adds more after the first's). */
+  first?: number;
+  /** Invocations are first seen over this many days before now. */
+  spreadDays?: number;
+};
 export const DEFAULT_WORKLOAD: Workload = { invocations: 250_000, bigTaskInvocations: 100, bigTaskAttemptsEach: 5 };
 export const BIG_TASK = "bench-task-1000";
 export const RUNTIMES = ["billing-agent", "crm-sync", "mailer", "ops-agent", "support-agent"];
@@ -248,11 +256,12 @@ function fillPlan(from: string): string {
 /** Records for every plan row: intents and outcomes of attempts 1..n, then a probe where the group has one. */
 function attemptsFromPlan(): string {
   const dialects = "ARRAY['settle','seed002','mcp','rfc9457','anthropic','openai']";
-  return `INSERT INTO attempts (invocation_uid, runtime_id, event_key, event_id, seq, attempt_id, attempt_no, phase, at, received_at, tool,
+  return `INSERT INTO attempts (invocation_uid, runtime_id, event_key, event_id, seq, attempt_id, attempt_no, phase, at, received_at, shelf, tool,
                         effect_class, idempotency_key, budget_left_s, dialect, outcome, commit_state, code, category, retry_directive,
                         not_before, max_attempts_remaining, next_action, dispatch_stage, probe_result, safe_details, agent_message,
                         user_message, items, envelope, summary)
     SELECT r.uid, r.runtime_id, r.key, r.key, r.seq, r.invocation_id || '-a' || r.a, r.a, r.phase, r.at, r.at + interval '1 second',
+           (date_trunc('month', (r.at + interval '1 second') AT TIME ZONE 'UTC'))::date,
            r.tool, r.effect_class, r.idem, CASE WHEN r.phase = 'intent' THEN r.budget END,
            CASE WHEN r.phase = 'outcome' THEN (${dialects})[1 + (r.i + r.a) % 6] ELSE 'settle' END,
            r.outcome, r.commit, r.code, CASE WHEN r.code = 'RATE_LIMITED' THEN 'rate_limit' END,
@@ -294,11 +303,11 @@ function attemptsFromPlan(): string {
 /** Operator actions: the group's own (after the last outcome), then an assignment where the plan has one. */
 function actionsFromPlan(): string {
   const after = (seconds: number) => `p.t + (p.n - 1) * interval '1 minute' + interval '${seconds} seconds'`;
-  return `INSERT INTO invocation_actions (id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
-    SELECT gen_random_uuid(), x.uid, x.records + row_number() OVER (PARTITION BY x.uid ORDER BY x.at), x.action, x.actor, x.at,
+  return `INSERT INTO invocation_actions (runtime_id, id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
+    SELECT x.runtime_id, gen_random_uuid(), x.uid, x.records + row_number() OVER (PARTITION BY x.uid ORDER BY x.at), x.action, x.actor, x.at,
            x.from_status, x.to_status, x.note, jsonb_build_object('action', x.body)
       FROM (
-        SELECT p.uid, p.records, g.then_ AS action, 'ops' || (p.i % 4) || '@example.com' AS actor, ${after(128)} AS at,
+        SELECT p.runtime_id, p.uid, p.records, g.then_ AS action, 'ops' || (p.i % 4) || '@example.com' AS actor, ${after(128)} AS at,
                'outcome_unknown' AS from_status, g.status AS to_status,
                CASE g.then_ WHEN 'escalate' THEN ${lit(NOTE.escalate)} WHEN 'mark_reconciled' THEN ${lit(NOTE.mark_reconciled)} END AS note,
                CASE g.then_
@@ -308,7 +317,7 @@ function actionsFromPlan(): string {
           FROM bench_plan p JOIN ${groupsValues()} ON g.name = p.grp
          WHERE g.then_ IN ('request_verification', 'escalate', 'mark_reconciled')
         UNION ALL
-        SELECT p.uid, p.records, 'assign', 'lead@example.com', ${after(188)},
+        SELECT p.runtime_id, p.uid, p.records, 'assign', 'lead@example.com', ${after(188)},
                CASE WHEN g.name = 'stalled' THEN 'stalled' ELSE g.status END, CASE WHEN g.name = 'stalled' THEN 'stalled' ELSE g.status END,
                NULL, jsonb_build_object('action', 'assign', 'assignee', p.assignee)
           FROM bench_plan p JOIN ${groupsValues()} ON g.name = p.grp
@@ -373,11 +382,11 @@ export async function generateWorkload(
       "plan",
       fillPlan(`SELECT i, (hashtext(i::text) & 2147483647) % 1000 AS s, 1 + i % 3 + CASE WHEN i % 200 = 0 THEN 1 ELSE 0 END AS n, 'inv-' || i AS invocation_id, 'task-' || (i / 4) AS task_id,
                        (SELECT array_agg(id ORDER BY name) FROM runtimes WHERE name = ANY(${`ARRAY[${RUNTIMES.map(lit).join(",")}]`}))[1 + (i / 4) % 5] AS runtime_id,
-                       now() - interval '30 days' * ((i % 9973)::float / 9973) - interval '10 minutes' AS t
-                  FROM generate_series(1, ${workload.invocations}) AS i`),
+                       now() - interval '1 day' * ${workload.spreadDays ?? 30} * ((i % 9973)::float / 9973) - interval '10 minutes' AS t
+                  FROM generate_series(${workload.first ?? 1}, ${(workload.first ?? 1) + workload.invocations - 1}) AS i`),
     );
     // The long task: 100 money invocations of one runtime, one a minute over the last two hours, 5 attempts each; a tenth still unknown.
-    const first = workload.invocations + 1;
+    const first = (workload.first ?? 1) + workload.invocations;
     await step(
       "plan (big task)",
       fillPlan(`SELECT i, CASE WHEN i % 10 = 0 THEN 0 ELSE 999 END AS s, ${workload.bigTaskAttemptsEach} AS n,
@@ -401,10 +410,12 @@ export async function generateWorkload(
     // What the write path's statement (lib/invocations/write-statement.ts) writes beside a new invocation.
     await step(
       "search rows",
-      `INSERT INTO invocation_search (invocation_uid, ids) SELECT id, task_id || ' ' || invocation_id || ' ' || coalesce(idempotency_key, '') FROM invocations`,
+      `INSERT INTO invocation_search (runtime_id, invocation_uid, ids) SELECT runtime_id, id, task_id || ' ' || invocation_id || ' ' || coalesce(idempotency_key, '') FROM invocations
+       ON CONFLICT DO NOTHING`,
     );
     const rebuilt = Date.now();
-    for (const index of indexes) await step("", index.indexdef);
+    // A partitioned table's index reads "ON ONLY" in pg_indexes, which would make it for the parent alone.
+    for (const index of indexes) await step("", index.indexdef.replace(" ON ONLY ", " ON "));
     log(`  ${indexes.length} indexes rebuilt in ${((Date.now() - rebuilt) / 1000).toFixed(1)} s`);
     await step(
       "tasks",

@@ -15,11 +15,11 @@ import { DEFAULT_WORKLOAD, generateWorkload, type Workload } from "../console/ge
 
 const APPROVE = `
   WITH picked AS (
-    SELECT i.id, i.status_since + ((hashtext(i.invocation_id) & 1023) + 60) * interval '1 second' AS at, i.version
+    SELECT i.runtime_id, i.id, i.status_since + ((hashtext(i.invocation_id) & 1023) + 60) * interval '1 second' AS at, i.version
       FROM invocations i WHERE i.status = 'awaiting_approval' AND hashtext(i.invocation_id) % 2 = 0),
   acted AS (
-    INSERT INTO invocation_actions (id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
-    SELECT gen_random_uuid(), p.id, p.version + 1, 'approve', 'lead@example.com', p.at, 'awaiting_approval', 'approved', NULL,
+    INSERT INTO invocation_actions (runtime_id, id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
+    SELECT p.runtime_id, gen_random_uuid(), p.id, p.version + 1, 'approve', 'lead@example.com', p.at, 'awaiting_approval', 'approved', NULL,
            jsonb_build_object('action', jsonb_build_object('action', 'approve'))
       FROM picked p RETURNING invocation_uid, at)
   UPDATE invocations i SET status = 'approved', next_action = 'none', status_since = a.at, version = i.version + 1
@@ -27,12 +27,12 @@ const APPROVE = `
 
 const SLA_ESCALATE = `
   WITH picked AS (
-    SELECT i.id, i.status_since + interval '30 minutes' AS at, i.version
+    SELECT i.runtime_id, i.id, i.status_since + interval '30 minutes' AS at, i.version
       FROM invocations i WHERE i.status = 'outcome_unknown' AND hashtext(i.invocation_id) % 3 = 0
        AND i.status_since + interval '30 minutes' < now()),
   acted AS (
-    INSERT INTO invocation_actions (id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
-    SELECT gen_random_uuid(), p.id, p.version + 1, 'escalate', 'system', p.at, 'outcome_unknown', 'escalated',
+    INSERT INTO invocation_actions (runtime_id, id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
+    SELECT p.runtime_id, gen_random_uuid(), p.id, p.version + 1, 'escalate', 'system', p.at, 'outcome_unknown', 'escalated',
            'Overdue: 30 min in the queue (policy for its effect class).',
            jsonb_build_object('action', jsonb_build_object('action', 'escalate', 'note', 'Overdue'), 'policy', 'sla')
       FROM picked p RETURNING invocation_uid, at)

@@ -133,6 +133,13 @@ export function InvocationDetail({ initial, renderedAt, stallWindowS }: Props) {
           Records, as received and as read{" "}
           <span className="font-normal text-slate-500">({inv.attempts_total.toLocaleString("en-US")})</span>
         </h2>
+        {inv.attempts_total === 0 && inv.attempt_count > 0 ? (
+          <p data-testid="attempts-archived" className="text-sm text-slate-600">
+            Its records left retention after it settled: they are in the archive, not here (Admin → Data retention lists
+            the archives; <code>settle archive restore</code> brings one back). Its outcome, its audit trail and the
+            metrics that count it are kept.
+          </p>
+        ) : null}
         {inv.attempts_earlier ? (
           <EarlierAttempts
             invocationId={inv.invocation_id}

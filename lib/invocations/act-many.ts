@@ -97,8 +97,8 @@ function actInOneTransaction(
       }
       if (audits.length > 0) {
         await tx.query(
-          `INSERT INTO invocation_actions (id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
-           SELECT gen_random_uuid(), a.uid, a.seq, $1, $2, $3::timestamptz, a.from_status, a.to_status, $4, a.payload
+          `INSERT INTO invocation_actions (runtime_id, id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
+           SELECT $10::uuid, gen_random_uuid(), a.uid, a.seq, $1, $2, $3::timestamptz, a.from_status, a.to_status, $4, a.payload
              FROM unnest($5::uuid[], $6::int[], $7::text[], $8::text[], $9::jsonb[])
                   AS a(uid, seq, from_status, to_status, payload)`,
           [
@@ -111,6 +111,7 @@ function actInOneTransaction(
             audits.map((a) => a.from),
             audits.map((a) => a.to),
             audits.map((a) => a.payload),
+            runtimeId,
           ],
         );
         await writeStates(tx, runtimeId, { updated });

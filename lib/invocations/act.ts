@@ -46,8 +46,8 @@ const lockQuery = {
 
 const auditQuery = {
   name: "settle_action_audit",
-  text: `INSERT INTO invocation_actions (id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
-         VALUES (gen_random_uuid(), $1::uuid, $2, $3, $4, $5::timestamptz, $6, $7, $8, $9::jsonb)`,
+  text: `INSERT INTO invocation_actions (runtime_id, id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
+         VALUES ($10::uuid, gen_random_uuid(), $1::uuid, $2, $3, $4, $5::timestamptz, $6, $7, $8, $9::jsonb)`,
 };
 
 export type ActRefusal = Omit<Refusal, "ok" | "current">;
@@ -107,6 +107,7 @@ export async function actOnInvocationQuietly(
         result.to,
         noteOf(action),
         JSON.stringify(payload),
+        row.runtime_id,
       ]);
       await writeStates(tx, row.runtime_id, { updated: [{ before: row, version: seq, state: snapshot }] });
       return null;

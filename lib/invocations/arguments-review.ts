@@ -62,9 +62,9 @@ export async function checkRanArguments(
     await tx.query(`UPDATE invocations SET args_review = 'checked' WHERE id = $1::uuid`, [row.id]);
     // Its place among the records: after those of the invocation's current version.
     await tx.query(
-      `INSERT INTO invocation_actions (id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
-       VALUES (gen_random_uuid(), $1::uuid, $2, $3, $4, $5::timestamptz, $6, $6, $7, '{}'::jsonb)`,
-      [row.id, row.version, CHECK_ARGUMENTS, actor, now.toISOString(), row.status, note],
+      `INSERT INTO invocation_actions (runtime_id, id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
+       VALUES ($8::uuid, gen_random_uuid(), $1::uuid, $2, $3, $4, $5::timestamptz, $6, $6, $7, '{}'::jsonb)`,
+      [row.id, row.version, CHECK_ARGUMENTS, actor, now.toISOString(), row.status, note, row.runtime_id],
     );
     return row.runtime_id;
   });

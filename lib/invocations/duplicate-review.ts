@@ -66,8 +66,8 @@ const lockQuery = {
 
 const auditQuery = {
   name: "settle_duplicate_review_audit",
-  text: `INSERT INTO invocation_actions (id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
-         VALUES (gen_random_uuid(), $1::uuid, $2, $3, $4, $5::timestamptz, $6, $6, $7, $8::jsonb)`,
+  text: `INSERT INTO invocation_actions (runtime_id, id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
+         VALUES ($9::uuid, gen_random_uuid(), $1::uuid, $2, $3, $4, $5::timestamptz, $6, $6, $7, $8::jsonb)`,
 };
 
 const clearQuery = {
@@ -107,6 +107,7 @@ async function audit(
     row.status,
     entry.note,
     JSON.stringify(entry.payload),
+    row.runtime_id,
   ]);
 }
 

@@ -101,9 +101,9 @@ const flagQuery = {
         UPDATE invocations i SET possible_duplicate_of = f.earlier, duplicate_review = f.review
           FROM f
          WHERE i.id = f.uid AND i.id IN (SELECT id FROM locked)
-        RETURNING i.id, i.version, i.status, f.earlier, f.note)
-    INSERT INTO invocation_actions (id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
-    SELECT gen_random_uuid(), id, version, 'flag_possible_duplicate', 'system', $3::timestamptz, status, status, note,
+        RETURNING i.runtime_id, i.id, i.version, i.status, f.earlier, f.note)
+    INSERT INTO invocation_actions (runtime_id, id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
+    SELECT runtime_id, gen_random_uuid(), id, version, 'flag_possible_duplicate', 'system', $3::timestamptz, status, status, note,
            jsonb_build_object('possible_duplicate_of', earlier)
       FROM flagged
     RETURNING invocation_uid::text AS uid`,

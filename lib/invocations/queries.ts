@@ -74,7 +74,8 @@ const DECISION = `
        ORDER BY seq DESC LIMIT 1) a ON true
    WHERE i.runtime_id = $1::uuid AND i.invocation_id = $2`;
 
-const ACTION_COLUMNS = "id::text, invocation_uid::text, seq, action, actor, at, from_status, to_status, note, payload";
+const ACTION_COLUMNS =
+  "id::text, runtime_id::text, invocation_uid::text, seq, action, actor, at, from_status, to_status, note, payload";
 
 const attemptColumns = (light: boolean) =>
   `invocation_uid::text, runtime_id::text, event_key, event_id, seq, attempt_id, attempt_no, phase, at, received_at, tool,

@@ -100,6 +100,7 @@ export function attemptOf(r: Raw, light: boolean): AttemptRow {
 export function actionOf(r: Raw): ActionRow {
   return {
     id: text(r.id),
+    runtimeId: text(r.runtime_id),
     invocationUid: text(r.invocation_uid),
     seq: int(r.seq),
     action: text(r.action),

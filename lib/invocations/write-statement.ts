@@ -120,7 +120,7 @@ function build(p: WriteParts): string {
     );
     ctes.push(`locked AS (
       SELECT i.id, i.version FROM invocations i
-       WHERE i.id = ANY(ARRAY(SELECT id FROM changes))
+       WHERE i.runtime_id = $1::uuid AND i.id = ANY(ARRAY(SELECT id FROM changes))
        ORDER BY i.invocation_id
        FOR UPDATE)`);
     ctes.push(
@@ -162,7 +162,7 @@ function build(p: WriteParts): string {
       UPDATE invocations AS i SET version = x.version, updated_at = now(), ${STATE_NAMES.map((c) => `${c} = x.${c}`).join(", ")},
              args_review = CASE WHEN i.args_review IS NULL AND (x.fold ->> 'argsMismatch')::boolean THEN 'open' ELSE i.args_review END
         FROM changes AS x
-       WHERE i.id = x.id AND i.version = x.expected AND i.id = ANY(ARRAY(SELECT id FROM changes))
+       WHERE i.runtime_id = $1::uuid AND i.id = x.id AND i.version = x.expected AND i.id = ANY(ARRAY(SELECT id FROM changes))
       RETURNING 1)`);
     checks.push(
       `(SELECT count(*) FROM updated) <> jsonb_array_length(${param.changes}) THEN settle_write_conflict('an invocation changed since it was read')`,
@@ -183,9 +183,9 @@ function build(p: WriteParts): string {
   }
   if (p.search) {
     ctes.push(`search AS (
-      INSERT INTO invocation_search (invocation_uid, ids)
-      SELECT s.uid, s.ids FROM jsonb_to_recordset(${param.search}) AS s(uid uuid, ids text) ORDER BY s.uid
-      ON CONFLICT (invocation_uid) DO UPDATE SET ids = excluded.ids)`);
+      INSERT INTO invocation_search (runtime_id, invocation_uid, ids)
+      SELECT $1::uuid, s.uid, s.ids FROM jsonb_to_recordset(${param.search}) AS s(uid uuid, ids text) ORDER BY s.uid
+      ON CONFLICT (runtime_id, invocation_uid) DO UPDATE SET ids = excluded.ids)`);
   }
   if (p.digests) {
     // Which invocation carried which arguments digest (decision 028): written once per digest, never rewritten.

@@ -21,7 +21,7 @@ export async function sampleQueue(db: Db, now: Date): Promise<number> {
        LEFT JOIN (SELECT runtime_id, count(*)::int AS size FROM invocations
                    WHERE status = ANY($2::text[]) OR ${stalledSql("", "$3::timestamptz")}
                    GROUP BY runtime_id) AS q ON q.runtime_id = r.id
-     ON CONFLICT (at, runtime_id) DO NOTHING
+     ON CONFLICT (runtime_id, at) DO NOTHING
      RETURNING 1`,
     [minute, stored, now.toISOString()],
   );

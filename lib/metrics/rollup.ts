@@ -131,7 +131,7 @@ const insertHours = `${declare()}
 const upsertEpisodes = (selector: string) => `${declare(["$15::uuid[]", "$16::timestamptz", "$17::timestamptz"])}
   INSERT INTO metric_episodes (uid, runtime_id, tool, first_seen_at, entered_at, settled_at, settled_by, escalated_at)
   SELECT e.uid, e.runtime_id, e.tool, e.first_seen_at, e.entered_at, e.settled_at, e.settled_by, e.escalated_at FROM (${episodeRows(selector)}) AS e
-  ON CONFLICT (uid) DO UPDATE SET runtime_id = excluded.runtime_id, tool = excluded.tool, first_seen_at = excluded.first_seen_at,
+  ON CONFLICT (runtime_id, uid) DO UPDATE SET runtime_id = excluded.runtime_id, tool = excluded.tool, first_seen_at = excluded.first_seen_at,
     entered_at = excluded.entered_at, settled_at = excluded.settled_at, settled_by = excluded.settled_by, escalated_at = excluded.escalated_at`;
 const upsertStaleEpisodes = upsertEpisodes(
   `SELECT i.id, i.first_seen_at FROM invocations i WHERE i.id = ANY($15::uuid[]) AND i.first_seen_at < $8::timestamptz`,

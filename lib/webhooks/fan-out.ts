@@ -133,9 +133,10 @@ async function fanOutBatch(db: Db, now: Date, batch: number, listener?: Transiti
       deliveries = (await tx.query<{ id: string }>(INSERT_DELIVERIES, [JSON.stringify(source), now.toISOString()]))
         .length;
     }
-    await tx.query(`UPDATE invocation_transitions SET fanned_out = true WHERE id = ANY($1::text[]::bigint[])`, [
-      rows.map((r) => r.id),
-    ]);
+    await tx.query(
+      `UPDATE invocation_transitions SET fanned_out = true WHERE id = ANY($1::text[]::bigint[]) AND NOT fanned_out`,
+      [rows.map((r) => r.id)],
+    );
     return { transitions: rows.length, events: events.length, deliveries };
   });
 }

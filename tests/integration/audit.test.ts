@@ -303,11 +303,11 @@ describe.each<Backend>(["postgres", "pglite"])("the audit trail on %s", (backend
     // The trail is append-only and written only by actOnInvocation; thousands of
     // entries are inserted directly here only to make the export span pages.
     await t.db.driver.query(
-      `INSERT INTO invocation_actions (id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
-       SELECT gen_random_uuid(), $1::uuid, 1000 + n, 'comment', 'bulk@example.com',
+      `INSERT INTO invocation_actions (runtime_id, id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
+       SELECT $3::uuid, gen_random_uuid(), $1::uuid, 1000 + n, 'comment', 'bulk@example.com',
               timestamptz '2026-12-02T00:00:00Z' + (n / 3) * interval '1 second', 'escalated', 'escalated', 'bulk note ' || n, '{}'::jsonb
          FROM generate_series(1, $2::int) AS n`,
-      [invocation.id, count],
+      [invocation.id, count, invocation.runtimeId],
     );
     const res = await call(auditGet, { key: viewerToken, path: "/api/v1/audit?format=csv&actor=bulk@" });
     const [header, ...rows] = parseCsv(res.body);

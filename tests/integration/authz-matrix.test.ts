@@ -75,6 +75,8 @@ function placeholder(segment: string, path: string): string {
       return "u-none";
     case "effect_class":
       return "read";
+    case "runtime":
+      return "runtime-none";
     case "endpoint_id":
     case "delivery_id":
     case "channel_id":

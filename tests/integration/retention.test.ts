@@ -197,8 +197,8 @@ describe.each<Backend>(["postgres", "pglite"])("retention on %s", (backend) => {
       [ago(500).toISOString()],
     );
     await t.db.driver.query(
-      `INSERT INTO invocation_actions (id, invocation_uid, seq, action, actor, at, from_status, to_status)
-       SELECT gen_random_uuid(), id, 90, 'add_note', 'ops@example.com', $1::timestamptz, status, status FROM invocations
+      `INSERT INTO invocation_actions (runtime_id, id, invocation_uid, seq, action, actor, at, from_status, to_status)
+       SELECT runtime_id, gen_random_uuid(), id, 90, 'add_note', 'ops@example.com', $1::timestamptz, status, status FROM invocations
         WHERE invocation_id IN ('gone', 'unknown')`,
       [ago(450).toISOString()],
     );
