@@ -128,7 +128,7 @@ await countedInBackground(
 // none can rot (their figures come from full runs, npm run bench:*).
 if (built) {
   check("npm start with the CLI beside it", "node", ["scripts/smoke-npm-start.mjs"]);
-  for (const bench of ["ingest", "metrics", "console", "otlp", "gateway", "verify"])
+  for (const bench of ["ingest", "metrics", "console", "otlp", "gateway", "verify", "retention"])
     check(`bench:${bench} (tiny)`, "node", ["scripts/bench-smoke.mjs", bench]);
 }
 

@@ -213,7 +213,7 @@ export function RetentionAdmin({ initial }: { initial: Retention }) {
                   <td className="px-3 py-2 tabular-nums">{row.audit_days} days</td>
                   <td className="px-3 py-2 text-slate-600">
                     {sourceText(row, row.runtime === DEFAULT)}
-                    {row.updated_by && row.updated_at && row.source !== "default" ? (
+                    {row.updated_by && row.updated_at && (row.source === "own" || row.runtime === DEFAULT) ? (
                       <span className="block text-xs text-slate-500">
                         changed by {row.updated_by}, {formatUtc(row.updated_at, { seconds: false })}
                       </span>
