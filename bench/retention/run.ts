@@ -34,6 +34,8 @@ const { values: args } = parseArgs({
     first: { type: "string", default: "1000000" },
     runs: { type: "string", default: "40" },
     batches: { type: "string", default: "60" },
+    // Leave the database (its URL is printed) for EXPLAIN sessions.
+    keep: { type: "boolean", default: false },
   },
 });
 const tiny = args.tiny;
@@ -193,11 +195,13 @@ async function retireVersusDelete(db: Db, now: Date) {
     [days],
   );
   let archived = { rows: 0, bytes: 0 };
+  let steps: Array<{ step: string; ms: number; kept?: number }> = [];
   const retire = await walBytes(db, async () => {
     const run = await applyRetention(db, now, archiveDir);
     const entry = run.retired.find((r) => r.source === partitionName("attempts", oldest));
     if (!entry) throw new Error(`retention did not retire ${oldest}: ${JSON.stringify(run)}`);
     archived = { rows: entry.rows, bytes: entry.bytes };
+    steps = run.steps.filter((s) => s.name === entry.source).map(({ step, ms, kept }) => ({ step, ms, kept }));
   });
   const remove = await walBytes(db, () => db.driver.query(`DELETE FROM attempts WHERE shelf = $1::date`, [next]));
   return {
@@ -206,6 +210,7 @@ async function retireVersusDelete(db: Db, now: Date) {
     rows_archived: archived.rows,
     archive_bytes: archived.bytes,
     retire,
+    retire_steps: steps,
     month_deleted: next,
     rows_deleted: deletedRows,
     delete: remove,
@@ -315,6 +320,7 @@ main()
       await h.driver.close().catch(() => {});
       await h.prisma.$disconnect().catch(() => {});
     }
-    for (const d of databases) await d.drop().catch((e) => console.error(`could not drop ${d.name}:`, e));
+    if (args.keep) console.log(`• kept: ${databases.map((d) => d.url).join(", ")}`);
+    else for (const d of databases) await d.drop().catch((e) => console.error(`could not drop ${d.name}:`, e));
     rmSync(archiveDir, { recursive: true, force: true });
   });

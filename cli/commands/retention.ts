@@ -145,8 +145,14 @@ Example:
     const run = await withDatabase((db) => applyRetention(db, new Date(), dir));
     if (run.skipped) throw new CliError(`retention is running in another process (${run.skipped})`);
     for (const name of run.partitions_made) printLine(io.stdout, `Made partition ${name}`);
-    for (const r of run.retired)
-      printLine(io.stdout, `Archived ${plural(r.rows, "row")} to ${dir}/${r.file} and dropped ${r.source}`);
+    for (const r of run.retired) {
+      const kept = run.steps.find((s) => s.name === r.source && s.step === "detach")?.kept ?? 0;
+      printLine(
+        io.stdout,
+        `Archived ${plural(r.rows, "row")} to ${dir}/${r.file} and dropped ${r.source}` +
+          (kept > 0 ? ` (${plural(kept, "row")} of unsettled or recent invocations stay, on the kept shelf)` : ""),
+      );
+    }
     if (run.kept_archived > 0)
       printLine(io.stdout, `Archived and deleted ${plural(run.kept_archived, "kept attempt")}`);
     if (run.audit_archived > 0)

@@ -20,6 +20,8 @@ import { archiveBatch, finishBatches, PAGE } from "./batches";
 export type RetentionRun = {
   partitions_made: string[];
   retired: ArchiveEntry[];
+  /** Each step of each month retired: how long it took; `kept` counts the rows that moved to the kept shelf. */
+  steps: Array<{ name: string; step: "detach" | "archive" | "drop"; ms: number; kept?: number }>;
   kept_archived: number;
   audit_archived: number;
   skipped?: "another instance is running retention";
@@ -37,7 +39,7 @@ export async function applyRetention(
   archiveDir: string,
   options: RetentionOptions = {},
 ): Promise<RetentionRun> {
-  const run: RetentionRun = { partitions_made: [], retired: [], kept_archived: 0, audit_archived: 0 };
+  const run: RetentionRun = { partitions_made: [], retired: [], steps: [], kept_archived: 0, audit_archived: 0 };
   run.partitions_made = await ensurePartitions(db.driver, now);
   // One instance at a time retires: the others find the lock taken and leave it to that one.
   const locked = await db.driver.withSession(async (session) => {
@@ -48,7 +50,7 @@ export async function applyRetention(
       await finishUnfinished(db, archiveDir, run);
       for (const { table } of shelvedTables) {
         for (const shelf of await monthsDue(db.driver, table, settings, now)) {
-          run.retired.push(await retireMonth(db, archiveDir, table, shelf, settings, now, options));
+          run.retired.push(await retireMonth(db, archiveDir, table, shelf, settings, now, options, run.steps));
         }
         run.kept_archived += await sweepKept(db, archiveDir, table, cutoffsFor(settings, "attempts_days", now), now);
       }
@@ -81,14 +83,17 @@ async function detachMonth(
   name: string,
   cutoffs: Cutoffs,
   now: Date,
-) {
-  await driver.transaction(
+): Promise<number> {
+  return driver.transaction(
     async (tx) => {
-      await tx.query(
-        `UPDATE ${ident(table)} AS a SET shelf = '${KEPT_SHELF}'
-          WHERE a.shelf = $1::date
-            AND NOT EXISTS (SELECT 1 FROM invocations i
-                             WHERE i.runtime_id = a.runtime_id AND i.id = a.invocation_uid AND ${expiredSql("i", 2)})`,
+      const [moved] = await tx.query<{ n: number }>(
+        `WITH kept AS (
+           UPDATE ${ident(table)} AS a SET shelf = '${KEPT_SHELF}'
+            WHERE a.shelf = $1::date
+              AND NOT EXISTS (SELECT 1 FROM invocations i
+                               WHERE i.runtime_id = a.runtime_id AND i.id = a.invocation_uid AND ${expiredSql("i", 2)})
+           RETURNING 1)
+         SELECT count(*)::int AS n FROM kept`,
         [shelf, ...expiredParams(cutoffs)],
       );
       await tx.query(`ALTER TABLE ${ident(table)} DETACH PARTITION ${ident(name)}`);
@@ -97,10 +102,14 @@ async function detachMonth(
          ON CONFLICT (name) DO UPDATE SET phase = 'detached', started_at = EXCLUDED.started_at, finished_at = NULL`,
         [name, table, shelf, now.toISOString()],
       );
+      return moved?.n ?? 0;
     },
     { settings: ["lock_timeout = '10s'"] },
   );
 }
+
+type Steps = RetentionRun["steps"];
+const since = (started: number) => Math.round(performance.now() - started);
 
 async function* keysetPages(sql: Sql, name: string): AsyncGenerator<string[]> {
   let after: [string, string] | null = null;
@@ -124,9 +133,11 @@ async function archiveAndDrop(
   dir: string,
   row: ArchiveRow,
   now: Date,
-  options: RetentionOptions = {},
+  options: RetentionOptions,
+  steps: Steps,
 ): Promise<ArchiveEntry> {
   const file = `${row.name}.jsonl.gz`;
+  let started = performance.now();
   const [table] = await db.driver.query<{ found: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS found`, [row.name]);
   const found = table?.found === true;
   const listed = (await readManifest(dir)).files.find((f) => f.file === file);
@@ -143,9 +154,11 @@ async function archiveAndDrop(
       `UPDATE retention_archives SET phase = 'archived', file = $2, rows = $3::bigint, bytes = $4::bigint, sha256 = $5 WHERE name = $1`,
       [row.name, entry.file, entry.rows, entry.bytes, entry.sha256],
     );
+    steps.push({ name: row.name, step: "archive", ms: since(started) });
   }
   if (options.stopAfter === "archived") throw new Error(`retention stopped after archived ${row.name}`);
   const done = entry;
+  started = performance.now();
   await db.driver.transaction(async (tx) => {
     await tx.query(`DROP TABLE IF EXISTS ${ident(row.name)}`);
     await tx.query(`UPDATE retention_archives SET phase = 'dropped', finished_at = $2::timestamptz WHERE name = $1`, [
@@ -160,6 +173,7 @@ async function archiveAndDrop(
       after: { file: done.file, rows: done.rows, sha256: done.sha256 },
     });
   });
+  steps.push({ name: row.name, step: "drop", ms: since(started) });
   return done;
 }
 
@@ -171,12 +185,15 @@ async function retireMonth(
   settings: RetentionSet,
   now: Date,
   options: RetentionOptions,
+  steps: Steps,
 ): Promise<ArchiveEntry> {
   shelfLiteral(shelf);
   const name = partitionName(table, shelf);
-  await detachMonth(db.driver, table, shelf, name, cutoffsFor(settings, "attempts_days", now), now);
+  const started = performance.now();
+  const kept = await detachMonth(db.driver, table, shelf, name, cutoffsFor(settings, "attempts_days", now), now);
+  steps.push({ name, step: "detach", ms: since(started), kept });
   if (options.stopAfter === "detached") throw new Error(`retention stopped after detached ${name}`);
-  return archiveAndDrop(db, dir, { name, source: table, shelf, phase: "detached", file: null }, now, options);
+  return archiveAndDrop(db, dir, { name, source: table, shelf, phase: "detached", file: null }, now, options, steps);
 }
 
 /** Months a previous run detached but did not finish, and batches it archived but did not delete. */
@@ -185,7 +202,7 @@ async function finishUnfinished(db: Db, dir: string, run: RetentionRun): Promise
     `SELECT name, source, shelf::text AS shelf, phase, file FROM retention_archives
       WHERE shelf IS NOT NULL AND phase IN ('detached', 'archived') ORDER BY name`,
   );
-  for (const row of rows) run.retired.push(await archiveAndDrop(db, dir, row, new Date()));
+  for (const row of rows) run.retired.push(await archiveAndDrop(db, dir, row, new Date(), {}, run.steps));
   await finishBatches(db, dir);
 }
 

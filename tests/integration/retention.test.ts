@@ -96,6 +96,29 @@ describe.each<Backend>(["postgres", "pglite"])("retention on %s", (backend) => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it("takes records for a month whose partition is missing, and then gives them one", async () => {
+    const current = partitionName("attempts", shelfOf(now));
+    // As if the job had not made this month's partition yet: set the month's rows aside.
+    await t.db.driver.exec(
+      `ALTER TABLE attempts DETACH PARTITION ${current}; ALTER TABLE ${current} RENAME TO held_aside`,
+    );
+    const res = await call(ingest, { key: t.key, body: { records: records("late", OK, now) } });
+    expect((res.body as { accepted: number }).accepted).toBe(2);
+    const inDefault = async () =>
+      (await t.db.driver.query<{ n: number }>(`SELECT count(*)::int AS n FROM attempts_default`))[0]!.n;
+    expect(await inDefault()).toBe(2);
+    expect(await attemptsOf("late")).toBe(2);
+    // A resent record is still a duplicate while it waits there.
+    const again = await call(ingest, { key: t.key, body: { records: records("late", OK, now) } });
+    expect((again.body as { duplicates: number }).duplicates).toBe(2);
+
+    expect(await ensurePartitions(t.db.driver, now)).toContain(current);
+    expect(await inDefault()).toBe(0);
+    expect(await attemptsOf("late")).toBe(2);
+    await t.db.driver.exec(`INSERT INTO attempts SELECT * FROM held_aside; DROP TABLE held_aside`);
+    expect(await attemptsOf("fresh")).toBe(2);
+  });
+
   it("makes a partition for a month that had none and moves its rows out of the default partition", async () => {
     const months = (await listShelfPartitions(t.db.driver, "attempts")).map((p) => p.shelf);
     expect(months).toEqual(expect.arrayContaining([OLD, MID, shelfOf(now), addMonths(shelfOf(now), 2)]));
