@@ -282,10 +282,12 @@ export async function listQueue(db: Db, query: QueueQuery, ctx: QueueContext): P
     ctx,
     query.q ? await narrowsSearch(db, query.q) : false,
   );
+  // Bounds the index scan to what needs a person, however many are settled; the count reads the same bound
+  // from invocations_queue_count_idx, which holds only those rows and the columns the filter reads (an
+  // index-only scan that stops at the cap, however long the queue is).
+  if (queueOnly) where.push(`${KEY.tier} <= 1`);
   const countWhere = [...where];
   const countParams = [...params];
-  // Bounds the index scan to what needs a person, however many are settled (the count has a better index).
-  if (queueOnly) where.push(`${KEY.tier} <= 1`);
   if (query.cursor) {
     const c = decodeQueueCursor(query.cursor);
     if (!c)

@@ -51,6 +51,16 @@ describe("the migrations' expression indexes match the rules the queries are gen
     expect(await indexDef(t, "invocations_queue_order_idx")).toBe(fromCode);
   });
 
+  it("invocations_queue_count_idx holds the queue's tiers that need a person (lib/outcome/queue-order.ts)", async () => {
+    const key = queueOrderSql("");
+    const fromCode = await defFromCode(
+      t,
+      "queue_count_from_code",
+      `CREATE INDEX queue_count_from_code ON invocations ((${key.tier})) INCLUDE (runtime_id, status, stall_at, effect_class, duplicate_review, args_review) WHERE (${key.tier}) <= 1`,
+    );
+    expect(await indexDef(t, "invocations_queue_count_idx")).toBe(fromCode);
+  });
+
   it("invocation_transitions_unknown_entry_idx's predicate is the metrics' UNKNOWN_ENTRY", async () => {
     const predicate = UNKNOWN_ENTRY.replaceAll("t.", "");
     const fromCode = await defFromCode(
