@@ -1,6 +1,6 @@
 import type { Db } from "../db/client";
 import { archiveBatch } from "./batches";
-import { cutoffsFor, expiredParams, expiredSql } from "./rules";
+import { cutoffsFor, expiredParams, expiredSql, shortestDays } from "./rules";
 import type { RetentionSet } from "./settings";
 
 // The audit trail's retention (audit_days): an invocation's actions and transitions go once it has been closed
@@ -9,20 +9,24 @@ import type { RetentionSet } from "./settings";
 
 export async function sweepAudit(db: Db, dir: string, settings: RetentionSet, now: Date): Promise<number> {
   const cutoffs = cutoffsFor(settings, "audit_days", now);
+  // No row newer than the shortest period can go: the bound keeps each pass to the old rows (actions by their
+  // index on `at`).
+  const oldest = new Date(now.getTime() - shortestDays(settings, "audit_days") * 86_400_000).toISOString();
   const ofExpired = (alias: string) =>
-    `EXISTS (SELECT 1 FROM invocations i WHERE i.id = ${alias}.invocation_uid AND ${expiredSql("i", 1)})`;
+    `${alias}.at < $4::timestamptz AND EXISTS (SELECT 1 FROM invocations i
+       WHERE i.runtime_id = ${alias}.runtime_id AND i.id = ${alias}.invocation_uid AND ${expiredSql("i", 1)})`;
   let archived = 0;
   archived += await archiveBatch(db, dir, now, {
     table: "invocation_actions",
     from: "invocation_actions",
     where: ofExpired("t"),
-    params: expiredParams(cutoffs),
+    params: [...expiredParams(cutoffs), oldest],
   });
   archived += await archiveBatch(db, dir, now, {
     table: "invocation_transitions",
     from: "invocation_transitions",
     where: `${ofExpired("t")} AND t.fanned_out`,
-    params: expiredParams(cutoffs),
+    params: [...expiredParams(cutoffs), oldest],
   });
   for (const table of ["admin_actions", "policy_changes"] as const) {
     archived += await archiveBatch(db, dir, now, {
