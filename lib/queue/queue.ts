@@ -258,9 +258,15 @@ type QueueCount = { total: number; total_capped: boolean };
 
 /** Counts the rows a filter matches, reading at most `limit` + 1 of them. */
 async function countQueue(db: Db, where: string[], params: unknown[], limit: number): Promise<QueueCount> {
-  const rows = await db.driver.query<{ total: number }>(
-    `SELECT count(*)::int AS total, ${NOW} AS as_of FROM (SELECT 1 FROM invocations i ${whereSql(where)} LIMIT ${limit + 1}) AS c`,
-    params,
+  // Never in parallel: it reads at most limit + 1 index entries, and on a large table the planner would start
+  // workers for it, whose start-up cost more than the scan (9 ms for a 0.7 ms scan at 10M attempts).
+  const rows = await db.driver.transaction(
+    (tx) =>
+      tx.query<{ total: number }>(
+        `SELECT count(*)::int AS total, ${NOW} AS as_of FROM (SELECT 1 FROM invocations i ${whereSql(where)} LIMIT ${limit + 1}) AS c`,
+        params,
+      ),
+    { settings: ["max_parallel_workers_per_gather = 0"] },
   );
   const n = Number(rows[0]?.total ?? 0);
   return n > limit ? { total: limit, total_capped: true } : { total: n, total_capped: false };
