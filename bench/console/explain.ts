@@ -21,15 +21,15 @@ export async function queueStatements(
   const captured: CapturedQuery[] = [];
   // Every statement goes through the driver (lib/db/README.md): the page and count are kept, anything
   // else listQueue reads to decide (a search's reach, the policies) is answered by the real database.
-  const driver = {
-    query: async (sql: string, params: unknown[] = []) => {
-      if (!isPage(sql) && !isCount(sql)) return (await client.query(sql, params)).rows;
-      captured.push({ sql, params });
-      return [];
-    },
+  const query = async (sql: string, params: unknown[] = []) => {
+    if (!isPage(sql) && !isCount(sql)) return (await client.query(sql, params)).rows;
+    captured.push({ sql, params });
+    return [];
   };
-  const query = queueQuerySchema.parse(Object.fromEntries(new URLSearchParams(search)));
-  await listQueue({ driver } as unknown as Db, query, { scope: {}, me: "bench-operator@example.com" });
+  // The count runs in a transaction of its own (its settings); the stand-in has no settings to apply.
+  const driver = { query, transaction: (fn: (tx: { query: typeof query }) => unknown) => fn({ query }) };
+  const filter = queueQuerySchema.parse(Object.fromEntries(new URLSearchParams(search)));
+  await listQueue({ driver } as unknown as Db, filter, { scope: {}, me: "bench-operator@example.com" });
   const page = captured.find((q) => isPage(q.sql));
   const count = captured.find((q) => isCount(q.sql));
   if (!page || !count) throw new Error(`listQueue sent no page and count query for "${search}"`);
