@@ -1,3 +1,5 @@
+import { ApiError } from "@/lib/errors";
+
 // Expected failures of a command. They are printed as one line, never with a
 // stack: the exit code says what kind of failure it was.
 
@@ -18,3 +20,13 @@ export class CliError extends Error {
 
 /** The command line itself is wrong: the message is followed by a pointer to --help. */
 export class UsageError extends CliError {}
+
+/** Settle's typed refusals (no such runtime, catalog full) are one line and exit 1, like any refused input. */
+export async function refusalsAsCliErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ApiError) throw new CliError(`${error.code}: ${error.message}`);
+    throw error;
+  }
+}

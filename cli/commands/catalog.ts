@@ -4,12 +4,11 @@ import {
   removeToolCatalogEntry,
   setToolCatalogEntry,
 } from "@/lib/catalog/catalog";
-import { ApiError } from "@/lib/errors";
 import { effectClasses } from "@/lib/outcome/queue-order";
 import { effectClassSchema } from "@/lib/outcome/vocabulary";
 import { stringOption, type Command } from "../args";
 import { withDatabase } from "../database";
-import { CliError, UsageError } from "../errors";
+import { CliError, refusalsAsCliErrors, UsageError } from "../errors";
 import { printLine } from "../io";
 import { formatTable, shortTime } from "../table";
 
@@ -23,16 +22,6 @@ function patternOf(raw: string): string {
   const parsed = catalogPatternSchema.safeParse(raw);
   if (!parsed.success) throw new UsageError(`pattern '${raw}' must be 1-200 characters without control characters`);
   return parsed.data;
-}
-
-/** Settle's typed refusals (no such runtime, catalog full) are one line and exit 1, like any refused input. */
-async function refusalsAsCliErrors<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof ApiError) throw new CliError(`${error.code}: ${error.message}`);
-    throw error;
-  }
 }
 
 export const catalogList: Command = {

@@ -1,5 +1,4 @@
 import { env } from "@/lib/env";
-import { ApiError } from "@/lib/errors";
 import { applyRetention } from "@/lib/retention/retire";
 import {
   deleteRuntimeRetention,
@@ -11,21 +10,12 @@ import {
 } from "@/lib/retention/settings";
 import { integerOption, stringOption, type Command } from "../args";
 import { withDatabase } from "../database";
-import { CliError, UsageError } from "../errors";
+import { CliError, refusalsAsCliErrors, UsageError } from "../errors";
 import { printLine } from "../io";
 import { formatTable, plural, shortTime } from "../table";
 
 // `settle retention …`: how long settled history is kept (docs/operations.md "Data retention"), as the console's
 // Admin → Data retention edits it; every change is in the audit trail with actor `cli`.
-
-async function refusalsAsCliErrors<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof ApiError) throw new CliError(`${error.code}: ${error.message}`);
-    throw error;
-  }
-}
 
 function printRetention(r: Retention, out: Parameters<typeof printLine>[0]): void {
   const source = { own: "own", default: "default", built_in: "built-in" } as const;

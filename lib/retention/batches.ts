@@ -70,18 +70,21 @@ export async function archiveBatch(db: Db, dir: string, now: Date, source: Batch
           ORDER BY ${order} LIMIT $${first}::int OFFSET $${first + 1}::int`,
         [...source.params, Math.min(PAGE, BATCH_ROWS - offset), offset],
       );
-    const [probe] = await select(0);
-    if (!probe) return total;
+    const firstPage = await select(0);
+    if (firstPage.length === 0) return total;
     await db.driver.query(
       `INSERT INTO retention_archives (name, source, phase, started_at) VALUES ($1, $2, 'writing', $3::timestamptz)`,
       [name, source.from, now.toISOString()],
     );
+    // The page read to see whether there is anything to do is the file's first page.
     async function* pages() {
-      for (let offset = 0; offset < BATCH_ROWS; offset += PAGE) {
-        const rows = await select(offset);
-        if (rows.length === 0) return;
+      let rows = firstPage;
+      for (let offset = 0; rows.length > 0;) {
         yield rows.map((r) => r.line);
-        if (rows.length < Math.min(PAGE, BATCH_ROWS - offset)) return;
+        const full = rows.length === Math.min(PAGE, BATCH_ROWS - offset);
+        offset += rows.length;
+        if (!full || offset >= BATCH_ROWS) return;
+        rows = await select(offset);
       }
     }
     const entry = await writeArchive(
