@@ -3,6 +3,7 @@ import type { Db } from "../db/client";
 import type { Sql } from "../db/driver";
 import { readArchive, readManifest, removePartial, verifyArchive, writeArchive } from "./archive";
 import { ident } from "./partitions";
+import { shelvedTables } from "./shelves";
 
 // Rows that leave one by one rather than with a whole partition (the kept shelf, the audit trail): a batch is
 // recorded (`writing`), written to the archive, then deleted in one transaction with its record's last step
@@ -15,15 +16,17 @@ export const BATCH_ROWS = 50_000;
 
 export type KeyColumn = readonly [name: string, type: "uuid" | "text" | "date" | "bigint"];
 
-/** The relations rows leave one by one, each with its primary key (a batch is deleted by it). */
+const withShelf = <K extends readonly KeyColumn[]>(key: K) => [...key, ["shelf", "date"]] as const;
+const [attemptsKey, transitionsKey] = [shelvedTables[0].key, shelvedTables[1].key];
+
+/** The relations rows leave one by one, each with its primary key (a batch is read in its order and deleted by it). */
 export const batchRelations = {
-  attempts_kept: [
+  attempts_kept: withShelf(attemptsKey),
+  invocation_transitions_kept: withShelf(transitionsKey),
+  invocation_actions: [
     ["runtime_id", "uuid"],
-    ["event_key", "text"],
-    ["shelf", "date"],
+    ["id", "uuid"],
   ],
-  invocation_actions: [["id", "uuid"]],
-  invocation_transitions: [["id", "bigint"]],
   admin_actions: [["id", "uuid"]],
   policy_changes: [["id", "uuid"]],
 } as const satisfies Record<string, readonly KeyColumn[]>;
@@ -51,40 +54,92 @@ async function deleteByKeys(sql: Sql, from: BatchRelation, rows: Record<string, 
   );
 }
 
+/** A key as text, one value per key column: where the next page starts. */
+export type Cursor = string[];
+
+/**
+ * One page of `from`'s rows that `where` picks (over alias `t`, `params` as $1…), in key order, after `after`:
+ * each row as JSON text, and the page's last key. Keyset paging, so every page costs the same however deep it is.
+ */
+export async function readPage(
+  sql: Sql,
+  from: string,
+  keys: readonly KeyColumn[],
+  filter: { where: string; params: unknown[] },
+  after: Cursor | null,
+  limit: number,
+): Promise<{ lines: string[]; last: Cursor | null }> {
+  const columns = keys.map(([c]) => `t.${ident(c)}`);
+  const n = filter.params.length;
+  const past = after
+    ? ` AND (${columns.join(", ")}) > (${keys.map(([, type], i) => `$${n + 2 + i}::${type}`).join(", ")})`
+    : "";
+  const rows = await sql.query<Record<string, string>>(
+    `SELECT row_to_json(t)::text AS line, ${columns.map((c, i) => `${c}::text AS k${i}`).join(", ")}
+       FROM ${ident(from)} t WHERE (${filter.where})${past}
+      ORDER BY ${columns.join(", ")} LIMIT $${n + 1}::int`,
+    [...filter.params, limit, ...(after ?? [])],
+  );
+  const last = rows[rows.length - 1];
+  return { lines: rows.map((r) => r.line!), last: last ? keys.map((_, i) => last[`k${i}`]!) : null };
+}
+
+/** Every row of a relation (a detached month), a page at a time, in key order. */
+export async function* allPages(sql: Sql, from: string, keys: readonly KeyColumn[]): AsyncGenerator<string[]> {
+  let after: Cursor | null = null;
+  for (;;) {
+    const page = await readPage(sql, from, keys, { where: "true", params: [] }, after, PAGE);
+    if (page.lines.length > 0) yield page.lines;
+    if (page.lines.length < PAGE) return;
+    after = page.last;
+  }
+}
+
 const stamp = (now: Date) =>
   now
     .toISOString()
     .replace(/[-:]/g, "")
     .replace(/\.\d+Z$/, "Z");
 
-/** Archives and deletes the rows `source.where` picks, a file per BATCH_ROWS; returns how many went. */
-export async function archiveBatch(db: Db, dir: string, now: Date, source: BatchSource): Promise<number> {
+/** Archives and deletes the rows `source.where` picks, a file per `batchRows`; returns how many went. */
+export async function archiveBatch(
+  db: Db,
+  dir: string,
+  now: Date,
+  source: BatchSource,
+  { page: PAGE_ROWS = PAGE, batchRows: BATCH = BATCH_ROWS } = {},
+): Promise<number> {
+  const keys = batchRelations[source.from];
+  const next = (after: Cursor | null, limit: number) => readPage(db.driver, source.from, keys, source, after, limit);
   let total = 0;
+  // The cursor runs on across batches: a batch's rows are gone when the next starts, and rows before the cursor
+  // that did not match then need not be read again this run.
+  let after: Cursor | null = null;
   for (let n = 1; ; n += 1) {
-    const name = `${source.from}_${stamp(now)}_${n}`;
-    const order = batchRelations[source.from].map(([c]) => `t.${ident(c)}`).join(", ");
-    const first = source.params.length + 1;
-    const select = (offset: number) =>
-      db.driver.query<{ line: string }>(
-        `SELECT row_to_json(t)::text AS line FROM ${ident(source.from)} t WHERE ${source.where}
-          ORDER BY ${order} LIMIT $${first}::int OFFSET $${first + 1}::int`,
-        [...source.params, Math.min(PAGE, BATCH_ROWS - offset), offset],
+    const firstPage = await next(after, Math.min(PAGE_ROWS, BATCH));
+    if (firstPage.lines.length === 0) return total;
+    // A run in the same second as an earlier one (the job, then `settle retention run`) numbers on past its names.
+    let name = "";
+    while (!name) {
+      const [claimed] = await db.driver.query<{ name: string }>(
+        `INSERT INTO retention_archives (name, source, phase, started_at) VALUES ($1, $2, 'writing', $3::timestamptz)
+         ON CONFLICT (name) DO NOTHING RETURNING name`,
+        [`${source.from}_${stamp(now)}_${n}`, source.from, now.toISOString()],
       );
-    const firstPage = await select(0);
-    if (firstPage.length === 0) return total;
-    await db.driver.query(
-      `INSERT INTO retention_archives (name, source, phase, started_at) VALUES ($1, $2, 'writing', $3::timestamptz)`,
-      [name, source.from, now.toISOString()],
-    );
+      if (claimed) name = claimed.name;
+      else n += 1;
+    }
     // The page read to see whether there is anything to do is the file's first page.
     async function* pages() {
-      let rows = firstPage;
-      for (let offset = 0; rows.length > 0;) {
-        yield rows.map((r) => r.line);
-        const full = rows.length === Math.min(PAGE, BATCH_ROWS - offset);
-        offset += rows.length;
-        if (!full || offset >= BATCH_ROWS) return;
-        rows = await select(offset);
+      let page = firstPage;
+      for (let read = 0; ;) {
+        yield page.lines;
+        const full = page.lines.length === Math.min(PAGE_ROWS, BATCH - read);
+        read += page.lines.length;
+        after = page.last;
+        if (!full || read >= BATCH) return;
+        page = await next(after, Math.min(PAGE_ROWS, BATCH - read));
+        if (page.lines.length === 0) return;
       }
     }
     const entry = await writeArchive(
@@ -95,7 +150,7 @@ export async function archiveBatch(db: Db, dir: string, now: Date, source: Batch
     );
     await finishBatch(db, dir, name, source.from, entry.file);
     total += entry.rows;
-    if (entry.rows < BATCH_ROWS) return total;
+    if (entry.rows < BATCH) return total;
   }
 }
 

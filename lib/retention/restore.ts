@@ -24,13 +24,23 @@ export async function restoreArchive(driver: SqlDriver, file: string): Promise<R
   if (header.shelf && shelvedTables.some((t) => t.table === table)) {
     await makePartition(driver, table as ShelvedTable, shelfOf(new Date(`${header.shelf}T00:00:00Z`)));
   }
+  const columns = await driver.query<{ name: string }>(
+    `SELECT attname AS name FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped`,
+    [table],
+  );
   let rows = 0;
   await driver.transaction(async (tx) => {
     for await (const page of pages) {
-      await tx.query(
-        `INSERT INTO ${ident(table)} SELECT * FROM json_populate_recordset(NULL::${ident(table)}, $1::json) ON CONFLICT DO NOTHING`,
-        [JSON.stringify(page)],
-      );
+      // The columns the file has: one the table gained since takes its default (a month's shelf, a flag).
+      const present = columns.map((c) => c.name).filter((c) => page.length > 0 && c in page[0]!);
+      const list = present.map(ident).join(", ");
+      if (page.length > 0) {
+        await tx.query(
+          `INSERT INTO ${ident(table)} (${list}) SELECT ${list} FROM json_populate_recordset(NULL::${ident(table)}, $1::json)
+           ON CONFLICT DO NOTHING`,
+          [JSON.stringify(page)],
+        );
+      }
       rows += page.length;
     }
   });

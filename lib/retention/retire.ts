@@ -3,11 +3,20 @@ import type { Sql, SqlDriver } from "../db/driver";
 import { recordAdminAction } from "../audit/admin";
 import { writeArchive, verifyArchive, readManifest, type ArchiveEntry } from "./archive";
 import { ensurePartitions, ident, listShelfPartitions, shelfLiteral } from "./partitions";
-import { cutoffsFor, expiredParams, expiredSql, shortestDays, type Cutoffs } from "./rules";
-import { loadRetention, type RetentionSet } from "./settings";
-import { KEPT_SHELF, partitionName, shelfEnd, shelfOf, shelvedTables, type Shelf, type ShelvedTable } from "./shelves";
+import { cutoffsFor, expiredParams, rowMayGoSql, shortestDays, type Cutoffs } from "./rules";
+import { loadRetention } from "./settings";
+import {
+  KEPT_SHELF,
+  keptPartition,
+  partitionName,
+  shelfEnd,
+  shelfOf,
+  shelvedTables,
+  type Shelf,
+  type ShelvedTable,
+} from "./shelves";
 import { sweepAudit } from "./audit-sweep";
-import { archiveBatch, finishBatches, PAGE } from "./batches";
+import { allPages, archiveBatch, finishBatches } from "./batches";
 
 // Retiring a month (decision 035), in steps that each leave the database whole, recorded in
 // retention_archives so that a run that stopped part-way resumes where it stopped:
@@ -52,11 +61,12 @@ export async function applyRetention(
     try {
       const settings = await loadRetention(db.driver);
       await finishUnfinished(db, archiveDir, run);
-      for (const { table } of shelvedTables) {
-        for (const shelf of await monthsDue(db.driver, table, settings, now)) {
-          run.retired.push(await retireMonth(db, archiveDir, table, shelf, settings, now, options, run.steps));
+      for (const { table, period } of shelvedTables) {
+        const cutoffs = cutoffsFor(settings, period, now);
+        for (const shelf of await monthsDue(db.driver, table, shortestDays(settings, period), now)) {
+          run.retired.push(await retireMonth(db, archiveDir, table, shelf, cutoffs, now, options, run.steps));
         }
-        run.kept_archived += await sweepKept(db, archiveDir, table, cutoffsFor(settings, "attempts_days", now), now);
+        run.kept_archived += await sweepKept(db, archiveDir, table, cutoffs, now);
       }
       if (options.audit !== false) run.audit_archived = await sweepAudit(db, archiveDir, settings, now);
       return true;
@@ -69,8 +79,7 @@ export async function applyRetention(
 }
 
 /** Month partitions that ended at least the shortest period ago: some of their rows may go. */
-async function monthsDue(sql: Sql, table: ShelvedTable, settings: RetentionSet, now: Date): Promise<Shelf[]> {
-  const days = shortestDays(settings, "attempts_days");
+async function monthsDue(sql: Sql, table: ShelvedTable, days: number, now: Date): Promise<Shelf[]> {
   const current = shelfOf(now);
   return (await listShelfPartitions(sql, table))
     .filter((p) => p.shelf < current && shelfEnd(p.shelf).getTime() + days * 86_400_000 <= now.getTime())
@@ -93,9 +102,7 @@ async function detachMonth(
       const [moved] = await tx.query<{ n: number }>(
         `WITH kept AS (
            UPDATE ${ident(table)} AS a SET shelf = '${KEPT_SHELF}'
-            WHERE a.shelf = $1::date
-              AND NOT EXISTS (SELECT 1 FROM invocations i
-                               WHERE i.runtime_id = a.runtime_id AND i.id = a.invocation_uid AND ${expiredSql("i", 2)})
+            WHERE a.shelf = $1::date AND NOT ${rowMayGoSql("a", 2, table)}
            RETURNING 1)
          SELECT count(*)::int AS n FROM kept`,
         [shelf, ...expiredParams(cutoffs)],
@@ -113,23 +120,13 @@ async function detachMonth(
 }
 
 type Steps = RetentionRun["steps"];
-const since = (started: number) => Math.round(performance.now() - started);
 
-async function* keysetPages(sql: Sql, name: string): AsyncGenerator<string[]> {
-  let after: [string, string] | null = null;
-  for (;;) {
-    const rows: Array<{ line: string; runtime_id: string; event_key: string }> = await sql.query(
-      `SELECT row_to_json(t)::text AS line, t.runtime_id::text AS runtime_id, t.event_key FROM ${ident(name)} t
-        WHERE $1::uuid IS NULL OR (t.runtime_id, t.event_key) > ($1::uuid, $2::text)
-        ORDER BY t.runtime_id, t.event_key LIMIT ${PAGE}`,
-      [after?.[0] ?? null, after?.[1] ?? null],
-    );
-    if (rows.length === 0) return;
-    yield rows.map((r) => r.line);
-    const last = rows[rows.length - 1]!;
-    after = [last.runtime_id, last.event_key];
-  }
+function keyOf(source: string) {
+  const shelved = shelvedTables.find((t) => t.table === source);
+  if (!shelved) throw new Error(`${source} is not a table Settle partitions by month`);
+  return shelved.key;
 }
+const since = (started: number) => Math.round(performance.now() - started);
 
 /** Steps 2 and 3 for a detached month: archive it (again, if its file is not whole), then drop it. */
 async function archiveAndDrop(
@@ -152,7 +149,7 @@ async function archiveAndDrop(
       dir,
       file,
       { table: row.source, source: row.name, shelf: row.shelf, archived_at: now.toISOString(), migration: null },
-      keysetPages(db.driver, row.name),
+      allPages(db.driver, row.name, keyOf(row.source)),
     );
     await db.driver.query(
       `UPDATE retention_archives SET phase = 'archived', file = $2, rows = $3::bigint, bytes = $4::bigint, sha256 = $5 WHERE name = $1`,
@@ -186,7 +183,7 @@ async function retireMonth(
   dir: string,
   table: ShelvedTable,
   shelf: Shelf,
-  settings: RetentionSet,
+  cutoffs: Cutoffs,
   now: Date,
   options: RetentionOptions,
   steps: Steps,
@@ -194,7 +191,7 @@ async function retireMonth(
   shelfLiteral(shelf);
   const name = partitionName(table, shelf);
   const started = performance.now();
-  const kept = await detachMonth(db.driver, table, shelf, name, cutoffsFor(settings, "attempts_days", now), now);
+  const kept = await detachMonth(db.driver, table, shelf, name, cutoffs, now);
   steps.push({ name, step: "detach", ms: since(started), kept });
   if (options.stopAfter === "detached") throw new Error(`retention stopped after detached ${name}`);
   return archiveAndDrop(db, dir, { name, source: table, shelf, phase: "detached", file: null }, now, options, steps);
@@ -214,8 +211,8 @@ async function finishUnfinished(db: Db, dir: string, run: RetentionRun): Promise
 async function sweepKept(db: Db, dir: string, table: ShelvedTable, cutoffs: Cutoffs, now: Date): Promise<number> {
   return archiveBatch(db, dir, now, {
     table,
-    from: "attempts_kept",
-    where: `EXISTS (SELECT 1 FROM invocations i WHERE i.runtime_id = t.runtime_id AND i.id = t.invocation_uid AND ${expiredSql("i", 1)})`,
+    from: keptPartition(table),
+    where: rowMayGoSql("t", 1, table),
     params: expiredParams(cutoffs),
   });
 }

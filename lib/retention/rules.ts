@@ -1,5 +1,6 @@
 import { closedStatuses } from "../outcome/status";
 import type { RetentionSet } from "./settings";
+import type { ShelvedTable } from "./shelves";
 
 // What retention may take, in one place (docs/operations.md "Data retention"). An invocation's history may
 // leave only when the invocation is closed (lib/outcome/status.ts), holds no open evidence conflict, no open
@@ -31,10 +32,27 @@ export const expiredParams = (c: Cutoffs): unknown[] => [closedStatuses, JSON.st
  * SQL that is true when invocation `i` may lose its history. `first` is the number of the first of the three
  * parameters `expiredParams` gives.
  */
-export function expiredSql(i: string, first: number): string {
+function expiredSql(i: string, first: number): string {
   const [statuses, cutoffs, fallback] = [first, first + 1, first + 2].map((n) => `$${n}`);
   return `(${i}.status = ANY(${statuses}::text[]) AND NOT ${i}.conflict
     AND ${i}.duplicate_review IS DISTINCT FROM 'open' AND ${i}.args_review IS DISTINCT FROM 'open'
     AND ${i}.status_since < coalesce((SELECT c.cutoff FROM jsonb_to_recordset(${cutoffs}::jsonb) AS c(runtime_id uuid, cutoff timestamptz)
                                       WHERE c.runtime_id = ${i}.runtime_id), ${fallback}::timestamptz))`;
+}
+
+/** What a table keeps whatever its invocation: a transition not yet fanned out still owes a webhook its event. */
+const heldSql: Record<ShelvedTable, ((row: string) => string) | null> = {
+  attempts: null,
+  invocation_transitions: (row) => `NOT ${row}.fanned_out`,
+};
+
+/**
+ * SQL that is true when row `row` (of a table with runtime_id and invocation_uid) may go: its invocation may lose
+ * its history (`expiredSql`, parameters from `first`) and its table does not hold it for its own reason.
+ */
+export function rowMayGoSql(row: string, first: number, table?: ShelvedTable): string {
+  const held = table ? heldSql[table] : null;
+  const expired = `EXISTS (SELECT 1 FROM invocations i
+    WHERE i.runtime_id = ${row}.runtime_id AND i.id = ${row}.invocation_uid AND ${expiredSql("i", first)})`;
+  return held ? `(${expired} AND NOT ${held(row)})` : expired;
 }

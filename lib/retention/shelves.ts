@@ -2,12 +2,34 @@
 // maker, retention, the archive and their tests share one rule for a month's bounds and a partition's name.
 // The attempts migration (20261204140000_attempt_shelves) names its first partitions by the same rule.
 
-/** The tables partitioned by shelf, each with the column that says when a row arrived. */
-export const shelvedTables = [{ table: "attempts", receivedColumn: "received_at" }] as const;
+/**
+ * The tables partitioned by shelf: the retention period their rows follow (rules.ts), and their key within a
+ * month (the order an archive is written in, and how a batch is deleted).
+ */
+export const shelvedTables = [
+  {
+    table: "attempts",
+    period: "attempts_days",
+    key: [
+      ["runtime_id", "uuid"],
+      ["event_key", "text"],
+    ],
+  },
+  {
+    table: "invocation_transitions",
+    period: "audit_days",
+    key: [
+      ["runtime_id", "uuid"],
+      ["id", "bigint"],
+    ],
+  },
+] as const;
 export type ShelvedTable = (typeof shelvedTables)[number]["table"];
 
 /** The shelf of rows kept past their month (their invocation is not yet out of retention): `attempts_kept`. */
 export const KEPT_SHELF = "infinity";
+
+export const keptPartition = <T extends ShelvedTable>(table: T) => `${table}_kept` as const;
 
 /** A month as its first day, `YYYY-MM-01` (UTC). */
 export type Shelf = string;

@@ -127,13 +127,20 @@ describe.each<Backend>(["postgres", "pglite"])("retention on %s", (backend) => {
     expect(await attemptsOf("gone")).toBe(2);
   });
 
-  it("makes partitions ahead across a month boundary", async () => {
+  it("makes partitions ahead across a month boundary, for every table partitioned by month", async () => {
     const lastMinute = new Date(Date.UTC(2031, 11, 31, 23, 59, 59));
+    const months = ["2031_12", "2032_01", "2032_02"];
     const made = await ensurePartitions(t.db.driver, lastMinute);
-    expect(made).toEqual(["attempts_p2031_12", "attempts_p2032_01", "attempts_p2032_02"]);
-    expect(await ensurePartitions(t.db.driver, new Date(Date.UTC(2032, 0, 1, 0, 0, 1)))).toEqual(["attempts_p2032_03"]);
-    for (const name of ["attempts_p2031_12", "attempts_p2032_01", "attempts_p2032_02", "attempts_p2032_03"]) {
-      await t.db.driver.query(`DROP TABLE ${name}`);
+    expect(made).toEqual([
+      ...months.map((m) => `attempts_p${m}`),
+      ...months.map((m) => `invocation_transitions_p${m}`),
+    ]);
+    expect(await ensurePartitions(t.db.driver, new Date(Date.UTC(2032, 0, 1, 0, 0, 1)))).toEqual([
+      "attempts_p2032_03",
+      "invocation_transitions_p2032_03",
+    ]);
+    for (const table of ["attempts", "invocation_transitions"]) {
+      for (const m of [...months, "2032_03"]) await t.db.driver.query(`DROP TABLE ${table}_p${m}`);
     }
   });
 
@@ -245,6 +252,55 @@ describe.each<Backend>(["postgres", "pglite"])("retention on %s", (backend) => {
         `SELECT count(*)::int AS n FROM invocation_transitions t JOIN invocations i ON i.id = t.invocation_uid WHERE i.invocation_id = 'unknown'`,
       ),
     ).toBeGreaterThan(0);
+  });
+
+  it("retires a month of transitions past the audit period, keeping an open invocation's and an unsent one's", async () => {
+    await oldInvocation("unsent", OK, 500, 480);
+    const SHELF = shelfOf(ago(450));
+    const name = partitionName("invocation_transitions", SHELF);
+    await t.db.driver.query(
+      `UPDATE invocations SET status_since = $1::timestamptz WHERE invocation_id IN ('gone', 'unknown', 'unsent')`,
+      [ago(480).toISOString()],
+    );
+    // Their transitions were recorded 450 days ago (a month with no partition yet: they wait in the default one).
+    await t.db.driver.query(
+      `UPDATE invocation_transitions SET recorded_at = $1::timestamptz, shelf = $2::date, fanned_out = (i.invocation_id <> 'unsent')
+         FROM invocations i WHERE i.id = invocation_transitions.invocation_uid AND i.invocation_id IN ('gone', 'unknown', 'unsent')`,
+      [ago(450).toISOString(), SHELF],
+    );
+    const transitionsOf = async (id: string) =>
+      (
+        await t.db.driver.query<{ n: number; kept: number }>(
+          `SELECT count(*)::int AS n, count(*) FILTER (WHERE shelf = 'infinity')::int AS kept FROM invocation_transitions
+            WHERE invocation_uid = (SELECT id FROM invocations WHERE invocation_id = $1)`,
+          [id],
+        )
+      )[0]!;
+    const before = { gone: await transitionsOf("gone"), unknown: await transitionsOf("unknown") };
+    expect(before.gone.n).toBeGreaterThan(0);
+
+    const run = await applyRetention(t.db, now, dir, { audit: false });
+    expect(run.partitions_made).toContain(name);
+    const retired = run.retired.find((r) => r.file === `${name}.jsonl.gz`);
+    expect(retired?.rows).toBe(before.gone.n);
+    expect(await exists(name)).toBe(false);
+    expect(await transitionsOf("gone")).toEqual({ n: 0, kept: 0 });
+    // Still unknown: kept, all of them. Closed long ago but its events not yet sent to a webhook: kept too.
+    expect(await transitionsOf("unknown")).toEqual({ n: before.unknown.n, kept: before.unknown.n });
+    const unsent = await transitionsOf("unsent");
+    expect(unsent.kept).toBe(unsent.n);
+    expect(unsent.n).toBeGreaterThan(0);
+
+    // Once sent, the kept rows leave with the next run, through a batch of the kept shelf.
+    await t.db.driver.query(`UPDATE invocation_transitions SET fanned_out = true WHERE shelf = 'infinity'`);
+    const next = await applyRetention(t.db, now, dir, { audit: false });
+    expect(next.kept_archived).toBe(unsent.n);
+    expect((await transitionsOf("unsent")).n).toBe(0);
+    expect((await transitionsOf("unknown")).n).toBe(before.unknown.n);
+    const [batch] = await t.db.driver.query<{ phase: string; rows: number }>(
+      `SELECT phase, rows::int AS rows FROM retention_archives WHERE source = 'invocation_transitions_kept'`,
+    );
+    expect(batch).toEqual({ phase: "deleted", rows: unsent.n });
   });
 
   it("restores an archived month into another database", async () => {
