@@ -6,6 +6,7 @@ import type { MetricCasesPage, MetricCasesQuery, Metrics, MetricsRange, SeriesPo
 import { resolveRange } from "./schema";
 import { casesQuery } from "./cases-sql";
 import { planRange, selectCoverage, rollupQuery, type Coverage, type RangePlan } from "./rollup";
+import { getRetiredBefore } from "../retention/retired";
 import { countQuery, durationsQuery, queueSeriesQuery, verificationTotalsQuery, type SourceName } from "./sql";
 
 // Trust metrics (docs/outcome-model.md §6): what happened in [from, to), per tool, for
@@ -359,10 +360,16 @@ export async function listMetricCases(db: Db, query: MetricCasesQuery, now = new
     staleHours: [],
   };
   const params = paramsOf(range, runtimeId, now, bucketOf(range), cover, whole);
-  const rows = await runQuery<CaseRow>(db, casesQuery(query.metric), [...params, query.limit + 1, offset]);
+  const [rows, retired] = await Promise.all([
+    runQuery<CaseRow>(db, casesQuery(query.metric), [...params, query.limit + 1, offset]),
+    getRetiredBefore(db.driver),
+  ]);
+  // The rollups keep a retired month's numbers; its rows, which the list reads, are in the archive.
+  const before = Math.max(0, ...Object.values(retired).map((d) => d.getTime()));
   return {
     metric: query.metric,
     items: rows.slice(0, query.limit).map((r) => ({ ...r, at: new Date(r.at).toISOString() })),
     next_cursor: rows.length > query.limit ? String(offset + query.limit) : null,
+    retired_before: range.from.getTime() < before ? new Date(before).toISOString() : null,
   };
 }

@@ -222,6 +222,15 @@ export const metricCaseSchema = z
 export type MetricCase = z.infer<typeof metricCaseSchema>;
 
 export const metricCasesPageSchema = z
-  .object({ metric: z.enum(metricNames), items: z.array(metricCaseSchema), next_cursor: z.string().nullable() })
+  .object({
+    metric: z.enum(metricNames),
+    items: z.array(metricCaseSchema),
+    next_cursor: z.string().nullable(),
+    retired_before: time
+      .nullable()
+      .describe(
+        "Set when the range starts before records that have left retention (archived, docs/operations.md): cases before this moment may be missing from the list, though the number still counts them.",
+      ),
+  })
   .meta({ id: "MetricCasesPage" });
 export type MetricCasesPage = z.infer<typeof metricCasesPageSchema>;

@@ -226,6 +226,7 @@ export const units = [
     "lib/env.ts",
     "lib/errors.ts",
     "lib/outcome",
+    "lib/retention",
   ]),
   lib(
     "notifications",

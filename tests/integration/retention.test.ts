@@ -4,7 +4,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPgliteDriver } from "@/lib/db/driver";
 import { applyMigrations } from "@/lib/db/migrate";
+import { listMetricCases } from "@/lib/metrics/metrics";
 import { refreshMetricRollups } from "@/lib/metrics/rollup";
+import { metricCasesQuerySchema } from "@/lib/metrics/schema";
 import { readManifest, verifyArchive } from "@/lib/retention/archive";
 import { ensurePartitions, listShelfPartitions } from "@/lib/retention/partitions";
 import { applyRetention } from "@/lib/retention/retire";
@@ -219,6 +221,18 @@ describe.each<Backend>(["postgres", "pglite"])("retention on %s", (backend) => {
     const run = await applyRetention(t.db, now, dir);
     expect(run.retired.map((r) => [r.file, r.rows])).toEqual([[`${name}.jsonl.gz`, 2]]);
     expect(await exists(name)).toBe(false);
+  });
+
+  it("tells a metric's list of cases when its range reaches back before a retired month", async () => {
+    const casesFrom = (from: Date) =>
+      listMetricCases(
+        t.db,
+        metricCasesQuerySchema.parse({ metric: "unknown_outcomes", from: from.toISOString(), to: now.toISOString() }),
+        now,
+      );
+    // The newest month retired so far is MID's: its rows, and every older month's, are in the archive.
+    expect((await casesFrom(ago(200))).retired_before).toBe(`${addMonths(MID, 1)}T00:00:00.000Z`);
+    expect((await casesFrom(ago(20))).retired_before).toBeNull();
   });
 
   it("keeps the audit trail of an open invocation however old, and archives what passed its period", async () => {

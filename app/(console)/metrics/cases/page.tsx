@@ -74,6 +74,19 @@ export default async function MetricCasesPage({ searchParams }: { searchParams: 
           {problem}
         </p>
       )}
+      {page?.retired_before && (
+        <p
+          data-testid="cases-retired"
+          className="rounded-lg border border-amber-200 bg-amber-50 p-4 text-sm text-amber-900"
+        >
+          Records from before {page.retired_before.slice(0, 10)} have left retention and are in the archive (
+          <Link href="/admin/retention" className="underline">
+            Data retention
+          </Link>
+          ): this list may show fewer cases from before then than the number counts, which was counted while they were
+          here.
+        </p>
+      )}
       {page && page.items.length === 0 && (
         <p className="rounded-lg border border-dashed border-slate-300 p-6 text-sm text-slate-600">
           No invocations behind this number.
