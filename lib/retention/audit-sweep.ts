@@ -15,7 +15,7 @@ export async function sweepAudit(db: Db, dir: string, settings: RetentionSet, no
   let archived = await archiveBatch(db, dir, now, {
     table: "invocation_actions",
     from: "invocation_actions",
-    where: `t.at < $4::timestamptz AND ${rowMayGoSql("t", 1)}`,
+    where: `t.at < $4::timestamptz AND ${rowMayGoSql("invocation_actions", "t", 1)}`,
     params: [...expiredParams(cutoffs), oldest],
   });
   for (const table of ["admin_actions", "policy_changes"] as const) {

@@ -17,12 +17,13 @@ export const BATCH_ROWS = 50_000;
 export type KeyColumn = readonly [name: string, type: "uuid" | "text" | "date" | "bigint"];
 
 const withShelf = <K extends readonly KeyColumn[]>(key: K) => [...key, ["shelf", "date"]] as const;
-const [attemptsKey, transitionsKey] = [shelvedTables[0].key, shelvedTables[1].key];
+const [attemptsKey, transitionsKey, guardKey] = [shelvedTables[0].key, shelvedTables[1].key, shelvedTables[2].key];
 
 /** The relations rows leave one by one, each with its primary key (a batch is read in its order and deleted by it). */
 export const batchRelations = {
   attempts_kept: withShelf(attemptsKey),
   invocation_transitions_kept: withShelf(transitionsKey),
+  guard_checks_kept: withShelf(guardKey),
   invocation_actions: [
     ["runtime_id", "uuid"],
     ["id", "uuid"],

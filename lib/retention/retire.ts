@@ -102,7 +102,7 @@ async function detachMonth(
       const [moved] = await tx.query<{ n: number }>(
         `WITH kept AS (
            UPDATE ${ident(table)} AS a SET shelf = '${KEPT_SHELF}'
-            WHERE a.shelf = $1::date AND NOT ${rowMayGoSql("a", 2, table)}
+            WHERE a.shelf = $1::date AND NOT ${rowMayGoSql(table, "a", 2)}
            RETURNING 1)
          SELECT count(*)::int AS n FROM kept`,
         [shelf, ...expiredParams(cutoffs)],
@@ -212,7 +212,7 @@ async function sweepKept(db: Db, dir: string, table: ShelvedTable, cutoffs: Cuto
   return archiveBatch(db, dir, now, {
     table,
     from: keptPartition(table),
-    where: rowMayGoSql("t", 1, table),
+    where: rowMayGoSql(table, "t", 1),
     params: expiredParams(cutoffs),
   });
 }

@@ -40,19 +40,29 @@ function expiredSql(i: string, first: number): string {
                                       WHERE c.runtime_id = ${i}.runtime_id), ${fallback}::timestamptz))`;
 }
 
-/** What a table keeps whatever its invocation: a transition not yet fanned out still owes a webhook its event. */
-const heldSql: Record<ShelvedTable, ((row: string) => string) | null> = {
-  attempts: null,
-  invocation_transitions: (row) => `NOT ${row}.fanned_out`,
+const byUid = (row: string) => `i.runtime_id = ${row}.runtime_id AND i.id = ${row}.invocation_uid`;
+
+/**
+ * How each table's rows name their invocation, and what a table keeps whatever its invocation: a transition not
+ * yet fanned out still owes a webhook its event. (A guard answer names the invocation by the runtime's id.)
+ */
+const rowRules: Record<
+  ShelvedTable | "invocation_actions",
+  { invocation: (row: string) => string; held?: (row: string) => string }
+> = {
+  attempts: { invocation: byUid },
+  invocation_transitions: { invocation: byUid, held: (row) => `NOT ${row}.fanned_out` },
+  guard_checks: { invocation: (row) => `i.runtime_id = ${row}.runtime_id AND i.invocation_id = ${row}.invocation_id` },
+  invocation_actions: { invocation: byUid },
 };
 
 /**
- * SQL that is true when row `row` (of a table with runtime_id and invocation_uid) may go: its invocation may lose
- * its history (`expiredSql`, parameters from `first`) and its table does not hold it for its own reason.
+ * SQL that is true when row `row` of `table` may go: its invocation may lose its history (`expiredSql`,
+ * parameters from `first`) and its table does not hold it for its own reason. A row whose invocation is not
+ * there stays.
  */
-export function rowMayGoSql(row: string, first: number, table?: ShelvedTable): string {
-  const held = table ? heldSql[table] : null;
-  const expired = `EXISTS (SELECT 1 FROM invocations i
-    WHERE i.runtime_id = ${row}.runtime_id AND i.id = ${row}.invocation_uid AND ${expiredSql("i", first)})`;
+export function rowMayGoSql(table: keyof typeof rowRules, row: string, first: number): string {
+  const { invocation, held } = rowRules[table];
+  const expired = `EXISTS (SELECT 1 FROM invocations i WHERE ${invocation(row)} AND ${expiredSql("i", first)})`;
   return held ? `(${expired} AND NOT ${held(row)})` : expired;
 }

@@ -23,6 +23,14 @@ export const shelvedTables = [
       ["id", "bigint"],
     ],
   },
+  {
+    table: "guard_checks",
+    period: "audit_days",
+    key: [
+      ["runtime_id", "uuid"],
+      ["id", "uuid"],
+    ],
+  },
 ] as const;
 export type ShelvedTable = (typeof shelvedTables)[number]["table"];
 

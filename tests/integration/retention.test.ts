@@ -132,16 +132,13 @@ describe.each<Backend>(["postgres", "pglite"])("retention on %s", (backend) => {
   it("makes partitions ahead across a month boundary, for every table partitioned by month", async () => {
     const lastMinute = new Date(Date.UTC(2031, 11, 31, 23, 59, 59));
     const months = ["2031_12", "2032_01", "2032_02"];
+    const tables = ["attempts", "invocation_transitions", "guard_checks"];
     const made = await ensurePartitions(t.db.driver, lastMinute);
-    expect(made).toEqual([
-      ...months.map((m) => `attempts_p${m}`),
-      ...months.map((m) => `invocation_transitions_p${m}`),
-    ]);
-    expect(await ensurePartitions(t.db.driver, new Date(Date.UTC(2032, 0, 1, 0, 0, 1)))).toEqual([
-      "attempts_p2032_03",
-      "invocation_transitions_p2032_03",
-    ]);
-    for (const table of ["attempts", "invocation_transitions"]) {
+    expect(made).toEqual(tables.flatMap((table) => months.map((m) => `${table}_p${m}`)));
+    expect(await ensurePartitions(t.db.driver, new Date(Date.UTC(2032, 0, 1, 0, 0, 1)))).toEqual(
+      tables.map((table) => `${table}_p2032_03`),
+    );
+    for (const table of tables) {
       for (const m of [...months, "2032_03"]) await t.db.driver.query(`DROP TABLE ${table}_p${m}`);
     }
   });
@@ -282,6 +279,22 @@ describe.each<Backend>(["postgres", "pglite"])("retention on %s", (backend) => {
          FROM invocations i WHERE i.id = invocation_transitions.invocation_uid AND i.invocation_id IN ('gone', 'unknown', 'unsent')`,
       [ago(450).toISOString(), SHELF],
     );
+    // The guard's answers of that month: for two invocations, and one naming an invocation Settle never saw.
+    await t.db.driver.query(
+      `INSERT INTO guard_checks (id, runtime_id, task_id, invocation_id, tool, idempotency_key, allow, reason, at, shelf)
+       SELECT gen_random_uuid(), (SELECT id FROM runtimes WHERE name = $1), 'task', x, 'create_invoice', 'k-' || x, true, NULL,
+              $2::timestamptz, $3::date
+         FROM unnest(ARRAY['gone', 'unknown', 'nobody']) AS x`,
+      [t.runtime, ago(450).toISOString(), SHELF],
+    );
+    const guardChecksOf = async () =>
+      Object.fromEntries(
+        (
+          await t.db.driver.query<{ invocation_id: string; shelf: string }>(
+            `SELECT invocation_id, shelf::text AS shelf FROM guard_checks WHERE at < now() - interval '400 days'`,
+          )
+        ).map((r) => [r.invocation_id, r.shelf]),
+      );
     const transitionsOf = async (id: string) =>
       (
         await t.db.driver.query<{ n: number; kept: number }>(
@@ -299,6 +312,9 @@ describe.each<Backend>(["postgres", "pglite"])("retention on %s", (backend) => {
     expect(retired?.rows).toBe(before.gone.n);
     expect(await exists(name)).toBe(false);
     expect(await transitionsOf("gone")).toEqual({ n: 0, kept: 0 });
+    // Its guard answer went with it; the open one's stays, kept; one for no known invocation stays too.
+    expect(await guardChecksOf()).toEqual({ unknown: "infinity", nobody: "infinity" });
+    expect(await exists(partitionName("guard_checks", SHELF))).toBe(false);
     // Still unknown: kept, all of them. Closed long ago but its events not yet sent to a webhook: kept too.
     expect(await transitionsOf("unknown")).toEqual({ n: before.unknown.n, kept: before.unknown.n });
     const unsent = await transitionsOf("unsent");
