@@ -13,7 +13,7 @@ import { listQueue } from "@/lib/queue/queue";
 import { queueQuerySchema } from "@/lib/queue/schemas";
 import { makePartition } from "@/lib/retention/partitions";
 import { applyRetention } from "@/lib/retention/retire";
-import { addMonths, partitionName, shelfEnd, shelfOf } from "@/lib/retention/shelves";
+import { addMonths, partitionName, shelfEnd, shelfOf, shelvedTables } from "@/lib/retention/shelves";
 import { BIG_TASK, DEFAULT_WORKLOAD, generateWorkload } from "../console/generate";
 import { createBenchDatabase, gitHead, migrateDatabase, resultsDir, type BenchDatabase } from "../setup";
 
@@ -22,7 +22,7 @@ import { createBenchDatabase, gitHead, migrateDatabase, resultsDir, type BenchDa
 // - the console's queue (first page) and a 1,000-attempt task, p95 at --first attempts and again at --attempts
 //   (target: within 1.5×);
 // - ingest (in process, batches of 200 records) into the partitioned table and into a copy of the same database
-//   whose attempts are one plain table, batches alternating (target: the partitioned rate within 10 %);
+//   whose month-partitioned tables are plain ones, batches alternating (target: the partitioned rate within 10 %);
 // - retiring the oldest month (retention: archive, then detach and drop) against a DELETE of the next month's
 //   rows, in time and WAL.
 // `--tiny` (npm test) runs a few thousand attempts and checks only that every step completes.
@@ -142,16 +142,36 @@ async function fill(db: Db, url: string, attempts: number, first: number, bigTas
   return invocations;
 }
 
-/** The same database with attempts as one plain table: the write path's statement works on it unchanged. */
+/**
+ * The same database with every month-partitioned table (attempts, transitions, guard answers) as one plain table,
+ * with the same key and indexes: the write path's statement works on it unchanged.
+ */
 async function flatten(db: Db) {
-  await db.driver.exec(`
-    CREATE TABLE attempts_flat (LIKE attempts INCLUDING DEFAULTS);
-    INSERT INTO attempts_flat SELECT * FROM attempts;
-    DROP TABLE attempts;
-    ALTER TABLE attempts_flat RENAME TO attempts;
-    ALTER TABLE attempts ADD CONSTRAINT attempts_pkey PRIMARY KEY (runtime_id, event_key, shelf);
-    CREATE INDEX attempts_runtime_id_invocation_uid_attempt_no_idx ON attempts (runtime_id, invocation_uid, attempt_no);`);
-  await db.driver.query(`VACUUM ANALYZE attempts`);
+  for (const { table } of shelvedTables) {
+    const [pkey] = await db.driver.query<{ def: string }>(
+      `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'p'`,
+      [table],
+    );
+    const indexes = await db.driver.query<{ def: string }>(
+      `SELECT indexdef AS def FROM pg_indexes WHERE tablename = $1 AND indexname <> $2`,
+      [table, `${table}_pkey`],
+    );
+    const sequences = await db.driver.query<{ name: string }>(
+      `SELECT s.relname AS name FROM pg_depend d JOIN pg_class s ON s.oid = d.objid
+        WHERE d.refobjid = $1::regclass AND s.relkind = 'S' AND d.deptype = 'a'`,
+      [table],
+    );
+    // An id sequence must outlive the partitioned table it belongs to.
+    for (const { name } of sequences) await db.driver.exec(`ALTER SEQUENCE "${name}" OWNED BY NONE`);
+    await db.driver.exec(`
+      CREATE TABLE ${table}_flat (LIKE ${table} INCLUDING DEFAULTS);
+      INSERT INTO ${table}_flat SELECT * FROM ${table};
+      DROP TABLE ${table};
+      ALTER TABLE ${table}_flat RENAME TO ${table};
+      ALTER TABLE ${table} ADD CONSTRAINT ${table}_pkey ${pkey!.def};
+      ${indexes.map((i) => `${i.def.replace(" ON ONLY ", " ON ")};`).join("\n")}`);
+    await db.driver.query(`VACUUM ANALYZE ${table}`);
+  }
 }
 
 const batchOf = (tag: string, n: number) =>
