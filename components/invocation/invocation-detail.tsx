@@ -136,8 +136,8 @@ export function InvocationDetail({ initial, renderedAt, stallWindowS }: Props) {
         {inv.attempts_total === 0 && inv.attempt_count > 0 ? (
           <p data-testid="attempts-archived" className="text-sm text-slate-600">
             Its records left retention after it settled: they are in the archive, not here (Admin → Data retention lists
-            the archives; <code>settle archive restore</code> brings one back). Its outcome, its audit trail and the
-            metrics that count it are kept.
+            the archives; <code>settle archive restore</code> brings one back). Its outcome and the metrics that count
+            it are kept; its actions and status changes stay for the audit trail's period, then leave the same way.
           </p>
         ) : null}
         {inv.attempts_earlier ? (

@@ -349,6 +349,14 @@ describe.each<Backend>(["postgres", "pglite"])("retention on %s", (backend) => {
       ]);
       expect((await restoreArchive(scratch, path.join(dir, `${midName}.jsonl.gz`))).rows).toBe(2);
       expect(await scratch.query(`SELECT 1 FROM attempts`)).toHaveLength(2);
+      // A month of status changes comes back into its month's partition, ids as they were.
+      const transitions = partitionName("invocation_transitions", shelfOf(ago(450)));
+      const archived = (await readManifest(dir)).files.find((f) => f.file === `${transitions}.jsonl.gz`)!;
+      expect((await restoreArchive(scratch, path.join(dir, archived.file))).rows).toBe(archived.rows);
+      const [back] = await scratch.query<{ n: number; shelves: string[] }>(
+        `SELECT count(DISTINCT id)::int AS n, array_agg(DISTINCT shelf::text) AS shelves FROM ${transitions}`,
+      );
+      expect(back).toEqual({ n: archived.rows, shelves: [shelfOf(ago(450))] });
     } finally {
       await scratch.close();
     }
