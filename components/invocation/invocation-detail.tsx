@@ -137,7 +137,8 @@ export function InvocationDetail({ initial, renderedAt, stallWindowS }: Props) {
           <p data-testid="attempts-archived" className="text-sm text-slate-600">
             Its records left retention after it settled: they are in the archive, not here (Admin → Data retention lists
             the archives; <code>settle archive restore</code> brings one back). Its outcome and the metrics that count
-            it are kept; its actions and status changes stay for the audit trail's period, then leave the same way.
+            it are kept; its actions and status changes stay as long as the audit trail is kept, then leave the same
+            way.
           </p>
         ) : null}
         {inv.attempts_earlier ? (
