@@ -144,12 +144,17 @@ Example:
       );
     }
     if (run.kept_archived > 0)
-      printLine(io.stdout, `Archived and deleted ${plural(run.kept_archived, "kept attempt")}`);
+      printLine(io.stdout, `Archived and deleted ${plural(run.kept_archived, "row")} of the kept shelves`);
+    if (run.early_archived > 0)
+      printLine(
+        io.stdout,
+        `Archived and deleted ${plural(run.early_archived, "row")} of runtimes with a shorter period than the default`,
+      );
     if (run.audit_archived > 0)
       printLine(io.stdout, `Archived and deleted ${plural(run.audit_archived, "audit-trail row")}`);
     printLine(
       io.stderr,
-      run.retired.length + run.kept_archived + run.audit_archived === 0
+      run.retired.length + run.kept_archived + run.early_archived + run.audit_archived === 0
         ? "Nothing has left retention."
         : `Done; the archive's manifest is ${dir}/manifest.json.`,
     );

@@ -168,10 +168,11 @@ export function RetentionAdmin({ initial }: { initial: Retention }) {
         <p className="mt-1 max-w-3xl text-sm text-slate-600">
           How long Settle keeps settled history. A settled invocation keeps its attempts — the envelopes and the
           arguments as sent — for <strong>attempts kept</strong> days after it settled, and its audit trail (actions,
-          status changes) for <strong>audit trail kept</strong> days. Whatever leaves is written to the archive first.
-          Never removed, however old: an invocation that is not settled (unknown, stalled, verifying, awaiting a
-          person), one with an open evidence conflict or review, and the metrics&apos; numbers. A runtime without its
-          own period uses the default.
+          status changes, the guard&apos;s answers) for <strong>audit trail kept</strong> days. Whatever leaves is
+          written to the archive first. Never removed, however old: an invocation that is not settled (unknown, stalled,
+          verifying, awaiting a person), one with an open evidence conflict or review, and the metrics&apos; numbers. A
+          runtime without its own period uses the default; the default decides when a month leaves whole, so give it the
+          period most traffic needs (a runtime&apos;s own period is kept row by row).
         </p>
       </div>
       <p role="status" aria-live="polite" className="text-sm text-emerald-800">

@@ -21,6 +21,9 @@ const [attemptsKey, transitionsKey, guardKey] = [shelvedTables[0].key, shelvedTa
 
 /** The relations rows leave one by one, each with its primary key (a batch is read in its order and deleted by it). */
 export const batchRelations = {
+  attempts: withShelf(attemptsKey),
+  invocation_transitions: withShelf(transitionsKey),
+  guard_checks: withShelf(guardKey),
   attempts_kept: withShelf(attemptsKey),
   invocation_transitions_kept: withShelf(transitionsKey),
   guard_checks_kept: withShelf(guardKey),

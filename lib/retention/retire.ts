@@ -3,7 +3,7 @@ import type { Sql, SqlDriver } from "../db/driver";
 import { recordAdminAction } from "../audit/admin";
 import { writeArchive, verifyArchive, readManifest, type ArchiveEntry } from "./archive";
 import { ensurePartitions, ident, listShelfPartitions, shelfLiteral } from "./partitions";
-import { cutoffsFor, expiredParams, rowMayGoSql, shortestDays, type Cutoffs } from "./rules";
+import { cutoffsFor, expiredParams, rowMayGoSql, shorterThanDefault, type Cutoffs } from "./rules";
 import { loadRetention } from "./settings";
 import {
   KEPT_SHELF,
@@ -32,6 +32,8 @@ export type RetentionRun = {
   /** Each step of each month retired: how long it took; `kept` counts the rows that moved to the kept shelf. */
   steps: Array<{ name: string; step: "detach" | "archive" | "drop"; ms: number; kept?: number }>;
   kept_archived: number;
+  /** Rows of runtimes whose period is shorter than the default, archived and deleted before their month leaves. */
+  early_archived: number;
   audit_archived: number;
   skipped?: "another instance is running retention";
 };
@@ -52,7 +54,14 @@ export async function applyRetention(
   archiveDir: string,
   options: RetentionOptions = {},
 ): Promise<RetentionRun> {
-  const run: RetentionRun = { partitions_made: [], retired: [], steps: [], kept_archived: 0, audit_archived: 0 };
+  const run: RetentionRun = {
+    partitions_made: [],
+    retired: [],
+    steps: [],
+    kept_archived: 0,
+    early_archived: 0,
+    audit_archived: 0,
+  };
   run.partitions_made = await ensurePartitions(db.driver, now);
   // One instance at a time retires: the others find the lock taken and leave it to that one.
   const locked = await db.driver.withSession(async (session) => {
@@ -63,10 +72,18 @@ export async function applyRetention(
       await finishUnfinished(db, archiveDir, run);
       for (const { table, period } of shelvedTables) {
         const cutoffs = cutoffsFor(settings, period, now);
-        for (const shelf of await monthsDue(db.driver, table, shortestDays(settings, period), now)) {
+        for (const shelf of await monthsDue(db.driver, table, settings.fallback[period], now)) {
           run.retired.push(await retireMonth(db, archiveDir, table, shelf, cutoffs, now, options, run.steps));
         }
         run.kept_archived += await sweepKept(db, archiveDir, table, cutoffs, now);
+        run.early_archived += await sweepShorter(
+          db,
+          archiveDir,
+          table,
+          cutoffs,
+          shorterThanDefault(settings, period),
+          now,
+        );
       }
       if (options.audit !== false) run.audit_archived = await sweepAudit(db, archiveDir, settings, now);
       return true;
@@ -78,7 +95,11 @@ export async function applyRetention(
   return run;
 }
 
-/** Month partitions that ended at least the shortest period ago: some of their rows may go. */
+/**
+ * Month partitions that ended at least the default period ago. The default governs the partitions: a runtime with
+ * a longer period keeps its rows on the kept shelf, one with a shorter period has its rows swept out of the
+ * months early (sweepShorter), so an exception costs row-by-row work in proportion to that runtime's traffic only.
+ */
 async function monthsDue(sql: Sql, table: ShelvedTable, days: number, now: Date): Promise<Shelf[]> {
   const current = shelfOf(now);
   return (await listShelfPartitions(sql, table))
@@ -214,5 +235,30 @@ async function sweepKept(db: Db, dir: string, table: ShelvedTable, cutoffs: Cuto
     from: keptPartition(table),
     where: rowMayGoSql(table, "t", 1),
     params: expiredParams(cutoffs),
+  });
+}
+
+/**
+ * Rows of runtimes whose period is shorter than the default that may go, out of the month partitions (and the
+ * default one) before their month is due: archived, then deleted. Only months that began before the latest of
+ * those runtimes' cutoffs can hold such rows; a record received after its invocation closed waits for its month.
+ */
+async function sweepShorter(
+  db: Db,
+  dir: string,
+  table: ShelvedTable,
+  cutoffs: Cutoffs,
+  runtimes: string[],
+  now: Date,
+): Promise<number> {
+  if (runtimes.length === 0) return 0;
+  const latest = cutoffs.byRuntime
+    .filter((c) => runtimes.includes(c.runtime_id))
+    .reduce((a, c) => (c.cutoff > a ? c.cutoff : a), "");
+  return archiveBatch(db, dir, now, {
+    table,
+    from: table,
+    where: `t.runtime_id = ANY($4::uuid[]) AND t.shelf <= $5::date AND ${rowMayGoSql(table, "t", 1)}`,
+    params: [...expiredParams(cutoffs), runtimes, shelfOf(new Date(latest))],
   });
 }

@@ -25,6 +25,11 @@ export function shortestDays(set: RetentionSet, period: Period): number {
   return Math.min(set.fallback[period], ...[...set.own.values()].map((p) => p[period]));
 }
 
+/** The runtimes whose own period is shorter than the default's. */
+export function shorterThanDefault(set: RetentionSet, period: Period): string[] {
+  return [...set.own].filter(([, p]) => p[period] < set.fallback[period]).map(([runtime]) => runtime);
+}
+
 /** The parameters `expiredSql` refers to, in its order: closed statuses, runtime cutoffs, the default cutoff. */
 export const expiredParams = (c: Cutoffs): unknown[] => [closedStatuses, JSON.stringify(c.byRuntime), c.fallback];
 

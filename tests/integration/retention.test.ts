@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPgliteDriver } from "@/lib/db/driver";
 import { applyMigrations } from "@/lib/db/migrate";
+import { createRuntimeKey } from "@/lib/identity/runtime-keys";
 import { listMetricCases } from "@/lib/metrics/metrics";
 import { refreshMetricRollups } from "@/lib/metrics/rollup";
 import { metricCasesQuerySchema } from "@/lib/metrics/schema";
@@ -58,8 +59,14 @@ describe.each<Backend>(["postgres", "pglite"])("retention on %s", (backend) => {
   let dir: string;
 
   /** Ingests an invocation, then dates it: its records received `receivedDaysAgo`, its status since `settledDaysAgo`. */
-  async function oldInvocation(id: string, envelope: object, receivedDaysAgo: number, settledDaysAgo: number) {
-    const res = await call(ingest, { key: t.key, body: { records: records(id, envelope, ago(receivedDaysAgo)) } });
+  async function oldInvocation(
+    id: string,
+    envelope: object,
+    receivedDaysAgo: number,
+    settledDaysAgo: number,
+    key = t.key,
+  ) {
+    const res = await call(ingest, { key, body: { records: records(id, envelope, ago(receivedDaysAgo)) } });
     expect((res.body as { accepted: number }).accepted).toBe(2);
     const received = ago(receivedDaysAgo).toISOString();
     await t.db.driver.query(
@@ -204,6 +211,29 @@ describe.each<Backend>(["postgres", "pglite"])("retention on %s", (backend) => {
     expect(await attemptsOf("lately")).toBe(0);
     expect(await attemptsOf("unknown")).toBe(2);
     expect(await attemptsOf("fresh")).toBe(2);
+  });
+
+  it("sweeps a shorter-period runtime's rows out of their month early, and leaves the month whole for the rest", async () => {
+    // The test runtime keeps attempts 5 days (above); another follows the default's 90.
+    const other = await createRuntimeKey(t.db, "rt-default");
+    await oldInvocation("short-old", OK, 40, 30);
+    await oldInvocation("default-old", OK, 40, 30, other.key);
+    await ensurePartitions(t.db.driver, now);
+    const month = partitionName("attempts", shelfOf(ago(40)));
+    const run = await applyRetention(t.db, now, dir, { audit: false });
+    expect(run.early_archived).toBe(2);
+    expect(run.retired.map((r) => r.source)).not.toContain(month);
+    expect(await attemptsOf("short-old")).toBe(0);
+    expect(await attemptsOf("default-old")).toBe(2);
+    // Not moved to the kept shelf: it leaves with its month, when the default's period has passed.
+    const shelves = await t.db.driver.query<{ shelf: string }>(
+      `SELECT DISTINCT shelf::text AS shelf FROM attempts WHERE invocation_uid = (SELECT id FROM invocations WHERE invocation_id = 'default-old')`,
+    );
+    expect(shelves).toEqual([{ shelf: shelfOf(ago(40)) }]);
+    const [batch] = await t.db.driver.query<{ rows: number }>(
+      `SELECT rows::int AS rows FROM retention_archives WHERE source = 'attempts' AND shelf IS NULL`,
+    );
+    expect(batch).toEqual({ rows: 2 });
   });
 
   it("finishes a month that was detached when its run stopped", async () => {
