@@ -3,7 +3,7 @@ import type { Db } from "../db/client";
 import type { Sql } from "../db/driver";
 import { readArchive, readManifest, removePartial, verifyArchive, writeArchive } from "./archive";
 import { ident } from "./partitions";
-import { shelvedTables } from "./shelves";
+import { shelfKeyOf } from "./shelves";
 
 // Rows that leave one by one rather than with a whole partition (the kept shelf, the audit trail): a batch is
 // recorded (`writing`), written to the archive, then deleted in one transaction with its record's last step
@@ -17,16 +17,15 @@ export const BATCH_ROWS = 50_000;
 export type KeyColumn = readonly [name: string, type: "uuid" | "text" | "date" | "bigint"];
 
 const withShelf = <K extends readonly KeyColumn[]>(key: K) => [...key, ["shelf", "date"]] as const;
-const [attemptsKey, transitionsKey, guardKey] = [shelvedTables[0].key, shelvedTables[1].key, shelvedTables[2].key];
 
 /** The relations rows leave one by one, each with its primary key (a batch is read in its order and deleted by it). */
 export const batchRelations = {
-  attempts: withShelf(attemptsKey),
-  invocation_transitions: withShelf(transitionsKey),
-  guard_checks: withShelf(guardKey),
-  attempts_kept: withShelf(attemptsKey),
-  invocation_transitions_kept: withShelf(transitionsKey),
-  guard_checks_kept: withShelf(guardKey),
+  attempts: withShelf(shelfKeyOf("attempts")),
+  invocation_transitions: withShelf(shelfKeyOf("invocation_transitions")),
+  guard_checks: withShelf(shelfKeyOf("guard_checks")),
+  attempts_kept: withShelf(shelfKeyOf("attempts")),
+  invocation_transitions_kept: withShelf(shelfKeyOf("invocation_transitions")),
+  guard_checks_kept: withShelf(shelfKeyOf("guard_checks")),
   invocation_actions: [
     ["runtime_id", "uuid"],
     ["id", "uuid"],

@@ -31,16 +31,18 @@ export async function restoreArchive(driver: SqlDriver, file: string): Promise<R
   let rows = 0;
   await driver.transaction(async (tx) => {
     for await (const page of pages) {
+      if (page.length === 0) continue;
       // The columns the file has: one the table gained since takes its default (a month's shelf, a flag).
-      const present = columns.map((c) => c.name).filter((c) => page.length > 0 && c in page[0]!);
-      const list = present.map(ident).join(", ");
-      if (page.length > 0) {
-        await tx.query(
-          `INSERT INTO ${ident(table)} (${list}) SELECT ${list} FROM json_populate_recordset(NULL::${ident(table)}, $1::json)
-           ON CONFLICT DO NOTHING`,
-          [JSON.stringify(page)],
-        );
-      }
+      const list = columns
+        .map((c) => c.name)
+        .filter((c) => c in page[0]!)
+        .map(ident)
+        .join(", ");
+      await tx.query(
+        `INSERT INTO ${ident(table)} (${list}) SELECT ${list} FROM json_populate_recordset(NULL::${ident(table)}, $1::json)
+         ON CONFLICT DO NOTHING`,
+        [JSON.stringify(page)],
+      );
       rows += page.length;
     }
   });

@@ -10,6 +10,7 @@ import {
   keptPartition,
   partitionName,
   shelfEnd,
+  shelfKeyOf,
   shelfOf,
   shelvedTables,
   type Shelf,
@@ -142,11 +143,6 @@ async function detachMonth(
 
 type Steps = RetentionRun["steps"];
 
-function keyOf(source: string) {
-  const shelved = shelvedTables.find((t) => t.table === source);
-  if (!shelved) throw new Error(`${source} is not a table Settle partitions by month`);
-  return shelved.key;
-}
 const since = (started: number) => Math.round(performance.now() - started);
 
 /** Steps 2 and 3 for a detached month: archive it (again, if its file is not whole), then drop it. */
@@ -170,7 +166,7 @@ async function archiveAndDrop(
       dir,
       file,
       { table: row.source, source: row.name, shelf: row.shelf, archived_at: now.toISOString(), migration: null },
-      allPages(db.driver, row.name, keyOf(row.source)),
+      allPages(db.driver, row.name, shelfKeyOf(row.source)),
     );
     await db.driver.query(
       `UPDATE retention_archives SET phase = 'archived', file = $2, rows = $3::bigint, bytes = $4::bigint, sha256 = $5 WHERE name = $1`,

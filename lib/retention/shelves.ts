@@ -34,6 +34,13 @@ export const shelvedTables = [
 ] as const;
 export type ShelvedTable = (typeof shelvedTables)[number]["table"];
 
+/** A partitioned table's key within a month; throws for a name that is not one of them (an archive's header). */
+export function shelfKeyOf(table: string) {
+  const shelved = shelvedTables.find((t) => t.table === table);
+  if (!shelved) throw new Error(`${table} is not a table Settle partitions by month`);
+  return shelved.key;
+}
+
 /** The shelf of rows kept past their month (their invocation is not yet out of retention): `attempts_kept`. */
 export const KEPT_SHELF = "infinity";
 
