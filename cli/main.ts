@@ -50,6 +50,12 @@ const commands: Command[] = [
 ];
 const groups = ["keys", "users", "tokens", "catalog", "notifications", "retention", "archive"];
 
+/** Commands one per line, their summaries in one column past the longest name. */
+function commandList(list: typeof commands): string {
+  const width = Math.max(...list.map((c) => c.name.length)) + 2;
+  return list.map((c) => `  ${c.name.padEnd(width)}${c.summary}`).join("\n");
+}
+
 const mainHelp = `Usage: settle <command> [options]
 
 The command line of Settle, the console for AI-agent tool actions whose outcome
@@ -57,7 +63,7 @@ is uncertain. Database commands use DATABASE_URL, or the embedded database in
 SETTLE_DATA_DIR (default ./.settle/data) when it is not set.
 
 Commands:
-${commands.map((c) => `  ${c.name.padEnd(16)}${c.summary}`).join("\n")}
+${commandList(commands)}
 
 Run 'settle <command> --help' for a command's options and an example.
 Add --debug to any command to see the stack of an unexpected error.
@@ -70,7 +76,7 @@ function groupHelp(group: string): string {
   return `Usage: settle ${group} <command> [options]
 
 Commands:
-${members.map((c) => `  ${c.name.padEnd(16)}${c.summary}`).join("\n")}
+${commandList(members)}
 
 Run 'settle ${group} <command> --help' for its options and an example.`;
 }
