@@ -2,9 +2,11 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as actions } from "@/app/api/v1/invocations/[invocation_id]/actions/route";
 import { GET as audit } from "@/app/api/v1/audit/route";
+import { GET as metricCases } from "@/app/api/v1/metrics/cases/route";
 import { GET as queue } from "@/app/api/v1/queue/route";
 import { GET as timeline } from "@/app/api/v1/tasks/[task_id]/timeline/route";
 import { errorEnvelopeSchema } from "@/lib/errors";
+import { metricCasesPageSchema, metricNames } from "@/lib/metrics/schema";
 import { cleanText } from "@/lib/redact/redact";
 import { call, createOperator, openSettle, type TestContext } from "./harness";
 import { getDecision, getInvocation, getTask, guard, ingest, listInvocations } from "./routes";
@@ -50,11 +52,13 @@ function settled(label: string, res: Answer): Answer {
 describe("hostile input never gets a 5xx, never an untyped error, never costs a neighbour", () => {
   let t: TestContext;
   let operator: string;
+  let manager: string;
   const knownIds: string[] = [];
 
   beforeAll(async () => {
     t = await openSettle("postgres");
     operator = (await createOperator(t.db, "operator")).token;
+    manager = (await createOperator(t.db, "manager")).token;
   });
   afterAll(async () => {
     console.log(`fuzz: ${requests} requests`);
@@ -285,6 +289,30 @@ describe("hostile input never gets a 5xx, never an untyped error, never costs a 
       ),
       { numRuns: 350 },
     );
+  });
+
+  it("a metric's cases: every metric under hostile filters and cursors, and a well-formed page when it answers", async () => {
+    let answered = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...metricNames),
+        fc.dictionary(
+          fc.constantFrom("tool", "runtime", "from", "to", "cursor", "limit"),
+          fc.oneof(hostileText, hostileTime, hostileNumber.map(String)),
+          { maxKeys: 2 },
+        ),
+        async (metric, query) => {
+          const path = `/api/v1/metrics/cases?${new URLSearchParams({ ...query, metric })}`;
+          const res = settled("metrics/cases", await call(metricCases as never, { key: manager, path }));
+          if (res.status === 200) {
+            answered += 1;
+            expect(metricCasesPageSchema.safeParse(res.body).success).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+    expect(answered).toBeGreaterThan(0);
   });
 
   it("deep nesting and prototype keys inside an envelope are kept as evidence or rejected alone", async () => {
