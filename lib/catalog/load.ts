@@ -59,13 +59,10 @@ export async function loadToolCatalog(db: Db, runtimeKeyId: string): Promise<Too
   return entries;
 }
 
-/** Each tool's volatile arguments by the runtime's catalog (cached as above), for the digest of its arguments. */
-export async function loadVolatileArgs(db: Db, runtimeId: string): Promise<(tool: string) => readonly string[]> {
-  const entries = await loadToolCatalog(db, runtimeId);
-  return (tool) => volatileArgsFor(entries, tool);
-}
-
-/** What the guard reads of a tool in the runtime's catalog: its volatile arguments and its effect class. */
+/**
+ * What ingest and the guard read of a tool in the runtime's catalog (cached as above): its volatile arguments, and
+ * its effect class for a record that names none.
+ */
 export async function loadToolReading(
   db: Db,
   runtimeId: string,

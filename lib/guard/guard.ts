@@ -8,7 +8,7 @@ import type { RuntimeRef } from "../ingest/process-batch";
 import { storeRecords } from "../ingest/store-records";
 import { summarizeCalls } from "../ingest/summarize";
 import { INVOCATION_COLUMNS, type InvocationRow } from "../invocations/store";
-import { deriveInvocationId, prepareRecord, readArguments, type VolatileArgsOf } from "../ingest/record";
+import { deriveInvocationId, prepareRecord, readArguments, type ToolReading } from "../ingest/record";
 import { cleanText } from "../redact/redact";
 import { decideGuard, guardReasons, type GuardCandidate, type GuardReason } from "../outcome/guard-rules";
 import { duplicateOf } from "../outcome/duplicates";
@@ -163,7 +163,6 @@ const lockWithArgsQuery = {
 };
 
 /** What the guard learns of a tool from its runtime's catalog (lib/catalog), passed in by the route. */
-export type ToolReading = { volatileArgs: VolatileArgsOf; effectClass: (tool: string) => string | null };
 export type GuardOptions = { tools?: () => Promise<ToolReading> };
 
 /** The write's arguments digest and the duplicate window it is held against; null when either is missing. */
@@ -193,10 +192,11 @@ export async function guardWrite(
   const tool = cleanText(body.tool);
   const named = body.invocation_id === undefined ? null : cleanText(body.invocation_id);
   const derived = deriveInvocationId(taskId, key);
-  // The catalog (cached) only for a call that carries its arguments or their digest.
-  const tools = body.arguments !== undefined || body.args_digest !== undefined ? await options.tools?.() : undefined;
+  // The catalog (cached) only for a call that names no effect class, or carries its arguments or their digest.
+  const needsCatalog =
+    body.effect_class === undefined || body.arguments !== undefined || body.args_digest !== undefined;
+  const tools = needsCatalog ? await options.tools?.() : undefined;
   const duplicates = await duplicateCheckOf(db, body, tool, tools);
-  const volatileArgs = tools?.volatileArgs;
 
   return db.driver.transaction(
     async (tx) => {
@@ -296,7 +296,7 @@ export async function guardWrite(
           ...(body.envelope === undefined ? {} : { envelope: body.envelope }),
         },
         now,
-        volatileArgs,
+        tools,
       );
       if ("code" in intent)
         throw new ApiError("INVALID_REQUEST", intent.message, intent.path ? { path: intent.path } : {});

@@ -8,8 +8,7 @@ import { forgetRows, knownRows, rememberRows } from "./known-rows";
 import { storeRecords, type Stored } from "./store-records";
 import { recordError, type ErrorEnvelope } from "../errors";
 import type { IgnoredHint } from "../outcome/vocabulary";
-import { prepareRecord, type PreparedRecord, type RecordProblem, type VolatileArgsOf } from "./record";
-import { isRecord } from "./adapters/shared";
+import { needsToolReading, prepareRecord, type PreparedRecord, type RecordProblem, type ToolReading } from "./record";
 import { cleanText } from "../redact/redact";
 import { flagPossibleDuplicates } from "../invocations/duplicates";
 import { summarizeCalls } from "./summarize";
@@ -149,10 +148,10 @@ function once(merged: Pending[]): Pending[] {
 function prepareSafely(
   record: unknown,
   receivedAt: Date,
-  volatileArgs: VolatileArgsOf | undefined,
+  tools: ToolReading | undefined,
 ): PreparedRecord | RecordProblem {
   try {
-    return prepareRecord(record, receivedAt, volatileArgs);
+    return prepareRecord(record, receivedAt, tools);
   } catch (error) {
     // Whatever went wrong reading one record is that record's problem only.
     console.error("[settle] a record could not be prepared:", error);
@@ -160,8 +159,11 @@ function prepareSafely(
   }
 }
 
-/** How ingest learns a tool's volatile arguments (its runtime's catalog), asked only when a record carries arguments. */
-export type IngestOptions = { volatileArgs?: () => Promise<VolatileArgsOf> };
+/**
+ * How ingest reads a runtime's tool catalog (its effect classes and volatile arguments), asked only when a record
+ * names no class or carries arguments.
+ */
+export type IngestOptions = { tools?: () => Promise<ToolReading> };
 
 /** `unparsable` holds NDJSON lines that were not JSON: each rejects its own record only. */
 export async function ingestRecords(
@@ -172,10 +174,7 @@ export async function ingestRecords(
   unparsable: Map<number, string> = new Map(),
   options: IngestOptions = {},
 ): Promise<IngestResult> {
-  const withArguments =
-    options.volatileArgs !== undefined &&
-    raw.some((r) => isRecord(r) && r.arguments !== undefined && r.arguments !== null);
-  const volatileArgs = withArguments ? await options.volatileArgs!() : undefined;
+  const tools = options.tools && raw.some(needsToolReading) ? await options.tools() : undefined;
   return ingestPrepared(
     db,
     runtime,
@@ -186,7 +185,7 @@ export async function ingestRecords(
             code: "INVALID_JSON",
             message: `record ${index + 1} of this request (a non-blank NDJSON line) is not valid JSON (${lineError}).`,
           }
-        : prepareSafely(record, receivedAt, volatileArgs);
+        : prepareSafely(record, receivedAt, tools);
       const given = (record as { event_id?: unknown } | null)?.event_id;
       return { prepared, givenEventId: typeof given === "string" ? cleanText(given) : null };
     }),

@@ -96,6 +96,18 @@ export type PreparedRecord = {
 /** The volatile arguments of a tool (its runtime's catalog, lib/catalog), for the digest of its arguments. */
 export type VolatileArgsOf = (tool: string) => readonly string[];
 
+/**
+ * What a record learns of its tool from the runtime's catalog (lib/catalog): the arguments its digest leaves out,
+ * and the effect class of a record that names none (a record's own class wins).
+ */
+export type ToolReading = { volatileArgs: VolatileArgsOf; effectClass: (tool: string) => EffectClass | null };
+
+/** Whether reading `raw` needs its runtime's catalog: it names no effect class Settle knows, or carries arguments. */
+export function needsToolReading(raw: unknown): boolean {
+  if (!isRecord(raw)) return false;
+  return effectClassOf(raw.effect_class) === null || (raw.arguments !== undefined && raw.arguments !== null);
+}
+
 /** A write-ahead intent carries no result: nothing is known yet, by construction. */
 const INTENT = writeAheadIntent("settle");
 
@@ -198,11 +210,7 @@ export function readArguments(
   }
 }
 
-export function prepareRecord(
-  raw: unknown,
-  receivedAt: Date,
-  volatileArgs?: VolatileArgsOf,
-): PreparedRecord | RecordProblem {
+export function prepareRecord(raw: unknown, receivedAt: Date, tools?: ToolReading): PreparedRecord | RecordProblem {
   if (!isRecord(raw)) return { code: "INVALID_RECORD", message: "A record must be a JSON object." };
   // Before anything walks it (the schema, redaction, the hash of a record without event_id): a
   // record nested thousands deep would overflow the stack of a recursive walk.
@@ -250,7 +258,9 @@ export function prepareRecord(
     };
   }
 
-  const effectClass = effectClassOf(record.effect_class);
+  const tool = cleanText(record.tool);
+  // The record's own class, else its tool's in the runtime's catalog: read before the envelope, whose reading depends on it.
+  const effectClass = effectClassOf(record.effect_class) ?? tools?.effectClass(tool) ?? null;
   const phase = record.phase ?? "outcome";
   let storedEnvelope: unknown;
   try {
@@ -261,8 +271,7 @@ export function prepareRecord(
     throw error;
   }
 
-  const tool = cleanText(record.tool);
-  const args = readArguments(record.arguments, record.args_digest, tool, volatileArgs);
+  const args = readArguments(record.arguments, record.args_digest, tool, tools?.volatileArgs);
   if ("code" in args) return args;
 
   const ctx = { isWrite: effectClass !== "read", at };

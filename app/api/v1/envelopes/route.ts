@@ -4,7 +4,7 @@ import { ingestResultSchema } from "@/lib/http/schemas";
 import { parseIngestBody } from "@/lib/http/ingest-body";
 import { ingestRecords } from "@/lib/ingest/process-batch";
 import { attemptLogLineSchema, ingestRecordSchema } from "@/lib/ingest/record";
-import { loadVolatileArgs } from "@/lib/catalog/load";
+import { loadToolReading } from "@/lib/catalog/load";
 
 // Ingest attempt records from a runtime: one result per record, HTTP 207.
 // The body is read by parseIngestBody (JSON or NDJSON, up to 1 MiB), so it is
@@ -29,7 +29,7 @@ export const POST = withRoute({
   handler: async ({ req, db, principal }) => {
     const { records, lineErrors } = await parseIngestBody(req);
     const result = await ingestRecords(db, principal.runtime, records, new Date(), lineErrors, {
-      volatileArgs: () => loadVolatileArgs(db, principal.runtime.id),
+      tools: () => loadToolReading(db, principal.runtime.id),
     });
     return json(result, 207);
   },
