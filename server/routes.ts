@@ -1,4 +1,5 @@
 import type { Method, RouteHandler } from "@/lib/http/route";
+import { registerRouteTemplates, templatePattern } from "@/lib/observability/route-label";
 import * as envelopes from "@/app/api/v1/envelopes/route";
 import * as otlpTraces from "@/app/v1/traces/route";
 import * as apiOtlpTraces from "@/app/api/v1/otlp/v1/traces/route";
@@ -129,6 +130,9 @@ export const apiRoutes = {
   "/api/v1/openapi.json": openApi,
 } as const;
 
+// The latency histogram and the request log name a request by the template it matches here (lib/http/route-label.ts).
+registerRouteTemplates(Object.keys(apiRoutes));
+
 export type ApiRoutes = typeof apiRoutes;
 export type ApiPath = keyof ApiRoutes;
 
@@ -149,23 +153,9 @@ export type RouteEntry = {
 
 const METHODS: readonly Method[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
-function patternOf(path: string): { pattern: RegExp; names: string[] } {
-  const names: string[] = [];
-  const source = path
-    .split("/")
-    .map((segment) => {
-      const param = /^\{(\w+)\}$/.exec(segment);
-      if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-      names.push(param[1]!);
-      return "([^/]+)";
-    })
-    .join("/");
-  return { pattern: new RegExp(`^${source}$`), names };
-}
-
 /** Every withRoute method of every registered path (a module's 405 answers from otherMethods are not among them). */
 export const routeTable: readonly RouteEntry[] = Object.entries(apiRoutes).flatMap(([path, mod]) => {
-  const { pattern, names } = patternOf(path);
+  const { pattern, names } = templatePattern(path);
   return METHODS.flatMap((method) => {
     const handler = (mod as Partial<Record<Method, unknown>>)[method];
     return isRouteHandler(handler) ? [{ path, method, pattern, names, handler }] : [];

@@ -1,43 +1,26 @@
 import { log } from "../observability/log";
 import type { Principal } from "../identity/principal";
 import { observeRequest } from "../observability/metrics";
+import { routeLabel } from "../observability/route-label";
 
 // Every API request, once it is answered: one JSON log line and one
-// observation of the latency histogram. Both name the route by its template
-// (/api/v1/invocations/{invocation_id}), so ids never become metric labels,
-// and neither ever holds a header, a query string or a body: no key, token
-// or caller's text reaches the log.
+// observation of the latency histogram. Both name the route by the template
+// the registry declares (/api/v1/invocations/{invocation_id}: route-label.ts),
+// so neither an id nor any other text of the path becomes a metric label, and
+// neither ever holds a header, a query string or a body: no key, token or
+// caller's text reaches the log.
 
 /** Who called, for the log: a runtime by name, a person by id (an email is personal data a log need not hold). */
 export const logLabel = (principal: Principal): string =>
   principal.kind === "runtime" ? `runtime:${principal.runtime.name}` : `user:${principal.user.id}`;
 
-/** The request's path with each route parameter's segment put back as `{name}`. */
-export function routeTemplate(pathname: string, params: Record<string, string>): string {
-  const names = new Map(Object.entries(params).map(([name, value]) => [value, name]));
-  if (names.size === 0) return pathname;
-  return pathname
-    .split("/")
-    .map((segment) => {
-      let decoded = segment;
-      try {
-        decoded = decodeURIComponent(segment);
-      } catch {
-        // a segment that does not decode is kept as it came
-      }
-      const name = names.get(decoded);
-      return name === undefined ? segment : `{${name}}`;
-    })
-    .join("/");
-}
-
 export function logRequest(
   req: Request,
   response: Response,
-  facts: { requestId: string; started: number; params: Record<string, string>; principal: string | null },
+  facts: { requestId: string; started: number; principal: string | null },
 ): void {
   const seconds = (performance.now() - facts.started) / 1000;
-  const route = routeTemplate(new URL(req.url).pathname, facts.params);
+  const route = routeLabel(new URL(req.url).pathname);
   observeRequest(req.method, route, response.status, seconds);
   const line = {
     request_id: facts.requestId,

@@ -243,9 +243,8 @@ export function withRoute<
     const started = performance.now();
     const requestId = requestIdOf(req);
     let principalName: string | null = null;
-    let rawParams: Record<string, string> = {};
     const done = (response: Response) => {
-      logRequest(req, response, { requestId, started, params: rawParams, principal: principalName });
+      logRequest(req, response, { requestId, started, principal: principalName });
       return response;
     };
     try {
@@ -256,7 +255,7 @@ export function withRoute<
           : null
       ) as PrincipalFor<A>;
       principalName = principal ? logLabel(principal as Principal) : null;
-      rawParams = ((context ? cleanStrings(await context.params) : null) ?? {}) as Record<string, string>;
+      const rawParams = (context ? cleanStrings(await context.params) : null) ?? {};
       const params = options.params ? options.params.parse(rawParams) : ({} as P);
       const query = options.query
         ? options.query.parse(cleanStrings(Object.fromEntries(new URL(req.url).searchParams)))

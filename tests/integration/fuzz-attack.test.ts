@@ -1,0 +1,93 @@
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { setEnv } from "@/lib/env";
+import { openSettle, type TestContext } from "./harness";
+import { startServer, type TestServer } from "./http-server";
+import { hostileText } from "./fuzz-inputs";
+
+// The shapes of the 2026-12 outside attack (issue 36), generated: what a caller without a key, with a runtime
+// key, or with a viewer's login sent to grow Settle's memory or read a secret back.
+
+const METRICS_TOKEN = "scrape-me-please-fuzz-0123";
+
+describe("hostile paths never become metric labels", () => {
+  let t: TestContext;
+  let server: TestServer;
+  beforeAll(async () => {
+    t = await openSettle("postgres");
+    server = await startServer();
+  });
+  afterAll(async () => {
+    setEnv({ SETTLE_METRICS_TOKEN: undefined });
+    await server?.close();
+    await t?.teardown();
+  });
+
+  const seriesNow = async () => {
+    setEnv({ SETTLE_METRICS_TOKEN: METRICS_TOKEN });
+    const res = await fetch(`${server.url}/api/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    setEnv({ SETTLE_METRICS_TOKEN: undefined });
+    const text = await res.text();
+    return new Set(
+      text
+        .split("\n")
+        .filter((l) => l.startsWith("settle_http_request_duration_seconds_count{"))
+        .map((l) => l.slice(0, l.lastIndexOf(" "))),
+    );
+  };
+
+  const templates = [
+    "/api/v1/invocations/@/decision",
+    "/api/v1/invocations/@",
+    "/api/v1/invocations/@/attempts",
+    "/api/v1/tasks/@",
+    "/api/v1/tasks/@/timeline",
+    "/api/v1/saved-views/@",
+    "/api/v1/admin/users/@",
+    "/api/v1/policies/@",
+    "/api/v1/verifications/@",
+  ];
+  const segment = fc
+    .oneof(hostileText, fc.string({ minLength: 1, maxLength: 3_000 }))
+    .map((s) => encodeURIComponent((s === "" ? "x" : s).toWellFormed()));
+  const credentials = fc.constantFrom<Record<string, string>>(
+    {},
+    { authorization: "Bearer stl_rk_aaaaaaaa_unknown0123456789" },
+    { authorization: "Bearer stl_pat_bbbbbbbb_unknown0123456789" },
+    { authorization: "Basic Zm9vOmJhcg==" },
+    { cookie: "better-auth.session_token=forged.value" },
+  );
+
+  it("adds no series, whatever the id, the method or the credential", async () => {
+    const warm = async () => {
+      for (const template of templates)
+        for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"])
+          await fetch(`${server.url}${template.replace("@", "warm")}`, { method }).then((r) => r.arrayBuffer());
+    };
+    await warm();
+    const before = await seriesNow();
+    let sent = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...templates),
+        segment,
+        fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE"),
+        credentials,
+        async (template, id, method, headers) => {
+          const res = await fetch(`${server.url}${template.replace("@", id)}`, { method, headers });
+          await res.arrayBuffer();
+          sent += 1;
+          expect(res.status).toBeLessThan(500);
+        },
+      ),
+      { numRuns: 300 },
+    );
+    const after = await seriesNow();
+    const added = [...after].filter((s) => !before.has(s) && !s.includes('route="/api/metrics"'));
+    // A credential Settle does not know may earn another status on a route (401 vs 404): that is a series per
+    // (method, template, status), bounded by the registry, never one per path.
+    for (const s of added) expect(s).toMatch(/route="\/api\/v1\/[a-z/{}_-]+",status="\d{3}"\}$/);
+    expect(added.length).toBeLessThan(templates.length * 5 * 4);
+    expect(sent).toBe(300);
+  });
+});
