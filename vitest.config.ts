@@ -6,6 +6,10 @@ const env = { SETTLE_LOG_LEVEL: "silent" };
 
 const alias = {
   "@settle/client": fileURLToPath(new URL("./packages/settle-client/src/index.ts", import.meta.url)),
+  "@settle/ai-sdk": fileURLToPath(new URL("./packages/settle-ai-sdk/src/index.ts", import.meta.url)),
+  "@settle/langchain": fileURLToPath(new URL("./packages/settle-langchain/src/index.ts", import.meta.url)),
+  "@settle/openai-agents": fileURLToPath(new URL("./packages/settle-openai-agents/src/index.ts", import.meta.url)),
+  "@settle/claude-code": fileURLToPath(new URL("./packages/settle-claude-code/src/index.ts", import.meta.url)),
   "@": fileURLToPath(new URL(".", import.meta.url)),
   // Next.js resolves it to nothing on the server; tests run server code outside Next.js.
   "server-only": fileURLToPath(new URL("./node_modules/server-only/empty.js", import.meta.url)),

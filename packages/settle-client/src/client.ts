@@ -9,6 +9,7 @@ import type {
   RecordResult,
   ReportResult,
   SettleRecord,
+  ToolCatalog,
 } from "./types.js";
 import { wrapTool, type ToolCall, type ToolRun, type WrapToolOptions } from "./wrap-tool.js";
 import { createVerifiers, type Verifiers } from "./verifier.js";
@@ -47,6 +48,8 @@ export type SettleClient = {
   getDecision: (invocationId: string) => Promise<Decision>;
   /** The invocation with its latest attempts and their envelopes as stored (docs/outcome-model.md §8). */
   getInvocation: (invocationId: string) => Promise<InvocationDetail>;
+  /** The runtime's tool catalog: the effect class Settle's admins gave each tool. */
+  getToolCatalog: () => Promise<ToolCatalog>;
   /** Waits (long-polling) until the decision is no longer `wait`, or `until` holds, or `timeout` ms pass. */
   awaitDecision: (invocationId: string, options: AwaitDecisionOptions) => Promise<Decision>;
   wrapTool: <A, R>(
@@ -101,6 +104,8 @@ export function createSettleClient(options: ClientOptions): SettleClient {
     getInvocation: async (id) =>
       (await request(http, { method: "GET", path: `/api/v1/invocations/${encodeURIComponent(id)}` }))
         .body as InvocationDetail,
+    getToolCatalog: async () =>
+      (await request(http, { method: "GET", path: "/api/v1/tool-catalog" })).body as ToolCatalog,
     awaitDecision: (id, wanted) => awaitDecision(http, decisionOptions, id, wanted),
     wrapTool: (fn, toolOptions) =>
       wrapTool(

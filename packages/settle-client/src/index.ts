@@ -22,6 +22,21 @@ export type {
 } from "./verifier.js";
 export type * from "./types.js";
 export {
+  createGate,
+  type CallInfo,
+  type Gate,
+  type GateCall,
+  type GateContext,
+  type GateOptions,
+  type GateResult,
+  type Identity,
+} from "./gate/gate.js";
+export { approvalFor, awaitApproval, type ApprovalAnswer } from "./gate/approvals.js";
+export { decisionFields, type ApprovalState, type DecisionFields } from "./gate/decision.js";
+export { answerFor, formatAge, type Answer, type AnswerFacts, type AnswerKind } from "./gate/sentences.js";
+export { classifyCall, failureSignal, isKnownEnvelope } from "./gate/signals.js";
+export { canonicalJson, defaultIdempotencyKey } from "./gate/identity.js";
+export {
   commitStates,
   decisionKinds,
   effectClasses,

@@ -82,6 +82,8 @@ export type GuardInput = {
   at?: string;
   budget_left_s?: number;
   args_digest?: string;
+  /** The call's arguments (a JSON object, at most 64 KiB): how Settle tells the same call under a new key. */
+  arguments?: Record<string, unknown>;
   envelope?: unknown;
 };
 export type GuardAnswer = {
@@ -134,4 +136,15 @@ export type InvocationDetail = {
     [field: string]: unknown;
   }>;
   [field: string]: unknown;
+};
+
+/** GET /api/v1/tool-catalog: the runtime's catalog, most specific entry first. */
+export type ToolCatalog = {
+  runtime: string;
+  items: Array<{
+    pattern: string;
+    effect_class: EffectClass;
+    volatile_args: string[] | null;
+    [field: string]: unknown;
+  }>;
 };

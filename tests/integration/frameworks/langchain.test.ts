@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  AIMessage,
+  createAgent,
+  fakeModel,
+  tool,
+  ToolMessage,
+  toolRetryMiddleware,
+  type AgentMiddleware,
+} from "langchain";
+import { z } from "zod";
+import { settleMiddleware, type SettleOptions } from "@settle/langchain";
+import { openEnv, sixFailures, type Env, type Turn } from "./kit";
+
+// @settle/langchain through LangChain's own agent loop (createAgent) and its own
+// fake tool-calling model, against a real Settle over HTTP — alone, and beside
+// toolRetryMiddleware listed before and after it.
+
+function refundTools(env: Env) {
+  return [
+    tool(
+      async ({ payment, amount }, config) =>
+        JSON.stringify(await env.provider.refund({ payment, amount }, config.toolCall?.id ?? "", config.signal)),
+      {
+        name: "create_refund",
+        description: "Refund a payment",
+        schema: z.object({ payment: z.string(), amount: z.number() }),
+      },
+    ),
+    tool(async ({ payments }) => JSON.stringify(await env.provider.refundBatch(payments, "batch")), {
+      name: "refund_batch",
+      description: "Refund several payments",
+      schema: z.object({ payments: z.array(z.string()) }),
+    }),
+  ];
+}
+
+type Placement = "alone" | "before retry" | "after retry";
+
+function runner(env: Env, placement: Placement) {
+  return async (turns: Turn[], options: SettleOptions): Promise<string[]> => {
+    const model = fakeModel();
+    turns.forEach((turn, i) =>
+      model.respondWithTools([
+        { name: turn.tool, args: turn.args, id: `call_${i}_${Math.random().toString(36).slice(2, 8)}` },
+      ]),
+    );
+    model.respond(new AIMessage("done"));
+    const settle = settleMiddleware(options);
+    const retry = toolRetryMiddleware({ maxRetries: 2, initialDelayMs: 10 });
+    const middleware: AgentMiddleware[] =
+      placement === "alone" ? [settle] : placement === "before retry" ? [settle, retry] : [retry, settle];
+    const agent = createAgent({ model, tools: refundTools(env), middleware });
+    const result = await agent.invoke({ messages: [{ role: "user", content: "Refund the customer." }] });
+    return result.messages
+      .filter((m) => ToolMessage.isInstance(m))
+      .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
+  };
+}
+
+describe("@settle/langchain with createAgent (langchain v1)", () => {
+  let env: Env;
+  beforeAll(async () => {
+    env = await openEnv();
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  for (const [name, scenario] of Object.entries(sixFailures))
+    it(`source article 002: ${name}`, async () => {
+      await scenario(env, runner(env, "alone"), `lc-${name}`);
+    });
+
+  for (const placement of ["before retry", "after retry"] as const)
+    it(`toolRetryMiddleware never re-runs an unknown write (Settle listed ${placement} it)`, async () => {
+      const tag = placement.replace(" ", "-");
+      const payment = `pay_lc_retry_${tag}`;
+      env.provider.inject(payment, "lost");
+      const turns: Turn[] = [{ tool: "create_refund", args: { payment, amount: 5 } }];
+      const seen = await runner(env, placement)(turns, {
+        settle: env.client(),
+        taskId: `lc-retry-${tag}`,
+        timeoutMs: 300,
+      });
+      expect(seen[0]).toMatch(
+        /^(Unknown outcome: create_refund failed after it was sent|Not run: an identical create_refund call \d+ s ago has an unknown outcome)/,
+      );
+      expect(env.provider.deliveries(payment)).toBe(1);
+    });
+
+  it("a write that failed before anything happened is retried by toolRetryMiddleware, through Settle's guard, once it may be", async () => {
+    let calls = 0;
+    const flaky = tool(
+      async () => {
+        calls += 1;
+        if (calls === 1) throw new Error("connection refused");
+        return JSON.stringify({ id: "note_1" });
+      },
+      { name: "add_note", description: "Add a note", schema: z.object({ text: z.string() }) },
+    );
+    const model = fakeModel()
+      .respondWithTools([{ name: "add_note", args: { text: "hi" }, id: "call_note" }])
+      .respond(new AIMessage("done"));
+    // The team's classifier knows "connection refused" means nothing was sent: not committed, so a retry is safe.
+    const settle = settleMiddleware({
+      settle: env.client(),
+      taskId: "lc-flaky",
+      effects: { add_note: "create" },
+      classify: (r) =>
+        r.kind === "threw"
+          ? { outcome: "retryable", effect_applied: "no", message: "connection refused" }
+          : { outcome: "ok", effect_applied: "yes" },
+    });
+    const agent = createAgent({
+      model,
+      tools: [flaky],
+      middleware: [toolRetryMiddleware({ maxRetries: 2, initialDelayMs: 10 }), settle],
+    });
+    const result = await agent.invoke({ messages: [{ role: "user", content: "note" }] });
+    expect(calls).toBe(2);
+    expect(result.messages.filter((m) => ToolMessage.isInstance(m)).map((m) => m.content)).toEqual([
+      JSON.stringify({ id: "note_1" }),
+    ]);
+  });
+
+  it("a tool's own ToolMessage with status error is a failure to Settle: unknown for a write, so its retry is refused", async () => {
+    const handled = tool(
+      async (_args, config) =>
+        new ToolMessage({ content: "gateway timeout", tool_call_id: config.toolCall?.id ?? "", status: "error" }),
+      { name: "send_invoice", description: "Send", schema: z.object({ to: z.string() }) },
+    );
+    const model = fakeModel()
+      .respondWithTools([{ name: "send_invoice", args: { to: "a@example.com" }, id: "c1" }])
+      .respondWithTools([{ name: "send_invoice", args: { to: "a@example.com" }, id: "c2" }])
+      .respond(new AIMessage("done"));
+    const agent = createAgent({
+      model,
+      tools: [handled],
+      middleware: [settleMiddleware({ settle: env.client(), taskId: "lc-handled", effects: { send_invoice: "send" } })],
+    });
+    const result = await agent.invoke({ messages: [{ role: "user", content: "send" }] });
+    const seen = result.messages.filter((m) => ToolMessage.isInstance(m)).map((m) => m.content);
+    expect(seen[0]).toBe("gateway timeout");
+    expect(seen[1]).toMatch(
+      /^Not run: an identical send_invoice call \d+ s ago has an unknown outcome; Settle is checking it\. Do not retry\.$/,
+    );
+    const [row] = await env.t.db.driver.query<{ status: string }>(
+      `SELECT status FROM invocations WHERE task_id = 'lc-handled'`,
+    );
+    expect(row).toMatchObject({ status: "outcome_unknown" });
+  });
+});
