@@ -27,7 +27,7 @@ function setup() {
   };
   return { fake, settle, tools, runs: () => runs };
 }
-const call = { toolCallId: "c1", messages: [], context: undefined };
+const call = { toolCallId: "c1", messages: [], context: {} };
 
 describe("withSettle", () => {
   it("guards each execute and hands back the tool's own result; a tool without execute is left as it is", async () => {
