@@ -67,6 +67,20 @@ export type Gate<C extends GateContext = GateContext> = {
   ) => Promise<GateResult<R>>;
   /** The answer Settle gives for an invocation that blocks a call (the guard's denial, or a rejection). */
   answerFor: (tool: string, id: Identity, blocking: string, reason: GuardAnswer["reason"]) => Promise<Answer>;
+  /** Asks the guard (the intent is written ahead): its answer, Settle's refusal as an Answer, or null when Settle cannot be reached. */
+  ask: (call: GateCall<C>, id: Identity, invocationId?: string) => Promise<GuardAnswer | Answer | null>;
+  /** Reports an attempt's outcome (for adapters whose call and result arrive apart, such as hooks). */
+  reportOutcome: (
+    call: GateCall<C>,
+    id: Identity,
+    invocationId: string,
+    attempt: number,
+    envelope: unknown,
+    suffix?: string,
+  ) => Promise<void>;
+  /** For a write that needs approval and was allowed: runs only once a person approved it after its latest request. */
+  approvalHold: (call: GateCall<C>, id: Identity, allowed: GuardAnswer) => Promise<GuardAnswer | Answer>;
+  whenUnreachable: (tool: string, effect: EffectClass | null) => "run" | "refuse";
 };
 
 const isClient = (s: GateOptions["settle"]): s is SettleClient =>
@@ -314,7 +328,18 @@ export function createGate<C extends GateContext = GateContext>(options: GateOpt
     return { kind: "threw", error: result.kind === "threw" ? result.error : new Error(detail), invocationId: inv };
   }
 
-  return { client, identify, needsApproval, run, answerFor: answerForBlocking };
+  return {
+    client,
+    identify,
+    needsApproval,
+    run,
+    answerFor: answerForBlocking,
+    ask,
+    reportOutcome: (call, id, inv, attempt, envelope, suffix = "") =>
+      reportOutcome(recordOf(call, id, inv, attempt), envelope, suffix),
+    approvalHold,
+    whenUnreachable,
+  };
 }
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300);

@@ -1,0 +1,3 @@
+#!/usr/bin/env node
+// Claude Code hook command: see ../README.md.
+import "../dist/bin.js";
