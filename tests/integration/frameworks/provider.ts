@@ -58,8 +58,8 @@ export function createProvider() {
           type: "about:blank",
           title: "Too Many Requests",
           status: 429,
-          detail: "Retry after 1 s.",
-          retry_after: 1,
+          detail: "Retry after 3 s.",
+          retry_after: 3,
         };
       if (!(args.amount > 0))
         // 200 with an error body (source article 001's five fields).
