@@ -64,11 +64,21 @@ const serverOptions = {
   headersTimeout: limits.headersTimeoutMs,
   connectionsCheckingInterval: 1_000,
 };
-// An answer given before its request's body ended (a 413) closes the connection. Closed at once, with
-// the client still sending, the kernel answers the unread bytes with a reset that can reach the
-// client before it read the answer, which it then never sees. So the connection lingers, as nginx
-// does: the answer and a FIN go out, and what still arrives is read and dropped for up to 2 s or 8 MiB.
-function lingerAfterEarlyAnswer(req, res) {
+// An answer given before its request's body ended (a 413, a 401 to a key-less POST, a 415) says
+// `Connection: close`, and the connection closes once the answer is out: what is left of the body is
+// still on the wire, so the connection cannot carry another request, and a pooling client told
+// "keep-alive" would send its next request into it and have it reset, with no answer at all.
+// An answer given after the whole body arrived keeps its connection. Closed at once, with the client
+// still sending, the kernel answers the unread bytes with a reset that can reach the client before it
+// read the answer, which it then never sees. So the connection lingers, as nginx does: the answer and a
+// FIN go out, and what still arrives is read and dropped for up to 2 s or 8 MiB.
+function closeAfterEarlyAnswer(req, res) {
+  // node writes the head through writeHead, also when a handler only calls end(): the one moment to decide.
+  const writeHead = res.writeHead;
+  res.writeHead = function (...args) {
+    if (!req.complete && !res.headersSent) res.setHeader("Connection", "close");
+    return writeHead.apply(this, args);
+  };
   res.once("finish", () => {
     const socket = req.socket;
     if (req.complete || !socket || socket.destroyed) return;
@@ -89,7 +99,7 @@ function lingerAfterEarlyAnswer(req, res) {
 
 const server = createServer(serverOptions, (req, res) => {
   req.headers["x-settle-socket-address"] = req.socket.remoteAddress ?? "";
-  lingerAfterEarlyAnswer(req, res);
+  closeAfterEarlyAnswer(req, res);
   if (fastLane?.(req, res)) return;
   handle(req, res);
 });
