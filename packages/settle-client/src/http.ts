@@ -3,8 +3,12 @@ import { isErrorEnvelope, SettleError } from "./errors.js";
 // One request to Settle, resent only when Settle's answer (or the lack of
 // one) says resending is safe and useful: a lost connection, a 429, or a 5xx
 // whose error envelope allows a retry. Every call the client makes is safe to
-// resend — ingest is idempotent by event_id, reads change nothing, and a
-// resent guard can at worst deny its own intent as in flight.
+// resend (docs/outcome-model.md §5) — ingest is idempotent by event_id, reads
+// change nothing, and a resent guard can at worst deny its own intent as in
+// flight. A connection reset or closed before any byte of the answer (a pooled
+// connection the server had given up on) is resent at once, once, whatever
+// maxRetries says: the pool has dropped that connection, so the resend goes
+// out on another one.
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
@@ -80,9 +84,10 @@ export async function request(options: HttpOptions, input: RequestInput): Promis
   let last = new SettleError(`${input.path}: not sent`, { status: 0, code: "UNREACHABLE" });
   let wait = 0;
   let resent = false;
+  let brokenResent = false;
 
   for (let attempt = 0; attempt <= options.maxRetries; attempt += 1) {
-    if (attempt > 0) await options.sleep(wait);
+    if (attempt > 0 && wait > 0) await options.sleep(wait);
     let res: Response;
     try {
       res = await options.fetch(target, {
@@ -98,8 +103,15 @@ export async function request(options: HttpOptions, input: RequestInput): Promis
         status: 0,
         code: "UNREACHABLE",
       });
-      wait = backoff(attempt);
       resent = true;
+      if (!brokenResent && connectionBroke(error)) {
+        // Not one of the retries: sent again at once, on another connection.
+        brokenResent = true;
+        wait = 0;
+        attempt -= 1;
+        continue;
+      }
+      wait = backoff(attempt);
       continue;
     }
     const parsed = await readJson(res);
@@ -113,6 +125,22 @@ export async function request(options: HttpOptions, input: RequestInput): Promis
     if (!isErrorEnvelope(parsed) || parsed.commit_state !== "not_committed") resent = true;
   }
   throw last;
+}
+
+// What fetch implementations say when a connection was reset or closed under a request, before its answer
+// began: node's (undici) in the error's cause, as a socket error code. A refused connection is not one (nothing
+// was sent; the usual back-off applies), nor is a timeout.
+const BROKEN = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED", "UND_ERR_SOCKET", "UND_ERR_CLOSED"]);
+
+/** Whether fetch failed because its connection broke: a reset, or the other side closing it. */
+export function connectionBroke(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && BROKEN.has(code)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 function withTimeout(signal: AbortSignal | undefined, ms: number): AbortSignal {

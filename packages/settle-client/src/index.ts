@@ -9,7 +9,7 @@ export {
 } from "./classify.js";
 export type { AwaitDecisionOptions } from "./decisions.js";
 export { SettleError, isErrorEnvelope } from "./errors.js";
-export type { FetchLike } from "./http.js";
+export { connectionBroke, type FetchLike } from "./http.js";
 export type { ToolCall, ToolRun, ToolRunStatus, WrapToolOptions } from "./wrap-tool.js";
 export type {
   Finding,

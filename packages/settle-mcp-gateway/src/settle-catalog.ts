@@ -1,3 +1,4 @@
+import { connectionBroke } from "@settle/client";
 import { catalogEffectFor, type CatalogEntry } from "./effects.js";
 import { effectClassSchema, type EffectClass } from "./config.js";
 
@@ -46,9 +47,15 @@ export function createSettleCatalog(options: SettleCatalogOptions): SettleCatalo
 
   async function refresh(): Promise<boolean> {
     try {
-      const res = await fetchFn(`${options.url.replace(/\/+$/, "")}/api/v1/tool-catalog`, {
-        headers: { authorization: `Bearer ${options.key}`, accept: "application/json" },
-        signal: AbortSignal.timeout(options.timeoutMs),
+      const ask = () =>
+        fetchFn(`${options.url.replace(/\/+$/, "")}/api/v1/tool-catalog`, {
+          headers: { authorization: `Bearer ${options.key}`, accept: "application/json" },
+          signal: AbortSignal.timeout(options.timeoutMs),
+        });
+      // A read changes nothing: one that lost its connection before any answer is sent again at once (as the client does).
+      const res = await ask().catch((error: unknown) => {
+        if (connectionBroke(error)) return ask();
+        throw error;
       });
       const body: unknown = await res.json().catch(() => null);
       const read = res.ok ? entriesOf(body) : null;

@@ -10,7 +10,7 @@ from typing import Any, Dict, List
 import support  # noqa: F401
 from settle_client import ProbeFinding
 from support.clients import make_client
-from support.fake_settle import FakeSettle
+from support.fake_settle import FakeSettle, SENDS_UNTIL_UNREACHABLE
 
 
 def play(test: unittest.TestCase) -> List[Dict[str, Any]]:
@@ -41,7 +41,7 @@ class EventIdTest(unittest.TestCase):
         settle = FakeSettle()
         self.addCleanup(settle.close)
         client = make_client(self, settle.url, sleep=lambda s: None)
-        settle.faults += [("/api/v1/envelopes", "unreachable")] * 6
+        settle.faults += [("/api/v1/envelopes", "unreachable")] * SENDS_UNTIL_UNREACHABLE
         bare = {"task_id": "t1", "tool": "lookup", "idempotency_key": "k", "envelope": {"outcome": "ok", "effect_applied": "yes", "message": "é ✓"}}
         self.assertEqual(client.report(dict(bare)).result()["status"], "spooled")
         client.drain_spool()

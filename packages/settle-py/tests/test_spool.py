@@ -19,7 +19,7 @@ from typing import Any, Dict
 import support
 from settle_client.spool import STALE_TMP_S, Spool, spool_namespace
 from support.clients import free_port, make_client
-from support.fake_settle import FakeSettle
+from support.fake_settle import FakeSettle, SENDS_UNTIL_UNREACHABLE
 
 
 def record(n: int) -> Dict[str, Any]:
@@ -156,7 +156,7 @@ class SpoolWithClientTest(unittest.TestCase):
         settle = FakeSettle()
         self.addCleanup(settle.close)
         client = make_client(self, settle.url, spool_dir=self.spool_dir, spool_retry_s=60, sleep=lambda s: None)
-        settle.faults += [("/api/v1/envelopes", "unreachable")] * 6
+        settle.faults += [("/api/v1/envelopes", "unreachable")] * SENDS_UNTIL_UNREACHABLE
         self.assertEqual(client.report(record(1)).result()["status"], "spooled")
         self.assertEqual(client.report(record(2)).result()["status"], "accepted")
         deadline = time.monotonic() + 5

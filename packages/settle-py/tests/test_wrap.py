@@ -23,7 +23,7 @@ from settle_client import (
     task,
 )
 from support.clients import make_client
-from support.fake_settle import FakeSettle
+from support.fake_settle import FakeSettle, SENDS_UNTIL_UNREACHABLE
 
 OPTIONS: Dict[str, Any] = {"effect_class": "create", "task_id": "ord-1", "idempotency_key": "key-1", "tool": "create_order"}
 
@@ -212,7 +212,7 @@ class WrapToolTest(unittest.TestCase):
         self.assertEqual(((caught.exception.decision or {}).get("decision"), caught.exception.calls), ("retry_allowed", 1))
 
     def test_a_money_call_whose_intent_cannot_be_written_is_never_made(self) -> None:
-        self.settle.faults += [("/api/v1/envelopes", "unreachable")] * 6
+        self.settle.faults += [("/api/v1/envelopes", "unreachable")] * SENDS_UNTIL_UNREACHABLE
         calls = []
         wrapped = self.client.wrap_tool(lambda: calls.append(1), **{**OPTIONS, "effect_class": "money"})
         with self.assertRaises(SettleUnreachable) as caught:

@@ -1,8 +1,10 @@
 """One request to Settle, resent only when Settle's answer (or the lack of one) says that is safe and useful.
 
 A lost connection, a 429, or a 5xx whose error envelope allows a retry is resent. Every call the
-client makes is safe to resend: ingest is idempotent by event_id, reads change nothing, and a resent
-guard can at worst deny its own intent as in flight.
+client makes is safe to resend (docs/outcome-model.md §5): ingest is idempotent by event_id, reads
+change nothing, and a resent guard can at worst deny its own intent as in flight. A connection reset
+or closed before any byte of the answer is resent at once, once, on a new connection (urllib opens
+one per request), whatever max_retries says.
 """
 
 from __future__ import annotations
@@ -132,14 +134,37 @@ def _headers_of(message: Message) -> Dict[str, str]:
     return {name.lower(): value for name, value in message.items()}
 
 
+class AnswerBrokeOff(OSError):
+    """The answer began (its status line and headers arrived) and its connection broke before its end."""
+
+
+#: A connection reset or closed under a request; http.client's RemoteDisconnected ("closed without
+#: response") is a ConnectionResetError. A refused connection is not one (nothing was sent), nor a timeout.
+_BROKEN = (ConnectionResetError, BrokenPipeError, ConnectionAbortedError)
+
+
+def connection_broke(error: BaseException) -> bool:
+    """Whether a request failed because its connection broke before any byte of its answer."""
+    if isinstance(error, urllib.error.URLError) and isinstance(error.reason, BaseException):
+        error = error.reason
+    return isinstance(error, _BROKEN)
+
+
+def _read_answer(res: Any) -> bytes:
+    try:
+        return cast(bytes, res.read())
+    except (OSError, http.client.HTTPException) as error:
+        raise AnswerBrokeOff(f"the answer broke off ({_describe(error)})") from error
+
+
 def _send_once(options: HttpOptions, req: urllib.request.Request, timeout_s: float) -> Answer:
     try:
         with options.opener.open(req, timeout=timeout_s) as res:
-            return Answer(res.status, _read_json(res.read()), _headers_of(res.headers), False)
+            return Answer(res.status, _read_json(_read_answer(res)), _headers_of(res.headers), False)
     except urllib.error.HTTPError as error:
         # urllib raises for 304 and every 4xx/5xx: these are answers, not lost requests.
         with error:
-            return Answer(error.code, _read_json(error.read()), _headers_of(error.headers), False)
+            return Answer(error.code, _read_json(_read_answer(error)), _headers_of(error.headers), False)
 
 
 def request(
@@ -162,9 +187,11 @@ def request(
     last: SettleError = SettleUnreachable(f"{path}: not sent", code="UNREACHABLE")
     wait = 0.0
     resent = False
+    broken_resent = False
+    attempt = 0
 
-    for attempt in range(retries + 1):
-        if attempt > 0:
+    while attempt <= retries:
+        if attempt > 0 and wait > 0:
             options.sleep(wait)
         req = urllib.request.Request(target, data=data, headers=all_headers, method=method)
         try:
@@ -172,8 +199,13 @@ def request(
         except (OSError, http.client.HTTPException) as error:
             # The request may or may not have arrived; resending it is safe.
             last = SettleUnreachable(f"{path}: no answer from Settle ({_describe(error)})", code="UNREACHABLE")
-            wait = backoff(attempt)
             resent = True
+            if not broken_resent and connection_broke(error):
+                # Not one of the retries: sent again at once, on a new connection.
+                broken_resent, wait = True, 0.0
+                continue
+            wait = backoff(attempt)
+            attempt += 1
             continue
         if 300 <= answer.status < 400 and answer.status != 304:
             where = answer.headers.get("location", "an address it did not give")
@@ -195,6 +227,7 @@ def request(
         # Settle says whether a failed request stored anything; a 5xx without an envelope may have.
         if not is_error_envelope(answer.body) or cast(ErrorEnvelope, answer.body).get("commit_state") != "not_committed":
             resent = True
+        attempt += 1
     raise last
 
 

@@ -58,6 +58,12 @@ def decide(invocation_id: str, record: Dict[str, Any], version: int) -> Dict[str
     return d("outcome_unknown", "wait", "unknown")
 
 
+#: How many sends a request makes before the client gives up on a Settle that closes every connection without
+#: an answer (the "unreachable" fault) at the default max_retries of 5: the first, one resend at once (a
+#: connection closed before any byte of the answer), then the 5 retries.
+SENDS_UNTIL_UNREACHABLE = 7
+
+
 class FakeSettle:
     def __init__(self, hold_s: float = 0.05, port: int = 0) -> None:
         self.hold_s = hold_s
