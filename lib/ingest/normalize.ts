@@ -1,7 +1,8 @@
 import { leafAdapters, normalizeUnrecognized, wrapperAdapters, type AdapterContext } from "./adapters";
 import { isRecord } from "./adapters/shared";
 import { parseJsonObject } from "./adapters/wrapped-text";
-import { storableCount, storableIso } from "../db/storable";
+import { storableCount } from "../db/storable";
+import { CALLER_TIME_RANGE, callerTimeIso } from "../outcome/record-fields";
 import type { IgnoredHint } from "../outcome/vocabulary";
 import { cleanText, redact, redactText } from "../redact/redact";
 import type { NormalizedAttempt, Retry, SafeValue } from "../outcome/vocabulary";
@@ -39,9 +40,9 @@ const nullableText = (v: string | null) => (v === null ? null : redactText(v));
 
 /** Whatever an adapter read, the stored retry hints are ones PostgreSQL holds; the rest is ignored, not fatal. */
 function storableRetry(retry: Retry, ignored: IgnoredHint[]): Retry {
-  const notBefore = retry.not_before === null ? null : storableIso(Date.parse(retry.not_before));
+  const notBefore = retry.not_before === null ? null : callerTimeIso(Date.parse(retry.not_before));
   if (retry.not_before !== null && notBefore === null)
-    ignored.push({ field: "retry.not_before", reason: "beyond what Settle can store" });
+    ignored.push({ field: "retry.not_before", reason: `outside the times Settle takes, ${CALLER_TIME_RANGE}` });
   const max = retry.max_attempts_remaining;
   const storableMax = max === null || storableCount(max);
   if (!storableMax)

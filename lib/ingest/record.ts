@@ -9,6 +9,8 @@ import {
   argumentsSchema,
   attemptNumberSchema,
   budgetSchema,
+  CALLER_TIME_RANGE,
+  callerTimeIso,
   effectClassTextSchema,
   ID_MAX,
   idSchema,
@@ -17,7 +19,6 @@ import {
   toolNameSchema,
 } from "../outcome/record-fields";
 import { MAX_JSON_DEPTH, tooDeepMember } from "./json-depth";
-import { storableIso } from "../db/storable";
 import { normalizeEnvelope, normalizeRedactedEnvelope } from "./normalize";
 import { cleanText, redact, TooDeepError } from "../redact/redact";
 import {
@@ -145,9 +146,9 @@ function parseAt(value: string | null | undefined, receivedAt: Date): string | R
     return { code: "INVALID_TIMESTAMP", message: "`at` must be an ISO 8601 date-time.", path: "at" };
   }
   return (
-    storableIso(ms) ?? {
+    callerTimeIso(ms) ?? {
       code: "INVALID_TIMESTAMP",
-      message: "`at` must lie between the years 1 and 9999 (UTC).",
+      message: `\`at\` must lie ${CALLER_TIME_RANGE}, the times every reader of it holds.`,
       path: "at",
     }
   );

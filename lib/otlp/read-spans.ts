@@ -1,5 +1,5 @@
 import Long from "long";
-import { storableIso } from "../db/storable";
+import { callerTimeIso } from "../outcome/record-fields";
 
 // OTLP trace data as Settle reads it: one shape for both encodings. A
 // protobuf export (the messages protobufjs decodes, read as they are: no
@@ -170,8 +170,9 @@ function timeOf(v: unknown): string | null | undefined {
   // Whole milliseconds are the digits before the last six: no BigInt needed.
   else if (typeof v === "string" && /^\d{1,20}$/.test(v)) ms = v.length > 6 ? Number(v.slice(0, -6)) : 0;
   else return undefined;
-  // Years 1 to 9999, as Settle stores times; OTLP counts from 1970, so only the upper bound can bite.
-  return storableIso(ms) ?? undefined;
+  // The times Settle takes from a caller (lib/outcome/record-fields.ts): OTLP counts from 1970 and 20 digits of
+  // nanoseconds end in the year 5138, so this holds already; kept so the rule stays one.
+  return callerTimeIso(ms) ?? undefined;
 }
 
 const text = (v: unknown): string | null => (typeof v === "string" ? v : null);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isoOfMs } from "./time";
 
 // The limits of a record's fields, stated once for every way a record or an
 // id arrives: ingest, the guard, OTLP spans, and the routes' path and query
@@ -15,6 +16,25 @@ export const RUNTIME_NAME_MAX = 200;
 export const EFFECT_CLASS_MAX = 64;
 /** A time as sent (ISO 8601, or source article 002 (docs/outcome-model.md)'s time of day). */
 export const TIME_TEXT_MAX = 64;
+/**
+ * The times Settle takes from a caller (a record's `at`, the guard's `at`, a span's times, a retry time an
+ * envelope gives): from the Unix epoch to the end of the year 8999, UTC. Every reader of a stored time must
+ * hold it and what it adds to or takes from it — PostgreSQL (no year 0), ISO 8601 text with a four-digit
+ * year, the duplicate check (`at` less a window of up to 90 days), the stall time (`at` plus a budget of up
+ * to a year), the clients (Python's datetime, tools that keep seconds since 1970). A thousand years of room
+ * at the top leaves space for any window a reader adds later.
+ */
+export const CALLER_TIME_MIN = "1970-01-01T00:00:00.000Z";
+export const CALLER_TIME_MAX = "8999-12-31T23:59:59.999Z";
+const CALLER_MIN_MS = Date.parse(CALLER_TIME_MIN);
+const CALLER_MAX_MS = Date.parse(CALLER_TIME_MAX);
+export const CALLER_TIME_RANGE = `from ${CALLER_TIME_MIN.slice(0, 10)} to ${CALLER_TIME_MAX.slice(0, 10)} (UTC)`;
+
+/** The ISO text of a time a caller gave, or null when it lies outside CALLER_TIME_MIN…CALLER_TIME_MAX. */
+export function callerTimeIso(ms: number): string | null {
+  return Number.isFinite(ms) && ms >= CALLER_MIN_MS && ms <= CALLER_MAX_MS ? isoOfMs(ms) : null;
+}
+
 /** budget_left_s: at most a year. */
 export const BUDGET_MAX_S = 31_536_000;
 export const ATTEMPT_MAX = 1_000_000;

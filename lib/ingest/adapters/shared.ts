@@ -18,7 +18,8 @@ import {
   type SafeValue,
   type IgnoredHint,
 } from "../../outcome/vocabulary";
-import { storableCount, storableIso } from "../../db/storable";
+import { storableCount } from "../../db/storable";
+import { CALLER_TIME_RANGE, callerTimeIso } from "../../outcome/record-fields";
 
 /** What an adapter may know besides the envelope: never I/O, only the record's own facts. */
 export type AdapterContext = {
@@ -63,9 +64,9 @@ export function seconds(value: unknown): number | null {
   return null;
 }
 
-/** `iso` plus `s` seconds, or null when the result is not a time Settle can store. */
+/** `iso` plus `s` seconds, or null when the result is not a time Settle takes (CALLER_TIME_MIN…CALLER_TIME_MAX). */
 export function addSeconds(iso: string, s: number): string | null {
-  return storableIso(Date.parse(iso) + Math.round(s * 1000));
+  return callerTimeIso(Date.parse(iso) + Math.round(s * 1000));
 }
 
 /**
@@ -83,7 +84,7 @@ export function delayHint(ctx: AdapterContext, raw: unknown, field: string, igno
   if (at === null)
     ignored.push({
       field,
-      reason: s === null ? "not a number of seconds" : `${s} s after the record's time is beyond what Settle can store`,
+      reason: s === null ? "not a number of seconds" : `${s} s after the record's time is beyond what Settle takes`,
     });
   return at;
 }
@@ -91,8 +92,8 @@ export function delayHint(ctx: AdapterContext, raw: unknown, field: string, igno
 /** An ISO 8601 time. */
 export function timeHint(raw: unknown, field: string, ignored: Hints): string | null {
   if (raw === undefined || raw === null) return null;
-  const at = typeof raw === "string" ? storableIso(Date.parse(raw)) : null;
-  if (at === null) ignored.push({ field, reason: "not a date-time Settle can store (ISO 8601, years 1 to 9999)" });
+  const at = typeof raw === "string" ? callerTimeIso(Date.parse(raw)) : null;
+  if (at === null) ignored.push({ field, reason: `not an ISO 8601 date-time ${CALLER_TIME_RANGE}` });
   return at;
 }
 

@@ -15,7 +15,7 @@ const cases: Case[] = [
       commit_state: "not_committed",
       retry: { directive: "after_delay", not_before: null, max_attempts_remaining: null },
       ignored: [
-        { field: "retry_after", reason: "10000000000000 s after the record's time is beyond what Settle can store" },
+        { field: "retry_after", reason: "10000000000000 s after the record's time is beyond what Settle takes" },
       ],
     },
   },
@@ -25,7 +25,7 @@ const cases: Case[] = [
     expect: {
       next_action: "wait_and_retry",
       retry: { directive: "after_delay", not_before: null, max_attempts_remaining: null },
-      ignored: [{ field: "retry_after", reason: "1e+308 s after the record's time is beyond what Settle can store" }],
+      ignored: [{ field: "retry_after", reason: "1e+308 s after the record's time is beyond what Settle takes" }],
     },
   },
   {
@@ -36,7 +36,7 @@ const cases: Case[] = [
       ignored: [
         {
           field: "retry_after",
-          reason: "9223372036854776000 s after the record's time is beyond what Settle can store",
+          reason: "9223372036854776000 s after the record's time is beyond what Settle takes",
         },
       ],
     },
@@ -66,7 +66,7 @@ const cases: Case[] = [
     expect: {
       retry: { directive: "after_delay", not_before: null, max_attempts_remaining: null },
       ignored: [
-        { field: "retry.not_before", reason: "not a date-time Settle can store (ISO 8601, years 1 to 9999)" },
+        { field: "retry.not_before", reason: "not an ISO 8601 date-time from 1970-01-01 to 8999-12-31 (UTC)" },
         { field: "retry.max_attempts_remaining", reason: "not a whole number from 0 to 2147483647" },
       ],
     },
@@ -82,7 +82,7 @@ const cases: Case[] = [
       wrapper_dialect: "mcp",
       commit_state: "unknown",
       ignored: [
-        { field: "retry_after", reason: "10000000000000 s after the record's time is beyond what Settle can store" },
+        { field: "retry_after", reason: "10000000000000 s after the record's time is beyond what Settle takes" },
       ],
     },
   },
@@ -98,7 +98,7 @@ const cases: Case[] = [
       wrapper_dialect: "openai",
       retry: { directive: "after_delay", not_before: null, max_attempts_remaining: null },
       ignored: [
-        { field: "retry_after_s", reason: "10000000000000 s after the record's time is beyond what Settle can store" },
+        { field: "retry_after_s", reason: "10000000000000 s after the record's time is beyond what Settle takes" },
       ],
     },
   },
