@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isSecretKey } from "../redact/secret-keys";
 
 // What a call was and where to check it: a catalog entry's `summary` template ("{{args.amount}}
 // {{args.currency}} to {{args.customer}}") and `runbook_url` template. Pure, no I/O: ingest renders the summary
@@ -100,13 +101,17 @@ export function renderSummary(template: string, ctx: TemplateContext): string {
 
 const SCALARS_SHOWN = 4;
 
-/** Without a template: the first few scalar arguments, `amount 1200 · currency EUR · customer cus_9`; null with none. */
+/**
+ * Without a template: the first few scalar arguments, `amount 1200 · currency EUR · customer cus_9`; null with
+ * none. An argument whose name looks secret is never one of them, redacted or not: the summary goes to every
+ * queue row, Slack and email.
+ */
 export function defaultSummary(args: unknown): string | null {
   if (args === null || typeof args !== "object" || Array.isArray(args)) return null;
   const parts: string[] = [];
   for (const [name, value] of Object.entries(args)) {
     if (parts.length === SCALARS_SHOWN) break;
-    if (value === null || typeof value === "object") continue;
+    if (value === null || typeof value === "object" || isSecretKey(name)) continue;
     parts.push(`${name} ${String(value)}`);
   }
   return parts.length === 0 ? null : oneLine(parts.join(" · "));

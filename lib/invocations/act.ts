@@ -8,6 +8,7 @@ import { foldFromHistory, INVOCATION_COLUMNS, snapshotOf, writeStates, type Invo
 import { getInvocation, type InvocationView } from "./read";
 import { quorumFor } from "../policies/policies";
 import { runtimeNameSchema } from "../outcome/record-fields";
+import { redact } from "../redact/redact";
 
 export type ActionTarget = { invocationId: string; runtimeId?: string };
 export type ActionContext = {
@@ -59,10 +60,12 @@ export type ActRefusal = Omit<Refusal, "ok" | "current">;
 export async function actOnInvocationQuietly(
   db: Db,
   target: ActionTarget,
-  action: OperatorAction,
+  given: OperatorAction,
   ctx: ActionContext,
 ): Promise<ActRefusal | null> {
   const at = (ctx.now ?? new Date()).toISOString();
+  // A person's note or evidence is often a pasted reply (`Authorization: Bearer …`): redacted like any envelope.
+  const action = redact(given) as OperatorAction;
   return db.driver.transaction(
     async (tx) => {
       const rows = await tx.query<InvocationRow & { runtime_id: string }>(lockQuery, [

@@ -1,14 +1,19 @@
 import { MAY_HOLD_SECRET, REDACTED, redactSecretsInText } from "./secret-patterns";
+import { isPairNameField, isPairValueField, isSecretKey, mayNameSecret } from "./secret-keys";
 
 // Upstream text is untrusted data: kept verbatim, minus what PostgreSQL cannot
-// store (NUL) and what must never be stored: secrets under tell-tale keys,
-// credentials recognisable by their shape anywhere in a text, and both of
-// those inside a text that is itself JSON (an MCP or Anthropic text part).
+// store (NUL) and what must never be stored. One rule set, for arguments,
+// envelopes, a verifier's evidence and the audit trail alike:
+// - a value under a secret-looking key (secret-keys.ts: `password`, `Pass_Word`,
+//   `pwd`, a Cyrillic look-alike), at any depth;
+// - the value of a name/value pair whose name is one (`{name: "X-Api-Key",
+//   value: …}`, Kubernetes' `env: [{name: "DB_PASSWORD", value: …}]`, a list of
+//   `["Authorization", "Bearer …"]` header pairs);
+// - credentials recognisable by their shape anywhere in a text, and the value
+//   of `password=…` / `DB_PASSWORD: …` in it (secret-patterns.ts);
+// - all of those inside a text that is itself JSON (an MCP or Anthropic text part).
 
-export { REDACTED };
-
-const SECRET_KEY =
-  /(token|secret|passw|passphrase|authorization|api[-_]?key|apikey|cookie|credential|private[-_]?key|access[-_]?key|session[-_]?id|bearer|signature|cvv|card[-_]?number)/i;
+export { REDACTED, isSecretKey };
 
 export const MAX_DEPTH = 64;
 
@@ -19,10 +24,6 @@ export class TooDeepError extends Error {
   constructor() {
     super(`nested deeper than ${MAX_DEPTH} levels`);
   }
-}
-
-export function isSecretKey(key: string): boolean {
-  return SECRET_KEY.test(key);
 }
 
 /** NUL and lone surrogates, which PostgreSQL cannot store, become U+FFFD. */
@@ -113,30 +114,64 @@ function redactJsonMembers(text: string): string {
   return copied === 0 ? text : out + text.slice(copied);
 }
 
+/** A text that is JSON, redacted as JSON (every rule, pairs included); without the members' rule when it does not parse. */
+function redactJsonText(value: string, depth: number): string {
+  const parsed = parseJson(value);
+  if (parsed !== undefined) {
+    try {
+      const r = redact(parsed, depth + 1);
+      // Unchanged, the text is kept byte for byte (its spacing, its key order, its escapes).
+      return r === parsed ? value : JSON.stringify(r);
+    } catch (error) {
+      // Too deep to read as JSON is no reason to refuse what is, after all, a string: it is read as text.
+      if (!(error instanceof TooDeepError)) throw error;
+    }
+  }
+  return redactJsonMembers(value);
+}
+
+/** JSON inside prose (`timed out: [{"name": "X-Api-Key", …}]`): from the first bracket to the last, read as JSON. */
+function redactEmbeddedJson(text: string, depth: number): string {
+  const open = text.search(/[[{]/);
+  if (open < 0) return text;
+  const close = Math.max(text.lastIndexOf("}"), text.lastIndexOf("]"));
+  if (close <= open) return text;
+  const inner = text.slice(open, close + 1);
+  const redacted = redactJsonText(inner, depth);
+  return redacted === inner ? text : `${text.slice(0, open)}${redacted}${text.slice(close + 1)}`;
+}
+
 function redactString(value: string, depth: number): string {
-  const suspect = MAY_HOLD_SECRET.test(value);
   // Without a backslash (no escape can hide a character) and with none of the markers and key words
   // in the raw text, nothing inside the JSON would be redacted: it is not parsed.
-  if (looksLikeJson(value) && (suspect || value.includes("\\") || SECRET_KEY.test(value))) {
-    const parsed = parseJson(value);
-    if (parsed !== undefined) {
-      try {
-        const r = redact(parsed, depth + 1);
-        // Unchanged, the text is kept byte for byte (its spacing, its key order, its escapes).
-        return r === parsed ? cleanText(value) : JSON.stringify(r);
-      } catch (error) {
-        // Too deep to read as JSON is no reason to refuse what is, after all, a string: it is read as text.
-        if (!(error instanceof TooDeepError)) throw error;
-      }
-    }
-    return cleanText(redactSecretsInText(redactJsonMembers(value)));
-  }
-  return cleanText(suspect ? redactSecretsInText(value) : value);
+  if (!(value.includes("\\") || mayNameSecret(value) || MAY_HOLD_SECRET.test(value))) return cleanText(value);
+  const json = looksLikeJson(value) ? redactJsonText(value, depth) : redactEmbeddedJson(value, depth);
+  return cleanText(redactSecretsInText(json));
 }
 
 /** One text, as redact() leaves a string: for text derived from an envelope (a joined or cut message). */
 export function redactText(value: string): string {
   return redactString(value, 0);
+}
+
+/** A name/value pair naming a secret (`{name: "X-Api-Key", value: …}`): its value fields are redacted. */
+function namesSecret(entries: ReadonlyArray<readonly [string, unknown]>): boolean {
+  if (entries.length < 2 || entries.length > 16) return false;
+  return entries.some(([key, v]) => typeof v === "string" && isPairNameField(key) && isSecretKey(v));
+}
+
+/** `[["Authorization", "Bearer …"], ["Accept", "…"]]`: every item a pair led by a name (a header list, URL params). */
+function isPairList(value: unknown[]): boolean {
+  return (
+    value.length > 0 && value.every((item) => Array.isArray(item) && item.length === 2 && typeof item[0] === "string")
+  );
+}
+
+function redactPair(pair: unknown[], depth: number): unknown[] {
+  const [name, v] = pair;
+  if (isSecretKey(name as string) && v !== null && v !== "") return [cleanText(name as string), REDACTED];
+  const r = redact(pair, depth);
+  return r as unknown[];
 }
 
 /**
@@ -148,10 +183,11 @@ export function redact(value: unknown, depth = 0): unknown {
   if (depth > MAX_DEPTH) throw new TooDeepError();
   if (typeof value === "string") return redactString(value, depth);
   if (Array.isArray(value)) {
+    const pairs = isPairList(value);
     let out: unknown[] | null = null;
     for (let i = 0; i < value.length; i += 1) {
       const v: unknown = value[i];
-      const r = redact(v, depth + 1);
+      const r = pairs ? redactPair(v as unknown[], depth + 1) : redact(v, depth + 1);
       if (r !== v && out === null) out = value.slice(0, i);
       out?.push(r);
     }
@@ -159,10 +195,12 @@ export function redact(value: unknown, depth = 0): unknown {
   }
   if (typeof value === "object" && value !== null) {
     const entries = Object.entries(value);
+    const secretPair = namesSecret(entries);
     let changed = false;
     const redacted = entries.map(([key, v]) => {
       const k = cleanText(key);
-      const r = isSecretKey(key) && v !== null && v !== "" ? REDACTED : redact(v, depth + 1);
+      const secret = isSecretKey(key) || (secretPair && isPairValueField(key));
+      const r = secret && v !== null && v !== "" ? REDACTED : redact(v, depth + 1);
       if (k !== key || r !== v) changed = true;
       return [k, r] as const;
     });

@@ -9,6 +9,8 @@
 // same characters meet, so a long near-miss costs linear time, never
 // catastrophic backtracking.
 
+import { isPairNameField, isPairValueField, isSecretKey, mayNameSecret } from "./secret-keys";
+
 export const REDACTED = "[redacted]";
 
 /**
@@ -87,8 +89,7 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
 /** A value that is nothing but an HTTP credential ("Bearer abc", a header as a client logged it) is replaced whole, short token or not. */
 const WHOLE_CREDENTIAL = /^\s*(?:bearer|basic)\s+\S+\s*$/i;
 
-/** The text with every credential pattern replaced by [redacted]; a text with none is returned as it is. */
-export function redactSecretsInText(text: string): string {
+function redactPatterns(text: string): string {
   if (!MAY_HOLD_SECRET.test(text)) return text;
   if (WHOLE_CREDENTIAL.test(text)) return REDACTED;
   let out = text;
@@ -96,4 +97,72 @@ export function redactSecretsInText(text: string): string {
     out = replace ? out.replace(pattern, replace) : out.replace(pattern, REDACTED);
   }
   return out;
+}
+
+// `password=hunter2`, `DB_PASSWORD=…`, `pwd: hunter2`, `"api_key": "…"` in a log line, `?token=…` in a URL: a
+// name the key rule calls secret (secret-keys.ts), then `=` or `:`, then its value — quoted, or up to a space or
+// a separator. The name must start where a run of name characters starts, so each separator is tried from one
+// place only, and the value is looked at, not taken, so a name inside another's value (`url=https://h/?token=…`)
+// is still found.
+const KEY_VALUE =
+  /(?<![\w.\u00a0-\uffff-])([\w.\u00a0-\uffff-]{1,64})["']?[ \t]{0,3}[:=][ \t]{0,3}(?=((?:[Bb]earer|[Bb]asic|[Tt]oken|[Dd]igest)[ \t]+)?(\[redacted\]|"[^"\n]{0,512}"?|'[^'\n]{0,512}'?|[^\s"'&,;<>{}[\]()]+))/g;
+
+/** Words that say what became of a credential and are never one: `token: expired` stays readable. */
+const STATUS_WORDS = new Set(
+  "denied expired invalid missing required incorrect wrong revoked rejected empty none null nil undefined true false yes no ok set unset present absent changed reset hidden masked not unknown valid accepted locked".split(
+    " ",
+  ),
+);
+
+function keepsValue(value: string): boolean {
+  const bare = value.replace(/^["']|["']$/g, "");
+  return bare === "" || bare.startsWith(REDACTED) || STATUS_WORDS.has(bare.replace(/[.!]+$/, "").toLowerCase());
+}
+
+function redactKeyValues(text: string): string {
+  if (!(text.includes("=") || text.includes(":")) || !mayNameSecret(text)) return text;
+  let out = "";
+  let copied = 0;
+  KEY_VALUE.lastIndex = 0;
+  for (let m = KEY_VALUE.exec(text); m; m = KEY_VALUE.exec(text)) {
+    const [matched, name, scheme = "", value = ""] = m;
+    const valueAt = m.index + matched.length + scheme.length;
+    if (valueAt < copied || !isSecretKey(name!) || keepsValue(value)) continue;
+    const quote = /^["']/.test(value) ? value[0]! : "";
+    out += `${text.slice(copied, valueAt)}${quote}${REDACTED}${quote && value.endsWith(quote) && value.length > 1 ? quote : ""}`;
+    copied = valueAt + value.length;
+    KEY_VALUE.lastIndex = Math.max(KEY_VALUE.lastIndex, copied);
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+// A name/value pair written out in JSON that did not parse (cut short, or inside a longer text):
+// `"name": "X-Api-Key", "value": "…"`, the name's field first, the value's right after it.
+const PAIR_IN_TEXT =
+  /"([\w.-]{1,24})"[ \t]*:[ \t]*"([^"\n]{1,100})"[ \t]*,[ \t]*"([\w.-]{1,24})"[ \t]*:[ \t]*(?=("[^"\n]{0,512}"?|[^\s"'&,;<>{}[\]()]+))/g;
+
+function redactPairsInText(text: string): string {
+  if (!text.includes('",')) return text;
+  let out = "";
+  let copied = 0;
+  PAIR_IN_TEXT.lastIndex = 0;
+  for (let m = PAIR_IN_TEXT.exec(text); m; m = PAIR_IN_TEXT.exec(text)) {
+    const [matched, nameField, name, valueField, value = ""] = m;
+    const valueAt = m.index + matched.length;
+    if (!isPairNameField(nameField!) || !isPairValueField(valueField!) || !isSecretKey(name!) || keepsValue(value))
+      continue;
+    out += `${text.slice(copied, valueAt)}${value.startsWith('"') ? `"${REDACTED}"` : REDACTED}`;
+    copied = valueAt + value.length;
+    PAIR_IN_TEXT.lastIndex = Math.max(PAIR_IN_TEXT.lastIndex, copied);
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/**
+ * The text with every credential replaced by [redacted]: the shapes above, the value of every
+ * `secret_name=value` or `secret_name: value`, and of a pair naming a secret. A text with none is
+ * returned as it is.
+ */
+export function redactSecretsInText(text: string): string {
+  return redactPairsInText(redactKeyValues(redactPatterns(text)));
 }

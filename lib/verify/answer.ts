@@ -5,6 +5,7 @@ import type { Db } from "../db/client";
 import { findingSchema, gaveUpNote, readFinding, stillAsking, type Finding } from "../outcome/verification";
 import type { ProbeResult } from "../outcome/vocabulary";
 import { recordVerifierProbes, verifierProbeInput } from "./probe";
+import { redactText } from "../redact/redact";
 import type { PreparedInput } from "../ingest/process-batch";
 import {
   askAgain,
@@ -73,6 +74,19 @@ export const answerBatchResultSchema = z
   .meta({ id: "VerificationAnswerBatchResult" });
 
 type Request = RequestRow & AskedRow;
+
+/**
+ * A finding as Settle keeps it: its evidence and ref are an upstream system's words (an API's reply, a
+ * webhook's body, `Authorization: Bearer …` included), redacted by the rule set every envelope goes through
+ * before the request, the probe or a person's page holds them.
+ */
+function redactFinding(finding: Finding): Finding {
+  return {
+    ...finding,
+    ...(typeof finding.evidence === "string" ? { evidence: redactText(finding.evidence) } : {}),
+    ...(typeof finding.ref === "string" ? { ref: redactText(finding.ref) } : {}),
+  };
+}
 type Outcome = { ok: true; result: AnswerResult } | { ok: false; id: string; error: ApiError };
 
 function closed(r: Request, why?: string): ApiError {
@@ -166,7 +180,7 @@ export async function answerVerifications(
     if (r && seen.has(id))
       return { kind: "refuse", error: closed(r, `Verification request ${id} is answered twice in this batch.`) };
     seen.add(id);
-    return planAnswer(r, id, finding, source, now);
+    return planAnswer(r, id, redactFinding(finding), source, now);
   });
 
   const probes = plans.filter((p) => p.kind === "probe");

@@ -166,6 +166,7 @@ export const units = [
       "lib/invocations",
       "lib/outcome",
       "lib/process-wide.ts",
+      "lib/redact",
       "lib/webhooks",
     ],
   ),
@@ -253,7 +254,7 @@ export const units = [
   lib(
     "catalog",
     "tool catalogs: a runtime's tool names or patterns → effect class, the reading (pure, `effect-class.ts`), the cached read for ingest, editing with audit",
-    ["lib/audit", "lib/db", "lib/errors.ts", "lib/outcome", "lib/process-wide.ts"],
+    ["lib/audit", "lib/db", "lib/errors.ts", "lib/outcome", "lib/process-wide.ts", "lib/redact"],
   ),
   lib("policies", "per-class policy rows, their resolution and history, the write path's cached copy", [
     "lib/audit",
@@ -280,8 +281,8 @@ export const units = [
   ),
   lib(
     "redact",
-    "what never leaves Settle in clear: secret key names and token shapes, the one bounded walk that redacts them, storable text (pure)",
-    [],
+    "what never leaves Settle in clear: secret key names and token shapes, the one bounded walk that redacts them, storable text (pure but for a bounded memory of names read)",
+    ["lib/process-wide.ts"],
   ),
   libFile("errors", "the typed error catalog and Settle's error envelope, in the vocabulary's terms", ["lib/outcome"]),
   libFile("env", "the only reader of `process.env`", ["lib/process-wide.ts"]),
