@@ -20,6 +20,7 @@ import {
   type AdapterContext,
 } from "../ingest/adapters/shared";
 import { parseJsonObject } from "../ingest/adapters/wrapped-text";
+import type { StatedFailure } from "./failure-signals";
 
 // What the three OpenTelemetry conventions share once a span is known to be
 // a tool call (decision 022): the span's start is the intent, its
@@ -42,6 +43,8 @@ export type ToolCall = {
   evidence: unknown[];
   /** The attribute keys read into the fields above: left out of the evidence's copy of the attributes. */
   consumed: string[];
+  /** A failure the span states besides its status (lib/otlp/failure-signals.ts); null when it states none. */
+  failure: StatedFailure | null;
 };
 
 export type SpanAdapter = {
@@ -174,6 +177,18 @@ function outcomeOf(
     }
   }
   const base = { dialect: convention, wrapper_dialect: null };
+  // A span that is not ERROR but whose tool said it failed is a failure all the same: never committed on a status.
+  if (!isError(span, call) && call.failure) {
+    const details: Record<string, SafeValue> = Object.assign({}, facts, { "otel.failure_signal": true });
+    return Object.assign(
+      failureWithoutEvidence(ctx, {
+        code: shown(call.failure.code),
+        agent_message: shown(call.failure.message),
+        safe_details: details,
+      }),
+      base,
+    );
+  }
   if (!isError(span, call)) return Object.assign(success({ safe_details: facts }), base);
   const exception = exceptionOf(span);
   const details: Record<string, SafeValue> = Object.assign({}, facts);

@@ -1,5 +1,6 @@
 import type { Span } from "../read-spans";
 import { envelopeCandidates, jsonAttr, textAttr, type SpanAdapter } from "../span-records";
+import { firstFailure, resultFailure, statusAttributeFailure } from "../failure-signals";
 
 // OpenTelemetry's GenAI semantic conventions: `execute_tool {tool}` spans
 // (gen_ai.operation.name = execute_tool, gen_ai.tool.name, gen_ai.tool.call.id,
@@ -12,6 +13,7 @@ import { envelopeCandidates, jsonAttr, textAttr, type SpanAdapter } from "../spa
 const SERVER = 2;
 const ARGUMENTS = "gen_ai.tool.call.arguments";
 const RESULT = "gen_ai.tool.call.result";
+const STATUS = "gen_ai.tool.call.status";
 
 const isExecuteTool = (span: Span) => span.attributes["gen_ai.operation.name"] === "execute_tool";
 const isMcpCall = (span: Span) => span.attributes["mcp.method.name"] === "tools/call" && span.kind !== SERVER;
@@ -29,6 +31,7 @@ export const otelGenaiAdapter: SpanAdapter = {
   detect: (span) => isExecuteTool(span) || isMcpCall(span),
   read: (span) => {
     const result = jsonAttr(span.attributes, RESULT);
+    const evidence = envelopeCandidates(result);
     return {
       tool: toolOf(span),
       callId: textAttr(span.attributes, "gen_ai.tool.call.id"),
@@ -36,8 +39,9 @@ export const otelGenaiAdapter: SpanAdapter = {
       errorType: textAttr(span.attributes, "error.type"),
       arguments: jsonAttr(span.attributes, ARGUMENTS),
       result,
-      evidence: envelopeCandidates(result),
+      evidence,
       consumed: [ARGUMENTS, RESULT],
+      failure: firstFailure(statusAttributeFailure(textAttr(span.attributes, STATUS)), ...evidence.map(resultFailure)),
     };
   },
 };

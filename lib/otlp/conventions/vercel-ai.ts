@@ -1,4 +1,5 @@
 import { envelopeCandidates, jsonAttr, textAttr, type SpanAdapter } from "../span-records";
+import { firstFailure, resultFailure } from "../failure-signals";
 
 // The Vercel AI SDK (`ai` 6, experimental_telemetry): tool executions are
 // `ai.toolCall` spans with ai.toolCall.name / .id / .args and, on success,
@@ -19,6 +20,7 @@ export const otelVercelAiAdapter: SpanAdapter = {
     (span.attributes["ai.operationId"] === "ai.toolCall" && "ai.toolCall.name" in span.attributes),
   read: (span) => {
     const result = jsonAttr(span.attributes, RESULT);
+    const evidence = envelopeCandidates(result);
     return {
       tool: textAttr(span.attributes, "ai.toolCall.name") ?? span.name,
       callId: textAttr(span.attributes, "ai.toolCall.id"),
@@ -26,8 +28,10 @@ export const otelVercelAiAdapter: SpanAdapter = {
       errorType: null,
       arguments: jsonAttr(span.attributes, ARGS),
       result,
-      evidence: envelopeCandidates(result),
+      evidence,
       consumed: [ARGS, RESULT],
+      // A tool that returned { success: false } ends UNSET like one that succeeded: its result says which.
+      failure: firstFailure(...evidence.map(resultFailure)),
     };
   },
 };
