@@ -22,6 +22,9 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
+// The app reads its port from the environment (its address in links, noted for the CLI): the one given here.
+process.env.PORT = String(port);
+
 // What this script and the app share, under the names lib/process-wide.ts gives them: the app
 // reads serverScript (x-settle-socket-address comes from here; under plain `next start` it is
 // ignored), and instrumentation.ts registers startup, fastLane and serverLimits for this script.

@@ -48,6 +48,9 @@ const commands: Command[] = [
   ingest,
   simulate,
 ];
+/** Every command's name ("keys create", "migrate"), in the order help lists them. */
+export const commandNames = (): string[] => commands.map((c) => c.name);
+
 const groups = ["keys", "users", "tokens", "catalog", "notifications", "retention", "archive"];
 
 /** Commands one per line, their summaries in one column past the longest name. */

@@ -1,10 +1,12 @@
 import { getDb } from "./db/client";
 import { createRuntimeKey } from "./identity/runtime-keys";
 import { countUsers, createUser } from "./identity/users";
+import { noteServerAddress } from "./identity/server-address";
 import { env, publicUrl } from "./env";
 
-// On an empty embedded database, Settle makes itself usable at once: a
-// runtime key named "local" and an admin, each printed once.
+// At start-up Settle notes where people reach it (for the CLI's links), and on
+// an empty embedded database it makes itself usable at once: a runtime key
+// named "local" and an admin, each printed once.
 
 export const FIRST_ADMIN_EMAIL = "admin@settle.local";
 
@@ -40,6 +42,7 @@ export async function firstRun(log: (line: string) => void = console.log): Promi
   const settings = env();
   const db = await getDb();
   const url = publicUrl();
+  await noteServerAddress(db, url);
   const where = settings.DATABASE_URL
     ? "PostgreSQL (DATABASE_URL)"
     : `the embedded database in ${settings.SETTLE_DATA_DIR}`;

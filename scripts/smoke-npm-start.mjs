@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm test`, after the build: `npm start` on a fresh embedded database, as a
-// newcomer runs it, and the CLI beside it — `keys create`, `users create` and
-// `catalog set` succeed while the server holds the database, and the key they
+// newcomer runs it, and the CLI beside it — `keys create`, `users create`,
+// `catalog set` and `users reset-password --link` (on the server's address, not
+// the shell's) succeed while the server holds the database, and the key they
 // made works against the server at once. Also the server's operations
 // surface: readiness, and Prometheus at /metrics (a browser there gets the page).
 import { spawn, spawnSync } from "node:child_process";
@@ -80,6 +81,17 @@ try {
   );
   const entry = settle("catalog", "set", "smoke-agent", "charge_*", "money");
   check(entry.status === 0, `catalog set beside it: exit ${entry.status} ${entry.stderr.trim()}`);
+  // A shell beside the server without its PORT: the link is still on the server's address, which it noted.
+  const { PORT: _port, ...shell } = env;
+  const reset = spawnSync(
+    process.execPath,
+    ["bin/settle.mjs", "users", "reset-password", "--email", "smoke@example.com", "--link"],
+    { env: shell, encoding: "utf8" },
+  );
+  check(
+    reset.status === 0 && reset.stdout.startsWith(`http://localhost:${port}/reset-password?token=`),
+    `users reset-password --link beside it is on the server's address: ${reset.stdout.trim().slice(0, 60)}… ${reset.stderr.trim()}`,
+  );
 
   const scrape = await request("/metrics", { headers: { authorization: `Bearer ${token}` } });
   const text = await scrape.text();

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { createPgliteDriver, createPostgresDriver, type SqlDriver } from "@/lib/db/driver";
+import { openEmbeddedDriver } from "@/lib/db/client";
+import { createPostgresDriver, type SqlDriver } from "@/lib/db/driver";
 import { applyMigrations } from "@/lib/db/migrate";
 import { env } from "@/lib/env";
 import { ArchiveError, readManifest, verifyArchive } from "@/lib/retention/archive";
@@ -66,7 +67,8 @@ async function openTarget(into: string): Promise<SqlDriver> {
   if (into.includes("://") && !into.startsWith("memory://")) {
     throw new CliError(`--into takes a postgresql:// URL or a directory for an embedded database, not ${into}`);
   }
-  return createPgliteDriver(into);
+  // The live embedded database, held by the running server, is reached through it.
+  return openEmbeddedDriver(into, { share: false, join: true });
 }
 
 export const archiveRestore: Command = {

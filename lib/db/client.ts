@@ -29,14 +29,24 @@ export function joinEmbeddedDatabaseWhenInUse(): void {
   holder.joinWhenInUse = true;
 }
 
-async function openEmbedded(dataDir: string): Promise<SqlDriver> {
+/**
+ * An embedded database's directory, opened here (served to other processes when `share`), or through the socket
+ * of the process that holds it when `join`.
+ */
+export async function openEmbeddedDriver(
+  dataDir: string,
+  options: { share: boolean; join: boolean },
+): Promise<SqlDriver> {
+  const { share, join } = options;
   try {
-    return await createPgliteDriver(dataDir, { share: true });
+    return await createPgliteDriver(dataDir, { share });
   } catch (error) {
-    if (!(error instanceof DataDirInUseError) || !holder.joinWhenInUse || !embeddedIsServed(dataDir)) throw error;
+    if (!(error instanceof DataDirInUseError) || !join || !embeddedIsServed(dataDir)) throw error;
     return createEmbeddedClientDriver(embeddedConnection(dataDir));
   }
 }
+
+const openEmbedded = (dataDir: string) => openEmbeddedDriver(dataDir, { share: true, join: holder.joinWhenInUse });
 
 export class MigrationsPendingError extends Error {
   constructor(readonly pending: string[]) {

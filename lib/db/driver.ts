@@ -148,9 +148,14 @@ export const txOf = (client: pg.Pool | pg.PoolClient | pg.Client, named = true):
  * does all the work, as PGlite does in-process.
  */
 export function createEmbeddedClientDriver(connection: pg.PoolConfig): SqlDriver {
-  const pool = new pg.Pool({ ...connection, max: 1, connectionTimeoutMillis: 10_000, application_name: "settle-cli" });
+  // A busy server answers a new client between its own statements: on a loaded machine that can take seconds.
+  const pool = new pg.Pool({ ...connection, max: 1, connectionTimeoutMillis: 30_000, application_name: "settle-cli" });
   pool.on("error", () => {});
-  return { ...postgresDriverOn(pool, pool, false), kind: "pglite" };
+  const driver = postgresDriverOn(pool, pool, false);
+  // Every statement already runs in PGlite's one session, as in-process: a session of its own would hold the one
+  // connection while the work inside it asked the pool for another, and wait for ever (retention run did).
+  const session: SqlSession = { query: driver.query, exec: driver.exec };
+  return { ...driver, withSession: (fn) => fn(session), kind: "pglite" };
 }
 
 export function createPostgresDriver(connectionString: string, max: number): SqlDriver {

@@ -32,6 +32,7 @@ export function embeddedConnection(dataDir: string): { host: string; port: numbe
 
 const READY_FOR_QUERY = 0x5a;
 const IDLE = 0x49;
+const TERMINATE = 0x58;
 
 /**
  * PGlite is one session. pglite-socket queues its clients' messages, but
@@ -75,7 +76,13 @@ function exclusiveView(db: PGlite) {
           options.onRawData(data);
         },
       });
-      if (tail.length === 6 && tail[0] === READY_FOR_QUERY && tail[4] === 5 && tail[5] === IDLE) free();
+      // A client that says goodbye (Terminate) gets no ReadyForQuery: its turn ends there, not when its socket closes,
+      // which a busy or paused client process may take seconds to do while everyone else waits.
+      if (
+        message[0] === TERMINATE ||
+        (tail.length === 6 && tail[0] === READY_FOR_QUERY && tail[4] === 5 && tail[5] === IDLE)
+      )
+        free();
     },
     // Called by pglite-socket only to roll back a client that left mid-transaction.
     exec: async (sql: string) => {

@@ -99,13 +99,14 @@ async function targetOf(db: Db, userId: string) {
   return target;
 }
 
-/** An admin's (or the CLI's) reset of someone's password. */
+/** An admin's (or the CLI's) reset of someone's password; a link is on `baseUrl` (the CLI's: the running server's). */
 export async function resetPassword(
   db: Db,
   userId: string,
   mode: "link" | "temporary",
   actor: Actor,
   now = new Date(),
+  baseUrl = publicUrl(),
 ): Promise<PasswordResetAnswer> {
   const target = await targetOf(db, userId);
   let answer: PasswordResetAnswer;
@@ -123,7 +124,7 @@ export async function resetPassword(
     });
     answer = {
       mode,
-      link: `${publicUrl()}/reset-password?token=${token}`,
+      link: `${baseUrl}/reset-password?token=${token}`,
       temporary_password: null,
       expires_at: expiresAt.toISOString(),
     };

@@ -177,11 +177,11 @@ export const units = [
     "lib/jobs",
     "lib/process-wide.ts",
   ]),
-  libFile("first-run", "an empty embedded database's first runtime key and admin, printed once", [
-    "lib/db",
-    "lib/env.ts",
-    "lib/identity",
-  ]),
+  libFile(
+    "first-run",
+    "start-up's first look at the database: the server's address noted for the CLI; an empty embedded database's first runtime key and admin, printed once",
+    ["lib/db", "lib/env.ts", "lib/identity"],
+  ),
   lib(
     "otlp",
     "OTLP/HTTP trace export: the wire scan and decoding (protobuf, JSON), spans, the three tool-span conventions, span records, ingest through lib/ingest, the export answer",

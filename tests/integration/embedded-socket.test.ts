@@ -51,6 +51,24 @@ describe("the embedded database's socket", () => {
     await client.end();
   });
 
+  it("a client that said goodbye but has not closed its socket yet (a paused process) holds nobody up", async () => {
+    const leaving = new pg.Client(embeddedConnection(dataDir));
+    await leaving.connect();
+    await leaving.query("SELECT 1");
+    // Terminate, as pg's end() sends it, with the socket left open.
+    const stream = (leaving as unknown as { connection: { stream: NodeJS.WritableStream } }).connection.stream;
+    stream.write(Buffer.from([0x58, 0, 0, 0, 4]));
+    await new Promise((r) => setTimeout(r, 100));
+    const started = Date.now();
+    expect(await driver.query("SELECT count(*)::int AS n FROM marks")).toEqual([{ n: 2 }]);
+    const next = new pg.Client(embeddedConnection(dataDir));
+    await next.connect();
+    expect((await next.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await next.end();
+    leaving.end().catch(() => {});
+  }, 30_000);
+
   it("stops serving when the database closes, and a killed server's stale socket does not stop the next one", async () => {
     await driver.close();
     expect(embeddedIsServed(dataDir)).toBe(false);

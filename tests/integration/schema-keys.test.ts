@@ -33,6 +33,7 @@ const EXEMPT: Record<string, string> = {
   metric_rollup_state: "one row: how far the rollups reach",
   retention_settings: "global settings: retention periods",
   retention_archives: "the retention job's own record of archives",
+  server_addresses: "where people reach the servers, a small reference table",
 };
 
 type Key = { table: string; name: string; columns: string[] };
