@@ -12,7 +12,7 @@ import { formatUtc } from "../audit/time";
 import { Button } from "../ui/button";
 import { ErrorAlert, errorText } from "../ui/error-alert";
 import { SelectField, TextField } from "../ui/field";
-import { ConfirmDialog } from "./confirm-dialog";
+import { ConfirmDialog } from "../ui/confirm";
 import { useCollection, useCollectionMutation } from "./use-collection";
 import { RunbookEditor } from "./runbook-editor";
 import { VerifyEditor } from "./verify-editor";

@@ -11,7 +11,7 @@ import { Button } from "../ui/button";
 import { Dialog, DialogActions } from "../ui/dialog";
 import { ErrorAlert } from "../ui/error-alert";
 import { SelectField, TextField } from "../ui/field";
-import { ConfirmDialog } from "./confirm-dialog";
+import { ConfirmDialog } from "../ui/confirm";
 import { ShownOnceDialog } from "./shown-once";
 import { PasswordResetDialog } from "./password-reset-dialog";
 import { useCollection, useCollectionMutation } from "./use-collection";

@@ -5,7 +5,7 @@ import { useState } from "react";
 import type { NotificationChannelInfo } from "@/lib/notifications/channels";
 import { notificationEventLabels } from "@/lib/notifications/events";
 import { queryKeys } from "@/lib/query/keys";
-import { ConfirmDialog } from "../admin/confirm-dialog";
+import { ConfirmDialog } from "../ui/confirm";
 import { ShownOnceDialog } from "../admin/shown-once";
 import { useCollection, useCollectionMutation } from "../admin/use-collection";
 import { api } from "../api";

@@ -24,3 +24,21 @@ export function Button({ variant = "secondary", size = "md", className = "", typ
     />
   );
 }
+
+/** The state of a step a button or dialog runs: a TanStack mutation, or the same two facts from elsewhere. */
+export type StepState = { isPending: boolean; error: unknown };
+
+/** A form's submit button: disabled and relabelled while its step runs. */
+export function SubmitButton({
+  step,
+  pendingLabel,
+  children,
+  variant = "primary",
+  ...rest
+}: Omit<ButtonProps, "type"> & { step: StepState; pendingLabel: string }) {
+  return (
+    <Button type="submit" variant={variant} disabled={step.isPending} {...rest}>
+      {step.isPending ? pendingLabel : children}
+    </Button>
+  );
+}

@@ -1,8 +1,9 @@
 "use client";
 
 import * as RadixDialog from "@radix-ui/react-dialog";
-import type { ReactNode } from "react";
-import { Button } from "./button";
+import { useState, type ReactNode } from "react";
+import { Button, type ButtonProps, type StepState } from "./button";
+import { ErrorAlert } from "./error-alert";
 
 // An accessible modal (focus trapped, Escape closes, labelled by its title).
 export function Dialog({
@@ -73,5 +74,85 @@ export function DialogActions({
         </Button>
       )}
     </div>
+  );
+}
+
+/** What a dialog a screen opens is told: how to close, and what to do with what it made or changed. */
+export type DialogProps<T> = { onClose: () => void; onDone: (result: T) => void };
+
+/**
+ * A dialog that is a form: its fields, the server's refusal in place, and Cancel and the step. `onSubmit` gets
+ * what was filled in (the browser's own checks have passed); `aside` is a second, lesser step at the left.
+ */
+export function FormDialog({
+  title,
+  description,
+  submitLabel,
+  pendingLabel,
+  step,
+  submitDisabled,
+  onSubmit,
+  onClose,
+  aside,
+  children,
+}: {
+  title: string;
+  description?: ReactNode;
+  submitLabel: string;
+  pendingLabel?: string;
+  step: StepState;
+  submitDisabled?: boolean;
+  onSubmit: (values: FormData, form: HTMLFormElement) => void;
+  onClose: () => void;
+  aside?: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <Dialog open onOpenChange={(open) => (open ? null : onClose())} title={title} description={description}>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          onSubmit(new FormData(event.currentTarget), event.currentTarget);
+        }}
+        className="space-y-4"
+      >
+        {children}
+        <ErrorAlert error={step.error} look="box" />
+        <div className="flex items-center justify-between gap-2">
+          {aside ?? <span />}
+          <DialogActions
+            label={submitLabel}
+            pendingLabel={pendingLabel}
+            pending={step.isPending}
+            disabled={submitDisabled}
+            onCancel={onClose}
+          />
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+/** A form field's text, trimmed ("" when it is missing). */
+export const fieldText = (values: FormData, name: string) => String(values.get(name) ?? "").trim();
+
+/** A button that opens a dialog: `dialog` draws it, and calls `close` when it is done. */
+export function DialogButton({
+  dialog,
+  onOpen,
+  ...button
+}: Omit<ButtonProps, "onClick"> & { dialog: (close: () => void) => ReactNode; onOpen?: () => void }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <Button
+        onClick={() => {
+          onOpen?.();
+          setOpen(true);
+        }}
+        {...button}
+      />
+      {open ? dialog(() => setOpen(false)) : null}
+    </>
   );
 }

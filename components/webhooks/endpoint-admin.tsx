@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import type { WebhookEndpointInfo } from "@/lib/webhooks/endpoints";
 import { queryKeys } from "@/lib/query/keys";
-import { ConfirmDialog } from "../admin/confirm-dialog";
+import { ConfirmDialog } from "../ui/confirm";
 import { ShownOnceDialog } from "../admin/shown-once";
 import { useCollection, useCollectionMutation } from "../admin/use-collection";
 import { api } from "../api";
