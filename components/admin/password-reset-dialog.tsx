@@ -1,12 +1,11 @@
 "use client";
 
 import { useMutation } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import type { UserInfo } from "@/lib/identity/users";
 import type { PasswordResetAnswer } from "@/lib/identity/passwords";
 import { api } from "../api";
-import { Dialog, DialogActions } from "../ui/dialog";
-import { ErrorAlert } from "../ui/error-alert";
+import { FormDialog } from "../ui/dialog";
 import { ShownOnceDialog } from "./shown-once";
 
 // An admin resets someone's password: a one-time link they open to choose one, or a temporary password they
@@ -43,62 +42,33 @@ export function PasswordResetDialog({ user, onClose }: { user: UserInfo; onClose
       </ShownOnceDialog>
     );
   }
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    if (mode) reset.mutate({ mode });
-  };
+  const choice = (value: "link" | "temporary", title: string, detail: string) => (
+    <label className="flex items-start gap-2 text-sm">
+      <input type="radio" name="mode" className="mt-1" checked={mode === value} onChange={() => setMode(value)} />
+      <span>
+        <span className="font-medium">{title}</span>
+        <span className="block text-slate-600">{detail}</span>
+      </span>
+    </label>
+  );
   return (
-    <Dialog
-      open
-      onOpenChange={(open) => (open ? null : onClose(null))}
+    <FormDialog
       title={`Reset the password of ${user.email}?`}
       description="They are signed out everywhere at once. Their personal access tokens keep working; revoke those by deactivating them."
+      submitLabel={
+        mode === "link" ? "Make a reset link" : mode === "temporary" ? "Set a temporary password" : "Choose one"
+      }
+      pendingLabel="Resetting…"
+      step={reset}
+      submitDisabled={mode === null}
+      onSubmit={() => (mode ? reset.mutate({ mode }) : undefined)}
+      onClose={() => onClose(null)}
     >
-      <form onSubmit={submit} className="space-y-4">
-        <fieldset className="space-y-2">
-          <legend className="text-sm font-medium text-slate-800">How they get a new one</legend>
-          <label className="flex items-start gap-2 text-sm">
-            <input
-              type="radio"
-              name="mode"
-              className="mt-1"
-              checked={mode === "link"}
-              onChange={() => setMode("link")}
-            />
-            <span>
-              <span className="font-medium">A one-time link</span>
-              <span className="block text-slate-600">
-                They open it and choose a password themselves; it expires in a day.
-              </span>
-            </span>
-          </label>
-          <label className="flex items-start gap-2 text-sm">
-            <input
-              type="radio"
-              name="mode"
-              className="mt-1"
-              checked={mode === "temporary"}
-              onChange={() => setMode("temporary")}
-            />
-            <span>
-              <span className="font-medium">A temporary password</span>
-              <span className="block text-slate-600">
-                They sign in with it and must change it before anything else.
-              </span>
-            </span>
-          </label>
-        </fieldset>
-        <ErrorAlert error={reset.error} look="box" />
-        <DialogActions
-          label={
-            mode === "link" ? "Make a reset link" : mode === "temporary" ? "Set a temporary password" : "Choose one"
-          }
-          pendingLabel="Resetting…"
-          pending={reset.isPending}
-          disabled={mode === null}
-          onCancel={() => onClose(null)}
-        />
-      </form>
-    </Dialog>
+      <fieldset className="space-y-2">
+        <legend className="text-sm font-medium text-slate-800">How they get a new one</legend>
+        {choice("link", "A one-time link", "They open it and choose a password themselves; it expires in a day.")}
+        {choice("temporary", "A temporary password", "They sign in with it and must change it before anything else.")}
+      </fieldset>
+    </FormDialog>
   );
 }
