@@ -2,13 +2,15 @@
 
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { Fragment, useState } from "react";
+import { useState } from "react";
 import type { WebhookDeliveryInfo } from "@/lib/webhooks/deliveries";
 import { useCollectionMutation } from "../admin/use-collection";
 import { formatUtc } from "../audit/time";
 import { invocationHref } from "@/lib/invocations/links";
 import { Button } from "../ui/button";
+import { DataTable, type Column } from "../ui/data-table";
 import { ErrorAlert } from "../ui/error-alert";
+import { EmptyState, Notice, StateLabel } from "../ui/page";
 import { DeliveryDetails } from "./delivery-details";
 import { deliverySource, type DeliverySource } from "./delivery-source";
 
@@ -22,19 +24,21 @@ const filters = [
   { value: "failed", label: "Failed" },
 ] as const;
 
-const statusLook: Record<WebhookDeliveryInfo["status"], { glyph: string; tone: string; label: string }> = {
-  pending: { glyph: "…", tone: "text-amber-800", label: "Pending" },
-  delivered: { glyph: "✓", tone: "text-emerald-800", label: "Delivered" },
-  failed: { glyph: "✕", tone: "font-semibold text-rose-700", label: "Failed" },
+const statusLook: Record<
+  WebhookDeliveryInfo["status"],
+  { glyph: string; tone: "waiting" | "ok" | "failed"; label: string }
+> = {
+  pending: { glyph: "…", tone: "waiting", label: "Pending" },
+  delivered: { glyph: "✓", tone: "ok", label: "Delivered" },
+  failed: { glyph: "✕", tone: "failed", label: "Failed" },
 };
 
 function DeliveryStatus({ status }: { status: WebhookDeliveryInfo["status"] }) {
   const look = statusLook[status];
   return (
-    <span className={`inline-flex items-center gap-1 ${look.tone}`}>
-      <span aria-hidden="true">{look.glyph}</span>
+    <StateLabel glyph={look.glyph} tone={look.tone}>
       {look.label}
-    </span>
+    </StateLabel>
   );
 }
 
@@ -55,6 +59,88 @@ export function DeliveryLog({ source }: { source: DeliverySource }) {
     onSuccess: (d) => setNotice(`${d.event_id} is queued to be sent again now.`),
   });
   const items = log.data?.pages.flatMap((p) => p.items) ?? [];
+  const columns: Array<Column<WebhookDeliveryInfo>> = [
+    { header: "Created", className: "nowrap", cell: (d) => formatUtc(d.created_at) },
+    {
+      header: "Event",
+      cell: (d) => (
+        <>
+          <div className="font-mono text-xs">{d.event_type}</div>
+          <div className="max-w-[14rem] truncate font-mono text-xs text-slate-500" title={d.event_id}>
+            {d.event_id}
+          </div>
+        </>
+      ),
+    },
+    {
+      header: "Invocation",
+      cell: (d) =>
+        d.invocation_id && source.kind === "endpoint" ? (
+          <Link
+            href={invocationHref(d.invocation_id, source.runtime)}
+            className="font-mono text-xs underline underline-offset-2"
+          >
+            {d.invocation_id}
+          </Link>
+        ) : (
+          "—"
+        ),
+    },
+    {
+      header: "Status",
+      className: "nowrap",
+      cell: (d) => (
+        <>
+          <DeliveryStatus status={d.status} />
+          {d.resent_by ? <div className="text-xs text-slate-500">resent by {d.resent_by}</div> : null}
+        </>
+      ),
+    },
+    { header: "Tries", cell: (d) => d.attempts },
+    {
+      header: "Last answer",
+      className: "max-w-xs",
+      cell: (d) => (
+        <>
+          <span className="font-mono text-xs">{d.last_status_code ?? (d.attempts > 0 ? "no answer" : "—")}</span>
+          {d.last_error && d.status !== "delivered" ? (
+            <div className="truncate text-xs text-slate-600" title={d.last_error}>
+              {d.last_error}
+            </div>
+          ) : null}
+        </>
+      ),
+    },
+    { header: "Next try", className: "nowrap", cell: (d) => (d.next_attempt_at ? formatUtc(d.next_attempt_at) : "—") },
+    {
+      header: "Actions",
+      hidden: true,
+      className: "nowrap right",
+      cell: (d) => (
+        <>
+          <Button
+            size="sm"
+            variant="ghost"
+            aria-expanded={open === d.id}
+            onClick={() => setOpen(open === d.id ? null : d.id)}
+          >
+            {open === d.id ? "Hide" : "Details"}
+            <span className="sr-only"> of {d.event_id}</span>
+          </Button>
+          <Button
+            size="sm"
+            onClick={() => {
+              setNotice(null);
+              resend.mutate(d);
+            }}
+            disabled={resend.isPending && resend.variables?.id === d.id}
+          >
+            Resend<span className="sr-only"> {d.event_id}</span>
+          </Button>
+        </>
+      ),
+    },
+  ];
 
   return (
     <section aria-labelledby="deliveries-heading" className="space-y-3">
@@ -80,135 +166,39 @@ export function DeliveryLog({ source }: { source: DeliverySource }) {
           ))}
         </div>
       </div>
-      <p role="status" aria-live="polite" className="text-sm text-emerald-800">
-        {notice}
-      </p>
+      <Notice>{notice}</Notice>
       <ErrorAlert error={resend.error} prefix="Resend failed:" />
-      <ErrorAlert error={log.error} prefix="Could not load the log:" />
-
-      {log.isPending ? (
-        <p className="text-sm text-slate-600">Loading…</p>
-      ) : items.length === 0 ? (
-        <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-700">
-          {status
-            ? `No ${status} deliveries.`
-            : source.kind === "endpoint"
-              ? `Nothing sent yet. The next time one of ${source.runtime}'s invocations settles or its decision changes, the event appears here within a few seconds.`
-              : "No message yet. When a call this channel hears of needs a person, its digest appears here once the channel's digest window has passed."}
-        </div>
-      ) : (
-        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
-          <table className="w-full text-left text-sm">
-            <caption className="sr-only">Deliveries to this endpoint, newest first</caption>
-            <thead className="whitespace-nowrap bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
-              <tr>
-                <th scope="col" className="px-3 py-2 font-medium">
-                  Created
-                </th>
-                <th scope="col" className="px-3 py-2 font-medium">
-                  Event
-                </th>
-                <th scope="col" className="px-3 py-2 font-medium">
-                  Invocation
-                </th>
-                <th scope="col" className="px-3 py-2 font-medium">
-                  Status
-                </th>
-                <th scope="col" className="px-3 py-2 font-medium">
-                  Tries
-                </th>
-                <th scope="col" className="px-3 py-2 font-medium">
-                  Last answer
-                </th>
-                <th scope="col" className="px-3 py-2 font-medium">
-                  Next try
-                </th>
-                <th scope="col" className="px-3 py-2 font-medium">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {items.map((d) => (
-                <Fragment key={d.id}>
-                  <tr data-testid="delivery-row" className="align-top">
-                    <td className="whitespace-nowrap px-3 py-2">{formatUtc(d.created_at)}</td>
-                    <td className="px-3 py-2">
-                      <div className="font-mono text-xs">{d.event_type}</div>
-                      <div className="max-w-[14rem] truncate font-mono text-xs text-slate-500" title={d.event_id}>
-                        {d.event_id}
-                      </div>
-                    </td>
-                    <td className="px-3 py-2">
-                      {d.invocation_id && source.kind === "endpoint" ? (
-                        <Link
-                          href={invocationHref(d.invocation_id, source.runtime)}
-                          className="font-mono text-xs underline underline-offset-2"
-                        >
-                          {d.invocation_id}
-                        </Link>
-                      ) : (
-                        "—"
-                      )}
-                    </td>
-                    <td className="whitespace-nowrap px-3 py-2">
-                      <DeliveryStatus status={d.status} />
-                      {d.resent_by ? <div className="text-xs text-slate-500">resent by {d.resent_by}</div> : null}
-                    </td>
-                    <td className="px-3 py-2">{d.attempts}</td>
-                    <td className="max-w-xs px-3 py-2">
-                      <span className="font-mono text-xs">
-                        {d.last_status_code ?? (d.attempts > 0 ? "no answer" : "—")}
-                      </span>
-                      {d.last_error && d.status !== "delivered" ? (
-                        <div className="truncate text-xs text-slate-600" title={d.last_error}>
-                          {d.last_error}
-                        </div>
-                      ) : null}
-                    </td>
-                    <td className="whitespace-nowrap px-3 py-2">
-                      {d.next_attempt_at ? formatUtc(d.next_attempt_at) : "—"}
-                    </td>
-                    <td className="whitespace-nowrap px-3 py-2 text-right">
-                      <Button
-                        size="sm"
-                        variant="ghost"
-                        aria-expanded={open === d.id}
-                        onClick={() => setOpen(open === d.id ? null : d.id)}
-                      >
-                        {open === d.id ? "Hide" : "Details"}
-                        <span className="sr-only"> of {d.event_id}</span>
-                      </Button>
-                      <Button
-                        size="sm"
-                        onClick={() => {
-                          setNotice(null);
-                          resend.mutate(d);
-                        }}
-                        disabled={resend.isPending && resend.variables?.id === d.id}
-                      >
-                        Resend<span className="sr-only"> {d.event_id}</span>
-                      </Button>
-                    </td>
-                  </tr>
-                  {open === d.id ? (
-                    <tr>
-                      <td colSpan={8} className="bg-slate-50/60 px-3 py-3">
-                        <DeliveryDetails source={source} deliveryId={d.id} />
-                      </td>
-                    </tr>
-                  ) : null}
-                </Fragment>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {log.hasNextPage ? (
-        <Button onClick={() => log.fetchNextPage()} disabled={log.isFetchingNextPage}>
-          {log.isFetchingNextPage ? "Loading…" : "Show older deliveries"}
-        </Button>
-      ) : null}
+      <DataTable
+        caption="Deliveries to this endpoint, newest first"
+        columns={columns}
+        rows={items}
+        row={{
+          key: (d) => d.id,
+          testId: "delivery-row",
+          top: true,
+          detail: (d) => (open === d.id ? <DeliveryDetails source={source} deliveryId={d.id} /> : null),
+        }}
+        dense
+        loading={log.isPending}
+        error={log.error}
+        errorPrefix="Could not load the log:"
+        empty={
+          <EmptyState>
+            {status
+              ? `No ${status} deliveries.`
+              : source.kind === "endpoint"
+                ? `Nothing sent yet. The next time one of ${source.runtime}'s invocations settles or its decision changes, the event appears here within a few seconds.`
+                : "No message yet. When a call this channel hears of needs a person, its digest appears here once the channel's digest window has passed."}
+          </EmptyState>
+        }
+        footer={
+          log.hasNextPage ? (
+            <Button onClick={() => log.fetchNextPage()} disabled={log.isFetchingNextPage}>
+              {log.isFetchingNextPage ? "Loading…" : "Show older deliveries"}
+            </Button>
+          ) : null
+        }
+      />
     </section>
   );
 }

@@ -5,23 +5,20 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import type { WebhookEndpointInfo } from "@/lib/webhooks/endpoints";
 import { queryKeys } from "@/lib/query/keys";
-import { ConfirmDialog } from "../ui/confirm";
 import { ShownOnceDialog } from "../admin/shown-once";
 import { useCollection, useCollectionMutation } from "../admin/use-collection";
 import { api } from "../api";
 import { formatUtc } from "../audit/time";
 import { Button } from "../ui/button";
+import { ConfirmButton } from "../ui/confirm";
 import { ErrorAlert } from "../ui/error-alert";
 import { DeliveryLog } from "./delivery-log";
 import { EndpointState, SECRET_NOTE } from "./webhooks-admin";
 
 // One endpoint: enable / disable, rotate its secret, delete it, and its delivery log.
 
-type Confirming = "rotate" | "delete" | null;
-
 export function EndpointAdmin({ initial }: { initial: WebhookEndpointInfo }) {
   const router = useRouter();
-  const [confirming, setConfirming] = useState<Confirming>(null);
   const [secret, setSecret] = useState<string | null>(null);
   const { data: endpoint } = useCollection({
     queryKey: queryKeys.admin.webhookEndpoint(initial.id),
@@ -36,10 +33,6 @@ export function EndpointAdmin({ initial }: { initial: WebhookEndpointInfo }) {
   });
   const rotate = useCollectionMutation(queryKeys.admin.webhooks, {
     mutationFn: () => api.post("/api/v1/admin/webhooks/{endpoint_id}/rotate-secret", { params }),
-    onSuccess: (answer) => {
-      setConfirming(null);
-      setSecret(answer.secret);
-    },
   });
   const remove = useCollectionMutation(queryKeys.admin.webhooks, {
     mutationFn: () => api.delete("/api/v1/admin/webhooks/{endpoint_id}", { params }),
@@ -77,23 +70,25 @@ export function EndpointAdmin({ initial }: { initial: WebhookEndpointInfo }) {
             <Button onClick={() => toggle.mutate(!endpoint.enabled)} disabled={toggle.isPending}>
               {endpoint.enabled ? "Disable" : "Enable"}
             </Button>
-            <Button
-              onClick={() => {
-                rotate.reset();
-                setConfirming("rotate");
-              }}
+            <ConfirmButton
+              variant="secondary"
+              title="Rotate the signing secret?"
+              description="Every delivery from now on, retries included, is signed with the new secret; the old one stops verifying at once. Update the receiver right after."
+              confirmLabel="Rotate secret"
+              step={rotate}
+              act={() => rotate.mutateAsync().then((answer) => setSecret(answer.secret))}
             >
               Rotate secret
-            </Button>
-            <Button
-              variant="dangerGhost"
-              onClick={() => {
-                remove.reset();
-                setConfirming("delete");
-              }}
+            </ConfirmButton>
+            <ConfirmButton
+              title="Delete this endpoint?"
+              description={`${endpoint.runtime} stops getting events at ${endpoint.url}, and its delivery log is deleted with it. This cannot be undone.`}
+              confirmLabel="Delete endpoint"
+              step={remove}
+              act={() => remove.mutateAsync()}
             >
               Delete
-            </Button>
+            </ConfirmButton>
           </div>
         </div>
         {!endpoint.enabled ? (
@@ -106,28 +101,6 @@ export function EndpointAdmin({ initial }: { initial: WebhookEndpointInfo }) {
 
       <DeliveryLog source={{ kind: "endpoint", id: endpoint.id, runtime: endpoint.runtime }} />
 
-      {confirming === "rotate" ? (
-        <ConfirmDialog
-          title="Rotate the signing secret?"
-          description="Every delivery from now on, retries included, is signed with the new secret; the old one stops verifying at once. Update the receiver right after."
-          confirmLabel="Rotate secret"
-          pending={rotate.isPending}
-          error={rotate.error}
-          onConfirm={() => rotate.mutate()}
-          onCancel={() => setConfirming(null)}
-        />
-      ) : null}
-      {confirming === "delete" ? (
-        <ConfirmDialog
-          title="Delete this endpoint?"
-          description={`${endpoint.runtime} stops getting events at ${endpoint.url}, and its delivery log is deleted with it. This cannot be undone.`}
-          confirmLabel="Delete endpoint"
-          pending={remove.isPending}
-          error={remove.error}
-          onConfirm={() => remove.mutate()}
-          onCancel={() => setConfirming(null)}
-        />
-      ) : null}
       {secret ? (
         <ShownOnceDialog
           title={`New signing secret for ${endpoint.runtime}`}

@@ -1,17 +1,17 @@
 "use client";
 
 import Link from "next/link";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import type { WebhookEndpointInfo } from "@/lib/webhooks/endpoints";
 import { queryKeys } from "@/lib/query/keys";
 import { ShownOnceDialog } from "../admin/shown-once";
 import { useCollection, useCollectionMutation } from "../admin/use-collection";
 import { api } from "../api";
 import { formatUtc } from "../audit/time";
-import { Button } from "../ui/button";
-import { Dialog, DialogActions } from "../ui/dialog";
-import { ErrorAlert } from "../ui/error-alert";
+import { DataTable, type Column, type RowSpec } from "../ui/data-table";
+import { DialogButton, fieldText, FormDialog, type DialogProps } from "../ui/dialog";
 import { SelectField, TextField } from "../ui/field";
+import { EmptyState, PageSection, StateLabel } from "../ui/page";
 import { VerifyHelp } from "./verify-help";
 
 type Created = { endpoint: WebhookEndpointInfo; secret: string };
@@ -19,66 +19,59 @@ type Created = { endpoint: WebhookEndpointInfo; secret: string };
 export const SECRET_NOTE =
   "Copy it now. Settle keeps it to sign deliveries but will not show it again; rotating it gives a new one.";
 
-function CreateEndpointDialog({
-  runtimes,
-  onClose,
-  onCreated,
-}: {
-  runtimes: string[];
-  onClose: () => void;
-  onCreated: (created: Created) => void;
-}) {
+function CreateEndpointDialog({ runtimes, onClose, onDone }: { runtimes: string[] } & DialogProps<Created>) {
   const create = useCollectionMutation(queryKeys.admin.webhooks, {
     mutationFn: (body: { runtime: string; url: string }) => api.post("/api/v1/admin/webhooks", { body }),
-    onSuccess: onCreated,
+    onSuccess: onDone,
   });
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    create.mutate({ runtime: String(form.get("runtime") ?? ""), url: String(form.get("url") ?? "").trim() });
-  };
   return (
-    <Dialog
-      open
-      onOpenChange={(open) => (open ? null : onClose())}
+    <FormDialog
       title="Add a webhook endpoint"
       description="Settle POSTs a signed event to this URL whenever one of the runtime's invocations settles or its decision changes."
+      submitLabel="Add endpoint"
+      pendingLabel="Adding…"
+      step={create}
+      onSubmit={(form) => create.mutate({ runtime: fieldText(form, "runtime"), url: fieldText(form, "url") })}
+      onClose={onClose}
     >
-      <form onSubmit={submit} className="space-y-4">
-        <SelectField label="Runtime" name="runtime" required options={runtimes.map((r) => ({ value: r, label: r }))} />
-        <TextField
-          label="URL"
-          name="url"
-          type="url"
-          required
-          placeholder="https://agent.example.com/settle-events"
-          autoComplete="off"
-          hint="http:// or https:// at a public address (not localhost or a private network). The receiver answers any 2xx within 10 seconds."
-        />
-        <ErrorAlert error={create.error} look="box" />
-        <DialogActions label="Add endpoint" pendingLabel="Adding…" pending={create.isPending} onCancel={onClose} />
-      </form>
-    </Dialog>
+      <SelectField label="Runtime" name="runtime" required options={runtimes.map((r) => ({ value: r, label: r }))} />
+      <TextField
+        label="URL"
+        name="url"
+        type="url"
+        required
+        placeholder="https://agent.example.com/settle-events"
+        autoComplete="off"
+        hint="http:// or https:// at a public address (not localhost or a private network). The receiver answers any 2xx within 10 seconds."
+      />
+    </FormDialog>
   );
 }
 
 export function EndpointState({ enabled }: { enabled: boolean }) {
   return enabled ? (
-    <span className="inline-flex items-center gap-1 text-emerald-800">
-      <span aria-hidden="true">●</span>Enabled
-    </span>
+    <StateLabel glyph="●" tone="ok">
+      Enabled
+    </StateLabel>
   ) : (
-    <span className="inline-flex items-center gap-1 text-slate-600">
-      <span aria-hidden="true">⏸</span>Disabled
-    </span>
+    <StateLabel glyph="⏸" tone="off">
+      Disabled
+    </StateLabel>
   );
 }
 
-function Counts({ e }: { e: WebhookEndpointInfo }) {
-  const { pending, delivered, failed } = e.deliveries;
+/** Delivered, pending and failed (failures stand out), of webhook deliveries or notification messages. */
+export function OutboxCounts({
+  counts,
+  sentWord = "delivered",
+}: {
+  counts: { delivered: number; pending: number; failed: number };
+  sentWord?: string;
+}) {
+  const { pending, delivered, failed } = counts;
   return (
     <span className="whitespace-nowrap">
-      {delivered} delivered · {pending} pending ·{" "}
+      {delivered} {sentWord} · {pending} pending ·{" "}
       <span className={failed > 0 ? "font-semibold text-rose-700" : ""}>
         {failed > 0 ? <span aria-hidden="true">✕ </span> : null}
         {failed} failed
@@ -87,8 +80,42 @@ function Counts({ e }: { e: WebhookEndpointInfo }) {
   );
 }
 
+const endpointRow: RowSpec<WebhookEndpointInfo> = {
+  key: (e) => e.id,
+  testId: "webhook-row",
+  dimmed: (e) => !e.enabled,
+};
+const columns: Array<Column<WebhookEndpointInfo>> = [
+  { header: "Runtime", className: "font-medium", cell: (e) => e.runtime },
+  {
+    header: "URL",
+    className: "max-w-sm truncate mono",
+    cell: (e) => <span title={e.url}>{e.url}</span>,
+  },
+  { header: "State", className: "nowrap", cell: (e) => <EndpointState enabled={e.enabled} /> },
+  { header: "Deliveries", cell: (e) => <OutboxCounts counts={e.deliveries} /> },
+  {
+    header: "Last try",
+    className: "nowrap",
+    cell: (e) =>
+      e.last_attempt_at ? `${formatUtc(e.last_attempt_at)} · ${e.last_status_code ?? "no answer"}` : "never",
+  },
+  {
+    header: "Delivery log",
+    hidden: true,
+    className: "right",
+    cell: (e) => (
+      <Link
+        href={`/admin/webhooks/${e.id}`}
+        className="whitespace-nowrap text-sm font-medium text-slate-900 underline underline-offset-2 hover:text-slate-700"
+      >
+        Delivery log<span className="sr-only"> for {e.url}</span>
+      </Link>
+    ),
+  },
+];
+
 export function WebhooksAdmin({ initial, runtimes }: { initial: WebhookEndpointInfo[]; runtimes: string[] }) {
-  const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<Created | null>(null);
   const { data, error } = useCollection({
     queryKey: queryKeys.admin.webhooks,
@@ -96,117 +123,66 @@ export function WebhooksAdmin({ initial, runtimes }: { initial: WebhookEndpointI
     initialData: { items: initial },
     refetchInterval: 5000,
   });
-  const endpoints = data.items;
 
   return (
-    <section aria-labelledby="webhooks-heading" className="space-y-4">
-      <div className="flex flex-wrap items-end justify-between gap-4">
-        <div>
-          <h1 id="webhooks-heading" className="text-xl font-semibold">
-            Webhooks
-          </h1>
-          <p className="mt-1 max-w-3xl text-sm text-slate-600">
-            Settle tells a runtime when one of its invocations settles (
-            <span className="font-mono">invocation.settled</span>) or what it may do next changes (
-            <span className="font-mono">invocation.decision_changed</span>), so agents need not poll. Every delivery is
-            signed, kept in an outbox and retried with exponential back-off until the receiver answers 2xx.
-          </p>
-        </div>
-        <Button variant="primary" onClick={() => setCreating(true)} disabled={runtimes.length === 0}>
-          Add endpoint
-        </Button>
-      </div>
-      <ErrorAlert error={error} prefix="Could not refresh the list:" />
-
-      {endpoints.length === 0 ? (
-        <div className="space-y-4 rounded-lg border border-dashed border-slate-300 bg-white p-6">
-          <h2 className="text-base font-semibold">No webhook endpoints yet</h2>
-          <p className="text-sm text-slate-700">
-            {runtimes.length === 0
-              ? "There is no runtime yet: create a runtime key first (Runtime keys), then add its endpoint here."
-              : "Add an endpoint for a runtime: you get a signing secret once. Before you trust an event, check its signature like this:"}
-          </p>
-          <VerifyHelp />
-        </div>
-      ) : (
+    <PageSection
+      id="webhooks-heading"
+      title="Webhooks"
+      description={
         <>
-          <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
-            <table className="w-full text-left text-sm">
-              <caption className="sr-only">Webhook endpoints</caption>
-              <thead className="whitespace-nowrap bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
-                <tr>
-                  <th scope="col" className="px-4 py-2 font-medium">
-                    Runtime
-                  </th>
-                  <th scope="col" className="px-4 py-2 font-medium">
-                    URL
-                  </th>
-                  <th scope="col" className="px-4 py-2 font-medium">
-                    State
-                  </th>
-                  <th scope="col" className="px-4 py-2 font-medium">
-                    Deliveries
-                  </th>
-                  <th scope="col" className="px-4 py-2 font-medium">
-                    Last try
-                  </th>
-                  <th scope="col" className="px-4 py-2 font-medium">
-                    <span className="sr-only">Delivery log</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100">
-                {endpoints.map((e) => (
-                  <tr key={e.id} data-testid="webhook-row" className={e.enabled ? "" : "bg-slate-50 text-slate-500"}>
-                    <td className="px-4 py-2 font-medium">{e.runtime}</td>
-                    <td className="max-w-sm truncate px-4 py-2 font-mono text-xs" title={e.url}>
-                      {e.url}
-                    </td>
-                    <td className="whitespace-nowrap px-4 py-2">
-                      <EndpointState enabled={e.enabled} />
-                    </td>
-                    <td className="px-4 py-2">
-                      <Counts e={e} />
-                    </td>
-                    <td className="whitespace-nowrap px-4 py-2">
-                      {e.last_attempt_at
-                        ? `${formatUtc(e.last_attempt_at)} · ${e.last_status_code ?? "no answer"}`
-                        : "never"}
-                    </td>
-                    <td className="px-4 py-2 text-right">
-                      <Link
-                        href={`/admin/webhooks/${e.id}`}
-                        className="whitespace-nowrap text-sm font-medium text-slate-900 underline underline-offset-2 hover:text-slate-700"
-                      >
-                        Delivery log<span className="sr-only"> for {e.url}</span>
-                      </Link>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <details className="rounded-lg border border-slate-200 bg-white p-4">
-            <summary className="cursor-pointer text-sm font-medium">
-              How a receiver checks that an event came from Settle
-            </summary>
-            <div className="mt-3">
-              <VerifyHelp />
-            </div>
-          </details>
+          Settle tells a runtime when one of its invocations settles (
+          <span className="font-mono">invocation.settled</span>) or what it may do next changes (
+          <span className="font-mono">invocation.decision_changed</span>), so agents need not poll. Every delivery is
+          signed, kept in an outbox and retried with exponential back-off until the receiver answers 2xx.
         </>
-      )}
-
-      {creating ? (
-        <CreateEndpointDialog
-          runtimes={runtimes}
-          onClose={() => setCreating(false)}
-          onCreated={(c) => {
-            setCreating(false);
-            setCreated(c);
-          }}
-        />
+      }
+      action={
+        <DialogButton
+          variant="primary"
+          disabled={runtimes.length === 0}
+          dialog={(close) => (
+            <CreateEndpointDialog
+              runtimes={runtimes}
+              onClose={close}
+              onDone={(c) => {
+                close();
+                setCreated(c);
+              }}
+            />
+          )}
+        >
+          Add endpoint
+        </DialogButton>
+      }
+    >
+      <DataTable
+        caption="Webhook endpoints"
+        columns={columns}
+        rows={data.items}
+        row={endpointRow}
+        error={error}
+        empty={
+          <EmptyState title="No webhook endpoints yet">
+            <p>
+              {runtimes.length === 0
+                ? "There is no runtime yet: create a runtime key first (Runtime keys), then add its endpoint here."
+                : "Add an endpoint for a runtime: you get a signing secret once. Before you trust an event, check its signature like this:"}
+            </p>
+            <VerifyHelp />
+          </EmptyState>
+        }
+      />
+      {data.items.length > 0 ? (
+        <details className="rounded-lg border border-slate-200 bg-white p-4">
+          <summary className="cursor-pointer text-sm font-medium">
+            How a receiver checks that an event came from Settle
+          </summary>
+          <div className="mt-3">
+            <VerifyHelp />
+          </div>
+        </details>
       ) : null}
+
       {created ? (
         <ShownOnceDialog
           title={`Signing secret for ${created.endpoint.runtime}`}
@@ -222,6 +198,6 @@ export function WebhooksAdmin({ initial, runtimes }: { initial: WebhookEndpointI
           </p>
         </ShownOnceDialog>
       ) : null}
-    </section>
+    </PageSection>
   );
 }
