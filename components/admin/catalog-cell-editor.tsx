@@ -1,7 +1,7 @@
 "use client";
 
-import { useState, type ReactNode } from "react";
-import { Button } from "../ui/button";
+import type { ReactNode } from "react";
+import { DialogButton } from "../ui/dialog";
 
 /** A catalog row's cell: what the setting is now, and an Edit button opening its dialog. */
 export function CatalogCellEditor({
@@ -17,14 +17,12 @@ export function CatalogCellEditor({
   label: string;
   dialog: (close: () => void) => ReactNode;
 }) {
-  const [open, setOpen] = useState(false);
   return (
     <div className="flex items-center gap-2 whitespace-nowrap">
       <span className={isSet ? "text-slate-800" : "text-slate-500"}>{text}</span>
-      <Button size="sm" variant="ghost" onClick={() => setOpen(true)} aria-label={label}>
+      <DialogButton size="sm" variant="ghost" aria-label={label} dialog={dialog}>
         Edit
-      </Button>
-      {open ? dialog(() => setOpen(false)) : null}
+      </DialogButton>
     </div>
   );
 }

@@ -1,11 +1,10 @@
 "use client";
 
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import type { ToolCatalogItem } from "@/lib/catalog/catalog";
 import { queryKeys } from "@/lib/query/keys";
 import { api } from "../api";
-import { Dialog, DialogActions } from "../ui/dialog";
-import { ErrorAlert } from "../ui/error-alert";
+import { FormDialog } from "../ui/dialog";
 import { TextArea, TextField } from "../ui/field";
 import { CatalogCellEditor } from "./catalog-cell-editor";
 import { useCollectionMutation } from "./use-collection";
@@ -43,55 +42,52 @@ function RunbookDialog({
       onClose();
     },
   });
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const text = (v: string) => (v.trim() === "" ? null : v.trim());
-    change.mutate({
-      summary: text(values.summary),
-      runbook_url: text(values.runbook_url),
-      runbook: text(values.runbook),
-    });
-  };
+  const text = (v: string) => (v.trim() === "" ? null : v.trim());
   const set = (name: keyof Texts) => (e: { target: { value: string } }) =>
     setValues((v) => ({ ...v, [name]: e.target.value }));
   return (
-    <Dialog
-      open
-      onOpenChange={(open) => (open ? null : onClose())}
+    <FormDialog
       title={`Summary and runbook for ${entry.pattern}`}
       description="What a person sees of each call of this tool in the queue and on its page, and where they check it. Placeholders: {{args.<path>}}, {{idempotency_key}}, {{tool}}. Shown as plain text."
+      submitLabel="Save"
+      pendingLabel="Saving…"
+      step={change}
+      onSubmit={() =>
+        change.mutate({
+          summary: text(values.summary),
+          runbook_url: text(values.runbook_url),
+          runbook: text(values.runbook),
+        })
+      }
+      onClose={onClose}
     >
-      <form onSubmit={submit} className="space-y-3">
-        <TextField
-          label="Summary"
-          name="summary"
-          maxLength={200}
-          placeholder="{{args.amount}} {{args.currency}} to {{args.customer}}"
-          value={values.summary}
-          onChange={set("summary")}
-          hint="One line, at most 200 characters. Empty: the call's first few arguments."
-        />
-        <TextField
-          label="Where to check it (link)"
-          name="runbook_url"
-          type="url"
-          placeholder="https://dashboard.example.com/refunds?q={{idempotency_key}}"
-          value={values.runbook_url}
-          onChange={set("runbook_url")}
-          hint="http(s) only; the scheme and host are fixed, each value is URL-encoded."
-        />
-        <TextArea
-          label="Steps"
-          name="runbook"
-          maxLength={2000}
-          placeholder="Search refunds by the key. A refund listed there means it happened."
-          value={values.runbook}
-          onChange={set("runbook")}
-        />
-        <ErrorAlert error={change.error} look="box" />
-        <DialogActions label="Save" pendingLabel="Saving…" pending={change.isPending} onCancel={onClose} />
-      </form>
-    </Dialog>
+      <TextField
+        label="Summary"
+        name="summary"
+        maxLength={200}
+        placeholder="{{args.amount}} {{args.currency}} to {{args.customer}}"
+        value={values.summary}
+        onChange={set("summary")}
+        hint="One line, at most 200 characters. Empty: the call's first few arguments."
+      />
+      <TextField
+        label="Where to check it (link)"
+        name="runbook_url"
+        type="url"
+        placeholder="https://dashboard.example.com/refunds?q={{idempotency_key}}"
+        value={values.runbook_url}
+        onChange={set("runbook_url")}
+        hint="http(s) only; the scheme and host are fixed, each value is URL-encoded."
+      />
+      <TextArea
+        label="Steps"
+        name="runbook"
+        maxLength={2000}
+        placeholder="Search refunds by the key. A refund listed there means it happened."
+        value={values.runbook}
+        onChange={set("runbook")}
+      />
+    </FormDialog>
   );
 }
 

@@ -9,10 +9,13 @@ import { DEFAULT_VOLATILE_ARGS } from "@/lib/outcome/record-fields";
 import { queryKeys } from "@/lib/query/keys";
 import { api } from "../api";
 import { formatUtc } from "../audit/time";
-import { Button } from "../ui/button";
+import { SubmitButton } from "../ui/button";
+import { ConfirmButton } from "../ui/confirm";
+import { DataTable, type Column } from "../ui/data-table";
+import { fieldText } from "../ui/dialog";
 import { ErrorAlert, errorText } from "../ui/error-alert";
 import { SelectField, TextField } from "../ui/field";
-import { ConfirmDialog } from "../ui/confirm";
+import { EmptyState, PageSection } from "../ui/page";
 import { useCollection, useCollectionMutation } from "./use-collection";
 import { RunbookEditor } from "./runbook-editor";
 import { VerifyEditor } from "./verify-editor";
@@ -41,7 +44,7 @@ function AddEntryForm({
     add.mutate(
       {
         runtime: String(form.get("runtime") ?? ""),
-        pattern: String(form.get("pattern") ?? "").trim(),
+        pattern: fieldText(form, "pattern"),
         effect_class: String(form.get("effect_class") ?? "") as EffectClass,
       },
       { onSuccess: () => formElement.reset() },
@@ -49,10 +52,10 @@ function AddEntryForm({
   };
   if (runtimes.length === 0) {
     return (
-      <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-700">
+      <EmptyState>
         No runtimes yet. A runtime exists once it has a key (Admin → Runtime keys); then give its tools their effect
         classes here.
-      </div>
+      </EmptyState>
     );
   }
   return (
@@ -77,9 +80,9 @@ function AddEntryForm({
         placeholder="charge_*"
       />
       <SelectField label="Effect class" name="effect_class" defaultValue="create" options={classOptions} />
-      <Button type="submit" variant="primary" disabled={add.isPending}>
-        {add.isPending ? "Adding…" : "Add entry"}
-      </Button>
+      <SubmitButton step={add} pendingLabel="Adding…">
+        Add entry
+      </SubmitButton>
       <ErrorAlert error={add.error} look="box" className="sm:col-span-4" />
     </form>
   );
@@ -159,9 +162,9 @@ function VolatileArgsEditor({ entry, onChanged }: { entry: ToolCatalogItem; onCh
         className="w-64 rounded-md border border-slate-300 bg-white px-2 py-1 font-mono text-xs"
       />
       {text !== saved ? (
-        <Button type="submit" size="sm" disabled={change.isPending}>
-          {change.isPending ? "Saving…" : "Save"}
-        </Button>
+        <SubmitButton step={change} pendingLabel="Saving…" size="sm" variant="secondary">
+          Save
+        </SubmitButton>
       ) : null}
       {change.error ? (
         <span role="alert" className="text-xs text-rose-700">
@@ -202,7 +205,6 @@ function ToolCheck({ entries, runtime }: { entries: ToolCatalogItem[]; runtime: 
 
 export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogItem[]; runtimes: string[] }) {
   const [runtime, setRuntime] = useState<string>(ALL);
-  const [removing, setRemoving] = useState<ToolCatalogItem | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const { data, error } = useCollection({
     queryKey: queryKeys.admin.toolCatalog,
@@ -210,22 +212,50 @@ export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogIt
     initialData: { items: initial },
   });
   const remove = useCollectionMutation(queryKeys.admin.toolCatalog, {
-    mutationFn: (id: string) => api.delete("/api/v1/admin/tool-catalog/{entry_id}", { params: { entry_id: id } }),
-    onSuccess: () => {
-      setNotice(removing ? `Removed ${removing.pattern} from ${removing.runtime}.` : null);
-      setRemoving(null);
-    },
+    mutationFn: (entry: ToolCatalogItem) =>
+      api.delete("/api/v1/admin/tool-catalog/{entry_id}", { params: { entry_id: entry.id } }),
+    onSuccess: (_, entry) => setNotice(`Removed ${entry.pattern} from ${entry.runtime}.`),
   });
   // In the server's order: by runtime, each runtime's most specific entry first (the order they are tried in).
   const shown = data.items.filter((e) => runtime === ALL || e.runtime === runtime);
+  const columns: Array<Column<ToolCatalogItem>> = [
+    { header: "Runtime", className: "font-medium", cell: (e) => e.runtime },
+    { header: "Tool name or pattern", className: "break-all mono", cell: (e) => e.pattern },
+    { header: "Effect class", className: "nowrap", cell: (e) => <ClassPicker entry={e} onChanged={setNotice} /> },
+    {
+      header: "Volatile arguments",
+      cell: (e) => <VolatileArgsEditor key={e.updated_at} entry={e} onChanged={setNotice} />,
+    },
+    { header: "Verifier", cell: (e) => <VerifyEditor entry={e} onChanged={setNotice} /> },
+    { header: "Summary & runbook", cell: (e) => <RunbookEditor entry={e} onChanged={setNotice} /> },
+    { header: "Changed", className: "nowrap", cell: (e) => formatUtc(e.updated_at, { seconds: false }) },
+    {
+      header: "Actions",
+      hidden: true,
+      className: "right",
+      cell: (e) => (
+        <ConfirmButton
+          size="sm"
+          aria-label={`Remove ${e.pattern} from ${e.runtime}`}
+          title={`Remove ${e.pattern}?`}
+          description={`${e.runtime}'s tools that match it take the next matching entry's class, or count as writes. The change is in the audit trail.`}
+          confirmLabel="Remove entry"
+          step={remove}
+          act={() => remove.mutateAsync(e)}
+        >
+          Remove
+        </ConfirmButton>
+      ),
+    },
+  ];
 
   return (
-    <section aria-labelledby="catalog-heading" className="space-y-4">
-      <div>
-        <h1 id="catalog-heading" className="text-xl font-semibold">
-          Tool catalog
-        </h1>
-        <p className="mt-1 max-w-3xl text-sm text-slate-600">
+    <PageSection
+      id="catalog-heading"
+      title="Tool catalog"
+      notice={notice}
+      description={
+        <>
           The effect class of each runtime&apos;s tools, for runtimes that do not send one: OpenTelemetry traces and the
           MCP gateway (<span className="font-mono">settle_catalog</span>). A pattern is a tool name, or one where{" "}
           <span className="font-mono">*</span> stands for any characters. The most specific entry that matches decides:
@@ -233,8 +263,9 @@ export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogIt
           Volatile arguments are the top-level argument names left out when Settle compares two calls&apos; arguments to
           catch a retry sent under a new idempotency key (comma-separated; empty: {DEFAULT_VOLATILE_TEXT}). A verifier
           lets Settle ask the runtime whether an unknown call took effect before a person is asked.
-        </p>
-      </div>
+        </>
+      }
+    >
       <div className="flex flex-wrap items-end gap-6">
         <div className="w-64">
           <SelectField
@@ -251,97 +282,19 @@ export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogIt
         runtime={runtime}
         onAdded={(e) => setNotice(`Added ${e.pattern} → ${e.effect_class} for ${e.runtime}.`)}
       />
-      <p role="status" aria-live="polite" className="text-sm text-emerald-800">
-        {notice}
-      </p>
-      <ErrorAlert error={error} prefix="Could not refresh the list:" />
-
-      {shown.length === 0 ? (
-        <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-700">
-          No entries{runtime === ALL ? "" : ` for ${runtime}`} yet: every tool of{" "}
-          {runtime === ALL ? "every runtime" : "it"} that sends no effect class counts as a write.
-        </div>
-      ) : (
-        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
-          <table className="w-full text-left text-sm">
-            <caption className="sr-only">Tool catalog entries</caption>
-            <thead className="whitespace-nowrap bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
-              <tr>
-                <th scope="col" className="px-4 py-2 font-medium">
-                  Runtime
-                </th>
-                <th scope="col" className="px-4 py-2 font-medium">
-                  Tool name or pattern
-                </th>
-                <th scope="col" className="px-4 py-2 font-medium">
-                  Effect class
-                </th>
-                <th scope="col" className="px-4 py-2 font-medium">
-                  Volatile arguments
-                </th>
-                <th scope="col" className="px-4 py-2 font-medium">
-                  Verifier
-                </th>
-                <th scope="col" className="px-4 py-2 font-medium">
-                  Summary &amp; runbook
-                </th>
-                <th scope="col" className="px-4 py-2 font-medium">
-                  Changed
-                </th>
-                <th scope="col" className="px-4 py-2 font-medium">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {shown.map((e) => (
-                <tr key={e.id} data-testid="catalog-row">
-                  <td className="px-4 py-2 font-medium">{e.runtime}</td>
-                  <td className="break-all px-4 py-2 font-mono text-xs">{e.pattern}</td>
-                  <td className="whitespace-nowrap px-4 py-2">
-                    <ClassPicker entry={e} onChanged={setNotice} />
-                  </td>
-                  <td className="px-4 py-2">
-                    <VolatileArgsEditor key={e.updated_at} entry={e} onChanged={setNotice} />
-                  </td>
-                  <td className="px-4 py-2">
-                    <VerifyEditor entry={e} onChanged={setNotice} />
-                  </td>
-                  <td className="px-4 py-2">
-                    <RunbookEditor entry={e} onChanged={setNotice} />
-                  </td>
-                  <td className="whitespace-nowrap px-4 py-2">{formatUtc(e.updated_at, { seconds: false })}</td>
-                  <td className="px-4 py-2 text-right">
-                    <Button
-                      size="sm"
-                      variant="dangerGhost"
-                      onClick={() => {
-                        remove.reset();
-                        setRemoving(e);
-                      }}
-                      aria-label={`Remove ${e.pattern} from ${e.runtime}`}
-                    >
-                      Remove
-                    </Button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-
-      {removing ? (
-        <ConfirmDialog
-          title={`Remove ${removing.pattern}?`}
-          description={`${removing.runtime}'s tools that match it take the next matching entry's class, or count as writes. The change is in the audit trail.`}
-          confirmLabel="Remove entry"
-          pending={remove.isPending}
-          error={remove.error}
-          onConfirm={() => remove.mutate(removing.id)}
-          onCancel={() => setRemoving(null)}
-        />
-      ) : null}
-    </section>
+      <DataTable
+        caption="Tool catalog entries"
+        columns={columns}
+        rows={shown}
+        row={{ key: (e) => e.id, testId: "catalog-row" }}
+        error={error}
+        empty={
+          <EmptyState>
+            No entries{runtime === ALL ? "" : ` for ${runtime}`} yet: every tool of{" "}
+            {runtime === ALL ? "every runtime" : "it"} that sends no effect class counts as a write.
+          </EmptyState>
+        }
+      />
+    </PageSection>
   );
 }

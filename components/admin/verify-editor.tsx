@@ -1,13 +1,12 @@
 "use client";
 
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import type { ToolCatalogItem } from "@/lib/catalog/catalog";
 import type { VerifyConfig } from "@/lib/outcome/verification";
 import { queryKeys } from "@/lib/query/keys";
 import { api } from "../api";
 import { Button } from "../ui/button";
-import { Dialog, DialogActions } from "../ui/dialog";
-import { ErrorAlert } from "../ui/error-alert";
+import { FormDialog } from "../ui/dialog";
 import { TextField } from "../ui/field";
 import { CatalogCellEditor } from "./catalog-cell-editor";
 import { useCollectionMutation } from "./use-collection";
@@ -63,47 +62,42 @@ function VerifyDialog({
       onClose();
     },
   });
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    change.mutate(Object.fromEntries(fields.map((f) => [f.name, Number(values[f.name])])) as VerifyConfig);
-  };
   return (
-    <Dialog
-      open
-      onOpenChange={(open) => (open ? null : onClose())}
+    <FormDialog
       title={`Verifier for ${entry.pattern}`}
       description={`When a call of ${entry.pattern} in ${entry.runtime} becomes unknown or stalls, Settle asks the runtime's verifier (a worker of @settle/client or the Python client, or a webhook) whether the effect exists, and settles it on a clear answer. After the last try, a person decides.`}
+      submitLabel="Save verifier"
+      pendingLabel="Saving…"
+      step={change}
+      onSubmit={() =>
+        change.mutate(Object.fromEntries(fields.map((f) => [f.name, Number(values[f.name])])) as VerifyConfig)
+      }
+      onClose={onClose}
+      aside={
+        entry.verify ? (
+          <Button type="button" variant="dangerGhost" disabled={change.isPending} onClick={() => change.mutate(null)}>
+            Turn off
+          </Button>
+        ) : null
+      }
     >
-      <form onSubmit={submit} className="space-y-3">
-        {fields.map((f) => (
-          <TextField
-            key={f.name}
-            label={f.label}
-            name={f.name}
-            type="number"
-            inputMode="numeric"
-            min={1}
-            max={f.max}
-            step={1}
-            required
-            value={values[f.name]}
-            onChange={(e) => setValues((v) => ({ ...v, [f.name]: e.target.value }))}
-            hint={f.hint}
-          />
-        ))}
-        <ErrorAlert error={change.error} look="box" />
-        <div className="flex items-center justify-between gap-2">
-          {entry.verify ? (
-            <Button type="button" variant="dangerGhost" disabled={change.isPending} onClick={() => change.mutate(null)}>
-              Turn off
-            </Button>
-          ) : (
-            <span />
-          )}
-          <DialogActions label="Save verifier" pendingLabel="Saving…" pending={change.isPending} onCancel={onClose} />
-        </div>
-      </form>
-    </Dialog>
+      {fields.map((f) => (
+        <TextField
+          key={f.name}
+          label={f.label}
+          name={f.name}
+          type="number"
+          inputMode="numeric"
+          min={1}
+          max={f.max}
+          step={1}
+          required
+          value={values[f.name]}
+          onChange={(e) => setValues((v) => ({ ...v, [f.name]: e.target.value }))}
+          hint={f.hint}
+        />
+      ))}
+    </FormDialog>
   );
 }
 
