@@ -9,7 +9,10 @@ import { api } from "../api";
 import { formatUtc } from "../audit/time";
 import { useCan } from "../current-user";
 import { Button } from "../ui/button";
-import { ErrorAlert, errorText } from "../ui/error-alert";
+import { Cell, DataTable, rowLook, type Column } from "../ui/data-table";
+import { errorText } from "../ui/error-alert";
+import { PageSection } from "../ui/page";
+import { RowEditActions } from "../ui/row-edit";
 import { useCollection, useCollectionMutation } from "./use-collection";
 
 // Policies per effect class, edited inline by admins (everyone else reads
@@ -136,7 +139,7 @@ function EditRow({ policy, onDone }: { policy: Policy; onDone: (message: string)
     const id = `${formId}-${field}`;
     const error = errors[field];
     return (
-      <td className="px-3 py-2 align-top">
+      <Cell key={field}>
         <label htmlFor={id} className="sr-only">{`${label} (${className(policy.effect_class)})`}</label>
         <input
           id={id}
@@ -159,44 +162,38 @@ function EditRow({ policy, onDone }: { policy: Policy; onDone: (message: string)
             {hint}
           </p>
         )}
-      </td>
+      </Cell>
     );
   };
   return (
-    <tr data-testid="policy-row" data-class={policy.effect_class} className="bg-indigo-50/50">
-      <th scope="row" className="px-3 py-2 text-left align-top font-medium">
-        {className(policy.effect_class)}
-      </th>
+    <tr data-testid="policy-row" data-class={policy.effect_class} className={`align-top ${rowLook.editing}`}>
+      <Cell rowHeader>{className(policy.effect_class)}</Cell>
       {durationFields.map(({ field, label }) => input(field, label, "e.g. 30m, 2h; empty: off"))}
       {input("approval_quorum", "Approvals needed", "different people")}
-      <td className="px-3 py-2 align-top text-xs text-slate-600">
+      <Cell className="text-xs text-slate-600">
         {policy.source === "own" ? "editing its own policy" : "saving gives it its own policy"}
-      </td>
-      <td className="px-3 py-2 align-top">
-        <form id={formId} onSubmit={submit} className="flex flex-wrap justify-end gap-2">
-          <Button type="submit" size="sm" variant="primary" disabled={save.isPending}>
-            {save.isPending ? "Saving…" : "Save"}
-          </Button>
-          <Button size="sm" onClick={() => onDone("")}>
-            Cancel
-          </Button>
-          {policy.source === "own" ? (
-            <Button size="sm" variant="dangerGhost" onClick={() => reset.mutate()} disabled={reset.isPending}>
-              {policy.effect_class === "*" ? "Reset to built-in" : "Use the default"}
-            </Button>
-          ) : null}
-        </form>
-        {errors.form ? (
-          <p role="alert" className="mt-1 text-right text-xs text-rose-800">
-            {errors.form}
-          </p>
-        ) : null}
+      </Cell>
+      <Cell>
+        <RowEditActions
+          formId={formId}
+          onSubmit={submit}
+          saving={save}
+          onCancel={() => onDone("")}
+          reset={
+            policy.source === "own" ? (
+              <Button size="sm" variant="dangerGhost" onClick={() => reset.mutate()} disabled={reset.isPending}>
+                {policy.effect_class === "*" ? "Reset to built-in" : "Use the default"}
+              </Button>
+            ) : null
+          }
+          error={errors.form}
+        />
         {Object.keys(errors).some((k) => k !== "form") ? (
           <p role="alert" className="sr-only">
             Not saved: check the fields marked invalid.
           </p>
         ) : null}
-      </td>
+      </Cell>
     </tr>
   );
 }
@@ -238,14 +235,50 @@ export function PoliciesAdmin({ initial }: { initial: PolicyList }) {
     queryFn: () => api.get("/api/v1/policies"),
     initialData: initial,
   });
+  const columns: Array<Column<Policy>> = [
+    {
+      header: "Effect class",
+      rowHeader: true,
+      cell: (p) => (
+        <>
+          {className(p.effect_class)}
+          <span className="block text-xs font-normal text-slate-500">{classHelp[p.effect_class]}</span>
+        </>
+      ),
+    },
+    ...durationFields.map((f): Column<Policy> => ({
+      header: f.label,
+      className: "tabular-nums",
+      cell: (p) => show(p[f.field]),
+    })),
+    { header: "Approvals needed", className: "tabular-nums", cell: (p) => p.approval_quorum },
+    { header: "Source", cell: (p) => <Source p={p} /> },
+    {
+      header: "Actions",
+      hidden: true,
+      className: "right",
+      cell: (p) =>
+        canEdit ? (
+          <Button
+            size="sm"
+            onClick={() => {
+              setNotice(null);
+              setEditing(p.effect_class);
+            }}
+            aria-label={`Edit the ${className(p.effect_class)} policy`}
+          >
+            Edit
+          </Button>
+        ) : null,
+    },
+  ];
 
   return (
-    <section aria-labelledby="policies-heading" className="space-y-4">
-      <div>
-        <h1 id="policies-heading" className="text-xl font-semibold">
-          Policies
-        </h1>
-        <p className="mt-1 max-w-3xl text-sm text-slate-600">
+    <PageSection
+      id="policies-heading"
+      title="Policies"
+      description={
+        <>
           Per effect class: when an invocation waiting in the queue shows as overdue, when Settle escalates it on its
           own (as <code>system</code>, in the audit trail), when an approval expires and is rejected — failing closed,
           so the runtime abandons it — and how many different people must approve. An approval with an expiry expires
@@ -253,83 +286,32 @@ export function PoliciesAdmin({ initial }: { initial: PolicyList }) {
           its current status began. Within the duplicate window, a write of the same tool with the same arguments under
           a new idempotency key is a possible duplicate: the guard refuses it, and one reported without the guard waits
           in the queue for review (money, destructive and send).
-        </p>
-      </div>
-      <p role="status" aria-live="polite" className="text-sm text-emerald-800">
-        {notice}
-      </p>
-      <ErrorAlert error={error} prefix="Could not refresh:" />
-
-      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
-        <table className="w-full text-left text-sm">
-          <caption className="sr-only">Policies per effect class</caption>
-          <thead className="whitespace-nowrap bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
-            <tr>
-              <th scope="col" className="px-3 py-2 font-medium">
-                Effect class
-              </th>
-              {durationFields.map((f) => (
-                <th key={f.field} scope="col" className="px-3 py-2 font-medium">
-                  {f.label}
-                </th>
-              ))}
-              <th scope="col" className="px-3 py-2 font-medium">
-                Approvals needed
-              </th>
-              <th scope="col" className="px-3 py-2 font-medium">
-                Source
-              </th>
-              <th scope="col" className="px-3 py-2 font-medium">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {data.items.map((p) =>
-              editing === p.effect_class ? (
-                <EditRow
-                  key={p.effect_class}
-                  policy={p}
-                  onDone={(message) => {
-                    setEditing(null);
-                    setNotice(message || null);
-                  }}
-                />
-              ) : (
-                <tr key={p.effect_class} data-testid="policy-row" data-class={p.effect_class}>
-                  <th scope="row" className="px-3 py-2 text-left align-top font-medium">
-                    {className(p.effect_class)}
-                    <span className="block text-xs font-normal text-slate-500">{classHelp[p.effect_class]}</span>
-                  </th>
-                  {durationFields.map((f) => (
-                    <td key={f.field} className="px-3 py-2 align-top tabular-nums">
-                      {show(p[f.field])}
-                    </td>
-                  ))}
-                  <td className="px-3 py-2 align-top tabular-nums">{p.approval_quorum}</td>
-                  <td className="px-3 py-2 align-top">
-                    <Source p={p} />
-                  </td>
-                  <td className="px-3 py-2 text-right align-top">
-                    {canEdit ? (
-                      <Button
-                        size="sm"
-                        onClick={() => {
-                          setNotice(null);
-                          setEditing(p.effect_class);
-                        }}
-                        aria-label={`Edit the ${className(p.effect_class)} policy`}
-                      >
-                        Edit
-                      </Button>
-                    ) : null}
-                  </td>
-                </tr>
-              ),
-            )}
-          </tbody>
-        </table>
-      </div>
+        </>
+      }
+      notice={notice}
+    >
+      <DataTable
+        caption="Policies per effect class"
+        columns={columns}
+        rows={data.items}
+        row={{
+          key: (p) => p.effect_class,
+          testId: "policy-row",
+          data: (p) => ({ "data-class": p.effect_class }),
+          top: true,
+          render: (p) =>
+            editing === p.effect_class ? (
+              <EditRow
+                policy={p}
+                onDone={(message) => {
+                  setEditing(null);
+                  setNotice(message || null);
+                }}
+              />
+            ) : undefined,
+        }}
+        error={error}
+      />
       {canEdit ? null : <p className="text-sm text-slate-600">Only admins change policies.</p>}
 
       <section aria-labelledby="policy-changes-heading" className="space-y-2">
@@ -346,6 +328,6 @@ export function PoliciesAdmin({ initial }: { initial: PolicyList }) {
           </ul>
         )}
       </section>
-    </section>
+    </PageSection>
   );
 }

@@ -8,7 +8,10 @@ import { api } from "../api";
 import { formatUtc } from "../audit/time";
 import { useCan } from "../current-user";
 import { Button } from "../ui/button";
-import { ErrorAlert, errorText } from "../ui/error-alert";
+import { Cell, DataTable, rowLook, type Column } from "../ui/data-table";
+import { errorText } from "../ui/error-alert";
+import { PageSection } from "../ui/page";
+import { RowEditActions } from "../ui/row-edit";
 import { useCollection, useCollectionMutation } from "./use-collection";
 
 // Admin → Data retention: how long settled history is kept, the default and each runtime's own period, and
@@ -58,7 +61,7 @@ function EditRow({ row, onDone }: { row: Row; onDone: (message: string) => void 
     save.mutate(body);
   };
   const input = (value: string, set: (v: string) => void, what: string) => (
-    <td className="px-3 py-2 align-top">
+    <Cell>
       <label className="sr-only" htmlFor={`${formId}-${what}`}>{`${what} (${label})`}</label>
       <input
         id={`${formId}-${what}`}
@@ -70,83 +73,51 @@ function EditRow({ row, onDone }: { row: Row; onDone: (message: string) => void 
         className={`w-24 rounded-md border px-2 py-1 text-sm shadow-sm ${error ? "border-rose-600" : "border-slate-300"}`}
       />
       <span className="ml-1 text-xs text-slate-500">days</span>
-    </td>
+    </Cell>
   );
   return (
-    <tr data-testid="retention-row" data-runtime={row.runtime} className="bg-indigo-50/50">
-      <th scope="row" className="px-3 py-2 text-left align-top font-medium">
-        {isDefault ? "Default (*)" : row.runtime}
-      </th>
+    <tr data-testid="retention-row" data-runtime={row.runtime} className={`align-top ${rowLook.editing}`}>
+      <Cell rowHeader>{isDefault ? "Default (*)" : row.runtime}</Cell>
       {input(attempts, setAttempts, "Attempts kept")}
       {input(audit, setAudit, "Audit trail kept")}
-      <td className="px-3 py-2 align-top text-xs text-slate-600">
+      <Cell className="text-xs text-slate-600">
         {isDefault || row.source === "own" ? "editing" : "saving gives it its own period"}
-      </td>
-      <td className="px-3 py-2 align-top">
-        <form id={formId} onSubmit={submit} className="flex flex-wrap justify-end gap-2">
-          <Button type="submit" size="sm" variant="primary" disabled={save.isPending}>
-            {save.isPending ? "Saving…" : "Save"}
-          </Button>
-          <Button size="sm" onClick={() => onDone("")}>
-            Cancel
-          </Button>
-          {!isDefault && row.source === "own" ? (
-            <Button size="sm" variant="dangerGhost" onClick={() => reset.mutate()} disabled={reset.isPending}>
-              Use the default
-            </Button>
-          ) : null}
-        </form>
-        {error ? (
-          <p role="alert" className="mt-1 text-right text-xs text-rose-800">
-            {error}
-          </p>
-        ) : null}
-      </td>
+      </Cell>
+      <Cell>
+        <RowEditActions
+          formId={formId}
+          onSubmit={submit}
+          saving={save}
+          onCancel={() => onDone("")}
+          reset={
+            !isDefault && row.source === "own" ? (
+              <Button size="sm" variant="dangerGhost" onClick={() => reset.mutate()} disabled={reset.isPending}>
+                Use the default
+              </Button>
+            ) : null
+          }
+          error={error}
+        />
+      </Cell>
     </tr>
   );
 }
 
-function Archives({ archives }: { archives: Retention["archives"] }) {
-  if (archives.length === 0) {
-    return (
-      <p className="text-sm text-slate-500" data-testid="archives-empty">
-        Nothing has left retention yet. Settle checks every quarter of an hour; a month&apos;s attempts leave once the
-        month is over and its invocations settled longer ago than their period, archived first.
-      </p>
-    );
-  }
-  return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
-      <table className="w-full text-left text-sm" data-testid="archives">
-        <caption className="sr-only">Latest archives</caption>
-        <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
-          <tr>
-            {["Archive", "Month", "Rows", "State", "Finished"].map((h) => (
-              <th key={h} scope="col" className="px-3 py-2 font-medium">
-                {h}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100">
-          {archives.map((a) => (
-            <tr key={a.name}>
-              <td className="px-3 py-2 font-mono text-xs">{a.file ?? a.name}</td>
-              <td className="px-3 py-2 tabular-nums">{a.shelf?.slice(0, 7) ?? "kept rows / audit trail"}</td>
-              <td className="px-3 py-2 tabular-nums">{a.rows?.toLocaleString("en-US") ?? "–"}</td>
-              <td className="px-3 py-2">
-                {a.phase === "dropped" || a.phase === "deleted" ? "archived and removed" : `${a.phase}, resumes`}
-              </td>
-              <td className="px-3 py-2 tabular-nums">
-                {a.finished_at ? formatUtc(a.finished_at, { seconds: false }) : "–"}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
+type Archive = Retention["archives"][number];
+const archiveColumns: Array<Column<Archive>> = [
+  { header: "Archive", className: "mono", cell: (a) => a.file ?? a.name },
+  { header: "Month", className: "tabular-nums", cell: (a) => a.shelf?.slice(0, 7) ?? "kept rows / audit trail" },
+  { header: "Rows", className: "tabular-nums", cell: (a) => a.rows?.toLocaleString("en-US") ?? "–" },
+  {
+    header: "State",
+    cell: (a) => (a.phase === "dropped" || a.phase === "deleted" ? "archived and removed" : `${a.phase}, resumes`),
+  },
+  {
+    header: "Finished",
+    className: "tabular-nums",
+    cell: (a) => (a.finished_at ? formatUtc(a.finished_at, { seconds: false }) : "–"),
+  },
+];
 
 export function RetentionAdmin({ initial }: { initial: Retention }) {
   const canEdit = useCan("administer");
@@ -158,14 +129,50 @@ export function RetentionAdmin({ initial }: { initial: Retention }) {
     initialData: initial,
   });
   const rows: Row[] = [{ runtime: DEFAULT, ...data.default }, ...data.runtimes];
+  const columns: Array<Column<Row>> = [
+    { header: "Runtime", rowHeader: true, cell: (row) => (row.runtime === DEFAULT ? "Default (*)" : row.runtime) },
+    { header: "Attempts kept", className: "tabular-nums", cell: (row) => `${row.attempts_days} days` },
+    { header: "Audit trail kept", className: "tabular-nums", cell: (row) => `${row.audit_days} days` },
+    {
+      header: "Source",
+      className: "text-slate-600",
+      cell: (row) => (
+        <>
+          {sourceText(row, row.runtime === DEFAULT)}
+          {row.updated_by && row.updated_at && (row.source === "own" || row.runtime === DEFAULT) ? (
+            <span className="block text-xs text-slate-500">
+              changed by {row.updated_by}, {formatUtc(row.updated_at, { seconds: false })}
+            </span>
+          ) : null}
+        </>
+      ),
+    },
+    {
+      header: "Actions",
+      hidden: true,
+      className: "right",
+      cell: (row) =>
+        canEdit ? (
+          <Button
+            size="sm"
+            onClick={() => {
+              setNotice(null);
+              setEditing(row.runtime);
+            }}
+            aria-label={`Edit retention for ${row.runtime === DEFAULT ? "the default" : row.runtime}`}
+          >
+            Edit
+          </Button>
+        ) : null,
+    },
+  ];
 
   return (
-    <section aria-labelledby="retention-heading" className="space-y-4">
-      <div>
-        <h1 id="retention-heading" className="text-xl font-semibold">
-          Data retention
-        </h1>
-        <p className="mt-1 max-w-3xl text-sm text-slate-600">
+    <PageSection
+      id="retention-heading"
+      title="Data retention"
+      description={
+        <>
           How long Settle keeps settled history. A settled invocation keeps its attempts — the envelopes and the
           arguments as sent — for <strong>attempts kept</strong> days after it settled, and its audit trail (actions,
           status changes, the guard&apos;s answers) for <strong>audit trail kept</strong> days. Whatever leaves is
@@ -173,85 +180,54 @@ export function RetentionAdmin({ initial }: { initial: Retention }) {
           verifying, awaiting a person), one with an open evidence conflict or review, and the metrics&apos; numbers. A
           runtime without its own period uses the default; the default decides when a month leaves whole, so give it the
           period most traffic needs (a runtime&apos;s own period is kept row by row).
-        </p>
-      </div>
-      <p role="status" aria-live="polite" className="text-sm text-emerald-800">
-        {notice}
-      </p>
-      <ErrorAlert error={error} prefix="Could not refresh:" />
-      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
-        <table className="w-full text-left text-sm">
-          <caption className="sr-only">Retention per runtime</caption>
-          <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
-            <tr>
-              {["Runtime", "Attempts kept", "Audit trail kept", "Source"].map((h) => (
-                <th key={h} scope="col" className="px-3 py-2 font-medium">
-                  {h}
-                </th>
-              ))}
-              <th scope="col" className="px-3 py-2 font-medium">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {rows.map((row) =>
-              editing === row.runtime ? (
-                <EditRow
-                  key={row.runtime}
-                  row={row}
-                  onDone={(message) => {
-                    setEditing(null);
-                    setNotice(message || null);
-                  }}
-                />
-              ) : (
-                <tr key={row.runtime} data-testid="retention-row" data-runtime={row.runtime}>
-                  <th scope="row" className="px-3 py-2 text-left font-medium">
-                    {row.runtime === DEFAULT ? "Default (*)" : row.runtime}
-                  </th>
-                  <td className="px-3 py-2 tabular-nums">{row.attempts_days} days</td>
-                  <td className="px-3 py-2 tabular-nums">{row.audit_days} days</td>
-                  <td className="px-3 py-2 text-slate-600">
-                    {sourceText(row, row.runtime === DEFAULT)}
-                    {row.updated_by && row.updated_at && (row.source === "own" || row.runtime === DEFAULT) ? (
-                      <span className="block text-xs text-slate-500">
-                        changed by {row.updated_by}, {formatUtc(row.updated_at, { seconds: false })}
-                      </span>
-                    ) : null}
-                  </td>
-                  <td className="px-3 py-2 text-right">
-                    {canEdit ? (
-                      <Button
-                        size="sm"
-                        onClick={() => {
-                          setNotice(null);
-                          setEditing(row.runtime);
-                        }}
-                        aria-label={`Edit retention for ${row.runtime === DEFAULT ? "the default" : row.runtime}`}
-                      >
-                        Edit
-                      </Button>
-                    ) : null}
-                  </td>
-                </tr>
-              ),
-            )}
-          </tbody>
-        </table>
-      </div>
+        </>
+      }
+      notice={notice}
+    >
+      <DataTable
+        caption="Retention per runtime"
+        columns={columns}
+        rows={rows}
+        row={{
+          key: (row) => row.runtime,
+          testId: "retention-row",
+          data: (row) => ({ "data-runtime": row.runtime }),
+          render: (row) =>
+            editing === row.runtime ? (
+              <EditRow
+                row={row}
+                onDone={(message) => {
+                  setEditing(null);
+                  setNotice(message || null);
+                }}
+              />
+            ) : undefined,
+        }}
+        error={error}
+      />
       {canEdit ? null : <p className="text-sm text-slate-600">Only admins change retention.</p>}
       <section aria-labelledby="archives-heading" className="space-y-2">
         <h2 id="archives-heading" className="text-sm font-semibold">
           Latest archives
         </h2>
-        <Archives archives={data.archives} />
+        <DataTable
+          caption="Latest archives"
+          columns={archiveColumns}
+          rows={data.archives}
+          row={{ key: (a) => a.name }}
+          empty={
+            <p className="text-sm text-slate-500" data-testid="archives-empty">
+              Nothing has left retention yet. Settle checks every quarter of an hour; a month&apos;s attempts leave once
+              the month is over and its invocations settled longer ago than their period, archived first.
+            </p>
+          }
+        />
         <p className="text-xs text-slate-500">
           Files are gzipped JSON Lines with a manifest and SHA-256 checksums in the server&apos;s archive directory (
           <code>SETTLE_ARCHIVE_DIR</code>). <code>settle archive list</code> checks them;{" "}
           <code>settle archive restore &lt;file&gt; --into &lt;database&gt;</code> brings one back.
         </p>
       </section>
-    </section>
+    </PageSection>
   );
 }
