@@ -6,14 +6,12 @@ import { readBodyLimited } from "./read-body";
 import { errorResponse, MAX_JSON_BODY, toErrorResponse } from "./route";
 import { CLIENT_ADDRESS_HEADER, clientIpOf } from "../identity/client-ip";
 import { env, publicUrl } from "../env";
-import { accountLockedUntil, clearFailedSignIns, recordFailedSignIn } from "../identity/account-lock";
+import { assertAccountOpen, clearFailedSignIns, recordFailedSignIn } from "../identity/account-lock";
 import { getAuth } from "../identity/auth";
 
 // In front of Better Auth's endpoints (/api/auth/*):
-// - its admin plugin's endpoints answer 404: people are managed only through
-//   Settle's own admin API, which keeps Settle's rules (last admin, audit,
-//   token revocation) — impersonation in particular would let one admin act
-//   under another person's name;
+// - only sign-in, sign-out and the session are served; every other endpoint
+//   (its admin plugin, its own password endpoints…) answers 404 (SERVED below);
 // - the client address it rate-limits by is the one lib/identity/client-ip.ts
 //   computed, never a header the client sent;
 // - failed sign-ins are counted per account as well as per address;
@@ -23,8 +21,23 @@ import { getAuth } from "../identity/auth";
 //   deeper than Settle's JSON bodies may be is refused, before Better Auth
 //   reads either: these endpoints answer anyone, signed in or not.
 
-const ADMIN_PATH = /^\/api\/auth\/admin(\/|$)/;
 const SIGN_IN_PATH = "/api/auth/sign-in/email";
+
+/**
+ * The only Better Auth endpoints Settle serves: sign in, sign out, read the session (and its health and error
+ * pages). Everything else answers 404 — its admin plugin (people are managed through Settle's admin API, which
+ * keeps the last admin, audits and revokes tokens; impersonation would let one admin act as another), its own
+ * password endpoints (change, reset, verify: they skip Settle's audit, the sessions a change must end, the reset
+ * links it must spend and the account lock), changing one's name or email, deleting oneself, and whatever a
+ * later version adds.
+ */
+const SERVED: ReadonlySet<string> = new Set([
+  `POST ${SIGN_IN_PATH}`,
+  "POST /api/auth/sign-out",
+  "GET /api/auth/get-session",
+  "GET /api/auth/ok",
+  "GET /api/auth/error",
+]);
 
 function withClientAddress(req: Request, body: string | null): Request {
   const headers = new Headers(req.headers);
@@ -78,17 +91,7 @@ async function signIn(req: Request, handlers: ReturnType<typeof toNextJsHandler>
   const body = await readAuthBody(req);
   const email = emailOf(body);
   const db = await getDb();
-  if (email) {
-    const until = await accountLockedUntil(db, email);
-    if (until) {
-      const minutes = Math.max(1, Math.ceil((until.getTime() - Date.now()) / 60_000));
-      throw new ApiError(
-        "RATE_LIMITED",
-        `Too many failed sign-ins for this account. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}, or ask an admin to set a new password.`,
-        { retry_after_s: Math.ceil((until.getTime() - Date.now()) / 1000) },
-      );
-    }
-  }
+  if (email) await assertAccountOpen(db, email);
   const res = await explainOrigin(await handlers.POST(withClientAddress(req, body.text)), req);
   if (email && res.status === 401) await recordFailedSignIn(db, email);
   if (email && res.ok) await clearFailedSignIns(db, email);
@@ -98,8 +101,11 @@ async function signIn(req: Request, handlers: ReturnType<typeof toNextJsHandler>
 export async function handleAuthRequest(req: Request): Promise<Response> {
   try {
     const { pathname } = new URL(req.url);
-    if (ADMIN_PATH.test(pathname)) {
-      throw new ApiError("NOT_FOUND", "Not found. People are managed in Settle's admin pages and /api/v1/admin/users.");
+    if (!SERVED.has(`${req.method} ${pathname}`)) {
+      throw new ApiError(
+        "NOT_FOUND",
+        "Not found. Change your password on the Account page (POST /api/v1/me/password); people and their passwords are managed in Settle's admin pages and /api/v1/admin/users.",
+      );
     }
     const handlers = toNextJsHandler(await getAuth());
     if (req.method === "POST" && pathname === SIGN_IN_PATH) return await signIn(req, handlers);

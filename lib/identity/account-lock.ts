@@ -1,12 +1,14 @@
 import { createHash } from "node:crypto";
 import type { Db } from "../db/client";
 import { env } from "../env";
+import { ApiError } from "../errors";
 
 // Failed sign-ins counted per account, whatever address they come from: a
 // limit per IP alone lets someone with many addresses guess one password. The
 // key is a hash of the normalised email, so an address nobody has is counted
 // and locked exactly like a real one (nothing tells them apart) and the table
-// names nobody.
+// names nobody. A wrong current password on a password change counts the same:
+// a stolen session must not be an unlimited guess at the password.
 
 export const ACCOUNT_WINDOW_MS = 15 * 60_000;
 
@@ -18,6 +20,19 @@ function keyOf(email: string): string {
 export async function accountLockedUntil(db: Db, email: string, now = new Date()): Promise<Date | null> {
   const row = await db.prisma.signInFailure.findUnique({ where: { key: keyOf(email) } });
   return row?.lockedUntil && row.lockedUntil > now ? row.lockedUntil : null;
+}
+
+/** Refuses (429 RATE_LIMITED) while the account is locked; says for how long and what else to do. */
+export async function assertAccountOpen(db: Db, email: string, now = new Date()): Promise<void> {
+  const until = await accountLockedUntil(db, email, now);
+  if (!until) return;
+  const seconds = Math.ceil((until.getTime() - now.getTime()) / 1000);
+  const minutes = Math.max(1, Math.ceil(seconds / 60));
+  throw new ApiError(
+    "RATE_LIMITED",
+    `Too many failed sign-ins for this account. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}, or ask an admin to set a new password.`,
+    { retry_after_s: seconds },
+  );
 }
 
 /**

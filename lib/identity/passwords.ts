@@ -6,13 +6,17 @@ import type { Db } from "../db/client";
 import { publicUrl } from "../env";
 import { recordAdminAction } from "../audit/admin";
 import { getAuth } from "./auth";
+import { assertAccountOpen, clearFailedSignIns, recordFailedSignIn } from "./account-lock";
 import type { Actor } from "./users";
 
 // Passwords after the first: a person changes their own (knowing the current one); an admin resets
 // someone's, either as a one-time link (shown once, good for a day) or as a temporary password that must be
-// changed at the next sign-in. Every reset ends the person's sessions and is in the audit trail; the
-// temporary password and the link's token are never stored (only Better Auth's hash of the password, the
-// link's SHA-256).
+// changed at the next sign-in. Any change closes every other door: a reset or a redeemed link ends all the
+// person's sessions, their own change every session but the one they made it from, and each of them spends
+// every reset link of the person not used yet (a stale link would reset the password behind their back).
+// A wrong current password counts toward the account's lock like a failed sign-in. Everything is in the
+// audit trail; the temporary password and the link's token are never stored (only Better Auth's hash of
+// the password, the link's SHA-256).
 
 export const RESET_LINK_HOURS = 24;
 const password = z.string().min(10, "at least 10 characters").max(128, "at most 128 characters");
@@ -67,23 +71,35 @@ async function setPassword(db: Db, userId: string, plain: string, mustChange: bo
   await db.prisma.user.update({ where: { id: userId }, data: { passwordMustChange: mustChange } });
 }
 
-/** Ends every session of the person: whoever held one must sign in with the new password. */
-async function endSessions(db: Db, userId: string): Promise<void> {
-  await db.prisma.session.deleteMany({ where: { userId } });
+/** Ends the person's sessions (all but `keep`, the one a change was made from): whoever held one signs in again. */
+async function endSessions(db: Db, userId: string, keep?: string): Promise<void> {
+  await db.prisma.session.deleteMany({ where: keep ? { userId, id: { not: keep } } : { userId } });
+}
+
+/** Spends every reset link of the person not used yet: after any change of password, none may set it again. */
+async function spendResetLinks(db: Db, userId: string, now: Date): Promise<void> {
+  await db.prisma.passwordReset.updateMany({ where: { userId, usedAt: null }, data: { usedAt: now } });
 }
 
 /** The signed-in person's own change: the current password proves it is them. */
 export async function changeOwnPassword(
   db: Db,
-  user: { id: string; email: string },
+  user: { id: string; email: string; sessionId?: string },
   input: z.infer<typeof passwordChangeSchema>,
+  now = new Date(),
 ): Promise<{ changed: true }> {
+  await assertAccountOpen(db, user.email, now);
   const hash = await credentialHash(db, user.id);
   const ctx = await (await getAuth()).$context;
   if (!hash || !(await ctx.password.verify({ hash, password: input.current_password }))) {
+    await recordFailedSignIn(db, user.email, now);
     throw new ApiError("WRONG_PASSWORD", "The current password is not right.", { field: "current_password" });
   }
+  await clearFailedSignIns(db, user.email);
   await setPassword(db, user.id, input.new_password, false);
+  // A stolen cookie must not outlive the change it prompted; the person stays signed in where they made it.
+  await endSessions(db, user.id, user.sessionId);
+  await spendResetLinks(db, user.id, now);
   await recordAdminAction(db.driver, {
     actor: user.email,
     action: "password_changed",
@@ -110,6 +126,8 @@ export async function resetPassword(
 ): Promise<PasswordResetAnswer> {
   const target = await targetOf(db, userId);
   let answer: PasswordResetAnswer;
+  // The newest reset is the only one that works: a link made earlier (and perhaps leaked) is spent.
+  await spendResetLinks(db, target.id, now);
   if (mode === "temporary") {
     const temporary = randomBytes(12).toString("base64url");
     await setPassword(db, target.id, temporary, true);
@@ -158,6 +176,7 @@ export async function redeemResetLink(
   const target = await targetOf(db, spent[0].user_id);
   await setPassword(db, target.id, input.new_password, false);
   await endSessions(db, target.id);
+  await spendResetLinks(db, target.id, now);
   await recordAdminAction(db.driver, {
     actor: target.email,
     action: "password_changed",

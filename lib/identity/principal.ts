@@ -15,7 +15,7 @@ export type RuntimePrincipal = { kind: "runtime"; runtime: { id: string; name: s
 export type UserPrincipal = {
   kind: "user";
   via: "session" | "token";
-  user: { id: string; email: string; name: string; role: Role; passwordMustChange?: boolean };
+  user: { id: string; email: string; name: string; role: Role; passwordMustChange?: boolean; sessionId?: string };
 };
 export type Principal = RuntimePrincipal | UserPrincipal;
 

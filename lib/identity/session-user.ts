@@ -11,6 +11,8 @@ export type SessionUser = {
   role: Role;
   /** An admin reset this person's password to a temporary one: they must choose their own first. */
   passwordMustChange: boolean;
+  /** The session this request came with: a password change ends every other one. */
+  sessionId: string;
 };
 
 /**
@@ -37,5 +39,6 @@ export async function getSessionUser(headers: Headers): Promise<SessionUser | nu
     name: user.name,
     role,
     passwordMustChange: user.passwordMustChange === true,
+    sessionId: found.session.id,
   };
 }

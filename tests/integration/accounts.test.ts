@@ -1,32 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { POST as authPost } from "@/app/api/auth/[...all]/route";
 import * as myPassword from "@/app/api/v1/me/password/route";
 import * as passwordReset from "@/app/api/v1/admin/users/[user_id]/password-reset/route";
 import * as redeem from "@/app/api/v1/password-resets/route";
 import { runCli } from "@/cli/main";
 import { getDb } from "@/lib/db/client";
 import { call, createOperator, openSettle, type TestContext } from "./harness";
+import { asSession, signIn } from "./sessions";
 import { listInvocations } from "./routes";
 
 // Accounts: a person changes their own password with the current one; an admin resets someone's as a
 // one-time link or a temporary password that must be changed first; `settle users reset-password` for a
 // lost admin password. Each reset ends the person's sessions and is audited.
-
-const ORIGIN = "http://settle.test";
-
-async function signIn(email: string, password: string): Promise<{ status: number; cookie: string | null }> {
-  const res = await authPost(
-    new Request(`${ORIGIN}/api/auth/sign-in/email`, {
-      method: "POST",
-      headers: { "content-type": "application/json", origin: ORIGIN },
-      body: JSON.stringify({ email, password }),
-    }),
-  );
-  const cookie = res.headers.getSetCookie().find((c) => c.includes("session_token"));
-  return { status: res.status, cookie: cookie ? cookie.split(";")[0]! : null };
-}
-
-const asSession = (cookie: string) => ({ cookie, origin: ORIGIN });
 
 describe("accounts", () => {
   let t: TestContext;

@@ -135,8 +135,9 @@ const NOT_WITH_ROUTE: Record<
   },
   "app/api/auth/[...all]/route.ts": {
     reason:
-      "Better Auth's own endpoints (sign-in, sign-out, session; covered by auth.test.ts). Its admin plugin's endpoints are closed " +
-      "(lib/http/auth-handler.ts): people are managed only through /api/v1/admin/users, so they answer 404 to everyone, admins included.",
+      "Better Auth's own endpoints: only sign-in, sign-out and the session are served (covered by auth.test.ts). Everything else is closed " +
+      "(lib/http/auth-handler.ts): its admin plugin's endpoints (people are managed only through /api/v1/admin/users) and its own password " +
+      "and account endpoints (passwords change through /api/v1/me/password and Settle's resets) answer 404 to everyone, admins included.",
     rows: [
       ...[
         "impersonate-user",
@@ -151,6 +152,17 @@ const NOT_WITH_ROUTE: Record<
       ].map((name) => ({ method: "POST" as const, path: `/api/auth/admin/${name}`, status: 404, code: "NOT_FOUND" })),
       { method: "GET", path: "/api/auth/admin/list-users", status: 404, code: "NOT_FOUND" },
       { method: "GET", path: "/api/auth/admin", status: 404, code: "NOT_FOUND" },
+      ...[
+        "change-password",
+        "reset-password",
+        "request-password-reset",
+        "verify-password",
+        "update-user",
+        "change-email",
+        "delete-user",
+        "sign-up/email",
+      ].map((name) => ({ method: "POST" as const, path: `/api/auth/${name}`, status: 404, code: "NOT_FOUND" })),
+      { method: "GET", path: "/api/auth/reset-password/a-token", status: 404, code: "NOT_FOUND" },
     ],
   },
 };

@@ -1,9 +1,13 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GET as authGet, POST as authPost } from "@/app/api/auth/[...all]/route";
+import * as myPassword from "@/app/api/v1/me/password/route";
+import * as redeem from "@/app/api/v1/password-resets/route";
 import { setEnv } from "@/lib/env";
-import { openSettle, type TestContext } from "./harness";
+import { call, createOperator, openSettle, type TestContext } from "./harness";
 import { startServer, type TestServer } from "./http-server";
-import { hostileText } from "./fuzz-inputs";
+import { expectSettled, hostileText, hostileValue } from "./fuzz-inputs";
+import { ORIGIN, signIn } from "./sessions";
 
 // The shapes of the 2026-12 outside attack (issue 36), generated: what a caller without a key, with a runtime
 // key, or with a viewer's login sent to grow Settle's memory or read a secret back.
@@ -89,5 +93,88 @@ describe("hostile paths never become metric labels", () => {
     for (const s of added) expect(s).toMatch(/route="\/api\/v1\/[a-z/{}_-]+",status="\d{3}"\}$/);
     expect(added.length).toBeLessThan(templates.length * 5 * 4);
     expect(sent).toBe(300);
+  });
+});
+
+describe("the password surfaces under hostile input change nothing", () => {
+  let t: TestContext;
+  beforeAll(async () => {
+    t = await openSettle("postgres", { SETTLE_SIGN_IN_ACCOUNT_LIMIT: "1000" });
+  });
+  afterAll(async () => {
+    setEnv({ SETTLE_SIGN_IN_ACCOUNT_LIMIT: undefined });
+    await t?.teardown();
+  });
+
+  it("Better Auth's endpoints: only sign-in, sign-out and the session are served, whatever the path or method", async () => {
+    const victim = await createOperator(t.db, "operator");
+    const hashBefore = (await t.db.prisma.account.findFirstOrThrow({ where: { userId: victim.user.id } })).password;
+    const served = new Set(["/api/auth/sign-in/email", "/api/auth/sign-out", "/api/auth/get-session"]);
+    const segment = fc.oneof(
+      fc.constantFrom(
+        "change-password",
+        "reset-password",
+        "request-password-reset",
+        "set-password",
+        "verify-password",
+        "update-user",
+        "change-email",
+        "delete-user",
+        "revoke-sessions",
+        "admin/set-user-password",
+        "admin/impersonate-user",
+        "sign-up/email",
+        "list-accounts",
+      ),
+      hostileText.map((x) => encodeURIComponent(x.toWellFormed())),
+    );
+    await fc.assert(
+      fc.asyncProperty(segment, fc.constantFrom("GET", "POST"), hostileValue, async (path, method, body) => {
+        const url = `${ORIGIN}/api/auth/${path}`;
+        const init: RequestInit = { method, headers: { origin: ORIGIN, "content-type": "application/json" } };
+        if (method === "POST")
+          init.body = JSON.stringify({ userId: victim.user.id, newPassword: "taken over!!", payload: body });
+        const res = await (method === "GET" ? authGet : authPost)(new Request(url, init));
+        const text = await res.text();
+        expect(res.status, `${method} ${path}`).toBeLessThan(500);
+        if (!served.has(new URL(url).pathname)) {
+          expect(res.status, `${method} ${path}`).toBe(404);
+          expect(JSON.parse(text).code).toBe("NOT_FOUND");
+        }
+      }),
+      { numRuns: 200 },
+    );
+    const hashAfter = (await t.db.prisma.account.findFirstOrThrow({ where: { userId: victim.user.id } })).password;
+    expect(hashAfter).toBe(hashBefore);
+  });
+
+  it("hostile reset tokens and password bodies: typed refusals, and no password changes", async () => {
+    const victim = await createOperator(t.db, "operator");
+    const hashOf = async () =>
+      (await t.db.prisma.account.findFirstOrThrow({ where: { userId: victim.user.id } })).password;
+    const before = await hashOf();
+    const cookie = (await signIn(victim.user.email, victim.password)).cookie!;
+    await fc.assert(
+      fc.asyncProperty(hostileValue, hostileText, async (token, password) => {
+        expectSettled(
+          "redeem",
+          await call(redeem.POST, {
+            path: "/api/v1/password-resets",
+            body: { token, new_password: `${password}-long-enough` },
+          }),
+        );
+        const changed = expectSettled(
+          "change",
+          await call(myPassword.POST, {
+            headers: { cookie, origin: ORIGIN },
+            path: "/api/v1/me/password",
+            body: { current_password: password, new_password: token },
+          }),
+        );
+        expect([400, 429]).toContain(changed.status);
+      }),
+      { numRuns: 150 },
+    );
+    expect(await hashOf()).toBe(before);
   });
 });

@@ -385,7 +385,7 @@ describe("hostile shapes: bodies nested thousands deep, and oversized account re
     );
   });
 
-  it("/api/auth/* bodies: over 64 KiB is a 413 envelope, declared or streamed, and nothing is a 5xx", async () => {
+  it("/api/auth/* bodies: over 64 KiB is a 413 envelope, declared or streamed, an endpoint not served a 404, and nothing is a 5xx", async () => {
     await fc.assert(
       fc.asyncProperty(authBody, async ({ path, body, declared }) => {
         const bytes = new TextEncoder().encode(body);
@@ -412,7 +412,11 @@ describe("hostile shapes: bodies nested thousands deep, and oversized account re
         } catch {
           /* judged below: a 4xx must be an envelope */
         }
-        if (bytes.byteLength > 64 * 1024) {
+        // Better Auth's endpoints Settle does not serve (its own password and account ones) refuse before reading.
+        if (!["/api/auth/sign-in/email", "/api/auth/sign-out"].includes(path)) {
+          settled("auth", { status: res.status, body: parsed, headers: res.headers });
+          expect(res.status).toBe(404);
+        } else if (bytes.byteLength > 64 * 1024) {
           settled("auth", { status: res.status, body: parsed, headers: res.headers });
           expect(res.status).toBe(413);
         } else {
