@@ -29,12 +29,26 @@ describe("the README", () => {
       "README.md",
       ...markdownIn("docs"),
       ...markdownIn("docs/decisions"),
-      ...["settle-client", "settle-mcp-gateway", "settle-py"].map((p) => `packages/${p}/README.md`),
-      ...["agent-runtime", "mcp-shop"].flatMap((e) => markdownIn(`examples/${e}`)),
+      ...[
+        "settle-client",
+        "settle-mcp-gateway",
+        "settle-py",
+        "settle-ai-sdk",
+        "settle-langchain",
+        "settle-openai-agents",
+        "settle-claude-code",
+      ].map((p) => `packages/${p}/README.md`),
+      ...["agent-runtime", "mcp-shop", "frameworks"].flatMap((e) => markdownIn(`examples/${e}`)),
     ];
     const broken = pages.flatMap((p) => brokenLinks(path.join(root, p)).map((l) => `${p}: ${l}`));
     expect(broken).toEqual([]);
-    expect(sections.map((s) => s.title)).toEqual(["TypeScript", "Python", "MCP gateway", "OpenTelemetry"]);
+    expect(sections.map((s) => s.title)).toEqual([
+      "TypeScript",
+      "Python",
+      "MCP gateway",
+      "Agent frameworks",
+      "OpenTelemetry",
+    ]);
   });
 });
 
@@ -106,6 +120,24 @@ describe("the README's quick starts, run one after the other", () => {
     expect(out).toMatch(/Settle: reconciled, commit state committed, decision do_not_retry/);
     expect(out).toMatch(/The shop has 1 order for/);
   }, 180_000);
+
+  it("Agent frameworks: the four packages install outside the repository, and example:frameworks leaves one refund per framework", async () => {
+    const out = await run("Agent frameworks");
+    expect(out).toMatch(/^ai-sdk settleApprovals settleClientOf withSettle$/m);
+    expect(out).toMatch(/^langchain readToolMessage settleMiddleware$/m);
+    expect(out).toMatch(/^openai-agents settleInterruptions withSettle$/m);
+    expect(out).toMatch(/^claude-code createHookHandlers fileStore memoryStore readOnlyTools settleHooks$/m);
+    for (const framework of ["ai-sdk", "langchain", "openai-agents", "claude-code"]) {
+      expect(out).toMatch(new RegExp(`^${framework}: the agent's process was killed after the provider applied`, "m"));
+      expect(out).toMatch(new RegExp(`^  ${framework}: 1 refund of pay_${framework}_\\w+ at the provider$`, "m"));
+    }
+    expect(out).toMatch(
+      /past the call's budget, the agent's probe finds the refund → Not run: an identical create_refund call \d+ s ago already took effect\./,
+    );
+    expect(out).toContain(
+      'Each framework: exactly one refund. {"ai-sdk":1,"langchain":1,"openai-agents":1,"claude-code":1}',
+    );
+  }, 300_000);
 
   it("OpenTelemetry: the curl body is accepted as pasted, and the span is an unknown create_invoice", async () => {
     const out = await run("OpenTelemetry");

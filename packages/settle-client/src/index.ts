@@ -32,6 +32,7 @@ export {
   type Identity,
 } from "./gate/gate.js";
 export { approvalFor, awaitApproval, type ApprovalAnswer } from "./gate/approvals.js";
+export type { Probe } from "./gate/probe.js";
 export { decisionFields, type ApprovalState, type DecisionFields } from "./gate/decision.js";
 export { answerFor, formatAge, type Answer, type AnswerFacts, type AnswerKind } from "./gate/sentences.js";
 export { classifyCall, failureSignal, isKnownEnvelope } from "./gate/signals.js";

@@ -3,16 +3,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type {
-  HookCallbackMatcher,
-  HookJSONOutput,
-  Options,
-  PostToolUseFailureHookInput,
-  PostToolUseHookInput,
-  PreToolUseHookInput,
-} from "@anthropic-ai/claude-agent-sdk";
-import { settleHooks, type SettleHookOptions } from "@settle/claude-code";
-import { BUDGET_MS, invocationsOf, openEnv, sixFailures, type Env, type Turn } from "./kit";
+import { settleHooks } from "@settle/claude-code";
+import { callHook, claudeCodeAgent } from "@/examples/frameworks/agents";
+import { BUDGET_MS, invocationsOf, openEnv, providerTools, sixFailures, type Env } from "./kit";
 
 // @settle/claude-code: settleHooks() typed against the Claude Agent SDK's own hook types (the `hooks` option of
 // query()), driven the way Claude Code drives tool hooks — PreToolUse, the tool, then PostToolUse or
@@ -20,61 +13,6 @@ import { BUDGET_MS, invocationsOf, openEnv, sixFailures, type Env, type Turn } f
 // Claude Code's own loop is a ~420 MB native binary that talks to Anthropic's API: it is not run here.
 
 const base = { transcript_path: "/tmp/t.jsonl", cwd: "/work", permission_mode: "default" };
-type Hooks = NonNullable<Options["hooks"]>;
-
-async function callHook(
-  matchers: HookCallbackMatcher[] | undefined,
-  input: PreToolUseHookInput | PostToolUseHookInput | PostToolUseFailureHookInput,
-): Promise<HookJSONOutput> {
-  const hook = matchers?.[0]?.hooks[0];
-  if (!hook) throw new Error("no hook registered");
-  return hook(input, input.tool_use_id, { signal: new AbortController().signal });
-}
-
-const specific = (out: HookJSONOutput) =>
-  "hookSpecificOutput" in out ? (out.hookSpecificOutput as Record<string, string | undefined>) : undefined;
-
-/** Claude Code's tool loop, as its hooks see it: PreToolUse; unless denied, the tool (with its timeout), then the Post hook. */
-function claudeLoop(env: Env) {
-  return async (turns: Turn[], options: SettleHookOptions & { taskId: string }): Promise<string[]> => {
-    const hooks: Hooks = settleHooks({ ...options, matcher: "create_refund|refund_batch" });
-    const seen: string[] = [];
-    for (const [i, turn] of turns.entries()) {
-      const tool_use_id = `toolu_${i}_${Math.random().toString(36).slice(2, 10)}`;
-      const input = { ...base, session_id: "session-1", tool_name: turn.tool, tool_input: turn.args, tool_use_id };
-      const pre = await callHook(hooks.PreToolUse, { ...input, hook_event_name: "PreToolUse" });
-      if (specific(pre)?.permissionDecision === "deny") {
-        seen.push(specific(pre)!.permissionDecisionReason!);
-        continue;
-      }
-      const abort = new AbortController();
-      const timer = setTimeout(() => abort.abort(), options.timeoutMs ?? 60_000);
-      try {
-        const args = turn.args as { payment: string; amount: number; payments: string[] };
-        const response =
-          turn.tool === "create_refund"
-            ? await env.provider.refund(args, tool_use_id, abort.signal)
-            : await env.provider.refundBatch(args.payments, tool_use_id);
-        const post = await callHook(hooks.PostToolUse, {
-          ...input,
-          hook_event_name: "PostToolUse",
-          tool_response: response,
-        });
-        seen.push(specific(post)?.additionalContext ?? JSON.stringify(response));
-      } catch (error) {
-        const post = await callHook(hooks.PostToolUseFailure, {
-          ...input,
-          hook_event_name: "PostToolUseFailure",
-          error: String(error),
-        });
-        seen.push(specific(post)?.additionalContext ?? String(error));
-      } finally {
-        clearTimeout(timer);
-      }
-    }
-    return seen;
-  };
-}
 
 /** The settle-hook command, as Claude Code runs it: the hook's JSON on stdin, its answer on stdout. */
 function settleHook(
@@ -119,7 +57,7 @@ describe("@settle/claude-code hooks (Claude Agent SDK types) and the settle-hook
 
   for (const [name, scenario] of Object.entries(sixFailures))
     it(`source article 002: ${name}`, async () => {
-      await scenario(env, claudeLoop(env), `cc-${name}`);
+      await scenario(env, claudeCodeAgent(providerTools(env)), `cc-${name}`);
     });
 
   it("settle-hook: PreToolUse allows the first call and denies its repeat with Settle's sentence; PostToolUseFailure reports it unknown", async () => {

@@ -4,6 +4,7 @@ import { addToolCatalogEntry } from "@/lib/catalog/catalog";
 import { runVerifications } from "@/lib/verify/schedule";
 import { openSettle, type TestContext } from "@/tests/integration/harness";
 import { startServer, type TestServer } from "@/tests/integration/http-server";
+import type { RefundTools, Turn } from "@/examples/frameworks/agents";
 import { createProvider, LOCKED, MERGED, type Provider } from "./provider";
 
 // Source article 002's failures, played through a framework's own agent loop
@@ -12,7 +13,7 @@ import { createProvider, LOCKED, MERGED, type Provider } from "./provider";
 // and these scenarios check what the model saw, the state Settle reached, and
 // that the fake provider applied each refund exactly once.
 
-export type Turn = { tool: "create_refund" | "refund_batch"; args: Record<string, unknown> };
+export type { Turn };
 export type AgentOptions = {
   settle: SettleClient;
   taskId: string;
@@ -266,3 +267,9 @@ export async function duplicateNewKey(env: Env, run: RunAgent, tag: string) {
 }
 
 export const sixFailures = { timeoutAfterSend, crashMidCall, rateLimit, errorBody200, partialBulk, duplicateNewKey };
+
+/** The refund tools every framework's agent calls, backed by the fake provider. */
+export const providerTools = (env: Env): RefundTools => ({
+  create_refund: (args, signal) => env.provider.refund(args, "", signal),
+  refund_batch: (args) => env.provider.refundBatch(args.payments, "batch"),
+});

@@ -1,62 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  AIMessage,
-  createAgent,
-  fakeModel,
-  tool,
-  ToolMessage,
-  toolRetryMiddleware,
-  type AgentMiddleware,
-} from "langchain";
+import { AIMessage, createAgent, fakeModel, tool, ToolMessage, toolRetryMiddleware } from "langchain";
 import { z } from "zod";
-import { settleMiddleware, type SettleOptions } from "@settle/langchain";
-import { openEnv, sixFailures, type Env, type Turn } from "./kit";
+import { settleMiddleware } from "@settle/langchain";
+import { langchainAgent } from "@/examples/frameworks/agents";
+import { openEnv, providerTools, sixFailures, type Env, type Turn } from "./kit";
 
 // @settle/langchain through LangChain's own agent loop (createAgent) and its own
 // fake tool-calling model, against a real Settle over HTTP — alone, and beside
 // toolRetryMiddleware listed before and after it.
 
-function refundTools(env: Env) {
-  return [
-    tool(
-      async ({ payment, amount }, config) =>
-        JSON.stringify(await env.provider.refund({ payment, amount }, config.toolCall?.id ?? "", config.signal)),
-      {
-        name: "create_refund",
-        description: "Refund a payment",
-        schema: z.object({ payment: z.string(), amount: z.number() }),
-      },
-    ),
-    tool(async ({ payments }) => JSON.stringify(await env.provider.refundBatch(payments, "batch")), {
-      name: "refund_batch",
-      description: "Refund several payments",
-      schema: z.object({ payments: z.array(z.string()) }),
-    }),
-  ];
-}
-
-type Placement = "alone" | "before retry" | "after retry";
-
-function runner(env: Env, placement: Placement) {
-  return async (turns: Turn[], options: SettleOptions): Promise<string[]> => {
-    const model = fakeModel();
-    turns.forEach((turn, i) =>
-      model.respondWithTools([
-        { name: turn.tool, args: turn.args, id: `call_${i}_${Math.random().toString(36).slice(2, 8)}` },
-      ]),
-    );
-    model.respond(new AIMessage("done"));
-    const settle = settleMiddleware(options);
-    const retry = toolRetryMiddleware({ maxRetries: 2, initialDelayMs: 10 });
-    const middleware: AgentMiddleware[] =
-      placement === "alone" ? [settle] : placement === "before retry" ? [settle, retry] : [retry, settle];
-    const agent = createAgent({ model, tools: refundTools(env), middleware });
-    const result = await agent.invoke({ messages: [{ role: "user", content: "Refund the customer." }] });
-    return result.messages
-      .filter((m) => ToolMessage.isInstance(m))
-      .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
-  };
-}
+const runner = (env: Env, placement: "alone" | "before retry" | "after retry") =>
+  langchainAgent(providerTools(env), placement);
 
 describe("@settle/langchain with createAgent (langchain v1)", () => {
   let env: Env;

@@ -1,82 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  Agent,
-  run as runAgent,
-  setTracingDisabled,
-  Usage,
-  type Model,
-  type ModelRequest,
-  type ModelResponse,
-} from "@openai/agents";
-import { z } from "zod";
-import { settleInterruptions, withSettle, type SettleOptions } from "@settle/openai-agents";
+import { Agent, run as runAgent, setTracingDisabled } from "@openai/agents";
+import { settleInterruptions, withSettle } from "@settle/openai-agents";
+import { agentsDefinitions, openaiAgentsAgent, ScriptedModel } from "@/examples/frameworks/agents";
 import { actOnInvocation } from "@/lib/invocations/act";
-import { invocationsOf, openEnv, sixFailures, waitFor, type Env, type Turn } from "./kit";
+import { invocationsOf, openEnv, providerTools, sixFailures, waitFor, type Env } from "./kit";
 
 // @settle/openai-agents through the Agents SDK's own run loop (run(agent, …))
 // with a custom Model, against a real Settle over HTTP.
 
 setTracingDisabled(true);
-
-/** A Model that asks for one function call per turn, in order, then answers; it records the outputs it was shown. */
-class ScriptedModel implements Model {
-  private step = 0;
-  constructor(
-    private readonly turns: Turn[],
-    private readonly seen: string[],
-  ) {}
-  async getResponse(request: ModelRequest): Promise<ModelResponse> {
-    const items = Array.isArray(request.input) ? request.input : [];
-    const last = items.at(-1) as { type?: string; output?: unknown } | undefined;
-    if (last?.type === "function_call_result") {
-      const out = last.output as string | { type: string; text?: string };
-      this.seen.push(typeof out === "string" ? out : (out.text ?? JSON.stringify(out)));
-    }
-    const turn = this.turns[this.step];
-    this.step += 1;
-    const output = turn
-      ? [
-          {
-            type: "function_call" as const,
-            callId: `call_${this.step}_${Math.random().toString(36).slice(2, 8)}`,
-            name: turn.tool,
-            arguments: JSON.stringify(turn.args),
-            status: "completed" as const,
-          },
-        ]
-      : [
-          {
-            type: "message" as const,
-            role: "assistant" as const,
-            status: "completed" as const,
-            content: [{ type: "output_text" as const, text: "done" }],
-          },
-        ];
-    return { usage: new Usage(), output } as ModelResponse;
-  }
-  async *getStreamedResponse(): AsyncIterable<never> {
-    throw new Error("not streamed in these tests");
-  }
-}
-
-function definitions(env: Env) {
-  return [
-    {
-      name: "create_refund",
-      description: "Refund a payment",
-      parameters: z.object({ payment: z.string(), amount: z.number() }),
-      execute: async (input: { payment: string; amount: number }, _ctx?: unknown, details?: { signal?: AbortSignal }) =>
-        JSON.stringify(await env.provider.refund(input, "", details?.signal)),
-    },
-    {
-      name: "refund_batch",
-      description: "Refund several payments",
-      parameters: z.object({ payments: z.array(z.string()) }),
-      execute: async (input: { payments: string[] }) =>
-        JSON.stringify(await env.provider.refundBatch(input.payments, "batch")),
-    },
-  ];
-}
 
 describe("@settle/openai-agents with run() (@openai/agents)", () => {
   let env: Env;
@@ -87,17 +19,10 @@ describe("@settle/openai-agents with run() (@openai/agents)", () => {
     await env?.close();
   });
 
-  const runner = async (turns: Turn[], options: SettleOptions) => {
-    const seen: string[] = [];
-    const agent = new Agent({
-      name: "refunds",
-      instructions: "Refund.",
-      model: new ScriptedModel(turns, seen),
-      tools: withSettle(definitions(env), options),
-    });
-    await runAgent(agent, "Refund the customer.", { maxTurns: turns.length + 2 });
-    return seen;
-  };
+  const runner = (
+    turns: Parameters<ReturnType<typeof openaiAgentsAgent>>[0],
+    options: Parameters<ReturnType<typeof openaiAgentsAgent>>[1],
+  ) => openaiAgentsAgent(providerTools(env))(turns, options);
 
   for (const [name, scenario] of Object.entries(sixFailures))
     it(`source article 002: ${name}`, async () => {
@@ -106,7 +31,11 @@ describe("@settle/openai-agents with run() (@openai/agents)", () => {
 
   it("needsApproval is backed by Settle: the run stops with an interruption that the console's approval resolves; one refund", async () => {
     const payment = "pay_oa_approval";
-    const tools = withSettle(definitions(env), { settle: env.client(), taskId: "oa-approval", approvals: ["money"] });
+    const tools = withSettle(agentsDefinitions(providerTools(env)), {
+      settle: env.client(),
+      taskId: "oa-approval",
+      approvals: ["money"],
+    });
     const seen: string[] = [];
     const agent = new Agent({
       name: "refunds",
@@ -140,7 +69,11 @@ describe("@settle/openai-agents with run() (@openai/agents)", () => {
 
   it("a rejection in Settle rejects the interruption; the model reads Settle's reason and nothing runs", async () => {
     const payment = "pay_oa_reject";
-    const tools = withSettle(definitions(env), { settle: env.client(), taskId: "oa-reject", approvals: ["money"] });
+    const tools = withSettle(agentsDefinitions(providerTools(env)), {
+      settle: env.client(),
+      taskId: "oa-reject",
+      approvals: ["money"],
+    });
     const seen: string[] = [];
     const agent = new Agent({
       name: "refunds",
@@ -167,7 +100,7 @@ describe("@settle/openai-agents with run() (@openai/agents)", () => {
   });
 
   it("refuses a tool already built by tool(): its errors would reach Settle as a success", () => {
-    const built = withSettle(definitions(env), { settle: env.client(), taskId: "x" })[0]!;
+    const built = withSettle(agentsDefinitions(providerTools(env)), { settle: env.client(), taskId: "x" })[0]!;
     expect(() => withSettle([built as never], { settle: env.client(), taskId: "x" })).toThrow(
       /not a tool already built/,
     );

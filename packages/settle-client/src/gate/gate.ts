@@ -5,6 +5,7 @@ import type { Decision, EffectClass, GuardAnswer, InvocationDetail, SettleRecord
 import { approvalRequestEnvelope, approvedSinceRequest, decisionFields } from "./decision.js";
 import { defaultIdempotencyKey, effectFromCatalog, isPlainObject, type CatalogEntry } from "./identity.js";
 import { answerFor, type Answer, type AnswerFacts } from "./sentences.js";
+import { probeBlocking, type Probe } from "./probe.js";
 import { classifyCall, saysUnknown } from "./signals.js";
 
 // One framework tool call under Settle, whatever the framework: the
@@ -39,6 +40,8 @@ export type GateOptions<C extends GateContext = GateContext> = {
   ) => unknown;
   /** When Settle cannot be reached: run the call anyway (reported later if possible) or answer that it was not run. Default: run reads, creates and sends; refuse money, destructive and unclassified writes. */
   whenUnreachable?: (tool: string, effect: EffectClass | null) => "run" | "refuse";
+  /** Looks a call's effect up (by its arguments or key) when an identical call's outcome is unknown: found settles it, absent lets it run again. */
+  probe?: Probe;
   /** How long the tool catalog read from Settle is used before it is read again. Default 30 s. */
   catalogTtlMs?: number;
 };
@@ -187,7 +190,7 @@ export function createGate<C extends GateContext = GateContext>(options: GateOpt
   }
 
   /** Asks the guard; `null` when Settle cannot be reached. */
-  async function ask(call: GateCall<C>, id: Identity, invocationId?: string): Promise<GuardAnswer | Answer | null> {
+  async function askOnce(call: GateCall<C>, id: Identity, invocationId?: string): Promise<GuardAnswer | Answer | null> {
     try {
       return await client.guard({
         task_id: id.taskId,
@@ -212,6 +215,15 @@ export function createGate<C extends GateContext = GateContext>(options: GateOpt
         detail,
       } as AnswerFacts);
     }
+  }
+
+  /** Asks the guard; an identical call's unknown outcome is first probed (the `probe` option), and asked again when absent. */
+  async function ask(call: GateCall<C>, id: Identity, invocationId?: string): Promise<GuardAnswer | Answer | null> {
+    const asked = await askOnce(call, id, invocationId);
+    if (asked === null || "text" in asked || asked.allow || asked.reason !== "outcome_unknown" || !options.probe)
+      return asked;
+    const found = await probeBlocking(client, options.probe, { ...call, ...id }, asked);
+    return found === "absent" ? askOnce(call, id, asked.invocation_id) : asked;
   }
 
   /** An allowed write that needs approval: runs only once a person approved it after its latest request. */
