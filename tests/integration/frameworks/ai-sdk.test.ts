@@ -109,4 +109,34 @@ describe("@settle/ai-sdk with generateText (ai 7)", () => {
     });
     expect(env.provider.deliveries(payment)).toBe(0);
   });
+  it("the probe option: an earlier call's unknown outcome is looked up first; absent, the same call runs again once", async () => {
+    const payment = "pay_ai_probe";
+    env.provider.inject(payment, "lost");
+    const probed: string[] = [];
+    const options = {
+      settle: env.client(),
+      taskId: "ai-probe",
+      timeoutMs: 300,
+      probe: async ({ args }: { args: unknown }) => {
+        const p = (args as { payment: string }).payment;
+        probed.push(p);
+        return { found: env.provider.findRefund(p) !== undefined };
+      },
+    };
+    const seen = await run(
+      [
+        { tool: "create_refund", args: { payment, amount: 9 } },
+        { tool: "create_refund", args: { payment, amount: 9 } },
+      ],
+      options,
+    );
+    expect(seen[0]).toMatch(/^Unknown outcome: create_refund failed after it was sent/);
+    expect(JSON.parse(seen[1]!)).toMatchObject({ status: "succeeded" });
+    expect(probed).toEqual([payment]);
+    expect({ effects: env.provider.effects(payment), deliveries: env.provider.deliveries(payment) }).toEqual({
+      effects: 1,
+      deliveries: 2,
+    });
+    expect(await invocationsOf(env, "ai-probe")).toMatchObject([{ status: "succeeded", commit_state: "committed" }]);
+  });
 });

@@ -3,7 +3,8 @@ import { AIMessage, createAgent, fakeModel, tool, ToolMessage, toolRetryMiddlewa
 import { z } from "zod";
 import { settleMiddleware } from "@settle/langchain";
 import { langchainAgent } from "@/examples/frameworks/agents";
-import { openEnv, providerTools, sixFailures, type Env, type Turn } from "./kit";
+import { actOnInvocation } from "@/lib/invocations/act";
+import { invocationsOf, openEnv, providerTools, sixFailures, type Env, type Turn } from "./kit";
 
 // @settle/langchain through LangChain's own agent loop (createAgent) and its own
 // fake tool-calling model, against a real Settle over HTTP — alone, and beside
@@ -103,5 +104,30 @@ describe("@settle/langchain with createAgent (langchain v1)", () => {
       `SELECT status FROM invocations WHERE task_id = 'lc-handled'`,
     );
     expect(row).toMatchObject({ status: "outcome_unknown" });
+  });
+  it("a call that needs approval is answered 'awaits approval' until a person approves it in Settle; then it runs once", async () => {
+    const payment = "pay_lc_approval";
+    const turns: Turn[] = [{ tool: "create_refund", args: { payment, amount: 60 } }];
+    const options = { settle: env.client(), taskId: "lc-approval", approvals: ["money" as const] };
+    const [held] = await runner(env, "alone")(turns, options);
+    expect(held).toBe(
+      "Not run yet: create_refund needs a person's approval in Settle. Tell the user it awaits approval; call it again once it is approved.",
+    );
+    const [waiting] = await invocationsOf(env, "lc-approval");
+    expect(waiting).toMatchObject({ status: "awaiting_approval" });
+    expect(env.provider.deliveries(payment)).toBe(0);
+    const detail = await env.client().getInvocation(waiting!.invocation_id);
+    const approved = await actOnInvocation(
+      env.t.db,
+      { invocationId: waiting!.invocation_id },
+      { action: "approve", note: "ok" },
+      { actor: "ana@example.com", version: detail.version },
+    );
+    expect(approved.ok).toBe(true);
+    const [ran] = await runner(env, "alone")(turns, options);
+    expect(JSON.parse(ran!)).toMatchObject({ status: "succeeded", amount: 60 });
+    const [again] = await runner(env, "alone")(turns, options);
+    expect(again).toMatch(/^Not run: an identical create_refund call \d+ s ago already took effect\./);
+    expect(env.provider.effects(payment)).toBe(1);
   });
 });
