@@ -24,7 +24,7 @@ function settleHook(
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", "packages/settle-claude-code/src/bin.ts", ...args, "--state-dir", stateDir],
+      ["packages/settle-claude-code/bin/settle-hook.mjs", ...args, "--state-dir", stateDir],
       {
         env: { ...process.env, SETTLE_URL: env.server.url, SETTLE_KEY: env.t.key },
         stdio: ["pipe", "pipe", "pipe"],
@@ -139,7 +139,7 @@ describe("@settle/claude-code hooks (Claude Agent SDK types) and the settle-hook
     });
     expect(await invocationsOf(env, "cc-approve")).toMatchObject([{ status: "awaiting_approval" }]);
     const broken = await new Promise<string>((resolve) => {
-      const child = spawn(process.execPath, ["--import", "tsx", "packages/settle-claude-code/src/bin.ts"], {
+      const child = spawn(process.execPath, ["packages/settle-claude-code/bin/settle-hook.mjs"], {
         env: { ...process.env, SETTLE_URL: "", SETTLE_KEY: "" },
       });
       let out = "";
