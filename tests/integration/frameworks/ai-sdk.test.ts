@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateText, stepCountIs, type ModelMessage } from "ai";
+import { generateText, stepCountIs, ToolLoopAgent, type ModelMessage } from "ai";
 import { settleApprovals, withSettle } from "@settle/ai-sdk";
 import { aiSdkAgent, aiSdkModel, aiSdkTools } from "@/examples/frameworks/agents";
 import { actOnInvocation } from "@/lib/invocations/act";
@@ -138,5 +138,18 @@ describe("@settle/ai-sdk with generateText (ai 7)", () => {
       deliveries: 2,
     });
     expect(await invocationsOf(env, "ai-probe")).toMatchObject([{ status: "succeeded", commit_state: "committed" }]);
+  });
+  it("the same ToolSet in the Agent class (ToolLoopAgent): a duplicate under a new key is refused, one refund", async () => {
+    const agentRun: RunAgent = async (turns, options) => {
+      const seen: string[] = [];
+      const agent = new ToolLoopAgent({
+        model: aiSdkModel(turns, seen),
+        tools: withSettle(aiSdkTools(providerTools(env)), options),
+        stopWhen: stepCountIs(turns.length + 1),
+      });
+      await agent.generate({ prompt: "Refund the customer." });
+      return seen;
+    };
+    await sixFailures.duplicateNewKey(env, agentRun, "ai-agent-class");
   });
 });

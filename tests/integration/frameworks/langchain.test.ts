@@ -4,7 +4,7 @@ import { z } from "zod";
 import { settleMiddleware } from "@settle/langchain";
 import { langchainAgent } from "@/examples/frameworks/agents";
 import { actOnInvocation } from "@/lib/invocations/act";
-import { invocationsOf, openEnv, providerTools, sixFailures, type Env, type Turn } from "./kit";
+import { invocationsOf, openEnv, providerTools, sixFailures, waitFor, type Env, type Turn } from "./kit";
 
 // @settle/langchain through LangChain's own agent loop (createAgent) and its own
 // fake tool-calling model, against a real Settle over HTTP — alone, and beside
@@ -129,5 +129,31 @@ describe("@settle/langchain with createAgent (langchain v1)", () => {
     const [again] = await runner(env, "alone")(turns, options);
     expect(again).toMatch(/^Not run: an identical create_refund call \d+ s ago already took effect\./);
     expect(env.provider.effects(payment)).toBe(1);
+  });
+  it("with approvalWaitMs the call waits for the console's decision and runs once it is approved", async () => {
+    const payment = "pay_lc_hold";
+    const turns: Turn[] = [{ tool: "create_refund", args: { payment, amount: 61 } }];
+    const running = runner(env, "alone")(turns, {
+      settle: env.client(),
+      taskId: "lc-hold",
+      approvals: ["money"],
+      approvalWaitMs: 30_000,
+    });
+    const [waiting] = await waitFor(
+      () => invocationsOf(env, "lc-hold"),
+      (r) => r[0]?.status === "awaiting_approval",
+    );
+    expect(env.provider.deliveries(payment)).toBe(0);
+    const detail = await env.client().getInvocation(waiting!.invocation_id);
+    await actOnInvocation(
+      env.t.db,
+      { invocationId: waiting!.invocation_id },
+      { action: "approve", note: "ok" },
+      { actor: "ana@example.com", version: detail.version },
+    );
+    const [ran] = await running;
+    expect(JSON.parse(ran!)).toMatchObject({ status: "succeeded", amount: 61 });
+    expect(env.provider.effects(payment)).toBe(1);
+    expect(await invocationsOf(env, "lc-hold")).toMatchObject([{ status: "succeeded", commit_state: "committed" }]);
   });
 });
