@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateText, stepCountIs, ToolLoopAgent, type ModelMessage } from "ai";
+import { generateText, simulateReadableStream, stepCountIs, streamText, ToolLoopAgent, type ModelMessage } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
 import { settleApprovals, withSettle } from "@settle/ai-sdk";
 import { aiSdkAgent, aiSdkModel, aiSdkTools } from "@/examples/frameworks/agents";
 import { actOnInvocation } from "@/lib/invocations/act";
@@ -151,5 +152,51 @@ describe("@settle/ai-sdk with generateText (ai 7)", () => {
       return seen;
     };
     await sixFailures.duplicateNewKey(env, agentRun, "ai-agent-class");
+  });
+  it("the same ToolSet with streamText: an unknown write's retry is refused in the stream, one delivery", async () => {
+    const payment = "pay_ai_stream";
+    env.provider.inject(payment, "lost");
+    const finish = (unified: string) => ({
+      type: "finish" as const,
+      finishReason: { unified, raw: undefined },
+      usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } },
+    });
+    let step = 0;
+    const model = new MockLanguageModelV4({
+      doStream: async () => {
+        step += 1;
+        const chunks =
+          step <= 2
+            ? [
+                {
+                  type: "tool-call",
+                  toolCallId: `s${step}`,
+                  toolName: "create_refund",
+                  input: JSON.stringify({ payment, amount: 3 }),
+                },
+                finish("tool-calls"),
+              ]
+            : [
+                { type: "text-start", id: "t" },
+                { type: "text-delta", id: "t", delta: "done" },
+                { type: "text-end", id: "t" },
+                finish("stop"),
+              ];
+        return { stream: simulateReadableStream({ chunks: chunks as never[] }) };
+      },
+    });
+    const result = streamText({
+      model,
+      tools: withSettle(aiSdkTools(providerTools(env)), { settle: env.client(), taskId: "ai-stream", timeoutMs: 300 }),
+      prompt: "Refund.",
+      stopWhen: stepCountIs(3),
+    });
+    const outputs: unknown[] = [];
+    for await (const part of result.fullStream) if (part.type === "tool-result") outputs.push(part.output);
+    expect(outputs[0]).toMatch(/^Unknown outcome: create_refund failed after it was sent/);
+    expect(outputs[1]).toMatch(
+      /^Not run: an identical create_refund call \d+ s ago has an unknown outcome; Settle is checking it\. Do not retry\.$/,
+    );
+    expect(env.provider.deliveries(payment)).toBe(1);
   });
 });
