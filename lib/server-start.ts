@@ -1,4 +1,5 @@
 import { authSecret } from "./identity/secret";
+import { claimEmbeddedDirectories } from "./db/private-dir";
 import { env } from "./env";
 import { socketAddressIsTrusted } from "./identity/client-ip";
 import { firstRun } from "./first-run";
@@ -12,7 +13,11 @@ import { processWide } from "./process-wide";
  */
 export function settingsProblem(): string | null {
   try {
-    if (env().NEXT_PHASE === "phase-production-build") return null;
+    const settings = env();
+    if (settings.NEXT_PHASE === "phase-production-build") return null;
+    // Before anything writes there: the embedded database's folders are this user's alone, or Settle stops.
+    if (!settings.DATABASE_URL && !settings.SETTLE_DATA_DIR.startsWith("memory://"))
+      claimEmbeddedDirectories(settings.SETTLE_DATA_DIR);
     authSecret();
     return null;
   } catch (error) {

@@ -1,4 +1,5 @@
-import { createReadStream, createWriteStream, existsSync, renameSync, rmSync } from "node:fs";
+import { chmodSync, createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import path from "node:path";
 import { createInterface } from "node:readline";
 import { once } from "node:events";
 import { createGunzip, createGzip } from "node:zlib";
@@ -22,7 +23,9 @@ export const exportCommand: Command = {
   help: `Usage: settle export <file.jsonl.gz>
 
 Writes every table of Settle's database, as of one moment, to <file>:
-gzipped JSON Lines (plain when the name does not end in .gz). Works on the
+gzipped JSON Lines (plain when the name does not end in .gz), readable by
+you alone (0600: it holds webhook signing secrets and password hashes),
+in a folder made for it 0700 when missing. Works on the
 embedded database while the server runs (it waits for the dump meanwhile)
 and on DATABASE_URL. The file is written under a temporary name and renamed
 when complete, so a dump that stopped half-way never looks like a backup.
@@ -36,9 +39,12 @@ Example:
     assertProjectDirectory();
     const file = args[0]!;
     const partial = `${file}.partial`;
+    // A dump holds webhook signing secrets and password hashes: the file is its owner's alone (0600), and a
+    // folder made for it too (0700).
+    if (!existsSync(path.dirname(file))) mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     joinEmbeddedDatabaseWhenInUse();
     const driver = await openSqlDriver(1);
-    const out = createWriteStream(partial);
+    const out = createWriteStream(partial, { mode: 0o600 });
     const gzip = file.endsWith(".gz") ? createGzip() : null;
     gzip?.pipe(out);
     const sink = gzip ?? out;
@@ -48,6 +54,7 @@ Example:
       });
       sink.end();
       await once(out, "close");
+      chmodSync(partial, 0o600);
       renameSync(partial, file);
       printLine(
         io.stderr,

@@ -26,7 +26,7 @@ export function lockDataDir(dataDir: string): () => void {
   const file = `${dataDir.replace(/\/+$/, "")}.lock`;
   for (let attempt = 0; attempt < 2; attempt += 1) {
     try {
-      writeFileSync(file, String(process.pid), { flag: "wx" });
+      writeFileSync(file, String(process.pid), { flag: "wx", mode: 0o600 });
       const release = () => rmSync(file, { force: true });
       process.once("exit", release);
       return () => {

@@ -1,8 +1,8 @@
-import { mkdirSync } from "node:fs";
 import pg from "pg";
 import type { PGlite } from "@electric-sql/pglite";
 import { lockDataDir } from "./data-dir-lock";
 import { serveEmbedded } from "./embedded-socket";
+import { claimEmbeddedDirectories, tightenTree } from "./private-dir";
 
 // The database underneath Prisma: a PostgreSQL pool, or PGlite (in-process
 // PostgreSQL) when no DATABASE_URL is set. The migration runner, the ingest
@@ -232,11 +232,14 @@ export async function createPgliteDriver(dataDir: string, options: { share?: boo
   // The queue's search index (migration *_queue_search) needs pg_trgm, which PGlite ships but loads only when asked.
   const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
   const inMemory = dataDir.startsWith("memory://");
-  if (!inMemory) mkdirSync(dataDir, { recursive: true });
+  // Other accounts of this machine must not read it: its folders 0700, its files 0600 (lib/db/private-dir.ts).
+  if (!inMemory) claimEmbeddedDirectories(dataDir);
   const unlock = inMemory ? () => {} : lockDataDir(dataDir);
   let db: PGlite;
   try {
     db = await PGlite.create(dataDir, { extensions: { pg_trgm } });
+    // PGlite writes a new database's first files 0666, and an older Settle left them so.
+    if (!inMemory) tightenTree(dataDir);
   } catch (error) {
     unlock();
     throw error;

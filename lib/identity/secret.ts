@@ -26,7 +26,8 @@ export function authSecret(): string {
     return processWide("memorySecret", () => randomBytes(32).toString("base64url"));
   const file = path.join(path.dirname(path.resolve(settings.SETTLE_DATA_DIR)), "auth-secret");
   if (!existsSync(file)) {
-    mkdirSync(path.dirname(file), { recursive: true });
+    // Settle's folder: only this user may enter it (lib/db/private-dir.ts claims it when the database opens).
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600, flag: "wx" });
   }
   return readFileSync(file, "utf8").trim();

@@ -1,16 +1,19 @@
 import { createHash } from "node:crypto";
-import { createReadStream, createWriteStream, existsSync, mkdirSync } from "node:fs";
-import { open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { createReadStream, createWriteStream, existsSync } from "node:fs";
+import { chmod, open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { pipeline } from "node:stream/promises";
 import { Readable } from "node:stream";
 import { createGunzip, createGzip } from "node:zlib";
+import { claimPrivateDirectory, tightenTree } from "../db/private-dir";
 
 // The archive (docs/operations.md "Data retention"): before retention drops a partition or deletes rows, it
 // writes them to gzipped JSON Lines in the archive directory, one file per partition (or per batch of rows) and
 // table, and lists each in the directory's manifest with its row count and SHA-256. A file is written under a
 // temporary name, flushed to disk and only then renamed, so a crash never leaves a file that looks whole.
+// Archives hold what the database holds (webhook signing secrets, password hashes): their folder is 0700 and
+// every file in it 0600, whatever an older version or a umask left there (lib/db/private-dir.ts).
 // The first line of a file says what it holds; every other line is one row as PostgreSQL's row_to_json gives it.
 
 export const ARCHIVE_FORMAT = "settle-archive/1";
@@ -59,9 +62,21 @@ export async function recordInManifest(dir: string, entry: ArchiveEntry): Promis
 
 async function writeDurably(file: string, text: string): Promise<void> {
   const partial = `${file}.partial`;
-  await writeFile(partial, text);
+  await writeFile(partial, text, { mode: 0o600 });
+  await closeDurably(partial, file);
+}
+
+/** The partial file made private, flushed and renamed to its name (a partial a crash left keeps its old mode). */
+async function closeDurably(partial: string, file: string): Promise<void> {
+  await chmod(partial, 0o600);
   await fsync(partial);
   await rename(partial, file);
+}
+
+/** The archive folder, this user's alone, and everything in it. */
+function claimArchiveDirectory(dir: string): void {
+  claimPrivateDirectory(dir, "The archive folder");
+  tightenTree(dir);
 }
 
 async function fsync(file: string): Promise<void> {
@@ -89,7 +104,7 @@ export async function writeArchive(
   header: Omit<ArchiveHeader, "format">,
   pages: AsyncIterable<string[]>,
 ): Promise<ArchiveEntry> {
-  mkdirSync(dir, { recursive: true });
+  claimArchiveDirectory(dir);
   const target = path.join(dir, file);
   const partial = `${target}.partial`;
   let rows = 0;
@@ -100,9 +115,8 @@ export async function writeArchive(
       if (page.length > 0) yield `${page.join("\n")}\n`;
     }
   }
-  await pipeline(Readable.from(lines()), createGzip(), createWriteStream(partial));
-  await fsync(partial);
-  await rename(partial, target);
+  await pipeline(Readable.from(lines()), createGzip(), createWriteStream(partial, { mode: 0o600 }));
+  await closeDurably(partial, target);
   const entry: ArchiveEntry = {
     file,
     table: header.table,

@@ -171,6 +171,7 @@ export const units = [
     ],
   ),
   libFile("server-start", "start-up, once per process: settings, the database, the first-run key and admin, the jobs", [
+    "lib/db",
     "lib/env.ts",
     "lib/first-run.ts",
     "lib/identity",
