@@ -4,7 +4,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { env } from "../env";
 import { DataDirInUseError } from "./data-dir-lock";
 import { createEmbeddedClientDriver, createPgliteDriver, createPostgresDriver, type SqlDriver } from "./driver";
-import { embeddedConnection, embeddedIsServed } from "./embedded-socket";
+import { assertOwnSocket, embeddedConnection, embeddedIsServed } from "./embedded-socket";
 import { PrismaClient } from "./generated/client";
 import { applyMigrations, pendingMigrations } from "./migrate";
 import { processWide } from "../process-wide";
@@ -42,6 +42,8 @@ export async function openEmbeddedDriver(
     return await createPgliteDriver(dataDir, { share });
   } catch (error) {
     if (!(error instanceof DataDirInUseError) || !join || !embeddedIsServed(dataDir)) throw error;
+    // Only to a socket this user owns: another account may have made the folder first (lib/db/embedded-socket.ts).
+    assertOwnSocket(dataDir);
     return createEmbeddedClientDriver(embeddedConnection(dataDir));
   }
 }

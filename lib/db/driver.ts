@@ -226,8 +226,14 @@ function postgresDriverOn(pool: pg.Pool, writePool: pg.Pool, named: boolean): Sq
   };
 }
 
-/** `share` serves the database to this machine's other processes while this one holds it (lib/db/embedded-socket.ts). */
-export async function createPgliteDriver(dataDir: string, options: { share?: boolean } = {}): Promise<SqlDriver> {
+/**
+ * `share` serves the database to this machine's other processes while this one holds it
+ * (lib/db/embedded-socket.ts); `idleInTransactionMs` is how long a client of it may sit in a transaction.
+ */
+export async function createPgliteDriver(
+  dataDir: string,
+  options: { share?: boolean; idleInTransactionMs?: number } = {},
+): Promise<SqlDriver> {
   const { PGlite } = await import("@electric-sql/pglite");
   // The queue's search index (migration *_queue_search) needs pg_trgm, which PGlite ships but loads only when asked.
   const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
@@ -247,7 +253,7 @@ export async function createPgliteDriver(dataDir: string, options: { share?: boo
   let stopServing = async () => {};
   if (options.share && !inMemory) {
     try {
-      stopServing = await serveEmbedded(db, dataDir);
+      stopServing = await serveEmbedded(db, dataDir, options.idleInTransactionMs);
     } catch (error) {
       // Not fatal: this process works; other processes get the "in use" error instead.
       console.warn(`Settle: the embedded database is not served to other processes: ${(error as Error).message}`);

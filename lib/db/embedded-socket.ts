@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, rmSync } from "node:fs";
+import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
+import { claimPrivateDirectory, PrivateDirectoryError } from "./private-dir";
 
 // The embedded database, served to the other processes of this machine
 // (decision 032): the process that holds the data directory (the server, or
@@ -10,11 +12,25 @@ import type { PGlite } from "@electric-sql/pglite";
 // it, and a `settle` command that finds the directory in use talks PostgreSQL
 // to that socket instead of failing. A Unix socket, not TCP: only this
 // machine's users who may read the data directory's folder can reach it.
+//
+// A long data path puts the socket's folder in the temp folder, under a name anyone can work out: another
+// account could make it first and stand in for the database. So the server claims that folder as the
+// gateway's spool claims its own (a real folder, not a link, owned by this user, 0700) and does not serve
+// on one it cannot claim, and a `settle` command connects only to a socket this user owns in such a folder.
+//
+// PGlite is one session: a client inside a transaction holds every other statement, the server's own
+// included, until it commits. A client that stays in a transaction without a word for
+// IDLE_IN_TRANSACTION_MS is rolled back and dropped, as PostgreSQL's idle_in_transaction_session_timeout
+// would: 10 s is far longer than Settle's own commands pause between the statements of a transaction
+// (export, import, restore and migrations send the next as soon as the last is answered), and short enough
+// that the requests the server holds meanwhile (ingest, the guard) are still answered within their 30 s.
 
 /** node-postgres connects to `<host>/.s.PGSQL.<port>` when its host is a folder. */
 const SOCKET_PORT = 5432;
 /** Unix socket paths are limited to ~107 bytes; a deeper data directory has its socket in the temp folder. */
 const MAX_SOCKET_PATH = 100;
+/** How long a client may sit inside a transaction without a message before it is rolled back and dropped. */
+export const IDLE_IN_TRANSACTION_MS = 10_000;
 
 /** The folder whose `.s.PGSQL.5432` serves the embedded database in `dataDir`. */
 export function embeddedSocketDir(dataDir: string): string {
@@ -42,8 +58,13 @@ const TERMINATE = 0x58;
  * this process's queries and transactions take) from its first message until
  * PGlite answers ReadyForQuery idle, so the two never interleave.
  */
-function exclusiveView(db: PGlite) {
+function exclusiveView(db: PGlite, idleLimitMs: number, onIdleInTransaction: () => void) {
   let release: (() => void) | null = null;
+  let idle: NodeJS.Timeout | undefined;
+  const stopIdleTimer = () => {
+    clearTimeout(idle);
+    idle = undefined;
+  };
   const hold = () =>
     new Promise<void>((held) => {
       void db._runExclusiveTransaction(
@@ -55,6 +76,7 @@ function exclusiveView(db: PGlite) {
       );
     });
   const free = () => {
+    stopIdleTimer();
     const done = release;
     release = null;
     done?.();
@@ -69,6 +91,7 @@ function exclusiveView(db: PGlite) {
       return db.runExclusive(fn);
     },
     execProtocolRawStream: async (message: Uint8Array, options: { onRawData: (data: Uint8Array) => void }) => {
+      stopIdleTimer();
       let tail: number[] = [];
       await db.execProtocolRawStream(message, {
         onRawData: (data) => {
@@ -83,6 +106,8 @@ function exclusiveView(db: PGlite) {
         (tail.length === 6 && tail[0] === READY_FOR_QUERY && tail[4] === 5 && tail[5] === IDLE)
       )
         free();
+      // Still holding PGlite (inside a transaction, or between a Parse and its Sync): the client has this long.
+      else if (release) idle = setTimeout(onIdleInTransaction, idleLimitMs).unref();
     },
     // Called by pglite-socket only to roll back a client that left mid-transaction.
     exec: async (sql: string) => {
@@ -101,18 +126,48 @@ function exclusiveView(db: PGlite) {
   };
 }
 
-/** Serves `db` on the socket of `dataDir`; returns the function that stops serving. */
-export async function serveEmbedded(db: PGlite, dataDir: string): Promise<() => Promise<void>> {
+/**
+ * What pglite-socket 0.2 keeps to itself and the idle limit needs: its connections, and which one's
+ * statement ran last (inside a transaction, the one that holds PGlite). Checked when serving starts.
+ */
+type ServerInternals = {
+  handlers: Set<{ handlerId: number; socket: Socket | null }>;
+  queryQueue: { lastHandlerId: number | null };
+};
+
+function internalsOf(server: object): ServerInternals {
+  const internals = server as Partial<ServerInternals>;
+  if (!(internals.handlers instanceof Set) || typeof internals.queryQueue !== "object")
+    throw new Error("this pglite-socket does not expose its connections: the idle-in-transaction limit cannot work");
+  return internals as ServerInternals;
+}
+
+/**
+ * Serves `db` on the socket of `dataDir`; returns the function that stops serving. Throws (nothing is
+ * served) when the socket's folder cannot be claimed for this user.
+ */
+export async function serveEmbedded(
+  db: PGlite,
+  dataDir: string,
+  idleInTransactionMs = IDLE_IN_TRANSACTION_MS,
+): Promise<() => Promise<void>> {
   const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket");
-  const dir = embeddedSocketDir(dataDir);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  claimPrivateDirectory(embeddedSocketDir(dataDir), "The embedded database's socket folder", { noLink: true });
   // A socket file left by a process that was killed would refuse the listen; the data directory's lock is ours.
   rmSync(embeddedSocketFile(dataDir), { force: true });
+  let internals: ServerInternals | null = null;
+  // The client holding PGlite loses its connection; closing it rolls its transaction back (pglite-socket's own
+  // clean-up, through the view's exec) and lets everyone else's statements run.
+  const dropIdleClient = () => {
+    const holder = internals?.queryQueue.lastHandlerId;
+    for (const handler of internals?.handlers ?? []) if (handler.handlerId === holder) handler.socket?.destroy();
+  };
   const server = new PGLiteSocketServer({
-    db: exclusiveView(db) as unknown as PGlite,
+    db: exclusiveView(db, idleInTransactionMs, dropIdleClient) as unknown as PGlite,
     path: embeddedSocketFile(dataDir),
     maxConnections: 8,
   });
+  internals = internalsOf(server);
   await server.start();
   return async () => {
     await server.stop();
@@ -121,3 +176,31 @@ export async function serveEmbedded(db: PGlite, dataDir: string): Promise<() => 
 }
 
 export const embeddedIsServed = (dataDir: string) => existsSync(embeddedSocketFile(dataDir));
+
+/** What is wrong with the socket a `settle` command is about to trust, or null. */
+function socketProblem(dir: string, file: string): string | null {
+  const uid = process.getuid?.();
+  const folder = lstatSync(dir);
+  if (folder.isSymbolicLink()) return "is a symbolic link";
+  if (!folder.isDirectory()) return "is not a folder";
+  if (uid !== undefined && folder.uid !== uid) return `belongs to another user (uid ${folder.uid})`;
+  if ((folder.mode & 0o077) !== 0) return `can be entered by other users (mode 0${(folder.mode & 0o777).toString(8)})`;
+  const socket = lstatSync(file);
+  if (!socket.isSocket()) return `holds ${file}, which is not a socket`;
+  if (uid !== undefined && socket.uid !== uid) return `holds a socket of another user (uid ${socket.uid})`;
+  return null;
+}
+
+/**
+ * Before a `settle` command talks to the socket: its folder is a real folder this user owns that nobody else
+ * can enter, and the socket is this user's, so no other account is standing in for the database.
+ */
+export function assertOwnSocket(dataDir: string): void {
+  const dir = embeddedSocketDir(dataDir);
+  const problem = socketProblem(dir, embeddedSocketFile(dataDir));
+  if (problem) {
+    throw new PrivateDirectoryError(
+      `The embedded database's socket folder ${dir} ${problem}: another account may be standing in for the database, so Settle will not talk to it. Stop Settle, remove ${dir} and start it again.`,
+    );
+  }
+}
