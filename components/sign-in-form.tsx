@@ -1,28 +1,18 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useRef, useState, useSyncExternalStore, type FormEvent } from "react";
+import { useRef, useState, type FormEvent } from "react";
 import { authClient } from "@/lib/identity/auth-client";
+import { ScriptsMissing, useHydrated } from "./scripts-gate";
 
-// The credentials must never reach a URL. A form whose scripts did not load
-// (blocked, or still loading) falls back to the browser's own submit, which
-// for a GET form puts every named field in the address bar, the history and
-// the server's log. So the form posts, its fields have no `name` (a native
-// submit sends nothing), and its button stays disabled until React has
-// hydrated it; a page whose scripts never load says why after a few seconds.
-
-// false in the server's HTML and while hydrating, true once React runs the form.
-const noChanges = () => () => {};
+// The credentials must never reach a URL: the form posts, its fields have no
+// `name`, and its button waits for React (scripts-gate.tsx says why).
 
 export function SignInForm({ next, expectedUrl }: { next: string; expectedUrl: string }) {
   const router = useRouter();
   const email = useRef<HTMLInputElement>(null);
   const password = useRef<HTMLInputElement>(null);
-  const hydrated = useSyncExternalStore(
-    noChanges,
-    () => true,
-    () => false,
-  );
+  const hydrated = useHydrated();
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
 
@@ -92,19 +82,13 @@ export function SignInForm({ next, expectedUrl }: { next: string; expectedUrl: s
       >
         {pending ? "Signing in…" : "Sign in"}
       </button>
-      {hydrated ? null : (
-        <p
-          data-testid="scripts-missing"
-          style={{ animation: "appear 0s 4s forwards" }}
-          className="text-sm text-amber-900 opacity-0"
-        >
-          This page&apos;s scripts have not loaded, so it cannot sign you in here. Open{" "}
-          <a className="font-medium underline" href={`${expectedUrl}/sign-in`}>
-            {expectedUrl}/sign-in
-          </a>{" "}
-          instead.
-        </p>
-      )}
+      <ScriptsMissing hydrated={hydrated}>
+        This page&apos;s scripts have not loaded, so it cannot sign you in here. Open{" "}
+        <a className="font-medium underline" href={`${expectedUrl}/sign-in`}>
+          {expectedUrl}/sign-in
+        </a>{" "}
+        instead.
+      </ScriptsMissing>
     </form>
   );
 }

@@ -3,6 +3,7 @@ import type { Db } from "../db/client";
 import type { Sql } from "../db/driver";
 import type { Prisma as P } from "../db/generated/client";
 import { redact } from "../redact/redact";
+import { redactUrl } from "../redact/urls";
 import type { AdminActionName } from "./admin-action-names";
 
 // Admin actions (people, roles, keys, tokens, webhook endpoints, policies,
@@ -31,9 +32,22 @@ export type AdminActionInput = {
   after?: Record<string, unknown> | null;
 };
 
+/** Targets whose `url` is itself a credential (whoever has it can post as Settle): kept with its key redacted. */
+const URL_IS_A_KEY: ReadonlySet<string> = new Set<AdminTarget>(["webhook_endpoint", "notification_channel"]);
+
+/**
+ * A snapshot as the audit trail keeps and shows it: a webhook's or a channel's URL with its key redacted
+ * (lib/redact/urls.ts; applied again when read, for entries written before the rule).
+ */
+export function shownSnapshot(targetType: string, snapshot: Record<string, unknown>): Record<string, unknown> {
+  if (!URL_IS_A_KEY.has(targetType) || typeof snapshot.url !== "string") return snapshot;
+  return { ...snapshot, url: redactUrl(snapshot.url) };
+}
+
 /** Writes one entry. Pass the transaction when the change has one. Secrets never go in: values are redacted. */
 export async function recordAdminAction(sql: Sql, input: AdminActionInput): Promise<void> {
-  const snapshot = (v: Record<string, unknown> | null | undefined) => (v == null ? null : JSON.stringify(redact(v)));
+  const snapshot = (v: Record<string, unknown> | null | undefined) =>
+    v == null ? null : JSON.stringify(redact(shownSnapshot(input.targetType, v)));
   await sql.query(
     `INSERT INTO admin_actions (id, actor, action, target_type, target_id, before, after) VALUES (gen_random_uuid(), $1, $2, $3, $4, $5::jsonb, $6::jsonb)`,
     [input.actor, input.action, input.targetType, input.targetId, snapshot(input.before), snapshot(input.after)],

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Db } from "../db/client";
 import type { Prisma as P } from "../db/generated/client";
 import { storableIso } from "../db/storable";
-import { listAdminActions, type AdminAuditRow } from "./admin";
+import { listAdminActions, shownSnapshot, type AdminAuditRow } from "./admin";
 import { decodeTimeIdCursor, encodeTimeIdCursor, type TimeIdCursor } from "../db/cursor";
 import { type InvocationStatus } from "../outcome/status";
 import { invocationStatusSchema } from "../outcome/vocabulary";
@@ -196,6 +196,8 @@ function toEntry(row: Row): AuditEntry {
 const asRecord = (v: unknown): Record<string, unknown> | null =>
   v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
 
+const shown = (targetType: string, v: Record<string, unknown> | null) => (v ? shownSnapshot(targetType, v) : null);
+
 function adminEntry(row: AdminAuditRow): AuditEntry {
   return {
     id: row.id,
@@ -217,8 +219,8 @@ function adminEntry(row: AdminAuditRow): AuditEntry {
     effect_class: null,
     target_type: row.targetType,
     target_id: row.targetId,
-    before: asRecord(row.before),
-    after: asRecord(row.after),
+    before: shown(row.targetType, asRecord(row.before)),
+    after: shown(row.targetType, asRecord(row.after)),
   };
 }
 

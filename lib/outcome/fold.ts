@@ -48,7 +48,10 @@ export type DerivedInvocation = LifecycleState & {
   argsDigest: string | null;
   /** The latest record's summary, in fold order. */
   summary: string | null;
-  /** The arguments' digest a person approved (the call's latest when the last approval came); null: none approved. */
+  /**
+   * The arguments' digest a person approved (the call's latest when the last approval came), NO_ARGUMENTS when
+   * the call had none then; null: none approved.
+   */
   approvedDigest: string | null;
   /** A record after the approval reported other arguments than those approved. */
   argsMismatch: boolean;
@@ -190,11 +193,18 @@ function foldRecord(d: FoldSnapshot, r: FoldRecord, attempt: number, config: Lif
   return next;
 }
 
+/**
+ * What an approval given while the call had no arguments is bound to: none. An empty digest is read as no
+ * digest wherever a record carries one, so no record's arguments can equal this, and a later record that
+ * carries arguments is flagged like any other change of arguments.
+ */
+export const NO_ARGUMENTS = "";
+
 function foldAction(d: FoldSnapshot, a: FoldAction): { snapshot: FoldSnapshot; result: ActionResult } {
   const result = applyAction(d, a.action, { actor: a.actor, at: a.at, quorum: a.quorum });
   const state = result.ok ? result.state : d;
   const approved = result.ok && a.action.action === "approve" && state.status === "approved";
-  const approvedDigest = approved ? d.argsDigest : d.approvedDigest;
+  const approvedDigest = approved ? (d.argsDigest ?? NO_ARGUMENTS) : d.approvedDigest;
   return { snapshot: { ...d, ...state, approvedDigest, cursor: { ...d.cursor, last: null } }, result };
 }
 

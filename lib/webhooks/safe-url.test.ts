@@ -62,6 +62,19 @@ const refused: Array<[address: string, rule: string]> = [
   ["::ffff:169.254.169.254", "link-local"],
   ["::ffff:0.0.0.0", "unspecified"],
   ["[::1]", "loopback"],
+  // IPv6 that a translator or tunnel delivers to a private or reserved IPv4 address: NAT64's well-known prefix,
+  // SIIT's IPv4-translated form, ISATAP's interface identifier in any prefix.
+  ["64:ff9b::a9fe:a9fe", "link-local"],
+  ["64:ff9b::169.254.169.254", "link-local"],
+  ["64:ff9b::7f00:1", "loopback"],
+  ["64:ff9b::a00:1", "private"],
+  ["64:ff9b::c0a8:101", "private"],
+  ["64:ff9b::6440:1", "shared (CGNAT)"],
+  ["64:ff9b::", "unspecified"],
+  ["::ffff:0:a9fe:a9fe", "link-local"],
+  ["::ffff:0:10.1.2.3", "private"],
+  ["2a00:1450:4001:82b:0:5efe:a00:1", "private"],
+  ["2a00:1450:4001:82b:200:5efe:7f00:1", "loopback"],
   // Not an address at all: never public.
   ["not-an-ip", "reserved"],
   ["", "reserved"],
@@ -83,6 +96,10 @@ const allowed = [
   "2a00:1450:4001:82b::200e",
   "::ffff:93.184.216.34",
   "2001:4860:4860::8888",
+  // Translated to a public IPv4 address: as public as that address.
+  "64:ff9b::808:808",
+  "::ffff:0:93.184.216.34",
+  "2a00:1450:4001:82b:0:5efe:808:808",
 ];
 
 describe("classifyAddress", () => {
@@ -127,6 +144,9 @@ describe("checkWebhookUrl: literal addresses, in every spelling WHATWG URL parsi
     ["http://[0:0:0:0:0:ffff:a9fe:a9fe]/", "link-local", "::ffff:a9fe:a9fe"],
     ["http://[fe80::1]/", "link-local", "fe80::1"],
     ["http://[fd00::1]:8080/", "unique-local", "fd00::1"],
+    ["http://[64:ff9b::a9fe:a9fe]/latest/meta-data", "link-local", "64:ff9b::a9fe:a9fe"],
+    ["http://[64:ff9b::169.254.169.254]/", "link-local", "64:ff9b::a9fe:a9fe"],
+    ["http://[::ffff:0:a9fe:a9fe]/", "link-local", "::ffff:0:a9fe:a9fe"],
   ];
 
   it.each(literals)("%s is refused as %s (%s), without DNS", async (url, rule, address) => {

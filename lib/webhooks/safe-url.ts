@@ -74,6 +74,45 @@ const lists: ReadonlyArray<readonly [AddressRule, BlockList]> = ranges.map(([rul
   return [rule, list] as const;
 });
 
+/** The eight 16-bit groups of an IPv6 address (`::` expanded, a trailing dotted IPv4 read as two groups). */
+function ipv6Groups(ip: string): number[] {
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(ip);
+  let text = ip;
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${ip.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split("::") as [string, string | undefined];
+  const part = (p: string | undefined) => (p ? p.split(":").map((g) => parseInt(g, 16)) : []);
+  const front = part(head);
+  const back = part(tail);
+  return tail === undefined ? front : [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
+}
+
+// IPv6 addresses that carry an IPv4 address a translator or tunnel delivers to: NAT64's well-known prefix
+// (64:ff9b::a9fe:a9fe is 169.254.169.254 behind a NAT64 gateway), SIIT's IPv4-translated addresses
+// (::ffff:0:a.b.c.d) and ISATAP's interface identifiers (…:0:5efe:a.b.c.d, in any prefix). The IPv4-mapped
+// (::ffff:a.b.c.d), IPv4-compatible, 6to4, Teredo and local-use NAT64 ranges are refused whole above.
+const embedding: ReadonlyArray<readonly [string, number]> = [
+  ["64:ff9b::", 96],
+  ["::ffff:0:0:0", 96],
+];
+const embeddingLists = embedding.map(([network, prefix]) => {
+  const list = new BlockList();
+  list.addSubnet(network, prefix, "ipv6");
+  return list;
+});
+
+/** The IPv4 address this IPv6 address is delivered to through a translator or tunnel, or null. */
+export function embeddedIPv4(ip: string): string | null {
+  const groups = ipv6Groups(ip);
+  if (groups.length !== 8) return null;
+  const isatap = (groups[4] === 0 || groups[4] === 0x200) && groups[5] === 0x5efe;
+  if (!isatap && !embeddingLists.some((list) => list.check(ip, "ipv6"))) return null;
+  const [hi, lo] = [groups[6]!, groups[7]!];
+  return [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join(".");
+}
+
 /** Which non-public range an address is in; null when it is public. Throws nothing: a non-address is "reserved". */
 export function classifyAddress(address: string): AddressRule | null {
   const bare = address.startsWith("[") && address.endsWith("]") ? address.slice(1, -1) : address;
@@ -82,7 +121,9 @@ export function classifyAddress(address: string): AddressRule | null {
   if (family === 0) return "reserved";
   const type = family === 4 ? "ipv4" : "ipv6";
   for (const [rule, list] of lists) if (list.check(ip, type)) return rule;
-  return null;
+  // An address that maps to a private or reserved IPv4 address is that address, whatever wraps it.
+  const inner = family === 6 ? embeddedIPv4(ip) : null;
+  return inner === null ? null : classifyAddress(inner);
 }
 
 export function isPublicAddress(address: string): boolean {

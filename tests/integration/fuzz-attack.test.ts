@@ -6,6 +6,7 @@ import * as redeem from "@/app/api/v1/password-resets/route";
 import { setEnv } from "@/lib/env";
 import { call, createOperator, openSettle, type TestContext } from "./harness";
 import { startServer, type TestServer } from "./http-server";
+import { checkWebhookUrl } from "@/lib/webhooks/safe-url";
 import { expectSettled, hostileText, hostileValue } from "./fuzz-inputs";
 import { ORIGIN, signIn } from "./sessions";
 
@@ -176,5 +177,43 @@ describe("the password surfaces under hostile input change nothing", () => {
       { numRuns: 150 },
     );
     expect(await hashOf()).toBe(before);
+  });
+});
+
+describe("an IPv6 address that maps to a private or reserved IPv4 one is refused, however it is written", () => {
+  const nonPublic = fc.oneof(
+    fc.tuple(fc.constant(10), fc.nat(255), fc.nat(255), fc.nat(255)),
+    fc.tuple(fc.constant(127), fc.nat(255), fc.nat(255), fc.nat(255)),
+    fc.tuple(fc.constant(169), fc.constant(254), fc.nat(255), fc.nat(255)),
+    fc.tuple(fc.constant(172), fc.integer({ min: 16, max: 31 }), fc.nat(255), fc.nat(255)),
+    fc.tuple(fc.constant(192), fc.constant(168), fc.nat(255), fc.nat(255)),
+    fc.tuple(fc.constant(100), fc.integer({ min: 64, max: 127 }), fc.nat(255), fc.nat(255)),
+    fc.tuple(fc.constant(0), fc.nat(255), fc.nat(255), fc.nat(255)),
+  );
+  const hex = ([a, b, c, d]: number[]) => `${((a! << 8) | b!).toString(16)}:${((c! << 8) | d!).toString(16)}`;
+  const wrap = fc.constantFrom(
+    (v4: number[]) => `64:ff9b::${v4.join(".")}`,
+    (v4: number[]) => `64:ff9b::${hex(v4)}`,
+    (v4: number[]) => `0064:ff9b:0000:0000:0000:0000:${hex(v4)}`,
+    (v4: number[]) => `::ffff:0:${v4.join(".")}`,
+    (v4: number[]) => `0:0:0:0:ffff:0:${hex(v4)}`,
+    (v4: number[]) => `::ffff:${v4.join(".")}`,
+    (v4: number[]) => `2a00:1450:4001:82b:0:5efe:${hex(v4)}`,
+    (v4: number[]) => `2606:4700::200:5efe:${v4.join(".")}`,
+  );
+  it("as a literal in the URL, or as what its host name resolves to", async () => {
+    await fc.assert(
+      fc.asyncProperty(nonPublic, wrap, fc.boolean(), async (v4, spell, literal) => {
+        const address = spell(v4);
+        const check = literal
+          ? await checkWebhookUrl(`http://[${address}]:8080/hook`, { allowPrivate: false })
+          : await checkWebhookUrl("https://hooks.example.com/x", {
+              allowPrivate: false,
+              lookup: async () => [{ address, family: 6 }],
+            });
+        expect(check.ok, address).toBe(false);
+      }),
+      { numRuns: 400 },
+    );
   });
 });
