@@ -3,14 +3,14 @@
 import { useState, type FormEvent } from "react";
 import type { PersonalTokenInfo } from "@/lib/identity/personal-tokens";
 import { queryKeys } from "@/lib/query/keys";
+import { RevokeButton } from "../admin/revoke-button";
 import { CommandExample, ShownOnceDialog } from "../admin/shown-once";
 import { useCollection, useCollectionMutation } from "../admin/use-collection";
 import { api } from "../api";
 import { formatUtc } from "../audit/time";
 import { useCurrentUser } from "../current-user";
 import { SubmitButton } from "../ui/button";
-import { ConfirmButton } from "../ui/confirm";
-import { DataTable, type Column, type RowSpec } from "../ui/data-table";
+import { actionsColumn, DataTable, type Column, type RowSpec } from "../ui/data-table";
 import { fieldText } from "../ui/dialog";
 import { ErrorAlert } from "../ui/error-alert";
 import { SelectField, TextField } from "../ui/field";
@@ -26,21 +26,8 @@ const LIFETIMES = [
 type Created = PersonalTokenInfo & { token: string };
 
 function TokenState({ t }: { t: PersonalTokenInfo }) {
-  if (t.revoked_at)
-    return (
-      <StateLabel glyph="⊘" tone="off">
-        Revoked {formatUtc(t.revoked_at, { seconds: false })}
-      </StateLabel>
-    );
-  return t.expired ? (
-    <StateLabel glyph="⌛" tone="waiting">
-      Expired
-    </StateLabel>
-  ) : (
-    <StateLabel glyph="●" tone="ok">
-      Active
-    </StateLabel>
-  );
+  if (t.revoked_at) return <StateLabel state="revoked">{formatUtc(t.revoked_at, { seconds: false })}</StateLabel>;
+  return t.expired ? <StateLabel state="expired" /> : <StateLabel state="active" />;
 }
 
 const tokenRow: RowSpec<PersonalTokenInfo> = {
@@ -92,25 +79,16 @@ export function PersonalTokens({ initial }: { initial: PersonalTokenInfo[] }) {
     { header: "Last used", className: "nowrap", cell: (t) => when(t.last_used_at) },
     { header: "Expires", className: "nowrap", cell: (t) => when(t.expires_at) },
     { header: "State", className: "nowrap", cell: (t) => <TokenState t={t} /> },
-    {
-      header: "Actions",
-      hidden: true,
-      className: "right",
-      cell: (t) =>
-        t.revoked_at || t.expired ? null : (
-          <ConfirmButton
-            size="sm"
-            aria-label={`Revoke ${t.prefix}`}
-            title={`Revoke ${t.prefix}?`}
-            description={`Anything using "${t.name}" gets 401 from its next request on. This cannot be undone; create a new token if you need one.`}
-            confirmLabel="Revoke token"
-            step={revoke}
-            act={() => revoke.mutateAsync(t.prefix)}
-          >
-            Revoke
-          </ConfirmButton>
-        ),
-    },
+    actionsColumn((t) =>
+      t.revoked_at || t.expired ? null : (
+        <RevokeButton
+          prefix={t.prefix}
+          what="token"
+          consequence={`Anything using "${t.name}" gets 401 from its next request on. This cannot be undone; create a new token if you need one.`}
+          revoke={revoke}
+        />
+      ),
+    ),
   ];
 
   return (

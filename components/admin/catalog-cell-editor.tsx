@@ -1,13 +1,14 @@
 "use client";
 
 import type { ReactNode } from "react";
-import { DialogButton } from "../ui/dialog";
+import { DialogButton, type DialogProps } from "../ui/dialog";
 
 /** A catalog row's cell: what the setting is now, and an Edit button opening its dialog. */
 export function CatalogCellEditor({
   text,
   isSet,
   label,
+  onChanged,
   dialog,
 }: {
   text: string;
@@ -15,12 +16,14 @@ export function CatalogCellEditor({
   isSet: boolean;
   /** The button's accessible name, e.g. "Edit the verifier of create_refund". */
   label: string;
-  dialog: (close: () => void) => ReactNode;
+  /** What a saved change did, in words. */
+  onChanged: (message: string) => void;
+  dialog: (props: DialogProps<string>) => ReactNode;
 }) {
   return (
     <div className="flex items-center gap-2 whitespace-nowrap">
       <span className={isSet ? "text-slate-800" : "text-slate-500"}>{text}</span>
-      <DialogButton size="sm" variant="ghost" aria-label={label} dialog={dialog}>
+      <DialogButton size="sm" variant="ghost" aria-label={label} dialog={dialog} onDone={onChanged}>
         Edit
       </DialogButton>
     </div>

@@ -11,8 +11,8 @@ import { useCan } from "../current-user";
 import { Button } from "../ui/button";
 import { Cell, DataTable, rowLook, type Column } from "../ui/data-table";
 import { errorText } from "../ui/error-alert";
-import { PageSection } from "../ui/page";
-import { RowEditActions } from "../ui/row-edit";
+import { PageSection, Subsection } from "../ui/page";
+import { RowEditActions, useRowEdit } from "../ui/row-edit";
 import { useCollection, useCollectionMutation } from "./use-collection";
 
 // Policies per effect class, edited inline by admins (everyone else reads
@@ -228,8 +228,7 @@ function ChangeLine({ c }: { c: PolicyChange }) {
 
 export function PoliciesAdmin({ initial }: { initial: PolicyList }) {
   const canEdit = useCan("administer");
-  const [editing, setEditing] = useState<PolicyKey | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
+  const edit = useRowEdit<Policy>((p) => p.effect_class, canEdit);
   const { data, error } = useCollection({
     queryKey: queryKeys.policies,
     queryFn: () => api.get("/api/v1/policies"),
@@ -253,24 +252,7 @@ export function PoliciesAdmin({ initial }: { initial: PolicyList }) {
     })),
     { header: "Approvals needed", className: "tabular-nums", cell: (p) => p.approval_quorum },
     { header: "Source", cell: (p) => <Source p={p} /> },
-    {
-      header: "Actions",
-      hidden: true,
-      className: "right",
-      cell: (p) =>
-        canEdit ? (
-          <Button
-            size="sm"
-            onClick={() => {
-              setNotice(null);
-              setEditing(p.effect_class);
-            }}
-            aria-label={`Edit the ${className(p.effect_class)} policy`}
-          >
-            Edit
-          </Button>
-        ) : null,
-    },
+    edit.column((p) => `Edit the ${className(p.effect_class)} policy`),
   ];
 
   return (
@@ -288,7 +270,7 @@ export function PoliciesAdmin({ initial }: { initial: PolicyList }) {
           in the queue for review (money, destructive and send).
         </>
       }
-      notice={notice}
+      notice={edit.notice}
     >
       <DataTable
         caption="Policies per effect class"
@@ -299,25 +281,13 @@ export function PoliciesAdmin({ initial }: { initial: PolicyList }) {
           testId: "policy-row",
           data: (p) => ({ "data-class": p.effect_class }),
           top: true,
-          render: (p) =>
-            editing === p.effect_class ? (
-              <EditRow
-                policy={p}
-                onDone={(message) => {
-                  setEditing(null);
-                  setNotice(message || null);
-                }}
-              />
-            ) : undefined,
+          render: edit.render((p, done) => <EditRow policy={p} onDone={done} />),
         }}
         error={error}
       />
       {canEdit ? null : <p className="text-sm text-slate-600">Only admins change policies.</p>}
 
-      <section aria-labelledby="policy-changes-heading" className="space-y-2">
-        <h2 id="policy-changes-heading" className="text-sm font-semibold">
-          Recent changes
-        </h2>
+      <Subsection id="policy-changes-heading" title="Recent changes">
         {data.changes.length === 0 ? (
           <p className="text-sm text-slate-500">No policy has been changed yet.</p>
         ) : (
@@ -327,7 +297,7 @@ export function PoliciesAdmin({ initial }: { initial: PolicyList }) {
             ))}
           </ul>
         )}
-      </section>
+      </Subsection>
     </PageSection>
   );
 }

@@ -10,8 +10,8 @@ import { useCan } from "../current-user";
 import { Button } from "../ui/button";
 import { Cell, DataTable, rowLook, type Column } from "../ui/data-table";
 import { errorText } from "../ui/error-alert";
-import { PageSection } from "../ui/page";
-import { RowEditActions } from "../ui/row-edit";
+import { PageSection, Subsection } from "../ui/page";
+import { RowEditActions, useRowEdit } from "../ui/row-edit";
 import { useCollection, useCollectionMutation } from "./use-collection";
 
 // Admin → Data retention: how long settled history is kept, the default and each runtime's own period, and
@@ -121,8 +121,7 @@ const archiveColumns: Array<Column<Archive>> = [
 
 export function RetentionAdmin({ initial }: { initial: Retention }) {
   const canEdit = useCan("administer");
-  const [editing, setEditing] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
+  const edit = useRowEdit<Row>((row) => row.runtime, canEdit);
   const { data, error } = useCollection({
     queryKey: queryKeys.retention,
     queryFn: () => api.get("/api/v1/retention"),
@@ -147,24 +146,7 @@ export function RetentionAdmin({ initial }: { initial: Retention }) {
         </>
       ),
     },
-    {
-      header: "Actions",
-      hidden: true,
-      className: "right",
-      cell: (row) =>
-        canEdit ? (
-          <Button
-            size="sm"
-            onClick={() => {
-              setNotice(null);
-              setEditing(row.runtime);
-            }}
-            aria-label={`Edit retention for ${row.runtime === DEFAULT ? "the default" : row.runtime}`}
-          >
-            Edit
-          </Button>
-        ) : null,
-    },
+    edit.column((row) => `Edit retention for ${row.runtime === DEFAULT ? "the default" : row.runtime}`),
   ];
 
   return (
@@ -182,7 +164,7 @@ export function RetentionAdmin({ initial }: { initial: Retention }) {
           period most traffic needs (a runtime&apos;s own period is kept row by row).
         </>
       }
-      notice={notice}
+      notice={edit.notice}
     >
       <DataTable
         caption="Retention per runtime"
@@ -192,24 +174,12 @@ export function RetentionAdmin({ initial }: { initial: Retention }) {
           key: (row) => row.runtime,
           testId: "retention-row",
           data: (row) => ({ "data-runtime": row.runtime }),
-          render: (row) =>
-            editing === row.runtime ? (
-              <EditRow
-                row={row}
-                onDone={(message) => {
-                  setEditing(null);
-                  setNotice(message || null);
-                }}
-              />
-            ) : undefined,
+          render: edit.render((row, done) => <EditRow row={row} onDone={done} />),
         }}
         error={error}
       />
       {canEdit ? null : <p className="text-sm text-slate-600">Only admins change retention.</p>}
-      <section aria-labelledby="archives-heading" className="space-y-2">
-        <h2 id="archives-heading" className="text-sm font-semibold">
-          Latest archives
-        </h2>
+      <Subsection id="archives-heading" title="Latest archives">
         <DataTable
           caption="Latest archives"
           columns={archiveColumns}
@@ -227,7 +197,7 @@ export function RetentionAdmin({ initial }: { initial: Retention }) {
           <code>SETTLE_ARCHIVE_DIR</code>). <code>settle archive list</code> checks them;{" "}
           <code>settle archive restore &lt;file&gt; --into &lt;database&gt;</code> brings one back.
         </p>
-      </section>
+      </Subsection>
     </PageSection>
   );
 }

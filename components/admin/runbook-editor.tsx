@@ -4,7 +4,7 @@ import { useState } from "react";
 import type { ToolCatalogItem } from "@/lib/catalog/catalog";
 import { queryKeys } from "@/lib/query/keys";
 import { api } from "../api";
-import { FormDialog } from "../ui/dialog";
+import { FormDialog, type DialogProps } from "../ui/dialog";
 import { TextArea, TextField } from "../ui/field";
 import { CatalogCellEditor } from "./catalog-cell-editor";
 import { useCollectionMutation } from "./use-collection";
@@ -20,15 +20,7 @@ export function describeTexts(e: ToolCatalogItem): string {
   return set.length === 0 ? "first arguments" : set.join(", ");
 }
 
-function RunbookDialog({
-  entry,
-  onClose,
-  onChanged,
-}: {
-  entry: ToolCatalogItem;
-  onClose: () => void;
-  onChanged: (message: string) => void;
-}) {
+function RunbookDialog({ entry, onClose, onDone }: { entry: ToolCatalogItem } & DialogProps<string>) {
   const [values, setValues] = useState<Texts>({
     summary: entry.summary ?? "",
     runbook_url: entry.runbook_url ?? "",
@@ -37,10 +29,7 @@ function RunbookDialog({
   const change = useCollectionMutation(queryKeys.admin.toolCatalog, {
     mutationFn: (body: { [K in keyof Texts]: string | null }) =>
       api.patch("/api/v1/admin/tool-catalog/{entry_id}", { params: { entry_id: entry.id }, body }),
-    onSuccess: (e) => {
-      onChanged(`${e.pattern}: calls are summarised by ${describeTexts(e)}.`);
-      onClose();
-    },
+    onSuccess: (e) => onDone(`${e.pattern}: calls are summarised by ${describeTexts(e)}.`),
   });
   const text = (v: string) => (v.trim() === "" ? null : v.trim());
   const set = (name: keyof Texts) => (e: { target: { value: string } }) =>
@@ -97,7 +86,8 @@ export function RunbookEditor({ entry, onChanged }: { entry: ToolCatalogItem; on
       text={describeTexts(entry)}
       isSet={Boolean(entry.summary || entry.runbook_url || entry.runbook)}
       label={`Edit the summary and runbook of ${entry.pattern}`}
-      dialog={(close) => <RunbookDialog entry={entry} onClose={close} onChanged={onChanged} />}
+      onChanged={onChanged}
+      dialog={(props) => <RunbookDialog entry={entry} {...props} />}
     />
   );
 }

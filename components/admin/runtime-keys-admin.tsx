@@ -5,12 +5,12 @@ import type { RuntimeKeyInfo } from "@/lib/identity/runtime-keys";
 import { queryKeys } from "@/lib/query/keys";
 import { api } from "../api";
 import { formatUtc } from "../audit/time";
-import { ConfirmButton } from "../ui/confirm";
-import { DataTable, type Column, type RowSpec } from "../ui/data-table";
+import { actionsColumn, DataTable, type Column, type RowSpec } from "../ui/data-table";
 import { DialogButton, fieldText, FormDialog, type DialogProps } from "../ui/dialog";
 import { TextField } from "../ui/field";
 import { EmptyState, PageSection, StateLabel } from "../ui/page";
 import { fillCurl } from "./curl-template";
+import { RevokeButton } from "./revoke-button";
 import { CommandExample, ShownOnceDialog } from "./shown-once";
 import { useCollection, useCollectionMutation } from "./use-collection";
 
@@ -69,13 +69,9 @@ function CreateKeyDialog({ runtimes, onClose, onDone }: { runtimes: string[] } &
 
 function KeyState({ k }: { k: RuntimeKeyInfo }) {
   return k.revoked_at ? (
-    <StateLabel glyph="⊘" tone="off">
-      Revoked {formatUtc(k.revoked_at, { seconds: false })}
-    </StateLabel>
+    <StateLabel state="revoked">{formatUtc(k.revoked_at, { seconds: false })}</StateLabel>
   ) : (
-    <StateLabel glyph="●" tone="ok">
-      Active
-    </StateLabel>
+    <StateLabel state="active" />
   );
 }
 
@@ -118,25 +114,16 @@ export function RuntimeKeysAdmin({
       cell: (k) => (k.last_used_at ? formatUtc(k.last_used_at, { seconds: false }) : "never"),
     },
     { header: "State", className: "nowrap", cell: (k) => <KeyState k={k} /> },
-    {
-      header: "Actions",
-      hidden: true,
-      className: "right",
-      cell: (k) =>
-        k.revoked_at ? null : (
-          <ConfirmButton
-            size="sm"
-            aria-label={`Revoke ${k.prefix}`}
-            title={`Revoke ${k.prefix}?`}
-            description={`Runtime ${k.runtime} (${k.name}) gets 401 KEY_REVOKED from its next request on, and its records stop arriving until it has a new key. This cannot be undone.`}
-            confirmLabel="Revoke key"
-            step={revoke}
-            act={() => revoke.mutateAsync(k.prefix)}
-          >
-            Revoke
-          </ConfirmButton>
-        ),
-    },
+    actionsColumn((k) =>
+      k.revoked_at ? null : (
+        <RevokeButton
+          prefix={k.prefix}
+          what="key"
+          consequence={`Runtime ${k.runtime} (${k.name}) gets 401 KEY_REVOKED from its next request on, and its records stop arriving until it has a new key. This cannot be undone.`}
+          revoke={revoke}
+        />
+      ),
+    ),
   ];
 
   return (
@@ -151,19 +138,13 @@ export function RuntimeKeysAdmin({
         </>
       }
       action={
-        <DialogButton
+        <DialogButton<Created>
           variant="primary"
-          dialog={(close) => (
-            <CreateKeyDialog
-              runtimes={knownRuntimes}
-              onClose={close}
-              onDone={(c) => {
-                close();
-                setCreated(c);
-                setNotice(`Created ${c.prefix} for runtime ${c.runtime}.`);
-              }}
-            />
-          )}
+          dialog={(props) => <CreateKeyDialog runtimes={knownRuntimes} {...props} />}
+          onDone={(c) => {
+            setCreated(c);
+            setNotice(`Created ${c.prefix} for runtime ${c.runtime}.`);
+          }}
         >
           Create key
         </DialogButton>

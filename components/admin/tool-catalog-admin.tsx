@@ -11,7 +11,7 @@ import { api } from "../api";
 import { formatUtc } from "../audit/time";
 import { SubmitButton } from "../ui/button";
 import { ConfirmButton } from "../ui/confirm";
-import { DataTable, type Column } from "../ui/data-table";
+import { actionsColumn, DataTable, type Column } from "../ui/data-table";
 import { fieldText } from "../ui/dialog";
 import { ErrorAlert, errorText } from "../ui/error-alert";
 import { SelectField, TextField } from "../ui/field";
@@ -229,24 +229,19 @@ export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogIt
     { header: "Verifier", cell: (e) => <VerifyEditor entry={e} onChanged={setNotice} /> },
     { header: "Summary & runbook", cell: (e) => <RunbookEditor entry={e} onChanged={setNotice} /> },
     { header: "Changed", className: "nowrap", cell: (e) => formatUtc(e.updated_at, { seconds: false }) },
-    {
-      header: "Actions",
-      hidden: true,
-      className: "right",
-      cell: (e) => (
-        <ConfirmButton
-          size="sm"
-          aria-label={`Remove ${e.pattern} from ${e.runtime}`}
-          title={`Remove ${e.pattern}?`}
-          description={`${e.runtime}'s tools that match it take the next matching entry's class, or count as writes. The change is in the audit trail.`}
-          confirmLabel="Remove entry"
-          step={remove}
-          act={() => remove.mutateAsync(e)}
-        >
-          Remove
-        </ConfirmButton>
-      ),
-    },
+    actionsColumn((e) => (
+      <ConfirmButton
+        size="sm"
+        aria-label={`Remove ${e.pattern} from ${e.runtime}`}
+        title={`Remove ${e.pattern}?`}
+        description={`${e.runtime}'s tools that match it take the next matching entry's class, or count as writes. The change is in the audit trail.`}
+        confirmLabel="Remove entry"
+        step={remove}
+        act={() => remove.mutateAsync(e)}
+      >
+        Remove
+      </ConfirmButton>
+    )),
   ];
 
   return (

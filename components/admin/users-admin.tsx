@@ -9,7 +9,7 @@ import { formatUtc } from "../audit/time";
 import { useCurrentUser } from "../current-user";
 import { Button } from "../ui/button";
 import { ConfirmButton } from "../ui/confirm";
-import { DataTable, type Column, type RowSpec } from "../ui/data-table";
+import { actionsColumn, DataTable, type Column, type RowSpec } from "../ui/data-table";
 import { fieldText, FormDialog, type DialogProps } from "../ui/dialog";
 import { ErrorAlert } from "../ui/error-alert";
 import { SelectField, TextField } from "../ui/field";
@@ -185,19 +185,10 @@ export function UsersAdmin({ initial }: { initial: UserInfo[] }) {
     { header: "Role", cell: (u) => u.role ?? "no role" },
     {
       header: "Status",
-      cell: (u) =>
-        u.active ? (
-          <StateLabel glyph="●" tone="ok">
-            Active
-          </StateLabel>
-        ) : (
-          <StateLabel glyph="○" tone="off">
-            Deactivated
-          </StateLabel>
-        ),
+      cell: (u) => (u.active ? <StateLabel state="active" /> : <StateLabel state="deactivated" />),
     },
     { header: "Created", className: "nowrap text-slate-600", cell: (u) => formatUtc(u.created_at, { seconds: false }) },
-    { header: "Actions", hidden: true, className: "nowrap right", cell: actions },
+    actionsColumn(actions),
   ];
 
   return (

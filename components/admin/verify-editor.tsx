@@ -6,7 +6,7 @@ import type { VerifyConfig } from "@/lib/outcome/verification";
 import { queryKeys } from "@/lib/query/keys";
 import { api } from "../api";
 import { Button } from "../ui/button";
-import { FormDialog } from "../ui/dialog";
+import { FormDialog, type DialogProps } from "../ui/dialog";
 import { TextField } from "../ui/field";
 import { CatalogCellEditor } from "./catalog-cell-editor";
 import { useCollectionMutation } from "./use-collection";
@@ -34,15 +34,7 @@ export function describeVerify(v: VerifyConfig | null): string {
   return `after ${v.after_s} s, every ${v.every_s} s, ${v.max_tries} ${v.max_tries === 1 ? "try" : "tries"}`;
 }
 
-function VerifyDialog({
-  entry,
-  onClose,
-  onChanged,
-}: {
-  entry: ToolCatalogItem;
-  onClose: () => void;
-  onChanged: (message: string) => void;
-}) {
+function VerifyDialog({ entry, onClose, onDone }: { entry: ToolCatalogItem } & DialogProps<string>) {
   const [values, setValues] = useState<Record<keyof VerifyConfig, string>>(
     () =>
       Object.fromEntries(fields.map((f) => [f.name, String((entry.verify ?? SUGGESTED)[f.name])])) as Record<
@@ -53,14 +45,12 @@ function VerifyDialog({
   const change = useCollectionMutation(queryKeys.admin.toolCatalog, {
     mutationFn: (verify: VerifyConfig | null) =>
       api.patch("/api/v1/admin/tool-catalog/{entry_id}", { params: { entry_id: entry.id }, body: { verify } }),
-    onSuccess: (e) => {
-      onChanged(
+    onSuccess: (e) =>
+      onDone(
         e.verify
           ? `${e.pattern}: Settle asks ${e.runtime}'s verifier ${describeVerify(e.verify)}.`
           : `${e.pattern}: no verifier; a person settles its unknown calls.`,
-      );
-      onClose();
-    },
+      ),
   });
   return (
     <FormDialog
@@ -107,7 +97,8 @@ export function VerifyEditor({ entry, onChanged }: { entry: ToolCatalogItem; onC
       text={describeVerify(entry.verify)}
       isSet={entry.verify !== null}
       label={`Edit the verifier of ${entry.pattern}`}
-      dialog={(close) => <VerifyDialog entry={entry} onClose={close} onChanged={onChanged} />}
+      onChanged={onChanged}
+      dialog={(props) => <VerifyDialog entry={entry} {...props} />}
     />
   );
 }

@@ -1,11 +1,11 @@
 "use client";
 
-import Link from "next/link";
 import type { NotificationChannelInfo } from "@/lib/notifications/channels";
 import { queryKeys } from "@/lib/query/keys";
 import { useCollection } from "../admin/use-collection";
 import { api } from "../api";
 import { ErrorAlert } from "../ui/error-alert";
+import { Breadcrumb } from "../ui/page";
 import { DeliveryLog } from "../webhooks/delivery-log";
 import { EndpointState } from "../webhooks/webhooks-admin";
 import { channelTarget, digestText, HearsOf } from "./notifications-admin";
@@ -21,11 +21,10 @@ export function ChannelAdmin({ initial }: { initial: NotificationChannelInfo }) 
   });
   return (
     <div className="space-y-6">
-      <nav aria-label="Breadcrumb" className="text-sm">
-        <Link href="/admin/notifications" className="underline underline-offset-2">
-          Notifications
-        </Link>
-      </nav>
+      <Breadcrumb
+        trail={[{ href: "/admin/notifications", label: "Notifications" }]}
+        current={channel.kind === "slack" ? "Slack webhook" : "Email"}
+      />
       <section className="space-y-3 rounded-lg border border-slate-200 bg-white p-4 shadow-sm">
         <h1 className="text-xl font-semibold">
           {channel.kind === "slack" ? "Slack webhook" : "Email"}{" "}

@@ -11,7 +11,7 @@ import { api } from "../api";
 import { formatUtc } from "../audit/time";
 import { Button } from "../ui/button";
 import { ConfirmButton } from "../ui/confirm";
-import { DataTable, type Column, type RowSpec } from "../ui/data-table";
+import { actionsColumn, DataTable, type Column, type RowSpec } from "../ui/data-table";
 import { DialogButton } from "../ui/dialog";
 import { ErrorAlert } from "../ui/error-alert";
 import { EmptyState, PageSection } from "../ui/page";
@@ -109,39 +109,30 @@ export function NotificationsAdmin({
         </>
       ),
     },
-    {
-      header: "Actions",
-      hidden: true,
-      className: "nowrap right",
-      cell: (c) => (
-        <div className="flex justify-end gap-2">
-          <Link
-            href={`/admin/notifications/${c.id}`}
-            className="self-center text-sm font-medium underline underline-offset-2"
-          >
-            Message log<span className="sr-only"> of {channelTarget(c)}</span>
-          </Link>
-          <Button
-            size="sm"
-            onClick={() => toggle.mutate(c)}
-            disabled={toggle.isPending && toggle.variables?.id === c.id}
-          >
-            {c.enabled ? "Disable" : "Enable"}
-          </Button>
-          <ConfirmButton
-            size="sm"
-            variant="ghost"
-            title="Delete this channel?"
-            description={`${channelTarget(c)} will no longer be told anything; its message log goes with it.`}
-            confirmLabel="Delete channel"
-            step={remove}
-            act={() => remove.mutateAsync(c)}
-          >
-            Delete<span className="sr-only"> {channelTarget(c)}</span>
-          </ConfirmButton>
-        </div>
-      ),
-    },
+    actionsColumn((c) => (
+      <div className="flex justify-end gap-2">
+        <Link
+          href={`/admin/notifications/${c.id}`}
+          className="self-center text-sm font-medium underline underline-offset-2"
+        >
+          Message log<span className="sr-only"> of {channelTarget(c)}</span>
+        </Link>
+        <Button size="sm" onClick={() => toggle.mutate(c)} disabled={toggle.isPending && toggle.variables?.id === c.id}>
+          {c.enabled ? "Disable" : "Enable"}
+        </Button>
+        <ConfirmButton
+          size="sm"
+          variant="ghost"
+          title="Delete this channel?"
+          description={`${channelTarget(c)} will no longer be told anything; its message log goes with it.`}
+          confirmLabel="Delete channel"
+          step={remove}
+          act={() => remove.mutateAsync(c)}
+        >
+          Delete<span className="sr-only"> {channelTarget(c)}</span>
+        </ConfirmButton>
+      </div>
+    )),
   ];
 
   return (
@@ -150,19 +141,10 @@ export function NotificationsAdmin({
       title="Notifications"
       description="Tell a person when a call needs one: a new unknown or stalled call, an approval, an SLA escalation, a possible duplicate. A storm is one message per channel per digest window, naming the first few calls and the count, each with a link to its page here. Messages never carry a button that decides: that is done signed in."
       action={
-        <DialogButton
+        <DialogButton<CreatedChannel>
           variant="primary"
-          dialog={(close) => (
-            <CreateChannelDialog
-              runtimes={runtimes}
-              emailReady={emailReady}
-              onClose={close}
-              onDone={(c) => {
-                close();
-                setCreated(c);
-              }}
-            />
-          )}
+          dialog={(props) => <CreateChannelDialog runtimes={runtimes} emailReady={emailReady} {...props} />}
+          onDone={setCreated}
         >
           Add channel
         </DialogButton>

@@ -65,7 +65,7 @@ export function ConfirmButton({
     <DialogButton
       variant={variant}
       onOpen={step.reset}
-      dialog={(close) => (
+      dialog={({ onClose, onDone }) => (
         <ConfirmDialog
           title={title}
           description={description}
@@ -73,8 +73,13 @@ export function ConfirmButton({
           pending={step.isPending}
           error={step.error}
           // A refusal is the step's error, shown in the dialog, which stays open.
-          onConfirm={() => act().then(close, () => undefined)}
-          onCancel={close}
+          onConfirm={() =>
+            act().then(
+              () => onDone(),
+              () => undefined,
+            )
+          }
+          onCancel={onClose}
         />
       )}
       {...button}

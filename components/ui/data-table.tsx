@@ -14,11 +14,19 @@ export type Column<T> = {
   rowHeader?: boolean;
   /** Classes of this column's cells: `nowrap`, `right`, `mono` and anything else Tailwind. */
   className?: string;
+  /** A fixed width (Tailwind, `w-24`): the table then lays out by its header, and long text is cut. */
+  width?: string;
 };
+
+/** The last column: a row's buttons, right-aligned, its header read by screen readers only. */
+export function actionsColumn<T>(cell: (row: T) => ReactNode): Column<T> {
+  return { header: "Actions", hidden: true, className: "nowrap right", cell };
+}
 
 /** What a table's rows are: their key, their test id, and how some of them are drawn. */
 export type RowSpec<T> = {
-  key: (row: T) => string;
+  /** Unique among the rows; the index, for lists whose items have no id of their own. */
+  key: (row: T, index: number) => string;
   /** The `data-testid` of every row. */
   testId?: string;
   /** More `data-*` attributes of a row (`{ "data-class": "money" }`). */
@@ -33,8 +41,11 @@ export type RowSpec<T> = {
   detail?: (row: T) => ReactNode;
 };
 
+/** A page's list; a wide one (the audit trail, a log); one inside a dialog or another table. */
+export type TableSize = "page" | "dense" | "compact";
+
 export type DataTableProps<T> = {
-  /** What the table lists, for screen readers (the caption). */
+  /** What the table lists, for screen readers (the caption, which also names the table). */
   caption: string;
   columns: ReadonlyArray<Column<T> | false | null>;
   rows: readonly T[];
@@ -48,11 +59,15 @@ export type DataTableProps<T> = {
   errorPrefix?: string;
   /** Under the rows, inside the frame: "Show more", a count. */
   footer?: ReactNode;
-  /** Smaller padding, for wide lists (the audit trail, a delivery log). */
-  dense?: boolean;
+  size?: TableSize;
+  /** A long list scrolls inside its frame, under a header that stays. */
+  scroll?: boolean;
+  /** The `data-testid` of the table, and of its body (the rows without the header). */
+  testId?: string;
+  bodyTestId?: string;
 };
 
-const frame = "overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm";
+const padding: Record<TableSize, string> = { page: "px-4 py-2", dense: "px-3 py-2", compact: "px-2 py-1.5" };
 export const tableHeadClass = "whitespace-nowrap bg-slate-50 text-xs uppercase tracking-wide text-slate-500";
 const words: Record<string, string> = {
   nowrap: "whitespace-nowrap",
@@ -71,17 +86,17 @@ const spell = (className = "") =>
 export function Cell({
   children,
   className,
-  dense,
+  size = "page",
   rowHeader,
   colSpan,
 }: {
   children?: ReactNode;
   className?: string;
-  dense?: boolean;
+  size?: TableSize;
   rowHeader?: boolean;
   colSpan?: number;
 }) {
-  const cls = `${dense ? "px-3" : "px-4"} py-2 ${spell(className)}`;
+  const cls = `${padding[size]} ${spell(className)}`;
   return rowHeader ? (
     <th scope="row" className={`${cls} text-left font-medium`}>
       {children}
@@ -97,7 +112,7 @@ export function Cell({
 export const rowLook = { dimmed: "bg-slate-50 text-slate-500", editing: "bg-indigo-50/50" } as const;
 
 export function DataTable<T>(props: DataTableProps<T>) {
-  const { rows, loading, empty, error, errorPrefix = "Could not refresh the list:" } = props;
+  const { rows, loading, empty, error, errorPrefix = "Could not refresh the list:", scroll } = props;
   const alert = <ErrorAlert error={error} prefix={errorPrefix} />;
   if (loading)
     return (
@@ -116,7 +131,10 @@ export function DataTable<T>(props: DataTableProps<T>) {
   return (
     <>
       {alert}
-      <div className={frame}>
+      {/* Relative: what is there only for screen readers stays inside the frame, not beyond the page's edge. */}
+      <div
+        className={`relative rounded-lg border border-slate-200 bg-white shadow-sm ${scroll ? "max-h-80 overflow-auto" : "overflow-x-auto"}`}
+      >
         <Table {...props} />
         {props.footer ? (
           <div className="flex items-center gap-3 border-t border-slate-100 px-4 py-2 text-sm text-slate-600">
@@ -128,37 +146,41 @@ export function DataTable<T>(props: DataTableProps<T>) {
   );
 }
 
-function Table<T>({ caption, columns, rows, row: spec, dense }: DataTableProps<T>) {
+function Table<T>({ caption, columns, rows, row: spec, size = "page", scroll, testId, bodyTestId }: DataTableProps<T>) {
   const shown = columns.filter((c): c is Column<T> => Boolean(c));
+  const fixed = shown.some((c) => c.width);
   return (
-    <table className="w-full text-left text-sm">
+    <table
+      data-testid={testId}
+      className={`w-full text-left ${size === "compact" ? "text-xs" : "text-sm"} ${fixed ? "table-fixed" : ""}`}
+    >
       <caption className="sr-only">{caption}</caption>
-      <thead className={tableHeadClass}>
+      <thead className={`${tableHeadClass} ${scroll ? "sticky top-0" : ""}`}>
         <tr>
           {shown.map((c) => (
             <th
               key={c.header}
               scope="col"
-              className={`${dense ? "px-3" : "px-4"} py-2 font-medium${c.className?.split(" ").includes("right") ? " text-right" : ""}`}
+              className={`${padding[size]} ${c.width ?? ""} font-medium ${c.className?.split(" ").includes("right") ? "text-right" : ""}`}
             >
               {c.hidden ? <span className="sr-only">{c.header}</span> : c.header}
             </th>
           ))}
         </tr>
       </thead>
-      <tbody className="divide-y divide-slate-100">
-        {rows.map((row) => {
+      <tbody data-testid={bodyTestId} className="divide-y divide-slate-100">
+        {rows.map((row, index) => {
           const own = spec.render?.(row);
           const more = spec.detail?.(row);
           const look = [spec.top ? "align-top" : "", spec.dimmed?.(row) ? rowLook.dimmed : ""].join(" ").trim();
           return (
-            <Fragment key={spec.key(row)}>
+            <Fragment key={spec.key(row, index)}>
               {own !== undefined ? (
                 own
               ) : (
                 <tr data-testid={spec.testId} {...spec.data?.(row)} className={look || undefined}>
                   {shown.map((c) => (
-                    <Cell key={c.header} className={c.className} dense={dense} rowHeader={c.rowHeader}>
+                    <Cell key={c.header} className={c.className} size={size} rowHeader={c.rowHeader}>
                       {c.cell(row)}
                     </Cell>
                   ))}

@@ -91,6 +91,7 @@ export function FormDialog({
   pendingLabel,
   step,
   submitDisabled,
+  cancelLabel,
   onSubmit,
   onClose,
   aside,
@@ -98,10 +99,12 @@ export function FormDialog({
 }: {
   title: string;
   description?: ReactNode;
-  submitLabel: string;
+  /** The step's label; null leaves only the way out (the step no longer applies). */
+  submitLabel: string | null;
   pendingLabel?: string;
   step: StepState;
   submitDisabled?: boolean;
+  cancelLabel?: string;
   onSubmit: (values: FormData, form: HTMLFormElement) => void;
   onClose: () => void;
   aside?: ReactNode;
@@ -125,6 +128,7 @@ export function FormDialog({
             pendingLabel={pendingLabel}
             pending={step.isPending}
             disabled={submitDisabled}
+            cancelLabel={cancelLabel}
             onCancel={onClose}
           />
         </div>
@@ -136,13 +140,22 @@ export function FormDialog({
 /** A form field's text, trimmed ("" when it is missing). */
 export const fieldText = (values: FormData, name: string) => String(values.get(name) ?? "").trim();
 
-/** A button that opens a dialog: `dialog` draws it, and calls `close` when it is done. */
-export function DialogButton({
+/**
+ * A button that opens a dialog: `dialog` draws it with a way out (`onClose`) and a way to finish (`onDone`),
+ * which closes it and hands what it made or changed to this button's `onDone`.
+ */
+export function DialogButton<T = void>({
   dialog,
   onOpen,
+  onDone,
   ...button
-}: Omit<ButtonProps, "onClick"> & { dialog: (close: () => void) => ReactNode; onOpen?: () => void }) {
+}: Omit<ButtonProps, "onClick"> & {
+  dialog: (props: DialogProps<T>) => ReactNode;
+  onOpen?: () => void;
+  onDone?: (result: T) => void;
+}) {
   const [open, setOpen] = useState(false);
+  const close = () => setOpen(false);
   return (
     <>
       <Button
@@ -152,7 +165,15 @@ export function DialogButton({
         }}
         {...button}
       />
-      {open ? dialog(() => setOpen(false)) : null}
+      {open
+        ? dialog({
+            onClose: close,
+            onDone: (result) => {
+              close();
+              onDone?.(result);
+            },
+          })
+        : null}
     </>
   );
 }

@@ -10,40 +10,45 @@ import {
 
 const control = "w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm shadow-sm disabled:bg-slate-50";
 
-function Field({ label, hint, id, children }: { label: string; hint?: ReactNode; id: string; children: ReactNode }) {
+/** A label tied to its control by an id (the control's own, or one made here), and a hint under it. */
+function Field({
+  label,
+  hint,
+  id,
+  children,
+}: {
+  label: string;
+  hint?: ReactNode;
+  id?: string;
+  children: (id: string) => ReactNode;
+}) {
+  const made = useId();
+  const controlId = id ?? made;
   return (
     <div className="space-y-1">
-      <label htmlFor={id} className="block text-sm font-medium text-slate-800">
+      <label htmlFor={controlId} className="block text-sm font-medium text-slate-800">
         {label}
       </label>
-      {children}
+      {children(controlId)}
       {hint ? <p className="text-xs text-slate-500">{hint}</p> : null}
     </div>
   );
 }
 
-export function TextField({
-  label,
-  hint,
-  ...rest
-}: InputHTMLAttributes<HTMLInputElement> & { label: string; hint?: ReactNode }) {
-  const id = useId();
+type Labelled = { label: string; hint?: ReactNode };
+
+export function TextField({ label, hint, ...rest }: InputHTMLAttributes<HTMLInputElement> & Labelled) {
   return (
-    <Field label={label} hint={hint} id={rest.id ?? id}>
-      <input id={rest.id ?? id} className={control} {...rest} />
+    <Field label={label} hint={hint} id={rest.id}>
+      {(id) => <input id={id} className={control} {...rest} />}
     </Field>
   );
 }
 
-export function TextArea({
-  label,
-  hint,
-  ...rest
-}: TextareaHTMLAttributes<HTMLTextAreaElement> & { label: string; hint?: ReactNode }) {
-  const id = useId();
+export function TextArea({ label, hint, ...rest }: TextareaHTMLAttributes<HTMLTextAreaElement> & Labelled) {
   return (
-    <Field label={label} hint={hint} id={rest.id ?? id}>
-      <textarea id={rest.id ?? id} rows={3} className={control} {...rest} />
+    <Field label={label} hint={hint} id={rest.id}>
+      {(id) => <textarea id={id} rows={3} className={control} {...rest} />}
     </Field>
   );
 }
@@ -53,21 +58,18 @@ export function SelectField({
   hint,
   options,
   ...rest
-}: SelectHTMLAttributes<HTMLSelectElement> & {
-  label: string;
-  hint?: ReactNode;
-  options: Array<{ value: string; label: string }>;
-}) {
-  const id = useId();
+}: SelectHTMLAttributes<HTMLSelectElement> & Labelled & { options: Array<{ value: string; label: string }> }) {
   return (
-    <Field label={label} hint={hint} id={rest.id ?? id}>
-      <select id={rest.id ?? id} className={control} {...rest}>
-        {options.map((o) => (
-          <option key={o.value} value={o.value}>
-            {o.label}
-          </option>
-        ))}
-      </select>
+    <Field label={label} hint={hint} id={rest.id}>
+      {(id) => (
+        <select id={id} className={control} {...rest}>
+          {options.map((o) => (
+            <option key={o.value} value={o.value}>
+              {o.label}
+            </option>
+          ))}
+        </select>
+      )}
     </Field>
   );
 }

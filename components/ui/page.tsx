@@ -1,3 +1,4 @@
+import Link from "next/link";
 import type { ReactNode } from "react";
 
 // The parts every console page is built of: its heading with what the page is for and its main action, the
@@ -38,6 +39,31 @@ export function PageSection({
   );
 }
 
+/** A part of a page under its own heading (`h2`, labelling the part); `aside` stands at the heading's right. */
+export function Subsection({
+  id,
+  title,
+  aside,
+  children,
+}: {
+  id: string;
+  title: ReactNode;
+  aside?: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <section aria-labelledby={id} className="space-y-2">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <h2 id={id} className="text-sm font-semibold">
+          {title}
+        </h2>
+        {aside}
+      </div>
+      {children}
+    </section>
+  );
+}
+
 /** What the last change did, announced politely; empty until there is something to say. */
 export function Notice({ children }: { children: ReactNode }) {
   return (
@@ -60,27 +86,62 @@ export function EmptyState({ title, children, testId }: { title?: string; childr
   );
 }
 
-const tones = {
-  ok: "text-emerald-800",
-  off: "text-slate-600",
-  waiting: "text-amber-800",
-  failed: "font-semibold text-rose-700",
-} as const;
+const ok = "text-emerald-800";
+const waiting = "text-amber-800";
+const off = "text-slate-600";
+const bad = "font-semibold text-rose-700";
 
-/** A row's state in words, after a glyph that only sighted readers need (●, ⊘, ⌛). */
-export function StateLabel({
-  glyph,
-  tone,
-  children,
+/** The states a row of a console list can be in: glyph, colour and word, each named once. */
+const states = {
+  active: ["●", ok, "Active"],
+  enabled: ["●", ok, "Enabled"],
+  delivered: ["✓", ok, "Delivered"],
+  pending: ["…", waiting, "Pending"],
+  expired: ["⌛", waiting, "Expired"],
+  failed: ["✕", bad, "Failed"],
+  disabled: ["⏸", off, "Disabled"],
+  deactivated: ["○", off, "Deactivated"],
+  revoked: ["⊘", off, "Revoked"],
+} as const;
+export type RowState = keyof typeof states;
+
+/** A row's state in words, after a glyph that only sighted readers need; `children` say more (since when). */
+export function StateLabel({ state, children }: { state: RowState; children?: ReactNode }) {
+  const [glyph, tone, label] = states[state];
+  return (
+    <span className={`inline-flex items-center gap-1 ${tone}`}>
+      <span aria-hidden="true">{glyph}</span>
+      {label}
+      {children === undefined ? null : <> {children}</>}
+    </span>
+  );
+}
+
+/** Where a page sits: the pages above it, each a link, then this one. */
+export function Breadcrumb({
+  trail,
+  current,
 }: {
-  glyph: string;
-  tone: keyof typeof tones;
-  children: ReactNode;
+  trail: Array<{ href: string; label: ReactNode }>;
+  current?: ReactNode;
 }) {
   return (
-    <span className={`inline-flex items-center gap-1 ${tones[tone]}`}>
-      <span aria-hidden="true">{glyph}</span>
-      {children}
-    </span>
+    <nav aria-label="Breadcrumb" className="text-sm text-slate-600">
+      <ol className="flex flex-wrap items-center gap-1">
+        {trail.map((step) => (
+          <li key={step.href}>
+            <Link href={step.href} className="break-all text-indigo-700 hover:underline">
+              {step.label}
+            </Link>{" "}
+            {current === undefined && step === trail.at(-1) ? null : <span aria-hidden="true">/</span>}
+          </li>
+        ))}
+        {current === undefined ? null : (
+          <li aria-current="page" className="break-all">
+            {current}
+          </li>
+        )}
+      </ol>
+    </nav>
   );
 }

@@ -1,5 +1,46 @@
-import type { FormEvent, ReactNode } from "react";
+"use client";
+
+import { useState, type FormEvent, type ReactNode } from "react";
 import { Button, SubmitButton, type StepState } from "./button";
+import { actionsColumn, type Column } from "./data-table";
+
+/**
+ * A table whose rows are edited in place, one at a time (policies, retention): which row is open, its Edit
+ * button (only for those who may edit), and what the last edit did, for the page's notice.
+ */
+export function useRowEdit<T>(keyOf: (row: T) => string, canEdit: boolean) {
+  const [editing, setEditing] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  /** The edit is over: saved (what it did, in words) or cancelled (""). */
+  const done = (message: string) => {
+    setEditing(null);
+    setNotice(message || null);
+  };
+  return {
+    notice,
+    /** The last column: Edit, named for screen readers by `label`. */
+    column: (label: (row: T) => string): Column<T> =>
+      actionsColumn((row) =>
+        canEdit ? (
+          <Button
+            size="sm"
+            onClick={() => {
+              setNotice(null);
+              setEditing(keyOf(row));
+            }}
+            aria-label={label(row)}
+          >
+            Edit
+          </Button>
+        ) : null,
+      ),
+    /** For the table's `row.render`: the open row drawn by `editor`, the others from the columns. */
+    render:
+      (editor: (row: T, done: (message: string) => void) => ReactNode) =>
+      (row: T): ReactNode | undefined =>
+        editing === keyOf(row) ? editor(row, done) : undefined,
+  };
+}
 
 /**
  * The last cell of a row edited in place (a policy, a retention period): Save submits the row's form (its

@@ -1,11 +1,22 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import type { WebhookDeliveryDetail } from "@/lib/webhooks/deliveries";
 import { formatUtc } from "../audit/time";
+import { DataTable, type Column } from "../ui/data-table";
 import { ErrorAlert } from "../ui/error-alert";
 import { deliverySource, type DeliverySource } from "./delivery-source";
 
 // One delivery opened in the log: every try (newest first) and the body as sent.
+
+type Attempt = WebhookDeliveryDetail["attempts"][number];
+
+const attemptColumns: Array<Column<Attempt>> = [
+  { header: "At", className: "nowrap", cell: (a) => formatUtc(a.at) },
+  { header: "Status", className: "nowrap font-mono", cell: (a) => a.status_code ?? "no answer" },
+  { header: "Took", className: "nowrap", cell: (a) => `${a.duration_ms} ms` },
+  { header: "Error", className: "break-all text-slate-700", cell: (a) => a.error ?? "" },
+];
 
 export function DeliveryDetails({ source, deliveryId }: { source: DeliverySource; deliveryId: string }) {
   const from = deliverySource(source);
@@ -23,35 +34,14 @@ export function DeliveryDetails({ source, deliveryId }: { source: DeliverySource
         {data.attempts.length === 0 ? (
           <p className="text-sm text-slate-600">Not tried yet.</p>
         ) : (
-          <table className="w-full text-left text-xs">
-            <caption className="sr-only">Attempts of delivery {data.delivery.event_id}</caption>
-            <thead className="text-slate-500">
-              <tr>
-                <th scope="col" className="py-1 pr-3 font-medium">
-                  At
-                </th>
-                <th scope="col" className="py-1 pr-3 font-medium">
-                  Status
-                </th>
-                <th scope="col" className="py-1 pr-3 font-medium">
-                  Took
-                </th>
-                <th scope="col" className="py-1 font-medium">
-                  Error
-                </th>
-              </tr>
-            </thead>
-            <tbody data-testid="attempt-rows">
-              {data.attempts.map((a, i) => (
-                <tr key={`${a.at}-${i}`} className="align-top">
-                  <td className="whitespace-nowrap py-1 pr-3">{formatUtc(a.at)}</td>
-                  <td className="whitespace-nowrap py-1 pr-3 font-mono">{a.status_code ?? "no answer"}</td>
-                  <td className="whitespace-nowrap py-1 pr-3">{a.duration_ms} ms</td>
-                  <td className="break-all py-1 text-slate-700">{a.error ?? ""}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            caption={`Attempts of delivery ${data.delivery.event_id}`}
+            bodyTestId="attempt-rows"
+            columns={attemptColumns}
+            rows={data.attempts}
+            row={{ key: (a, i) => `${a.at}-${i}`, top: true }}
+            size="compact"
+          />
         )}
       </div>
       <div>

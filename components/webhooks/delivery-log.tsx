@@ -8,9 +8,9 @@ import { useCollectionMutation } from "../admin/use-collection";
 import { formatUtc } from "../audit/time";
 import { invocationHref } from "@/lib/invocations/links";
 import { Button } from "../ui/button";
-import { DataTable, type Column } from "../ui/data-table";
+import { actionsColumn, DataTable, type Column } from "../ui/data-table";
 import { ErrorAlert } from "../ui/error-alert";
-import { EmptyState, Notice, StateLabel } from "../ui/page";
+import { EmptyState, Notice, StateLabel, Subsection } from "../ui/page";
 import { DeliveryDetails } from "./delivery-details";
 import { deliverySource, type DeliverySource } from "./delivery-source";
 
@@ -23,24 +23,6 @@ const filters = [
   { value: "delivered", label: "Delivered" },
   { value: "failed", label: "Failed" },
 ] as const;
-
-const statusLook: Record<
-  WebhookDeliveryInfo["status"],
-  { glyph: string; tone: "waiting" | "ok" | "failed"; label: string }
-> = {
-  pending: { glyph: "…", tone: "waiting", label: "Pending" },
-  delivered: { glyph: "✓", tone: "ok", label: "Delivered" },
-  failed: { glyph: "✕", tone: "failed", label: "Failed" },
-};
-
-function DeliveryStatus({ status }: { status: WebhookDeliveryInfo["status"] }) {
-  const look = statusLook[status];
-  return (
-    <StateLabel glyph={look.glyph} tone={look.tone}>
-      {look.label}
-    </StateLabel>
-  );
-}
 
 export function DeliveryLog({ source }: { source: DeliverySource }) {
   const from = deliverySource(source);
@@ -91,7 +73,7 @@ export function DeliveryLog({ source }: { source: DeliverySource }) {
       className: "nowrap",
       cell: (d) => (
         <>
-          <DeliveryStatus status={d.status} />
+          <StateLabel state={d.status} />
           {d.resent_by ? <div className="text-xs text-slate-500">resent by {d.resent_by}</div> : null}
         </>
       ),
@@ -112,42 +94,36 @@ export function DeliveryLog({ source }: { source: DeliverySource }) {
       ),
     },
     { header: "Next try", className: "nowrap", cell: (d) => (d.next_attempt_at ? formatUtc(d.next_attempt_at) : "—") },
-    {
-      header: "Actions",
-      hidden: true,
-      className: "nowrap right",
-      cell: (d) => (
-        <>
-          <Button
-            size="sm"
-            variant="ghost"
-            aria-expanded={open === d.id}
-            onClick={() => setOpen(open === d.id ? null : d.id)}
-          >
-            {open === d.id ? "Hide" : "Details"}
-            <span className="sr-only"> of {d.event_id}</span>
-          </Button>
-          <Button
-            size="sm"
-            onClick={() => {
-              setNotice(null);
-              resend.mutate(d);
-            }}
-            disabled={resend.isPending && resend.variables?.id === d.id}
-          >
-            Resend<span className="sr-only"> {d.event_id}</span>
-          </Button>
-        </>
-      ),
-    },
+    actionsColumn((d) => (
+      <>
+        <Button
+          size="sm"
+          variant="ghost"
+          aria-expanded={open === d.id}
+          onClick={() => setOpen(open === d.id ? null : d.id)}
+        >
+          {open === d.id ? "Hide" : "Details"}
+          <span className="sr-only"> of {d.event_id}</span>
+        </Button>
+        <Button
+          size="sm"
+          onClick={() => {
+            setNotice(null);
+            resend.mutate(d);
+          }}
+          disabled={resend.isPending && resend.variables?.id === d.id}
+        >
+          Resend<span className="sr-only"> {d.event_id}</span>
+        </Button>
+      </>
+    )),
   ];
 
   return (
-    <section aria-labelledby="deliveries-heading" className="space-y-3">
-      <div className="flex flex-wrap items-center justify-between gap-3">
-        <h2 id="deliveries-heading" className="text-base font-semibold">
-          Delivery log
-        </h2>
+    <Subsection
+      id="deliveries-heading"
+      title="Delivery log"
+      aside={
         <div
           role="group"
           aria-label="Show deliveries"
@@ -165,7 +141,8 @@ export function DeliveryLog({ source }: { source: DeliverySource }) {
             </button>
           ))}
         </div>
-      </div>
+      }
+    >
       <Notice>{notice}</Notice>
       <ErrorAlert error={resend.error} prefix="Resend failed:" />
       <DataTable
@@ -178,7 +155,7 @@ export function DeliveryLog({ source }: { source: DeliverySource }) {
           top: true,
           detail: (d) => (open === d.id ? <DeliveryDetails source={source} deliveryId={d.id} /> : null),
         }}
-        dense
+        size="dense"
         loading={log.isPending}
         error={log.error}
         errorPrefix="Could not load the log:"
@@ -199,6 +176,6 @@ export function DeliveryLog({ source }: { source: DeliverySource }) {
           ) : null
         }
       />
-    </section>
+    </Subsection>
   );
 }

@@ -1,6 +1,5 @@
 "use client";
 
-import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import type { WebhookEndpointInfo } from "@/lib/webhooks/endpoints";
@@ -11,6 +10,7 @@ import { api } from "../api";
 import { formatUtc } from "../audit/time";
 import { Button } from "../ui/button";
 import { ConfirmButton } from "../ui/confirm";
+import { Breadcrumb } from "../ui/page";
 import { ErrorAlert } from "../ui/error-alert";
 import { DeliveryLog } from "./delivery-log";
 import { EndpointState, SECRET_NOTE } from "./webhooks-admin";
@@ -41,15 +41,7 @@ export function EndpointAdmin({ initial }: { initial: WebhookEndpointInfo }) {
 
   return (
     <div className="space-y-6">
-      <nav aria-label="Breadcrumb" className="text-sm">
-        <Link href="/admin/webhooks" className="text-slate-700 underline underline-offset-2">
-          Webhooks
-        </Link>
-        <span aria-hidden="true" className="px-1 text-slate-400">
-          /
-        </span>
-        <span>{endpoint.runtime}</span>
-      </nav>
+      <Breadcrumb trail={[{ href: "/admin/webhooks", label: "Webhooks" }]} current={endpoint.runtime} />
       <section
         aria-labelledby="endpoint-heading"
         className="space-y-3 rounded-lg border border-slate-200 bg-white p-4 shadow-sm"

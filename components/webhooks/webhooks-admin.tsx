@@ -49,15 +49,7 @@ function CreateEndpointDialog({ runtimes, onClose, onDone }: { runtimes: string[
 }
 
 export function EndpointState({ enabled }: { enabled: boolean }) {
-  return enabled ? (
-    <StateLabel glyph="●" tone="ok">
-      Enabled
-    </StateLabel>
-  ) : (
-    <StateLabel glyph="⏸" tone="off">
-      Disabled
-    </StateLabel>
-  );
+  return enabled ? <StateLabel state="enabled" /> : <StateLabel state="disabled" />;
 }
 
 /** Delivered, pending and failed (failures stand out), of webhook deliveries or notification messages. */
@@ -137,19 +129,11 @@ export function WebhooksAdmin({ initial, runtimes }: { initial: WebhookEndpointI
         </>
       }
       action={
-        <DialogButton
+        <DialogButton<Created>
           variant="primary"
           disabled={runtimes.length === 0}
-          dialog={(close) => (
-            <CreateEndpointDialog
-              runtimes={runtimes}
-              onClose={close}
-              onDone={(c) => {
-                close();
-                setCreated(c);
-              }}
-            />
-          )}
+          dialog={(props) => <CreateEndpointDialog runtimes={runtimes} {...props} />}
+          onDone={setCreated}
         >
           Add endpoint
         </DialogButton>
