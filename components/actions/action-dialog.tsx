@@ -1,13 +1,12 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import type { OperatorAction } from "@/lib/outcome/actions";
 import { ApiClientError } from "@/lib/query/fetch";
 import { queryKeys } from "@/lib/query/keys";
 import { api } from "../api";
-import { Dialog, DialogActions } from "../ui/dialog";
-import { ErrorAlert } from "../ui/error-alert";
+import { FormDialog } from "../ui/dialog";
 import { TextArea, TextField } from "../ui/field";
 import { useCurrentUser } from "../current-user";
 import { actionMeta, type ConsoleAction } from "./action-meta";
@@ -250,12 +249,11 @@ function OpenActionDialog({ target, action, onClose }: DialogProps & { action: C
 
   const meta = actionMeta[action];
   const confirm = confirmLabel(action, choice);
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
+  const submit = (form: FormData) => {
     // Enter does nothing until the consequential answer is chosen.
     if (!confirm.ready) return;
     setConflict(null);
-    mutation.mutate(actionBody(action, new FormData(event.currentTarget), me.email));
+    mutation.mutate(actionBody(action, form, me.email));
   };
   const error =
     mutation.error instanceof ApiClientError && mutation.error.code !== "VERSION_CONFLICT"
@@ -263,30 +261,24 @@ function OpenActionDialog({ target, action, onClose }: DialogProps & { action: C
       : null;
 
   return (
-    <Dialog
-      open
-      onOpenChange={(open) => (open ? null : onClose())}
+    <FormDialog
       title={`${meta.label}: ${target.tool}`}
       description={meta.help}
+      submitLabel={conflict ? null : confirm.label}
+      pendingLabel="Saving…"
+      step={{ isPending: mutation.isPending, error }}
+      submitDisabled={!confirm.ready}
+      cancelLabel={conflict ? "Close and review" : "Cancel"}
+      onSubmit={submit}
+      onClose={onClose}
     >
-      <form onSubmit={submit} className="space-y-4">
-        <WhatIsDecided target={target} action={action} />
-        <ActionFields action={action} choice={choice} onChoice={setChoice} />
-        {conflict ? (
-          <p role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900">
-            {conflict}
-          </p>
-        ) : null}
-        <ErrorAlert error={error} look="box" />
-        <DialogActions
-          label={conflict ? null : confirm.label}
-          pendingLabel="Saving…"
-          pending={mutation.isPending}
-          disabled={!confirm.ready}
-          cancelLabel={conflict ? "Close and review" : "Cancel"}
-          onCancel={onClose}
-        />
-      </form>
-    </Dialog>
+      <WhatIsDecided target={target} action={action} />
+      <ActionFields action={action} choice={choice} onChoice={setChoice} />
+      {conflict ? (
+        <p role="alert" className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900">
+          {conflict}
+        </p>
+      ) : null}
+    </FormDialog>
   );
 }

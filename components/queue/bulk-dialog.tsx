@@ -15,6 +15,7 @@ import { api } from "../api";
 import { useCurrentUser } from "../current-user";
 import { StatusBadge } from "../status-badge";
 import { Button } from "../ui/button";
+import { DataTable, type Column, type RowSpec } from "../ui/data-table";
 import { Dialog, DialogActions } from "../ui/dialog";
 import { ErrorAlert } from "../ui/error-alert";
 import type { BulkChoice } from "./bulk-bar";
@@ -41,6 +42,55 @@ function why(r: ItemResult): string {
 }
 
 const glyph = { done: "✓ Done", refused: "✕ Refused", unknown: "? Unknown", not_sent: "– Not sent" } as const;
+
+const resultRow: RowSpec<ItemResult> = {
+  key: (r) => `${r.runtime}\u0000${r.invocation_id}`,
+  testId: "bulk-result",
+  data: (r) => ({ "data-outcome": r.outcome }),
+  top: true,
+};
+const resultColumns: Array<Column<ItemResult>> = [
+  {
+    header: "Result",
+    width: "w-24",
+    className: "nowrap font-medium",
+    cell: (r) => (
+      <span className={r.outcome === "done" ? "text-emerald-800" : "text-rose-800"}>{glyph[r.outcome]}</span>
+    ),
+  },
+  {
+    header: "Invocation",
+    width: "w-44",
+    className: "font-mono",
+    cell: (r) => (
+      <>
+        <Link
+          href={invocationHref(r.invocation_id, r.runtime)}
+          className="block truncate hover:underline"
+          title={r.invocation_id}
+        >
+          {r.invocation_id}
+        </Link>
+        <div className="truncate text-slate-500" title={r.runtime}>
+          {r.runtime}
+        </div>
+      </>
+    ),
+  },
+  {
+    header: "Status now · why",
+    className: "space-y-1 text-slate-700",
+    cell: (r) => {
+      const status = r.status as InvocationStatus | undefined; // the server names only statuses it has
+      return (
+        <>
+          {status ? <StatusBadge status={status} /> : null}
+          {r.outcome === "done" ? null : <p>{why(r)}</p>}
+        </>
+      );
+    },
+  },
+];
 
 export function BulkDialog({
   action,
@@ -154,58 +204,14 @@ export function BulkDialog({
             {summary}
           </p>
           {results.length > 0 ? (
-            <div className="max-h-80 overflow-auto rounded border border-slate-200">
-              <table className="w-full table-fixed text-left text-xs" aria-label="Result per invocation">
-                <thead className="sticky top-0 bg-slate-50 text-slate-500">
-                  <tr>
-                    <th scope="col" className="w-24 px-2 py-1.5 font-medium">
-                      Result
-                    </th>
-                    <th scope="col" className="w-44 px-2 py-1.5 font-medium">
-                      Invocation
-                    </th>
-                    <th scope="col" className="px-2 py-1.5 font-medium">
-                      Status now · why
-                    </th>
-                  </tr>
-                </thead>
-                <tbody className="divide-y divide-slate-100">
-                  {ordered.map((r) => {
-                    const status = r.status as InvocationStatus | undefined; // the server names only statuses it has
-                    return (
-                      <tr
-                        key={`${r.runtime}\u0000${r.invocation_id}`}
-                        data-testid="bulk-result"
-                        data-outcome={r.outcome}
-                        className="align-top"
-                      >
-                        <td
-                          className={`whitespace-nowrap px-2 py-1.5 font-medium ${r.outcome === "done" ? "text-emerald-800" : "text-rose-800"}`}
-                        >
-                          {glyph[r.outcome]}
-                        </td>
-                        <td className="px-2 py-1.5 font-mono">
-                          <Link
-                            href={invocationHref(r.invocation_id, r.runtime)}
-                            className="block truncate hover:underline"
-                            title={r.invocation_id}
-                          >
-                            {r.invocation_id}
-                          </Link>
-                          <div className="truncate text-slate-500" title={r.runtime}>
-                            {r.runtime}
-                          </div>
-                        </td>
-                        <td className="space-y-1 px-2 py-1.5 text-slate-700">
-                          {status ? <StatusBadge status={status} /> : null}
-                          {r.outcome === "done" ? null : <p>{why(r)}</p>}
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              caption="Result per invocation"
+              columns={resultColumns}
+              rows={ordered}
+              row={resultRow}
+              size="compact"
+              scroll
+            />
           ) : null}
           <div className="flex justify-end">
             <Button variant="primary" disabled={phase === "running"} onClick={() => onClose(true)}>

@@ -7,6 +7,7 @@ import type { InvocationSummary } from "@/lib/invocations/read";
 import type { QueueItem } from "@/lib/queue/queue";
 import { irreversibleEffectClasses } from "@/lib/outcome/queue-order";
 import { SlaNote } from "../sla-note";
+import { tableHeadClass } from "../ui/data-table";
 import { CommitStateLabel, StatusBadge } from "../status-badge";
 import { effectClassLabel, formatAge, headline, invocationHref, nextActionLabel, rowKey } from "./filters";
 import { RowActions } from "./row-actions";
@@ -249,15 +250,11 @@ export const QueueTable = memo(function QueueTable({
       aria-label="Queue"
       aria-describedby="queue-keys-hint"
     >
-      <thead className="sticky top-0 z-10 bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
+      <thead className={`sticky top-0 z-10 ${tableHeadClass}`}>
         {table.getHeaderGroups().map((group) => (
           <tr key={group.id}>
             {group.headers.map((h) => (
-              <th
-                key={h.id}
-                scope="col"
-                className="whitespace-nowrap border-b border-slate-200 px-1.5 py-2 font-medium"
-              >
+              <th key={h.id} scope="col" className="border-b border-slate-200 px-1.5 py-2 font-medium">
                 {flexRender(h.column.columnDef.header, h.getContext())}
               </th>
             ))}
