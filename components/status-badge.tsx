@@ -52,3 +52,22 @@ export function CommitStateLabel({ state }: { state: CommitState }) {
     </span>
   );
 }
+
+/** A status change as the audit trail tells it: from → to, or the one status and "unchanged". */
+export function StatusChange({ from, to }: { from: InvocationStatus; to: InvocationStatus }) {
+  return (
+    <span className="inline-flex flex-wrap items-center gap-1.5">
+      <StatusBadge status={from} />{" "}
+      {from === to ? (
+        <span className="text-xs text-slate-500">unchanged</span>
+      ) : (
+        <>
+          <span aria-label="to" className="text-slate-500">
+            →
+          </span>{" "}
+          <StatusBadge status={to} />
+        </>
+      )}
+    </span>
+  );
+}

@@ -4,12 +4,15 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import { Download } from "lucide-react";
 import Link from "next/link";
 import type { AuditEntry, AuditPage } from "@/lib/audit/audit";
+import { invocationHref, taskHref } from "@/lib/invocations/links";
 import { queryKeys } from "@/lib/query/keys";
 import { actionMeta } from "../actions/action-meta";
 import { api } from "../api";
-import { StatusBadge } from "../status-badge";
+import { StatusChange } from "../status-badge";
 import { Button } from "../ui/button";
-import { errorText } from "../ui/error-alert";
+import { Cell, DataTable, type Column, type RowSpec } from "../ui/data-table";
+import { ErrorAlert } from "../ui/error-alert";
+import { EmptyState } from "../ui/page";
 import { AuditFilters } from "./audit-filters";
 import { withParams, type AuditParams } from "./params";
 import { formatUtc } from "./time";
@@ -37,46 +40,54 @@ function changeText(e: AuditEntry): string {
   return changed.map((k) => `${k}: ${show(e.before?.[k])} → ${show(e.after?.[k])}`).join(", ") || "no change";
 }
 
+const when = (e: AuditEntry) => <time dateTime={e.at}>{formatUtc(e.at).replace(" UTC", "")}</time>;
+
+/** An operator's action on an invocation; anything else (an admin change) is drawn by AdminRow. */
+const isAction = (e: AuditEntry) =>
+  e.kind !== "admin" && e.invocation_id && e.task_id && e.runtime && e.from_status && e.to_status;
+
+/** An admin change: when, who and what as an action's row, then its target and its change across the rest. */
 function AdminRow({ e }: { e: AuditEntry }) {
   return (
     <tr data-testid="audit-row" data-kind="admin" className="align-top">
-      <td className="whitespace-nowrap px-3 py-2 font-mono text-xs text-slate-700">
-        <time dateTime={e.at}>{formatUtc(e.at).replace(" UTC", "")}</time>
-      </td>
-      <td className="max-w-[14rem] break-words px-3 py-2">{e.actor}</td>
-      <td className="px-3 py-2">
-        <div className="whitespace-nowrap font-medium">{human(e.action)}</div>
-        <div className="text-xs text-slate-600">admin</div>
-      </td>
-      <td colSpan={2} className="max-w-[16rem] px-3 py-2">
+      {columns.slice(0, 3).map((c) => (
+        <Cell key={c.header} size="dense" className={c.className}>
+          {c.cell(e)}
+        </Cell>
+      ))}
+      <Cell size="dense" colSpan={2} className="max-w-[16rem]">
         <span className="break-all font-mono text-xs text-slate-800">{e.target_id}</span>
         <div className="text-xs text-slate-600">{e.target_type?.replaceAll("_", " ")}</div>
-      </td>
-      <td colSpan={2} className="max-w-md whitespace-pre-wrap break-words px-3 py-2 text-slate-800">
+      </Cell>
+      <Cell size="dense" colSpan={2} className="max-w-md whitespace-pre-wrap break-words text-slate-800">
         {changeText(e)}
-      </td>
+      </Cell>
     </tr>
   );
 }
 
-function Row({ e }: { e: AuditEntry }) {
-  if (e.kind === "admin" || !e.invocation_id || !e.task_id || !e.runtime || !e.from_status || !e.to_status)
-    return <AdminRow e={e} />;
-  const { label, detail } = actionLabel(e);
-  const runtime = encodeURIComponent(e.runtime);
-  return (
-    <tr data-testid="audit-row" className="align-top">
-      <td className="whitespace-nowrap px-3 py-2 font-mono text-xs text-slate-700">
-        <time dateTime={e.at}>{formatUtc(e.at).replace(" UTC", "")}</time>
-      </td>
-      <td className="max-w-[14rem] break-words px-3 py-2">{e.actor}</td>
-      <td className="px-3 py-2">
-        <div className="whitespace-nowrap font-medium">{label}</div>
-        {detail ? <div className="text-xs text-slate-600">{detail}</div> : null}
-      </td>
-      <td className="max-w-[16rem] px-3 py-2">
+const columns: Array<Column<AuditEntry>> = [
+  { header: "Time (UTC)", className: "nowrap font-mono text-xs text-slate-700", cell: when },
+  { header: "Actor", className: "max-w-[14rem] break-words", cell: (e) => e.actor },
+  {
+    header: "Action",
+    cell: (e) => {
+      const { label, detail } = isAction(e) ? actionLabel(e) : { label: human(e.action), detail: "admin" };
+      return (
+        <>
+          <div className="whitespace-nowrap font-medium">{label}</div>
+          {detail ? <div className="text-xs text-slate-600">{detail}</div> : null}
+        </>
+      );
+    },
+  },
+  {
+    header: "Invocation",
+    className: "max-w-[16rem]",
+    cell: (e) => (
+      <>
         <Link
-          href={`/invocations/${encodeURIComponent(e.invocation_id)}?runtime=${runtime}`}
+          href={invocationHref(e.invocation_id!, e.runtime!)}
           className="break-all font-mono text-xs text-indigo-700 underline-offset-2 hover:underline"
         >
           {e.invocation_id}
@@ -84,53 +95,51 @@ function Row({ e }: { e: AuditEntry }) {
         <div className="text-xs text-slate-600">
           <span className="whitespace-nowrap">{e.tool}</span> · <span className="whitespace-nowrap">{e.runtime}</span>
         </div>
-      </td>
-      <td className="px-3 py-2">
-        <Link
-          href={`/tasks/${encodeURIComponent(e.task_id)}?runtime=${runtime}`}
-          className="whitespace-nowrap font-mono text-xs text-slate-700 underline-offset-2 hover:underline"
-        >
-          {e.task_id}
-        </Link>
-      </td>
-      <td className="px-3 py-2">
-        {e.from_status === e.to_status ? (
-          <span className="inline-flex flex-wrap items-center gap-1.5">
-            <StatusBadge status={e.to_status} />
-            <span className="text-xs text-slate-500">unchanged</span>
-          </span>
-        ) : (
-          <span className="inline-flex flex-wrap items-center gap-1.5">
-            <StatusBadge status={e.from_status} />
-            <span aria-label="to" className="text-slate-500">
-              →
-            </span>
-            <StatusBadge status={e.to_status} />
-          </span>
-        )}
-      </td>
-      <td className="max-w-md whitespace-pre-wrap break-words px-3 py-2 text-slate-800">
-        {e.note ?? <span className="text-slate-400">—</span>}
-      </td>
-    </tr>
-  );
-}
+      </>
+    ),
+  },
+  {
+    header: "Task",
+    cell: (e) => (
+      <Link
+        href={taskHref(e.task_id!, e.runtime!)}
+        className="whitespace-nowrap font-mono text-xs text-slate-700 underline-offset-2 hover:underline"
+      >
+        {e.task_id}
+      </Link>
+    ),
+  },
+  { header: "Status change", cell: (e) => <StatusChange from={e.from_status!} to={e.to_status!} /> },
+  {
+    header: "Note / evidence",
+    className: "max-w-md whitespace-pre-wrap break-words text-slate-800",
+    cell: (e) => e.note ?? <span className="text-slate-400">—</span>,
+  },
+];
 
-function EmptyState({ filtered }: { filtered: boolean }) {
+const auditRow: RowSpec<AuditEntry> = {
+  key: (e) => e.id,
+  testId: "audit-row",
+  top: true,
+  render: (e) => (isAction(e) ? undefined : <AdminRow e={e} />),
+};
+
+function NoEntries({ filtered }: { filtered: boolean }) {
   if (filtered) {
     return (
-      <div className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-700">
-        No actions match these filters.{" "}
-        <Link href="/audit" className="text-indigo-700 underline">
-          Clear the filters
-        </Link>{" "}
-        to see the whole trail.
-      </div>
+      <EmptyState>
+        <p>
+          No actions match these filters.{" "}
+          <Link href="/audit" className="text-indigo-700 underline">
+            Clear the filters
+          </Link>{" "}
+          to see the whole trail.
+        </p>
+      </EmptyState>
     );
   }
   return (
-    <div className="space-y-2 rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-700">
-      <p className="font-medium text-slate-900">No actions yet.</p>
+    <EmptyState title="No actions yet.">
       <p>
         Every time a person acts on an invocation (requests verification, records what they found, marks it reconciled,
         escalates, approves, assigns or comments), it is written here: who, when, the status before and after, and their
@@ -148,7 +157,7 @@ function EmptyState({ filtered }: { filtered: boolean }) {
         </Link>{" "}
         and <span className="font-mono">POST /api/v1/invocations/&#123;id&#125;/actions</span>.
       </p>
-    </div>
+    </EmptyState>
   );
 }
 
@@ -205,62 +214,29 @@ export function AuditView({
           </Link>
           .
         </p>
-      ) : entries.length === 0 ? (
-        <EmptyState filtered={filtered} />
       ) : (
-        <>
-          <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
-            <table className="w-full text-left text-sm">
-              <caption className="sr-only">Audit entries, newest first</caption>
-              <thead className="whitespace-nowrap bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
-                <tr>
-                  <th scope="col" className="px-3 py-2 font-medium">
-                    Time (UTC)
-                  </th>
-                  <th scope="col" className="px-3 py-2 font-medium">
-                    Actor
-                  </th>
-                  <th scope="col" className="px-3 py-2 font-medium">
-                    Action
-                  </th>
-                  <th scope="col" className="px-3 py-2 font-medium">
-                    Invocation
-                  </th>
-                  <th scope="col" className="px-3 py-2 font-medium">
-                    Task
-                  </th>
-                  <th scope="col" className="px-3 py-2 font-medium">
-                    Status change
-                  </th>
-                  <th scope="col" className="px-3 py-2 font-medium">
-                    Note / evidence
-                  </th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100">
-                {entries.map((e) => (
-                  <Row key={e.id} e={e} />
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <div className="flex items-center gap-3 text-sm text-slate-600">
-            <span aria-live="polite">
-              {entries.length} {entries.length === 1 ? "entry" : "entries"} shown
-              {query.hasNextPage ? ", more are older" : ", that is all"}.
-            </span>
-            {query.hasNextPage ? (
-              <Button onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
-                {query.isFetchingNextPage ? "Loading…" : "Load older entries"}
-              </Button>
-            ) : null}
-            {query.error ? (
-              <span role="alert" className="text-rose-700">
-                {errorText(query.error)}
+        <DataTable
+          caption="Audit entries, newest first"
+          columns={columns}
+          rows={entries}
+          row={auditRow}
+          size="dense"
+          empty={<NoEntries filtered={filtered} />}
+          footer={
+            <>
+              <span aria-live="polite">
+                {entries.length} {entries.length === 1 ? "entry" : "entries"} shown
+                {query.hasNextPage ? ", more are older" : ", that is all"}.
               </span>
-            ) : null}
-          </div>
-        </>
+              {query.hasNextPage ? (
+                <Button onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
+                  {query.isFetchingNextPage ? "Loading…" : "Load older entries"}
+                </Button>
+              ) : null}
+              <ErrorAlert error={query.error} />
+            </>
+          }
+        />
       )}
     </div>
   );

@@ -1,22 +1,20 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useMutation } from "@tanstack/react-query";
+import { useState } from "react";
 import type { InvocationView } from "@/lib/invocations/read";
-import { queryKeys } from "@/lib/query/keys";
 import { formatUtc } from "@/components/audit/time";
 import { api } from "@/components/api";
 import { useCan } from "@/components/current-user";
 import { Button } from "@/components/ui/button";
-import { Dialog, DialogActions } from "@/components/ui/dialog";
-import { ErrorAlert } from "@/components/ui/error-alert";
+import { FormDialog } from "@/components/ui/dialog";
 import { TextArea } from "@/components/ui/field";
+import { useShowUpdated } from "./show-updated";
 
 // A call that ran with other arguments than a person approved: it waits in the queue, whatever its status,
 // until someone checks what ran (in the system the runbook names) and says what they found.
 
 function CheckDialog({ inv, onClose }: { inv: InvocationView; onClose: () => void }) {
-  const queryClient = useQueryClient();
   const [note, setNote] = useState("");
   const send = useMutation({
     mutationFn: () =>
@@ -24,42 +22,28 @@ function CheckDialog({ inv, onClose }: { inv: InvocationView; onClose: () => voi
         params: { invocation_id: inv.invocation_id },
         body: { note: note.trim(), runtime: inv.runtime },
       }),
-    onSuccess: (updated) => {
-      queryClient.setQueryData(queryKeys.invocations.detail(inv.invocation_id, inv.runtime), updated);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.invocations.all });
-      onClose();
-    },
+    onSuccess: useShowUpdated(inv, onClose),
   });
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    send.mutate();
-  };
   return (
-    <Dialog
-      open
-      onOpenChange={(open) => (open ? null : onClose())}
+    <FormDialog
       title="I checked what ran"
       description="Say what you found: what actually happened with the other arguments, and what you did about it. It leaves the queue; the note is in the audit trail. The status does not change."
+      submitLabel="Mark as checked"
+      pendingLabel="Saving…"
+      step={send}
+      submitDisabled={note.trim() === ""}
+      onSubmit={() => send.mutate()}
+      onClose={onClose}
     >
-      <form onSubmit={submit} className="space-y-4">
-        <TextArea
-          label="What you found"
-          value={note}
-          onChange={(event) => setNote(event.target.value)}
-          required
-          maxLength={4000}
-          rows={3}
-        />
-        <ErrorAlert error={send.error} look="box" />
-        <DialogActions
-          label="Mark as checked"
-          pendingLabel="Saving…"
-          pending={send.isPending}
-          disabled={note.trim() === ""}
-          onCancel={onClose}
-        />
-      </form>
-    </Dialog>
+      <TextArea
+        label="What you found"
+        value={note}
+        onChange={(event) => setNote(event.target.value)}
+        required
+        maxLength={4000}
+        rows={3}
+      />
+    </FormDialog>
   );
 }
 

@@ -4,6 +4,7 @@ import type { TimelineAttempt } from "@/lib/invocations/timeline-builder";
 import { CommitStateLabel } from "@/components/status-badge";
 import { formatClock, formatDateTime, formatDuration } from "@/components/timeline/format";
 import { attemptAnchor } from "@/lib/invocations/links";
+import { DataTable, type Column } from "@/components/ui/data-table";
 import { SpanFacts, spanFactsOf } from "./span-facts";
 
 // One ingested record as Settle read it: the normalized fields, the per-item
@@ -34,6 +35,21 @@ const appliedLook = {
   unknown: { label: "unknown", glyph: "?", tone: "font-semibold text-amber-800" },
 } as const;
 
+const itemColumns: Array<Column<TimelineAttempt["items"][number]>> = [
+  { header: "Item", className: "break-all font-mono", cell: (item) => item.item_id },
+  {
+    header: "Applied",
+    className: "nowrap",
+    cell: (item) => (
+      <span className={appliedLook[item.applied].tone}>
+        <span aria-hidden="true">{appliedLook[item.applied].glyph} </span>
+        {appliedLook[item.applied].label}
+      </span>
+    ),
+  },
+  { header: "Reason", className: "whitespace-pre-wrap break-words text-slate-700", cell: (item) => item.reason ?? "" },
+];
+
 export function ItemResults({ items }: { items: TimelineAttempt["items"] }) {
   const count = (applied: keyof typeof appliedLook) => items.filter((i) => i.applied === applied).length;
   return (
@@ -47,38 +63,14 @@ export function ItemResults({ items }: { items: TimelineAttempt["items"] }) {
           </span>
         ))}
       </p>
-      <div className="max-h-80 overflow-auto rounded-md border border-slate-200">
-        <table className="w-full text-left text-sm">
-          <caption className="sr-only">Per-item results</caption>
-          <thead className="sticky top-0 bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
-            <tr>
-              <th scope="col" className="px-3 py-1.5 font-medium">
-                Item
-              </th>
-              <th scope="col" className="px-3 py-1.5 font-medium">
-                Applied
-              </th>
-              <th scope="col" className="px-3 py-1.5 font-medium">
-                Reason
-              </th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {items.map((item, i) => (
-              <tr key={`${item.item_id}-${i}`}>
-                <td className="break-all px-3 py-1 font-mono text-xs">{item.item_id}</td>
-                <td className={`whitespace-nowrap px-3 py-1 text-xs ${appliedLook[item.applied].tone}`}>
-                  <span aria-hidden="true">{appliedLook[item.applied].glyph} </span>
-                  {appliedLook[item.applied].label}
-                </td>
-                <td className="whitespace-pre-wrap break-words px-3 py-1 text-xs text-slate-700">
-                  {item.reason ?? ""}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption="Per-item results"
+        columns={itemColumns}
+        rows={items}
+        row={{ key: (item, i) => `${item.item_id}-${i}` }}
+        size="compact"
+        scroll
+      />
     </div>
   );
 }

@@ -1,7 +1,6 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useMemo, useState } from "react";
 import type { InvocationView } from "@/lib/invocations/read";
 import { buildTimeline } from "@/lib/invocations/timeline-builder";
@@ -10,6 +9,7 @@ import { api } from "@/components/api";
 import { StatusBadge } from "@/components/status-badge";
 import { formatClock } from "@/components/timeline/format";
 import { TimelineChart } from "@/components/timeline/timeline-chart";
+import { Breadcrumb } from "@/components/ui/page";
 import { eventAnchor, TimelineStory } from "@/components/timeline/timeline-story";
 import { AttemptDetails } from "./attempt-details";
 import { CallFacts } from "./call-facts";
@@ -61,25 +61,13 @@ export function InvocationDetail({ initial, renderedAt, stallWindowS }: Props) {
 
   return (
     <main className="console-frame space-y-6 py-6">
-      <nav aria-label="Breadcrumb" className="text-sm text-slate-600">
-        <ol className="flex flex-wrap items-center gap-1">
-          <li>
-            <Link href="/" className="text-indigo-700 hover:underline">
-              Queue
-            </Link>{" "}
-            <span aria-hidden="true">/</span>
-          </li>
-          <li>
-            <Link href={taskHref(inv.task_id, inv.runtime)} className="break-all text-indigo-700 hover:underline">
-              Task {inv.task_id}
-            </Link>{" "}
-            <span aria-hidden="true">/</span>
-          </li>
-          <li aria-current="page" className="break-all">
-            {inv.invocation_id}
-          </li>
-        </ol>
-      </nav>
+      <Breadcrumb
+        trail={[
+          { href: "/", label: "Queue" },
+          { href: taskHref(inv.task_id, inv.runtime), label: `Task ${inv.task_id}` },
+        ]}
+        current={inv.invocation_id}
+      />
 
       <InvocationHeader inv={inv} now={now} />
 

@@ -1,18 +1,17 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import type { InvocationView } from "@/lib/invocations/read";
-import { queryKeys } from "@/lib/query/keys";
 import { formatUtc } from "@/components/audit/time";
 import { api } from "@/components/api";
 import { useCan } from "@/components/current-user";
 import { Button } from "@/components/ui/button";
-import { Dialog, DialogActions } from "@/components/ui/dialog";
-import { ErrorAlert } from "@/components/ui/error-alert";
+import { FormDialog } from "@/components/ui/dialog";
 import { TextArea } from "@/components/ui/field";
 import { invocationHref } from "@/lib/invocations/links";
+import { useShowUpdated } from "./show-updated";
 
 // Duplicates the key could not catch (decision 028), on the invocation page:
 // an invocation flagged after the fact as a possible duplicate effect of an
@@ -23,7 +22,6 @@ import { invocationHref } from "@/lib/invocations/links";
 type Ask = { kind: "confirmed" | "dismissed" } | { kind: "not_duplicate"; key: string };
 
 function AnswerDialog({ inv, ask, onClose }: { inv: InvocationView; ask: Ask; onClose: () => void }) {
-  const queryClient = useQueryClient();
   const [note, setNote] = useState("");
   const send = useMutation({
     mutationFn: () =>
@@ -39,16 +37,8 @@ function AnswerDialog({ inv, ask, onClose }: { inv: InvocationView; ask: Ask; on
                 ? { verdict: "confirmed", note: note.trim(), runtime: inv.runtime }
                 : { verdict: "dismissed", note: note.trim() || null, runtime: inv.runtime },
           }),
-    onSuccess: (updated) => {
-      queryClient.setQueryData(queryKeys.invocations.detail(inv.invocation_id, inv.runtime), updated);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.invocations.all });
-      onClose();
-    },
+    onSuccess: useShowUpdated(inv, onClose),
   });
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    send.mutate();
-  };
   const title =
     ask.kind === "confirmed"
       ? "Confirm: a duplicate effect"
@@ -63,27 +53,26 @@ function AnswerDialog({ inv, ask, onClose }: { inv: InvocationView; ask: Ask; on
         : "The write under this key is a call of its own, though its arguments match this invocation's. The guard allows it from now on.";
   const noteRequired = ask.kind === "confirmed";
   return (
-    <Dialog open onOpenChange={(open) => (open ? null : onClose())} title={title} description={description}>
-      <form onSubmit={submit} className="space-y-4">
-        <TextArea
-          label={noteRequired ? "What was done" : "Why (optional)"}
-          value={note}
-          onChange={(event) => setNote(event.target.value)}
-          required={noteRequired}
-          maxLength={4000}
-          rows={3}
-        />
-        <ErrorAlert error={send.error} look="box" />
-        <DialogActions
-          label={
-            ask.kind === "confirmed" ? "Confirm duplicate" : ask.kind === "dismissed" ? "Dismiss" : "Not a duplicate"
-          }
-          pendingLabel="Saving…"
-          pending={send.isPending || (noteRequired && note.trim() === "")}
-          onCancel={onClose}
-        />
-      </form>
-    </Dialog>
+    <FormDialog
+      title={title}
+      description={description}
+      submitLabel={
+        ask.kind === "confirmed" ? "Confirm duplicate" : ask.kind === "dismissed" ? "Dismiss" : "Not a duplicate"
+      }
+      pendingLabel="Saving…"
+      step={{ isPending: send.isPending || (noteRequired && note.trim() === ""), error: send.error }}
+      onSubmit={() => send.mutate()}
+      onClose={onClose}
+    >
+      <TextArea
+        label={noteRequired ? "What was done" : "Why (optional)"}
+        value={note}
+        onChange={(event) => setNote(event.target.value)}
+        required={noteRequired}
+        maxLength={4000}
+        rows={3}
+      />
+    </FormDialog>
   );
 }
 

@@ -12,6 +12,8 @@ import { queryKeys } from "@/lib/query/keys";
 import { api } from "@/components/api";
 import { CommitStateLabel, StatusBadge } from "@/components/status-badge";
 import { Button } from "@/components/ui/button";
+import { DataTable, type Column } from "@/components/ui/data-table";
+import { Breadcrumb, Subsection } from "@/components/ui/page";
 import { formatDateTime } from "@/components/timeline/format";
 import type { Overview } from "@/components/timeline/overview";
 import { invocationHref } from "@/lib/invocations/links";
@@ -34,10 +36,11 @@ const signature = (rows: Pick<InvocationSummary, "invocation_id" | "version" | "
     .sort()
     .join("\n");
 
-function Row({ s }: { s: InvocationSummary }) {
-  return (
-    <tr className="align-top">
-      <td className="px-4 py-2">
+const columns: Array<Column<InvocationSummary>> = [
+  {
+    header: "Tool",
+    cell: (s) => (
+      <>
         <Link
           href={invocationHref(s.invocation_id, s.runtime)}
           className="break-all font-mono text-xs font-medium text-indigo-700 hover:underline"
@@ -48,26 +51,35 @@ function Row({ s }: { s: InvocationSummary }) {
         {s.user_message && queueStatuses.includes(s.status) ? (
           <div className="mt-0.5 whitespace-pre-wrap break-words text-xs text-slate-600">“{s.user_message}”</div>
         ) : null}
-      </td>
-      <td className="px-4 py-2">
+      </>
+    ),
+  },
+  {
+    header: "Status",
+    cell: (s) => (
+      <>
         <StatusBadge status={s.status} />
         {s.conflict ? (
           <div className="mt-1 text-xs font-semibold text-rose-800">
             <span aria-hidden="true">⚠ </span>conflicting evidence
           </div>
         ) : null}
-      </td>
-      <td className="px-4 py-2">
-        <CommitStateLabel state={s.commit_state} />
-      </td>
-      <td className="whitespace-nowrap px-4 py-2 text-xs" title={s.next_action}>
-        {nextActionLabel(s.next_action)}
-      </td>
-      <td className="px-4 py-2 text-right tabular-nums">{s.attempt_count}</td>
-      <td className="break-all px-4 py-2 text-xs">{s.assignee ?? <span className="text-slate-400">nobody</span>}</td>
-    </tr>
-  );
-}
+      </>
+    ),
+  },
+  { header: "Commit state", cell: (s) => <CommitStateLabel state={s.commit_state} /> },
+  {
+    header: "Next action",
+    className: "nowrap text-xs",
+    cell: (s) => <span title={s.next_action}>{nextActionLabel(s.next_action)}</span>,
+  },
+  { header: "Attempts", className: "right tabular-nums", cell: (s) => s.attempt_count },
+  {
+    header: "Assignee",
+    className: "break-all text-xs",
+    cell: (s) => s.assignee ?? <span className="text-slate-400">nobody</span>,
+  },
+];
 
 export function TaskDetail({ initial, overview }: Props) {
   const router = useRouter();
@@ -108,19 +120,7 @@ export function TaskDetail({ initial, overview }: Props) {
 
   return (
     <main className="console-frame space-y-6 py-6">
-      <nav aria-label="Breadcrumb" className="text-sm text-slate-600">
-        <ol className="flex flex-wrap items-center gap-1">
-          <li>
-            <Link href="/" className="text-indigo-700 hover:underline">
-              Queue
-            </Link>{" "}
-            <span aria-hidden="true">/</span>
-          </li>
-          <li aria-current="page" className="break-all">
-            Task {task_id}
-          </li>
-        </ol>
-      </nav>
+      <Breadcrumb trail={[{ href: "/", label: "Queue" }]} current={`Task ${task_id}`} />
       <header className="space-y-2">
         <p className="text-xs font-medium uppercase tracking-wide text-slate-500">Task</p>
         <h1 className="break-all font-mono text-xl font-semibold">{task_id}</h1>
@@ -144,54 +144,34 @@ export function TaskDetail({ initial, overview }: Props) {
         </p>
       </header>
 
-      <section
-        aria-labelledby="invocations-heading"
-        className="overflow-x-auto rounded-lg border border-slate-200 bg-white"
+      <Subsection
+        id="invocations-heading"
+        title={
+          <>
+            Invocations{" "}
+            {total > TASK_PAGE_SIZE ? (
+              <span className="font-normal text-slate-500">(those that need a person first, then the latest)</span>
+            ) : null}
+          </>
+        }
       >
-        <h2 id="invocations-heading" className="px-4 pt-3 text-sm font-semibold">
-          Invocations{" "}
-          {total > TASK_PAGE_SIZE ? (
-            <span className="font-normal text-slate-500">(those that need a person first, then the latest)</span>
-          ) : null}
-        </h2>
-        <table className="mt-2 w-full text-left text-sm">
-          <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
-            <tr>
-              <th scope="col" className="px-4 py-2 font-medium">
-                Tool
-              </th>
-              <th scope="col" className="px-4 py-2 font-medium">
-                Status
-              </th>
-              <th scope="col" className="px-4 py-2 font-medium">
-                Commit state
-              </th>
-              <th scope="col" className="px-4 py-2 font-medium">
-                Next action
-              </th>
-              <th scope="col" className="px-4 py-2 text-right font-medium">
-                Attempts
-              </th>
-              <th scope="col" className="px-4 py-2 font-medium">
-                Assignee
-              </th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {rows.map((s) => (
-              <Row key={s.invocation_id} s={s} />
-            ))}
-          </tbody>
-        </table>
-        {total > rows.length ? (
-          <p className="flex items-center gap-3 border-t border-slate-100 px-4 py-2 text-sm text-slate-600">
-            Showing {rows.length} of {total}.
-            <Button disabled={!all} onClick={() => setShown(rows.length + MORE)}>
-              {all ? `Show ${Math.min(MORE, total - rows.length)} more` : "Loading…"}
-            </Button>
-          </p>
-        ) : null}
-      </section>
+        <DataTable
+          caption={`Invocations of task ${task_id}`}
+          columns={columns}
+          rows={rows}
+          row={{ key: (s) => s.invocation_id, top: true }}
+          footer={
+            total > rows.length ? (
+              <>
+                Showing {rows.length} of {total}.
+                <Button disabled={!all} onClick={() => setShown(rows.length + MORE)}>
+                  {all ? `Show ${Math.min(MORE, total - rows.length)} more` : "Loading…"}
+                </Button>
+              </>
+            ) : null
+          }
+        />
+      </Subsection>
 
       <section aria-labelledby="timeline-heading" className="space-y-4 rounded-lg border border-slate-200 bg-white p-4">
         <h2 id="timeline-heading" className="text-sm font-semibold">
