@@ -10,6 +10,7 @@ import { FormDialog } from "../ui/dialog";
 import { TextArea, TextField } from "../ui/field";
 import { useCurrentUser } from "../current-user";
 import { actionMeta, type ConsoleAction } from "./action-meta";
+import { stringifyExactJson } from "@/lib/json/exact";
 
 export type ActionTarget = {
   invocation_id: string;
@@ -36,7 +37,7 @@ function WhatIsDecided({ target, action }: { target: ActionTarget; action: Conso
               You approve these arguments (secrets redacted); an outcome that reports others is flagged.
             </p>
             <pre className="mt-1 max-h-48 overflow-auto whitespace-pre-wrap break-all rounded bg-white p-2 font-mono text-xs ring-1 ring-inset ring-slate-200">
-              {JSON.stringify(target.arguments, null, 2)}
+              {stringifyExactJson(target.arguments, 2)}
             </pre>
           </div>
         ) : (

@@ -16,6 +16,7 @@ import { EmptyState } from "../ui/page";
 import { AuditFilters } from "./audit-filters";
 import { withParams, type AuditParams } from "./params";
 import { formatUtc } from "./time";
+import { stringifyExactJson } from "@/lib/json/exact";
 
 const PAGE_SIZE = 50;
 
@@ -33,8 +34,9 @@ const human = (name: string) => name.charAt(0).toUpperCase() + name.slice(1).rep
 /** What an admin action changed: the fields whose value differs, before → after. */
 function changeText(e: AuditEntry): string {
   const keys = [...new Set([...Object.keys(e.before ?? {}), ...Object.keys(e.after ?? {})])];
-  const show = (v: unknown) => (v === undefined || v === null ? "—" : typeof v === "string" ? v : JSON.stringify(v));
-  const changed = keys.filter((k) => JSON.stringify(e.before?.[k]) !== JSON.stringify(e.after?.[k]));
+  const show = (v: unknown) =>
+    v === undefined || v === null ? "—" : typeof v === "string" ? v : stringifyExactJson(v);
+  const changed = keys.filter((k) => stringifyExactJson(e.before?.[k]) !== stringifyExactJson(e.after?.[k]));
   if (!e.before) return keys.map((k) => `${k}: ${show(e.after?.[k])}`).join(", ");
   if (!e.after) return `removed (${keys.map((k) => `${k}: ${show(e.before?.[k])}`).join(", ")})`;
   return changed.map((k) => `${k}: ${show(e.before?.[k])} → ${show(e.after?.[k])}`).join(", ") || "no change";

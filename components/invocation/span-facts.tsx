@@ -1,4 +1,5 @@
 import { taskHref } from "@/lib/invocations/links";
+import { stringifyExactJson } from "@/lib/json/exact";
 
 // What an attempt made from an OpenTelemetry span says about that span
 // (lib/otlp/span-records.ts keeps it as the attempt's envelope): the
@@ -100,7 +101,7 @@ export function SpanFacts({ facts, runtime, taskId }: { facts: Facts; runtime?: 
             className="mt-1 max-h-48 overflow-auto whitespace-pre-wrap break-all rounded bg-white p-2 font-mono text-xs text-slate-800"
             data-testid="span-arguments"
           >
-            {typeof facts.arguments === "string" ? facts.arguments : JSON.stringify(facts.arguments, null, 2)}
+            {typeof facts.arguments === "string" ? facts.arguments : stringifyExactJson(facts.arguments, 2)}
           </pre>
         </>
       ) : (

@@ -6,6 +6,7 @@ import { formatUtc } from "../audit/time";
 import { DataTable, type Column } from "../ui/data-table";
 import { ErrorAlert } from "../ui/error-alert";
 import { deliverySource, type DeliverySource } from "./delivery-source";
+import { stringifyExactJson } from "@/lib/json/exact";
 
 // One delivery opened in the log: every try (newest first) and the body as sent.
 
@@ -47,7 +48,7 @@ export function DeliveryDetails({ source, deliveryId }: { source: DeliverySource
       <div>
         <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">Payload</h3>
         <pre className="max-h-72 overflow-auto rounded-md bg-slate-50 p-2 font-mono text-xs text-slate-800">
-          {JSON.stringify(data.payload, null, 2)}
+          {stringifyExactJson(data.payload, 2)}
         </pre>
       </div>
     </div>

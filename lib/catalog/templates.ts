@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { stringifyExactJson } from "../json/exact";
 import { isSecretKey } from "../redact/secret-keys";
 
 // What a call was and where to check it: a catalog entry's `summary` template ("{{args.amount}}
@@ -85,7 +86,8 @@ function valueOf(name: string, ctx: TemplateContext): string | null {
   if (name === "idempotency_key") return ctx.idempotencyKey;
   const value = valueAt(ctx.args, name.split(".").slice(1));
   if (value === undefined || value === null) return null;
-  return typeof value === "object" ? JSON.stringify(value) : String(value);
+  // An integer past 2^53 (a BigInt, lib/json) with all its digits, alone (String) or inside an object.
+  return typeof value === "object" ? stringifyExactJson(value) : String(value);
 }
 
 /** One line of plain text: control characters and runs of space made one space, cut at `max` characters. */

@@ -3,19 +3,23 @@ import type { PGlite } from "@electric-sql/pglite";
 import { lockDataDir } from "./data-dir-lock";
 import { serveEmbedded } from "./embedded-socket";
 import { claimEmbeddedDirectories, tightenTree } from "./private-dir";
+import { parseExactJson } from "../json/exact";
 
 // The database underneath Prisma: a PostgreSQL pool, or PGlite (in-process
 // PostgreSQL) when no DATABASE_URL is set. The migration runner, the ingest
 // hot path and the benchmark baseline talk to it directly; everything else
 // goes through Prisma.
 
+/**
+ * `prepareAs` names the statement, so a connection parses and plans it once (PostgreSQL; PGlite ignores it).
+ * `exactJson`: its json and jsonb columns are read with lib/json's exact reading, so a caller's integer past
+ * 2^53 comes back as a BigInt with its digits (jsonb keeps them); for statements that read a caller's values
+ * to show them (arguments, envelopes), as the others' readers expect numbers.
+ */
+export type QueryOptions = { prepareAs?: string; exactJson?: boolean };
+
 export type SqlSession = {
-  /** `prepareAs` names the statement, so a connection parses and plans it once (PostgreSQL; PGlite ignores it). */
-  query: <T = Record<string, unknown>>(
-    text: string,
-    params?: unknown[],
-    options?: { prepareAs?: string },
-  ) => Promise<T[]>;
+  query: <T = Record<string, unknown>>(text: string, params?: unknown[], options?: QueryOptions) => Promise<T[]>;
   /** Runs a whole script as one simple query: one implicit transaction. */
   exec: (script: string) => Promise<void>;
 };
@@ -28,7 +32,11 @@ export type Statement = { name?: string; text: string };
 
 /** A transaction's one operation: a statement with bound parameters, never with request text in its SQL. */
 export type Tx = {
-  query: <T = Record<string, unknown>>(statement: Statement | string, params?: unknown[]) => Promise<T[]>;
+  query: <T = Record<string, unknown>>(
+    statement: Statement | string,
+    params?: unknown[],
+    options?: Pick<QueryOptions, "exactJson">,
+  ) => Promise<T[]>;
 };
 
 /**
@@ -71,6 +79,11 @@ const types = {
     if (oid === 1184 || oid === 1114) return isoFromPg;
     return pg.types.getTypeParser(oid, format as "text");
   },
+};
+const JSON_OIDS = [114, 3802];
+const exactTypes = {
+  getTypeParser: (oid: number, format?: string) =>
+    JSON_OIDS.includes(oid) ? parseExactJson : types.getTypeParser(oid, format),
 };
 
 /**
@@ -133,9 +146,14 @@ async function pooledQuery(pool: pg.Pool, config: pg.QueryConfig): Promise<pg.Qu
 
 /** Statements on a pool or one connection, with Settle's readers of timestamps (ISO strings) and bigints. */
 export const txOf = (client: pg.Pool | pg.PoolClient | pg.Client, named = true): Tx => ({
-  query: async <T>(statement: Statement | string, params: unknown[] = []) => {
+  query: async <T>(statement: Statement | string, params: unknown[] = [], options: QueryOptions = {}) => {
     const { name, text } = typeof statement === "string" ? { name: undefined, text: statement } : statement;
-    const config = { name: named ? name : undefined, text, values: params, types };
+    const config = {
+      name: named ? name : undefined,
+      text,
+      values: params,
+      types: options.exactJson ? exactTypes : types,
+    };
     return (client instanceof pg.Pool ? await pooledQuery(client, config) : await client.query(config)).rows as T[];
   },
 });
@@ -168,8 +186,13 @@ export function createPostgresDriver(connectionString: string, max: number): Sql
 
 function postgresDriverOn(pool: pg.Pool, writePool: pg.Pool, named: boolean): SqlDriver {
   const sessionOf = (client: pg.Pool | pg.PoolClient): SqlSession => ({
-    query: async <T>(text: string, params: unknown[] = [], options: { prepareAs?: string } = {}) => {
-      const config = { name: named ? options.prepareAs : undefined, text, values: params, types };
+    query: async <T>(text: string, params: unknown[] = [], options: QueryOptions = {}) => {
+      const config = {
+        name: named ? options.prepareAs : undefined,
+        text,
+        values: params,
+        types: options.exactJson ? exactTypes : types,
+      };
       return (client instanceof pg.Pool ? await pooledQuery(client, config) : await client.query(config)).rows as T[];
     },
     exec: async (script: string) => {
@@ -260,9 +283,10 @@ export async function createPgliteDriver(
     }
   }
   const parsers = { 1184: isoFromPg, 1114: isoFromPg };
+  const exactParsers = { ...parsers, 114: parseExactJson, 3802: parseExactJson };
   const session: SqlSession = {
-    query: async <T>(text: string, params: unknown[] = []) => {
-      const result = await db.query<T>(text, params, { parsers });
+    query: async <T>(text: string, params: unknown[] = [], options: QueryOptions = {}) => {
+      const result = await db.query<T>(text, params, { parsers: options.exactJson ? exactParsers : parsers });
       return result.rows;
     },
     exec: async (script: string) => {
@@ -276,16 +300,24 @@ export async function createPgliteDriver(
     withSession: (fn) => fn(session),
     // In-process and one query at a time: no plan outlives its query, and nothing waits on a lock.
     write: {
-      query: async <T>(statement: Statement | string, params: unknown[] = []) =>
-        (await db.query<T>(typeof statement === "string" ? statement : statement.text, params, { parsers })).rows,
+      query: async <T>(statement: Statement | string, params: unknown[] = [], options: QueryOptions = {}) =>
+        (
+          await db.query<T>(typeof statement === "string" ? statement : statement.text, params, {
+            parsers: options.exactJson ? exactParsers : parsers,
+          })
+        ).rows,
     },
     // PGlite runs in-process: its transaction() keeps other queries out meanwhile.
     transaction: (fn, options = {}) =>
       db.transaction(async (t) => {
         for (const setting of options.settings ?? []) await t.exec(`SET LOCAL ${setting}`);
         return fn({
-          query: async <T>(statement: Statement | string, params: unknown[] = []) =>
-            (await t.query<T>(typeof statement === "string" ? statement : statement.text, params, { parsers })).rows,
+          query: async <T>(statement: Statement | string, params: unknown[] = [], options: QueryOptions = {}) =>
+            (
+              await t.query<T>(typeof statement === "string" ? statement : statement.text, params, {
+                parsers: options.exactJson ? exactParsers : parsers,
+              })
+            ).rows,
         });
       }),
     close: async () => {

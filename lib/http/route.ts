@@ -7,6 +7,7 @@ import { logLabel, logRequest } from "./request-log";
 import { log } from "../observability/log";
 import { cleanText } from "../redact/redact";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../ingest/json-depth";
+import { mayHoldLongInteger, parseExactJson, roundBigInts, stringifyExactJson } from "../json/exact";
 import type { Permission } from "../identity/roles";
 import {
   authenticate,
@@ -89,6 +90,11 @@ type Options<P, Q, QI, A extends Auth, B, BI, C extends Content | undefined, R e
   query?: z.ZodType<Q, QI>;
   /** A JSON body (at most 64 KiB), parsed with this schema. */
   body?: z.ZodType<B, BI>;
+  /**
+   * The body's members whose integers keep every digit (BigInts past 2^53, lib/json): a caller's values a
+   * person is shown or a digest reads (the guard's `arguments`). Everywhere else they are numbers, as JSON.parse reads them.
+   */
+  exactIn?: readonly string[];
   /** A body the handler reads itself (ingest's NDJSON): media type → schema, described and typed but not parsed here. */
   requestContent?: C;
   /** Its successful answers. */
@@ -114,13 +120,23 @@ function cleanStrings(value: unknown): unknown {
   return value;
 }
 
-async function readJson(req: Request): Promise<unknown> {
+/** Integers past 2^53 keep their digits only under the members named, after the depth check (the rounding recurses). */
+function keepDigitsIn(parsed: unknown, members: readonly string[]): unknown {
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return roundBigInts(parsed);
+  const record = parsed as Record<string, unknown>;
+  const rounded = roundBigInts(record);
+  for (const m of members) if (Object.hasOwn(record, m)) rounded[m] = record[m];
+  return rounded;
+}
+
+async function readJson(req: Request, exactIn: readonly string[]): Promise<unknown> {
   const type = (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/json") throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.");
   const text = await readBodyLimited(req, MAX_JSON_BODY, "Send less in one request.");
+  const exact = exactIn.length > 0 && mayHoldLongInteger(text);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = exact ? parseExactJson(text) : JSON.parse(text);
   } catch {
     throw new ApiError("INVALID_JSON", "The body is not valid JSON.");
   }
@@ -132,11 +148,12 @@ async function readJson(req: Request): Promise<unknown> {
       { limit_depth: MAX_JSON_DEPTH },
     );
   }
-  return cleanStrings(parsed);
+  return cleanStrings(exact ? keepDigitsIn(parsed, exactIn) : parsed);
 }
 
+/** Every answer: a caller's integer past 2^53 read back exactly (a BigInt, lib/json) is written with all its digits. */
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
+  return new Response(stringifyExactJson(body), {
     status,
     headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
   });
@@ -260,7 +277,7 @@ export function withRoute<
       const query = options.query
         ? options.query.parse(cleanStrings(Object.fromEntries(new URL(req.url).searchParams)))
         : ({} as Q);
-      const body = options.body ? options.body.parse(await readJson(req)) : (undefined as B);
+      const body = options.body ? options.body.parse(await readJson(req, options.exactIn ?? [])) : (undefined as B);
       const result = await options.handler({ req, db, principal, params, query, body, requestId });
       if (result instanceof Response) {
         result.headers.set("x-request-id", requestId);

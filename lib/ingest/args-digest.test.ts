@@ -1,6 +1,9 @@
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { argsDigest, canonicalJson } from "./args-digest";
+import { parseExactJson } from "../json/exact";
+import { digestArguments } from "../../packages/settle-mcp-gateway/src/identity";
 
 // The one arguments digest (decision 028): canonical JSON without the volatile arguments, SHA-256.
 
@@ -43,5 +46,35 @@ describe("argsDigest", () => {
     expect(argsDigest([1, 2])).toBe(sha("[1,2]"));
     const withProto = JSON.parse('{"__proto__": {"x": 1}, "a": 1}') as Record<string, unknown>;
     expect(argsDigest(withProto)).toBe(sha('{"__proto__":{"x":1},"a":1}'));
+  });
+
+  it("digests an integer past 2^53 by its digits, as sent (decision 039)", () => {
+    const text = '{"order": 12345678901234567890, "lines": [{"sku": -18446744073709551617}], "n": 1}';
+    expect(argsDigest(parseExactJson(text))).toBe(
+      sha('{"lines":[{"sku":-18446744073709551617}],"n":1,"order":12345678901234567890}'),
+    );
+    expect(argsDigest(parseExactJson(text))).not.toBe(argsDigest(parseExactJson(text.replace("890", "000"))));
+  });
+
+  it("is the digest Python's json.dumps gives the same arguments (an int keeps its digits there too)", () => {
+    const text = '{"order": 12345678901234567890, "b": [-99999999999999999999, 7, "x"], "a": {"z": 9007199254740993}}';
+    const python = execFileSync(
+      "python3",
+      [
+        "-c",
+        "import hashlib, json, sys; v = json.loads(sys.argv[1]); " +
+          "print('sha256:' + hashlib.sha256(json.dumps(v, sort_keys=True, separators=(',', ':')).encode()).hexdigest())",
+        text,
+      ],
+      { encoding: "utf8" },
+    ).trim();
+    expect(argsDigest(parseExactJson(text))).toBe(python);
+  });
+
+  it("is the MCP gateway's digest of a call its SDK parsed (rounded before it sees it) and sent on", () => {
+    const text = '{"order": 12345678901234567890, "amount": 1200}';
+    const asTheGatewayHoldsIt = JSON.parse(text) as unknown;
+    const asSettleReadsWhatItSends = parseExactJson(JSON.stringify(asTheGatewayHoldsIt));
+    expect(digestArguments(asTheGatewayHoldsIt)).toBe(argsDigest(asSettleReadsWhatItSends, []));
   });
 });

@@ -6,7 +6,8 @@ import { DEFAULT_VOLATILE_ARGS } from "../outcome/record-fields";
 // model sends under a new idempotency key is still recognised as the same
 // call: `sha256:` and the hex SHA-256 of the arguments' canonical JSON — object
 // keys sorted by UTF-16 code unit at every level, no spaces, strings and
-// numbers as JSON.stringify writes them — with the tool's volatile arguments
+// numbers as JSON.stringify writes them, an integer past 2^53 (a BigInt, lib/json) as all its digits — with
+// the tool's volatile arguments
 // (top-level names: a key, a nonce, a time) left out. Ingest, the guard and
 // OTLP spans digest with it; the clients' docs describe it. Pure apart from hashing.
 
@@ -17,6 +18,7 @@ export function canonicalJson(value: unknown): string {
     const keys = Object.keys(value).sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(",")}}`;
   }
+  if (typeof value === "bigint") return value.toString();
   return JSON.stringify(value) ?? "null";
 }
 

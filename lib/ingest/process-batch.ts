@@ -149,9 +149,10 @@ function prepareSafely(
   record: unknown,
   receivedAt: Date,
   tools: ToolReading | undefined,
+  longIntegers: boolean,
 ): PreparedRecord | RecordProblem {
   try {
-    return prepareRecord(record, receivedAt, tools);
+    return prepareRecord(record, receivedAt, tools, longIntegers);
   } catch (error) {
     // Whatever went wrong reading one record is that record's problem only.
     console.error("[settle] a record could not be prepared:", error);
@@ -161,9 +162,9 @@ function prepareSafely(
 
 /**
  * How ingest reads a runtime's tool catalog (its effect classes and volatile arguments), asked only when a record
- * names no class or carries arguments.
+ * names no class or carries arguments; `longIntegers`: the records may hold BigInts (lib/http/ingest-body.ts).
  */
-export type IngestOptions = { tools?: () => Promise<ToolReading> };
+export type IngestOptions = { tools?: () => Promise<ToolReading>; longIntegers?: boolean };
 
 /** `unparsable` holds NDJSON lines that were not JSON: each rejects its own record only. */
 export async function ingestRecords(
@@ -185,7 +186,7 @@ export async function ingestRecords(
             code: "INVALID_JSON",
             message: `record ${index + 1} of this request (a non-blank NDJSON line) is not valid JSON (${lineError}).`,
           }
-        : prepareSafely(record, receivedAt, tools);
+        : prepareSafely(record, receivedAt, tools, options.longIntegers === true);
       const given = (record as { event_id?: unknown } | null)?.event_id;
       return { prepared, givenEventId: typeof given === "string" ? cleanText(given) : null };
     }),

@@ -21,6 +21,7 @@ import {
 import { MAX_JSON_DEPTH, tooDeepMember } from "./json-depth";
 import { normalizeEnvelope, normalizeRedactedEnvelope } from "./normalize";
 import { cleanText, redact, TooDeepError } from "../redact/redact";
+import { holdsBigInt, roundBigInts, stringifyExactJson } from "../json/exact";
 import {
   effectClassSchema,
   phaseSchema,
@@ -194,7 +195,7 @@ export function readArguments(
   volatileArgs: VolatileArgsOf | undefined,
 ): { digest: string | null; stored: unknown } | RecordProblem {
   if (args === null || args === undefined) return { digest: given ? cleanText(given) : null, stored: null };
-  const bytes = Buffer.byteLength(JSON.stringify(args), "utf8");
+  const bytes = Buffer.byteLength(stringifyExactJson(args), "utf8");
   if (bytes > ARGUMENTS_MAX_BYTES) {
     return {
       code: "INVALID_RECORD",
@@ -211,7 +212,29 @@ export function readArguments(
   }
 }
 
-export function prepareRecord(raw: unknown, receivedAt: Date, tools?: ToolReading): PreparedRecord | RecordProblem {
+/**
+ * A record parsed with its integers past 2^53 as BigInts (lib/json): they keep their digits where a person
+ * sees them and the digest reads them — `arguments` and `envelope` — and are rounded everywhere else, so an
+ * attempt number or a budget is read exactly as JSON.parse reads it.
+ */
+function keepDigitsWhereShown(raw: Record<string, unknown>): Record<string, unknown> {
+  if (!holdsBigInt(raw)) return raw;
+  const rounded = roundBigInts(raw);
+  if ("arguments" in raw) rounded.arguments = raw.arguments;
+  if ("envelope" in raw) rounded.envelope = raw.envelope;
+  return rounded;
+}
+
+/**
+ * `longIntegers`: the record was parsed with lib/json's exact reading and may hold BigInts (ingest's body
+ * says so); a record built in code (the guard's intent) holds them only where it put them.
+ */
+export function prepareRecord(
+  raw: unknown,
+  receivedAt: Date,
+  tools?: ToolReading,
+  longIntegers = false,
+): PreparedRecord | RecordProblem {
   if (!isRecord(raw)) return { code: "INVALID_RECORD", message: "A record must be a JSON object." };
   // Before anything walks it (the schema, redaction, the hash of a record without event_id): a
   // record nested thousands deep would overflow the stack of a recursive walk.
@@ -225,11 +248,12 @@ export function prepareRecord(raw: unknown, receivedAt: Date, tools?: ToolReadin
       path,
     };
   }
+  const fields = longIntegers ? keepDigitsWhereShown(raw) : raw;
   let record: IngestRecord;
   let probe: ProbeResult | null = null;
   let envelopeSource: unknown;
-  if (!("task_id" in raw) && "task" in raw && "call" in raw) {
-    const parsed = attemptLogLineSchema.safeParse(raw);
+  if (!("task_id" in fields) && "task" in fields && "call" in fields) {
+    const parsed = attemptLogLineSchema.safeParse(fields);
     if (!parsed.success) return firstIssue(parsed.error);
     const line = fromLogLine(parsed.data);
     probe = line.probe;
@@ -239,7 +263,7 @@ export function prepareRecord(raw: unknown, receivedAt: Date, tools?: ToolReadin
       ? { outcome: parsed.data.outcome, effect_applied: parsed.data.effect_applied ?? undefined, items: [] }
       : undefined;
   } else {
-    const parsed = ingestRecordSchema.safeParse(raw);
+    const parsed = ingestRecordSchema.safeParse(fields);
     if (!parsed.success) return firstIssue(parsed.error);
     record = parsed.data;
     envelopeSource = record.envelope;

@@ -235,7 +235,8 @@ export async function selectAttemptsPage(
         b?.received_at ?? null,
         b?.event_key ?? null,
       ],
-      { prepareAs: "settle_read_attempts_page" },
+      // A caller's arguments and envelope as stored, every digit of a long integer kept (lib/json).
+      { prepareAs: "settle_read_attempts_page", exactJson: true },
     ),
     db.driver.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM attempts WHERE runtime_id = $1::uuid AND invocation_uid = $2::uuid`,
@@ -332,9 +333,8 @@ export async function selectHistories(
     db.driver.query<Raw>(
       `SELECT ${attemptColumns(light)} FROM attempts WHERE runtime_id = $1::uuid AND invocation_uid = ANY($2::uuid[])`,
       [rows[0]!.runtimeId, ids],
-      {
-        prepareAs: light ? "settle_read_histories_light" : "settle_read_histories",
-      },
+      // A caller's arguments and envelope as stored, every digit of a long integer kept (lib/json).
+      { prepareAs: light ? "settle_read_histories_light" : "settle_read_histories", exactJson: true },
     ),
     db.driver.query<Raw>(
       `SELECT ${ACTION_COLUMNS} FROM invocation_actions WHERE invocation_uid = ANY($1::uuid[]) ORDER BY seq`,

@@ -1,4 +1,5 @@
 import "server-only";
+import { stringifyExactJson } from "../json/exact";
 import type { Tx } from "../db/driver";
 import { env } from "../env";
 import type { OperatorAction } from "../outcome/actions";
@@ -381,5 +382,6 @@ export async function writeStates(tx: Tx, runtimeId: string, write: Write): Prom
   ];
   const present = parts.filter(([, rows]) => rows.length > 0);
   const shape = Object.fromEntries(parts.map(([name, rows]) => [name, rows.length > 0])) as WriteParts;
-  await tx.query(writeStatement(shape), [runtimeId, ...present.map(([, rows]) => JSON.stringify(rows))]);
+  // A caller's integers past 2^53 (BigInts in arguments and envelopes, lib/json) are written as their digits: jsonb keeps them.
+  await tx.query(writeStatement(shape), [runtimeId, ...present.map(([, rows]) => stringifyExactJson(rows))]);
 }

@@ -8,6 +8,7 @@ import { ingestPrepared, type IngestResult, type PreparedInput, type RuntimeRef 
 import type { PreparedRecord, RecordProblem, VolatileArgsOf } from "../ingest/record";
 import { argsDigest } from "../ingest/args-digest";
 import { cleanText, redact, TooDeepError } from "../redact/redact";
+import { stringifyExactJson } from "../json/exact";
 
 // OTLP ingest's records: each tool-call span, read by the convention that
 // claims it (lib/otlp/conventions/), becomes its intent and outcome
@@ -47,7 +48,7 @@ function mayExceed({ span, source }: ReadSpan): boolean {
   return 6 * characters + 64 * span.reading.values + 64 * 1024 > MAX_EVIDENCE_BYTES;
 }
 
-const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+const jsonBytes = (value: unknown) => Buffer.byteLength(stringifyExactJson(value));
 
 /** The evidence cut to MAX_EVIDENCE_BYTES, saying in `truncated` what was left out. */
 export function fitEvidence(envelope: unknown): unknown {

@@ -21,6 +21,7 @@ import {
 } from "../ingest/adapters/shared";
 import { parseJsonObject } from "../ingest/adapters/wrapped-text";
 import type { StatedFailure } from "./failure-signals";
+import { parseExactJson } from "../json/exact";
 
 // What the three OpenTelemetry conventions share once a span is known to be
 // a tool call (decision 022): the span's start is the intent, its
@@ -104,7 +105,8 @@ export function jsonAttr(attributes: Attributes, key: string): unknown {
   const trimmed = v.trim();
   if (!/^[[{"]/.test(trimmed) || !shallowJson(trimmed)) return v;
   try {
-    return JSON.parse(trimmed) as unknown;
+    // Exactly: an argument's integer past 2^53 keeps its digits for the approver and the digest (lib/json).
+    return parseExactJson(trimmed);
   } catch {
     return v;
   }

@@ -1,6 +1,7 @@
 "use client";
 
 import type { ErrorEnvelope } from "@/lib/errors";
+import { parseExactJson } from "@/lib/json/exact";
 
 // How the console's typed client (components/api.ts) sends a request:
 // same-origin fetch with the session cookie, JSON back, and a 401 sends the
@@ -38,7 +39,8 @@ export async function fetchApi(request: ApiFetchRequest): Promise<{ status: numb
     credentials: "same-origin",
   });
   const text = await res.text();
-  const body: unknown = text ? JSON.parse(text) : null;
+  // Exactly: a caller's integer past 2^53 (an order number, an amount) reaches the person with every digit (lib/json).
+  const body: unknown = text ? parseExactJson(text) : null;
   if (res.status === 401 && typeof window !== "undefined") {
     window.location.assign(`/sign-in?next=${encodeURIComponent(window.location.pathname + window.location.search)}`);
   }

@@ -1,5 +1,6 @@
 import { MAY_HOLD_SECRET, REDACTED, redactSecretsInText } from "./secret-patterns";
 import { isPairNameField, isPairValueField, isSecretKey, mayNameSecret } from "./secret-keys";
+import { parseExactJson, stringifyExactJson } from "../json/exact";
 
 // Upstream text is untrusted data: kept verbatim, minus what PostgreSQL cannot
 // store (NUL) and what must never be stored. One rule set, for arguments,
@@ -42,7 +43,8 @@ function looksLikeJson(value: string): boolean {
 function parseJson(value: string): unknown {
   if (value.length > MAX_JSON_TEXT) return undefined;
   try {
-    return JSON.parse(value) as unknown;
+    // Exactly: a text written back after a redaction keeps every digit of its long integers (lib/json).
+    return parseExactJson(value);
   } catch {
     return undefined;
   }
@@ -121,7 +123,7 @@ function redactJsonText(value: string, depth: number): string {
     try {
       const r = redact(parsed, depth + 1);
       // Unchanged, the text is kept byte for byte (its spacing, its key order, its escapes).
-      return r === parsed ? value : JSON.stringify(r);
+      return r === parsed ? value : stringifyExactJson(r);
     } catch (error) {
       // Too deep to read as JSON is no reason to refuse what is, after all, a string: it is read as text.
       if (!(error instanceof TooDeepError)) throw error;

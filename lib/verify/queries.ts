@@ -218,6 +218,8 @@ export async function selectAsked(
        FROM invocations i JOIN runtimes r ON r.id = i.runtime_id
       WHERE i.id = ANY($1::uuid[])`,
     [uids],
+    // The worker looks the effect up by these arguments: every digit of a long integer kept (lib/json).
+    { exactJson: true },
   );
   return new Map(rows.map((r) => [r.uid, r]));
 }

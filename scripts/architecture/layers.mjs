@@ -81,6 +81,7 @@ export const units = [
       "lib/catalog",
       "lib/identity",
       "lib/invocations",
+      "lib/json",
       "lib/metrics",
       "lib/notifications",
       "lib/outcome",
@@ -132,6 +133,7 @@ export const units = [
       "lib/identity",
       "lib/ingest",
       "lib/invocations",
+      "lib/json",
       "lib/otlp",
       "lib/redact",
     ],
@@ -186,7 +188,7 @@ export const units = [
   lib(
     "otlp",
     "OTLP/HTTP trace export: the wire scan and decoding (protobuf, JSON), spans, the three tool-span conventions, span records, ingest through lib/ingest, the export answer",
-    ["lib/catalog", "lib/db", "lib/env.ts", "lib/errors.ts", "lib/ingest", "lib/outcome", "lib/redact"],
+    ["lib/catalog", "lib/db", "lib/env.ts", "lib/errors.ts", "lib/ingest", "lib/json", "lib/outcome", "lib/redact"],
   ),
   lib("guard", "`POST /api/v1/guard`: the check and the write-ahead intent under an advisory lock", [
     "lib/db",
@@ -206,7 +208,16 @@ export const units = [
   lib(
     "ingest",
     "`POST /api/v1/envelopes`: per-record validation, the dialect adapters (pure), redaction, each call's summary from its catalog entry, the set-based write",
-    ["lib/catalog", "lib/db", "lib/errors.ts", "lib/invocations", "lib/outcome", "lib/process-wide.ts", "lib/redact"],
+    [
+      "lib/catalog",
+      "lib/db",
+      "lib/errors.ts",
+      "lib/invocations",
+      "lib/json",
+      "lib/outcome",
+      "lib/process-wide.ts",
+      "lib/redact",
+    ],
   ),
   lib(
     "invocations",
@@ -217,6 +228,7 @@ export const units = [
       "lib/env.ts",
       "lib/errors.ts",
       "lib/identity",
+      "lib/json",
       "lib/outcome",
       "lib/policies",
       "lib/process-wide.ts",
@@ -255,7 +267,7 @@ export const units = [
   lib(
     "catalog",
     "tool catalogs: a runtime's tool names or patterns → effect class, the reading (pure, `effect-class.ts`), the cached read for ingest, editing with audit",
-    ["lib/audit", "lib/db", "lib/errors.ts", "lib/outcome", "lib/process-wide.ts", "lib/redact"],
+    ["lib/audit", "lib/db", "lib/errors.ts", "lib/json", "lib/outcome", "lib/process-wide.ts", "lib/redact"],
   ),
   lib("policies", "per-class policy rows, their resolution and history, the write path's cached copy", [
     "lib/audit",
@@ -274,20 +286,28 @@ export const units = [
     "lib/outcome",
     "lib/redact",
   ]),
-  lib("query", "the console's TanStack Query key factory and its fetch over the typed client", ["lib/errors.ts"]),
+  lib("query", "the console's TanStack Query key factory and its fetch over the typed client", [
+    "lib/errors.ts",
+    "lib/json",
+  ]),
   lib(
     "db",
     "the database handle (Prisma for single-row reads and writes; the driver for every SQL statement and transaction), migrations, cursors, storable values",
-    ["lib/env.ts", "lib/outcome", "lib/process-wide.ts"],
+    ["lib/env.ts", "lib/json", "lib/outcome", "lib/process-wide.ts"],
   ),
   lib(
     "redact",
     "what never leaves Settle in clear: secret key names and token shapes, the one bounded walk that redacts them, storable text (pure but for a bounded memory of names read)",
-    ["lib/process-wide.ts"],
+    ["lib/json", "lib/process-wide.ts"],
   ),
   libFile("errors", "the typed error catalog and Settle's error envelope, in the vocabulary's terms", ["lib/outcome"]),
   libFile("env", "the only reader of `process.env`", ["lib/process-wide.ts"]),
   libFile("process-wide", "the one place state lives on `globalThis`, shared by Next.js's bundles", []),
+  lib(
+    "json",
+    "JSON whose integers keep every digit (decision 039): parsed with BigInts past 2^53 and written back as digits, pure, also in the browser",
+    [],
+  ),
   lib(
     "outcome",
     "the rules, pure: vocabulary, record field limits, statuses, lifecycle (`move()`), operator actions, the fold, decisions, guard rules, SLA timers, queue order",

@@ -27,9 +27,10 @@ export const POST = withRoute({
   },
   response: { 207: { description: "One result per record, in order.", schema: ingestResultSchema } },
   handler: async ({ req, db, principal }) => {
-    const { records, lineErrors } = await parseIngestBody(req);
+    const { records, lineErrors, longIntegers } = await parseIngestBody(req);
     const result = await ingestRecords(db, principal.runtime, records, new Date(), lineErrors, {
       tools: () => loadToolReading(db, principal.runtime.id),
+      longIntegers,
     });
     return json(result, 207);
   },

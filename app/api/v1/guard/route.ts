@@ -14,6 +14,8 @@ export const POST = withRoute({
   errors: ["TRANSITION_REFUSED"],
   response: guardAnswerSchema,
   body: guardRequestSchema,
+  // A person approves these and the digest reads them: an integer past 2^53 keeps every digit (lib/json).
+  exactIn: ["arguments", "envelope"],
   handler: ({ db, principal, body }) =>
     guardWrite(db, principal.runtime, body, new Date(), { tools: () => loadToolReading(db, principal.runtime.id) }),
 });
