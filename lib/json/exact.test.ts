@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { holdsBigInt, mayHoldLongInteger, parseExactJson, roundBigInts, stringifyExactJson } from "./exact";
+import {
+  holdsBigInt,
+  MAX_EXACT_DIGITS,
+  mayHoldLongInteger,
+  parseExactJson,
+  roundBigInts,
+  stringifyExactJson,
+} from "./exact";
 
 const integerText = fc
   .tuple(fc.boolean(), fc.integer({ min: 1, max: 40 }))
@@ -28,6 +35,18 @@ describe("parseExactJson", () => {
       "[9007199254740991,-9007199254740991,1234567890123456,0.12345678901234567890,1.5e300,12345678901234567890.5,1e12345678901234567,-0]";
     expect(parseExactJson(text)).toEqual(JSON.parse(text));
     expect(holdsBigInt(parseExactJson(text))).toBe(false);
+  });
+
+  it("keeps up to MAX_EXACT_DIGITS digits exact; a longer integer is read as JSON.parse reads it, in linear time", () => {
+    const longest = `9${"8".repeat(MAX_EXACT_DIGITS - 1)}`;
+    expect(parseExactJson(`[${longest}, -${longest}]`)).toEqual([BigInt(longest), -BigInt(longest)]);
+    const over = `[${longest}7, ${"9".repeat(400)}]`;
+    expect(parseExactJson(over)).toEqual(JSON.parse(over));
+    // Half a million digits: BigInt would take a third of a second to write back; this reads it as a double.
+    const huge = `{"a": ${"7".repeat(500_000)}}`;
+    const started = performance.now();
+    expect(parseExactJson(huge)).toEqual({ a: Infinity });
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 
   it("leaves digits inside strings and keys alone", () => {

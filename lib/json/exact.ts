@@ -37,9 +37,17 @@ export function mayHoldLongInteger(text: string): boolean {
   return LONG_RUN.test(text);
 }
 
-/** An integer literal JSON.parse cannot give back exactly. */
-function isUnsafeInteger(digits: string): boolean {
-  return !Number.isSafeInteger(Number(digits));
+/**
+ * The most digits an integer is kept exact with: 2^256 has 78 (a 256-bit id or amount). Longer ones are read as
+ * JSON.parse reads them, because turning digits into a BigInt and back costs time that grows faster than their
+ * length (500,000 digits: a third of a second each way), and a 1 MiB body could hold one.
+ */
+export const MAX_EXACT_DIGITS = 100;
+
+/** An integer literal JSON.parse cannot give back exactly, short enough to keep exact. */
+function isUnsafeInteger(token: string): boolean {
+  const digits = token.charCodeAt(0) === 0x2d ? token.length - 1 : token.length;
+  return digits <= MAX_EXACT_DIGITS && !Number.isSafeInteger(Number(token));
 }
 
 /** Marked strings become BigInts, in place (the value was parsed just now): iterative, as a body may nest deep. */

@@ -331,3 +331,77 @@ export function expectSettled<T extends { status: number; body: unknown }>(label
     throw new Error(`${label}: ${res.status} without Settle's envelope: ${JSON.stringify(res.body).slice(0, 300)}`);
   return res;
 }
+
+/**
+ * A JSON number token JSON.parse would round (issue 36: 12345678901234567890 reached the approver as
+ * 12345678901234567000), around it: 16 to 120 digits (past lib/json's 100-digit limit), either sign, with
+ * a fraction or an exponent, as text, or not JSON at all (a leading zero).
+ */
+export const longIntegerToken: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(
+    "9007199254740992",
+    "9007199254740993",
+    "-9007199254740993",
+    "12345678901234567890",
+    "18446744073709551616",
+    "1".repeat(100),
+    "1".repeat(101),
+    "12345678901234567890.5",
+    "12345678901234567890e5",
+    "-12345678901234567890E-3",
+    "012345678901234567890",
+    '"12345678901234567890"',
+  ),
+  fc
+    .tuple(fc.constantFrom("", "-"), fc.integer({ min: 16, max: 120 }), fc.constantFrom("", "", ".0", "e1", "E+400"))
+    .chain(([sign, length, tail]) =>
+      fc.stringMatching(new RegExp(`^[1-9]\\d{${length - 1}}$`)).map((digits) => `${sign}${digits}${tail}`),
+    ),
+);
+
+/** Where a long integer goes in a record: each field Settle reads, inside arguments and envelope, in JSON inside text. */
+const longIntegerPlaces = [
+  "attempt",
+  "budget_left_s",
+  "at",
+  "task_id",
+  "tool",
+  "effect_class",
+  "idempotency_key",
+  "args_digest",
+  "arguments.order",
+  "arguments.lines.0.sku",
+  "envelope.retry_after",
+  "envelope.status",
+  "envelope.retry.max_attempts_remaining",
+  "envelope.safe_details.order",
+  "envelope.items.0.item_id",
+  "extra",
+] as const;
+const LONG_INTEGER_SLOT = "@@long-integer@@";
+
+/** A record's JSON text with a long integer token in one place, or in JSON written inside one of its texts. */
+export const longIntegerRecordText: fc.Arbitrary<{ text: string; place: string; token: string }> = fc
+  .tuple(goodRecord, fc.constantFrom(...longIntegerPlaces), longIntegerToken, fc.boolean())
+  .map(([record, place, token, inText]) => {
+    const { good: _good, ...rest } = record;
+    const value: Record<string, unknown> = {
+      ...rest,
+      arguments: { order: 1, lines: [{ sku: 2 }] },
+      envelope: {
+        status: 504,
+        retry: { directive: "after_delay" },
+        safe_details: {},
+        items: [{ item_id: 1 }],
+        content: [{ type: "text", text: `{"order": ${LONG_INTEGER_SLOT}}` }],
+      },
+    };
+    let at: Record<string, unknown> = value;
+    const steps = place.split(".");
+    for (const step of steps.slice(0, -1)) at = at[step] as Record<string, unknown>;
+    at[steps.at(-1)!] = LONG_INTEGER_SLOT;
+    const text = JSON.stringify(value)
+      .replace(`"${LONG_INTEGER_SLOT}"`, token)
+      .replace(LONG_INTEGER_SLOT, inText ? token.replaceAll('"', '\\"') : "1");
+    return { text, place, token };
+  });

@@ -23,8 +23,11 @@ import {
   hostileText,
   hostileTime,
   hostileValue,
+  longIntegerRecordText,
+  longIntegerToken,
   ndjsonLine,
 } from "./fuzz-inputs";
+import { parseExactJson } from "@/lib/json/exact";
 
 // Hostile input, generated, against the real route handlers (decision
 // 012's "a caller's data never causes a 5xx and never fails a neighbour"):
@@ -132,6 +135,53 @@ describe("hostile input never gets a 5xx, never an untyped error, never costs a 
         },
       ),
       { numRuns: 200 },
+    );
+  });
+
+  it("integers past 2^53 anywhere in a record, NDJSON and the guard: never a 5xx; in arguments every digit comes back", async () => {
+    await fc.assert(
+      fc.asyncProperty(longIntegerRecordText, fc.boolean(), async ({ text, place, token }, ndjson) => {
+        const res = settled(
+          "long integer",
+          await call(ingest, {
+            key: t.key,
+            raw: ndjson ? `${text}\n{"task_id": 12345678901234567890}` : `{"records": [${text}]}`,
+            contentType: ndjson ? "application/x-ndjson" : "application/json",
+          }),
+        );
+        if (res.status !== 207) return;
+        const record = parseExactJson(text) as { invocation_id: string; arguments?: { order?: unknown } };
+        if (ndjson) expect(res.body.results[1].status).toBe("rejected");
+        const exact = place === "arguments.order" && /^-?[1-9]\d{15,99}$/.test(token);
+        if (res.body.results[0].status !== "accepted" || !exact) return;
+        const read = await getInvocation(
+          new Request("http://settle.test/x", { headers: { authorization: `Bearer ${t.key}` } }),
+          { params: Promise.resolve({ invocation_id: record.invocation_id }) },
+        );
+        const body = parseExactJson(await read.text()) as { attempts: Array<{ arguments: { order: unknown } }> };
+        expect(String(body.attempts[0]!.arguments.order)).toBe(token);
+      }),
+      { numRuns: 300 },
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        longIntegerToken,
+        fc.constantFrom("arguments", "envelope", "budget_left_s", "at", "effect_class", "task_id"),
+        async (token, place) => {
+          const fields: Record<string, string> = {
+            task_id: '"g-long"',
+            tool: '"charge_card"',
+            idempotency_key: `"k-${requests}"`,
+            arguments: `{"order": ${place === "arguments" ? token : 1}, "note": "{\\"n\\": 1}"}`,
+          };
+          fields[place] = place === "arguments" || place === "envelope" ? `{"order": ${token}}` : token;
+          const raw = `{${Object.entries(fields)
+            .map(([k, v]) => `"${k}": ${v}`)
+            .join(", ")}}`;
+          settled("guard long integer", await call(guard, { key: t.key, path: "/api/v1/guard", raw }));
+        },
+      ),
+      { numRuns: 100 },
     );
   });
 
