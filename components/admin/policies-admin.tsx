@@ -8,7 +8,6 @@ import { queryKeys } from "@/lib/query/keys";
 import { api } from "../api";
 import { formatUtc } from "../audit/time";
 import { useCan } from "../current-user";
-import { Button } from "../ui/button";
 import { Cell, DataTable, rowLook, type Column } from "../ui/data-table";
 import { errorText } from "../ui/error-alert";
 import { PageSection, Subsection } from "../ui/page";
@@ -170,30 +169,25 @@ function EditRow({ policy, onDone }: { policy: Policy; onDone: (message: string)
       <Cell rowHeader>{className(policy.effect_class)}</Cell>
       {durationFields.map(({ field, label }) => input(field, label, "e.g. 30m, 2h; empty: off"))}
       {input("approval_quorum", "Approvals needed", "different people")}
-      <Cell className="text-xs text-slate-600">
-        {policy.source === "own" ? "editing its own policy" : "saving gives it its own policy"}
-      </Cell>
-      <Cell>
-        <RowEditActions
-          formId={formId}
-          onSubmit={submit}
-          saving={save}
-          onCancel={() => onDone("")}
-          reset={
-            policy.source === "own" ? (
-              <Button size="sm" variant="dangerGhost" onClick={() => reset.mutate()} disabled={reset.isPending}>
-                {policy.effect_class === "*" ? "Reset to built-in" : "Use the default"}
-              </Button>
-            ) : null
-          }
-          error={errors.form}
-        />
+      <RowEditActions
+        formId={formId}
+        onSubmit={submit}
+        saving={save}
+        onCancel={() => onDone("")}
+        what={policy.source === "own" ? "editing its own policy" : "saving gives it its own policy"}
+        reset={
+          policy.source === "own"
+            ? { label: policy.effect_class === "*" ? "Reset to built-in" : "Use the default", step: reset }
+            : null
+        }
+        error={errors.form}
+      >
         {Object.keys(errors).some((k) => k !== "form") ? (
           <p role="alert" className="sr-only">
             Not saved: check the fields marked invalid.
           </p>
         ) : null}
-      </Cell>
+      </RowEditActions>
     </tr>
   );
 }

@@ -7,7 +7,6 @@ import type { Retention, RetentionInput, RetentionPeriod } from "@/lib/retention
 import { api } from "../api";
 import { formatUtc } from "../audit/time";
 import { useCan } from "../current-user";
-import { Button } from "../ui/button";
 import { Cell, DataTable, rowLook, type Column } from "../ui/data-table";
 import { errorText } from "../ui/error-alert";
 import { PageSection, Subsection } from "../ui/page";
@@ -80,25 +79,15 @@ function EditRow({ row, onDone }: { row: Row; onDone: (message: string) => void 
       <Cell rowHeader>{isDefault ? "Default (*)" : row.runtime}</Cell>
       {input(attempts, setAttempts, "Attempts kept")}
       {input(audit, setAudit, "Audit trail kept")}
-      <Cell className="text-xs text-slate-600">
-        {isDefault || row.source === "own" ? "editing" : "saving gives it its own period"}
-      </Cell>
-      <Cell>
-        <RowEditActions
-          formId={formId}
-          onSubmit={submit}
-          saving={save}
-          onCancel={() => onDone("")}
-          reset={
-            !isDefault && row.source === "own" ? (
-              <Button size="sm" variant="dangerGhost" onClick={() => reset.mutate()} disabled={reset.isPending}>
-                Use the default
-              </Button>
-            ) : null
-          }
-          error={error}
-        />
-      </Cell>
+      <RowEditActions
+        formId={formId}
+        onSubmit={submit}
+        saving={save}
+        onCancel={() => onDone("")}
+        what={isDefault || row.source === "own" ? "editing" : "saving gives it its own period"}
+        reset={!isDefault && row.source === "own" ? { label: "Use the default", step: reset } : null}
+        error={error}
+      />
     </tr>
   );
 }

@@ -130,7 +130,7 @@ export function UsersAdmin({ initial }: { initial: UserInfo[] }) {
     const locked = lockedBecause(u, me.id, activeAdmins);
     if (locked) return <span className="text-xs text-slate-500">{locked}</span>;
     return (
-      <span className="inline-flex gap-2">
+      <>
         <Button size="sm" onClick={() => setOpen({ kind: "role", user: u })} aria-label={`Change role of ${u.email}`}>
           Change role
         </Button>
@@ -165,7 +165,7 @@ export function UsersAdmin({ initial }: { initial: UserInfo[] }) {
             Reactivate
           </Button>
         )}
-      </span>
+      </>
     );
   };
   const columns: Array<Column<UserInfo>> = [

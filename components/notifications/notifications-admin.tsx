@@ -110,7 +110,7 @@ export function NotificationsAdmin({
       ),
     },
     actionsColumn((c) => (
-      <div className="flex justify-end gap-2">
+      <>
         <Link
           href={`/admin/notifications/${c.id}`}
           className="self-center text-sm font-medium underline underline-offset-2"
@@ -131,7 +131,7 @@ export function NotificationsAdmin({
         >
           Delete<span className="sr-only"> {channelTarget(c)}</span>
         </ConfirmButton>
-      </div>
+      </>
     )),
   ];
 

@@ -18,9 +18,14 @@ export type Column<T> = {
   width?: string;
 };
 
-/** The last column: a row's buttons, right-aligned, its header read by screen readers only. */
+/** The last column: a row's buttons side by side at the right, its header read by screen readers only. */
 export function actionsColumn<T>(cell: (row: T) => ReactNode): Column<T> {
-  return { header: "Actions", hidden: true, className: "nowrap right", cell };
+  return {
+    header: "Actions",
+    hidden: true,
+    className: "nowrap right",
+    cell: (row) => <span className="inline-flex items-center gap-2">{cell(row)}</span>,
+  };
 }
 
 /** What a table's rows are: their key, their test id, and how some of them are drawn. */

@@ -2,7 +2,7 @@
 
 import { useState, type FormEvent, type ReactNode } from "react";
 import { Button, SubmitButton, type StepState } from "./button";
-import { actionsColumn, type Column } from "./data-table";
+import { actionsColumn, Cell, type Column } from "./data-table";
 
 /**
  * A table whose rows are edited in place, one at a time (policies, retention): which row is open, its Edit
@@ -43,41 +43,53 @@ export function useRowEdit<T>(keyOf: (row: T) => string, canEdit: boolean) {
 }
 
 /**
- * The last cell of a row edited in place (a policy, a retention period): Save submits the row's form (its
- * inputs sit in the other cells and name it with `form`), Cancel leaves it, `reset` is a lesser step, and what
- * cannot be saved is said under them.
+ * The last cells of a row edited in place (a policy, a retention period): what saving will do, then Save, which
+ * submits the row's form (its inputs sit in the other cells and name it with `form`), Cancel, the lesser
+ * `reset` step when there is one, and under them what cannot be saved; `children` add to that last cell.
  */
 export function RowEditActions({
   formId,
   onSubmit,
   saving,
   onCancel,
+  what,
   reset,
   error,
+  children,
 }: {
   formId: string;
   onSubmit: (event: FormEvent<HTMLFormElement>) => void;
   saving: StepState;
   onCancel: () => void;
-  reset?: ReactNode;
+  what: string;
+  reset?: { label: string; step: { isPending: boolean; mutate: () => void } } | null;
   error?: string | null;
+  children?: ReactNode;
 }) {
   return (
     <>
-      <form id={formId} onSubmit={onSubmit} className="flex flex-wrap justify-end gap-2">
-        <SubmitButton step={saving} pendingLabel="Saving…" size="sm">
-          Save
-        </SubmitButton>
-        <Button size="sm" onClick={onCancel}>
-          Cancel
-        </Button>
-        {reset}
-      </form>
-      {error ? (
-        <p role="alert" className="mt-1 text-right text-xs text-rose-800">
-          {error}
-        </p>
-      ) : null}
+      <Cell className="text-xs text-slate-600">{what}</Cell>
+      <Cell>
+        <form id={formId} onSubmit={onSubmit} className="flex flex-wrap justify-end gap-2">
+          <SubmitButton step={saving} pendingLabel="Saving…" size="sm">
+            Save
+          </SubmitButton>
+          <Button size="sm" onClick={onCancel}>
+            Cancel
+          </Button>
+          {reset ? (
+            <Button size="sm" variant="dangerGhost" onClick={() => reset.step.mutate()} disabled={reset.step.isPending}>
+              {reset.label}
+            </Button>
+          ) : null}
+        </form>
+        {error ? (
+          <p role="alert" className="mt-1 text-right text-xs text-rose-800">
+            {error}
+          </p>
+        ) : null}
+        {children}
+      </Cell>
     </>
   );
 }
