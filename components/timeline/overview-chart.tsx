@@ -5,7 +5,7 @@ import { useSyncExternalStore } from "react";
 import { Glyph, type GlyphCode } from "./event-glyph";
 import { formatClock } from "./format";
 import { OVERVIEW_SCALE, type Overview, type OverviewBar, type OverviewLane } from "./overview";
-import { hatch, Legend, levels } from "./timeline-chart";
+import { ChartFrame, hatch, levels } from "./timeline-chart";
 
 // The task page's chart, drawn in the browser from compact marks
 // (overview.ts), so the server's HTML carries lane labels and not a mark per
@@ -94,75 +94,17 @@ export function OverviewChart({
     () => false,
   );
   const start = Date.parse(overview.start);
+  const at = (px: number) => px / OVERVIEW_SCALE;
   return (
-    <figure className="overflow-x-auto">
-      <figcaption className="sr-only">Timeline chart. The same events are listed below, in order, as text.</figcaption>
-      <div className="min-w-[40rem]">
-        <div className="grid grid-cols-[minmax(10rem,16rem)_1fr] gap-x-4">
-          <div className="text-xs text-slate-500">Times in UTC</div>
-          <div aria-hidden="true" className="relative mx-3 h-6 text-[11px] tabular-nums text-slate-500">
-            {overview.ticks.map(([px, label]) => (
-              <span
-                key={px}
-                className="absolute top-0 whitespace-nowrap"
-                style={{
-                  left: pct(px),
-                  transform: `translateX(${px > 0.9 * OVERVIEW_SCALE ? "-100%" : px < 0.1 * OVERVIEW_SCALE ? "0" : "-50%"})`,
-                }}
-              >
-                {label}
-              </span>
-            ))}
-          </div>
-          <div>
-            {overview.lanes.map((lane) => (
-              <div
-                key={lane.invocation_id}
-                className="flex h-11 min-w-0 items-center border-t border-slate-100 text-sm"
-              >
-                {laneLabel(lane)}
-              </div>
-            ))}
-          </div>
-          <div aria-hidden="true" className="px-3">
-            <div className="relative">
-              {overview.breaks.map(([from, to]) => (
-                <div
-                  key={from}
-                  className="absolute inset-y-0 border-x border-dashed border-slate-300 bg-slate-100/70"
-                  style={{ left: pct(from), width: pct(to - from) }}
-                />
-              ))}
-              {overview.lanes.map((lane) => (
-                <div key={lane.invocation_id} className="h-11 border-t border-slate-100 pt-0.5">
-                  {drawn ? <Track lane={lane} start={start} /> : null}
-                </div>
-              ))}
-              {overview.now !== null ? (
-                <div className="absolute inset-y-0 w-px bg-rose-400" style={{ left: pct(overview.now) }} />
-              ) : null}
-            </div>
-          </div>
-          <div />
-          <div aria-hidden="true" className="relative mx-3 h-5 text-[11px] text-slate-500">
-            {overview.breaks.map(([from, to, label]) => (
-              <span
-                key={from}
-                className="absolute top-0 -translate-x-1/2 whitespace-nowrap"
-                style={{ left: pct((from + to) / 2) }}
-              >
-                {label}
-              </span>
-            ))}
-            {overview.now !== null ? (
-              <span className="absolute top-0 -translate-x-full pr-1 text-rose-600" style={{ left: pct(overview.now) }}>
-                now
-              </span>
-            ) : null}
-          </div>
-        </div>
-        <Legend />
-      </div>
-    </figure>
+    <ChartFrame
+      ticks={overview.ticks.map(([px, label]) => ({ at: at(px), label }))}
+      breaks={overview.breaks.map(([from, to, label]) => ({ from: at(from), to: at(to), label }))}
+      now={overview.now !== null ? at(overview.now) : null}
+      lanes={overview.lanes.map((lane) => ({
+        key: lane.invocation_id,
+        label: laneLabel(lane),
+        track: drawn ? <Track lane={lane} start={start} /> : null,
+      }))}
+    />
   );
 }

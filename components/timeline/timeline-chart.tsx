@@ -173,11 +173,21 @@ export function ticksOf(timeline: Pick<Timeline, "start" | "end" | "events">, x:
   return picked.sort((a, b) => a.px - b.px).map((p) => p.at);
 }
 
-export function TimelineChart({ timeline, laneLabel, hrefFor }: Props) {
-  const axis = axisOf(timeline);
-  const withDate = spansDays(timeline.start, timeline.end);
-  const open = timeline.events.some((e) => e.kind === "gap" && e.open);
-  const nowX = open ? axis.x(timeline.now) : null;
+/** Where a tick, a compressed stretch or now stands on the chart: a fraction of its width, from 0 to 1. */
+export type ChartFrameProps = {
+  ticks: Array<{ at: number; label: ReactNode }>;
+  /** Long waits drawn shorter, each with its real length. */
+  breaks: Array<{ from: number; to: number; label: ReactNode }>;
+  /** Where now stands, while something is still open. */
+  now: number | null;
+  lanes: Array<{ key: string | number; label: ReactNode; track: ReactNode }>;
+};
+
+/**
+ * What the timeline and a task's overview share: the times along the top, a labelled lane per invocation, the
+ * compressed stretches behind the lanes, the line at now, and under the lanes how long each stretch really was.
+ */
+export function ChartFrame({ ticks, breaks, now, lanes }: ChartFrameProps) {
   return (
     <figure className="overflow-x-auto">
       <figcaption className="sr-only">Timeline chart. The same events are listed below, in order, as text.</figcaption>
@@ -185,58 +195,53 @@ export function TimelineChart({ timeline, laneLabel, hrefFor }: Props) {
         <div className="grid grid-cols-[minmax(10rem,16rem)_1fr] gap-x-4">
           <div className="text-xs text-slate-500">Times in UTC</div>
           <div aria-hidden="true" className="relative mx-3 h-6 text-[11px] tabular-nums text-slate-500">
-            {ticksOf(timeline, axis.x).map((at) => {
-              const px = axis.x(at);
-              return (
-                <span
-                  key={at}
-                  className="absolute top-0 whitespace-nowrap"
-                  style={{ left: pct(px), transform: `translateX(${px > 0.9 ? "-100%" : px < 0.1 ? "0" : "-50%"})` }}
-                >
-                  {formatClock(at, withDate && (px === 0 || px === 1))}
-                </span>
-              );
-            })}
+            {ticks.map(({ at, label }) => (
+              <span
+                key={at}
+                className="absolute top-0 whitespace-nowrap"
+                style={{ left: pct(at), transform: `translateX(${at > 0.9 ? "-100%" : at < 0.1 ? "0" : "-50%"})` }}
+              >
+                {label}
+              </span>
+            ))}
           </div>
           <div>
-            {timeline.lanes.map((lane) => (
-              <div key={lane.index} className="flex h-11 min-w-0 items-center border-t border-slate-100 text-sm">
-                {laneLabel(lane)}
+            {lanes.map((lane) => (
+              <div key={lane.key} className="flex h-11 min-w-0 items-center border-t border-slate-100 text-sm">
+                {lane.label}
               </div>
             ))}
           </div>
           <div aria-hidden="true" className="px-3">
             <div className="relative">
-              {axis.breaks.map((b) => (
+              {breaks.map((b) => (
                 <div
                   key={b.from}
                   className="absolute inset-y-0 border-x border-dashed border-slate-300 bg-slate-100/70"
                   style={{ left: pct(b.from), width: pct(b.to - b.from) }}
                 />
               ))}
-              {timeline.lanes.map((lane) => (
-                <div key={lane.index} className="h-11 border-t border-slate-100 pt-0.5">
-                  <Track lane={lane} x={axis.x} hrefFor={hrefFor} now={timeline.now} />
+              {lanes.map((lane) => (
+                <div key={lane.key} className="h-11 border-t border-slate-100 pt-0.5">
+                  {lane.track}
                 </div>
               ))}
-              {nowX !== null ? (
-                <div className="absolute inset-y-0 w-px bg-rose-400" style={{ left: pct(nowX) }} />
-              ) : null}
+              {now !== null ? <div className="absolute inset-y-0 w-px bg-rose-400" style={{ left: pct(now) }} /> : null}
             </div>
           </div>
           <div />
           <div aria-hidden="true" className="relative mx-3 h-5 text-[11px] text-slate-500">
-            {axis.breaks.map((b) => (
+            {breaks.map((b) => (
               <span
                 key={b.from}
                 className="absolute top-0 -translate-x-1/2 whitespace-nowrap"
                 style={{ left: pct((b.from + b.to) / 2) }}
               >
-                ≈ {formatDuration(b.ms)}
+                {b.label}
               </span>
             ))}
-            {nowX !== null ? (
-              <span className="absolute top-0 -translate-x-full pr-1 text-rose-600" style={{ left: pct(nowX) }}>
+            {now !== null ? (
+              <span className="absolute top-0 -translate-x-full pr-1 text-rose-600" style={{ left: pct(now) }}>
                 now
               </span>
             ) : null}
@@ -245,6 +250,27 @@ export function TimelineChart({ timeline, laneLabel, hrefFor }: Props) {
         <Legend />
       </div>
     </figure>
+  );
+}
+
+export function TimelineChart({ timeline, laneLabel, hrefFor }: Props) {
+  const axis = axisOf(timeline);
+  const withDate = spansDays(timeline.start, timeline.end);
+  const open = timeline.events.some((e) => e.kind === "gap" && e.open);
+  return (
+    <ChartFrame
+      ticks={ticksOf(timeline, axis.x).map((at) => {
+        const px = axis.x(at);
+        return { at: px, label: formatClock(at, withDate && (px === 0 || px === 1)) };
+      })}
+      breaks={axis.breaks.map((b) => ({ from: b.from, to: b.to, label: `≈ ${formatDuration(b.ms)}` }))}
+      now={open ? axis.x(timeline.now) : null}
+      lanes={timeline.lanes.map((lane) => ({
+        key: lane.index,
+        label: laneLabel(lane),
+        track: <Track lane={lane} x={axis.x} hrefFor={hrefFor} now={timeline.now} />,
+      }))}
+    />
   );
 }
 
