@@ -9,12 +9,11 @@ import { volatileArgsSchema } from "../outcome/record-fields";
 import { verifyConfigSchema, type VerifyConfig } from "../outcome/verification";
 import { sortBySpecificity } from "./effect-class";
 import { runbookTextSchema, runbookUrlSchema, summaryTemplateSchema } from "./templates";
-import { forgetToolCatalog } from "./load";
 
 // Editing a runtime's tool catalog: admins add, change and remove entries
 // (console, API, CLI); each change is one driver transaction with its audit
-// entry, and forgets this instance's cached copy (load.ts) at once. Reads go
-// through Prisma.
+// entry; the write bumps the settings version (a trigger), so every instance's
+// kept copy (load.ts) gives way from its next request. Reads go through Prisma.
 
 /** Entries one runtime may have: far more than a catalog of patterns needs, few enough to read on every request. */
 export const CATALOG_LIMIT = 500;
@@ -277,7 +276,6 @@ export async function addToolCatalogEntry(db: Db, input: NewCatalogEntry, actor:
     });
     return created!;
   });
-  forgetToolCatalog(runtime.id);
   return itemOf(row);
 }
 
@@ -340,7 +338,6 @@ export async function updateToolCatalogEntry(
     });
     return updated!;
   });
-  forgetToolCatalog(row.runtime_id);
   return itemOf(row);
 }
 
@@ -364,7 +361,6 @@ export async function removeToolCatalogEntry(db: Db, id: string, actor: string):
     return row;
   });
   if (!removed) return null;
-  forgetToolCatalog(removed.runtime_id);
   return itemOf(removed);
 }
 

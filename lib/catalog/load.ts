@@ -3,24 +3,14 @@ import { z } from "zod";
 import type { Db } from "../db/client";
 import { effectClassSchema, type EffectClass } from "../outcome/vocabulary";
 import { effectClassFor, sortBySpecificity, volatileArgsFor, type ToolCatalogEntry } from "./effect-class";
-import { processWide } from "../process-wide";
+import { keptSetting } from "../db/settings-version";
 import { verifyConfigSchema, type VerifyConfig } from "../outcome/verification";
 
-// A runtime's catalog for ingest, which asks for it on every request: kept
-// for a moment per runtime, as runtime keys are (lib/identity/runtime-keys.ts).
-// An edit in this process (catalog.ts) forgets the copy at once; an edit on
-// another instance, or by the CLI, takes effect here within CATALOG_CACHE_MS.
-
-export const CATALOG_CACHE_MS = 5_000;
-// Process-wide: an edit through the console (Next.js's bundle) must reach OTLP and envelope ingest
-// served by the fast lane (another bundle of the same modules) at once, not after the cache time.
-const cached = processWide("toolCatalogs", () => new Map<string, { entries: ToolCatalogEntry[]; until: number }>());
-
-/** Drops this process's copy of one runtime's catalog (after an edit), or of every one. */
-export function forgetToolCatalog(runtimeId?: string): void {
-  if (runtimeId === undefined) cached.clear();
-  else cached.delete(runtimeId);
-}
+// A runtime's catalog for ingest, which asks for it on every request: kept in
+// memory per runtime while the settings version says nothing changed
+// (lib/db/settings-version.ts). An edit anywhere — this instance, another, the
+// CLI — is in force here from the next request after it commits.
+const kept = keptSetting<string, ToolCatalogEntry[]>("toolCatalogs");
 
 /**
  * The catalog of the runtime a runtime key belongs to, most specific entry
@@ -28,9 +18,11 @@ export function forgetToolCatalog(runtimeId?: string): void {
  * (`principal.runtime.id`): the catalog belongs to the runtime, so every key
  * of it (a rotated one too) reads the same entries (decision 023).
  */
-export async function loadToolCatalog(db: Db, runtimeKeyId: string): Promise<ToolCatalogEntry[]> {
-  const known = cached.get(runtimeKeyId);
-  if (known && known.until > Date.now()) return known.entries;
+export function loadToolCatalog(db: Db, runtimeKeyId: string): Promise<ToolCatalogEntry[]> {
+  return kept.get(runtimeKeyId, () => selectToolCatalog(db, runtimeKeyId));
+}
+
+async function selectToolCatalog(db: Db, runtimeKeyId: string): Promise<ToolCatalogEntry[]> {
   const rows = await db.prisma.toolCatalogEntry.findMany({
     where: { runtimeId: runtimeKeyId },
     select: {
@@ -43,7 +35,7 @@ export async function loadToolCatalog(db: Db, runtimeKeyId: string): Promise<Too
       runbook: true,
     },
   });
-  const entries = sortBySpecificity(
+  return sortBySpecificity(
     rows.map((r) => ({
       pattern: r.pattern,
       effect_class: r.effectClass as EffectClass,
@@ -54,9 +46,6 @@ export async function loadToolCatalog(db: Db, runtimeKeyId: string): Promise<Too
       runbook: r.runbook,
     })),
   );
-  if (cached.size > 1_000) cached.clear();
-  cached.set(runtimeKeyId, { entries, until: Date.now() + CATALOG_CACHE_MS });
-  return entries;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { getDb, MigrationsPendingError, type Db } from "../db/client";
+import { inSettingsScope } from "../db/settings-version";
 import { isDatabaseUnavailable, sqlState } from "../db/errors";
 import { readBodyLimited } from "./read-body";
 import { logLabel, logRequest } from "./request-log";
@@ -256,7 +257,7 @@ export function withRoute<
 >(
   options: Options<P, Q, QI, A, B, BI, C, R>,
 ): RouteHandler<{ params: P; query: QI; body: BI; content: C; response: R }> {
-  const handle = async (req: Request, context?: RouteContext): Promise<Response> => {
+  const serve = async (req: Request, context?: RouteContext): Promise<Response> => {
     const started = performance.now();
     const requestId = requestIdOf(req);
     let principalName: string | null = null;
@@ -288,6 +289,10 @@ export function withRoute<
       return done(toErrorResponse(error, requestId));
     }
   };
+  // Each request in its own settings scope: what it reads of the settings version decides which kept
+  // copies of the catalog and policies it may use (lib/db/settings-version.ts).
+  const handle = (req: Request, context?: RouteContext): Promise<Response> =>
+    inSettingsScope(() => serve(req, context));
   const route: RouteMeta<{ params: P; query: QI; body: BI; content: C; response: R }> = {
     auth: options.auth,
     permission: options.permission ?? null,

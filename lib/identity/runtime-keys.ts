@@ -3,7 +3,7 @@ import { z } from "zod";
 import { hashToken, newToken } from "./tokens";
 import type { Db } from "../db/client";
 import { recordAdminAction } from "../audit/admin";
-import { processWide } from "../process-wide";
+import { noteSettingsVersion, SETTINGS_VERSION_SQL } from "../db/settings-version";
 
 // Runtime ingest keys: `stl_rk_<id>_<secret>`. Only the SHA-256 of the whole
 // key is stored; the `stl_rk_<id>` prefix identifies it in lists and logs.
@@ -103,7 +103,6 @@ export async function revokeRuntimeKeyOnce(
   prefix: string,
   actor = "cli",
 ): Promise<{ key: RuntimeKeyInfo; already_revoked: boolean } | null> {
-  forgetKey(prefix);
   const { count } = await db.prisma.runtimeKey.updateMany({
     where: { prefix, revokedAt: null },
     data: { revokedAt: new Date() },
@@ -132,49 +131,32 @@ export async function listRuntimeNames(db: Db): Promise<string[]> {
 export type KeyLookup =
   { status: "valid"; runtime: { id: string; name: string } } | { status: "revoked" } | { status: "unknown" };
 
-// A valid key is remembered for a moment: every ingest request looks its key
-// up, and a round trip costs this machine about as much as the rest of a
-// single-record request. Revoking in this process forgets it at once; a
-// revocation elsewhere (another instance, the CLI) takes effect within KEY_CACHE_MS.
-export const KEY_CACHE_MS = 2_000;
-// Process-wide: Next.js bundles the routes and the fast lane (server/fast-lane.ts, loaded by
-// instrumentation.ts) apart, and a revocation through one must be forgotten by the other at once.
-type ValidKey = { runtime: { id: string; name: string }; prefix: string; until: number };
-const validKeys = processWide("validRuntimeKeys", () => new Map<string, ValidKey>());
-
-function forgetKey(prefix: string): void {
-  for (const [hash, entry] of validKeys) if (entry.prefix === prefix) validKeys.delete(hash);
-}
-
-// Runs on every request: straight on the driver, as a prepared statement, not through Prisma.
+// Not kept in memory: every request reads its key's row, so a key revoked anywhere (another instance, the
+// CLI) is refused everywhere from the next request. The same statement reads the settings version, which
+// decides whether this request may use the copies of the catalog and policies kept in memory
+// (lib/db/settings-version.ts, docs/decisions/038-settings-on-every-instance.md): one round trip for both,
+// straight on the driver as a prepared statement, not through Prisma.
 export async function lookupRuntimeKey(db: Db, key: string): Promise<KeyLookup> {
   const hash = hashToken(key);
-  const known = validKeys.get(hash);
-  if (known && known.until > Date.now()) return { status: "valid", runtime: known.runtime };
   const rows = await db.driver.query<{
     id: string;
     runtime_id: string;
     runtime_name: string;
     revoked: boolean;
     stale: boolean;
+    settings_version: string;
   }>(
     `SELECT k.id::text, k.runtime_id::text, r.name AS runtime_name, k.revoked_at IS NOT NULL AS revoked,
-            (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute') AS stale
+            (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute') AS stale, ${SETTINGS_VERSION_SQL}
        FROM runtime_keys k JOIN runtimes r ON r.id = k.runtime_id WHERE k.hash = $1`,
     [hash],
-    { prepareAs: "settle_runtime_key" },
+    { prepareAs: "settle_runtime_key_settings" },
   );
   const row = rows[0];
   if (!row) return { status: "unknown" };
+  noteSettingsVersion(row.settings_version);
   if (row.revoked) return { status: "revoked" };
   // Recorded at most once a minute, so a busy key does not write on every request.
   if (row.stale) await db.driver.query(`UPDATE runtime_keys SET last_used_at = now() WHERE id = $1::uuid`, [row.id]);
-  const runtime = { id: row.runtime_id, name: row.runtime_name };
-  if (validKeys.size > 1_000) validKeys.clear();
-  validKeys.set(hash, {
-    runtime,
-    prefix: key.slice(0, RUNTIME_KEY_PREFIX.length + 8),
-    until: Date.now() + KEY_CACHE_MS,
-  });
-  return { status: "valid", runtime };
+  return { status: "valid", runtime: { id: row.runtime_id, name: row.runtime_name } };
 }

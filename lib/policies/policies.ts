@@ -7,7 +7,7 @@ import { effectClassSchema } from "../outcome/vocabulary";
 import { recordAdminAction } from "../audit/admin";
 import type { PolicyValues } from "../outcome/sla";
 import { builtInDuplicateWindowS } from "../outcome/duplicates";
-import { processWide } from "../process-wide";
+import { keptSetting } from "../db/settings-version";
 
 // Policies per effect class (docs/console.md "Policy"): when a queued invocation shows
 // as overdue, when it escalates itself, when an approval expires and fails
@@ -150,21 +150,13 @@ export async function loadPolicies(sql: Sql): Promise<PolicySet> {
   return new Map(rows.map((r) => [r.effect_class, r]));
 }
 
-/** How long ingest and the guard keep the rows (an edit in this process forgets them at once). */
-export const POLICY_CACHE_MS = 5_000;
-const cached = processWide("policySets", () => new WeakMap<Sql, { set: PolicySet; until: number }>());
+// The rows kept in memory per database handle while the settings version says nothing changed
+// (lib/db/settings-version.ts): a change anywhere is in force here from the next request after it commits.
+const kept = keptSetting<Sql, PolicySet>("policySets");
 
-/**
- * loadPolicies for the write path, which asks on every record that carries an
- * arguments digest: kept for a moment per database handle, as the tool catalog is.
- * An edit on another instance takes effect here within POLICY_CACHE_MS.
- */
-export async function loadCachedPolicies(sql: Sql): Promise<PolicySet> {
-  const known = cached.get(sql);
-  if (known && known.until > Date.now()) return known.set;
-  const set = await loadPolicies(sql);
-  cached.set(sql, { set, until: Date.now() + POLICY_CACHE_MS });
-  return set;
+/** loadPolicies for the write path, which asks on every record that carries an arguments digest. */
+export function loadCachedPolicies(sql: Sql): Promise<PolicySet> {
+  return kept.get(sql, () => loadPolicies(sql));
 }
 
 const valuesOf = (r: PolicyValues): PolicyValues => ({
@@ -288,7 +280,6 @@ export async function putPolicy(
     );
     await recordChange(tx, key, actor, at, before ? valuesOf(before) : null, values);
   });
-  cached.delete(db.driver);
   return resolvePolicy(await loadPolicies(db.driver), key);
 }
 
@@ -301,7 +292,6 @@ export async function deletePolicy(db: Db, key: PolicyKey, actor: string, now = 
     await recordChange(tx, key, actor, now.toISOString(), valuesOf(before), null);
     return true;
   });
-  cached.delete(db.driver);
   if (!removed) {
     throw new ApiError(
       "NOT_FOUND",

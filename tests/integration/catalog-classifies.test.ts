@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addToolCatalogEntry } from "@/lib/catalog/catalog";
-import { forgetToolCatalog } from "@/lib/catalog/load";
 import { recordVerifierProbe } from "@/lib/verify/probe";
 import { call, openSettle, type Backend, type TestContext } from "./harness";
 import { getInvocation, guard, ingest, otlpTraces } from "./routes";
@@ -116,7 +115,6 @@ describe.each<Backend>(["postgres", "pglite"])("the catalog classifies on %s", (
     await send([{ task_id: "t5", invocation_id: "charge-1", tool: "charge_card", at: iso(-60), envelope: timeout }]);
     expect((await read("charge-1")).effect_class).toBe(null);
     await addToolCatalogEntry(t.db, { runtime: t.runtime, pattern: "charge_card", effect_class: "money" }, "test");
-    forgetToolCatalog();
     const inv = await read("charge-1");
     const [runtime] = await t.db.driver.query<{ id: string }>(`SELECT id::text AS id FROM runtimes WHERE name = $1`, [
       t.runtime,

@@ -4,7 +4,8 @@ import * as catalogRoute from "@/app/api/v1/admin/tool-catalog/route";
 import * as ownCatalogRoute from "@/app/api/v1/tool-catalog/route";
 import { CATALOG_LIMIT } from "@/lib/catalog/catalog";
 import { effectClassFor } from "@/lib/catalog/effect-class";
-import { forgetToolCatalog, loadToolCatalog } from "@/lib/catalog/load";
+import { loadToolCatalog } from "@/lib/catalog/load";
+import { inSettingsScope, readSettingsVersion } from "@/lib/db/settings-version";
 import { createRuntimeKey } from "@/lib/identity/runtime-keys";
 import { call, createOperator, openSettle, type Backend, type TestContext } from "./harness";
 
@@ -268,18 +269,36 @@ describe.each<Backend>(["postgres", "pglite"])("tool catalog on %s", (backend) =
     await call(entryRoute.DELETE, { method: "DELETE", key: admin, params: { entry_id: id } });
   });
 
-  it("loadToolCatalog answers from its cache until an edit in this process forgets it", async () => {
+  it("loadToolCatalog keeps a copy only within a request that read the settings version, and only while no write moved it", async () => {
     const runtimeId = (await t.db.prisma.runtime.findUniqueOrThrow({ where: { name: "rt-other" } })).id;
-    const before = await loadToolCatalog(t.db, runtimeId);
-    expect(effectClassFor(before, "charge_card")).toBe("send");
-    // Written behind the API's back (as another instance would): this process still has its copy.
+    const effect = async () => effectClassFor(await loadToolCatalog(t.db, runtimeId), "charge_card");
+    // As a request: the version read, then the catalog (kept).
+    const request = <T>(fn: () => Promise<T>) =>
+      inSettingsScope(async () => {
+        await readSettingsVersion(t.db.driver);
+        return fn();
+      });
+    expect(await request(effect)).toBe("send");
+    // Written behind the API's back (as another instance, the CLI or psql would): the trigger bumps the version.
     await t.db.prisma.toolCatalogEntry.updateMany({ where: { runtimeId }, data: { effectClass: "money" } });
-    expect(effectClassFor(await loadToolCatalog(t.db, runtimeId), "charge_card")).toBe("send");
-    forgetToolCatalog(runtimeId);
-    expect(effectClassFor(await loadToolCatalog(t.db, runtimeId), "charge_card")).toBe("money");
-    // An edit through Settle forgets it at once.
-    await add(admin, { runtime: "rt-other", pattern: "charge_card", effect_class: "read" });
-    expect(effectClassFor(await loadToolCatalog(t.db, runtimeId), "charge_card")).toBe("read");
+    // A request that read the version before the write may still use its copy; the next one may not.
+    await inSettingsScope(async () => {
+      await readSettingsVersion(t.db.driver);
+      expect(await effect()).toBe("money");
+      await t.db.driver.query(
+        `UPDATE tool_catalog_entries SET effect_class = 'destructive' WHERE runtime_id = $1::uuid`,
+        [runtimeId],
+      );
+      expect(await effect()).toBe("money");
+    });
+    expect(await request(effect)).toBe("destructive");
+    // Outside a request (a job, a page, the CLI) nothing kept is used.
+    await t.db.driver.query(`UPDATE tool_catalog_entries SET effect_class = 'read' WHERE runtime_id = $1::uuid`, [
+      runtimeId,
+    ]);
+    expect(await effect()).toBe("read");
+    await add(admin, { runtime: "rt-other", pattern: "charge_card", effect_class: "send" });
+    expect(await request(effect)).toBe("send");
   });
 
   it(`stops at ${CATALOG_LIMIT} entries a runtime with CATALOG_FULL`, async () => {
