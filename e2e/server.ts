@@ -36,7 +36,7 @@ export type ConsoleState = {
 };
 export type E2EState = { embedded: EmbeddedState; console: ConsoleState };
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once("error", reject);
@@ -47,7 +47,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-function startNext(port: number, env: Record<string, string>): { child: ChildProcess; output: () => string } {
+export function startNext(port: number, env: Record<string, string>): { child: ChildProcess; output: () => string } {
   const child = spawn(
     process.execPath,
     [path.join("bin", "settle-server.mjs"), "-p", String(port), "-H", "127.0.0.1"],
@@ -71,7 +71,7 @@ function startNext(port: number, env: Record<string, string>): { child: ChildPro
   return { child, output: () => output };
 }
 
-async function waitFor<T>(
+export async function waitFor<T>(
   what: string,
   probe: () => Promise<T | null>,
   output: () => string,
@@ -88,7 +88,7 @@ async function waitFor<T>(
   throw new Error(`${what} within 60 s. Output:\n${output()}`);
 }
 
-const healthy = async (baseURL: string) => (await fetch(`${baseURL}/api/health`)).ok;
+export const healthy = async (baseURL: string) => (await fetch(`${baseURL}/api/health`)).ok;
 
 export async function startEmbedded(): Promise<EmbeddedState> {
   const port = await freePort();
