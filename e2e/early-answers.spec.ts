@@ -1,9 +1,9 @@
 import http from "node:http";
-import { randomBytes } from "node:crypto";
 import fc from "fast-check";
 import { expect, test } from "@playwright/test";
 import { createSettleClient, SettleError } from "@settle/client";
 import { badRecord, goodRecord } from "../tests/integration/fuzz-inputs";
+import { earlyThenOrdinary, record, viaAgent, viaFetch } from "./keep-alive";
 import { readState, startThroughNext } from "./server";
 
 // An answer sent before its request's body was read to the end (a 413, a 401 to a key-less POST, a 415)
@@ -13,121 +13,11 @@ import { readState, startThroughNext } from "./server";
 // of `npm start`: the fast lane, and Next.js's handler (SETTLE_FAST_LANE=off).
 
 const state = readState().console;
-const run = randomBytes(4).toString("hex");
 const ROUNDS = 200;
-
-type Shape = {
-  label: string;
-  path: string;
-  headers: Record<string, string>;
-  body: () => string | Buffer;
-  status: number;
-};
 const auth = { authorization: `Bearer ${state.key}`, "content-type": "application/json" };
 const big = "x".repeat(72_000);
-/** Requests answered before their body is read: by Content-Length, before authentication, by content type. */
-const EARLY: Shape[] = [
-  {
-    label: "guard over 64 KiB",
-    path: "/api/v1/guard",
-    headers: auth,
-    body: () => JSON.stringify({ task_id: "t", tool: "charge_card", idempotency_key: "k", envelope: big }),
-    status: 413,
-  },
-  {
-    label: "ingest over 1 MiB",
-    path: "/api/v1/envelopes",
-    headers: auth,
-    body: () => JSON.stringify({ records: [{ pad: "y".repeat(1_100_000) }] }),
-    status: 413,
-  },
-  {
-    label: "ingest without a key",
-    path: "/api/v1/envelopes",
-    headers: { "content-type": "application/json" },
-    body: () => JSON.stringify({ pad: big }),
-    status: 401,
-  },
-  {
-    label: "ingest as text/plain",
-    path: "/api/v1/envelopes",
-    headers: { ...auth, "content-type": "text/plain" },
-    body: () => big,
-    status: 415,
-  },
-  {
-    label: "guard without a key",
-    path: "/api/v1/guard",
-    headers: { "content-type": "application/json" },
-    body: () => JSON.stringify({ pad: big }),
-    status: 401,
-  },
-];
-
-const record = (side: string, n: number) => ({
-  event_id: `ea-${run}-${side}-${n}`,
-  task_id: `ea-${run}-${side}`,
-  invocation_id: `ea-${run}-${side}-${n}`,
-  tool: "lookup_price",
-  effect_class: "read",
-  envelope: { outcome: "ok" },
-});
-
-type Answer = { status: number; connection: string | null; body: any; reused?: boolean };
-
-async function viaFetch(baseURL: string, path: string, headers: Record<string, string>, body: string | Buffer) {
-  const res = await fetch(`${baseURL}${path}`, { method: "POST", headers, body: new Uint8Array(Buffer.from(body)) });
-  const text = await res.text();
-  return { status: res.status, connection: res.headers.get("connection"), body: text ? JSON.parse(text) : null };
-}
-
-function viaAgent(agent: http.Agent, baseURL: string) {
-  const url = new URL(baseURL);
-  return (path: string, headers: Record<string, string>, body: string | Buffer): Promise<Answer> =>
-    new Promise((resolve, reject) => {
-      const req = http.request({ host: url.hostname, port: url.port, path, method: "POST", headers, agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (d: Buffer) => chunks.push(d));
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          resolve({
-            status: res.statusCode ?? 0,
-            connection: res.headers.connection ?? null,
-            body: text ? JSON.parse(text) : null,
-            reused: req.reusedSocket,
-          });
-        });
-      });
-      req.on("error", reject);
-      req.setTimeout(15_000, () => req.destroy(new Error("no answer within 15 s")));
-      req.end(body);
-    });
-}
-
-type Send = (path: string, headers: Record<string, string>, body: string | Buffer) => Promise<Answer>;
-
-/** ROUNDS of an early-answered request, then an ordinary ingest on the same pool, at once. */
-async function rounds(send: Send, side: string): Promise<Answer[]> {
-  const normals: Answer[] = [];
-  for (let n = 0; n < ROUNDS; n += 1) {
-    const shape = EARLY[n % EARLY.length]!;
-    const early = await send(shape.path, shape.headers, shape.body());
-    expect(early.status, `round ${n}: ${shape.label}`).toBe(shape.status);
-    expect(early.body?.ok, `round ${n}: Settle's envelope`).toBe(false);
-    expect(early.connection, `round ${n}: ${shape.label} closes its connection`).toBe("close");
-    let normal: Answer;
-    try {
-      normal = await send("/api/v1/envelopes", auth, JSON.stringify(record(side, n)));
-    } catch (error) {
-      throw new Error(`round ${n}: the request after "${shape.label}" got no answer: ${String(error)}`);
-    }
-    expect(normal.status, `round ${n}`).toBe(207);
-    expect(normal.body.results[0].status, `round ${n}`).toBe("accepted");
-    expect(normal.connection, `round ${n}: an answer after the whole body keeps its connection`).toBe("keep-alive");
-    normals.push(normal);
-  }
-  return normals;
-}
+const rounds = (send: Parameters<typeof earlyThenOrdinary>[0], side: string) =>
+  earlyThenOrdinary(send, { key: state.key, rounds: ROUNDS, side, closes: true });
 
 let next: Awaited<ReturnType<typeof startThroughNext>>;
 test.beforeAll(async () => {
@@ -144,7 +34,7 @@ const sides = () => [
 test.describe.configure({ timeout: 120_000 });
 
 test("node's fetch (undici's pool): every request after an early answer is answered, on both serving paths", async () => {
-  for (const { side, baseURL } of sides()) await rounds((p, h, b) => viaFetch(baseURL, p, h, b), `fetch-${side}`);
+  for (const { side, baseURL } of sides()) await rounds(viaFetch(baseURL), `fetch-${side}`);
 });
 
 test("http.Agent with keepAlive: early answers close, ordinary answers keep their connection, on both paths", async () => {

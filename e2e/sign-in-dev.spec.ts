@@ -3,7 +3,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { networkInterfaces, tmpdir } from "node:os";
 import path from "node:path";
+import http from "node:http";
 import { expect, test, type Page } from "@playwright/test";
+import { earlyThenOrdinary, viaAgent, viaFetch } from "./keep-alive";
 
 // `npm run dev` as a new user meets it, without SETTLE_PUBLIC_URL: sign-in must
 // work at localhost, 127.0.0.1 and the LAN address `next dev` prints, and a
@@ -149,4 +151,21 @@ test("without its scripts the form cannot submit, sends no field, and says which
   for (const url of urls) expect(url).not.toContain(encodeURIComponent(password));
   expect(page.url()).toBe(`http://127.0.0.1:${port}/sign-in`);
   await context.close();
+});
+
+// `next dev` has no server script to say `Connection: close` after an early answer: node reads and drops the
+// rest of the body and keeps the connection (docs/decisions/025-server-limits.md), which a pooling client
+// can reuse. The first-run key (the `local` runtime) in the banner.
+test("an early answer never costs the next request on a keep-alive pool under next dev", async () => {
+  test.setTimeout(180_000);
+  const key = /stl_rk_[a-z0-9]{8}_[A-Za-z0-9]{32}/.exec(output)?.[0];
+  expect(key, "next dev printed the first-run key").toBeTruthy();
+  const base = `http://127.0.0.1:${port}`;
+  await earlyThenOrdinary(viaFetch(base), { key: key!, rounds: 50, side: "dev-fetch", closes: false });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    await earlyThenOrdinary(viaAgent(agent, base), { key: key!, rounds: 50, side: "dev-agent", closes: false });
+  } finally {
+    agent.destroy();
+  }
 });
