@@ -266,15 +266,14 @@ export const units = [
   ]),
   lib(
     "catalog",
-    "tool catalogs: a runtime's tool names or patterns → effect class, the reading (pure, `effect-class.ts`), the cached read for ingest, editing with audit",
-    ["lib/audit", "lib/db", "lib/errors.ts", "lib/json", "lib/outcome", "lib/process-wide.ts", "lib/redact"],
+    "tool catalogs: a runtime's tool names or patterns → effect class, the reading (pure, `effect-class.ts`), the kept read for ingest (checked against the settings version), editing with audit",
+    ["lib/audit", "lib/db", "lib/errors.ts", "lib/json", "lib/outcome", "lib/redact"],
   ),
-  lib("policies", "per-class policy rows, their resolution and history, the write path's cached copy", [
+  lib("policies", "per-class policy rows, their resolution and history, the write path's kept copy", [
     "lib/audit",
     "lib/db",
     "lib/errors.ts",
     "lib/outcome",
-    "lib/process-wide.ts",
   ]),
   lib(
     "identity",
@@ -292,7 +291,7 @@ export const units = [
   ]),
   lib(
     "db",
-    "the database handle (Prisma for single-row reads and writes; the driver for every SQL statement and transaction), migrations, cursors, storable values",
+    "the database handle (Prisma for single-row reads and writes; the driver for every SQL statement and transaction), migrations, cursors, storable values, the settings version and the settings kept against it",
     ["lib/env.ts", "lib/json", "lib/outcome", "lib/process-wide.ts"],
   ),
   lib(
