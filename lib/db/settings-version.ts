@@ -41,28 +41,34 @@ export async function readSettingsVersion(sql: Sql): Promise<void> {
 export type KeptSetting<K, V> = {
   /** The kept copy of `key` if it is at least as new as the current request's settings version, else `load()` (then kept). */
   get: (key: K, load: () => Promise<V>) => Promise<V>;
-  clear: () => void;
 };
 
+type Copy<V> = { version: bigint; value: V };
+
 /**
- * A setting kept in memory, per key, under the settings version it was loaded after. At most `limit`
- * keys: past it the copies are dropped, and loaded again as asked.
+ * A setting kept in memory, per key, under the settings version it was loaded after. A key that is an object
+ * (a database handle) is held weakly; of other keys at most `limit`: past it the copies are dropped, and loaded
+ * again as asked.
  */
 export function keptSetting<K, V>(name: string, limit = 1_000): KeptSetting<K, V> {
-  const kept = processWide(name, () => new Map<K, { version: bigint; value: V }>());
+  const kept = processWide(name, () => ({ strong: new Map<K, Copy<V>>(), weak: new WeakMap<object, Copy<V>>() }));
+  const read = (key: K) => (typeof key === "object" && key !== null ? kept.weak.get(key) : kept.strong.get(key));
+  const keep = (key: K, copy: Copy<V>) => {
+    if (typeof key === "object" && key !== null) return void kept.weak.set(key, copy);
+    if (kept.strong.size >= limit) kept.strong.clear();
+    kept.strong.set(key, copy);
+  };
   return {
     async get(key, load) {
       const version = scopes.getStore()?.version ?? null;
       if (version === null) return load();
-      const copy = kept.get(key);
+      const copy = read(key);
       if (copy && copy.version >= version) return copy.value;
       // Loaded after the version was read: it holds every write up to that version (and perhaps later ones).
       const value = await load();
-      if (kept.size >= limit) kept.clear();
-      const newest = kept.get(key);
-      if (!newest || newest.version < version) kept.set(key, { version, value });
+      const newest = read(key);
+      if (!newest || newest.version < version) keep(key, { version, value });
       return value;
     },
-    clear: () => kept.clear(),
   };
 }
