@@ -41,6 +41,8 @@ function lanAddress(): string | null {
 }
 
 test.beforeAll(async () => {
+  // Its own wait below is up to 180 s (a first compile on a loaded machine); the hook's default is 30 s.
+  test.setTimeout(240_000);
   port = await freePort();
   dataDir = mkdtempSync(path.join(tmpdir(), "settle-e2e-dev-"));
   // Settings as a new user has them: no public address, no port, no NODE_ENV.
