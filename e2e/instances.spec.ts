@@ -5,7 +5,7 @@ import { startInstances, type Instance, type Instances } from "./instances";
 
 // Two `npm start` instances on one PostgreSQL database, as docs/operations.md ("More app instances")
 // runs Settle: a setting written through one is in force on the other from its next request
-// (docs/decisions/038-settings-on-every-instance.md), and with both running their background jobs every
+// (docs/decisions/040-settings-on-every-instance.md), and with both running their background jobs every
 // piece of work is done once. A runs no jobs until the last test, so what B's job does is B's.
 
 test.describe.configure({ mode: "serial", timeout: 90_000 });

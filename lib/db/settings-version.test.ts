@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { inSettingsScope, keptSetting, noteSettingsVersion } from "./settings-version";
 
 // The rule of a kept setting: used only by a request that read the settings version, and only while the copy
-// was loaded under that version or a later one (docs/decisions/038-settings-on-every-instance.md).
+// was loaded under that version or a later one (docs/decisions/040-settings-on-every-instance.md).
 
 /** A setting whose loads are counted, each returning the load's number. */
 function counted(name: string) {

@@ -4,7 +4,7 @@ import { processWide } from "../process-wide";
 
 // Settings an instance keeps in memory (the tool catalog, policies) are in force on every instance from
 // the next request after a write commits, wherever it was written: another instance, the CLI, plain SQL
-// (docs/decisions/038-settings-on-every-instance.md). PostgreSQL keeps one counter, `settings_version`,
+// (docs/decisions/040-settings-on-every-instance.md). PostgreSQL keeps one counter, `settings_version`,
 // that a trigger bumps in the transaction of every such write. A request reads it once — a runtime key's
 // lookup reads it in the same statement, so the hot routes pay no extra round trip — and a copy kept in
 // memory serves that request only if it was loaded under that version or a later one. Outside a request

@@ -134,7 +134,7 @@ export type KeyLookup =
 // Not kept in memory: every request reads its key's row, so a key revoked anywhere (another instance, the
 // CLI) is refused everywhere from the next request. The same statement reads the settings version, which
 // decides whether this request may use the copies of the catalog and policies kept in memory
-// (lib/db/settings-version.ts, docs/decisions/038-settings-on-every-instance.md): one round trip for both,
+// (lib/db/settings-version.ts, docs/decisions/040-settings-on-every-instance.md): one round trip for both,
 // straight on the driver as a prepared statement, not through Prisma.
 export async function lookupRuntimeKey(db: Db, key: string): Promise<KeyLookup> {
   const hash = hashToken(key);

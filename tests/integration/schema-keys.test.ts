@@ -31,7 +31,7 @@ const EXEMPT: Record<string, string> = {
   webhook_deliveries: "the outbox, keyed by endpoint or channel",
   webhook_attempts: "the outbox's delivery log, keyed by delivery",
   metric_rollup_state: "one row: how far the rollups reach",
-  settings_version: "one row: the version of the settings instances keep in memory (decision 038)",
+  settings_version: "one row: the version of the settings instances keep in memory (decision 040)",
   retention_settings: "global settings: retention periods",
   retention_archives: "the retention job's own record of archives",
   server_addresses: "where people reach the servers, a small reference table",

@@ -6,7 +6,7 @@ CREATE TABLE "settings_version" (
     CONSTRAINT "settings_version_pkey" PRIMARY KEY ("id")
 );
 
--- One row (docs/decisions/038-settings-on-every-instance.md).
+-- One row (docs/decisions/040-settings-on-every-instance.md).
 ALTER TABLE "settings_version" ADD CONSTRAINT "settings_version_one_row" CHECK ("id");
 INSERT INTO "settings_version" ("id", "version") VALUES (true, 0);
 
