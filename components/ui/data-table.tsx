@@ -80,11 +80,12 @@ const words: Record<string, string> = {
   mono: "font-mono text-xs",
 };
 
-/** `className` with the table's shorthands (`nowrap`, `right`, `mono`) spelled out. */
-const spell = (className = "") =>
-  className
-    .split(" ")
+/** Classes joined, the table's shorthands (`nowrap`, `right`, `mono`) spelled out, the empty ones left out. */
+const classes = (...parts: Array<string | false | undefined>) =>
+  parts
+    .flatMap((part) => (part ? part.split(" ") : []))
     .map((c) => words[c] ?? c)
+    .filter(Boolean)
     .join(" ");
 
 /** One cell with the table's padding; a screen's own rows (inline editors) use it too. */
@@ -101,9 +102,9 @@ export function Cell({
   rowHeader?: boolean;
   colSpan?: number;
 }) {
-  const cls = `${padding[size]} ${spell(className)}`;
+  const cls = classes(padding[size], className);
   return rowHeader ? (
-    <th scope="row" className={`${cls} text-left font-medium`}>
+    <th scope="row" className={classes(cls, "text-left font-medium")}>
       {children}
     </th>
   ) : (
@@ -138,7 +139,10 @@ export function DataTable<T>(props: DataTableProps<T>) {
       {alert}
       {/* Relative: what is there only for screen readers stays inside the frame, not beyond the page's edge. */}
       <div
-        className={`relative rounded-lg border border-slate-200 bg-white shadow-sm ${scroll ? "max-h-80 overflow-auto" : "overflow-x-auto"}`}
+        className={classes(
+          "relative rounded-lg border border-slate-200 bg-white shadow-sm",
+          scroll ? "max-h-80 overflow-auto" : "overflow-x-auto",
+        )}
       >
         <Table {...props} />
         {props.footer ? (
@@ -157,16 +161,21 @@ function Table<T>({ caption, columns, rows, row: spec, size = "page", scroll, te
   return (
     <table
       data-testid={testId}
-      className={`w-full text-left ${size === "compact" ? "text-xs" : "text-sm"} ${fixed ? "table-fixed" : ""}`}
+      className={classes("w-full text-left", size === "compact" ? "text-xs" : "text-sm", fixed && "table-fixed")}
     >
       <caption className="sr-only">{caption}</caption>
-      <thead className={`${tableHeadClass} ${scroll ? "sticky top-0" : ""}`}>
+      <thead className={classes(tableHeadClass, scroll && "sticky top-0")}>
         <tr>
           {shown.map((c) => (
             <th
               key={c.header}
               scope="col"
-              className={`${padding[size]} ${c.width ?? ""} font-medium ${c.className?.split(" ").includes("right") ? "text-right" : ""}`}
+              className={classes(
+                padding[size],
+                c.width,
+                "font-medium",
+                c.className?.split(" ").includes("right") && "text-right",
+              )}
             >
               {c.hidden ? <span className="sr-only">{c.header}</span> : c.header}
             </th>
@@ -177,7 +186,7 @@ function Table<T>({ caption, columns, rows, row: spec, size = "page", scroll, te
         {rows.map((row, index) => {
           const own = spec.render?.(row);
           const more = spec.detail?.(row);
-          const look = [spec.top ? "align-top" : "", spec.dimmed?.(row) ? rowLook.dimmed : ""].join(" ").trim();
+          const look = classes(spec.top && "align-top", spec.dimmed?.(row) && rowLook.dimmed);
           return (
             <Fragment key={spec.key(row, index)}>
               {own !== undefined ? (
