@@ -327,20 +327,21 @@ describe.each<Backend>(["postgres", "pglite"])("decisions on %s", (backend) => {
   describe("long polling", () => {
     it("returns as soon as an operator acts during the wait", async () => {
       await unknownWrite("lp-act");
-      const held = poll("lp-act", { wait: 5 });
+      // Bounds well inside the wait, not near the expected time: a loaded machine answers late, never early.
+      const held = poll("lp-act", { wait: 15 });
       await new Promise((r) => setTimeout(r, 400));
       await act("lp-act", { action: "request_verification" });
       const res = await held;
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ status: "verifying", decision: "verify" });
       expect(res.ms).toBeGreaterThanOrEqual(350);
-      expect(res.ms).toBeLessThan(2500);
+      expect(res.ms).toBeLessThan(10_000);
     });
 
     it("returns when a record changes the version, even if the decision stays the same", async () => {
       await unknownWrite("lp-record");
       const before = await decision("lp-record");
-      const held = poll("lp-record", { wait: 5 });
+      const held = poll("lp-record", { wait: 15 });
       await new Promise((r) => setTimeout(r, 300));
       await send([
         record("lp-record", {
@@ -352,7 +353,7 @@ describe.each<Backend>(["postgres", "pglite"])("decisions on %s", (backend) => {
       ]);
       const res = await held;
       expect(res.body).toMatchObject({ decision: "wait", version: before.version + 1 });
-      expect(res.ms).toBeLessThan(2500);
+      expect(res.ms).toBeLessThan(10_000);
     });
 
     it("answers the unchanged decision after the wait (200 without If-None-Match, 304 with it)", async () => {
@@ -371,10 +372,10 @@ describe.each<Backend>(["postgres", "pglite"])("decisions on %s", (backend) => {
       await unknownWrite("lp-stale");
       const old = (await poll("lp-stale")).headers.get("etag")!;
       await act("lp-stale", { action: "escalate", note: "needs a manager" });
-      const res = await poll("lp-stale", { wait: 5, etag: old });
+      const res = await poll("lp-stale", { wait: 15, etag: old });
       expect(res.status).toBe(200);
       expect(res.body.status).toBe("escalated");
-      expect(res.ms).toBeLessThan(1000);
+      expect(res.ms).toBeLessThan(10_000);
     });
 
     it("notices retry_scheduled turning into retry_allowed when not_before passes", async () => {
@@ -386,29 +387,29 @@ describe.each<Backend>(["postgres", "pglite"])("decisions on %s", (backend) => {
         retry: { directive: "after_delay", not_before: notBefore },
       });
       expect((await decision("lp-time")).decision).toBe("wait");
-      const res = await poll("lp-time", { wait: 5 });
+      const res = await poll("lp-time", { wait: 15 });
       expect(res.body).toMatchObject({ status: "retry_scheduled", decision: "retry_allowed", decided_at: notBefore });
       expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(notBefore));
-      expect(res.ms).toBeLessThan(3000);
+      expect(res.ms).toBeLessThan(10_000);
     });
 
     it("stops when the caller goes away", async () => {
       await unknownWrite("lp-abort");
       const controller = new AbortController();
-      const held = poll("lp-abort", { wait: 10, signal: controller.signal });
+      const held = poll("lp-abort", { wait: 30, signal: controller.signal });
       setTimeout(() => controller.abort(), 300);
       const res = await held;
-      expect(res.ms).toBeLessThan(1500);
+      expect(res.ms).toBeLessThan(15_000);
     });
 
     it("holds no database connection while it waits", async () => {
       await unknownWrite("lp-pool");
       // Twice as many held requests as the pool has connections, and a read still answers at once.
-      const held = Array.from({ length: 6 }, () => poll("lp-pool", { wait: 1.2 }));
+      const held = Array.from({ length: 6 }, () => poll("lp-pool", { wait: 6 }));
       await new Promise((r) => setTimeout(r, 200));
       const started = Date.now();
       expect((await decision("lp-pool")).decision).toBe("wait");
-      expect(Date.now() - started).toBeLessThan(1000);
+      expect(Date.now() - started).toBeLessThan(4_000);
       expect((await Promise.all(held)).map((r) => r.status)).toEqual(Array(6).fill(200));
     });
 

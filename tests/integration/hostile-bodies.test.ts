@@ -94,7 +94,8 @@ describe("hostile bodies are refused before they cost anything", () => {
       const answer = await trickle(server, path, headers);
       expect(answer, `${path} ${JSON.stringify(headers)}: no answer while the body trickled`).not.toBeNull();
       expect(answer!.status).toBe(401);
-      expect(answer!.ms).toBeLessThan(1_000);
+      // Well before the 4 s give-up, with room for a loaded machine.
+      expect(answer!.ms).toBeLessThan(3_000);
       expect(errorEnvelopeSchema.parse(JSON.parse(answer!.body)).code).toBe(code);
     }
   });
