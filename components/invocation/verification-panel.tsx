@@ -3,7 +3,6 @@
 import { useQuery } from "@tanstack/react-query";
 import type { InvocationView } from "@/lib/invocations/read";
 import type { VerificationView } from "@/lib/verify/view";
-import { ApiClientError } from "@/lib/query/fetch";
 import { queryKeys } from "@/lib/query/keys";
 import { api } from "@/components/api";
 import { formatAgo, formatClock } from "@/components/timeline/format";
@@ -37,17 +36,13 @@ export function VerificationPanel({ inv, now }: { inv: InvocationView; now: stri
   const { data } = useQuery({
     queryKey: queryKeys.invocations.verification(inv.invocation_id, inv.runtime),
     queryFn: async ({ signal }) => {
-      try {
-        return await api.get("/api/v1/invocations/{invocation_id}/verification", {
-          params: { invocation_id: inv.invocation_id },
-          query: { runtime: inv.runtime },
-          signal,
-        });
-      } catch (error) {
-        // Settle never asked: nothing to show.
-        if (error instanceof ApiClientError && error.status === 404) return null;
-        throw error;
-      }
+      const view = await api.get("/api/v1/invocations/{invocation_id}/verification", {
+        params: { invocation_id: inv.invocation_id },
+        query: { runtime: inv.runtime },
+        signal,
+      });
+      // Settle never asked (the tool has no verifier, or the outcome is known): nothing to show.
+      return view.state === "none" ? null : view;
     },
     refetchInterval: 2_000,
   });

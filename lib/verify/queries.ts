@@ -305,6 +305,22 @@ export async function selectRequestOf(
   return row ?? null;
 }
 
+/** The runtime and tool of an invocation, for one Settle has not asked a verifier about. */
+export async function selectInvocationTool(
+  q: Query,
+  invocationId: string,
+  scope: { runtimeId?: string; runtime?: string },
+): Promise<{ runtime_id: string; tool: string } | null> {
+  const [row] = await q.query<{ runtime_id: string; tool: string }>(
+    `SELECT i.runtime_id::text AS runtime_id, i.tool
+       FROM invocations i JOIN runtimes r ON r.id = i.runtime_id
+      WHERE i.invocation_id = $1 AND ($2::uuid IS NULL OR i.runtime_id = $2::uuid) AND ($3::text IS NULL OR r.name = $3)
+      ORDER BY i.first_seen_at DESC LIMIT 1`,
+    [invocationId, scope.runtimeId ?? null, scope.runtime ?? null],
+  );
+  return row ?? null;
+}
+
 /** Runtimes with open requests due now and free to lease. */
 export async function selectRuntimesWithDueRequests(q: Query, now: Date): Promise<string[]> {
   const rows = await q.query<{ runtime_id: string }>(

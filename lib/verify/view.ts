@@ -2,7 +2,9 @@ import "server-only";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { verificationStates, verifyConfigSchema } from "../outcome/verification";
-import { selectRequestOf } from "./queries";
+import { loadToolCatalog } from "../catalog/load";
+import { verifyFor } from "../catalog/effect-class";
+import { selectInvocationTool, selectRequestOf } from "./queries";
 
 // Where Settle's asking stands for one invocation, for its page ("Settle is checking: try 2 of 5, next at …").
 
@@ -36,6 +38,24 @@ export const verificationViewSchema = z
   .meta({ id: "Verification" });
 export type VerificationView = z.infer<typeof verificationViewSchema>;
 
+// A call Settle never asked about is an ordinary answer, not a missing resource: its page asks every 2 s.
+export const noVerificationSchema = z
+  .object({
+    state: z.literal("none"),
+    verifier: z.boolean().describe("Whether the runtime's tool catalog gives this call's tool a verifier."),
+    note: z.string(),
+  })
+  .meta({ id: "NoVerification" });
+export type NoVerification = z.infer<typeof noVerificationSchema>;
+
+const noVerification = (verifier: boolean): NoVerification => ({
+  state: "none",
+  verifier,
+  note: verifier
+    ? "Settle has not asked a verifier about this call: it asks only once an outcome is unknown."
+    : "This call's tool has no verifier in the runtime's tool catalog.",
+});
+
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
 export async function getVerification(
@@ -44,9 +64,13 @@ export async function getVerification(
   invocationId: string,
   runtime?: string,
   now: Date = new Date(),
-): Promise<VerificationView | null> {
+): Promise<VerificationView | NoVerification | null> {
   const r = await selectRequestOf(db.driver, invocationId, { ...scope, runtime });
-  if (!r) return null;
+  if (!r) {
+    const call = await selectInvocationTool(db.driver, invocationId, { ...scope, runtime });
+    if (!call) return null;
+    return noVerification(verifyFor(await loadToolCatalog(db, call.runtime_id), call.tool) !== null);
+  }
   const open = r.state === "open" || r.state === "scheduled";
   const leased = r.leased_until && new Date(r.leased_until) > now ? r.leased_until : null;
   return {

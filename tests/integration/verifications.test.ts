@@ -363,6 +363,18 @@ describe.each<Backend>(["postgres", "pglite"])("verifiers on %s", (backend) => {
     expect(named).toEqual([...storedStatusesOf(verifiableStatuses)].sort());
   });
 
+  it("answers 200 for a call Settle has not asked about, saying whether its tool has a verifier; 404 only for no call", async () => {
+    await send(["nv1"], "create_note", 600);
+    await send(["nv2"], "create_refund", 5);
+    const view = async (id: string) => call(verificationOf, { key: t.key, params: { invocation_id: id } });
+    const none = await view("nv1");
+    expect(none.status).toBe(200);
+    expect(none.body).toMatchObject({ state: "none", verifier: false, note: expect.stringMatching(/no verifier/) });
+    expect((await view("nv2")).body).toMatchObject({ state: "none", verifier: true });
+    expect((await call(verificationOf, { key: otherKey, params: { invocation_id: "nv1" } })).status).toBe(404);
+    expect((await view("no-such-call")).status).toBe(404);
+  });
+
   it("refuses a bad finding and a bad id with typed errors", async () => {
     const bad = await call(answer, {
       key: t.key,

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ApiError } from "@/lib/errors";
 import { scopeOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
-import { getVerification, verificationViewSchema } from "@/lib/verify/view";
+import { getVerification, noVerificationSchema, verificationViewSchema } from "@/lib/verify/view";
 import { idParamSchema, runtimeNameSchema } from "@/lib/outcome/record-fields";
 
 // Where Settle's asking a verifier stands for one invocation: its page shows it beside the timeline.
@@ -11,17 +11,17 @@ export const GET = withRoute({
   permission: "read",
   summary: "Settle's verification of an invocation",
   description:
-    "The newest verification request about it: its state, tries, when Settle asks next and every answer. 404 when Settle never asked.",
+    "The newest verification request about it: its state, tries, when Settle asks next and every answer. When Settle never asked: `state: none`, saying whether the tool has a verifier. 404 only when there is no such call.",
   tags: ["Verifications"],
   errors: ["NOT_FOUND"],
-  response: verificationViewSchema,
+  response: z.union([verificationViewSchema, noVerificationSchema]),
   params: z.object({ invocation_id: idParamSchema }),
   query: z.object({
     runtime: runtimeNameSchema.optional().describe("The runtime's name, when several runtimes use this invocation id."),
   }),
   handler: async ({ db, principal, params, query }) => {
     const found = await getVerification(db, scopeOf(principal), params.invocation_id, query.runtime);
-    if (!found) throw new ApiError("NOT_FOUND", `Settle has not asked to verify ${params.invocation_id}.`);
+    if (!found) throw new ApiError("NOT_FOUND", `No invocation ${params.invocation_id}.`);
     return found;
   },
 });
