@@ -16,7 +16,8 @@ import type { CallLog, GatewayDeps } from "./tool-call.js";
 // `settle-mcp`: reads the command line, the configuration and the
 // environment, then runs the stdio or the Streamable HTTP gateway until its
 // client goes away (stdio) or it is stopped (SIGINT/SIGTERM). Its own output
-// goes to stderr only: on stdio, stdout belongs to the MCP client.
+// goes to stderr (on stdio, stdout belongs to the MCP client), except what
+// --help and --print-schema were asked for, which exit at once.
 
 export type MainIo = { env: Record<string, string | undefined>; stdin: Readable; stdout: Writable; stderr: Writable };
 
@@ -54,7 +55,8 @@ export async function runMain(argv: string[], io: MainIo): Promise<number> {
   try {
     args = parseArgs(argv);
     if (args.help) {
-      say(usage);
+      // Asked for, the help is the command's output (`settle-mcp --help | head`); a usage error stays on stderr.
+      io.stdout.write(`${usage}\n`);
       return 0;
     }
     if (args.printSchema) {
