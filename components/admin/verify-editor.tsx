@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import type { ToolCatalogItem } from "@/lib/catalog/catalog";
-import type { VerifyConfig } from "@/lib/outcome/verification";
+import { describeVerify, suggestedVerifyConfig, type VerifyConfig } from "@/lib/outcome/verification";
 import { queryKeys } from "@/lib/query/keys";
 import { api } from "../api";
 import { Button } from "../ui/button";
@@ -13,8 +13,6 @@ import { useCollectionMutation } from "./use-collection";
 
 // A catalog entry's verifier (decision 027): when a call of the tool becomes unknown, Settle asks the runtime
 // to look the effect up. Off by default; the settings start from values that suit a payment API.
-
-const SUGGESTED: VerifyConfig = { after_s: 30, every_s: 60, max_tries: 5, absent_after_s: 120, lease_s: 30 };
 
 const fields: Array<{ name: keyof VerifyConfig; label: string; hint: string; max: number }> = [
   { name: "after_s", label: "First ask after (s)", hint: "after the call became unknown", max: 86_400 },
@@ -29,18 +27,12 @@ const fields: Array<{ name: keyof VerifyConfig; label: string; hint: string; max
   { name: "lease_s", label: "A worker holds an ask for (s)", hint: "then another may take it", max: 86_400 },
 ];
 
-export function describeVerify(v: VerifyConfig | null): string {
-  if (!v) return "off";
-  return `after ${v.after_s} s, every ${v.every_s} s, ${v.max_tries} ${v.max_tries === 1 ? "try" : "tries"}`;
-}
-
 function VerifyDialog({ entry, onClose, onDone }: { entry: ToolCatalogItem } & DialogProps<string>) {
   const [values, setValues] = useState<Record<keyof VerifyConfig, string>>(
     () =>
-      Object.fromEntries(fields.map((f) => [f.name, String((entry.verify ?? SUGGESTED)[f.name])])) as Record<
-        keyof VerifyConfig,
-        string
-      >,
+      Object.fromEntries(
+        fields.map((f) => [f.name, String((entry.verify ?? suggestedVerifyConfig)[f.name])]),
+      ) as Record<keyof VerifyConfig, string>,
   );
   const change = useCollectionMutation(queryKeys.admin.toolCatalog, {
     mutationFn: (verify: VerifyConfig | null) =>

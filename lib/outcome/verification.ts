@@ -23,6 +23,20 @@ export const verifyConfigSchema = z
   .meta({ id: "VerifyConfig" });
 export type VerifyConfig = z.infer<typeof verifyConfigSchema>;
 
+/** Where a new verifier's settings start (the console's editor, the CLI's `--verify on`): values that suit a payment API. */
+export const suggestedVerifyConfig: VerifyConfig = {
+  after_s: 30,
+  every_s: 60,
+  max_tries: 5,
+  absent_after_s: 120,
+  lease_s: 30,
+};
+
+export function describeVerify(v: VerifyConfig | null): string {
+  if (!v) return "off";
+  return `after ${v.after_s} s, every ${v.every_s} s, ${v.max_tries} ${v.max_tries === 1 ? "try" : "tries"}`;
+}
+
 /** The statuses that start a verification: nobody knows whether the effect happened. */
 export const verifiableStatuses: readonly InvocationStatus[] = ["outcome_unknown", "stalled"];
 

@@ -61,6 +61,55 @@ describe("settle catalog", () => {
     ]);
   });
 
+  it("sets a verifier, a runbook link, steps and a summary with the class; none clears them; bad ones are refused", async () => {
+    const set = await settle([
+      "catalog",
+      "set",
+      t.runtime,
+      "create_refund",
+      "money",
+      "--verify",
+      "max_tries=3,every_s=90",
+      "--runbook-url",
+      "https://dash.example.com/refunds?q={{idempotency_key}}",
+      "--runbook",
+      "Look the refund up by its key.",
+      "--summary",
+      "refund {{args.amount}}",
+    ]);
+    expect(set).toMatchObject({ code: 0, stdout: expect.stringContaining("verifier after 30 s, every 90 s, 3 tries") });
+    const entry = async () =>
+      JSON.parse((await settle(["catalog", "list", "--json"])).stdout).find(
+        (e: { pattern: string }) => e.pattern === "create_refund",
+      );
+    expect(await entry()).toMatchObject({
+      verify: { after_s: 30, every_s: 90, max_tries: 3, absent_after_s: 120, lease_s: 30 },
+      runbook_url: "https://dash.example.com/refunds?q={{idempotency_key}}",
+      runbook: "Look the refund up by its key.",
+      summary: "refund {{args.amount}}",
+    });
+    // Set again without the options: what it had is kept; `none` clears one.
+    expect((await settle(["catalog", "set", t.runtime, "create_refund", "money", "--runbook", "none"])).code).toBe(0);
+    expect(await entry()).toMatchObject({ verify: { every_s: 90 }, runbook: null, summary: "refund {{args.amount}}" });
+    expect((await settle(["catalog", "set", t.runtime, "create_refund", "money", "--verify", "none"])).code).toBe(0);
+    expect((await entry()).verify).toBeNull();
+    expect((await settle(["catalog", "set", t.runtime, "create_refund", "money", "--verify", "on"])).code).toBe(0);
+    expect((await entry()).verify).toEqual({
+      after_s: 30,
+      every_s: 60,
+      max_tries: 5,
+      absent_after_s: 120,
+      lease_s: 30,
+    });
+
+    const badVerify = await settle(["catalog", "set", t.runtime, "x", "read", "--verify", "tries=3"]);
+    expect(badVerify).toMatchObject({ code: 1, stdout: "" });
+    expect(badVerify.stderr).toMatch(/--verify/);
+    const badLink = await settle(["catalog", "set", t.runtime, "x", "read", "--runbook-url", "ftp://x"]);
+    expect(badLink.code).toBe(1);
+    expect(badLink.stderr).toMatch(/--runbook-url.*http\(s\) URL/);
+  });
+
   it("refuses a bad class, an unknown runtime and a pattern it does not have, with one line and exit 1", async () => {
     const badClass = await settle(["catalog", "set", t.runtime, "x", "write"]);
     expect(badClass).toMatchObject({ code: 1, stdout: "" });
