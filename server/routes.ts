@@ -44,6 +44,9 @@ import * as webhookRotateSecret from "@/app/api/v1/admin/webhooks/[endpoint_id]/
 import * as webhookDeliveries from "@/app/api/v1/admin/webhooks/[endpoint_id]/deliveries/route";
 import * as webhookDelivery from "@/app/api/v1/admin/webhooks/[endpoint_id]/deliveries/[delivery_id]/route";
 import * as webhookDeliveryResend from "@/app/api/v1/admin/webhooks/[endpoint_id]/deliveries/[delivery_id]/resend/route";
+import * as slackSettings from "@/app/api/v1/admin/integrations/slack/route";
+import * as slackLinks from "@/app/api/v1/admin/slack-links/route";
+import * as slackLink from "@/app/api/v1/admin/slack-links/[slack_user_id]/route";
 import * as notificationChannels from "@/app/api/v1/admin/notifications/route";
 import * as notificationChannel from "@/app/api/v1/admin/notifications/[channel_id]/route";
 import * as notificationMessages from "@/app/api/v1/admin/notifications/[channel_id]/messages/route";
@@ -123,6 +126,9 @@ export const apiRoutes = {
   "/api/v1/admin/notifications/{channel_id}/messages": notificationMessages,
   "/api/v1/admin/notifications/{channel_id}/messages/{message_id}": notificationMessage,
   "/api/v1/admin/notifications/{channel_id}/messages/{message_id}/resend": notificationMessageResend,
+  "/api/v1/admin/integrations/slack": slackSettings,
+  "/api/v1/admin/slack-links": slackLinks,
+  "/api/v1/admin/slack-links/{slack_user_id}": slackLink,
   "/api/health": health,
   "/api/health/live": healthLive,
   "/api/health/ready": healthReady,

@@ -27,5 +27,8 @@ export const adminActions = [
   "password_reset",
   "retention_changed",
   "partition_archived",
+  "slack_settings_changed",
+  "slack_link_added",
+  "slack_link_removed",
 ] as const;
 export type AdminActionName = (typeof adminActions)[number];

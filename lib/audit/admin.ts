@@ -21,7 +21,9 @@ export type AdminTarget =
   | "policy"
   | "tool_catalog_entry"
   | "notification_channel"
-  | "retention";
+  | "retention"
+  | "slack_settings"
+  | "slack_link";
 
 export type AdminActionInput = {
   actor: string;

@@ -67,6 +67,7 @@ export const units = [
       "lib/policies",
       "lib/queue",
       "lib/retention",
+      "lib/slack",
       "lib/verify",
       "lib/webhooks",
     ],
@@ -256,6 +257,11 @@ export const units = [
       "lib/process-wide.ts",
       "lib/webhooks",
     ],
+  ),
+  lib(
+    "slack",
+    "the Slack app that acts (docs/slack.md, decision 041): its settings (secrets sealed), links of Slack users to people, the signed interactivity endpoint acting through lib/invocations' operator actions, the per-class policy, Block Kit with bound buttons, the Web API calls",
+    ["lib/audit", "lib/db", "lib/env.ts", "lib/errors.ts", "lib/identity", "lib/outcome", "lib/webhooks"],
   ),
   lib("webhooks", "events, the outbox, safe delivery, signatures, endpoints and their log", [
     "lib/audit",

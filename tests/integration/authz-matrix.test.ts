@@ -85,6 +85,8 @@ function placeholder(segment: string, path: string): string {
     case "verification_id":
     case "id":
       return randomUUID();
+    case "slack_user_id":
+      return "UNOBODY0";
     case "prefix":
       if (path.startsWith("/api/v1/admin/runtime-keys/")) return "stl_rk_aaaaaaaa";
       if (path.startsWith("/api/v1/me/tokens/")) return "stl_pat_aaaaaaaa";
