@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { deriveInvocation } from "@/lib/outcome/fold";
-import { foldRecordOf } from "@/lib/ingest/store-records";
-import { prepareRecord, type PreparedRecord } from "@/lib/ingest/record";
+import { foldRecordOf } from "@/lib/write/store-records";
+import { prepareRecord } from "@/lib/ingest/record";
+import type { PreparedRecord } from "@/lib/write/prepared-record";
 import { measureCpu, type CpuUse } from "./cpu";
 import { createRecordStream } from "./records";
 

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { txOf, type Tx } from "@/lib/db/driver";
-import { foldFromHistory } from "@/lib/invocations/store";
+import { foldFromHistory } from "@/lib/write/states";
 import type { DerivedInvocation } from "@/lib/outcome/fold";
 import { BIG_TASK } from "./generate";
 

@@ -407,7 +407,7 @@ export async function generateWorkload(
     await step("invocations", invocationsFromPlan());
     await step("attempts", attemptsFromPlan());
     await step("audit entries", actionsFromPlan());
-    // What the write path's statement (lib/invocations/write-statement.ts) writes beside a new invocation.
+    // What the write path's statement (lib/write/write-statement.ts) writes beside a new invocation.
     await step(
       "search rows",
       `INSERT INTO invocation_search (runtime_id, invocation_uid, ids) SELECT runtime_id, id, task_id || ' ' || invocation_id || ' ' || coalesce(idempotency_key, '') FROM invocations

@@ -5,9 +5,9 @@ import { ApiError } from "../errors";
 import type { Db } from "../db/client";
 import type { Tx } from "../db/driver";
 import type { RuntimeRef } from "../ingest/process-batch";
-import { storeRecords } from "../ingest/store-records";
+import { storeRecords } from "../write/store-records";
 import { summarizeCalls } from "../ingest/summarize";
-import { INVOCATION_COLUMNS, type InvocationRow } from "../invocations/store";
+import { INVOCATION_COLUMNS, type InvocationRow } from "../write/states";
 import { deriveInvocationId, prepareRecord, readArguments, type ToolReading } from "../ingest/record";
 import { cleanText } from "../redact/redact";
 import { decideGuard, guardReasons, type GuardCandidate, type GuardReason } from "../outcome/guard-rules";
@@ -95,12 +95,12 @@ type CandidateRow = InvocationRow & { last_attempt: number | null };
 
 // $1 runtime, $2 the key, $3 the ids the call may use (named, or derived from task and key):
 // the invocations with the key, and those with those ids, whole and locked (in invocation id
-// order, as every writer locks them: lib/invocations/write-statement.ts), so the intent folds onto
+// order, as every writer locks them: lib/write/write-statement.ts), so the intent folds onto
 // the row read here without reading it again. The last attempt is the fold's, kept on the row.
 // A statement of its own, after the advisory lock: its snapshot sees every guard before it.
 const candidatesQuery = {
   name: "settle_guard_candidates_locked",
-  // Two exact lookups, each by every column of its index (see selectStates in lib/invocations/store.ts).
+  // Two exact lookups, each by every column of its index (see selectStates in lib/write/states.ts).
   text: `SELECT ${INVOCATION_COLUMNS}, (fold ->> 'lastAttempt')::int AS last_attempt
       FROM invocations
      WHERE id = ANY(ARRAY(

@@ -1,14 +1,15 @@
 import "server-only";
 import type { Db } from "../db/client";
-import { isDataError, isRetryableConflict, sqlState } from "../db/errors";
+import { isDataError, sqlState } from "../db/errors";
 import { noteWrites } from "../db/planner-stats";
 import { countIngested } from "../observability/metrics";
-import { coalesce } from "./coalesce";
-import { forgetRows, knownRows, rememberRows } from "./known-rows";
-import { storeRecords, type Stored } from "./store-records";
+import { coalesce } from "../write/coalesce";
+import { storeContended } from "../write/store-contended";
+import type { Stored } from "../write/store-records";
 import { recordError, type ErrorEnvelope } from "../errors";
 import type { IgnoredHint } from "../outcome/vocabulary";
-import { needsToolReading, prepareRecord, type PreparedRecord, type RecordProblem, type ToolReading } from "./record";
+import { needsToolReading, prepareRecord, type RecordProblem, type ToolReading } from "./record";
+import type { PreparedRecord } from "../write/prepared-record";
 import { cleanText } from "../redact/redact";
 import { flagPossibleDuplicates } from "../invocations/duplicates";
 import { summarizeCalls } from "./summarize";
@@ -38,41 +39,6 @@ export type RecordResult = {
 export type IngestResult = { results: RecordResult[]; accepted: number; duplicates: number; rejected: number };
 
 export type RuntimeRef = { id: string; name: string };
-
-/** Settings of the transaction a contended batch falls back to (as the write connections have, lib/db/driver.ts). */
-const LOCKED_SETTINGS = ["statement_timeout = '30s'", "enable_seqscan = off"];
-
-/**
- * Stores a batch in as few round trips as it can: folded onto the rows this
- * process wrote last (one round trip), else onto rows read first (two). When
- * concurrent writers keep changing the same invocations it retries, then
- * holds the invocations' locks from the read on, in a transaction.
- */
-async function storeContended(db: Db, runtimeId: string, records: PreparedRecord[]): Promise<Stored> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      const stored =
-        attempt === 1
-          ? await storeRecords(db.driver.write, runtimeId, records, { known: knownRows(db.driver, runtimeId) })
-          : attempt <= 3
-            ? await storeRecords(db.driver.write, runtimeId, records)
-            : await db.driver.transaction((tx) => storeRecords(tx, runtimeId, records, { lock: true }), {
-                settings: LOCKED_SETTINGS,
-              });
-      rememberRows(db.driver, runtimeId, stored.rows);
-      return stored;
-    } catch (error) {
-      if (!isRetryableConflict(error) || attempt >= 6) throw error;
-      forgetRows(
-        db.driver,
-        runtimeId,
-        records.map((p) => p.invocationId),
-      );
-      // The first try folded onto what this process remembered: read, and try again at once.
-      if (attempt > 1) await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
-    }
-  }
-}
 
 type Pending = { prepared: PreparedRecord; result: RecordResult };
 

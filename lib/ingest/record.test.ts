@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { prepareRecord, type PreparedRecord } from "./record";
+import { prepareRecord } from "./record";
+import type { PreparedRecord } from "../write/prepared-record";
 
 const receivedAt = new Date("2026-11-29T00:00:01.000Z");
 const line = (started: string) => ({

@@ -22,12 +22,12 @@ import { MAX_JSON_DEPTH, tooDeepMember } from "./json-depth";
 import { normalizeEnvelope, normalizeRedactedEnvelope } from "./normalize";
 import { cleanText, redact, TooDeepError } from "../redact/redact";
 import { holdsBigInt, roundBigInts, stringifyExactJson } from "../json/exact";
+import type { PreparedRecord } from "../write/prepared-record";
 import {
   effectClassSchema,
   phaseSchema,
   probeResultSchema,
   type EffectClass,
-  type NormalizedAttempt,
   type Phase,
   type ProbeResult,
 } from "../outcome/vocabulary";
@@ -71,29 +71,6 @@ export const attemptLogLineSchema = z.object({
 });
 
 const effectClassOf = memberOf(effectClassSchema);
-
-export type PreparedRecord = {
-  eventKey: string;
-  eventId: string | null;
-  taskId: string;
-  invocationId: string;
-  attemptId: string | null;
-  attemptNo: number | null;
-  tool: string;
-  phase: Phase;
-  at: string;
-  effectClass: EffectClass | null;
-  idempotencyKey: string | null;
-  budgetLeftS: number | null;
-  argsDigest: string | null;
-  /** The call's arguments as stored (secrets redacted), or null. */
-  arguments: unknown;
-  /** One line saying what the call was, from its catalog entry's template and the stored arguments; set at storing. */
-  summary: string | null;
-  normalized: NormalizedAttempt;
-  probeResult: ProbeResult | null;
-  envelope: unknown;
-};
 
 /** The volatile arguments of a tool (its runtime's catalog, lib/catalog), for the digest of its arguments. */
 export type VolatileArgsOf = (tool: string) => readonly string[];

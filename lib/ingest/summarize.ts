@@ -3,7 +3,7 @@ import type { Db } from "../db/client";
 import { loadToolCatalog } from "../catalog/load";
 import { entryFor } from "../catalog/effect-class";
 import { summarize } from "../catalog/templates";
-import type { PreparedRecord } from "./record";
+import type { PreparedRecord } from "../write/prepared-record";
 
 /**
  * Each record with arguments gets its one-line summary just before it is stored, on every path (native ingest,

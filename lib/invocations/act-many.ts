@@ -5,7 +5,7 @@ import type { OperatorAction } from "../outcome/actions";
 import { resumeWithAction } from "../outcome/fold";
 import type { FoldSnapshot } from "../outcome/fold";
 import { noteOf, type ActRefusal } from "./act";
-import { foldFromHistory, INVOCATION_COLUMNS, snapshotOf, writeStates, type InvocationRow } from "./store";
+import { foldFromHistory, INVOCATION_COLUMNS, snapshotOf, writeStates, type InvocationRow } from "../write/states";
 
 // One action on many invocations of one runtime in one transaction, for a job that acts on many at once (the
 // verifier opening the asks a worker just took, lib/verify). Each invocation goes through the same state machine

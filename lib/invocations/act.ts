@@ -4,7 +4,7 @@ import { ApiError } from "../errors";
 import type { Db } from "../db/client";
 import { operatorActionSchema, type OperatorAction } from "../outcome/actions";
 import { resumeWithAction } from "../outcome/fold";
-import { foldFromHistory, INVOCATION_COLUMNS, snapshotOf, writeStates, type InvocationRow } from "./store";
+import { foldFromHistory, INVOCATION_COLUMNS, snapshotOf, writeStates, type InvocationRow } from "../write/states";
 import { getInvocation, type InvocationView } from "./read";
 import { quorumFor } from "../policies/policies";
 import { runtimeNameSchema } from "../outcome/record-fields";

@@ -3,7 +3,7 @@ import type { SqlDriver, Tx } from "../db/driver";
 import { duplicateOf, OPEN_REVIEW, reviewedInQueue, type DuplicateCandidate } from "../outcome/duplicates";
 import type { GuardCandidate } from "../outcome/guard-rules";
 import { loadCachedPolicies, resolvePolicy } from "../policies/policies";
-import { INVOCATION_COLUMNS, type InvocationRow } from "./store";
+import { INVOCATION_COLUMNS, type InvocationRow } from "../write/states";
 
 // Duplicates the key cannot catch (decision 028): earlier invocations of one
 // runtime and tool with the same arguments digest under another idempotency
@@ -90,7 +90,7 @@ const minus = (iso: string, seconds: number) => new Date(Date.parse(iso) - secon
 // earlier one (open for review in the queue, for the reviewed classes), with a `system` entry in its audit trail.
 const flagQuery = {
   name: "settle_flag_possible_duplicates",
-  // Locked first in invocation id order, as every writer locks invocations (lib/invocations/write-statement.ts).
+  // Locked first in invocation id order, as every writer locks invocations (lib/write/write-statement.ts).
   text: `WITH f AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS f(uid uuid, earlier text, review text, note text)),
       locked AS (
         SELECT i.id FROM invocations i

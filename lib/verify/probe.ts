@@ -2,7 +2,7 @@ import "server-only";
 import type { Db } from "../db/client";
 import { ingestPrepared, type PreparedInput } from "../ingest/process-batch";
 import { loadToolReading } from "../catalog/load";
-import type { PreparedRecord } from "../ingest/record";
+import type { PreparedRecord } from "../write/prepared-record";
 import { normalizeVerifierAnswer, type VerifierEnvelope } from "../ingest/adapters/settle-verifier";
 import type { EffectClass, ProbeResult } from "../outcome/vocabulary";
 import type { AskedRow, RequestRow } from "./queries";

@@ -171,6 +171,7 @@ export const units = [
       "lib/process-wide.ts",
       "lib/redact",
       "lib/webhooks",
+      "lib/write",
     ],
   ),
   libFile("server-start", "start-up, once per process: settings, the database, the first-run key and admin, the jobs", [
@@ -189,7 +190,17 @@ export const units = [
   lib(
     "otlp",
     "OTLP/HTTP trace export: the wire scan and decoding (protobuf, JSON), spans, the three tool-span conventions, span records, ingest through lib/ingest, the export answer",
-    ["lib/catalog", "lib/db", "lib/env.ts", "lib/errors.ts", "lib/ingest", "lib/json", "lib/outcome", "lib/redact"],
+    [
+      "lib/catalog",
+      "lib/db",
+      "lib/env.ts",
+      "lib/errors.ts",
+      "lib/ingest",
+      "lib/json",
+      "lib/outcome",
+      "lib/redact",
+      "lib/write",
+    ],
   ),
   lib("guard", "`POST /api/v1/guard`: the check and the write-ahead intent under an advisory lock", [
     "lib/db",
@@ -198,6 +209,7 @@ export const units = [
     "lib/invocations",
     "lib/outcome",
     "lib/redact",
+    "lib/write",
   ]),
   lib("queue", "what needs a person: filters, pages in queue order, saved views, bulk actions", [
     "lib/db",
@@ -208,33 +220,27 @@ export const units = [
   ]),
   lib(
     "ingest",
-    "`POST /api/v1/envelopes`: per-record validation, the dialect adapters (pure), redaction, each call's summary from its catalog entry, the set-based write",
-    [
-      "lib/catalog",
-      "lib/db",
-      "lib/errors.ts",
-      "lib/invocations",
-      "lib/json",
-      "lib/outcome",
-      "lib/process-wide.ts",
-      "lib/redact",
-    ],
+    "`POST /api/v1/envelopes`: per-record validation, the dialect adapters (pure), redaction, each call's summary from its catalog entry, a refused value isolated by halving; stored through lib/write",
+    ["lib/catalog", "lib/db", "lib/errors.ts", "lib/invocations", "lib/json", "lib/outcome", "lib/redact", "lib/write"],
   ),
   lib(
     "invocations",
-    "reading an invocation and a task (one reader), the timeline builder (pure, also in the browser), the write path's one statement, operator actions, the policy job's work, decisions for runtimes",
+    "reading an invocation and a task (one reader), the timeline builder (pure, also in the browser), operator actions (through lib/write), the policy job's work, decisions for runtimes",
     [
       "lib/catalog",
       "lib/db",
-      "lib/env.ts",
       "lib/errors.ts",
       "lib/identity",
-      "lib/json",
       "lib/outcome",
       "lib/policies",
-      "lib/process-wide.ts",
       "lib/redact",
+      "lib/write",
     ],
+  ),
+  lib(
+    "write",
+    "the write path (decision 012): a writer's prepared records folded onto their invocations' rows (the rows this process wrote last, or read), the one statement that writes attempts, states, transitions and the rest and checks what it folded from, the contended retry, coalescing a runtime's concurrent requests",
+    ["lib/db", "lib/env.ts", "lib/json", "lib/outcome", "lib/process-wide.ts"],
   ),
   lib("metrics", "trust metrics, their SQL, hourly rollups and queue samples", [
     "lib/db",

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as attemptsRoute } from "@/app/api/v1/invocations/[invocation_id]/attempts/route";
 import type { Statement, Tx } from "@/lib/db/driver";
-import { forgetRows } from "@/lib/ingest/known-rows";
+import { forgetRows } from "@/lib/write/known-rows";
 import { call, openSettle, type Backend, type TestContext } from "./harness";
 import { getDecision, getInvocation, ingest } from "./routes";
 

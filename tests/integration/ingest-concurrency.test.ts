@@ -53,7 +53,7 @@ const batches = (prefix: string) =>
 /**
  * The invocation as the API shows it, minus what differs between two deliveries of the same records:
  * when they were received, and the version, which counts the writes that carried them (concurrent
- * requests of one runtime are written together, lib/ingest/coalesce.ts).
+ * requests of one runtime are written together, lib/write/coalesce.ts).
  */
 async function view(key: string, invocationId: string) {
   const res = await call(getInvocation, { key, params: { invocation_id: invocationId } });

@@ -9,7 +9,7 @@ import {
   type InvocationStatus,
   type StoredStatus,
 } from "@/lib/outcome/status";
-import { writeStatement } from "@/lib/invocations/write-statement";
+import { writeStatement } from "@/lib/write/write-statement";
 import { openSettle, type TestContext } from "./harness";
 
 // Indexes that PostgreSQL uses only when a query states the same expression:

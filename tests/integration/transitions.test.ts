@@ -5,7 +5,7 @@ import { createWebhookEndpoint } from "@/lib/webhooks/endpoints";
 import { call, openSettle, type Backend, type TestContext } from "./harness";
 import { ingest } from "./routes";
 
-// The write path's statement (lib/invocations/write-statement.ts) records every
+// The write path's statement (lib/write/write-statement.ts) records every
 // status change, on both databases, whichever writer made it (ingest, an
 // operator). A change waits for the webhook fan-out only when the runtime has
 // an endpoint to tell.

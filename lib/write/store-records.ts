@@ -14,12 +14,12 @@ import {
   type InvocationRow,
   type TaskSpan,
   type UpdatedState,
-} from "../invocations/store";
-import type { PreparedRecord } from "./record";
+} from "./states";
+import type { PreparedRecord } from "./prepared-record";
 
 // Storing prepared records: the attempts, and the invocation states the fold
 // makes of them, through the write path's one statement
-// (lib/invocations/store.ts). Used by ingest and by the guard.
+// (lib/write/states.ts). Used by ingest and by the guard.
 
 /** An attempt's row for the write statement: its invocation's uid and seq, then ATTEMPT_COLUMNS. */
 function attemptRow(p: PreparedRecord, uid: string, seq: number): AttemptRow {

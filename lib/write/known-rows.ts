@@ -1,5 +1,5 @@
 import type { SqlDriver } from "../db/driver";
-import type { InvocationRow } from "../invocations/store";
+import type { InvocationRow } from "./states";
 import type { KnownRows } from "./store-records";
 import { processWide } from "../process-wide";
 

@@ -1,7 +1,7 @@
 import type { Statement } from "../db/driver";
 import { processWide } from "../process-wide";
 
-// The write path's one statement (lib/invocations/store.ts), built for
+// The write path's one statement (written by states.ts's writeStates), built for
 // the parts a write has. One statement, so one round trip and no transaction
 // around it: a batch's writes all happen or none do.
 //
