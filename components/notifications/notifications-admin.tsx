@@ -14,7 +14,7 @@ import { ConfirmButton } from "../ui/confirm";
 import { actionsColumn, DataTable, type Column, type RowSpec } from "../ui/data-table";
 import { DialogButton } from "../ui/dialog";
 import { ErrorAlert } from "../ui/error-alert";
-import { EmptyState, PageSection } from "../ui/page";
+import { EmptyState, PageSection, StateLabel } from "../ui/page";
 import { EndpointState, OutboxCounts } from "../webhooks/webhooks-admin";
 import { CreateChannelDialog, type CreatedChannel } from "./channel-form";
 
@@ -106,6 +106,16 @@ export function NotificationsAdmin({
             {c.waiting > 0 ? `${c.waiting} waiting for the next message · ` : ""}
             {c.last_message_at ? `last ${formatUtc(c.last_message_at)}` : "none yet"}
           </div>
+          {c.last_failure ? (
+            // On the row, not only in the log: a refused address fails every try until someone changes something.
+            <div className="max-w-xs whitespace-normal break-words" data-testid="channel-last-failure">
+              <StateLabel state="failed">
+                last try {formatUtc(c.last_failure.at)}
+                {c.last_failure.status === "pending" ? " (tried again with back-off)" : ""}:
+              </StateLabel>{" "}
+              {c.last_failure.error}
+            </div>
+          ) : null}
         </>
       ),
     },

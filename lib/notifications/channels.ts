@@ -57,7 +57,7 @@ export const newNotificationChannelSchema = z
     z.object({
       kind: z.literal("slack"),
       url: webhookUrlSchema.describe(
-        "A Slack (or compatible) incoming webhook: http or https, a public address unless SETTLE_WEBHOOK_ALLOW_PRIVATE=1.",
+        "A Slack (or compatible) incoming webhook: http or https, a public address unless the Settle server runs with SETTLE_WEBHOOK_ALLOW_PRIVATE=1.",
       ),
       ...filters,
     }),
@@ -98,6 +98,16 @@ export const notificationChannelSchema = z
     waiting: z.number().int().describe("Calls collected for the next message."),
     messages: z.object({ pending: z.number().int(), delivered: z.number().int(), failed: z.number().int() }),
     last_message_at: time.nullable(),
+    last_failure: z
+      .object({
+        at: time,
+        status: z.enum(["pending", "failed"]).describe("pending: it will be tried again; failed: out of tries."),
+        error: z.string(),
+      })
+      .nullable()
+      .describe(
+        "Why the last try of the latest message failed (a refused address, an HTTP status, the SMTP server's answer); null when it got through or none was tried yet.",
+      ),
     created_at: time,
     updated_at: time,
   })
@@ -130,6 +140,9 @@ type ChannelRow = {
   delivered: number;
   failed: number;
   last_message_at: string | null;
+  failed_at: string | null;
+  failure_status: "pending" | "failed" | "delivered" | null;
+  failure: string | null;
   created_at: string;
   updated_at: string;
 };
@@ -138,14 +151,21 @@ const SELECT_CHANNELS = `
   SELECT c.id::text AS id, c.kind, c.url, c.email_to, c.runtimes, c.effect_classes, c.events, c.digest_s, c.enabled,
          c.last_message_at, c.created_at, c.updated_at,
          (SELECT count(*) FROM notification_items i WHERE i.channel_id = c.id AND i.message_id IS NULL)::int AS waiting,
-         COALESCE(m.pending, 0)::int AS pending, COALESCE(m.delivered, 0)::int AS delivered, COALESCE(m.failed, 0)::int AS failed
+         COALESCE(m.pending, 0)::int AS pending, COALESCE(m.delivered, 0)::int AS delivered, COALESCE(m.failed, 0)::int AS failed,
+         f.status AS failure_status, f.last_error AS failure, f.tried_at AS failed_at
     FROM notification_channels c
     LEFT JOIN LATERAL (
       SELECT count(*) FILTER (WHERE status = 'pending') AS pending,
              count(*) FILTER (WHERE status = 'delivered') AS delivered,
              count(*) FILTER (WHERE status = 'failed') AS failed
         FROM webhook_deliveries WHERE channel_id = c.id
-    ) m ON true`;
+    ) m ON true
+    -- The latest message that was tried, and when its last try was: shown on the channel's row when it failed.
+    LEFT JOIN LATERAL (
+      SELECT d.status, d.last_error, (SELECT max(a.at) FROM webhook_attempts a WHERE a.delivery_id = d.id) AS tried_at
+        FROM webhook_deliveries d WHERE d.channel_id = c.id AND d.attempts > 0
+       ORDER BY d.created_at DESC, d.id DESC LIMIT 1
+    ) f ON true`;
 
 const iso = (v: string | Date | null) => (v === null ? null : new Date(v).toISOString());
 
@@ -163,6 +183,13 @@ function toInfo(row: ChannelRow): NotificationChannelInfo {
     waiting: row.waiting,
     messages: { pending: row.pending, delivered: row.delivered, failed: row.failed },
     last_message_at: iso(row.last_message_at),
+    last_failure:
+      row.failure !== null &&
+      row.failed_at !== null &&
+      row.failure_status !== "delivered" &&
+      row.failure_status !== null
+        ? { at: iso(row.failed_at)!, status: row.failure_status, error: row.failure }
+        : null,
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,
   };

@@ -90,7 +90,9 @@ const slackLinkText = (text: string) => slackText(text).replaceAll("|", "¦");
 
 export type SlackMessage = { text: string; blocks: unknown[] };
 
-export function renderSlack(d: Digest): SlackMessage {
+/** `sentAt`: the try's time, which the ages are counted to. */
+export function renderSlack(d: Digest, sentAt: Date): SlackMessage {
+  const now = sentAt.toISOString();
   const more = d.count - d.items.length;
   const sections = d.items.map((item) => ({
     type: "section",
@@ -104,7 +106,7 @@ export function renderSlack(d: Digest): SlackMessage {
             item.runtime,
             item.effect_class ?? "unclassified",
             `${statusLabels[item.status]} (${item.why})`,
-            `for ${ageText(item.since, d.created_at)}`,
+            `for ${ageText(item.since, now)}`,
           ].join(" · "),
         ),
       ].join("\n"),
@@ -131,11 +133,11 @@ export function renderSlack(d: Digest): SlackMessage {
 
 export type EmailMessage = { subject: string; text: string };
 
-export function renderEmail(d: Digest): EmailMessage {
+export function renderEmail(d: Digest, sentAt: Date): EmailMessage {
   const more = d.count - d.items.length;
   const first = d.items[0];
   const subject = `[Settle] ${headline(d)}${first ? `: ${nameOf(first)}` : ""}`;
-  const lines = d.items.flatMap((item) => [`- ${itemLine(item, d.created_at)}`, `  ${item.link}`]);
+  const lines = d.items.flatMap((item) => [`- ${itemLine(item, sentAt.toISOString())}`, `  ${item.link}`]);
   return {
     // One line, without anything a mail header could be split by.
     subject: subject.replace(/[\r\n]+/g, " ").slice(0, 200),

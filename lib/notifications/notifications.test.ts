@@ -58,7 +58,7 @@ describe("messages", () => {
 
   it("Slack: a caller's text cannot make a link, a mention or markup; no button anywhere", () => {
     const hostile = item({ summary: "<!channel> pay <https://evil.example|here> & more", tool: "create_<b>" });
-    const message = renderSlack(buildDigest("ntf_1", at, [hostile], { unknown: 1 }, "https://settle.example.com/"));
+    const message = renderSlack(buildDigest("ntf_1", at, [hostile], { unknown: 1 }, "https://settle.example.com/"), at);
     const section = (message.blocks[1] as { text: { text: string } }).text.text;
     expect(section).toContain("&lt;!channel&gt; pay &lt;https://evil.example¦here&gt; &amp; more");
     expect(section).toContain("create_&lt;b&gt;");
@@ -71,16 +71,24 @@ describe("messages", () => {
     const items = Array.from({ length: 5 }, (_, i) => item({ invocation_id: `inv-${i}` }));
     const digest = buildDigest("ntf_2", at, items, { unknown: 7, approval_needed: 3 }, "https://settle.example.com/");
     expect(digest.count).toBe(10);
-    const slack = renderSlack(digest);
+    const slack = renderSlack(digest, at);
     expect((slack.blocks[0] as { text: { text: string } }).text.text).toBe("10 calls need a person");
     expect(JSON.stringify(slack.blocks.at(-1))).toContain("…and 5 more");
-    const email = renderEmail(digest);
+    const email = renderEmail(digest, at);
     expect(email.subject).toBe("[Settle] 10 calls need a person: 120.00 EUR to cus_1");
     expect(email.text).toContain("…and 5 more.");
   });
 
+  it("says each call's age as of sending, not as of composing", () => {
+    const digest = buildDigest("ntf_4", at, [item()], { unknown: 1 }, "https://settle.example.com/");
+    const eightMinutesLater = new Date(at.getTime() + 8 * 60_000);
+    expect(JSON.stringify(renderSlack(digest, at))).toContain("for 5 min");
+    expect(JSON.stringify(renderSlack(digest, eightMinutesLater))).toContain("for 13 min");
+    expect(renderEmail(digest, eightMinutesLater).text).toContain("for 13 min");
+  });
+
   it("email: the subject is one line whatever the summary holds", () => {
     const digest = buildDigest("ntf_3", at, [item({ summary: "a\r\nBcc: x@evil.example" })], { unknown: 1 }, "u");
-    expect(renderEmail(digest).subject).not.toMatch(/[\r\n]/);
+    expect(renderEmail(digest, at).subject).not.toMatch(/[\r\n]/);
   });
 });

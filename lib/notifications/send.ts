@@ -26,7 +26,7 @@ function transportFor(url: string): Transporter {
   return transport;
 }
 
-async function sendEmail(to: readonly string[], digest: Digest): Promise<TryResult> {
+async function sendEmail(to: readonly string[], digest: Digest, now: Date): Promise<TryResult> {
   const settings = env();
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -37,7 +37,7 @@ async function sendEmail(to: readonly string[], digest: Digest): Promise<TryResu
       durationMs: 0,
       delivered: false,
     };
-  const message = renderEmail(digest);
+  const message = renderEmail(digest, now);
   try {
     await transportFor(settings.SETTLE_SMTP_URL).sendMail({
       from: settings.SETTLE_SMTP_FROM,
@@ -53,8 +53,10 @@ async function sendEmail(to: readonly string[], digest: Digest): Promise<TryResu
   }
 }
 
-export const sendChannelMessage: ChannelSender = async (message, post) => {
+// Rendered at each try, so a message that waited (a receiver down, a refused address) says how long each call
+// has waited when it is read, not when the digest was composed.
+export const sendChannelMessage: ChannelSender = async (message, post, now) => {
   const digest = message.payload as Digest;
-  if (message.kind === "email") return sendEmail(message.to, digest);
-  return post(JSON.stringify(renderSlack(digest)));
+  if (message.kind === "email") return sendEmail(message.to, digest, now);
+  return post(JSON.stringify(renderSlack(digest, now)));
 };

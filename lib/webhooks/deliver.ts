@@ -5,7 +5,15 @@ import { env } from "../env";
 import { describeAnswerBody, printableSnippet, readAtMost, SNIPPET_MAX_CHARS } from "./answer";
 import { bodyOf } from "./body";
 import { pinnedPost, type PostFn } from "./pinned-post";
-import { checkUrlShape, checkWebhookUrl, describeRule, systemLookup, type LookupFn, type UrlRefusal } from "./safe-url";
+import {
+  checkUrlShape,
+  checkWebhookUrl,
+  describeRule,
+  SERVER_PRIVATE_HINT,
+  systemLookup,
+  type LookupFn,
+  type UrlRefusal,
+} from "./safe-url";
 import { SIGNATURE_HEADER, signatureHeader } from "./signature";
 
 // Sends what the outbox holds. A delivery is claimed by setting a lease
@@ -76,7 +84,12 @@ export type ChannelMessage = { kind: string; to: readonly string[]; payload: unk
  * Sends a channel's message (lib/notifications gives it): `post` sends a body to the channel's URL the way
  * every webhook is sent (checked address, signed, bounded answer).
  */
-export type ChannelSender = (message: ChannelMessage, post: (body: string) => Promise<TryResult>) => Promise<TryResult>;
+export type ChannelSender = (
+  message: ChannelMessage,
+  post: (body: string) => Promise<TryResult>,
+  /** The try's time: what the message says of ages is said as of its sending, not of its composing. */
+  now: Date,
+) => Promise<TryResult>;
 
 /**
  * What a receiver's 2xx answer to an event type means, when it means something: a verification request's
@@ -110,11 +123,15 @@ function boundedLookup(lookup: LookupFn, signal: AbortSignal): LookupFn {
 }
 
 function refusalText(refusal: UrlRefusal, host: string | null): string {
+  // The hint after the (bounded) refusal, so a long host name never cuts it off.
   if ("address" in refusal)
-    return `refused: ${host ? `${host} resolves to ` : ""}${describeRule(refusal.rule)} (${refusal.address})`;
+    return `${printableSnippet(
+      `refused: ${host ? `${host} resolves to ` : ""}${describeRule(refusal.rule)} (${refusal.address})`,
+    )}; ${SERVER_PRIVATE_HINT}`;
   // A name that does not resolve now may resolve at the next try: a failure, not a refusal.
-  if (refusal.rule === "unresolvable") return `DNS: the URL ${refusal.message}`;
-  return `refused: the URL ${refusal.message}`;
+  if (refusal.rule === "unresolvable") return printableSnippet(`DNS: the URL ${refusal.message}`);
+  // A local name's refusal carries the hint already (safe-url.ts); it is short.
+  return printableSnippet(`refused: the URL ${refusal.message}`, SNIPPET_MAX_CHARS + SERVER_PRIVATE_HINT.length);
 }
 
 function hostOf(url: string): string | null {
@@ -139,7 +156,7 @@ async function postOnce(
   if (!target.ok)
     return {
       statusCode: null,
-      error: printableSnippet(refusalText(target, hostOf(delivery.url))),
+      error: refusalText(target, hostOf(delivery.url)),
       durationMs: elapsed(),
       delivered: false,
     };
@@ -195,6 +212,7 @@ async function tryOnce(delivery: Claimed, now: Date, sender: Sender): Promise<Tr
   return sender.channels(
     { kind: delivery.channel_kind, to: delivery.email_to ?? [], payload: delivery.payload },
     (body) => (delivery.url ? postOnce(withUrl(delivery.url), now, sender, body) : Promise.resolve(notSent("No URL."))),
+    now,
   );
 }
 

@@ -19,7 +19,7 @@ export const webhookUrlSchema = z
   .max(2000)
   .pipe(z.url({ protocol: /^https?$/, error: "an http:// or https:// URL" }))
   .describe(
-    "Where Settle POSTs events: http or https only, no user:pass@, and a public address (a host name must resolve, to public addresses only) unless SETTLE_WEBHOOK_ALLOW_PRIVATE=1.",
+    "Where Settle POSTs events: http or https only, no user:pass@, and a public address (a host name must resolve, to public addresses only) unless the Settle server runs with SETTLE_WEBHOOK_ALLOW_PRIVATE=1.",
   );
 
 export const newWebhookEndpointSchema = z

@@ -184,7 +184,12 @@ export function checkUrlShape(raw: string): Shape {
 
 export type CheckOptions = { allowPrivate: boolean; lookup?: LookupFn };
 
-const privateHint = "SETTLE_WEBHOOK_ALLOW_PRIVATE=1 allows private targets for local development";
+/**
+ * Said with every refusal of a private target: the setting that counts is the sending server's, not that of
+ * the shell (a CLI's, say) where the URL was added and checked.
+ */
+export const SERVER_PRIVATE_HINT =
+  "the Settle server sends to private addresses only when it is started with SETTLE_WEBHOOK_ALLOW_PRIVATE=1 (development only)";
 
 /**
  * Whether Settle may send to this URL, and where exactly: a literal address is
@@ -199,7 +204,7 @@ export async function checkWebhookUrl(raw: string, options: CheckOptions): Promi
     return {
       ok: false,
       rule: "local name",
-      message: `points at ${host}, a name local to Settle's own machine or network (${privateHint})`,
+      message: `points at ${host}, a name local to Settle's own machine or network; ${SERVER_PRIVATE_HINT}`,
     };
   }
   let addresses: ResolvedAddress[];
@@ -225,7 +230,7 @@ export async function checkWebhookUrl(raw: string, options: CheckOptions): Promi
         ok: false,
         rule,
         address,
-        message: `points at ${via}${describeRule(rule)} (${address}); Settle sends webhooks to public addresses only (${privateHint})`,
+        message: `points at ${via}${describeRule(rule)} (${address}); ${SERVER_PRIVATE_HINT}`,
       };
     }
   }

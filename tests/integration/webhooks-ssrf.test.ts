@@ -12,7 +12,7 @@ import { SNIPPET_MAX_CHARS } from "@/lib/webhooks/answer";
 import { deliverDue, type DeliverOptions } from "@/lib/webhooks/deliver";
 import { createWebhookEndpoint } from "@/lib/webhooks/endpoints";
 import { fanOutTransitions } from "@/lib/webhooks/fan-out";
-import type { LookupFn } from "@/lib/webhooks/safe-url";
+import { SERVER_PRIVATE_HINT, type LookupFn } from "@/lib/webhooks/safe-url";
 import { call, createOperator, openSettle, type Backend, type TestContext } from "./harness";
 import { ingest } from "./routes";
 import { startReceiver, type Receiver } from "./webhook-receiver";
@@ -29,6 +29,9 @@ const answers =
   (...addresses: string[]): LookupFn =>
   async () =>
     addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+
+// Every refusal of a private target says whose setting counts: the sending server's.
+const serverHint = `; ${SERVER_PRIVATE_HINT}`;
 
 describe.each<Backend>(["postgres", "pglite"])("webhook SSRF guard on %s", (backend) => {
   let t: TestContext;
@@ -200,13 +203,15 @@ describe.each<Backend>(["postgres", "pglite"])("webhook SSRF guard on %s", (back
     expect(first.sent).toMatchObject({ tried: 1, delivered: 0 });
     expect(first.attempt).toMatchObject({
       statusCode: null,
-      error: "refused: hooks.rebind.test resolves to a private address (10.0.0.5)",
+      error: "refused: hooks.rebind.test resolves to a private address (10.0.0.5)" + serverHint,
     });
     expect(first.delivery).toMatchObject({ status: "pending", attempts: 1, lastStatusCode: null });
 
     // One private answer among public ones is enough.
     const second = await sendOnce(endpoint.id, 200, { lookup: answers("93.184.216.34", "::ffff:127.0.0.1") });
-    expect(second.attempt.error).toBe("refused: hooks.rebind.test resolves to a loopback address (::ffff:127.0.0.1)");
+    expect(second.attempt.error).toBe(
+      "refused: hooks.rebind.test resolves to a loopback address (::ffff:127.0.0.1)" + serverHint,
+    );
     expect(seen("/rebind")).toHaveLength(0);
 
     const log = await call(deliveriesRoute.GET, { key: admin.token, params: { endpoint_id: endpoint.id } });
@@ -230,7 +235,7 @@ describe.each<Backend>(["postgres", "pglite"])("webhook SSRF guard on %s", (back
     const endpoint = await addLocalEndpoint(rt.runtime, "/flag-off");
     await settleOne(rt.key, "flag-off-1", 1000);
     const { attempt, delivery } = await sendOnce(endpoint.id, 1000);
-    expect(attempt).toMatchObject({ statusCode: null, error: "refused: a loopback address (127.0.0.1)" });
+    expect(attempt).toMatchObject({ statusCode: null, error: "refused: a loopback address (127.0.0.1)" + serverHint });
     expect(delivery.status).toBe("pending");
     expect(seen("/flag-off")).toHaveLength(0);
     await disable(endpoint.id);
@@ -245,7 +250,7 @@ describe.each<Backend>(["postgres", "pglite"])("webhook SSRF guard on %s", (back
     expect(delivery).toMatchObject({
       status: "failed",
       attempts: 4,
-      lastError: "refused: a loopback address (127.0.0.1)",
+      lastError: "refused: a loopback address (127.0.0.1)" + serverHint,
     });
     expect(delivery.log).toHaveLength(4);
     expect(seen("/refused")).toHaveLength(0);
