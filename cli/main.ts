@@ -4,6 +4,7 @@ import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { MigrationError } from "@/lib/db/migrate";
 import { parseCommandLine, type Command } from "./args";
 import { archiveList, archiveRestore } from "./commands/archive";
+import { auditVerify } from "./commands/audit";
 import { catalogList, catalogRemove, catalogSet } from "./commands/catalog";
 import { ingest } from "./commands/ingest";
 import { keysCreate } from "./commands/keys-create";
@@ -42,6 +43,7 @@ const commands: Command[] = [
   retentionRun,
   archiveList,
   archiveRestore,
+  auditVerify,
   migrate,
   exportCommand,
   importCommand,
@@ -51,7 +53,7 @@ const commands: Command[] = [
 /** Every command's name ("keys create", "migrate"), in the order help lists them. */
 export const commandNames = (): string[] => commands.map((c) => c.name);
 
-const groups = ["keys", "users", "tokens", "catalog", "notifications", "retention", "archive"];
+const groups = ["keys", "users", "tokens", "catalog", "notifications", "retention", "archive", "audit"];
 
 /** Commands one per line, their summaries in one column past the longest name. */
 function commandList(list: typeof commands): string {

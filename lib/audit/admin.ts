@@ -2,6 +2,7 @@ import "server-only";
 import type { Db } from "../db/client";
 import type { Sql } from "../db/driver";
 import type { Prisma as P } from "../db/generated/client";
+import { ADMIN_CHAIN, chainedInsertSql } from "../chain/entries";
 import { redact } from "../redact/redact";
 import { redactUrl } from "../redact/urls";
 import type { AdminActionName } from "./admin-action-names";
@@ -46,14 +47,28 @@ export function shownSnapshot(targetType: string, snapshot: Record<string, unkno
   return { ...snapshot, url: redactUrl(snapshot.url) };
 }
 
+// Every entry joins the admin chain (lib/chain) in the statement that writes it; the chain's head stays locked
+// until the change commits, so admin changes are written one after another (they are rare).
+const insertEntry = chainedInsertSql(
+  "admin",
+  `'${ADMIN_CHAIN}'`,
+  `SELECT 1 AS ord, gen_random_uuid() AS id, $1::text AS actor, $2::text AS action, $3::text AS target_type,
+          $4::text AS target_id, $5::jsonb AS before, $6::jsonb AS after, now() AS at`,
+  ["id", "actor", "action", "target_type", "target_id", "before", "after", "at"],
+);
+
 /** Writes one entry. Pass the transaction when the change has one. Secrets never go in: values are redacted. */
 export async function recordAdminAction(sql: Sql, input: AdminActionInput): Promise<void> {
   const snapshot = (v: Record<string, unknown> | null | undefined) =>
     v == null ? null : JSON.stringify(redact(shownSnapshot(input.targetType, v)));
-  await sql.query(
-    `INSERT INTO admin_actions (id, actor, action, target_type, target_id, before, after) VALUES (gen_random_uuid(), $1, $2, $3, $4, $5::jsonb, $6::jsonb)`,
-    [input.actor, input.action, input.targetType, input.targetId, snapshot(input.before), snapshot(input.after)],
-  );
+  await sql.query(insertEntry, [
+    input.actor,
+    input.action,
+    input.targetType,
+    input.targetId,
+    snapshot(input.before),
+    snapshot(input.after),
+  ]);
 }
 
 export type AdminAuditRow = {

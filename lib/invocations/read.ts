@@ -48,6 +48,8 @@ type Row = Omit<P.InvocationGetPayload<{ include: { runtime: { select: { name: t
   argsMismatch?: boolean;
 };
 type AttemptRow = P.AttemptGetPayload<object>;
+/** A row's place in its hash chain (lib/chain): never part of the API's answer. */
+type ChainColumns = "chainSeq" | "chainContent" | "chainPrev";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -87,7 +89,10 @@ export function toSummary(row: Row, now = new Date()): InvocationSummary {
 const phaseOrder = phaseRank as Record<string, number>;
 
 /** An attempt row as the API shows it; the task page may leave out the heavy columns (null, {} and null). */
-type AttemptInput = Omit<AttemptRow, "envelope" | "safeDetails" | "agentMessage" | "ignored" | "arguments" | "shelf"> &
+type AttemptInput = Omit<
+  AttemptRow,
+  "envelope" | "safeDetails" | "agentMessage" | "ignored" | "arguments" | "shelf" | ChainColumns
+> &
   Partial<Pick<AttemptRow, "envelope" | "safeDetails" | "agentMessage" | "ignored" | "arguments">>;
 
 export function toAttempt(a: AttemptInput): z.infer<typeof attemptSchema> {
@@ -124,7 +129,7 @@ export function toAttempt(a: AttemptInput): z.infer<typeof attemptSchema> {
   };
 }
 
-type ActionRow = P.ActionGetPayload<object>;
+type ActionRow = Omit<P.ActionGetPayload<object>, ChainColumns>;
 export type InvocationRowWithHistory = Row & {
   attempts: AttemptInput[];
   actions: ActionRow[];

@@ -101,6 +101,7 @@ export const units = [
     mayImport: [
       "server/api-client",
       "lib/catalog",
+      "lib/chain",
       "lib/db",
       "lib/env.ts",
       "lib/errors.ts",
@@ -293,10 +294,16 @@ export const units = [
     ["lib/audit", "lib/db", "lib/env.ts", "lib/errors.ts", "lib/process-wide.ts"],
   ),
   lib("audit", "the trail: invocation actions and admin changes (redacted), page and CSV", [
+    "lib/chain",
     "lib/db",
     "lib/outcome",
     "lib/redact",
   ]),
+  lib(
+    "chain",
+    "the tamper-evident trail: each chained entry's canonical content, its link to its predecessor, the chain heads, the walk that checks them, retention's checkpoints",
+    ["lib/db"],
+  ),
   lib("query", "the console's TanStack Query key factory and its fetch over the typed client", [
     "lib/errors.ts",
     "lib/json",

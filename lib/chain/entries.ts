@@ -1,0 +1,170 @@
+// What each chained entry's canonical content is (format 1). The content is a JSON array — the entry's kind,
+// then these columns in this order — as PostgreSQL's jsonb prints it, with every time as UTC to the
+// millisecond (`2026-12-07T09:00:00.123Z`), so the same stored row always gives the same bytes, whatever the
+// session's time zone. The writer computes it in SQL from the values it inserts, the walk from the row as
+// stored: one SQL expression (`contentSql`), so they cannot disagree. Never change a list: stored hashes were
+// made with it (a new column joins a new format, not this one).
+//
+// Left out on purpose: ids a default makes (transitions', guard answers', actions' and admin entries' own ids),
+// `shelf` (retention moves a row to the kept shelf) and `fanned_out` (the webhook job sets it later). An entry
+// is found by its place in its chain, not by its id.
+
+/** A column of a chained table; `time` is printed in UTC to the millisecond. */
+type Column = readonly [name: string, form?: "time"];
+
+export const CHAIN_KINDS = ["attempt", "transition", "action", "guard", "admin"] as const;
+export type ChainKind = (typeof CHAIN_KINDS)[number];
+
+type ChainedTable = {
+  table: string;
+  /** The column that names one entry in a message (with the runtime, for a runtime's chain). */
+  key: string;
+  /** When the entry was written (Settle's clock): rows outside the chain written after it began are broken. */
+  written: string;
+  columns: readonly Column[];
+};
+
+export const CHAINED: Record<ChainKind, ChainedTable> = {
+  attempt: {
+    table: "attempts",
+    key: "event_key",
+    written: "received_at",
+    columns: [
+      ["runtime_id"],
+      ["invocation_uid"],
+      ["seq"],
+      ["event_key"],
+      ["event_id"],
+      ["attempt_id"],
+      ["attempt_no"],
+      ["phase"],
+      ["at", "time"],
+      ["tool"],
+      ["effect_class"],
+      ["idempotency_key"],
+      ["budget_left_s"],
+      ["args_digest"],
+      ["dialect"],
+      ["wrapper_dialect"],
+      ["outcome"],
+      ["commit_state"],
+      ["code"],
+      ["category"],
+      ["retry_directive"],
+      ["not_before", "time"],
+      ["max_attempts_remaining"],
+      ["next_action"],
+      ["dispatch_stage"],
+      ["probe_result"],
+      ["safe_details"],
+      ["agent_message"],
+      ["user_message"],
+      ["items"],
+      ["envelope"],
+      ["ignored"],
+      ["arguments"],
+      ["summary"],
+      ["received_at", "time"],
+    ],
+  },
+  transition: {
+    table: "invocation_transitions",
+    key: "id",
+    written: "recorded_at",
+    columns: [
+      ["runtime_id"],
+      ["invocation_uid"],
+      ["tool"],
+      ["effect_class"],
+      ["from_status"],
+      ["to_status"],
+      ["commit_state"],
+      ["resolution_by"],
+      ["not_before", "time"],
+      ["version"],
+      ["at", "time"],
+      ["recorded_at", "time"],
+    ],
+  },
+  action: {
+    table: "invocation_actions",
+    key: "id",
+    written: "at",
+    columns: [
+      ["runtime_id"],
+      ["invocation_uid"],
+      ["seq"],
+      ["action"],
+      ["actor"],
+      ["at", "time"],
+      ["from_status"],
+      ["to_status"],
+      ["note"],
+      ["payload"],
+    ],
+  },
+  guard: {
+    table: "guard_checks",
+    key: "id",
+    written: "at",
+    columns: [
+      ["runtime_id"],
+      ["task_id"],
+      ["invocation_id"],
+      ["tool"],
+      ["idempotency_key"],
+      ["allow"],
+      ["reason"],
+      ["at", "time"],
+    ],
+  },
+  admin: {
+    table: "admin_actions",
+    key: "id",
+    written: "at",
+    columns: [["actor"], ["action"], ["target_type"], ["target_id"], ["before"], ["after"], ["at", "time"]],
+  },
+};
+
+/** The admin audit's chain; a runtime's chain is named by the runtime's id. */
+export const ADMIN_CHAIN = "admin";
+
+/** The first entry's predecessor: 32 zero bytes. */
+export const GENESIS = Buffer.alloc(32);
+
+/**
+ * The canonical content of an entry of `kind` as SQL text: `value(column)` is the SQL of each column's value
+ * (`t.at` for a stored row; the inserted value for a writer).
+ */
+export function canonicalSql(kind: ChainKind, value: (column: string) => string): string {
+  const parts = CHAINED[kind].columns.map(([name, form]) =>
+    form === "time"
+      ? `to_char((${value(name)})::timestamptz(3) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+      : value(name),
+  );
+  return `jsonb_build_array('${kind}', ${parts.join(", ")})::text`;
+}
+
+/** SHA-256 of the canonical content, as SQL (bytea). */
+export function contentSql(kind: ChainKind, value: (column: string) => string): string {
+  return `sha256(convert_to(${canonicalSql(kind, value)}, 'UTF8'))`;
+}
+
+/** The three chain columns an INSERT of a chained table names after its own. */
+export const CHAIN_COLUMNS = "chain_seq, chain_content, chain_prev";
+
+/**
+ * One INSERT of chained rows of `kind`, in a single statement: `values` is a SELECT of the new rows — every
+ * column of `columns` (which must include every column of the kind's content) and `ord`, their order in the
+ * chain. Their chain's head is locked by the statement (and stays locked until the transaction ends), each row
+ * gets its place, its content hash and its predecessor's link hash. `chain` is the SQL of the chain's name.
+ */
+export function chainedInsertSql(kind: ChainKind, chain: string, values: string, columns: readonly string[]): string {
+  const list = columns.join(", ");
+  return `WITH v AS (${values}),
+    c AS (SELECT v.ord, ${contentSql(kind, (column) => `v.${column}`)} AS content FROM v),
+    l AS (SELECT * FROM settle_chain_append(${chain}, ARRAY(SELECT content FROM c ORDER BY ord)))
+    INSERT INTO ${CHAINED[kind].table} (${list}, ${CHAIN_COLUMNS})
+    SELECT ${columns.map((column) => `v.${column}`).join(", ")}, l.seq, c.content, l.prev
+      FROM v JOIN c ON c.ord = v.ord JOIN l ON l.ord = v.ord`;
+}
