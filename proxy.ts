@@ -64,6 +64,9 @@ export function proxy(request: NextRequest) {
   }
   if (pathname.startsWith("/api/") || pathname.startsWith("/v1/"))
     return withTransportSecurity(request, NextResponse.next());
+  // Where checkers look for the key that signs evidence packs (docs/audit.md): the public keys route.
+  if (pathname === "/.well-known/settle-evidence-key")
+    return withTransportSecurity(request, NextResponse.rewrite(new URL("/api/v1/evidence-keys", request.url)));
   // /metrics is the console's metrics page for a browser and Prometheus's for a scraper (which never asks for HTML).
   if (pathname === "/metrics" && !(request.headers.get("accept") ?? "").includes("text/html"))
     return withTransportSecurity(request, NextResponse.rewrite(new URL(`/api/metrics${search}`, request.url)));

@@ -6,6 +6,7 @@ import { parseCommandLine, type Command } from "./args";
 import { archiveList, archiveRestore } from "./commands/archive";
 import { auditVerify } from "./commands/audit";
 import { catalogList, catalogRemove, catalogSet } from "./commands/catalog";
+import { evidenceExport, evidenceKey, evidenceVerify } from "./commands/evidence";
 import { ingest } from "./commands/ingest";
 import { keysCreate } from "./commands/keys-create";
 import { keysList } from "./commands/keys-list";
@@ -44,6 +45,9 @@ const commands: Command[] = [
   archiveList,
   archiveRestore,
   auditVerify,
+  evidenceKey,
+  evidenceExport,
+  evidenceVerify,
   migrate,
   exportCommand,
   importCommand,
@@ -53,7 +57,7 @@ const commands: Command[] = [
 /** Every command's name ("keys create", "migrate"), in the order help lists them. */
 export const commandNames = (): string[] => commands.map((c) => c.name);
 
-const groups = ["keys", "users", "tokens", "catalog", "notifications", "retention", "archive", "audit"];
+const groups = ["keys", "users", "tokens", "catalog", "notifications", "retention", "archive", "audit", "evidence"];
 
 /** Commands one per line, their summaries in one column past the longest name. */
 function commandList(list: typeof commands): string {

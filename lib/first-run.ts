@@ -3,10 +3,11 @@ import { createRuntimeKey } from "./identity/runtime-keys";
 import { countUsers, createUser } from "./identity/users";
 import { noteServerAddress } from "./identity/server-address";
 import { env, publicUrl } from "./env";
+import { ensureEvidenceKey } from "./evidence/keys";
 
-// At start-up Settle notes where people reach it (for the CLI's links), and on
-// an empty embedded database it makes itself usable at once: a runtime key
-// named "local" and an admin, each printed once.
+// At start-up Settle notes where people reach it (for the CLI's links), makes its evidence signing key if it
+// has none, and on an empty embedded database it makes itself usable at once: a runtime key named "local"
+// and an admin, each printed once.
 
 export const FIRST_ADMIN_EMAIL = "admin@settle.local";
 
@@ -43,6 +44,9 @@ export async function firstRun(log: (line: string) => void = console.log): Promi
   const db = await getDb();
   const url = publicUrl();
   await noteServerAddress(db, url);
+  // Made at first start, like the auth secret: every pack is signed with it (lib/evidence/keys.ts).
+  const evidenceKey = await ensureEvidenceKey(db);
+  if (evidenceKey.created) log(`Settle: made the evidence signing key ${evidenceKey.keyId} (settle evidence key).`);
   const where = settings.DATABASE_URL
     ? "PostgreSQL (DATABASE_URL)"
     : `the embedded database in ${settings.SETTLE_DATA_DIR}`;

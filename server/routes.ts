@@ -12,6 +12,8 @@ import * as invocationDuplicateReview from "@/app/api/v1/invocations/[invocation
 import * as invocationNotDuplicate from "@/app/api/v1/invocations/[invocation_id]/not-duplicate/route";
 import * as invocationArgumentsReview from "@/app/api/v1/invocations/[invocation_id]/arguments-review/route";
 import * as invocationVerification from "@/app/api/v1/invocations/[invocation_id]/verification/route";
+import * as invocationEvidence from "@/app/api/v1/invocations/[invocation_id]/evidence/route";
+import * as evidenceKeys from "@/app/api/v1/evidence-keys/route";
 import * as verifications from "@/app/api/v1/verifications/route";
 import * as verification from "@/app/api/v1/verifications/[verification_id]/route";
 import * as guard from "@/app/api/v1/guard/route";
@@ -86,6 +88,8 @@ export const apiRoutes = {
   "/api/v1/invocations/{invocation_id}/not-duplicate": invocationNotDuplicate,
   "/api/v1/invocations/{invocation_id}/arguments-review": invocationArgumentsReview,
   "/api/v1/invocations/{invocation_id}/verification": invocationVerification,
+  "/api/v1/invocations/{invocation_id}/evidence": invocationEvidence,
+  "/api/v1/evidence-keys": evidenceKeys,
   "/api/v1/guard": guard,
   "/api/v1/verifications": verifications,
   "/api/v1/verifications/{verification_id}": verification,

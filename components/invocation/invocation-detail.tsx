@@ -10,6 +10,7 @@ import { StatusBadge } from "@/components/status-badge";
 import { formatClock } from "@/components/timeline/format";
 import { TimelineChart } from "@/components/timeline/timeline-chart";
 import { Breadcrumb } from "@/components/ui/page";
+import { DownloadLink } from "@/components/ui/button";
 import { eventAnchor, TimelineStory } from "@/components/timeline/timeline-story";
 import { AttemptDetails } from "./attempt-details";
 import { CallFacts } from "./call-facts";
@@ -17,7 +18,7 @@ import { AuditTrail } from "./audit-trail";
 import { EarlierAttempts } from "./earlier-attempts";
 import { InvocationActions } from "./invocation-actions";
 import { InvocationHeader } from "./invocation-header";
-import { attemptAnchor, taskHref } from "@/lib/invocations/links";
+import { attemptAnchor, evidenceHref, taskHref } from "@/lib/invocations/links";
 import { NextStep } from "./next-step";
 import { PossibleDuplicate } from "./possible-duplicate";
 import { ArgumentsCheck } from "./arguments-check";
@@ -144,9 +145,19 @@ export function InvocationDetail({ initial, renderedAt, stallWindowS }: Props) {
       </section>
 
       <section aria-labelledby="audit-heading" className="space-y-3">
-        <h2 id="audit-heading" className="text-sm font-semibold">
-          Audit trail
-        </h2>
+        <div className="flex flex-wrap items-center justify-between gap-2">
+          <h2 id="audit-heading" className="text-sm font-semibold">
+            Audit trail
+          </h2>
+          <DownloadLink
+            href={evidenceHref(inv.invocation_id, inv.runtime)}
+            size="sm"
+            data-testid="download-evidence"
+            title="This call's whole history as one JSON document signed with Settle's key: check it offline with settle evidence verify."
+          >
+            Download evidence pack
+          </DownloadLink>
+        </div>
         <AuditTrail actions={inv.actions} />
       </section>
     </main>

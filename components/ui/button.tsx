@@ -1,4 +1,4 @@
-import type { ButtonHTMLAttributes } from "react";
+import type { AnchorHTMLAttributes, ButtonHTMLAttributes } from "react";
 
 const variants = {
   primary: "bg-slate-900 text-white hover:bg-slate-800 disabled:bg-slate-400",
@@ -15,14 +15,29 @@ export type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & {
   size?: keyof typeof sizes;
 };
 
+const look = (variant: keyof typeof variants, size: keyof typeof sizes, className: string) =>
+  `inline-flex items-center justify-center gap-1.5 rounded-md font-medium shadow-sm transition-colors disabled:cursor-not-allowed ${variants[variant]} ${sizes[size]} ${className}`;
+
 export function Button({ variant = "secondary", size = "md", className = "", type = "button", ...rest }: ButtonProps) {
-  return (
-    <button
-      type={type}
-      className={`inline-flex items-center justify-center gap-1.5 rounded-md font-medium shadow-sm transition-colors disabled:cursor-not-allowed ${variants[variant]} ${sizes[size]} ${className}`}
-      {...rest}
-    />
-  );
+  return <button type={type} className={look(variant, size, className)} {...rest} />;
+}
+
+/**
+ * A file the browser saves (an evidence pack): a link that looks like a button. A link, not a fetch, so the
+ * browser downloads it with the session's cookie like any page.
+ */
+export function DownloadLink({
+  href,
+  variant = "secondary",
+  size = "md",
+  className = "",
+  ...rest
+}: AnchorHTMLAttributes<HTMLAnchorElement> & {
+  href: string;
+  variant?: keyof typeof variants;
+  size?: keyof typeof sizes;
+}) {
+  return <a href={href} download className={look(variant, size, className)} {...rest} />;
 }
 
 /** The state of a step a button or dialog runs: a TanStack mutation, or the same two facts from elsewhere. */

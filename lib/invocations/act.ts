@@ -99,7 +99,9 @@ export async function actOnInvocationQuietly(
       if (!result.ok) return { code: result.code, message: result.message } as const;
 
       const seq = row.version + 1;
-      const payload = { ...ctx.audit, action, ...(quorum ? { quorum } : {}) };
+      // An approval names the arguments it approved (the evidence pack's approvals, lib/evidence).
+      const approved = action.action === "approve" ? { args_digest: current.argsDigest ?? null } : {};
+      const payload = { ...ctx.audit, action, ...(quorum ? { quorum } : {}), ...approved };
       await tx.query(auditQuery, [
         row.id,
         seq,

@@ -11,3 +11,8 @@ export function taskHref(taskId: string, runtime: string): string {
 }
 
 export const attemptAnchor = (index: number) => `attempt-${index + 1}`;
+
+/** The invocation's signed evidence pack, answered as a file to save (GET /api/v1/invocations/{id}/evidence). */
+export function evidenceHref(invocationId: string, runtime: string): string {
+  return `/api/v1/invocations/${encodeURIComponent(invocationId)}/evidence?runtime=${encodeURIComponent(runtime)}&download=1`;
+}

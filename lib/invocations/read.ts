@@ -258,6 +258,17 @@ export async function getInvocation(
   return row ? invocationView(db, row, now) : null;
 }
 
+/** The stored row of an invocation in the caller's scope (as getInvocation finds it), for readers of its whole history (lib/evidence). */
+export async function getInvocationRow(
+  db: Db,
+  scope: Scope,
+  invocationId: string,
+  { runtime }: Pick<GetOptions, "runtime"> = {},
+): Promise<InvocationRow | null> {
+  const [row] = await selectInvocationRows(db, rowScope(scope, runtime), invocationId, 1);
+  return row ?? null;
+}
+
 /** The invocation page: one runtime's invocation, or the runtimes to choose from when the id is in several. */
 export async function findInvocation(
   db: Db,

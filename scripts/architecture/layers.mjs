@@ -9,15 +9,8 @@
 // Tests (*.test.ts, __tests__/) are outside the layers: they may import anything.
 //
 // `match`: folder prefixes (ending in /) or files, most specific unit first.
-// `entry`: a folder's public entry; the other lib/ folders import it and nothing else of the folder.
 
-const lib = (name, owns, mayImport, entry) => ({
-  name: `lib/${name}`,
-  match: [`lib/${name}/`],
-  owns,
-  mayImport,
-  ...(entry ? { entry } : {}),
-});
+const lib = (name, owns, mayImport) => ({ name: `lib/${name}`, match: [`lib/${name}/`], owns, mayImport });
 const libFile = (name, owns, mayImport) => ({ name: `lib/${name}.ts`, match: [`lib/${name}.ts`], owns, mayImport });
 
 export const units = [
@@ -42,7 +35,6 @@ export const units = [
       "lib/ingest",
       "lib/invocations",
       "lib/metrics",
-      "lib/observability",
       "lib/outcome",
       "lib/policies",
       "lib/process-wide.ts",
@@ -63,6 +55,7 @@ export const units = [
       "lib/db",
       "lib/env.ts",
       "lib/errors.ts",
+      "lib/evidence",
       "lib/first-run.ts",
       "lib/guard",
       "lib/http",
@@ -71,8 +64,6 @@ export const units = [
       "lib/invocations",
       "lib/metrics",
       "lib/notifications",
-      "lib/observability",
-      "lib/otlp",
       "lib/outcome",
       "lib/policies",
       "lib/queue",
@@ -107,7 +98,7 @@ export const units = [
   {
     name: "cli",
     match: ["cli/"],
-    owns: "the `settle` CLI: keys, users, tokens, the catalog, notification channels, retention and the archive, migrations against the database; ingest and simulate over the API with the typed client",
+    owns: "the `settle` CLI: keys, users, tokens, the catalog, notification channels, retention and the archive, evidence packs (export, key, the offline verify), migrations against the database; ingest and simulate over the API with the typed client",
     mayImport: [
       "server/api-client",
       "lib/catalog",
@@ -115,9 +106,9 @@ export const units = [
       "lib/db",
       "lib/env.ts",
       "lib/errors.ts",
+      "lib/evidence",
       "lib/http",
       "lib/identity",
-      "lib/ingest",
       "lib/invocations",
       "lib/notifications",
       "lib/outcome",
@@ -138,8 +129,18 @@ export const units = [
   },
   lib(
     "http",
-    "the route kit: `withRoute` (auth, zod parsing, the error envelope, the request log), the one bounded body reader (ingest's and OTLP's bodies are read with it in their folders), the answers no concept names, Better Auth's entry (auth-handler.ts), security headers",
-    ["lib/db", "lib/env.ts", "lib/errors.ts", "lib/identity", "lib/json", "lib/observability", "lib/redact"],
+    "the route kit: `withRoute` (auth, zod parsing, the error envelope), bounded body reading, JSON depth, ingest's body (JSON or NDJSON) and OTLP's (media type, gzip), Better Auth's entry (auth-handler.ts), security headers",
+    [
+      "lib/db",
+      "lib/env.ts",
+      "lib/errors.ts",
+      "lib/identity",
+      "lib/ingest",
+      "lib/invocations",
+      "lib/json",
+      "lib/otlp",
+      "lib/redact",
+    ],
   ),
   lib(
     "jobs",
@@ -150,7 +151,6 @@ export const units = [
       "lib/invocations",
       "lib/metrics",
       "lib/notifications",
-      "lib/observability",
       "lib/retention",
       "lib/verify",
       "lib/webhooks",
@@ -187,8 +187,8 @@ export const units = [
   ]),
   libFile(
     "first-run",
-    "start-up's first look at the database: the server's address noted for the CLI; an empty embedded database's first runtime key and admin, printed once",
-    ["lib/db", "lib/env.ts", "lib/identity"],
+    "start-up's first look at the database: the server's address noted for the CLI, the evidence signing key made if there is none; an empty embedded database's first runtime key and admin, printed once",
+    ["lib/db", "lib/env.ts", "lib/evidence", "lib/identity"],
   ),
   lib(
     "otlp",
@@ -198,8 +198,6 @@ export const units = [
       "lib/db",
       "lib/env.ts",
       "lib/errors.ts",
-      "lib/http",
-      "lib/identity",
       "lib/ingest",
       "lib/json",
       "lib/outcome",
@@ -207,8 +205,12 @@ export const units = [
       "lib/write",
     ],
   ),
+  lib(
+    "evidence",
+    "signed evidence packs (issue 41): an invocation's whole history as one canonical JSON document signed with Settle's Ed25519 key, bundles of packs for an auditor, the keys (made at first start, rotated, sealed under the auth secret), and the offline check (pure, for the CLI)",
+    ["lib/db", "lib/env.ts", "lib/errors.ts", "lib/identity", "lib/invocations", "lib/json", "lib/outcome"],
+  ),
   lib("guard", "`POST /api/v1/guard`: the check and the write-ahead intent under an advisory lock", [
-    "lib/catalog",
     "lib/db",
     "lib/errors.ts",
     "lib/ingest",
@@ -227,19 +229,7 @@ export const units = [
   lib(
     "ingest",
     "`POST /api/v1/envelopes`: per-record validation, the dialect adapters (pure), redaction, each call's summary from its catalog entry, a refused value isolated by halving; stored through lib/write",
-    [
-      "lib/catalog",
-      "lib/db",
-      "lib/errors.ts",
-      "lib/http",
-      "lib/invocations",
-      "lib/json",
-      "lib/observability",
-      "lib/outcome",
-      "lib/redact",
-      "lib/write",
-    ],
-    "index.ts",
+    ["lib/catalog", "lib/db", "lib/errors.ts", "lib/invocations", "lib/json", "lib/outcome", "lib/redact", "lib/write"],
   ),
   lib(
     "invocations",
@@ -259,11 +249,6 @@ export const units = [
     "write",
     "the write path (decision 012): a writer's prepared records folded onto their invocations' rows (the rows this process wrote last, or read), the one statement that writes attempts, states, transitions and the rest and checks what it folded from, the contended retry, coalescing a runtime's concurrent requests",
     ["lib/db", "lib/env.ts", "lib/json", "lib/outcome", "lib/process-wide.ts"],
-  ),
-  lib(
-    "observability",
-    "watching Settle run: the JSON log (pino) with a line per request, Prometheus metrics (prom-client) and the scrape's token, the route label a request is counted under",
-    ["lib/db", "lib/env.ts", "lib/errors.ts", "lib/outcome", "lib/process-wide.ts"],
   ),
   lib("metrics", "trust metrics, their SQL, hourly rollups and queue samples", [
     "lib/db",
@@ -363,26 +348,6 @@ const pathOf = (match) => `./${match.endsWith("/") ? match.slice(0, -1) : match}
  * excepts it.
  */
 export function lintZones() {
-  return [...layerZones(), ...entryZones()];
-}
-
-/** A lib/ folder that imports another with an `entry` imports that file alone. */
-function entryZones() {
-  return units
-    .filter((unit) => unit.name.startsWith("lib/"))
-    .flatMap((unit) =>
-      units
-        .filter((other) => other.entry && other !== unit && unit.mayImport.includes(other.name))
-        .map((other) => ({
-          target: unit.match.map(pathOf),
-          from: pathOf(other.match[0]),
-          except: [`./${other.entry}`],
-          message: `${unit.name} imports ${other.name} through its public entry, ${other.match[0]}${other.entry} (docs/architecture.md): export what it needs there.`,
-        })),
-    );
-}
-
-function layerZones() {
   return units.flatMap((unit) =>
     units
       .filter((other) => other !== unit && !unit.mayImport.includes(other.name))
