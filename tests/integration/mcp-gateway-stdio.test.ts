@@ -231,7 +231,8 @@ describe.each<Backend>(["postgres", "pglite"])("MCP gateway over stdio, Settle o
     const doomed = await connectStdio(settle, s);
     s.fault({ tool: "create_order", fault: "slow", ms: 600 });
     const lost = doomed.client.callTool(order("broken-1")).catch((e: Error) => e);
-    await new Promise((r) => setTimeout(r, 200));
+    // Broken while the shop runs the call (a fixed pause lost the race on a loaded machine: the call never left).
+    await waitUntil("the call reached the shop", () => !s.faultsLeft().some((f) => f.tool === "create_order"));
     await doomed.close();
     expect(await lost).toBeInstanceOf(Error);
     await waitUntil("the first call's outcome reaches Settle", () =>

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, writeFileSync, appendFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -74,6 +74,8 @@ export type Scratch = {
   dir: string;
   ledger: () => LedgerLine[];
   fault: (f: Fault) => void;
+  /** Faults the shop has not taken yet: a fault is taken when its call reaches the shop, so this says a call is running there. */
+  faultsLeft: () => Fault[];
   env: Record<string, string>;
 };
 
@@ -86,6 +88,11 @@ export function scratch(): Scratch {
     dir,
     ledger: () => readLedger(ledger),
     fault: (f) => appendFileSync(faults, JSON.stringify(f) + "\n"),
+    faultsLeft: () =>
+      readFileSync(faults, "utf8")
+        .split("\n")
+        .filter((l) => l.trim() !== "")
+        .map((l) => JSON.parse(l) as Fault),
     env: { SHOP_LEDGER: ledger, SHOP_FAULTS: faults },
   };
 }
