@@ -3,7 +3,8 @@ import { decideFor } from "../outcome/decisions";
 import type { Resolution } from "../outcome/lifecycle";
 import type { InvocationStatus } from "../outcome/status";
 import { digestOf } from "./canonical";
-import { PACK_SECTIONS, type ChainLink, type PackBody, type PackSection } from "./format";
+import { linkHash } from "../chain/link";
+import { CHAINED_SECTIONS, PACK_SECTIONS, type ChainLink, type PackBody, type PackSection } from "./format";
 import type { HistoryRows, Raw } from "./queries";
 
 // An invocation's history as a pack's body (docs/audit.md "What a pack contains"). Pure: the rows in, the
@@ -55,6 +56,8 @@ function attemptOf(a: Raw) {
 
 const transitionOf = (t: Raw) => ({
   id: String(t.id),
+  tool: t.tool,
+  effect_class: t.effect_class ?? null,
   from_status: t.from_status ?? null,
   to_status: t.to_status,
   commit_state: t.commit_state,
@@ -112,16 +115,34 @@ function approvalsOf(actions: ReturnType<typeof actionOf>[], attempts: ReturnTyp
     });
 }
 
-export type PackInput = {
-  row: InvocationRow;
-  history: HistoryRows;
-  issuedAt: Date;
-  issuerUrl: string;
-  /** The links of the hash chain proving each entry, keyed "attempts/0", …; null while no chain is kept. */
-  chain: ChainLink[] | null;
-};
+/** Each chained entry's link, as its row carries it; the entries of no chain listed apart. */
+function chainOf(history: HistoryRows, runtimeId: string): PackBody["chain"] {
+  const links: ChainLink[] = [];
+  const unchained: string[] = [];
+  for (const section of Object.keys(CHAINED_SECTIONS) as Array<keyof typeof CHAINED_SECTIONS>) {
+    history[section].forEach((r, i) => {
+      const entry = `${section}/${i}`;
+      if (r.chain_seq === null || r.chain_seq === undefined) return void unchained.push(entry);
+      const content = String(r.chain_content);
+      const prev = String(r.chain_prev);
+      const hash = linkHash(Buffer.from(prev, "hex"), Buffer.from(content, "hex")).toString("hex");
+      links.push({
+        entry,
+        chain: runtimeId,
+        seq: Number(r.chain_seq),
+        content: String(r.chain_canonical),
+        content_sha256: content,
+        prev,
+        hash,
+      });
+    });
+  }
+  return links.length > 0 ? { links, unchained } : null;
+}
 
-export function buildPackBody({ row, history, issuedAt, issuerUrl, chain }: PackInput): PackBody {
+export type PackInput = { row: InvocationRow; history: HistoryRows; issuedAt: Date; issuerUrl: string };
+
+export function buildPackBody({ row, history, issuedAt, issuerUrl }: PackInput): PackBody {
   const attempts = history.attempts.map(attemptOf);
   const actions = history.actions.map(actionOf);
   const lists = {
@@ -175,6 +196,6 @@ export function buildPackBody({ row, history, issuedAt, issuerUrl, chain }: Pack
     },
     ...lists,
     contents,
-    chain: chain ? { links: chain } : null,
+    chain: chainOf(history, row.runtimeId),
   };
 }

@@ -23,8 +23,23 @@ export type Signature = {
 
 export type SectionDigest = { count: number; sha256: string };
 
-/** One hash-chain link of an entry (section 1 of issue 41): its content's hash and its predecessor's. */
-export type ChainLink = { entry: string; chain: string; hash: string; prev: string | null };
+/**
+ * The hash-chain link of one entry of the pack (docs/audit.md "What is chained"): its chain (the runtime's id)
+ * and place, its canonical content as the chain hashed it, that content's SHA-256, its predecessor's link hash
+ * and its own (SHA-256 of prev ‖ content hash), hex.
+ */
+export type ChainLink = {
+  entry: string;
+  chain: string;
+  seq: number;
+  content: string;
+  content_sha256: string;
+  prev: string;
+  hash: string;
+};
+
+/** The lists whose entries a chain covers, and the chain kind of each. */
+export const CHAINED_SECTIONS = { attempts: "attempt", transitions: "transition", actions: "action" } as const;
 
 export type PackBody = {
   issued_at: string;
@@ -38,8 +53,8 @@ export type PackBody = {
   approvals: unknown[];
   verifications: unknown[];
   contents: Record<PackSection, SectionDigest>;
-  /** The chain links proving each entry; null while this Settle keeps no chain for these rows. */
-  chain: { links: ChainLink[] } | null;
+  /** The chain links proving each entry, and the entries no chain covers (written before it began); null: none is chained. */
+  chain: { links: ChainLink[]; unchained: string[] } | null;
 };
 
 export type EvidencePack = { format: typeof PACK_FORMAT; pack: PackBody; signature: Signature };

@@ -22,7 +22,7 @@ export async function getEvidencePack(
   const row = await getInvocationRow(db, scope, invocationId, { runtime });
   if (!row) return null;
   const history = await selectHistory(db, row.runtimeId, row.id);
-  const pack = buildPackBody({ row, history, issuedAt: now, issuerUrl: publicUrl(), chain: null });
+  const pack = buildPackBody({ row, history, issuedAt: now, issuerUrl: publicUrl() });
   return { format: PACK_FORMAT, pack, signature: await signEvidence(db, pack) };
 }
 

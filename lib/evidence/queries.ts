@@ -1,5 +1,12 @@
 import "server-only";
+import { canonicalSql, type ChainKind } from "../chain/entries";
 import type { Db } from "../db/client";
+
+// Each chained row's place, hashes and canonical content as the chain hashed it (lib/chain/entries.ts), so a
+// pack carries what an offline check needs to recompute its link; null for rows no chain covers.
+const chainColumns = (kind: ChainKind) => `chain_seq::text AS chain_seq, encode(chain_content, 'hex') AS chain_content,
+         encode(chain_prev, 'hex') AS chain_prev,
+         CASE WHEN chain_seq IS NULL THEN NULL ELSE ${canonicalSql(kind, (column) => column)} END AS chain_canonical`;
 
 // Every row an evidence pack is made of, for one invocation (its runtime and uid), each list whole and in a
 // stated order; and which invocations an export names. Raw SQL through the driver with bound parameters; the
@@ -11,17 +18,18 @@ const ATTEMPTS = `
   SELECT event_key, event_id, seq, attempt_id, attempt_no, phase, at, received_at, tool, effect_class, idempotency_key,
          budget_left_s, args_digest, arguments, summary, dialect, wrapper_dialect, outcome, commit_state, code, category,
          retry_directive, not_before, max_attempts_remaining, next_action, dispatch_stage, probe_result, safe_details,
-         agent_message, user_message, items, envelope, ignored
+         agent_message, user_message, items, envelope, ignored, ${chainColumns("attempt")}
     FROM attempts WHERE runtime_id = $1::uuid AND invocation_uid = $2::uuid
    ORDER BY coalesce(attempt_no, 0), at, received_at, event_key`;
 
 const TRANSITIONS = `
-  SELECT id::text AS id, from_status, to_status, commit_state, resolution_by, not_before, version, at, recorded_at
+  SELECT id::text AS id, tool, effect_class, from_status, to_status, commit_state, resolution_by, not_before, version,
+         at, recorded_at, ${chainColumns("transition")}
     FROM invocation_transitions WHERE runtime_id = $1::uuid AND invocation_uid = $2::uuid
    ORDER BY id`;
 
 const ACTIONS = `
-  SELECT seq, action, actor, at, from_status, to_status, note, payload
+  SELECT seq, action, actor, at, from_status, to_status, note, payload, ${chainColumns("action")}
     FROM invocation_actions WHERE runtime_id = $1::uuid AND invocation_uid = $2::uuid
    ORDER BY seq`;
 

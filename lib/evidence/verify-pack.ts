@@ -1,8 +1,11 @@
 import { createHash, verify as verifySignature } from "node:crypto";
+import { CHAINED } from "../chain/entries";
+import { contentHash, linkHash } from "../chain/link";
 import { parseExactJson } from "../json/exact";
 import { canonicalJson, digestOf } from "./canonical";
 import {
   BUNDLE_FORMAT,
+  CHAINED_SECTIONS,
   PACK_FORMAT,
   PACK_SECTIONS,
   readPublicKey,
@@ -80,22 +83,63 @@ function sectionProblem(pack: Record<string, unknown>): string | null {
   return null;
 }
 
-/** Chain links, when present, name entries of the pack and cover every entry. */
+/** Where a chained column's value is in a pack's entry, when not under the column's own name. */
+const PACK_PATHS: Record<string, (entry: Record<string, unknown>, pack: Record<string, unknown>) => unknown> = {
+  runtime_id: (_, pack) => (pack.invocation as Record<string, unknown>).runtime_id,
+  invocation_uid: (_, pack) => (pack.invocation as Record<string, unknown>).invocation_uid,
+  attempt_no: (entry) => entry.attempt,
+  retry_directive: (entry) => (entry.retry as Record<string, unknown> | undefined)?.directive,
+  not_before: (entry) => ("retry" in entry ? (entry.retry as Record<string, unknown>).not_before : entry.not_before),
+  max_attempts_remaining: (entry) => (entry.retry as Record<string, unknown> | undefined)?.max_attempts_remaining,
+};
+
+const same = (a: unknown, b: unknown) => canonicalJson(a ?? null) === canonicalJson(b ?? null);
+
+/** What is wrong with one link: its hashes, or its content against the pack's entry (column by column). */
+function linkProblem(link: Record<string, unknown>, pack: Record<string, unknown>): string | null {
+  const { entry, content, content_sha256, prev, hash } = link;
+  if (typeof content !== "string" || typeof content_sha256 !== "string" || typeof prev !== "string")
+    return `chain link for ${String(entry)} lacks its content, content hash or predecessor`;
+  if (contentHash(content).toString("hex") !== content_sha256)
+    return `chain link for ${String(entry)}: its content does not match its content hash`;
+  if (linkHash(Buffer.from(prev, "hex"), Buffer.from(content_sha256, "hex")).toString("hex") !== hash)
+    return `chain link for ${String(entry)}: its link hash is not SHA-256(prev ‖ content hash)`;
+  const [section, index] = String(entry).split("/") as [keyof typeof CHAINED_SECTIONS, string];
+  const kind = CHAINED_SECTIONS[section];
+  const item = kind ? (pack[section] as unknown[] | undefined)?.[Number(index)] : undefined;
+  if (!isObject(item)) return `chain link for ${String(entry)} names no entry of the pack`;
+  let values: unknown;
+  try {
+    values = parseExactJson(content);
+  } catch {
+    return `chain link for ${String(entry)}: its content is not JSON`;
+  }
+  const columns = CHAINED[kind].columns;
+  if (!Array.isArray(values) || values[0] !== kind || values.length !== columns.length + 1)
+    return `chain link for ${String(entry)}: its content is not a ${kind} entry`;
+  for (let i = 0; i < columns.length; i++) {
+    const [column] = columns[i]!;
+    const inPack = PACK_PATHS[column] ? PACK_PATHS[column](item, pack) : item[column];
+    if (!same(values[i + 1], inPack)) return `${String(entry)}: its ${column} differs from what its chain recorded`;
+  }
+  return null;
+}
+
+/** Chain links, when present, hold, match their entries, and cover every entry not listed as unchained. */
 function chainProblem(pack: Record<string, unknown>): string | null {
   const chain = pack.chain;
   if (chain === null) return null;
-  if (!isObject(chain) || !Array.isArray(chain.links)) return "its chain is not a list of links";
-  const named = new Set<string>();
+  if (!isObject(chain) || !Array.isArray(chain.links) || !Array.isArray(chain.unchained))
+    return "its chain is not a list of links";
+  const named = new Set<string>(chain.unchained.map(String));
   for (const link of chain.links as unknown[]) {
     if (!isObject(link) || typeof link.entry !== "string" || typeof link.hash !== "string")
       return "a chain link lacks its entry or hash";
-    const [section, index] = link.entry.split("/");
-    const entries = pack[section ?? ""];
-    if (!Array.isArray(entries) || entries[Number(index)] === undefined)
-      return `chain link for ${link.entry} names no entry of the pack`;
+    const problem = linkProblem(link, pack);
+    if (problem) return problem;
     named.add(link.entry);
   }
-  for (const section of ["attempts", "transitions", "actions"] as const) {
+  for (const section of Object.keys(CHAINED_SECTIONS)) {
     const entries = pack[section] as unknown[];
     for (let i = 0; i < entries.length; i++)
       if (!named.has(`${section}/${i}`)) return `${section}/${i} has no chain link`;

@@ -208,7 +208,16 @@ export const units = [
   lib(
     "evidence",
     "signed evidence packs (issue 41): an invocation's whole history as one canonical JSON document signed with Settle's Ed25519 key, bundles of packs for an auditor, the keys (made at first start, rotated, sealed under the auth secret), and the offline check (pure, for the CLI)",
-    ["lib/db", "lib/env.ts", "lib/errors.ts", "lib/identity", "lib/invocations", "lib/json", "lib/outcome"],
+    [
+      "lib/chain",
+      "lib/db",
+      "lib/env.ts",
+      "lib/errors.ts",
+      "lib/identity",
+      "lib/invocations",
+      "lib/json",
+      "lib/outcome",
+    ],
   ),
   lib("guard", "`POST /api/v1/guard`: the check and the write-ahead intent under an advisory lock", [
     "lib/db",

@@ -7,7 +7,8 @@ import { GET as evidenceRoute } from "@/app/api/v1/invocations/[invocation_id]/e
 import { GET as keysRoute } from "@/app/api/v1/evidence-keys/route";
 import { getDb } from "@/lib/db/client";
 import { setEnv } from "@/lib/env";
-import { canonicalJson } from "@/lib/evidence/canonical";
+import { CHAINED, contentSql } from "@/lib/chain/entries";
+import { canonicalJson, digestOf } from "@/lib/evidence/canonical";
 import { keyIdOf } from "@/lib/evidence/format";
 import { rotateEvidenceKey } from "@/lib/evidence/keys";
 import { exportEvidence } from "@/lib/evidence/pack";
@@ -238,6 +239,63 @@ describe("evidence packs", () => {
       setEnv({ SETTLE_AUTH_SECRET: undefined });
       await rotateEvidenceKey(t.db);
     }
+  });
+
+  it("carries each chained entry's link; the offline check recomputes it and matches it to the entry", async () => {
+    // ev-2's rows joined their runtime's chain as the writer joins them (lib/chain/entries.ts): content hashed
+    // in SQL, placed and linked by settle_chain_append.
+    const keys = { attempt: "event_key", transition: "id", action: "id" } as const;
+    for (const kind of ["attempt", "transition", "action"] as const) {
+      const table = CHAINED[kind].table;
+      await t.db.driver.query(
+        `WITH c AS (SELECT t.${keys[kind]} AS k, t.runtime_id,
+                           row_number() OVER (ORDER BY t.${keys[kind]})::int AS ord, ${contentSql(kind, (c) => `t.${c}`)} AS content
+                      FROM ${table} t JOIN invocations i ON i.id = t.invocation_uid WHERE i.invocation_id = 'ev-2'),
+              l AS (SELECT * FROM settle_chain_append((SELECT runtime_id::text FROM c LIMIT 1), ARRAY(SELECT content FROM c ORDER BY ord)))
+         UPDATE ${table} t SET chain_seq = l.seq, chain_content = c.content, chain_prev = l.prev
+           FROM c JOIN l ON l.ord = c.ord WHERE t.${keys[kind]} = c.k AND t.runtime_id = c.runtime_id`,
+      );
+    }
+    const text = await packText("ev-2");
+    const doc = parseExactJson(text) as any;
+    expect(doc.pack.chain.links.map((l: { entry: string }) => l.entry).sort()).toEqual(
+      ["attempts/0", "transitions/0", ...doc.pack.actions.map((_: unknown, i: number) => `actions/${i}`)].sort(),
+    );
+    expect(doc.pack.chain.unchained).toEqual([]);
+    expect(verifyEvidence(text, null)).toMatchObject({ ok: true, unchained: 0 });
+
+    // Re-signed by a forger after changing an entry: whole by its own signature, but not what the chain recorded.
+    const forger = generateKeyPairSync("ed25519");
+    const der = forger.publicKey.export({ format: "der", type: "spki" });
+    const resign = (pack: any) => ({
+      ...doc,
+      pack,
+      signature: {
+        algorithm: "Ed25519",
+        key_id: keyIdOf(der),
+        public_key: der.toString("base64"),
+        value: sign(null, Buffer.from(canonicalJson(pack)), forger.privateKey).toString("base64"),
+      },
+    });
+    const edited = structuredClone(doc.pack);
+    edited.attempts[0].code = "OK";
+    edited.contents.attempts.sha256 = digestOf(edited.attempts);
+    expect(verifyEvidence(canonicalJson(resign(edited)), null)).toMatchObject({
+      ok: false,
+      reason: "attempts/0: its code differs from what its chain recorded",
+    });
+    const unlinked = structuredClone(doc.pack);
+    unlinked.chain.links = unlinked.chain.links.filter((l: { entry: string }) => l.entry !== "transitions/0");
+    expect(verifyEvidence(canonicalJson(resign(unlinked)), null)).toMatchObject({
+      ok: false,
+      reason: "transitions/0 has no chain link",
+    });
+    const relinked = structuredClone(doc.pack);
+    relinked.chain.links[0].prev = "11".repeat(32);
+    expect(verifyEvidence(canonicalJson(resign(relinked)), null)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("its link hash is not SHA-256(prev ‖ content hash)"),
+    });
   });
 
   it("settle evidence export and key through the CLI", async () => {
