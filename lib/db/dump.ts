@@ -101,6 +101,12 @@ export async function exportDatabase(
 export class DumpError extends Error {}
 
 /**
+ * Tables whose rows a migration writes, so an empty database already has them: the settings version's
+ * one row (decision 040) and the admin chain's first head (decision 041). They do not count as data.
+ */
+const SEEDED_BY_MIGRATIONS = new Set(["settings_version", "audit_chain_heads"]);
+
+/**
  * Loads a dump into `driver`'s database, which must be migrated to exactly the
  * dump's migrations and hold no data yet. Triggers are off while the rows go in
  * (they are copied as they were, derived rows included); foreign keys are checked.
@@ -126,8 +132,12 @@ export async function importDatabase(
     const known = new Set(tables.map((t) => t.name));
     for (const table of tables) {
       const [{ n } = { n: 0 }] = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${quoted(table.name)}`);
-      if (n > 0) throw new DumpError(`the database already holds data (${table.name}): import into an empty one`);
+      if (n > 0 && !SEEDED_BY_MIGRATIONS.has(table.name)) {
+        throw new DumpError(`the database already holds data (${table.name}): import into an empty one`);
+      }
       await tx.query(`ALTER TABLE ${quoted(table.name)} DISABLE TRIGGER USER`);
+      // The dump holds the source's own copy of these rows.
+      if (SEEDED_BY_MIGRATIONS.has(table.name)) await tx.query(`DELETE FROM ${quoted(table.name)}`);
     }
     const counts: TableCount[] = [];
     const insert = async (table: string, rows: unknown[]) => {

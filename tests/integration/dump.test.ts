@@ -108,6 +108,7 @@ describe("settle export and settle import", () => {
     }
   });
 
+  // The embedded database is made and migrated here: a minute is not enough on a loaded machine.
   it("moves a PostgreSQL installation into the embedded database, and back out of it", async () => {
     const file = path.join(dir, "move.jsonl");
     expect((await settle(["export", file])).code).toBe(0);
@@ -129,5 +130,5 @@ describe("settle export and settle import", () => {
     } finally {
       setEnv({ DATABASE_URL: sourceUrl, SETTLE_DATA_DIR: undefined });
     }
-  });
+  }, 240_000);
 });
