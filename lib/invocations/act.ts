@@ -146,17 +146,25 @@ const refusalCodes = {
   ALREADY_APPROVED: "ALREADY_APPROVED",
 } as const;
 
-/** The API's form of actOnInvocation: the updated invocation, or a typed refusal carrying the current state. */
+/**
+ * The API's form of actOnInvocation: the updated invocation, or a typed refusal carrying the current state.
+ * The console's route and a Slack click (lib/slack, with `audit: {via: "slack", …}`) both act through it.
+ */
 export async function performAction(
   db: Db,
   invocationId: string,
   request: ActionRequest,
   actor: string,
+  options: Pick<ActionContext, "audit"> = {},
 ): Promise<InvocationView> {
   const { version, runtime, ...action } = request;
   const runtimeId = runtime ? (await db.prisma.runtime.findUnique({ where: { name: runtime } }))?.id : undefined;
   if (runtime && !runtimeId) throw new ApiError("NOT_FOUND", `No runtime ${runtime}.`);
-  const outcome = await actOnInvocation(db, { invocationId, runtimeId }, action as OperatorAction, { actor, version });
+  const outcome = await actOnInvocation(db, { invocationId, runtimeId }, action as OperatorAction, {
+    actor,
+    version,
+    audit: options.audit,
+  });
   if (outcome.ok) return outcome.invocation;
   throw new ApiError(
     refusalCodes[outcome.code],

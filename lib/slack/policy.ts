@@ -2,7 +2,7 @@ import { z } from "zod";
 import { effectClasses } from "../outcome/queue-order";
 
 // What may be done from a Slack message, per effect class: pure, so the settings, the message's buttons and
-// the click's check read one table. Defaults (issue 40, decision 041): approve and reject for `send` and
+// the click's check read one table. Defaults (issue 40, decision 042): approve and reject for `send` and
 // `create`; recording found / not found (with a note) and escalating for every class; approving a `money` or
 // `destructive` call stays in the console until an admin turns it on.
 

@@ -2,7 +2,7 @@ import "server-only";
 import { openWithAuthSecret, sealWithAuthSecret } from "../identity/sealed";
 
 // The Slack app's signing secret and bot token must be read back (one signs, one posts), so they are kept
-// sealed under the auth secret (lib/identity/sealed.ts, decision 041), not hashed. A database dump alone
+// sealed under the auth secret (lib/identity/sealed.ts, decision 042), not hashed. A database dump alone
 // does not give them away. A changed auth secret makes them unreadable: the admin enters them again.
 
 const PURPOSE = "slack-app-secrets";

@@ -283,8 +283,20 @@ export const units = [
   ),
   lib(
     "slack",
-    "the Slack app that acts (docs/slack.md, decision 041): its settings (secrets sealed), links of Slack users to people, the signed interactivity endpoint acting through lib/invocations' operator actions, the per-class policy, Block Kit with bound buttons, the Web API calls",
-    ["lib/audit", "lib/db", "lib/env.ts", "lib/errors.ts", "lib/identity", "lib/outcome", "lib/webhooks"],
+    "the Slack app that acts (docs/slack.md, decision 042): its settings (secrets sealed), links of Slack users to people, the signed interactivity endpoint acting through lib/invocations' operator actions, the per-class policy, Block Kit with bound buttons, the Web API calls",
+    [
+      "lib/audit",
+      "lib/db",
+      "lib/env.ts",
+      "lib/errors.ts",
+      "lib/http",
+      "lib/identity",
+      "lib/invocations",
+      "lib/outcome",
+      "lib/process-wide.ts",
+      "lib/redact",
+      "lib/webhooks",
+    ],
   ),
   lib("webhooks", "events, the outbox, safe delivery, signatures, endpoints and their log", [
     "lib/audit",

@@ -1,0 +1,174 @@
+import type { InvocationView } from "../invocations/read";
+import { invocationHref } from "../invocations/links";
+import { statusLabels } from "../outcome/labels";
+import { allowedFrom } from "../outcome/transitions";
+import { redact } from "../redact/redact";
+import { slackMayTake, type SlackAction, type SlackActionPolicy } from "./policy";
+
+// How a call reads in Slack, pure: an approval request (summary, arguments redacted, runbook, Approve /
+// Reject / Escalate), an unknown (Found / Not found, each asking for a note, Escalate), and once decided the
+// buttons replaced by who decided what and when. Every button carries what it was drawn for (the invocation,
+// its version, the arguments digest shown), so a click on a call that changed since changes nothing.
+
+export type Bound = { i: string; r: string; v: number; d: string | null };
+export const ACTION_IDS = {
+  approve: "settle_approve",
+  reject: "settle_reject",
+  escalate: "settle_escalate",
+  found: "settle_found",
+  not_found: "settle_not_found",
+} as const;
+export const RECORD_CALLBACK = "settle_record";
+
+export type SlackMessage = { text: string; blocks: unknown[] };
+
+/** Slack's mrkdwn control characters: upstream text is shown, never read as markup or a mention. */
+export const escapeMrkdwn = (s: string) => s.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+
+export const boundOf = (v: InvocationView): Bound => ({
+  i: v.invocation_id,
+  r: v.runtime,
+  v: v.version,
+  d: v.args_digest,
+});
+
+export function readBound(value: unknown): Bound | null {
+  if (typeof value !== "string" || value.length > 2000) return null;
+  try {
+    const b = JSON.parse(value) as Partial<Bound>;
+    if (typeof b.i !== "string" || typeof b.r !== "string" || !Number.isInteger(b.v)) return null;
+    return { i: b.i, r: b.r, v: b.v!, d: typeof b.d === "string" ? b.d : null };
+  } catch {
+    return null;
+  }
+}
+
+const when = (iso: string) => {
+  const s = Math.floor(Date.parse(iso) / 1000);
+  return `<!date^${s}^{date_short} {time}|${iso.slice(0, 16).replace("T", " ")} UTC>`;
+};
+
+function latestArguments(v: InvocationView): unknown {
+  for (let i = v.attempts.length - 1; i >= 0; i -= 1)
+    if (v.attempts[i]!.arguments != null) return v.attempts[i]!.arguments;
+  return null;
+}
+
+const ARGS_CHARS = 2500;
+
+function argumentsBlock(v: InvocationView): unknown | null {
+  const args = latestArguments(v);
+  if (args == null) return null;
+  let text = JSON.stringify(redact(args), null, 1);
+  if (text.length > ARGS_CHARS) text = `${text.slice(0, ARGS_CHARS)}…`;
+  return { type: "section", text: { type: "mrkdwn", text: `*Arguments*\n\`\`\`${escapeMrkdwn(text)}\`\`\`` } };
+}
+
+function button(text: string, actionId: string, bound: Bound, style?: "primary" | "danger", confirm?: unknown) {
+  return {
+    type: "button",
+    text: { type: "plain_text", text },
+    action_id: actionId,
+    value: JSON.stringify(bound),
+    ...(style ? { style } : {}),
+    ...(confirm ? { confirm } : {}),
+  };
+}
+
+function headline(v: InvocationView): string {
+  const what = escapeMrkdwn(v.summary ?? v.tool);
+  const cls = v.effect_class ? ` · ${v.effect_class}` : "";
+  return `*${what}*\n\`${escapeMrkdwn(v.tool)}\` · ${escapeMrkdwn(v.runtime)}${cls} · ${statusLabels[v.status]}`;
+}
+
+/** Who decided what, and when: the latest action that brought it to its status, or its settlement. */
+export function decisionLine(v: InvocationView): string {
+  if (v.resolution && v.status === "reconciled") {
+    const by = v.resolution.actor ?? v.resolution.by;
+    return `Settled by ${escapeMrkdwn(String(by))} at ${when(v.resolution.at)} — ${v.resolution.commit_state.replace("_", " ")}`;
+  }
+  const last = [...v.actions].reverse().find((a) => a.to_status === v.status && a.from_status !== a.to_status);
+  const label = statusLabels[v.status];
+  if (!last) return `${label} since ${when(v.status_since)}`;
+  return `${label} by ${escapeMrkdwn(last.actor)} at ${when(last.at)}${last.note ? ` — “${escapeMrkdwn(last.note)}”` : ""}`;
+}
+
+function may(policy: SlackActionPolicy, v: InvocationView, action: SlackAction, name: keyof typeof allowedFrom) {
+  return slackMayTake(policy, v.effect_class, action) && (allowedFrom[name]?.includes(v.status) ?? true);
+}
+
+/** The message for a call as it is now: buttons while a person can act from Slack, the decision after. */
+export function slackMessageFor(
+  v: InvocationView,
+  policy: SlackActionPolicy,
+  baseUrl: string,
+  note?: string,
+): SlackMessage {
+  const link = `${baseUrl}${invocationHref(v.invocation_id, v.runtime)}`;
+  const blocks: unknown[] = [{ type: "section", text: { type: "mrkdwn", text: headline(v) } }];
+  const args = argumentsBlock(v);
+  if (args) blocks.push(args);
+  const links = [`<${link}|Open in Settle>`];
+  if (v.runbook?.url) links.push(`<${v.runbook.url}|Runbook>`);
+  const context: string[] = [links.join(" · ")];
+  const bound = boundOf(v);
+  const buttons: unknown[] = [];
+  const awaiting = v.status === "awaiting_approval";
+  const unknown = !awaiting && (allowedFrom.record_verification?.includes(v.status) ?? false);
+  if (awaiting) {
+    if (v.approvals && v.approvals.count > 0)
+      context.push(
+        `Approved so far by ${v.approvals.by.map(escapeMrkdwn).join(", ")} (${v.approvals.count} of ${v.approvals.quorum})`,
+      );
+    if (may(policy, v, "approve", "approve"))
+      buttons.push(
+        button("Approve", ACTION_IDS.approve, bound, "primary", {
+          title: { type: "plain_text", text: "Approve this call?" },
+          text: { type: "plain_text", text: (v.summary ?? v.tool).slice(0, 300) },
+          confirm: { type: "plain_text", text: "Approve" },
+          deny: { type: "plain_text", text: "Cancel" },
+        }),
+      );
+    if (may(policy, v, "reject", "reject")) buttons.push(button("Reject", ACTION_IDS.reject, bound, "danger"));
+    if (!slackMayTake(policy, v.effect_class, "approve"))
+      context.push(`Approving ${v.effect_class ?? "unclassified"} calls is done in Settle, not from Slack.`);
+  } else if (unknown && may(policy, v, "record", "record_verification")) {
+    buttons.push(button("Found", ACTION_IDS.found, bound, "primary"), button("Not found", ACTION_IDS.not_found, bound));
+  }
+  if ((awaiting || unknown) && may(policy, v, "escalate", "escalate"))
+    buttons.push(button("Escalate", ACTION_IDS.escalate, bound));
+  if (!awaiting && !unknown) context.push(decisionLine(v));
+  if (note) context.push(escapeMrkdwn(note));
+  if (buttons.length > 0) blocks.push({ type: "actions", block_id: "settle_actions", elements: buttons });
+  blocks.push({ type: "context", elements: context.map((text) => ({ type: "mrkdwn", text })) });
+  const title = awaiting ? "Approval needed" : unknown ? "Outcome unknown" : statusLabels[v.status];
+  return { text: `${title}: ${v.summary ?? v.tool} (${v.runtime})`, blocks };
+}
+
+/** The modal Found / Not found opens: the evidence note is required. */
+export function recordModal(v: InvocationView, result: "found" | "absent", metadata: string): Record<string, unknown> {
+  return {
+    type: "modal",
+    callback_id: RECORD_CALLBACK,
+    private_metadata: metadata,
+    title: { type: "plain_text", text: result === "found" ? "Found" : "Not found" },
+    submit: { type: "plain_text", text: "Record" },
+    close: { type: "plain_text", text: "Cancel" },
+    blocks: [
+      { type: "section", text: { type: "mrkdwn", text: headline(v) } },
+      {
+        type: "input",
+        block_id: "note",
+        label: { type: "plain_text", text: "Evidence note" },
+        hint: {
+          type: "plain_text",
+          text:
+            result === "found"
+              ? "Where you saw that it happened (an id, a dashboard). Settles the call as committed."
+              : "Where you checked that it did not happen. Settles the call as not committed.",
+        },
+        element: { type: "plain_text_input", action_id: "note", multiline: true, max_length: 4000 },
+      },
+    ],
+  };
+}
