@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { isRecord, writeAheadIntent } from "./adapters/shared";
-import { argsDigest, canonicalJson } from "./args-digest";
+import { argsDigest, canonicalJson } from "../write/args-digest";
 import { memberOf } from "../outcome/vocabulary";
 import {
   ARGUMENTS_MAX_BYTES,

@@ -9,6 +9,8 @@ import { getInvocation, type InvocationView } from "./read";
 import { quorumFor } from "../policies/policies";
 import { runtimeNameSchema } from "../outcome/record-fields";
 import { redact } from "../redact/redact";
+import { stringifyExactJson } from "../json/exact";
+import { prepareEdit, refuseEditedArguments } from "./approval-edit";
 
 export type ActionTarget = { invocationId: string; runtimeId?: string };
 export type ActionContext = {
@@ -25,7 +27,7 @@ export type ActionOutcome =
   | { ok: true; invocation: InvocationView }
   | {
       ok: false;
-      code: "NOT_FOUND" | "VERSION_CONFLICT" | "TRANSITION_REFUSED" | "ALREADY_APPROVED";
+      code: "NOT_FOUND" | "VERSION_CONFLICT" | "TRANSITION_REFUSED" | "ALREADY_APPROVED" | "INVALID_REQUEST";
       message: string;
       current: InvocationView | null;
     };
@@ -64,8 +66,11 @@ export async function actOnInvocationQuietly(
   ctx: ActionContext,
 ): Promise<ActRefusal | null> {
   const at = (ctx.now ?? new Date()).toISOString();
+  const edited = given.action === "approve" ? given.arguments : undefined;
+  const refused = edited ? refuseEditedArguments(edited) : null;
+  if (refused) return { code: "INVALID_REQUEST", message: `Nothing was changed: ${refused}` };
   // A person's note or evidence is often a pasted reply (`Authorization: Bearer …`): redacted like any envelope.
-  const action = redact(given) as OperatorAction;
+  let action = redact(given) as OperatorAction;
   return db.driver.transaction(
     async (tx) => {
       const rows = await tx.query<InvocationRow & { runtime_id: string }>(lockQuery, [
@@ -94,14 +99,32 @@ export async function actOnInvocationQuietly(
       // it is kept in the audit payload, so replaying the fold later counts as it did then.
       const quorum =
         action.action === "approve" ? (ctx.quorum ?? (await quorumFor(tx, current.effectClass))) : ctx.quorum;
+      // Edited arguments equal to those the approvals are for are no edit: the approval is stored without them.
+      const edit = edited ? await prepareEdit(db, tx, row, current, edited) : null;
+      if (edited && !edit) action = { ...action, arguments: undefined } as OperatorAction;
       // The action comes after every record that has arrived: it folds onto the stored state.
-      const { snapshot, result } = resumeWithAction(current, action, { actor: ctx.actor, at, quorum });
+      const { snapshot, result } = resumeWithAction(current, action, {
+        actor: ctx.actor,
+        at,
+        quorum,
+        argumentsDigest: edit?.digest,
+      });
       if (!result.ok) return { code: result.code, message: result.message } as const;
 
       const seq = row.version + 1;
-      // An approval names the arguments it approved (the evidence pack's approvals, lib/evidence).
-      const approved = action.action === "approve" ? { args_digest: current.argsDigest ?? null } : {};
-      const payload = { ...ctx.audit, action, ...(quorum ? { quorum } : {}), ...approved };
+      // An approval names the arguments it approved (the evidence pack's approvals, lib/evidence): the edited
+      // ones when it carries an edit or approves one pending; who edited what is the edit's diff.
+      const approvedDigest = edit?.digest ?? current.pendingEdit?.digest ?? current.argsDigest ?? null;
+      const approved = action.action === "approve" ? { args_digest: approvedDigest } : {};
+      const payload = {
+        ...ctx.audit,
+        action,
+        ...(quorum ? { quorum } : {}),
+        ...approved,
+        ...(edit
+          ? { arguments_digest: edit.digest, edit: { before_digest: edit.beforeDigest, changes: edit.changes } }
+          : {}),
+      };
       await tx.query(auditQuery, [
         row.id,
         seq,
@@ -111,7 +134,7 @@ export async function actOnInvocationQuietly(
         result.from,
         result.to,
         noteOf(action),
-        JSON.stringify(payload),
+        stringifyExactJson(payload),
         row.runtime_id,
       ]);
       await writeStates(tx, row.runtime_id, { updated: [{ before: row, version: seq, state: snapshot }] });
@@ -144,6 +167,7 @@ const refusalCodes = {
   VERSION_CONFLICT: "VERSION_CONFLICT",
   TRANSITION_REFUSED: "TRANSITION_REFUSED",
   ALREADY_APPROVED: "ALREADY_APPROVED",
+  INVALID_REQUEST: "INVALID_REQUEST",
 } as const;
 
 /**

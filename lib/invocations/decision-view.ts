@@ -27,6 +27,18 @@ export const decisionSchema = z
       ),
     decided_at: time.nullable(),
     version: z.number().int(),
+    approved_arguments: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .describe(
+        "The arguments a person approved in place of the call's own (approve with edits); null when approved as called. Run the call with these: a run with any other arguments is flagged.",
+      ),
+    reply: z
+      .string()
+      .nullable()
+      .describe(
+        "A person's message to the agent with the decision that set the current status (a rejection or an escalation); hand it to the model as the tool's result.",
+      ),
   })
   .meta({ id: "Decision" });
 export type DecisionView = z.infer<typeof decisionSchema>;
@@ -48,6 +60,10 @@ export const DECISION_POLL_MS = 300;
 const ms = (v: Date | string) => new Date(v).getTime();
 const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
 
+/** Whether this action set the status the invocation has now (no record moved it since). */
+const setStatus = (row: InvocationRow, change: StatusChange | null): change is StatusChange =>
+  change !== null && change.toStatus === row.status && ms(change.at) === ms(row.statusSince);
+
 /** Who or what put the invocation where it is, and when. */
 function decider(
   row: InvocationRow,
@@ -62,7 +78,7 @@ function decider(
   // The stall window is Settle's rule: no outcome arrived in time.
   if (status === "stalled") return { by: "system", at: iso(row.stallAt) };
   // An operator's or a policy's action, unless a record moved the status since.
-  if (change && change.toStatus === row.status && ms(change.at) === ms(row.statusSince)) {
+  if (setStatus(row, change)) {
     return { by: change.actor, at: iso(change.at) };
   }
   // The runtime's own retry_after ran out.
@@ -80,7 +96,7 @@ export async function getDecision(
 ): Promise<DecisionView | null> {
   const found = await selectDecisionRow(db, runtimeId, invocationId);
   if (!found) return null;
-  const { invocation: row, lastChange } = found;
+  const { invocation: row, lastChange, approvedArguments } = found;
   const commitState = row.commitState as DecisionView["commit_state"];
   const status = effectiveStatus(row.status as StoredStatus, row.stallAt, now);
   const { decision, reason } = decideFor(
@@ -97,6 +113,8 @@ export async function getDecision(
     decided_by: by,
     decided_at: at,
     version: row.version,
+    approved_arguments: approvedArguments,
+    reply: setStatus(row, lastChange) ? lastChange.reply : null,
   };
 }
 

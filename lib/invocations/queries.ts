@@ -28,6 +28,7 @@ import {
   dateOrNull,
   int,
   invocationOf,
+  json,
   text,
   textOrNull,
   type ActionRow,
@@ -42,7 +43,9 @@ const INVOCATION_COLUMNS = `i.id::text, i.runtime_id::text, r.name AS runtime, i
          i.status, i.commit_state, i.next_action, i.version, i.conflict, i.attempt_count, i.first_seen_at, i.last_attempt_at,
          i.status_since, i.stall_at, i.not_before, i.assignee, i.user_message, i.last_code, i.resolution, i.updated_at,
          i.args_digest, i.summary, i.possible_duplicate_of, i.duplicate_review, i.args_review,
-         coalesce((i.fold->>'argsMismatch')::boolean, false) AS args_mismatch`;
+         coalesce((i.fold->>'argsMismatch')::boolean, false) AS args_mismatch,
+         CASE WHEN i.fold ? 'pendingEdit' THEN jsonb_build_object('state', 'pending') || (i.fold->'pendingEdit')
+              WHEN i.fold ? 'approvedEdit' THEN jsonb_build_object('state', 'approved') || (i.fold->'approvedEdit') END AS arguments_edit`;
 
 const INVOCATION_SELECT = `
   SELECT ${INVOCATION_COLUMNS}
@@ -66,10 +69,11 @@ const TASK_LOOKUP = `
 
 // The invocation and the last audit entry that changed its status: one indexed lookup each.
 const DECISION = `
-  SELECT ${INVOCATION_COLUMNS}, a.actor AS action_actor, a.at AS action_at, a.to_status AS action_to
+  SELECT ${INVOCATION_COLUMNS}, a.actor AS action_actor, a.at AS action_at, a.to_status AS action_to,
+         a.payload->'action'->>'reply' AS action_reply, i.fold->'approvedEdit'->'arguments' AS approved_arguments
     FROM invocations i JOIN runtimes r ON r.id = i.runtime_id
     LEFT JOIN LATERAL (
-      SELECT actor, at, to_status FROM invocation_actions
+      SELECT actor, at, to_status, payload FROM invocation_actions
        WHERE invocation_uid = i.id AND from_status <> to_status
        ORDER BY seq DESC LIMIT 1) a ON true
    WHERE i.runtime_id = $1::uuid AND i.invocation_id = $2`;
@@ -359,19 +363,35 @@ export async function selectTaskInvocations(
 }
 
 /** The last audit entry that changed the invocation's status. */
-export type StatusChange = { actor: string; at: Date; toStatus: string };
+/** The last status change by an action: who, when, to what, and the words to the agent it carried (a reply). */
+export type StatusChange = { actor: string; at: Date; toStatus: string; reply: string | null };
 
 /** What the decision view reads: a runtime's invocation and its last status change; null when it has none by this id. */
 export async function selectDecisionRow(
   db: Db,
   runtimeId: string,
   invocationId: string,
-): Promise<{ invocation: InvocationRow; lastChange: StatusChange | null } | null> {
+): Promise<{
+  invocation: InvocationRow;
+  lastChange: StatusChange | null;
+  /** The edited arguments of the last approval, until the call asks for approval again (fold approvedEdit). */
+  approvedArguments: Record<string, unknown> | null;
+} | null> {
   const [row] = await db.driver.query<Raw>(DECISION, [runtimeId, invocationId], { prepareAs: "settle_read_decision" });
   if (!row) return null;
   const lastChange =
     row.action_at === null || row.action_at === undefined
       ? null
-      : { actor: text(row.action_actor), at: date(row.action_at), toStatus: text(row.action_to) };
-  return { invocation: invocationOf(row), lastChange };
+      : {
+          actor: text(row.action_actor),
+          at: date(row.action_at),
+          toStatus: text(row.action_to),
+          reply: textOrNull(row.action_reply),
+        };
+  const approved = json(row.approved_arguments);
+  return {
+    invocation: invocationOf(row),
+    lastChange,
+    approvedArguments: approved && typeof approved === "object" ? (approved as Record<string, unknown>) : null,
+  };
 }

@@ -18,10 +18,11 @@ import { loadPolicies, resolvePolicy, type PolicySet } from "../policies/policie
 import { ApiError } from "../errors";
 import { decodeTimeIdCursor, encodeTimeIdCursor, NOT_A_CURSOR } from "../db/cursor";
 import { approvalsOf, slaOf } from "../outcome/sla";
-import { phaseRank } from "../outcome/fold";
+import { phaseRank, type ArgumentsEdit } from "../outcome/fold";
 import { loadToolCatalog } from "../catalog/load";
 import { entryFor, type ToolCatalogEntry } from "../catalog/effect-class";
 import { renderRunbookUrl } from "../catalog/templates";
+import type { ArgumentChange } from "./arguments-diff";
 import {
   decodeAttemptCursor,
   selectInvocationRows,
@@ -46,6 +47,8 @@ export type TaskView = z.infer<typeof taskSchema>;
 type Row = Omit<P.InvocationGetPayload<{ include: { runtime: { select: { name: true } } } }>, "fold"> & {
   /** From the stored fold: a record after the approval reported other arguments than those approved. */
   argsMismatch?: boolean;
+  /** From the stored fold: edited arguments pending approval, else the last approved ones (approve with edits). */
+  argumentsEdit?: (ArgumentsEdit & { state: "pending" | "approved" }) | null;
 };
 type AttemptRow = P.AttemptGetPayload<object>;
 /** A row's place in its hash chain (lib/chain): never part of the API's answer. */
@@ -159,6 +162,7 @@ export function toInvocationView(row: InvocationRowWithHistory, policies: Policy
       from_status: a.fromStatus as InvocationStatus,
       to_status: a.toStatus as InvocationStatus,
       note: a.note,
+      ...actionDetails(a.payload),
     }));
   const policy = resolvePolicy(policies, row.effectClass);
   return {
@@ -170,6 +174,15 @@ export function toInvocationView(row: InvocationRowWithHistory, policies: Policy
     sla: slaOf(summary, policy, now),
     approvals: approvalsOf({ ...summary, actions }, policy),
     runbook: runbookOf(row, attempts),
+    arguments_edit: row.argumentsEdit
+      ? {
+          state: row.argumentsEdit.state,
+          arguments: row.argumentsEdit.arguments,
+          digest: row.argumentsEdit.digest,
+          by: row.argumentsEdit.by,
+          at: new Date(row.argumentsEdit.at).toISOString(),
+        }
+      : null,
     duplicate_refusals: (row.duplicateRefusals ?? []).map((d) => ({
       idempotency_key: d.idempotencyKey,
       task_id: d.taskId,
@@ -178,6 +191,15 @@ export function toInvocationView(row: InvocationRowWithHistory, policies: Policy
       cleared_by: d.clearedBy,
       cleared_at: iso(d.clearedAt),
     })),
+  };
+}
+
+/** What an audit entry's payload adds for a reader: the reply to the agent, and the members an edit changed. */
+function actionDetails(payload: unknown): { reply?: string; edit?: { changes: ArgumentChange[] } } {
+  const p = (payload ?? {}) as { action?: { reply?: unknown }; edit?: { changes?: unknown } };
+  return {
+    ...(typeof p.action?.reply === "string" ? { reply: p.action.reply } : {}),
+    ...(Array.isArray(p.edit?.changes) ? { edit: { changes: p.edit.changes as ArgumentChange[] } } : {}),
   };
 }
 

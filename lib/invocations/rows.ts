@@ -46,6 +46,7 @@ export function invocationOf(r: Raw): InvocationRow {
     argsDigest: textOrNull(r.args_digest),
     summary: textOrNull(r.summary),
     argsMismatch: Boolean(r.args_mismatch),
+    argumentsEdit: (json(r.arguments_edit) ?? null) as InvocationRow["argumentsEdit"],
     possibleDuplicateOf: textOrNull(r.possible_duplicate_of),
     duplicateReview: textOrNull(r.duplicate_review),
     argsReview: textOrNull(r.args_review),

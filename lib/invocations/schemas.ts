@@ -90,6 +90,19 @@ export const actionEntrySchema = z
     from_status: invocationStatusSchema,
     to_status: invocationStatusSchema,
     note: z.string().nullable(),
+    reply: z.string().optional().describe("The message to the agent a rejection or escalation carried."),
+    edit: z
+      .object({
+        changes: z.array(
+          z.object({
+            path: z.string().describe("The member, dotted from the top (arrays are compared whole)."),
+            before: z.unknown().optional().describe("Absent: the edit added the member."),
+            after: z.unknown().optional().describe("Absent: the edit removed the member."),
+          }),
+        ),
+      })
+      .optional()
+      .describe("An approval with edited arguments: what it changed in the arguments it was given to approve."),
   })
   .meta({ id: "ActionEntry" });
 
@@ -172,6 +185,22 @@ export const invocationSchema = invocationSummarySchema
       .nullable()
       .describe("What the policy of its effect class means for it now; null when no timer applies."),
     approvals: approvalsSchema.nullable().describe("While awaiting approval: who has approved and the quorum."),
+    arguments_edit: z
+      .object({
+        state: z
+          .enum(["pending", "approved"])
+          .describe(
+            "pending: the approvals so far are for these arguments; approved: the last approval ran with them.",
+          ),
+        arguments: z.record(z.string(), z.unknown()),
+        digest: z.string(),
+        by: z.string(),
+        at: time,
+      })
+      .nullable()
+      .describe(
+        "Approve with edits: the edited arguments pending approval, else those the last approval approved (until the call asks for approval again); null: none.",
+      ),
     runbook: z
       .object({
         url: z

@@ -92,6 +92,7 @@ export async function findTaskTimeline(
       approvals: _d,
       duplicate_refusals: _r,
       runbook: _k,
+      arguments_edit: _g,
       ...summary
     }) => summary,
   );

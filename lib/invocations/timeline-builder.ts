@@ -33,7 +33,14 @@ export type ActionEntry = InvocationView["actions"][number];
 // The timeline draws records and actions; what a policy means now (sla, approvals) is not on it.
 export type TimelineInvocation = Omit<
   InvocationView,
-  "attempts" | "attempts_total" | "attempts_earlier" | "sla" | "approvals" | "duplicate_refusals" | "runbook"
+  | "attempts"
+  | "attempts_total"
+  | "attempts_earlier"
+  | "sla"
+  | "approvals"
+  | "duplicate_refusals"
+  | "runbook"
+  | "arguments_edit"
 > & { attempts: TimelineAttempt[] };
 export type TimelineOptions = { now: Date; stallWindowS: number };
 

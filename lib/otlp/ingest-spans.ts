@@ -7,7 +7,7 @@ import type { ReadSpan } from "./read-spans";
 import { ingestPrepared, type IngestResult, type PreparedInput, type RuntimeRef } from "../ingest/process-batch";
 import type { RecordProblem, VolatileArgsOf } from "../ingest/record";
 import type { PreparedRecord } from "../write/prepared-record";
-import { argsDigest } from "../ingest/args-digest";
+import { argsDigest } from "../write/args-digest";
 import { cleanText, redact, TooDeepError } from "../redact/redact";
 import { stringifyExactJson } from "../json/exact";
 
@@ -150,7 +150,7 @@ export async function ingestSpans(
     }
     read.push({ span: item, first: inputs.length, count: records.length });
     // One digest for the span's records: the arguments are the same at its start and end. Settle's
-    // digest (lib/ingest/args-digest.ts), without the tool's volatile arguments, as for any record.
+    // digest (lib/write/args-digest.ts), without the tool's volatile arguments, as for any record.
     const args = records.map((r) => r.envelope.arguments).find((a) => a !== null && a !== undefined);
     const digest =
       args === undefined || records[0] === undefined ? null : argsDigest(args, options.volatileArgs?.(records[0].tool));

@@ -5,9 +5,27 @@ import { allowedFrom, type ActionName } from "./transitions";
 
 // Operator actions (docs/outcome-model.md §4) as transitions of the same state machine.
 
+/** Words a person sends the agent with a rejection or an escalation; the decision API hands them to the runtime. */
+const replySchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(4000)
+  .nullish()
+  .describe("A message to the agent, which the decision API returns and the clients hand to the model.");
+
 export const operatorActionSchema = z.discriminatedUnion("action", [
-  z.object({ action: z.literal("approve"), note: z.string().max(4000).nullish() }),
-  z.object({ action: z.literal("reject"), note: z.string().max(4000).nullish() }),
+  z.object({
+    action: z.literal("approve"),
+    note: z.string().max(4000).nullish(),
+    arguments: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        "Approve with edits: the arguments the call is to run with instead of its own. The approval binds to their digest; refused when they hold a redacted or secret-looking value (docs/outcome-model.md §4).",
+      ),
+  }),
+  z.object({ action: z.literal("reject"), note: z.string().max(4000).nullish(), reply: replySchema }),
   z.object({ action: z.literal("request_verification"), note: z.string().max(4000).nullish() }),
   z.object({
     action: z.literal("record_verification"),
@@ -20,7 +38,11 @@ export const operatorActionSchema = z.discriminatedUnion("action", [
     commit_state: z.enum(["committed", "not_committed"]),
     note: z.string().trim().min(1, "an evidence note is required").max(4000),
   }),
-  z.object({ action: z.literal("escalate"), note: z.string().trim().min(1, "a reason is required").max(4000) }),
+  z.object({
+    action: z.literal("escalate"),
+    note: z.string().trim().min(1, "a reason is required").max(4000),
+    reply: replySchema,
+  }),
   z.object({
     action: z.literal("assign"),
     assignee: z.string().trim().min(1).max(320),

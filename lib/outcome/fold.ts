@@ -1,5 +1,6 @@
 import type { Phase } from "./vocabulary";
-import { applyAction, type ActionContext, type ActionResult, type OperatorAction } from "./actions";
+import type { ActionContext, ActionResult, OperatorAction } from "./actions";
+import { foldAction, type ArgumentsEdit } from "./fold-action";
 import {
   applyEvidence,
   applyProbeResult,
@@ -9,6 +10,8 @@ import {
   type LifecycleState,
 } from "./lifecycle";
 import { isoOfMs } from "./time";
+
+export { NO_ARGUMENTS, approvalTargetDigest, type ArgumentsEdit } from "./fold-action";
 
 // An invocation's state is a fold over its records and operator actions.
 // Records are ordered by what they say (attempt number, then `at`), never by
@@ -38,7 +41,15 @@ export type FoldRecord = Omit<Evidence, "attempt"> & {
   code: string | null;
 };
 
-export type FoldAction = { seq: number; at: string; actor: string; action: OperatorAction; quorum?: number };
+export type FoldAction = {
+  seq: number;
+  at: string;
+  actor: string;
+  action: OperatorAction;
+  quorum?: number;
+  /** An approval with edited arguments: their digest (lib/write/args-digest.ts, taken when it was given). */
+  argumentsDigest?: string;
+};
 
 export type DerivedInvocation = LifecycleState & {
   tool: string;
@@ -55,6 +66,10 @@ export type DerivedInvocation = LifecycleState & {
   approvedDigest: string | null;
   /** A record after the approval reported other arguments than those approved. */
   argsMismatch: boolean;
+  /** While awaiting approval: the edited arguments the approvals so far are for (null: the call's own). */
+  pendingEdit: ArgumentsEdit | null;
+  /** The edited arguments the last approval approved, until the call asks for approval again; null: approved as called. */
+  approvedEdit: ArgumentsEdit | null;
   attemptCount: number;
   firstSeenAt: string;
   lastAttemptAt: string;
@@ -187,25 +202,13 @@ function foldRecord(d: FoldSnapshot, r: FoldRecord, attempt: number, config: Lif
   next.argsMismatch =
     d.argsMismatch ||
     (d.approvedDigest !== null && r.phase !== "probe" && !!r.argsDigest && r.argsDigest !== d.approvedDigest);
+  // Edits belong to one request for approval: a new request asks for a decision on the call as it now stands.
+  if (next.status !== "awaiting_approval") next.pendingEdit = null;
+  else if (d.status !== "awaiting_approval") next.approvedEdit = null;
   next.userMessage = r.userMessage ? r.userMessage : d.userMessage;
   next.lastCode = r.code ? r.code : d.lastCode;
   next.cursor = { ...d.cursor, last: keyOf(r, attempt) };
   return next;
-}
-
-/**
- * What an approval given while the call had no arguments is bound to: none. An empty digest is read as no
- * digest wherever a record carries one, so no record's arguments can equal this, and a later record that
- * carries arguments is flagged like any other change of arguments.
- */
-export const NO_ARGUMENTS = "";
-
-function foldAction(d: FoldSnapshot, a: FoldAction): { snapshot: FoldSnapshot; result: ActionResult } {
-  const result = applyAction(d, a.action, { actor: a.actor, at: a.at, quorum: a.quorum });
-  const state = result.ok ? result.state : d;
-  const approved = result.ok && a.action.action === "approve" && state.status === "approved";
-  const approvedDigest = approved ? (d.argsDigest ?? NO_ARGUMENTS) : d.approvedDigest;
-  return { snapshot: { ...d, ...state, approvedDigest, cursor: { ...d.cursor, last: null } }, result };
 }
 
 function summaries(records: FoldRecord[], attempt: Map<FoldRecord, number>): Pick<FoldCursor, "numbered" | "probes"> {
@@ -256,6 +259,8 @@ export function foldInvocation(records: FoldRecord[], actions: FoldAction[], con
     summary: null,
     approvedDigest: null,
     argsMismatch: false,
+    pendingEdit: null,
+    approvedEdit: null,
     attemptCount: 0,
     firstSeenAt,
     lastAttemptAt: isoOfMs(Math.max(...times)),
@@ -381,7 +386,7 @@ export function resumeFold(
 export function resumeWithAction(
   snapshot: FoldSnapshot,
   action: OperatorAction,
-  ctx: ActionContext,
+  ctx: ActionContext & { argumentsDigest?: string },
 ): { snapshot: FoldSnapshot; result: ActionResult } {
   return foldAction(snapshot, {
     seq: Number.MAX_SAFE_INTEGER,
@@ -389,5 +394,6 @@ export function resumeWithAction(
     actor: ctx.actor,
     action,
     quorum: ctx.quorum,
+    argumentsDigest: ctx.argumentsDigest,
   });
 }

@@ -4,6 +4,7 @@ import type { Tx } from "../db/driver";
 import { env } from "../env";
 import type { OperatorAction } from "../outcome/actions";
 import { foldInvocation, type FoldAction, type FoldCursor, type FoldRecord, type FoldSnapshot } from "../outcome/fold";
+import type { ArgumentsEdit } from "../outcome/fold-action";
 import type { LifecycleState, Resolution } from "../outcome/lifecycle";
 import type { StoredStatus } from "../outcome/status";
 import { CHECK_ARGUMENTS, duplicateActions } from "../outcome/duplicates";
@@ -17,6 +18,9 @@ type StoredFold = Pick<LifecycleState, "settled" | "lastAttempt" | "approvals"> 
   /** Absent on rows stored before approvals were bound to arguments: none was. */
   approvedDigest?: string | null;
   argsMismatch?: boolean;
+  /** Approve with edits (absent: none): the edited arguments pending approval, and the last approved ones. */
+  pendingEdit?: ArgumentsEdit | null;
+  approvedEdit?: ArgumentsEdit | null;
 };
 
 /** An invocation row as the write path reads it (SELECT … FOR UPDATE of `INVOCATION_COLUMNS`). */
@@ -102,6 +106,8 @@ export function snapshotOf(row: InvocationRow): FoldSnapshot | null {
     summary: str(row.summary),
     approvedDigest: fold.approvedDigest ?? null,
     argsMismatch: fold.argsMismatch ?? false,
+    pendingEdit: fold.pendingEdit ?? null,
+    approvedEdit: fold.approvedEdit ?? null,
     attemptCount: Number(row.attempt_count),
     firstSeenAt: String(row.first_seen_at),
     lastAttemptAt: String(row.last_attempt_at),
@@ -119,6 +125,8 @@ export function stateOf(d: FoldSnapshot): Record<StateColumn, unknown> {
     cursor: d.cursor,
     ...(d.approvedDigest !== null ? { approvedDigest: d.approvedDigest } : {}),
     ...(d.argsMismatch ? { argsMismatch: true } : {}),
+    ...(d.pendingEdit ? { pendingEdit: d.pendingEdit } : {}),
+    ...(d.approvedEdit ? { approvedEdit: d.approvedEdit } : {}),
   };
   return {
     tool: d.tool,
@@ -178,7 +186,7 @@ type HistoryActionRow = {
   seq: number;
   at: string;
   actor: string;
-  payload: { action: OperatorAction; quorum?: number };
+  payload: { action: OperatorAction; quorum?: number; arguments_digest?: string };
 };
 
 const loadRecords = {
@@ -240,6 +248,7 @@ export async function foldFromHistory(
       actor: a.actor,
       action: a.payload.action,
       quorum: a.payload.quorum,
+      argumentsDigest: a.payload.arguments_digest,
     });
   for (const [uid, records] of fresh) byUid.get(uid)?.records.push(...records);
   for (const [uid, h] of byUid)

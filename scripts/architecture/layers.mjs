@@ -248,6 +248,7 @@ export const units = [
       "lib/db",
       "lib/errors.ts",
       "lib/identity",
+      "lib/json",
       "lib/outcome",
       "lib/policies",
       "lib/redact",

@@ -13,12 +13,14 @@ const iso = (offsetS: number) => new Date(Date.now() + offsetS * 1000).toISOStri
 const T0 = iso(-600);
 const T1 = iso(-300);
 const DECISION_KEYS = [
+  "approved_arguments",
   "commit_state",
   "decided_at",
   "decided_by",
   "decision",
   "invocation_id",
   "reason",
+  "reply",
   "status",
   "version",
 ];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addToolCatalogEntry } from "@/lib/catalog/catalog";
-import { argsDigest } from "@/lib/ingest/args-digest";
+import { argsDigest } from "@/lib/write/args-digest";
 import { getMetrics, listMetricCases } from "@/lib/metrics/metrics";
 import { putPolicy } from "@/lib/policies/policies";
 import { apiRoutes } from "@/server/routes";

@@ -11,9 +11,9 @@ export const POST = withRoute({
   permission: "act",
   summary: "Act on an invocation",
   description:
-    "Checked against the version you saw (409 VERSION_CONFLICT otherwise) and the transitions docs/outcome-model.md §4 allows (409 TRANSITION_REFUSED).",
+    "Checked against the version you saw (409 VERSION_CONFLICT otherwise) and the transitions docs/outcome-model.md §4 allows (409 TRANSITION_REFUSED). Approve with `arguments` to approve edited arguments (400 INVALID_REQUEST when they hold a redacted or secret-looking value); reject and escalate may carry a `reply` to the agent.",
   tags: ["Invocations"],
-  errors: ["NOT_FOUND", "VERSION_CONFLICT", "TRANSITION_REFUSED", "ALREADY_APPROVED"],
+  errors: ["NOT_FOUND", "VERSION_CONFLICT", "TRANSITION_REFUSED", "ALREADY_APPROVED", "INVALID_REQUEST"],
   response: { 200: { description: "The updated invocation.", schema: invocationSchema } },
   params: z.object({ invocation_id: idParamSchema }),
   body: actionRequestSchema,

@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { isRecord } from "./adapters/shared";
 import { DEFAULT_VOLATILE_ARGS } from "../outcome/record-fields";
 
 // The one digest of a call's arguments (decision 028), so that a retry the
@@ -9,7 +8,10 @@ import { DEFAULT_VOLATILE_ARGS } from "../outcome/record-fields";
 // numbers as JSON.stringify writes them, an integer past 2^53 (a BigInt, lib/json) as all its digits — with
 // the tool's volatile arguments
 // (top-level names: a key, a nonce, a time) left out. Ingest, the guard and
-// OTLP spans digest with it; the clients' docs describe it. Pure apart from hashing.
+// OTLP spans digest with it, and so does an approval with edited arguments; the clients' docs describe it. Pure apart from hashing.
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** JSON with object keys sorted at every level and no spaces: one text for one value, however its keys were ordered. */
 export function canonicalJson(value: unknown): string {

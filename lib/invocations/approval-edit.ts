@@ -1,0 +1,60 @@
+import "server-only";
+import type { Db } from "../db/client";
+import type { Tx } from "../db/driver";
+import { loadToolReading } from "../catalog/load";
+import { stringifyExactJson } from "../json/exact";
+import { approvalTargetDigest, type FoldSnapshot } from "../outcome/fold";
+import { ARGUMENTS_MAX_BYTES } from "../outcome/record-fields";
+import { redact, REDACTED } from "../redact/redact";
+import { argsDigest } from "../write/args-digest";
+import { diffArguments, type ArgumentChange } from "./arguments-diff";
+
+// Approve with edits (docs/outcome-model.md §4): the arguments a person gives are digested as a record's would
+// be (the tool's volatile arguments left out), so the approval binds to them and a run with any others is
+// flagged. Settle stores arguments redacted and never saw the secrets it redacted, so an edit that holds a
+// redacted value (a secret the approver could not see) or a value the redaction would change (a secret Settle
+// could not hand back) is refused: the runtime must be able to run exactly what was approved.
+
+/** Why these edited arguments cannot be approved, or null. */
+export function refuseEditedArguments(args: Record<string, unknown>): string | null {
+  const text = stringifyExactJson(args);
+  if (Buffer.byteLength(text, "utf8") > ARGUMENTS_MAX_BYTES)
+    return `the edited arguments are over ${ARGUMENTS_MAX_BYTES} bytes as JSON.`;
+  if (text.includes(REDACTED))
+    return `the edited arguments hold ${REDACTED}: Settle never stored the secret it stands for, so it cannot run with it. Approve without edits, or reject with a reply asking the agent to call again.`;
+  if (stringifyExactJson(redact(args)) !== text)
+    return "the edited arguments hold a secret-looking value, which Settle would redact and so could not hand to the runtime. Leave secrets out of edits.";
+  return null;
+}
+
+export type PreparedEdit = { digest: string; changes: ArgumentChange[]; beforeDigest: string | null };
+
+const storedArguments = {
+  name: "settle_edit_before",
+  text: `SELECT arguments FROM attempts
+          WHERE runtime_id = $1::uuid AND invocation_uid = $2::uuid AND args_digest = $3 AND arguments IS NOT NULL
+          ORDER BY seq DESC LIMIT 1`,
+};
+
+/**
+ * The edit's digest and what it changed against the arguments the approvals so far are for (a pending edit's,
+ * else the call's latest); null when the digests are equal (a change of volatile arguments only is no edit).
+ */
+export async function prepareEdit(
+  db: Db,
+  tx: Tx,
+  row: { id: string; runtime_id: string },
+  current: FoldSnapshot,
+  args: Record<string, unknown>,
+): Promise<PreparedEdit | null> {
+  const reading = await loadToolReading(db, row.runtime_id);
+  const digest = argsDigest(args, reading.volatileArgs(current.tool));
+  const beforeDigest = approvalTargetDigest(current) || null;
+  if (digest === beforeDigest) return null;
+  let before: unknown = current.pendingEdit?.arguments ?? null;
+  if (!current.pendingEdit && beforeDigest) {
+    const [stored] = await tx.query<{ arguments: unknown }>(storedArguments, [row.runtime_id, row.id, beforeDigest]);
+    before = stored?.arguments ?? null;
+  }
+  return { digest, changes: diffArguments(before ?? {}, args), beforeDigest };
+}
