@@ -1,7 +1,8 @@
 import "server-only";
 import type { Db } from "../db/client";
 import type { Tx } from "../db/driver";
-import { loadToolReading } from "../catalog/load";
+import { loadToolCatalog } from "../catalog/load";
+import { volatileArgsFor } from "../catalog/effect-class";
 import { stringifyExactJson } from "../json/exact";
 import { approvalTargetDigest, type FoldSnapshot } from "../outcome/fold";
 import { ARGUMENTS_MAX_BYTES } from "../outcome/record-fields";
@@ -47,8 +48,8 @@ export async function prepareEdit(
   current: FoldSnapshot,
   args: Record<string, unknown>,
 ): Promise<PreparedEdit | null> {
-  const reading = await loadToolReading(db, row.runtime_id);
-  const digest = argsDigest(args, reading.volatileArgs(current.tool));
+  const entries = await loadToolCatalog(db, row.runtime_id);
+  const digest = argsDigest(args, volatileArgsFor(entries, current.tool));
   const beforeDigest = approvalTargetDigest(current) || null;
   if (digest === beforeDigest) return null;
   let before: unknown = current.pendingEdit?.arguments ?? null;
