@@ -18,11 +18,11 @@ import { loadPolicies, resolvePolicy, type PolicySet } from "../policies/policie
 import { ApiError } from "../errors";
 import { decodeTimeIdCursor, encodeTimeIdCursor, NOT_A_CURSOR } from "../db/cursor";
 import { approvalsOf, slaOf } from "../outcome/sla";
-import { phaseRank, type ArgumentsEdit } from "../outcome/fold";
+import { phaseRank } from "../outcome/fold";
 import { loadToolCatalog } from "../catalog/load";
 import { entryFor, type ToolCatalogEntry } from "../catalog/effect-class";
 import { renderRunbookUrl } from "../catalog/templates";
-import type { ArgumentChange } from "./arguments-diff";
+import { actionDetails, argumentsEditView, type StoredEdit } from "./edit-view";
 import {
   decodeAttemptCursor,
   selectInvocationRows,
@@ -48,7 +48,7 @@ type Row = Omit<P.InvocationGetPayload<{ include: { runtime: { select: { name: t
   /** From the stored fold: a record after the approval reported other arguments than those approved. */
   argsMismatch?: boolean;
   /** From the stored fold: edited arguments pending approval, else the last approved ones (approve with edits). */
-  argumentsEdit?: (ArgumentsEdit & { state: "pending" | "approved" }) | null;
+  argumentsEdit?: StoredEdit | null;
 };
 type AttemptRow = P.AttemptGetPayload<object>;
 /** A row's place in its hash chain (lib/chain): never part of the API's answer. */
@@ -174,15 +174,7 @@ export function toInvocationView(row: InvocationRowWithHistory, policies: Policy
     sla: slaOf(summary, policy, now),
     approvals: approvalsOf({ ...summary, actions }, policy),
     runbook: runbookOf(row, attempts),
-    arguments_edit: row.argumentsEdit
-      ? {
-          state: row.argumentsEdit.state,
-          arguments: row.argumentsEdit.arguments,
-          digest: row.argumentsEdit.digest,
-          by: row.argumentsEdit.by,
-          at: new Date(row.argumentsEdit.at).toISOString(),
-        }
-      : null,
+    arguments_edit: argumentsEditView(row.argumentsEdit),
     duplicate_refusals: (row.duplicateRefusals ?? []).map((d) => ({
       idempotency_key: d.idempotencyKey,
       task_id: d.taskId,
@@ -191,15 +183,6 @@ export function toInvocationView(row: InvocationRowWithHistory, policies: Policy
       cleared_by: d.clearedBy,
       cleared_at: iso(d.clearedAt),
     })),
-  };
-}
-
-/** What an audit entry's payload adds for a reader: the reply to the agent, and the members an edit changed. */
-function actionDetails(payload: unknown): { reply?: string; edit?: { changes: ArgumentChange[] } } {
-  const p = (payload ?? {}) as { action?: { reply?: unknown }; edit?: { changes?: unknown } };
-  return {
-    ...(typeof p.action?.reply === "string" ? { reply: p.action.reply } : {}),
-    ...(Array.isArray(p.edit?.changes) ? { edit: { changes: p.edit.changes as ArgumentChange[] } } : {}),
   };
 }
 
