@@ -3,7 +3,8 @@ import { fanOutTransitions } from "../webhooks/fan-out";
 import { readWebhookAnswer, VERIFICATION_EVENT } from "../verify/push";
 import { collectFromTransitions, scanForNotices } from "../notifications/collect";
 import { composeDigests } from "../notifications/digest";
-import { sendChannelMessage } from "../notifications/send";
+import { channelSenderFor } from "../notifications/send";
+import { redrawSlackMessages } from "../slack/channel";
 import type { Job } from "./job";
 
 // Webhooks and notifications: turn new status changes into outbox rows and the items notification channels
@@ -21,8 +22,10 @@ export const webhookJob: Job = {
     // A verification request's 2xx answer may carry the finding (lib/verify/push.ts).
     const sent = await deliverDue(db, now, {
       answers: { [VERIFICATION_EVENT]: (payload, text) => readWebhookAnswer(db, payload, text) },
-      channels: sendChannelMessage,
+      channels: channelSenderFor(db),
     });
-    return { fanned, scanned, digests, sent };
+    // Slack messages whose call moved since they were drawn (a decision here or there) say so now.
+    const slackRedrawn = await redrawSlackMessages(db);
+    return { fanned, scanned, digests, sent, slackRedrawn };
   },
 };

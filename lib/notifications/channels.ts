@@ -15,7 +15,7 @@ import { notificationEvents } from "./events";
 // to no runtime: it picks runtimes by name, effect classes and events, each empty meaning all.
 
 const time = z.string().meta({ format: "date-time" });
-export const channelKinds = ["slack", "email"] as const;
+export const channelKinds = ["slack", "email", "slack_app"] as const;
 
 const filters = {
   runtimes: z
@@ -46,6 +46,12 @@ const filters = {
     ),
 };
 
+const slackChannelId = z
+  .string()
+  .trim()
+  .regex(/^[CGD][A-Z0-9]{2,30}$/, "a Slack channel id (C…)")
+  .describe("The Slack channel id (C…) the app's bot posts to; invite the bot there first (docs/slack.md).");
+
 const emailAddress = z
   .string()
   .trim()
@@ -66,6 +72,11 @@ export const newNotificationChannelSchema = z
       to: z.array(emailAddress).min(1).max(20).describe("Who gets the email (SETTLE_SMTP_URL sends it)."),
       ...filters,
     }),
+    z.object({
+      kind: z.literal("slack_app"),
+      channel: slackChannelId,
+      ...filters,
+    }),
   ])
   .meta({ id: "NewNotificationChannel" });
 export type NewNotificationChannel = z.infer<typeof newNotificationChannelSchema>;
@@ -74,6 +85,7 @@ export const notificationChannelPatchSchema = z
   .object({
     url: webhookUrlSchema.optional(),
     to: z.array(emailAddress).min(1).max(20).optional(),
+    channel: slackChannelId.optional(),
     runtimes: filters.runtimes.unwrap().optional(),
     effect_classes: filters.effect_classes.unwrap().optional(),
     events: filters.events.unwrap().optional(),
@@ -90,6 +102,12 @@ export const notificationChannelSchema = z
     kind: z.enum(channelKinds),
     url: z.string().nullable().describe("Slack: the incoming webhook. null for email."),
     to: z.array(z.string()).describe("Email: the recipients. Empty for Slack."),
+    channel: z
+      .string()
+      .nullable()
+      .describe(
+        "slack_app: the Slack channel id its bot posts to (an approval request or an unknown: one message per call, with buttons; the rest in digests). null otherwise.",
+      ),
     runtimes: z.array(z.string()),
     effect_classes: z.array(z.enum(effectClasses)),
     events: z.array(z.enum(notificationEvents)),
@@ -127,8 +145,9 @@ export const notificationChannelCreatedSchema = z
 
 type ChannelRow = {
   id: string;
-  kind: "slack" | "email";
+  kind: "slack" | "email" | "slack_app";
   url: string | null;
+  slack_channel: string | null;
   email_to: string[] | null;
   runtimes: string[] | null;
   effect_classes: string[] | null;
@@ -148,7 +167,7 @@ type ChannelRow = {
 };
 
 const SELECT_CHANNELS = `
-  SELECT c.id::text AS id, c.kind, c.url, c.email_to, c.runtimes, c.effect_classes, c.events, c.digest_s, c.enabled,
+  SELECT c.id::text AS id, c.kind, c.url, c.slack_channel, c.email_to, c.runtimes, c.effect_classes, c.events, c.digest_s, c.enabled,
          c.last_message_at, c.created_at, c.updated_at,
          (SELECT count(*) FROM notification_items i WHERE i.channel_id = c.id AND i.message_id IS NULL)::int AS waiting,
          COALESCE(m.pending, 0)::int AS pending, COALESCE(m.delivered, 0)::int AS delivered, COALESCE(m.failed, 0)::int AS failed,
@@ -175,6 +194,7 @@ function toInfo(row: ChannelRow): NotificationChannelInfo {
     kind: row.kind,
     url: row.url,
     to: row.email_to ?? [],
+    channel: row.slack_channel,
     runtimes: row.runtimes ?? [],
     effect_classes: (row.effect_classes ?? []) as NotificationChannelInfo["effect_classes"],
     events: (row.events ?? []) as NotificationChannelInfo["events"],
@@ -249,6 +269,7 @@ const snapshotOf = (c: NotificationChannelInfo) => ({
   kind: c.kind,
   url: c.url,
   to: c.to,
+  channel: c.channel,
   runtimes: c.runtimes,
   effect_classes: c.effect_classes,
   events: c.events,
@@ -263,13 +284,13 @@ export async function createNotificationChannel(
   options: SaveOptions = {},
 ): Promise<{ channel: NotificationChannelInfo; secret: string }> {
   if (input.kind === "slack") await assertSafeUrl(input.url, options);
-  else assertEmailConfigured();
+  else if (input.kind === "email") assertEmailConfigured();
   await assertRuntimesExist(db, input.runtimes);
   const secret = newWebhookSecret();
   const id = await db.driver.transaction(async (tx) => {
     const [row] = await tx.query<{ id: string }>(
-      `INSERT INTO notification_channels (id, kind, url, email_to, secret, runtimes, effect_classes, events, digest_s)
-       VALUES (gen_random_uuid(), $1, $2, $3::text[], $4, $5::text[], $6::text[], $7::text[], $8) RETURNING id::text AS id`,
+      `INSERT INTO notification_channels (id, kind, url, email_to, secret, runtimes, effect_classes, events, digest_s, slack_channel)
+       VALUES (gen_random_uuid(), $1, $2, $3::text[], $4, $5::text[], $6::text[], $7::text[], $8, $9) RETURNING id::text AS id`,
       [
         input.kind,
         input.kind === "slack" ? input.url : null,
@@ -279,6 +300,7 @@ export async function createNotificationChannel(
         input.effect_classes,
         input.events,
         input.digest_s,
+        input.kind === "slack_app" ? input.channel : null,
       ],
     );
     const created = (await tx.query<ChannelRow>(`${SELECT_CHANNELS} WHERE c.id = $1::uuid`, [row!.id])).map(toInfo)[0]!;
@@ -305,7 +327,9 @@ export async function updateNotificationChannel(
   if (patch.url !== undefined && before.kind !== "slack")
     throw new ApiError("INVALID_REQUEST", "An email channel has no URL: change `to`.", { path: "url" });
   if (patch.to !== undefined && before.kind !== "email")
-    throw new ApiError("INVALID_REQUEST", "A Slack channel has no recipients: change `url`.", { path: "to" });
+    throw new ApiError("INVALID_REQUEST", "Only an email channel has recipients.", { path: "to" });
+  if (patch.channel !== undefined && before.kind !== "slack_app")
+    throw new ApiError("INVALID_REQUEST", "Only a slack_app channel has a Slack channel id.", { path: "channel" });
   if (patch.url !== undefined) await assertSafeUrl(patch.url, options);
   if (patch.runtimes) await assertRuntimesExist(db, patch.runtimes);
   await db.driver.transaction(async (tx) => {
@@ -314,7 +338,8 @@ export async function updateNotificationChannel(
       `UPDATE notification_channels
           SET url = COALESCE($2, url), email_to = COALESCE($3::text[], email_to), runtimes = COALESCE($4::text[], runtimes),
               effect_classes = COALESCE($5::text[], effect_classes), events = COALESCE($6::text[], events),
-              digest_s = COALESCE($7, digest_s), enabled = COALESCE($8, enabled), updated_at = now()
+              digest_s = COALESCE($7, digest_s), enabled = COALESCE($8, enabled),
+              slack_channel = COALESCE($9, slack_channel), updated_at = now()
         WHERE id = $1::uuid RETURNING id`,
       [
         id,
@@ -325,6 +350,7 @@ export async function updateNotificationChannel(
         patch.events ?? null,
         patch.digest_s ?? null,
         patch.enabled ?? null,
+        patch.channel ?? null,
       ],
     );
     if (changed.length === 0) throw new ApiError("NOT_FOUND", `No notification channel ${id}.`);

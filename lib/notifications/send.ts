@@ -4,6 +4,9 @@ import { env } from "../env";
 import { processWide } from "../process-wide";
 import type { ChannelSender, TryResult } from "../webhooks/deliver";
 import { printableSnippet } from "../webhooks/answer";
+import type { Db } from "../db/client";
+import { postSlackCallMessage, postSlackMessage } from "../slack/channel";
+import { SLACK_CALL_EVENT, type SlackCallMessage } from "./digest";
 import { renderEmail, renderSlack, type Digest } from "./message";
 
 // How a channel's message leaves: Slack's as a Block Kit POST through the webhook sender (checked address,
@@ -60,3 +63,26 @@ export const sendChannelMessage: ChannelSender = async (message, post, now) => {
   if (message.kind === "email") return sendEmail(message.to, digest, now);
   return post(JSON.stringify(renderSlack(digest, now)));
 };
+
+/**
+ * The sender with the database a slack_app channel needs (its bot token, the call as it is now): its calls go
+ * one message each with buttons (lib/slack/channel.ts), its digests through the bot like any other message.
+ */
+export function channelSenderFor(db: Db): ChannelSender {
+  return async (message, post, now) => {
+    if (message.kind !== "slack_app") return sendChannelMessage(message, post, now);
+    const payload = message.payload as SlackCallMessage | (Digest & { slack_channel?: string });
+    if (payload.type === SLACK_CALL_EVENT) {
+      const call = payload as SlackCallMessage;
+      return postSlackCallMessage(db, {
+        channelId: call.channel_id,
+        slackChannel: call.slack_channel,
+        invocationId: call.invocation_id,
+        runtime: call.runtime,
+        event: call.event,
+      });
+    }
+    const digest = payload as Digest & { slack_channel?: string };
+    return postSlackMessage(db, digest.slack_channel ?? "", renderSlack(digest, now));
+  };
+}

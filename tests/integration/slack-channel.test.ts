@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as channelsRoute from "@/app/api/v1/admin/notifications/route";
+import { POST as actionsRoute } from "@/app/api/v1/invocations/[invocation_id]/actions/route";
+import { webhookJob } from "@/lib/jobs/webhooks";
+import { setSlackSettings } from "@/lib/slack/settings";
+import { ACTION_IDS } from "@/lib/slack/blocks";
+import { call, createOperator, openSettle, type TestContext } from "./harness";
+import { getInvocation, ingest } from "./routes";
+import { startSlackReceiver, type SlackReceiver } from "./slack-receiver";
+
+// A slack_app channel: an approval request or an unknown is one chat.postMessage per call with its buttons, and
+// after a decision made anywhere (here: in the console) the message is rewritten with chat.update.
+
+describe("slack_app notification channel", () => {
+  let t: TestContext;
+  let slack: SlackReceiver;
+  let admin: Awaited<ReturnType<typeof createOperator>>;
+  let operator: Awaited<ReturnType<typeof createOperator>>;
+  const read = async (id: string) => (await call(getInvocation, { key: t.key, params: { invocation_id: id } })).body;
+
+  beforeAll(async () => {
+    t = await openSettle("postgres", {
+      SETTLE_WEBHOOK_ALLOW_PRIVATE: "1",
+      SETTLE_PUBLIC_URL: "https://settle.example.com",
+    });
+    slack = await startSlackReceiver();
+    admin = await createOperator(t.db, "admin");
+    operator = await createOperator(t.db, "operator");
+    await setSlackSettings(
+      t.db,
+      {
+        signing_secret: "8f742231b10e8888abcd99yyyzzz85a5",
+        bot_token: "xoxb-1-2-test",
+        api_base_url: slack.url("/api"),
+      },
+      admin.user.email,
+    );
+  });
+  afterAll(async () => {
+    await slack?.close();
+    await t?.teardown();
+  });
+
+  it("posts one message per call with its buttons, then rewrites it after a console decision", async () => {
+    const created = await call(channelsRoute.POST, {
+      key: admin.token,
+      path: "/api/v1/admin/notifications",
+      body: { kind: "slack_app", channel: "C0123ABC", digest_s: 0 },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.channel).toMatchObject({ kind: "slack_app", channel: "C0123ABC", url: null });
+    const bad = await call(channelsRoute.POST, {
+      key: admin.token,
+      path: "/api/v1/admin/notifications",
+      body: { kind: "slack_app", channel: "#general" },
+    });
+    expect(bad.status).toBe(400);
+
+    const at = new Date(Date.now() - 5_000).toISOString();
+    const rec = (id: string, envelope: object) => ({
+      event_id: `${id}-e`,
+      task_id: `task-${id}`,
+      invocation_id: id,
+      attempt: 1,
+      tool: "create_ticket",
+      effect_class: "create",
+      idempotency_key: `k-${id}`,
+      arguments: { title: "Refund", password: "hunter2hunter2" },
+      at,
+      envelope,
+    });
+    const approval = {
+      ok: false,
+      commit_state: "not_committed",
+      next_action: "request_approval",
+      code: "APPROVAL_REQUIRED",
+      category: "authorization",
+    };
+    const sent = await call(ingest, {
+      key: t.key,
+      body: { records: [rec("ch-approve", approval), rec("ch-unknown", { title: "Gateway Timeout", status: 504 })] },
+    });
+    expect(sent.body.accepted).toBe(2);
+
+    await webhookJob.run(t.db, new Date());
+    const posts = slack.to("/api/chat.postMessage");
+    expect(posts).toHaveLength(2);
+    expect(posts.every((p) => p.authorization === "Bearer xoxb-1-2-test" && p.body.channel === "C0123ABC")).toBe(true);
+    const approvalPost = JSON.stringify(posts.find((p) => JSON.stringify(p.body).includes("ch-approve"))!.body);
+    expect(approvalPost).toContain(ACTION_IDS.approve);
+    expect(approvalPost).not.toContain("hunter2hunter2");
+    const unknownPost = JSON.stringify(posts.find((p) => JSON.stringify(p.body).includes("ch-unknown"))!.body);
+    expect(unknownPost).toContain(ACTION_IDS.found);
+    expect(unknownPost).toContain(ACTION_IDS.not_found);
+    const kept = await t.db.driver.query<{ ts: string | null }>(`SELECT ts FROM slack_messages ORDER BY ts`);
+    expect(kept.map((k) => k.ts)).toEqual([
+      expect.stringMatching(/^1700000000\./),
+      expect.stringMatching(/^1700000000\./),
+    ]);
+
+    // Nothing moved: a second run redraws nothing.
+    await webhookJob.run(t.db, new Date());
+    expect(slack.to("/api/chat.update")).toHaveLength(0);
+
+    const inv = await read("ch-approve");
+    const approved = await call(actionsRoute, {
+      key: operator.token,
+      path: "/api/v1/invocations/ch-approve/actions",
+      params: { invocation_id: "ch-approve" },
+      body: { action: "approve", version: inv.version },
+    });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    await webhookJob.run(t.db, new Date());
+    const updates = slack.to("/api/chat.update");
+    expect(updates).toHaveLength(1);
+    const approveTs = posts.find((p) => JSON.stringify(p.body).includes("ch-approve"));
+    expect(updates[0]!.body.channel).toBe("C0123ABC");
+    expect(typeof updates[0]!.body.ts).toBe("string");
+    expect(approveTs).toBeDefined();
+    const text = JSON.stringify(updates[0]!.body);
+    expect(text).toContain(`Approved by ${operator.user.email}`);
+    expect(text).not.toContain(ACTION_IDS.approve);
+    await webhookJob.run(t.db, new Date());
+    expect(slack.to("/api/chat.update")).toHaveLength(1);
+  });
+});
