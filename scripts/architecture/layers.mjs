@@ -221,6 +221,7 @@ export const units = [
     ],
   ),
   lib("guard", "`POST /api/v1/guard`: the check and the write-ahead intent under an advisory lock", [
+    "lib/chain",
     "lib/db",
     "lib/errors.ts",
     "lib/ingest",
@@ -246,6 +247,7 @@ export const units = [
     "reading an invocation and a task (one reader), the timeline builder (pure, also in the browser), operator actions (through lib/write), the policy job's work, decisions for runtimes",
     [
       "lib/catalog",
+      "lib/chain",
       "lib/db",
       "lib/errors.ts",
       "lib/identity",
@@ -259,7 +261,7 @@ export const units = [
   lib(
     "write",
     "the write path (decision 012): a writer's prepared records folded onto their invocations' rows (the rows this process wrote last, or read), the one statement that writes attempts, states, transitions and the rest and checks what it folded from, the contended retry, coalescing a runtime's concurrent requests",
-    ["lib/db", "lib/env.ts", "lib/json", "lib/outcome", "lib/process-wide.ts"],
+    ["lib/chain", "lib/db", "lib/env.ts", "lib/json", "lib/outcome", "lib/process-wide.ts"],
   ),
   lib("metrics", "trust metrics, their SQL, hourly rollups and queue samples", [
     "lib/db",
