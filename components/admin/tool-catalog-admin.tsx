@@ -228,7 +228,8 @@ export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogIt
     },
     { header: "Verifier", cell: (e) => <VerifyEditor entry={e} onChanged={setNotice} /> },
     { header: "Summary & runbook", cell: (e) => <RunbookEditor entry={e} onChanged={setNotice} /> },
-    { header: "Changed", className: "nowrap", cell: (e) => formatUtc(e.updated_at, { seconds: false }) },
+    // The day and the time may take two lines: the table's width is for the editors and the row's Remove.
+    { header: "Changed", cell: (e) => formatUtc(e.updated_at, { seconds: false }) },
     actionsColumn((e) => (
       <ConfirmButton
         size="sm"
@@ -282,6 +283,7 @@ export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogIt
         columns={columns}
         rows={shown}
         row={{ key: (e) => e.id, testId: "catalog-row" }}
+        size="dense"
         error={error}
         empty={
           <EmptyState>
