@@ -12,6 +12,7 @@ import { INVOCATION_COLUMNS, type InvocationRow } from "../write/states";
 import { deriveInvocationId, prepareRecord, readArguments, type ToolReading } from "../ingest/record";
 import { cleanText } from "../redact/redact";
 import { decideGuard, guardReasons, type GuardCandidate, type GuardReason } from "../outcome/guard-rules";
+import { GUARD_INTENT_PREFIX } from "../outcome/vocabulary";
 import { duplicateOf } from "../outcome/duplicates";
 import { loadDuplicateWindowS, loadDuplicateCandidates } from "../invocations/duplicates";
 import {
@@ -288,7 +289,7 @@ export async function guardWrite(
       const attempt = (verdict.reopens?.lastAttempt ?? 0) + 1;
       const intent = prepareRecord(
         {
-          event_id: `guard:${randomUUID()}`,
+          event_id: `${GUARD_INTENT_PREFIX}${randomUUID()}`,
           task_id: verdict.reopens?.taskId ?? taskId,
           invocation_id: invocationId,
           attempt,
