@@ -2,8 +2,14 @@
 
 import { useEffect, useId, useRef, useState, type Ref } from "react";
 import { Button } from "../ui/button";
-import { withCurrent, type Option } from "../ui/field";
-import { ageFilterOptions, effectClassOptions, isFiltered, statusOptions, type QueueFilterState } from "./filters";
+import {
+  ageFilterOptions,
+  effectClassOptions,
+  isFiltered,
+  statusOptions,
+  withCurrent,
+  type QueueFilterState,
+} from "./filters";
 import type { QueueFilterKey } from "@/lib/queue/filters";
 
 type Props = {
@@ -25,7 +31,7 @@ function Select({
 }: {
   label: string;
   value: string | undefined;
-  options: Option[];
+  options: Array<{ value: string; label: string }>;
   onChange: (v: string) => void;
 }) {
   const id = useId();

@@ -49,9 +49,15 @@ export function EndpointAdmin({ initial }: { initial: WebhookEndpointInfo }) {
         <div className="flex flex-wrap items-start justify-between gap-4">
           <div className="min-w-0">
             <h1 id="endpoint-heading" className="text-xl font-semibold">
-              Webhook for {endpoint.runtime}
+              {endpoint.kind === "otlp" ? "OTLP traces" : "Webhook"} for {endpoint.runtime}
             </h1>
             <p className="mt-1 break-all font-mono text-sm text-slate-700">{endpoint.url}</p>
+            {endpoint.kind === "otlp" ? (
+              <p className="mt-1 text-sm text-slate-600" data-testid="otlp-endpoint">
+                Each settled or escalated call is exported here as an OpenTelemetry span
+                {endpoint.header_names.length > 0 ? `, with the headers ${endpoint.header_names.join(", ")}` : ""}.
+              </p>
+            ) : null}
             <p className="mt-1 text-sm text-slate-600">
               <EndpointState enabled={endpoint.enabled} /> · added {formatUtc(endpoint.created_at, { seconds: false })}{" "}
               · {endpoint.deliveries.delivered} delivered, {endpoint.deliveries.pending} pending,{" "}

@@ -1,5 +1,4 @@
 import "server-only";
-import { chainedInsertSql } from "../chain/entries";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { ApiError } from "../errors";
@@ -12,7 +11,6 @@ import { INVOCATION_COLUMNS, type InvocationRow } from "../write/states";
 import { deriveInvocationId, prepareRecord, readArguments, type ToolReading } from "../ingest/record";
 import { cleanText } from "../redact/redact";
 import { decideGuard, guardReasons, type GuardCandidate, type GuardReason } from "../outcome/guard-rules";
-import { GUARD_INTENT_PREFIX } from "../outcome/vocabulary";
 import { duplicateOf } from "../outcome/duplicates";
 import { loadDuplicateWindowS, loadDuplicateCandidates } from "../invocations/duplicates";
 import {
@@ -123,14 +121,8 @@ const lastAttemptQuery = {
 
 const recordCheckQuery = {
   name: "settle_guard_check",
-  // A refusal joins the runtime's hash chain (lib/chain) in this statement; the candidates are locked already.
-  text: chainedInsertSql(
-    "guard",
-    "$1::uuid::text",
-    `SELECT 1 AS ord, gen_random_uuid() AS id, $1::uuid AS runtime_id, $2::text AS task_id, $3::text AS invocation_id,
-            $4::text AS tool, $5::text AS idempotency_key, $6::boolean AS allow, $7::text AS reason, $8::timestamptz AS at`,
-    ["id", "runtime_id", "task_id", "invocation_id", "tool", "idempotency_key", "allow", "reason", "at"],
-  ),
+  text: `INSERT INTO guard_checks (id, runtime_id, task_id, invocation_id, tool, idempotency_key, allow, reason, at)
+         VALUES (gen_random_uuid(), $1::uuid, $2, $3, $4, $5, $6, $7, $8::timestamptz)`,
 };
 
 async function recordCheck(
@@ -289,7 +281,7 @@ export async function guardWrite(
       const attempt = (verdict.reopens?.lastAttempt ?? 0) + 1;
       const intent = prepareRecord(
         {
-          event_id: `${GUARD_INTENT_PREFIX}${randomUUID()}`,
+          event_id: `guard:${randomUUID()}`,
           task_id: verdict.reopens?.taskId ?? taskId,
           invocation_id: invocationId,
           attempt,

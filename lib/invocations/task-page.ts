@@ -15,8 +15,6 @@ import { loadPolicies } from "../policies/policies";
 import { compareRelevance, countNeedingPerson, TASK_PAGE_SIZE } from "./task-order";
 import { buildTimeline, type TimelineEvent } from "./timeline-builder";
 import { selectHistories, selectTaskInvocationRows, selectTaskInvocations } from "./queries";
-import { selectTaskGuardRefusals } from "./guard-refusals";
-import type { TaskGuardRefusal } from "./schemas";
 
 export type TaskPageData = {
   task: ResolvedTask["task"];
@@ -26,8 +24,6 @@ export type TaskPageData = {
   rows: InvocationSummary[];
   /** The same invocations with their attempts (no envelopes) and actions, for the chart. */
   invocations: InvocationView[];
-  /** Calls of the task the guard refused (a run asking again for a committed intent, a possible duplicate). */
-  refusals: TaskGuardRefusal[];
 };
 
 export async function findTaskPage(
@@ -44,14 +40,13 @@ export async function findTaskPage(
     .map((row) => ({ row, summary: toSummary(row, now) }))
     .sort((a, b) => compareRelevance(a.summary, b.summary));
   const first = ranked.slice(0, TASK_PAGE_SIZE);
-  const [histories, policies, refusals] = await Promise.all([
+  const [histories, policies] = await Promise.all([
     selectHistories(
       db,
       first.map((r) => r.row),
       true,
     ),
     loadPolicies(db.driver),
-    selectTaskGuardRefusals(db, found.value.runtimeId, taskId),
   ]);
   return {
     kind: "found",
@@ -61,7 +56,6 @@ export async function findTaskPage(
       need_person: countNeedingPerson(ranked.map((r) => r.summary)),
       rows: first.map((r) => r.summary),
       invocations: histories.map((h) => toInvocationView(h, policies, now)),
-      refusals,
     },
   };
 }
@@ -83,10 +77,9 @@ export async function findTaskTimeline(
 ): Promise<Lookup<TaskTimelineData>> {
   const found = await findTask(db, scope, taskId, { runtime });
   if (found.kind !== "found") return found;
-  const [rows, policies, refusals] = await Promise.all([
+  const [rows, policies] = await Promise.all([
     selectTaskInvocations(db, found.value.runtimeId, taskId, light),
     loadPolicies(db.driver),
-    selectTaskGuardRefusals(db, found.value.runtimeId, taskId),
   ]);
   const invocations = rows.map((r) => toInvocationView(r, policies, now));
   const summaries = invocations.map(
@@ -98,16 +91,12 @@ export async function findTaskTimeline(
       sla: _c,
       approvals: _d,
       duplicate_refusals: _r,
-      guard_refusals: _gr,
       runbook: _k,
       arguments_edit: _g,
       ...summary
     }) => summary,
   );
-  return {
-    kind: "found",
-    value: { task: { ...found.value.task, invocations: summaries, guard_refusals: refusals }, invocations },
-  };
+  return { kind: "found", value: { task: { ...found.value.task, invocations: summaries }, invocations } };
 }
 
 export type StoryLane = { invocation_id: string; tool: string; runtime: string };

@@ -39,7 +39,6 @@ export type TimelineInvocation = Omit<
   | "sla"
   | "approvals"
   | "duplicate_refusals"
-  | "guard_refusals"
   | "runbook"
   | "arguments_edit"
 > & { attempts: TimelineAttempt[] };

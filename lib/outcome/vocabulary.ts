@@ -6,9 +6,6 @@ import { duplicateReviews } from "./duplicates";
 /** A hint inside an envelope that Settle could not use: dropped from the normalized reading, kept in the envelope. */
 export type IgnoredHint = { field: string; reason: string };
 
-/** How the intent Settle's guard writes when it allows a call begins its event id (lib/guard); the timeline tells it from the runtime's own. */
-export const GUARD_INTENT_PREFIX = "guard:";
-
 // The closed vocabularies of docs/outcome-model.md §2–§4. Their string values are the public
 // contract: API responses, stored rows and the console all use them verbatim.
 

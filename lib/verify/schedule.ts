@@ -4,8 +4,7 @@ import { loadToolCatalog } from "../catalog/load";
 import { verifyFor } from "../catalog/effect-class";
 import type { ActRefusal } from "../invocations/act";
 import { actOnInvocationsQuietly } from "../invocations/act-many";
-import { firstAskAt, gaveUpNote, stillAsking, VERIFIER_ACTOR } from "../outcome/verification";
-import { escalateUnserved } from "./liveness";
+import { firstAskAt, gaveUpNote, stillAsking } from "../outcome/verification";
 import { recordVerifierProbe } from "./probe";
 import {
   insertRequests,
@@ -24,20 +23,13 @@ import {
 // back to a person what `max_tries` asks could not settle. Every step acts only if the row is still where it
 // was seen, so several app instances may run it at once.
 
-export { VERIFIER_ACTOR };
+export const VERIFIER_ACTOR = "settle:verifier";
 const SCHEDULE_BATCH = 5_000;
 const REVIEW_BATCH = 1_000;
 /** Requests closed or given up at once (each its own statements) on PostgreSQL. */
 const REVIEW_CONCURRENCY = 8;
 
-export type VerificationTick = {
-  scheduled: number;
-  opened: number;
-  cancelled: number;
-  gaveUp: number;
-  /** Handed to a person because nobody serves the runtime's verifier (lib/verify/liveness.ts). */
-  unserved: number;
-};
+export type VerificationTick = { scheduled: number; opened: number; cancelled: number; gaveUp: number };
 
 /** Schedules a request for every new unknown of a tool with a verifier, `after_s` after it became unknown. */
 export async function scheduleVerifications(db: Db, now: Date, only: string | null = null): Promise<number> {
@@ -61,7 +53,7 @@ export async function scheduleVerifications(db: Db, now: Date, only: string | nu
         firstDispatchedAt: new Date(c.first_seen_at),
       });
     }
-    scheduled += await insertRequests(db.driver, runtimeId, rows, now);
+    scheduled += await insertRequests(db.driver, runtimeId, rows);
   }
   return scheduled;
 }
@@ -173,7 +165,7 @@ export async function reviewRequests(
   db: Db,
   now: Date,
   runtimeId: string | null = null,
-): Promise<Omit<VerificationTick, "scheduled" | "unserved">> {
+): Promise<Omit<VerificationTick, "scheduled">> {
   const tick = { opened: 0, cancelled: 0, gaveUp: 0 };
   const due = await selectRequestsToReview(db.driver, now, runtimeId, REVIEW_BATCH);
   await openRequests(
@@ -198,6 +190,5 @@ export async function reviewRequests(
 
 export async function runVerifications(db: Db, now: Date): Promise<VerificationTick> {
   const scheduled = await scheduleVerifications(db, now);
-  const reviewed = await reviewRequests(db, now);
-  return { scheduled, ...reviewed, unserved: await escalateUnserved(db, now) };
+  return { scheduled, ...(await reviewRequests(db, now)) };
 }

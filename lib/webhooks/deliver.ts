@@ -4,6 +4,8 @@ import type { Db } from "../db/client";
 import { env } from "../env";
 import { describeAnswerBody, printableSnippet, readAtMost, SNIPPET_MAX_CHARS } from "./answer";
 import { bodyOf } from "./body";
+import type { OtlpOutcome } from "./otlp-outcomes";
+import { otlpBodyOf } from "./otlp-span";
 import { pinnedPost, type PostFn } from "./pinned-post";
 import {
   checkUrlShape,
@@ -45,6 +47,9 @@ type Claimed = {
   attempts: number;
   url: string | null;
   secret: string;
+  /** The endpoint's kind (`otlp`: the payload is an outcome sent as a span) and, for otlp, its headers. */
+  kind: string | null;
+  headers: Record<string, string> | null;
   /** A notification channel's message (lib/notifications): its kind and, for email, the recipients. */
   channel_kind: string | null;
   email_to: string[] | null;
@@ -69,7 +74,8 @@ const CLAIM = `
     RETURNING d.id, d.endpoint_id, d.channel_id, d.event_id, d.event_type, d.payload, d.attempts
   )
   SELECT d.id::text AS id, d.event_id, d.event_type, d.payload, d.attempts,
-         COALESCE(e.url, c.url) AS url, COALESCE(e.secret, c.secret) AS secret, c.kind AS channel_kind, c.email_to
+         COALESCE(e.url, c.url) AS url, COALESCE(e.secret, c.secret) AS secret, c.kind AS channel_kind, c.email_to,
+         e.kind, e.headers
     FROM claimed d
     LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
     LEFT JOIN notification_channels c ON c.id = d.channel_id`;
@@ -139,12 +145,31 @@ function hostOf(url: string): string | null {
   return shape.ok && shape.literal === null ? shape.host : null;
 }
 
-async function postOnce(
-  delivery: Claimed & { url: string },
-  now: Date,
-  sender: Sender,
-  body: string,
-): Promise<TryResult> {
+/** What one try sends: a signed JSON event, or an OTLP export with the endpoint's own headers. */
+type Request = { body: string | Uint8Array; headers: Record<string, string> };
+
+function eventRequest(delivery: Claimed, now: Date, body: string): Request {
+  return {
+    body,
+    headers: {
+      "content-type": "application/json",
+      "user-agent": "Settle-Webhooks/1",
+      [SIGNATURE_HEADER]: signatureHeader(delivery.secret, body, now),
+      "Settle-Event-Id": delivery.event_id,
+      "Settle-Event-Type": delivery.event_type,
+    },
+  };
+}
+
+function otlpRequest(delivery: Claimed): Request {
+  return {
+    body: otlpBodyOf(delivery.payload as OtlpOutcome),
+    // The endpoint's headers first: the ones that say what the body is are Settle's.
+    headers: { ...delivery.headers, "content-type": "application/x-protobuf", "user-agent": "Settle-OTLP/1" },
+  };
+}
+
+async function postOnce(delivery: Claimed & { url: string }, sender: Sender, request: Request): Promise<TryResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const signal = AbortSignal.timeout(sender.timeoutMs);
@@ -163,14 +188,8 @@ async function postOnce(
   try {
     const res = await sender.post(delivery.url, {
       method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "user-agent": "Settle-Webhooks/1",
-        [SIGNATURE_HEADER]: signatureHeader(delivery.secret, body, now),
-        "Settle-Event-Id": delivery.event_id,
-        "Settle-Event-Type": delivery.event_type,
-      },
-      body,
+      headers: request.headers,
+      body: request.body,
       // A redirect is not a delivery: the receiver must answer 2xx at the URL it gave.
       redirect: "manual",
       signal,
@@ -207,11 +226,26 @@ const notSent = (error: string): TryResult => ({ statusCode: null, error, durati
 /** One try of a delivery: an endpoint's event as it was queued, or a channel's message as its sender renders it. */
 async function tryOnce(delivery: Claimed, now: Date, sender: Sender): Promise<TryResult> {
   const withUrl = (url: string | null) => ({ ...delivery, url: url ?? "" });
-  if (delivery.channel_kind === null) return postOnce(withUrl(delivery.url), now, sender, bodyOf(delivery.payload));
+  if (delivery.kind === "otlp") {
+    let request: Request;
+    try {
+      request = otlpRequest(delivery);
+    } catch (error) {
+      return notSent(
+        printableSnippet(`The span could not be made: ${error instanceof Error ? error.message : String(error)}`),
+      );
+    }
+    return postOnce(withUrl(delivery.url), sender, request);
+  }
+  if (delivery.channel_kind === null)
+    return postOnce(withUrl(delivery.url), sender, eventRequest(delivery, now, bodyOf(delivery.payload)));
   if (!sender.channels) return notSent("This process does not send notification messages.");
   return sender.channels(
     { kind: delivery.channel_kind, to: delivery.email_to ?? [], payload: delivery.payload },
-    (body) => (delivery.url ? postOnce(withUrl(delivery.url), now, sender, body) : Promise.resolve(notSent("No URL."))),
+    (body) =>
+      delivery.url
+        ? postOnce(withUrl(delivery.url), sender, eventRequest(delivery, now, body))
+        : Promise.resolve(notSent("No URL.")),
     now,
   );
 }

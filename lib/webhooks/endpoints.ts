@@ -22,10 +22,50 @@ export const webhookUrlSchema = z
     "Where Settle POSTs events: http or https only, no user:pass@, and a public address (a host name must resolve, to public addresses only) unless the Settle server runs with SETTLE_WEBHOOK_ALLOW_PRIVATE=1.",
   );
 
+/** Where an endpoint's requests go: Settle's signed events, or OTLP spans for the team's traces (docs/audit.md). */
+export const endpointKinds = ["webhook", "otlp"] as const;
+
+// A header Settle sets itself cannot be given: the request must stay what it says it is.
+const RESERVED_HEADERS = new Set([
+  "host",
+  "content-type",
+  "content-length",
+  "content-encoding",
+  "transfer-encoding",
+  "connection",
+]);
+
+export const otlpHeadersSchema = z
+  .record(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, "a header name (letters, digits, - and the like)")
+      .refine((name) => !RESERVED_HEADERS.has(name.toLowerCase()), "a header Settle sets itself"),
+    z
+      .string()
+      .max(4000)
+      .regex(/^[^\r\n\0]*$/, "no line breaks"),
+  )
+  .refine((h) => Object.keys(h).length <= 20, "at most 20 headers")
+  .describe(
+    "otlp only: headers sent with every export (e.g. a collector's API key). Never answered, only their names.",
+  );
+
 export const newWebhookEndpointSchema = z
   .object({
     runtime: z.string().trim().min(1).max(200).describe("The runtime (by name) whose events go to this URL."),
     url: webhookUrlSchema,
+    kind: z
+      .enum(endpointKinds)
+      .default("webhook")
+      .describe(
+        "webhook: signed JSON events. otlp: each settled or escalated call exported to this OTLP/HTTP traces URL (…/v1/traces) as a span, protobuf, through the same outbox.",
+      ),
+    headers: otlpHeadersSchema.optional(),
+  })
+  .refine((e) => e.kind === "otlp" || e.headers === undefined, {
+    message: "headers are for otlp endpoints",
+    path: ["headers"],
   })
   .meta({ id: "NewWebhookEndpoint" });
 
@@ -44,7 +84,11 @@ export const webhookEndpointSchema = z
   .object({
     id: z.string(),
     runtime: z.string(),
+    kind: z.enum(endpointKinds),
     url: z.string(),
+    header_names: z
+      .array(z.string())
+      .describe("otlp: the names of the headers it sends (their values are never answered)."),
     enabled: z.boolean(),
     created_at: time,
     updated_at: time,
@@ -71,7 +115,9 @@ export const webhookSecretAnswerSchema = z
 type EndpointRow = {
   id: string;
   runtime: string;
+  kind: (typeof endpointKinds)[number];
   url: string;
+  header_names: string[];
   enabled: boolean;
   created_at: string;
   updated_at: string;
@@ -83,7 +129,8 @@ type EndpointRow = {
 };
 
 const SELECT_ENDPOINTS = `
-  SELECT e.id::text AS id, r.name AS runtime, e.url, e.enabled, e.created_at, e.updated_at,
+  SELECT e.id::text AS id, r.name AS runtime, e.kind, e.url,
+         ARRAY(SELECT jsonb_object_keys(e.headers) ORDER BY 1) AS header_names, e.enabled, e.created_at, e.updated_at,
          COALESCE(c.pending, 0)::int AS pending, COALESCE(c.delivered, 0)::int AS delivered, COALESCE(c.failed, 0)::int AS failed,
          l.at AS last_attempt_at, l.status_code AS last_status_code
     FROM webhook_endpoints e
@@ -103,7 +150,9 @@ function toInfo(row: EndpointRow): WebhookEndpointInfo {
   return {
     id: row.id,
     runtime: row.runtime,
+    kind: row.kind,
     url: row.url,
+    header_names: row.header_names,
     enabled: row.enabled,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -144,14 +193,18 @@ async function assertSafeUrl(url: string, options: SaveOptions): Promise<void> {
     throw new ApiError("UNSAFE_URL", `The webhook URL ${check.message}.`, { field: "url", rule: check.rule });
 }
 
-/** What the admin audit keeps of an endpoint: never its secret. */
-function snapshotOf(endpoint: Pick<WebhookEndpointInfo, "url" | "enabled" | "runtime">): Record<string, unknown> {
-  return { url: endpoint.url, enabled: endpoint.enabled, runtime: endpoint.runtime };
+/** What the admin audit keeps of an endpoint: never its secret, nor its headers' values. */
+function snapshotOf(
+  endpoint: Pick<WebhookEndpointInfo, "url" | "enabled" | "runtime"> &
+    Partial<Pick<WebhookEndpointInfo, "kind" | "header_names">>,
+): Record<string, unknown> {
+  const otlp = endpoint.kind === "otlp" ? { kind: "otlp", header_names: endpoint.header_names ?? [] } : {};
+  return { url: endpoint.url, enabled: endpoint.enabled, runtime: endpoint.runtime, ...otlp };
 }
 
 export async function createWebhookEndpoint(
   db: Db,
-  input: z.infer<typeof newWebhookEndpointSchema>,
+  input: z.input<typeof newWebhookEndpointSchema>,
   actor: string,
   options: SaveOptions = {},
 ): Promise<{ endpoint: WebhookEndpointInfo; secret: string }> {
@@ -167,15 +220,22 @@ export async function createWebhookEndpoint(
   const secret = newWebhookSecret();
   const created = await db.driver.transaction(async (tx) => {
     const [row] = await tx.query<{ id: string; url: string; enabled: boolean }>(
-      `INSERT INTO webhook_endpoints (id, runtime_id, url, secret) VALUES (gen_random_uuid(), $1::uuid, $2, $3) RETURNING id, url, enabled`,
-      [runtime.id, input.url, secret],
+      `INSERT INTO webhook_endpoints (id, runtime_id, url, secret, kind, headers)
+       VALUES (gen_random_uuid(), $1::uuid, $2, $3, $4, $5::jsonb) RETURNING id, url, enabled`,
+      [runtime.id, input.url, secret, input.kind ?? "webhook", JSON.stringify(input.headers ?? {})],
     );
     await recordAdminAction(tx, {
       actor,
       action: "webhook_endpoint_created",
       targetType: "webhook_endpoint",
       targetId: row!.id,
-      after: snapshotOf({ url: row!.url, enabled: row!.enabled, runtime: runtime.name }),
+      after: snapshotOf({
+        url: row!.url,
+        enabled: row!.enabled,
+        runtime: runtime.name,
+        kind: input.kind ?? "webhook",
+        header_names: Object.keys(input.headers ?? {}).sort(),
+      }),
     });
     return row!;
   });
@@ -204,7 +264,7 @@ export async function updateWebhookEndpoint(
       targetType: "webhook_endpoint",
       targetId: id,
       before: snapshotOf(before),
-      after: snapshotOf({ url: row.url, enabled: row.enabled, runtime: before.runtime }),
+      after: snapshotOf({ ...before, url: row.url, enabled: row.enabled }),
     });
   });
   return getWebhookEndpoint(db, id);

@@ -36,8 +36,6 @@ export type TransitionFacts = {
   previous: { commitState: string; resolutionBy: string | null; notBefore: Date | null } | null;
   /** The person (or `system`) whose action made this state, when an action did. */
   actor: string | null;
-  /** Why Settle's own action made this state, when it says (e.g. no_verifier_running, lib/verify/liveness.ts). */
-  reason?: string | null;
   invocationId: string;
   taskId: string;
   tool: string;
@@ -97,7 +95,8 @@ export const webhookEventSchema = z
   .meta({ id: "WebhookEvent" });
 export type WebhookEvent = z.infer<typeof webhookEventSchema>;
 
-function resolutionOf(commitState: string, by: string | null, at: Date): Resolution | null {
+/** The resolution a transition's resolution_by stands for (a probe's or an operator's), or null. */
+export function resolutionOf(commitState: string, by: string | null, at: Date): Resolution | null {
   if (by !== "probe" && by !== "operator") return null;
   const settled = commitState === "committed" ? "committed" : "not_committed";
   return { commit_state: settled, by, actor: null, at: at.toISOString(), note: null };

@@ -2,13 +2,15 @@ import type { Db } from "../db/client";
 import type { Sql } from "../db/driver";
 import type { InvocationStatus } from "../outcome/status";
 import { eventFor, type TransitionFacts, type WebhookEvent } from "./events";
+import { enqueueOtlpOutcomes } from "./otlp-outcomes";
 
 // Turns recorded status changes into outbox rows: one webhook_deliveries row
 // per event per enabled endpoint of the invocation's runtime. Claiming the
 // transitions with FOR UPDATE SKIP LOCKED, inserting the deliveries and
 // marking the transitions fanned out happen in one transaction, so several
 // instances split the work and a crash leaves nothing half done; the unique
-// (endpoint_id, event_id) makes even a repeated run insert nothing twice.
+// (endpoint_id, event_id) makes even a repeated run insert nothing twice. Webhook endpoints get the events;
+// `otlp` endpoints get each settled or escalated call as a span (otlp-outcomes.ts), in the same transaction.
 
 type Row = {
   id: string;
@@ -29,7 +31,6 @@ type Row = {
   summary: string | null;
   runtime: string | null;
   actor: string | null;
-  reason: string | null;
   prev_commit_state: string | null;
   prev_resolution_by: string | null;
   prev_not_before: string | null;
@@ -39,7 +40,7 @@ type Row = {
 const CLAIM = `
   SELECT t.id::text AS id, t.invocation_uid::text AS invocation_uid, t.runtime_id::text AS runtime_id,
          t.to_status, t.from_status, t.commit_state, t.resolution_by, t.not_before, t.version, t.at,
-         t.tool, t.effect_class, i.invocation_id, i.task_id, i.idempotency_key, i.summary, r.name AS runtime, a.actor, a.payload->>'reason' AS reason,
+         t.tool, t.effect_class, i.invocation_id, i.task_id, i.idempotency_key, i.summary, r.name AS runtime, a.actor,
          p.commit_state AS prev_commit_state, p.resolution_by AS prev_resolution_by, p.not_before AS prev_not_before,
          p.commit_state IS NOT NULL AS has_previous
     FROM invocation_transitions t
@@ -59,7 +60,7 @@ export const INSERT_DELIVERIES = `
   INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_type, invocation_uid, payload, status, next_attempt_at, created_at)
   SELECT gen_random_uuid(), e.id, ev.event_id, ev.event_type, ev.invocation_uid::uuid, ev.payload, 'pending', $2::timestamptz, $2::timestamptz
     FROM jsonb_to_recordset($1::jsonb) AS ev(event_id text, event_type text, invocation_uid text, runtime_id text, payload jsonb)
-    JOIN webhook_endpoints e ON e.runtime_id = ev.runtime_id::uuid AND e.enabled
+    JOIN webhook_endpoints e ON e.runtime_id = ev.runtime_id::uuid AND e.enabled AND e.kind = 'webhook'
   ON CONFLICT (endpoint_id, event_id) DO NOTHING
   RETURNING id`;
 
@@ -86,7 +87,6 @@ function factsOf(row: Row): TransitionFacts | null {
         }
       : null,
     actor: row.actor,
-    reason: row.reason,
     invocationId: row.invocation_id,
     taskId: row.task_id,
     tool: row.tool,
@@ -123,6 +123,7 @@ async function fanOutBatch(db: Db, now: Date, batch: number, listener?: Transiti
       if (facts) told.push({ ...facts, runtimeId: row.runtime_id });
     }
     if (listener) await listener(tx, told, now);
+    const spans = await enqueueOtlpOutcomes(tx, told, now);
     let deliveries = 0;
     if (events.length > 0) {
       const source = events.map(({ event, runtimeId, invocationUid }) => ({
@@ -139,7 +140,7 @@ async function fanOutBatch(db: Db, now: Date, batch: number, listener?: Transiti
       `UPDATE invocation_transitions SET fanned_out = true WHERE id = ANY($1::text[]::bigint[]) AND NOT fanned_out`,
       [rows.map((r) => r.id)],
     );
-    return { transitions: rows.length, events: events.length, deliveries };
+    return { transitions: rows.length, events: events.length, deliveries: deliveries + spans };
   });
 }
 

@@ -19,14 +19,14 @@ export async function enqueueEvents(q: Pick<Sql, "query">, events: readonly Outb
   return (await q.query<{ id: string }>(INSERT_DELIVERIES, [JSON.stringify(source), now.toISOString()])).length;
 }
 
-/** The runtimes among `runtimeIds` with at least one enabled endpoint: the ones Settle pushes to. */
+/** The runtimes among `runtimeIds` with at least one enabled webhook endpoint: the ones Settle pushes to. */
 export async function selectRuntimesWithEndpoints(
   q: Pick<Sql, "query">,
   runtimeIds: readonly string[],
 ): Promise<Set<string>> {
   if (runtimeIds.length === 0) return new Set();
   const rows = await q.query<{ runtime_id: string }>(
-    `SELECT DISTINCT runtime_id::text AS runtime_id FROM webhook_endpoints WHERE enabled AND runtime_id = ANY($1::uuid[])`,
+    `SELECT DISTINCT runtime_id::text AS runtime_id FROM webhook_endpoints WHERE enabled AND kind = 'webhook' AND runtime_id = ANY($1::uuid[])`,
     [runtimeIds],
   );
   return new Set(rows.map((r) => r.runtime_id));

@@ -14,7 +14,7 @@ import type { ResolvedAddress } from "./safe-url";
 export type PostInit = {
   method: "POST";
   headers: Record<string, string>;
-  body: string;
+  body: string | Uint8Array;
   /** Never followed (node:http does not follow any); said so fetch, if injected, does the same. */
   redirect: "manual";
   signal: AbortSignal;

@@ -1,0 +1,228 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import protobuf from "protobufjs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import descriptor from "@/lib/otlp/proto/trace-service.json";
+import { actOnInvocation } from "@/lib/invocations/act";
+import { createWebhookEndpoint } from "@/lib/webhooks/endpoints";
+import { deliverDue } from "@/lib/webhooks/deliver";
+import { fanOutTransitions } from "@/lib/webhooks/fan-out";
+import { call, openSettle, type TestContext } from "./harness";
+import { getInvocation, ingest, otlpTraces } from "./routes";
+
+// Section 3 of issue 41: a runtime's OTLP destination gets each settled or escalated call as a span, through
+// the webhook outbox (retries, the delivery log), in a body a collector decodes with the official proto.
+
+const root = protobuf.Root.fromJSON(descriptor as protobuf.INamespace);
+const ExportRequest = root.lookupType("opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest");
+const ExportResponse = root.lookupType("opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse");
+
+type Got = { path: string; headers: Record<string, string | string[] | undefined>; body: Buffer };
+
+/** A collector stand-in: keeps what it is sent, answers an empty ExportTraceServiceResponse (or 503 while failing). */
+async function startCollector() {
+  const got: Got[] = [];
+  let failing = 0;
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      got.push({ path: req.url ?? "/", headers: req.headers, body: Buffer.concat(chunks) });
+      if (failing > 0) {
+        failing--;
+        res.writeHead(503).end("busy");
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/x-protobuf" });
+      res.end(Buffer.from(ExportResponse.encode(ExportResponse.create({})).finish()));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1/traces`,
+    got,
+    failNext: (n: number) => void (failing = n),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const hex = (b64: string) => Buffer.from(b64, "base64").toString("hex");
+type Attr = { key: string; value: { stringValue?: string } };
+const attrs = (list: Attr[] = []) => Object.fromEntries(list.map((a) => [a.key, a.value.stringValue]));
+
+function spansOf(body: Buffer) {
+  const request = ExportRequest.toObject(ExportRequest.decode(body), {
+    longs: String,
+    bytes: String,
+    defaults: false,
+  }) as any;
+  return request.resourceSpans.flatMap((rs: any) =>
+    rs.scopeSpans.flatMap((ss: any) =>
+      ss.spans.map((s: any) => ({
+        traceId: hex(s.traceId),
+        spanId: hex(s.spanId),
+        parentSpanId: s.parentSpanId ? hex(s.parentSpanId) : null,
+        name: s.name,
+        attributes: attrs(s.attributes),
+        events: (s.events ?? []).map((e: any) => ({ name: e.name, attributes: attrs(e.attributes) })),
+        links: (s.links ?? []).map((l: any) => ({
+          traceId: hex(l.traceId),
+          spanId: hex(l.spanId),
+          attributes: attrs(l.attributes),
+        })),
+        resource: attrs(rs.resource?.attributes),
+      })),
+    ),
+  );
+}
+
+const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
+const SPAN = "00f067aa0ba902b7";
+
+describe("outcomes exported to a runtime's OTLP destination (PostgreSQL)", () => {
+  let t: TestContext;
+  let collector: Awaited<ReturnType<typeof startCollector>>;
+  const now = new Date();
+
+  beforeAll(async () => {
+    t = await openSettle("postgres", {
+      SETTLE_WEBHOOK_ALLOW_PRIVATE: "1",
+      SETTLE_PUBLIC_URL: "https://settle.example.com",
+    });
+    collector = await startCollector();
+    await createWebhookEndpoint(
+      t.db,
+      { runtime: t.runtime, url: collector.url, kind: "otlp", headers: { "x-honeycomb-team": "k-123" } },
+      "admin@example.com",
+    );
+  });
+  afterAll(async () => {
+    await collector?.close();
+    await t?.teardown();
+  });
+
+  it("a settled call from OTLP arrives as a child span of its tool call, linked to it, with settle.* attributes", async () => {
+    const start = BigInt(now.getTime() - 2_000) * 1_000_000n;
+    const body = {
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: "service.name", value: { stringValue: "shop-agent" } }] },
+          scopeSpans: [
+            {
+              scope: { name: "agent" },
+              spans: [
+                {
+                  traceId: TRACE,
+                  spanId: SPAN,
+                  name: "execute_tool create_refund",
+                  kind: 1,
+                  startTimeUnixNano: String(start),
+                  endTimeUnixNano: String(start + 500_000_000n),
+                  attributes: [
+                    { key: "gen_ai.operation.name", value: { stringValue: "execute_tool" } },
+                    { key: "gen_ai.tool.name", value: { stringValue: "create_refund" } },
+                    { key: "gen_ai.tool.call.id", value: { stringValue: "call-otlp-1" } },
+                  ],
+                  status: { code: 1 },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const res = await call(otlpTraces, { key: t.key, path: "/v1/traces", raw: JSON.stringify(body) });
+    expect(res.status).toBe(200);
+    expect((await call(getInvocation, { key: t.key, params: { invocation_id: "call-otlp-1" } })).body.status).toBe(
+      "succeeded",
+    );
+
+    await fanOutTransitions(t.db, now);
+    collector.failNext(1);
+    expect(await deliverDue(t.db, now, { allowPrivate: true })).toMatchObject({ tried: 1, retrying: 1 });
+    // Retried by the outbox, as every webhook: the next try after the back-off.
+    expect(await deliverDue(t.db, new Date(now.getTime() + 3_600_000), { allowPrivate: true })).toMatchObject({
+      delivered: 1,
+    });
+    expect(collector.got).toHaveLength(2);
+    const sent = collector.got[1]!;
+    expect(sent.headers["content-type"]).toBe("application/x-protobuf");
+    expect(sent.headers["x-honeycomb-team"]).toBe("k-123");
+    expect(collector.got[0]!.body.equals(sent.body)).toBe(true);
+    const [span] = spansOf(sent.body);
+    expect(span).toMatchObject({
+      traceId: TRACE,
+      parentSpanId: SPAN,
+      name: "settle.settled",
+      links: [{ traceId: TRACE, spanId: SPAN, attributes: { "settle.link": "tool_call" } }],
+      resource: { "service.name": "settle" },
+      attributes: {
+        "settle.commit_state": "committed",
+        "settle.status": "succeeded",
+        "settle.resolution_by": "runtime",
+        "settle.decision": "do_not_retry",
+        "settle.invocation_id": "call-otlp-1",
+        "settle.task_id": TRACE,
+        "settle.console_url": `https://settle.example.com/invocations/call-otlp-1?runtime=${t.runtime}`,
+      },
+    });
+    expect(span.events).toEqual([expect.objectContaining({ name: "settle.settled" })]);
+
+    const [delivery] = await t.db.driver.query<{ status: string; event_type: string; tries: number }>(
+      `SELECT d.status, d.event_type, (SELECT count(*)::int FROM webhook_attempts a WHERE a.delivery_id = d.id) AS tries
+         FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.kind = 'otlp'`,
+    );
+    expect(delivery).toEqual({ status: "delivered", event_type: "otlp.outcome", tries: 2 });
+  });
+
+  it("an escalated call without trace ids starts a trace of its own; webhook events never go to the OTLP endpoint", async () => {
+    await call(ingest, {
+      key: t.key,
+      body: {
+        records: [
+          {
+            event_id: "esc-1-o1",
+            task_id: "ord-3",
+            invocation_id: "esc-1",
+            attempt: 1,
+            tool: "charge_card",
+            effect_class: "money",
+            envelope: { title: "Gateway Timeout", status: 504 },
+          },
+        ],
+      },
+    });
+    const inv = (await call(getInvocation, { key: t.key, params: { invocation_id: "esc-1" } })).body;
+    const acted = await actOnInvocation(
+      t.db,
+      { invocationId: "esc-1" },
+      { action: "escalate", note: "amount looks wrong" },
+      { actor: "ana@example.com", version: inv.version },
+    );
+    expect(acted.ok).toBe(true);
+    collector.got.length = 0;
+    await fanOutTransitions(t.db, now);
+    await deliverDue(t.db, new Date(now.getTime() + 7_200_000), { allowPrivate: true });
+    // The unknown outcome is neither settled nor escalated: only the escalation is a span.
+    expect(collector.got).toHaveLength(1);
+    const [span] = spansOf(collector.got[0]!.body);
+    expect(span.parentSpanId).toBeNull();
+    expect(span.links).toEqual([]);
+    expect(span.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(span).toMatchObject({
+      name: "settle.escalated",
+      attributes: {
+        "settle.status": "escalated",
+        "settle.commit_state": "unknown",
+        "settle.resolution_by": "operator",
+        "settle.decision": "wait",
+        "settle.invocation_id": "esc-1",
+      },
+    });
+    const types = await t.db.driver.query<{ event_type: string }>(
+      `SELECT DISTINCT d.event_type FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.kind = 'otlp'`,
+    );
+    expect(types).toEqual([{ event_type: "otlp.outcome" }]);
+  });
+});
