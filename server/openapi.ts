@@ -13,7 +13,7 @@ import { newRuntimeKeySchema, runtimeKeyInfoSchema } from "@/lib/identity/runtim
 import { savedViewInputSchema, savedViewSchema } from "@/lib/queue/saved-views";
 import { approvalsSchema, slaSchema } from "@/lib/outcome/sla";
 import { newUserSchema, userInfoSchema, userPatchSchema } from "@/lib/identity/users";
-import { attemptLogLineSchema, ingestRecordSchema } from "@/lib/ingest/record";
+import { attemptLogLineSchema, ingestRecordSchema, ingestResultSchema } from "@/lib/ingest";
 import {
   webhookAttemptSchema,
   webhookDeliveryDetailSchema,
@@ -31,18 +31,17 @@ import { verificationRequestedEventSchema } from "@/lib/verify/push";
 import { errorEnvelopeSchema, statusOf, type ErrorCode } from "@/lib/errors";
 import { apiRoutes } from "./routes";
 import { commonErrors, type Method, type ResponseSpec, type RouteMeta } from "@/lib/http/route";
+import { healthSchema } from "@/lib/http/schemas";
 import {
   actionEntrySchema,
   attemptSchema,
-  healthSchema,
-  ingestResultSchema,
   invocationPageSchema,
   invocationSchema,
   invocationSummarySchema,
   resolutionSchema,
   taskSchema,
   attemptPageSchema,
-} from "@/lib/http/schemas";
+} from "@/lib/invocations/schemas";
 
 // OpenAPI 3.1, generated from what each route declares in its withRoute call
 // (summary, auth, params, query, body, response, errors), found through the

@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import { ingestResultSchema } from "@/lib/http/schemas";
-import { MAX_BODY_BYTES, MAX_RECORDS } from "@/lib/http/ingest-body";
+import { ingestResultSchema } from "@/lib/ingest/result";
+import { MAX_BODY_BYTES, MAX_RECORDS } from "@/lib/ingest/read-body";
 import { CliError, EXIT_FAILED, EXIT_UNREACHABLE } from "../errors";
 import { describeAnswer, type SettleClient } from "./settle-client";
 

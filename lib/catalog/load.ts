@@ -49,14 +49,22 @@ async function selectToolCatalog(db: Db, runtimeKeyId: string): Promise<ToolCata
 }
 
 /**
- * What ingest and the guard read of a tool in the runtime's catalog (cached as above): its volatile arguments, and
- * its effect class for a record that names none.
+ * A runtime's catalog for one request: read at most once, and only if asked (a request whose records all name
+ * their class and carry no arguments never reads it). Ingest, OTLP, the guard and verifiers' answers take one and
+ * hand it down, so a request reads the catalog, and checks the settings version, once.
  */
-export async function loadToolReading(
-  db: Db,
-  runtimeId: string,
-): Promise<{ volatileArgs: (tool: string) => readonly string[]; effectClass: (tool: string) => EffectClass | null }> {
-  const entries = await loadToolCatalog(db, runtimeId);
+export type CatalogOnce = () => Promise<ToolCatalogEntry[]>;
+
+export function catalogOnce(db: Db, runtimeId: string): CatalogOnce {
+  let read: Promise<ToolCatalogEntry[]> | null = null;
+  return () => (read ??= loadToolCatalog(db, runtimeId));
+}
+
+/** What ingest and the guard read of a tool in a catalog: its volatile arguments, and its effect class for a record that names none. */
+export function toolReadingOf(entries: ToolCatalogEntry[]): {
+  volatileArgs: (tool: string) => readonly string[];
+  effectClass: (tool: string) => EffectClass | null;
+} {
   return {
     volatileArgs: (tool) => volatileArgsFor(entries, tool),
     effectClass: (tool) => effectClassFor(entries, tool),

@@ -4,11 +4,17 @@ import { z } from "zod";
 import { ApiError } from "../errors";
 import type { Db } from "../db/client";
 import type { Tx } from "../db/driver";
-import type { RuntimeRef } from "../ingest/process-batch";
+import {
+  type RuntimeRef,
+  summarizeCalls,
+  deriveInvocationId,
+  prepareRecord,
+  readArguments,
+  type ToolReading,
+} from "../ingest";
+import { catalogOnce, toolReadingOf, type CatalogOnce } from "../catalog/load";
 import { storeRecords } from "../write/store-records";
-import { summarizeCalls } from "../ingest/summarize";
 import { INVOCATION_COLUMNS, type InvocationRow } from "../write/states";
-import { deriveInvocationId, prepareRecord, readArguments, type ToolReading } from "../ingest/record";
 import { cleanText } from "../redact/redact";
 import { decideGuard, guardReasons, type GuardCandidate, type GuardReason } from "../outcome/guard-rules";
 import { duplicateOf } from "../outcome/duplicates";
@@ -162,8 +168,8 @@ const lockWithArgsQuery = {
                 pg_advisory_xact_lock(hashtext('settle:guard-args'), hashtext($2))::text AS args_lock`,
 };
 
-/** What the guard learns of a tool from its runtime's catalog (lib/catalog), passed in by the route. */
-export type GuardOptions = { tools?: () => Promise<ToolReading> };
+/** The runtime's tool catalog for this request (lib/catalog), read once if at all; one is made when not given. */
+export type GuardOptions = { catalog?: CatalogOnce };
 
 /** The write's arguments digest and the duplicate window it is held against; null when either is missing. */
 async function duplicateCheckOf(
@@ -195,7 +201,8 @@ export async function guardWrite(
   // The catalog (cached) only for a call that names no effect class, or carries its arguments or their digest.
   const needsCatalog =
     body.effect_class === undefined || body.arguments !== undefined || body.args_digest !== undefined;
-  const tools = needsCatalog ? await options.tools?.() : undefined;
+  const catalog = options.catalog ?? catalogOnce(db, runtime.id);
+  const tools = needsCatalog ? toolReadingOf(await catalog()) : undefined;
   const duplicates = await duplicateCheckOf(db, body, tool, tools);
 
   return db.driver.transaction(
@@ -300,7 +307,7 @@ export async function guardWrite(
       );
       if ("code" in intent)
         throw new ApiError("INVALID_REQUEST", intent.message, intent.path ? { path: intent.path } : {});
-      await summarizeCalls(db, runtime.id, [intent]);
+      await summarizeCalls([intent], catalog);
       // The rows read above are the stored states (locked), and the check row goes with the intent: one statement.
       const byId = new Map<string, InvocationRow>(rows.map((r) => [r.invocation_id, r]));
       await storeRecords(tx, runtime.id, [intent], {

@@ -1,7 +1,7 @@
 import { toNextJsHandler } from "better-auth/next-js";
 import { getDb } from "../db/client";
 import { ApiError } from "../errors";
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "../ingest/json-depth";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json/depth";
 import { readBodyLimited } from "./read-body";
 import { errorResponse, MAX_JSON_BODY, toErrorResponse } from "./route";
 import { CLIENT_ADDRESS_HEADER, clientIpOf } from "../identity/client-ip";

@@ -7,7 +7,7 @@ import { readBodyLimited } from "./read-body";
 import { logLabel, logRequest } from "./request-log";
 import { log } from "../observability/log";
 import { cleanText } from "../redact/redact";
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "../ingest/json-depth";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json/depth";
 import { mayHoldLongInteger, parseExactJson, roundBigInts, stringifyExactJson } from "../json/exact";
 import type { Permission } from "../identity/roles";
 import {

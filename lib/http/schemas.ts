@@ -1,35 +1,10 @@
 import { z } from "zod";
-import { errorEnvelopeSchema } from "../errors";
-import { ignoredHintSchema } from "../invocations/schemas";
 
 // The answers of routes that no domain module names. The read API's shapes
-// live with their readers (lib/invocations/schemas.ts) and are re-exported here
-// for the routes and the OpenAPI document.
-
-export * from "../invocations/schemas";
+// live with their readers (lib/invocations/schemas.ts), ingest's answer with
+// ingest (lib/ingest/result.ts).
 
 const time = z.string().meta({ format: "date-time" });
-
-export const ingestResultSchema = z
-  .object({
-    results: z.array(
-      z.object({
-        index: z.number().int(),
-        status: z.enum(["accepted", "duplicate", "rejected"]),
-        event_id: z.string().nullable(),
-        invocation_id: z.string().nullable(),
-        ignored: z
-          .array(ignoredHintSchema)
-          .optional()
-          .describe("Accepted, but these hints in its envelope were left out of the reading."),
-        error: errorEnvelopeSchema.optional(),
-      }),
-    ),
-    accepted: z.number().int(),
-    duplicates: z.number().int(),
-    rejected: z.number().int(),
-  })
-  .meta({ id: "IngestResult" });
 
 export const healthSchema = z
   .object({ ok: z.literal(true), db: z.literal("up"), database: z.enum(["postgres", "pglite"]) })

@@ -6,13 +6,14 @@ import { countIngested } from "../observability/metrics";
 import { coalesce } from "../write/coalesce";
 import { storeContended } from "../write/store-contended";
 import type { Stored } from "../write/store-records";
-import { recordError, type ErrorEnvelope } from "../errors";
-import type { IgnoredHint } from "../outcome/vocabulary";
+import { recordError } from "../errors";
+import type { IngestResult, RecordResult } from "./result";
 import { needsToolReading, prepareRecord, type RecordProblem, type ToolReading } from "./record";
 import type { PreparedRecord } from "../write/prepared-record";
 import { cleanText } from "../redact/redact";
 import { flagPossibleDuplicates } from "../invocations/duplicates";
 import { summarizeCalls } from "./summarize";
+import { catalogOnce, toolReadingOf, type CatalogOnce } from "../catalog/load";
 
 // Ingests a batch of records for one runtime: every accepted record is
 // committed before the caller answers, a rejected one stores nothing, a
@@ -26,17 +27,7 @@ import { summarizeCalls } from "./summarize";
 // value, the batch is split and stored in halves until only the record it
 // refuses is left.
 
-export type RecordResult = {
-  index: number;
-  status: "accepted" | "duplicate" | "rejected";
-  event_id: string | null;
-  invocation_id: string | null;
-  /** Hints in the envelope that Settle left out of its reading (the stored envelope keeps them). */
-  ignored?: IgnoredHint[];
-  error?: ErrorEnvelope;
-};
-
-export type IngestResult = { results: RecordResult[]; accepted: number; duplicates: number; rejected: number };
+export type { IngestResult, RecordResult };
 
 export type RuntimeRef = { id: string; name: string };
 
@@ -127,10 +118,11 @@ function prepareSafely(
 }
 
 /**
- * How ingest reads a runtime's tool catalog (its effect classes and volatile arguments), asked only when a record
- * names no class or carries arguments; `longIntegers`: the records may hold BigInts (lib/http/ingest-body.ts).
+ * `catalog`: the runtime's tool catalog for this request (its effect classes, volatile arguments and summaries), read
+ * once and only when a record needs it; one is made when not given. `longIntegers`: the records may hold BigInts
+ * (read-body.ts).
  */
-export type IngestOptions = { tools?: () => Promise<ToolReading>; longIntegers?: boolean };
+export type IngestOptions = { catalog?: CatalogOnce; longIntegers?: boolean };
 
 /** `unparsable` holds NDJSON lines that were not JSON: each rejects its own record only. */
 export async function ingestRecords(
@@ -141,7 +133,8 @@ export async function ingestRecords(
   unparsable: Map<number, string> = new Map(),
   options: IngestOptions = {},
 ): Promise<IngestResult> {
-  const tools = options.tools && raw.some(needsToolReading) ? await options.tools() : undefined;
+  const catalog = options.catalog ?? catalogOnce(db, runtime.id);
+  const tools = raw.some(needsToolReading) ? toolReadingOf(await catalog()) : undefined;
   return ingestPrepared(
     db,
     runtime,
@@ -156,14 +149,23 @@ export async function ingestRecords(
       const given = (record as { event_id?: unknown } | null)?.event_id;
       return { prepared, givenEventId: typeof given === "string" ? cleanText(given) : null };
     }),
+    catalog,
   );
 }
 
 /** A record prepared by its reader (an ingest record, a span's attempt), or why it cannot be; with the event id it named. */
 export type PreparedInput = { prepared: PreparedRecord | RecordProblem; givenEventId: string | null };
 
-/** Stores prepared records as ingestRecords does: one result per input, in order; a problem rejects its own record only. */
-export async function ingestPrepared(db: Db, runtime: RuntimeRef, inputs: PreparedInput[]): Promise<IngestResult> {
+/**
+ * Stores prepared records as ingestRecords does: one result per input, in order; a problem rejects its own record
+ * only. `catalog`: the request's, for the calls' summaries (one is made when not given).
+ */
+export async function ingestPrepared(
+  db: Db,
+  runtime: RuntimeRef,
+  inputs: PreparedInput[],
+  catalog: CatalogOnce = catalogOnce(db, runtime.id),
+): Promise<IngestResult> {
   const results: RecordResult[] = [];
   const pending: Pending[] = [];
   const seenInBatch = new Set<string>();
@@ -192,9 +194,8 @@ export async function ingestPrepared(db: Db, runtime: RuntimeRef, inputs: Prepar
   });
 
   await summarizeCalls(
-    db,
-    runtime.id,
     pending.map((p) => p.prepared),
+    catalog,
   );
   if (pending.length > 0)
     await coalesce(db.driver, runtime.id, pending, (merged) => storeIsolated(db, runtime.id, once(merged)));

@@ -18,7 +18,7 @@ import {
   timeTextSchema,
   toolNameSchema,
 } from "../outcome/record-fields";
-import { MAX_JSON_DEPTH, tooDeepMember } from "./json-depth";
+import { MAX_JSON_DEPTH, tooDeepMember } from "../json/depth";
 import { normalizeEnvelope, normalizeRedactedEnvelope } from "./normalize";
 import { cleanText, redact, TooDeepError } from "../redact/redact";
 import { holdsBigInt, roundBigInts, stringifyExactJson } from "../json/exact";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { approvalsSchema, slaSchema } from "../outcome/sla";
-import { duplicateReviewSchema, invocationStatusSchema } from "../outcome/vocabulary";
+import { duplicateReviewSchema, ignoredHintSchema, invocationStatusSchema } from "../outcome/vocabulary";
 import { effectClassTextSchema, RUNTIME_NAME_MAX, TOOL_MAX } from "../outcome/record-fields";
 import {
   categorySchema,
@@ -21,11 +21,6 @@ import {
 // generated from those declarations.
 
 const time = z.string().meta({ format: "date-time" });
-
-export const ignoredHintSchema = z.object({
-  field: z.string().describe("The normalized field, e.g. retry.not_before, or the envelope key it came from."),
-  reason: z.string(),
-});
 
 export const resolutionSchema = z
   .object({

@@ -115,7 +115,7 @@ export function holdsBigInt(value: unknown): boolean {
 /**
  * The value with every BigInt as the nearest number, for the fields Settle computes with (an attempt number, a
  * budget): they behave exactly as JSON.parse made them. Only a part that holds one is copied. Recursive: for
- * values whose depth was checked (lib/ingest/json-depth.ts).
+ * values whose depth was checked (lib/json/depth.ts).
  */
 export function roundBigInts<T>(value: T): T {
   if (typeof value === "bigint") return Number(value) as T;

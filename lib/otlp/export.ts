@@ -1,9 +1,9 @@
 import "server-only";
 import type { Db } from "../db/client";
 import { effectClassFor, volatileArgsFor } from "../catalog/effect-class";
-import { loadToolCatalog } from "../catalog/load";
+import { catalogOnce } from "../catalog/load";
 import { env } from "../env";
-import type { RuntimeRef } from "../ingest/process-batch";
+import type { RuntimeRef } from "../ingest";
 import { decodeJson, decodeProtobuf, encodeAnswer, type ExportAnswer, type OtlpEncoding } from "./decode";
 import { ingestSpans, type SpanIngestResult } from "./ingest-spans";
 
@@ -12,7 +12,7 @@ import { ingestSpans, type SpanIngestResult } from "./ingest-spans";
 // each tool-call span read by its convention (conventions/) into records
 // (span-records.ts), stored through ingest's one entry (ingest-spans.ts), and
 // answered as an ExportTraceServiceResponse in the request's own encoding.
-// The HTTP side — media type, gzip, the body's limits — is lib/http/otlp-body.ts's.
+// The HTTP side — media type, gzip, the body's limits — is read-body.ts's.
 
 export type TraceExport = { encoding: OtlpEncoding; body: Uint8Array };
 export type TraceExportAnswer = { encoding: OtlpEncoding; body: Uint8Array | string };
@@ -30,8 +30,10 @@ export function answerOf(result: SpanIngestResult): ExportAnswer | null {
 /** Decodes and ingests one export for a runtime, with its tool catalog, and encodes the answer. */
 export async function ingestTraceExport(db: Db, runtime: RuntimeRef, request: TraceExport): Promise<TraceExportAnswer> {
   const spans = request.encoding === "protobuf" ? decodeProtobuf(request.body) : decodeJson(request.body);
-  const catalog = await loadToolCatalog(db, runtime.id);
+  const catalogOf = catalogOnce(db, runtime.id);
+  const catalog = await catalogOf();
   const result = await ingestSpans(db, runtime, spans, {
+    catalog: catalogOf,
     effectClass: (tool, toolType) => effectClassFor(catalog, tool, toolType),
     volatileArgs: (tool) => volatileArgsFor(catalog, tool),
     taskAttribute: env().SETTLE_OTLP_TASK_ATTRIBUTE ?? null,

@@ -1,4 +1,4 @@
-import { isRecord } from "../ingest/adapters/shared";
+import { isRecord } from "../ingest";
 
 // What a tool-call span says about failure besides its status: instrumentations
 // often leave the status UNSET (or set OK) on a tool that reported its own

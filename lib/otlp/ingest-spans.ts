@@ -2,10 +2,17 @@ import "server-only";
 import type { Db } from "../db/client";
 import { spanAdapters, spanRecords, type SpanOptions, type SpanRecord } from "./conventions";
 import { SpanProblem } from "./span-records";
-import { isRecord } from "../ingest/adapters/shared";
+import {
+  isRecord,
+  ingestPrepared,
+  type IngestResult,
+  type PreparedInput,
+  type RuntimeRef,
+  type RecordProblem,
+  type VolatileArgsOf,
+} from "../ingest";
+import type { CatalogOnce } from "../catalog/load";
 import type { ReadSpan } from "./read-spans";
-import { ingestPrepared, type IngestResult, type PreparedInput, type RuntimeRef } from "../ingest/process-batch";
-import type { RecordProblem, VolatileArgsOf } from "../ingest/record";
 import type { PreparedRecord } from "../write/prepared-record";
 import { argsDigest } from "../write/args-digest";
 import { cleanText, redact, TooDeepError } from "../redact/redact";
@@ -120,7 +127,7 @@ export async function ingestSpans(
   db: Db,
   runtime: RuntimeRef,
   spans: ReadSpan[],
-  options: SpanOptions & { volatileArgs?: VolatileArgsOf },
+  options: SpanOptions & { volatileArgs?: VolatileArgsOf; catalog?: CatalogOnce },
 ): Promise<SpanIngestResult> {
   const inputs: PreparedInput[] = [];
   const read: SpanInputs[] = [];
@@ -160,7 +167,7 @@ export async function ingestSpans(
   }
   const result =
     inputs.length > 0
-      ? await ingestPrepared(db, runtime, inputs)
+      ? await ingestPrepared(db, runtime, inputs, options.catalog)
       : { results: [], accepted: 0, duplicates: 0, rejected: 0 };
   const reasons: string[] = [];
   let rejectedSpans = 0;

@@ -10,16 +10,17 @@ import {
   type SpanReading,
   type SpanSource,
 } from "./read-spans";
-import { isKnownEnvelope, normalizeEnvelope } from "../ingest/normalize";
-import { redactText } from "../redact/redact";
 import {
+  isKnownEnvelope,
+  normalizeEnvelope,
   failureWithoutEvidence,
   isRecord,
   success,
   writeAheadIntent,
   type AdapterContext,
-} from "../ingest/adapters/shared";
-import { parseJsonObject } from "../ingest/adapters/wrapped-text";
+  parseJsonObject,
+} from "../ingest";
+import { redactText } from "../redact/redact";
 import type { StatedFailure } from "./failure-signals";
 import { parseExactJson } from "../json/exact";
 

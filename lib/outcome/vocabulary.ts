@@ -4,7 +4,11 @@ import { effectClasses } from "./queue-order";
 import { duplicateReviews } from "./duplicates";
 
 /** A hint inside an envelope that Settle could not use: dropped from the normalized reading, kept in the envelope. */
-export type IgnoredHint = { field: string; reason: string };
+export const ignoredHintSchema = z.object({
+  field: z.string().describe("The normalized field, e.g. retry.not_before, or the envelope key it came from."),
+  reason: z.string(),
+});
+export type IgnoredHint = z.infer<typeof ignoredHintSchema>;
 
 // The closed vocabularies of docs/outcome-model.md §2–§4. Their string values are the public
 // contract: API responses, stored rows and the console all use them verbatim.

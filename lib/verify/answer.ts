@@ -6,7 +6,7 @@ import { findingSchema, gaveUpNote, readFinding, stillAsking, type Finding } fro
 import type { ProbeResult } from "../outcome/vocabulary";
 import { recordVerifierProbes, verifierProbeInput } from "./probe";
 import { redactText } from "../redact/redact";
-import type { PreparedInput } from "../ingest/process-batch";
+import type { PreparedInput } from "../ingest";
 import {
   askAgain,
   moveRequests,

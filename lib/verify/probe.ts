@@ -1,9 +1,8 @@
 import "server-only";
 import type { Db } from "../db/client";
-import { ingestPrepared, type PreparedInput } from "../ingest/process-batch";
-import { loadToolReading } from "../catalog/load";
+import { ingestPrepared, type PreparedInput, normalizeVerifierAnswer, type VerifierEnvelope } from "../ingest";
+import { catalogOnce, toolReadingOf } from "../catalog/load";
 import type { PreparedRecord } from "../write/prepared-record";
-import { normalizeVerifierAnswer, type VerifierEnvelope } from "../ingest/adapters/settle-verifier";
 import type { EffectClass, ProbeResult } from "../outcome/vocabulary";
 import type { AskedRow, RequestRow } from "./queries";
 
@@ -57,14 +56,15 @@ export async function recordVerifierProbes(
 ): Promise<Map<number, string>> {
   if (inputs.length === 0) return new Map();
   // A call stored before its tool had a catalog entry has no class: its answer takes the entry's, as any record would.
+  const catalog = catalogOnce(db, runtime.id);
   if (inputs.some((i) => "eventKey" in i.prepared && i.prepared.effectClass === null)) {
-    const tools = await loadToolReading(db, runtime.id);
+    const tools = toolReadingOf(await catalog());
     for (const { prepared } of inputs) {
       if ("eventKey" in prepared && prepared.effectClass === null)
         prepared.effectClass = tools.effectClass(prepared.tool);
     }
   }
-  const result = await ingestPrepared(db, runtime, inputs);
+  const result = await ingestPrepared(db, runtime, inputs, catalog);
   return new Map(
     result.results.filter((r) => r.status === "rejected").map((r) => [r.index, JSON.stringify(r.error)] as const),
   );

@@ -20,18 +20,35 @@ const END = "<!-- end of generated section -->";
 const code = (s) => `\`${s}\``;
 const nodeId = (name) => name.replace(/[^\w]/g, "_");
 
+/** A unit's floor: 1 for one that imports no other unit, else one above the highest it may import. */
+export function floors() {
+  const byName = new Map(units.map((u) => [u.name, u]));
+  const found = new Map();
+  const floorOf = (name, trail = []) => {
+    if (found.has(name)) return found.get(name);
+    if (trail.includes(name)) return 0; // a cycle: problems() reports it
+    const unit = byName.get(name);
+    const floor = 1 + Math.max(0, ...(unit?.mayImport ?? []).map((to) => floorOf(to, [...trail, name])));
+    found.set(name, floor);
+    return floor;
+  };
+  for (const u of units) floorOf(u.name);
+  return found;
+}
+
 export function generatedSection() {
+  const floor = floors();
   const rows = units.map(
     (u) =>
-      `| ${code(u.name)} | ${u.owns} | ${u.mayImport.length ? u.mayImport.map(code).join(", ") : "nothing (zod only)"} |`,
+      `| ${code(u.name)} | ${floor.get(u.name)} | ${u.owns}${u.entry ? `. Other lib/ folders import only its entry, ${code(u.match[0] + u.entry)}` : ""} | ${u.mayImport.length ? u.mayImport.map(code).join(", ") : "nothing (zod only)"} |`,
   );
   const edges = units.flatMap((u) => u.mayImport.map((to) => `  ${nodeId(u.name)} --> ${nodeId(to)}`));
   const nodes = units.map((u) => `  ${nodeId(u.name)}["${u.name}"]`);
   return [
     BEGIN,
     "",
-    "| folder | owns | may import (type imports too) |",
-    "|---|---|---|",
+    "| folder | floor | owns | may import (type imports too) |",
+    "|---|---|---|---|",
     ...rows,
     "",
     "The same table as a graph: an arrow is an import the lint configuration allows (and the check finds used).",

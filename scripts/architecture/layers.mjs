@@ -9,8 +9,15 @@
 // Tests (*.test.ts, __tests__/) are outside the layers: they may import anything.
 //
 // `match`: folder prefixes (ending in /) or files, most specific unit first.
+// `entry`: a folder's public entry; the other lib/ folders import it and nothing else of the folder.
 
-const lib = (name, owns, mayImport) => ({ name: `lib/${name}`, match: [`lib/${name}/`], owns, mayImport });
+const lib = (name, owns, mayImport, entry) => ({
+  name: `lib/${name}`,
+  match: [`lib/${name}/`],
+  owns,
+  mayImport,
+  ...(entry ? { entry } : {}),
+});
 const libFile = (name, owns, mayImport) => ({ name: `lib/${name}.ts`, match: [`lib/${name}.ts`], owns, mayImport });
 
 export const units = [
@@ -35,6 +42,7 @@ export const units = [
       "lib/ingest",
       "lib/invocations",
       "lib/metrics",
+      "lib/observability",
       "lib/outcome",
       "lib/policies",
       "lib/process-wide.ts",
@@ -64,6 +72,8 @@ export const units = [
       "lib/invocations",
       "lib/metrics",
       "lib/notifications",
+      "lib/observability",
+      "lib/otlp",
       "lib/outcome",
       "lib/policies",
       "lib/queue",
@@ -109,6 +119,7 @@ export const units = [
       "lib/evidence",
       "lib/http",
       "lib/identity",
+      "lib/ingest",
       "lib/invocations",
       "lib/notifications",
       "lib/outcome",
@@ -129,18 +140,8 @@ export const units = [
   },
   lib(
     "http",
-    "the route kit: `withRoute` (auth, zod parsing, the error envelope), bounded body reading, JSON depth, ingest's body (JSON or NDJSON) and OTLP's (media type, gzip), Better Auth's entry (auth-handler.ts), security headers",
-    [
-      "lib/db",
-      "lib/env.ts",
-      "lib/errors.ts",
-      "lib/identity",
-      "lib/ingest",
-      "lib/invocations",
-      "lib/json",
-      "lib/otlp",
-      "lib/redact",
-    ],
+    "the route kit: `withRoute` (auth, zod parsing, the error envelope, the request log), the one bounded body reader (ingest's and OTLP's bodies are read with it in their folders), the answers no concept names, Better Auth's entry (auth-handler.ts), security headers",
+    ["lib/db", "lib/env.ts", "lib/errors.ts", "lib/identity", "lib/json", "lib/observability", "lib/redact"],
   ),
   lib(
     "jobs",
@@ -151,6 +152,7 @@ export const units = [
       "lib/invocations",
       "lib/metrics",
       "lib/notifications",
+      "lib/observability",
       "lib/retention",
       "lib/slack",
       "lib/verify",
@@ -199,6 +201,8 @@ export const units = [
       "lib/db",
       "lib/env.ts",
       "lib/errors.ts",
+      "lib/http",
+      "lib/identity",
       "lib/ingest",
       "lib/json",
       "lib/outcome",
@@ -221,6 +225,7 @@ export const units = [
     ],
   ),
   lib("guard", "`POST /api/v1/guard`: the check and the write-ahead intent under an advisory lock", [
+    "lib/catalog",
     "lib/db",
     "lib/errors.ts",
     "lib/ingest",
@@ -239,7 +244,19 @@ export const units = [
   lib(
     "ingest",
     "`POST /api/v1/envelopes`: per-record validation, the dialect adapters (pure), redaction, each call's summary from its catalog entry, a refused value isolated by halving; stored through lib/write",
-    ["lib/catalog", "lib/db", "lib/errors.ts", "lib/invocations", "lib/json", "lib/outcome", "lib/redact", "lib/write"],
+    [
+      "lib/catalog",
+      "lib/db",
+      "lib/errors.ts",
+      "lib/http",
+      "lib/invocations",
+      "lib/json",
+      "lib/observability",
+      "lib/outcome",
+      "lib/redact",
+      "lib/write",
+    ],
+    "index.ts",
   ),
   lib(
     "invocations",
@@ -260,6 +277,11 @@ export const units = [
     "write",
     "the write path (decision 012): a writer's prepared records folded onto their invocations' rows (the rows this process wrote last, or read), the one statement that writes attempts, states, transitions and the rest and checks what it folded from, the contended retry, coalescing a runtime's concurrent requests",
     ["lib/db", "lib/env.ts", "lib/json", "lib/outcome", "lib/process-wide.ts"],
+  ),
+  lib(
+    "observability",
+    "watching Settle run: the JSON log (pino) with a line per request, Prometheus metrics (prom-client) and the scrape's token, the route label a request is counted under",
+    ["lib/db", "lib/env.ts", "lib/errors.ts", "lib/outcome", "lib/process-wide.ts"],
   ),
   lib("metrics", "trust metrics, their SQL, hourly rollups and queue samples", [
     "lib/db",
@@ -295,6 +317,7 @@ export const units = [
       "lib/http",
       "lib/identity",
       "lib/invocations",
+      "lib/observability",
       "lib/outcome",
       "lib/process-wide.ts",
       "lib/redact",
@@ -370,6 +393,26 @@ const pathOf = (match) => `./${match.endsWith("/") ? match.slice(0, -1) : match}
  * excepts it.
  */
 export function lintZones() {
+  return [...layerZones(), ...entryZones()];
+}
+
+/** A lib/ folder that imports another with an `entry` imports that file alone. */
+function entryZones() {
+  return units
+    .filter((unit) => unit.name.startsWith("lib/"))
+    .flatMap((unit) =>
+      units
+        .filter((other) => other.entry && other !== unit && unit.mayImport.includes(other.name))
+        .map((other) => ({
+          target: unit.match.map(pathOf),
+          from: pathOf(other.match[0]),
+          except: [`./${other.entry}`],
+          message: `${unit.name} imports ${other.name} through its public entry, ${other.match[0]}${other.entry} (docs/architecture.md): export what it needs there.`,
+        })),
+    );
+}
+
+function layerZones() {
   return units.flatMap((unit) =>
     units
       .filter((other) => other !== unit && !unit.mayImport.includes(other.name))

@@ -1,5 +1,5 @@
 import { otherMethods, withRoute } from "@/lib/http/route";
-import { answerTraceExport, traceExportRoute } from "@/lib/http/otlp-body";
+import { answerTraceExport, traceExportRoute } from "@/lib/otlp/read-body";
 
 // OTLP/HTTP's own path, where an exporter pointed at Settle's base address
 // (OTEL_EXPORTER_OTLP_ENDPOINT) sends its traces. Also at /api/v1/otlp/v1/traces.

@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { json, otherMethods, withRoute } from "@/lib/http/route";
-import { ingestResultSchema } from "@/lib/http/schemas";
-import { parseIngestBody } from "@/lib/http/ingest-body";
-import { ingestRecords } from "@/lib/ingest/process-batch";
-import { attemptLogLineSchema, ingestRecordSchema } from "@/lib/ingest/record";
-import { loadToolReading } from "@/lib/catalog/load";
+import {
+  attemptLogLineSchema,
+  ingestRecords,
+  ingestRecordSchema,
+  ingestResultSchema,
+  parseIngestBody,
+} from "@/lib/ingest";
 
 // Ingest attempt records from a runtime: one result per record, HTTP 207.
 // The body is read by parseIngestBody (JSON or NDJSON, up to 1 MiB), so it is
@@ -28,10 +30,7 @@ export const POST = withRoute({
   response: { 207: { description: "One result per record, in order.", schema: ingestResultSchema } },
   handler: async ({ req, db, principal }) => {
     const { records, lineErrors, longIntegers } = await parseIngestBody(req);
-    const result = await ingestRecords(db, principal.runtime, records, new Date(), lineErrors, {
-      tools: () => loadToolReading(db, principal.runtime.id),
-      longIntegers,
-    });
+    const result = await ingestRecords(db, principal.runtime, records, new Date(), lineErrors, { longIntegers });
     return json(result, 207);
   },
 });

@@ -1,6 +1,5 @@
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { guardRequestSchema, guardWrite, guardAnswerSchema } from "@/lib/guard/guard";
-import { loadToolReading } from "@/lib/catalog/load";
 
 // Asked by a runtime before a write: allows it and records the intent, or
 // denies it (already committed, outcome unknown, in flight). Always 200.
@@ -16,8 +15,7 @@ export const POST = withRoute({
   body: guardRequestSchema,
   // A person approves these and the digest reads them: an integer past 2^53 keeps every digit (lib/json).
   exactIn: ["arguments", "envelope"],
-  handler: ({ db, principal, body }) =>
-    guardWrite(db, principal.runtime, body, new Date(), { tools: () => loadToolReading(db, principal.runtime.id) }),
+  handler: ({ db, principal, body }) => guardWrite(db, principal.runtime, body, new Date()),
 });
 
 export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

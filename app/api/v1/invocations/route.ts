@@ -1,5 +1,5 @@
 import { scopeOf } from "@/lib/identity/principal";
-import { listQuerySchema, invocationPageSchema } from "@/lib/http/schemas";
+import { listQuerySchema, invocationPageSchema } from "@/lib/invocations/schemas";
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { listInvocations } from "@/lib/invocations/read";
 

@@ -3,7 +3,7 @@ import { ApiError } from "@/lib/errors";
 import { scopeOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { getInvocation } from "@/lib/invocations/read";
-import { invocationSchema } from "@/lib/http/schemas";
+import { invocationSchema } from "@/lib/invocations/schemas";
 import { idParamSchema, runtimeNameSchema } from "@/lib/outcome/record-fields";
 
 // One invocation with its attempts and audit trail. `runtime` names the

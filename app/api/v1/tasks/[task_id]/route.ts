@@ -3,7 +3,7 @@ import { ApiError } from "@/lib/errors";
 import { scopeOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { getTask } from "@/lib/invocations/read";
-import { taskSchema } from "@/lib/http/schemas";
+import { taskSchema } from "@/lib/invocations/schemas";
 import { idParamSchema, runtimeNameSchema } from "@/lib/outcome/record-fields";
 
 // A task and its invocations. `runtime` names the runtime when the same task

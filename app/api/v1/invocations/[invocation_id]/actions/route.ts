@@ -2,7 +2,7 @@ import { z } from "zod";
 import { actorOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { actionRequestSchema, performAction } from "@/lib/invocations/act";
-import { invocationSchema } from "@/lib/http/schemas";
+import { invocationSchema } from "@/lib/invocations/schemas";
 import { idParamSchema } from "@/lib/outcome/record-fields";
 
 // An operator's action on an invocation, checked against the version they saw.

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { actorOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { argumentsReviewRequestSchema, checkRanArguments } from "@/lib/invocations/arguments-review";
-import { invocationSchema } from "@/lib/http/schemas";
+import { invocationSchema } from "@/lib/invocations/schemas";
 import { idParamSchema } from "@/lib/outcome/record-fields";
 
 // A person checked what a call ran with when it ran with other arguments than were approved.

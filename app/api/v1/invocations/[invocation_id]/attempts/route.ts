@@ -4,7 +4,7 @@ import { scopeOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { listAttempts } from "@/lib/invocations/read";
 import { getRuntimeScope } from "@/lib/invocations/read";
-import { attemptPageSchema } from "@/lib/http/schemas";
+import { attemptPageSchema } from "@/lib/invocations/schemas";
 import { idParamSchema, runtimeNameSchema } from "@/lib/outcome/record-fields";
 
 // An invocation's attempts a page at a time, newest pages first: the

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { actorOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { duplicateReviewRequestSchema, reviewPossibleDuplicate } from "@/lib/invocations/duplicate-review";
-import { invocationSchema } from "@/lib/http/schemas";
+import { invocationSchema } from "@/lib/invocations/schemas";
 import { idParamSchema } from "@/lib/outcome/record-fields";
 
 // An operator confirms (noted) or dismisses (its key cleared) a possible duplicate effect flagged after the fact.

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { actorOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { clearPossibleDuplicate, notDuplicateRequestSchema } from "@/lib/invocations/duplicate-review";
-import { invocationSchema } from "@/lib/http/schemas";
+import { invocationSchema } from "@/lib/invocations/schemas";
 import { idParamSchema } from "@/lib/outcome/record-fields";
 
 // "Not a duplicate": a write the guard refused as a possible duplicate of this invocation may go out.

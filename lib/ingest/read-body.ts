@@ -1,5 +1,5 @@
 import { ApiError } from "../errors";
-import { readBodyLimited } from "./read-body";
+import { readBodyLimited } from "../http/read-body";
 import { mayHoldLongInteger, parseExactJson } from "../json/exact";
 
 // Reads an ingest body under docs/outcome-model.md §2's limits before anything is parsed.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_JSON_DEPTH, nestsDeeperThan, tooDeepMember } from "./json-depth";
+import { MAX_JSON_DEPTH, nestsDeeperThan, tooDeepMember } from "./depth";
 
 function nest(depth: number, kind: "array" | "object"): unknown {
   let value: unknown = "bottom";

@@ -3,11 +3,11 @@ import { z } from "zod";
 import type { Db } from "../db/client";
 import { ApiError, type ErrorCode } from "../errors";
 import type { RuntimePrincipal } from "../identity/principal";
-import { MAX_SPANS, type OtlpEncoding } from "../otlp/decode";
-import { ingestTraceExport, type TraceExport } from "../otlp/export";
-import { MAX_DEPTH, MAX_ELEMENTS, MAX_JSON_DEPTH, MAX_JSON_ELEMENTS } from "../otlp/scan";
-import { MAX_BODY_BYTES } from "./ingest-body";
-import { readBodyBytes } from "./read-body";
+import { MAX_SPANS, type OtlpEncoding } from "./decode";
+import { ingestTraceExport, type TraceExport } from "./export";
+import { MAX_DEPTH, MAX_ELEMENTS, MAX_JSON_DEPTH, MAX_JSON_ELEMENTS } from "./scan";
+import { MAX_BODY_BYTES } from "../ingest";
+import { readBodyBytes } from "../http/read-body";
 
 // OTLP/HTTP trace export (POST /v1/traces, and the same under /api/v1/otlp),
 // its HTTP side: the media type, gzip, the body read under envelope ingest's
