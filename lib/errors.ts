@@ -313,6 +313,19 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * What a read or a change found, or NOT_FOUND: the one way a route answers 404 for a thing that is not there or
+ * that its caller may not see (`get…` and friends return null, docs/code-style.md; the route says what was missing).
+ */
+export function orNotFound<T>(value: T | null | undefined | false, message: string): T {
+  if (value === null || value === undefined || value === false) throw new ApiError("NOT_FOUND", message);
+  return value;
+}
+
+/** "No task t1 in runtime r that you can see.": a scoped read that found nothing. */
+export const notVisible = (kind: string, id: string, runtime?: string | null): string =>
+  `No ${kind} ${id}${runtime ? ` in runtime ${runtime}` : ""} that you can see.`;
+
 export function errorEnvelope(
   code: ErrorCode,
   agentMessage: string,

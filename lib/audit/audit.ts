@@ -1,5 +1,6 @@
 import "server-only";
 import { z } from "zod";
+import { commaList } from "../outcome/list-param";
 import type { Db } from "../db/client";
 import type { Prisma as P } from "../db/generated/client";
 import { storableIso } from "../db/storable";
@@ -61,17 +62,6 @@ export type AuditPage = z.infer<typeof auditPageSchema>;
 const blankIsAbsent = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
 
-const list = <T extends z.ZodType<unknown, string>>(item: T) =>
-  z
-    .string()
-    .transform((s) =>
-      s
-        .split(",")
-        .map((x) => x.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(item).min(1));
-
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -106,9 +96,11 @@ const decodeAuditCursor = decodeTimeIdCursor;
 
 export const auditFiltersSchema = z.object({
   actor: blankIsAbsent(z.string().trim().min(1).max(320)).describe("Part of the actor's email (case-insensitive)."),
-  action: blankIsAbsent(list(z.string().regex(/^[a-z_]{1,64}$/))).describe("One or more actions, comma-separated."),
-  from_status: blankIsAbsent(list(invocationStatusSchema)).describe("Status before the action; comma-separated."),
-  to_status: blankIsAbsent(list(invocationStatusSchema)).describe("Status after the action; comma-separated."),
+  action: blankIsAbsent(commaList(z.string().regex(/^[a-z_]{1,64}$/))).describe(
+    "One or more actions, comma-separated.",
+  ),
+  from_status: blankIsAbsent(commaList(invocationStatusSchema)).describe("Status before the action; comma-separated."),
+  to_status: blankIsAbsent(commaList(invocationStatusSchema)).describe("Status after the action; comma-separated."),
   runtime: blankIsAbsent(z.string().trim().min(1).max(200)),
   tool: blankIsAbsent(z.string().trim().min(1).max(200)),
   q: blankIsAbsent(z.string().trim().min(1).max(512)).describe("Part of a task or invocation id."),

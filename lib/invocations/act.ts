@@ -7,7 +7,7 @@ import { resumeWithAction } from "../outcome/fold";
 import { foldFromHistory, INVOCATION_COLUMNS, snapshotOf, writeStates, type InvocationRow } from "../write/states";
 import { getInvocation, type InvocationView } from "./read";
 import { quorumFor } from "../policies/policies";
-import { runtimeNameSchema } from "../outcome/record-fields";
+import { runtimeChoiceSchema } from "../outcome/record-fields";
 import { redact } from "../redact/redact";
 import { stringifyExactJson } from "../json/exact";
 import { prepareEdit, refuseEditedArguments } from "./approval-edit";
@@ -158,7 +158,7 @@ export async function actOnInvocation(
 
 export const actionRequestSchema = z.intersection(
   operatorActionSchema,
-  z.object({ version: z.number().int().min(0), runtime: runtimeNameSchema.optional() }),
+  z.object({ version: z.number().int().min(0), runtime: runtimeChoiceSchema }),
 );
 export type ActionRequest = z.infer<typeof actionRequestSchema>;
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ApiError } from "../errors";
 import type { Db } from "../db/client";
 import { CHECK_ARGUMENTS, OPEN_REVIEW } from "../outcome/duplicates";
-import { runtimeNameSchema } from "../outcome/record-fields";
+import { runtimeChoiceSchema } from "../outcome/record-fields";
 import { cleanText } from "../redact/redact";
 import { getInvocation, type InvocationView } from "./read";
 
@@ -19,7 +19,7 @@ export const argumentsReviewRequestSchema = z
       .min(1, "say what you found (e.g. the refund ran for 120 EUR, not 1200: corrected in the dashboard)")
       .max(4000)
       .describe("What the person found when they checked what ran."),
-    runtime: runtimeNameSchema.optional().describe("The runtime, when several use the invocation id."),
+    runtime: runtimeChoiceSchema,
   })
   .meta({ id: "ArgumentsReviewRequest" });
 export type ArgumentsReviewRequest = z.infer<typeof argumentsReviewRequestSchema>;

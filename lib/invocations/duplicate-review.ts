@@ -4,7 +4,7 @@ import { ApiError } from "../errors";
 import type { Db } from "../db/client";
 import type { Tx } from "../db/driver";
 import { OPEN_REVIEW, type DuplicateAction } from "../outcome/duplicates";
-import { idempotencyKeySchema, runtimeNameSchema } from "../outcome/record-fields";
+import { idempotencyKeySchema, runtimeChoiceSchema } from "../outcome/record-fields";
 import { cleanText } from "../redact/redact";
 import { getInvocation, type InvocationView } from "./read";
 
@@ -30,7 +30,7 @@ export const duplicateReviewRequestSchema = z
     }),
     z.object({ verdict: z.literal("dismissed"), note: note.nullish().describe("Why it is not a duplicate.") }),
   ])
-  .and(z.object({ runtime: runtimeNameSchema.optional().describe("The runtime, when several use the invocation id.") }))
+  .and(z.object({ runtime: runtimeChoiceSchema }))
   .meta({ id: "DuplicateReviewRequest" });
 export type DuplicateReviewRequest = z.infer<typeof duplicateReviewRequestSchema>;
 
@@ -40,7 +40,7 @@ export const notDuplicateRequestSchema = z
       "The key of the write the guard refused as a possible duplicate of this invocation.",
     ),
     note: note.nullish(),
-    runtime: runtimeNameSchema.optional(),
+    runtime: runtimeChoiceSchema,
   })
   .meta({ id: "NotDuplicateRequest" });
 export type NotDuplicateRequest = z.infer<typeof notDuplicateRequestSchema>;

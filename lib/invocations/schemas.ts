@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { commaList } from "../outcome/list-param";
 import { approvalsSchema, slaSchema } from "../outcome/sla";
 import { duplicateReviewSchema, ignoredHintSchema, invocationStatusSchema } from "../outcome/vocabulary";
 import { effectClassTextSchema, RUNTIME_NAME_MAX, TOOL_MAX } from "../outcome/record-fields";
@@ -255,22 +256,11 @@ export const invocationPageSchema = z
   .object({ items: z.array(invocationSummarySchema), next_cursor: z.string().nullable() })
   .meta({ id: "InvocationPage" });
 
-const csv = <T extends z.ZodType<unknown, string>>(item: T) =>
-  z
-    .string()
-    .transform((s) =>
-      s
-        .split(",")
-        .map((x) => x.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(item).min(1));
-
 export const listQuerySchema = z.object({
-  status: csv(invocationStatusSchema).optional().describe("One or more statuses, comma-separated."),
+  status: commaList(invocationStatusSchema).optional().describe("One or more statuses, comma-separated."),
   tool: z.string().max(TOOL_MAX).optional(),
   runtime: z.string().max(RUNTIME_NAME_MAX).optional(),
-  effect_class: csv(effectClassTextSchema).optional(),
+  effect_class: commaList(effectClassTextSchema).optional(),
   q: z.string().trim().min(1).max(512).optional().describe("Matches task, invocation or idempotency key."),
   cursor: z.string().max(512).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),

@@ -5,9 +5,9 @@ import type { Db } from "../db/client";
 import { recordAdminAction } from "../audit/admin";
 import { env } from "../env";
 import { effectClasses } from "../outcome/queue-order";
-import { checkWebhookUrl, type LookupFn } from "../webhooks/safe-url";
+import type { LookupFn } from "../webhooks/safe-url";
 import { newWebhookSecret } from "../webhooks/signature";
-import { webhookUrlSchema } from "../webhooks/endpoints";
+import { assertSafeUrl, webhookUrlSchema } from "../webhooks/endpoints";
 import { notificationEvents } from "./events";
 
 // Notification channels: where people are told. Kept like webhook endpoints (the same URL rules, a
@@ -229,15 +229,6 @@ export async function getNotificationChannel(db: Db, id: string): Promise<Notifi
 
 type SaveOptions = { lookup?: LookupFn };
 
-async function assertSafeUrl(url: string, options: SaveOptions): Promise<void> {
-  const check = await checkWebhookUrl(url, {
-    allowPrivate: env().SETTLE_WEBHOOK_ALLOW_PRIVATE,
-    lookup: options.lookup,
-  });
-  if (!check.ok)
-    throw new ApiError("UNSAFE_URL", `The channel's URL ${check.message}.`, { field: "url", rule: check.rule });
-}
-
 async function assertRuntimesExist(db: Db, names: readonly string[]): Promise<void> {
   if (names.length === 0) return;
   const found = await db.driver.query<{ name: string }>(`SELECT name FROM runtimes WHERE name = ANY($1::text[])`, [
@@ -283,7 +274,7 @@ export async function createNotificationChannel(
   actor: string,
   options: SaveOptions = {},
 ): Promise<{ channel: NotificationChannelInfo; secret: string }> {
-  if (input.kind === "slack") await assertSafeUrl(input.url, options);
+  if (input.kind === "slack") await assertSafeUrl(input.url, "The channel's URL", options);
   else if (input.kind === "email") assertEmailConfigured();
   await assertRuntimesExist(db, input.runtimes);
   const secret = newWebhookSecret();
@@ -330,7 +321,7 @@ export async function updateNotificationChannel(
     throw new ApiError("INVALID_REQUEST", "Only an email channel has recipients.", { path: "to" });
   if (patch.channel !== undefined && before.kind !== "slack_app")
     throw new ApiError("INVALID_REQUEST", "Only a slack_app channel has a Slack channel id.", { path: "channel" });
-  if (patch.url !== undefined) await assertSafeUrl(patch.url, options);
+  if (patch.url !== undefined) await assertSafeUrl(patch.url, "The channel's URL", options);
   if (patch.runtimes) await assertRuntimesExist(db, patch.runtimes);
   await db.driver.transaction(async (tx) => {
     // null leaves a field as it is.

@@ -46,6 +46,10 @@ export const idParamSchema = z.string().min(1).max(ID_MAX);
 export const idempotencyKeySchema = z.string().min(1).max(KEY_MAX);
 export const toolNameSchema = z.string().trim().min(1).max(TOOL_MAX);
 export const runtimeNameSchema = z.string().min(1).max(RUNTIME_NAME_MAX);
+/** `runtime` beside a task or invocation id: which runtime's, when several runtimes use the same id. */
+export const runtimeChoiceSchema = runtimeNameSchema
+  .optional()
+  .describe("The runtime's name, when several runtimes use this id.");
 export const effectClassTextSchema = z.string().max(EFFECT_CLASS_MAX);
 export const timeTextSchema = z.string().max(TIME_TEXT_MAX);
 export const budgetSchema = z.number().min(0).max(BUDGET_MAX_S);

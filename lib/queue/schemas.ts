@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { commaList } from "../outcome/list-param";
 import { invocationSummarySchema } from "../invocations/schemas";
 import { slaSchema } from "../outcome/sla";
 import { invocationStatusSchema } from "../outcome/vocabulary";
@@ -8,27 +9,16 @@ import { effectClasses, QUEUE_COUNT_LIMIT, QUEUE_IDS_LIMIT, UNCLASSIFIED } from 
 
 const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
-const csv = <T extends z.ZodType<unknown, string>>(item: T) =>
-  z
-    .string()
-    .transform((s) =>
-      s
-        .split(",")
-        .map((x) => x.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(item).min(1));
-
 export const queueFilterSchema = z.object({
   status: optional(
     z
-      .union([z.literal("all"), csv(invocationStatusSchema)])
+      .union([z.literal("all"), commaList(invocationStatusSchema)])
       .describe("Statuses, comma-separated; default: every status that needs a person; `all` includes settled ones."),
   ),
   tool: optional(z.string().trim().max(200)),
   runtime: optional(z.string().trim().max(200).describe("Runtime name.")),
   effect_class: optional(
-    csv(z.enum([...effectClasses, UNCLASSIFIED])).describe(
+    commaList(z.enum([...effectClasses, UNCLASSIFIED])).describe(
       "Effect classes, comma-separated; `unclassified` = none given.",
     ),
   ),

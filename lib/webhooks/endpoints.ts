@@ -181,16 +181,15 @@ export async function getWebhookEndpoint(db: Db, id: string): Promise<WebhookEnd
 type SaveOptions = { lookup?: LookupFn };
 
 /**
- * Refuses a URL that reaches Settle's own machine or network (SSRF). It is
- * checked again before every try, on the addresses the name has then.
+ * Refuses a URL that reaches Settle's own machine or network (SSRF), as a webhook endpoint's or a notification
+ * channel's (`what`) is saved. It is checked again before every try, on the addresses the name has then.
  */
-async function assertSafeUrl(url: string, options: SaveOptions): Promise<void> {
+export async function assertSafeUrl(url: string, what: string, options: SaveOptions = {}): Promise<void> {
   const check = await checkWebhookUrl(url, {
     allowPrivate: env().SETTLE_WEBHOOK_ALLOW_PRIVATE,
     lookup: options.lookup,
   });
-  if (!check.ok)
-    throw new ApiError("UNSAFE_URL", `The webhook URL ${check.message}.`, { field: "url", rule: check.rule });
+  if (!check.ok) throw new ApiError("UNSAFE_URL", `${what} ${check.message}.`, { field: "url", rule: check.rule });
 }
 
 /** What the admin audit keeps of an endpoint: never its secret, nor its headers' values. */
@@ -216,7 +215,7 @@ export async function createWebhookEndpoint(
       { path: "runtime" },
     );
   }
-  await assertSafeUrl(input.url, options);
+  await assertSafeUrl(input.url, "The webhook URL", options);
   const secret = newWebhookSecret();
   const created = await db.driver.transaction(async (tx) => {
     const [row] = await tx.query<{ id: string; url: string; enabled: boolean }>(
@@ -250,7 +249,7 @@ export async function updateWebhookEndpoint(
   options: SaveOptions = {},
 ): Promise<WebhookEndpointInfo> {
   const before = await getWebhookEndpoint(db, id);
-  if (patch.url !== undefined) await assertSafeUrl(patch.url, options);
+  if (patch.url !== undefined) await assertSafeUrl(patch.url, "The webhook URL", options);
   await db.driver.transaction(async (tx) => {
     // null leaves a field as it is.
     const [row] = await tx.query<{ url: string; enabled: boolean }>(

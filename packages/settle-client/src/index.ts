@@ -36,7 +36,7 @@ export type { Probe } from "./gate/probe.js";
 export { decisionFields, type ApprovalState, type DecisionFields } from "./gate/decision.js";
 export { answerFor, formatAge, type Answer, type AnswerFacts, type AnswerKind } from "./gate/sentences.js";
 export { classifyCall, failureSignal, isKnownEnvelope } from "./gate/signals.js";
-export { canonicalJson, defaultIdempotencyKey } from "./gate/identity.js";
+export { canonicalJson, defaultIdempotencyKey, effectFromCatalog, matchesPattern } from "./gate/identity.js";
 export {
   commitStates,
   decisionKinds,

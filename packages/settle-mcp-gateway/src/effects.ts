@@ -1,4 +1,11 @@
+import { matchesPattern } from "@settle/client";
 import type { EffectClass, EffectOrUnclassified, GatewayConfig, ToolRule } from "./config.js";
+
+// A pattern is read as Settle reads it (`*` for any characters, nothing else special; greedy, going back only to
+// the last `*`, so O(pattern × tool) at worst): the matcher is @settle/client's, which the gateway depends on, and
+// test/pattern.test.ts holds it to the server's own (lib/catalog/effect-class.ts; the app does not depend on the
+// published packages).
+export { matchesPattern };
 
 // Which effect class a tool call has (source article 002 (docs/outcome-model.md)'s table). The configuration
 // decides, then Settle's tool catalog for the key's runtime (settle_catalog);
@@ -7,39 +14,6 @@ import type { EffectClass, EffectOrUnclassified, GatewayConfig, ToolRule } from 
 // tool that charges a card, and a read is never guarded.
 
 export type ToolAnnotations = { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean };
-
-/**
- * Whether `tool` fits `pattern`, where `*` stands for any characters (none
- * included) and nothing else is special. A copy of Settle's own matcher
- * (lib/catalog/effect-class.ts; the gateway is published alone, and
- * test/pattern.test.ts holds the two to the same answers): greedy, going back
- * only to the last `*`, so O(pattern × tool) at worst. A regular expression
- * built from the pattern backtracks polynomially in the number of stars.
- */
-export function matchesPattern(pattern: string, tool: string): boolean {
-  let p = 0;
-  let t = 0;
-  let star = -1;
-  let resume = 0;
-  while (t < tool.length) {
-    if (p < pattern.length && pattern[p] !== "*" && pattern[p] === tool[t]) {
-      p += 1;
-      t += 1;
-    } else if (p < pattern.length && pattern[p] === "*") {
-      star = p;
-      resume = t;
-      p += 1;
-    } else if (star >= 0) {
-      p = star + 1;
-      resume += 1;
-      t = resume;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.length && pattern[p] === "*") p += 1;
-  return p === pattern.length;
-}
 
 /** The first rule whose pattern matches the tool's name. */
 export function ruleFor(config: GatewayConfig, tool: string): ToolRule | null {

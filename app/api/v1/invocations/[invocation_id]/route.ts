@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/errors";
+import { orNotFound, notVisible } from "@/lib/errors";
 import { scopeOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { getInvocation } from "@/lib/invocations/read";
 import { invocationSchema } from "@/lib/invocations/schemas";
-import { idParamSchema, runtimeNameSchema } from "@/lib/outcome/record-fields";
+import { idParamSchema, runtimeChoiceSchema } from "@/lib/outcome/record-fields";
 
 // One invocation with its attempts and audit trail. `runtime` names the
 // runtime when the same invocation id exists in several.
@@ -18,16 +18,11 @@ export const GET = withRoute({
   response: invocationSchema,
   params: z.object({ invocation_id: idParamSchema }),
   query: z.object({
-    runtime: runtimeNameSchema.optional().describe("The runtime's name, when several runtimes use this invocation id."),
+    runtime: runtimeChoiceSchema,
   }),
   handler: async ({ db, principal, params, query }) => {
     const found = await getInvocation(db, scopeOf(principal), params.invocation_id, { runtime: query.runtime });
-    if (!found)
-      throw new ApiError(
-        "NOT_FOUND",
-        `No invocation ${params.invocation_id}${query.runtime ? ` in runtime ${query.runtime}` : ""} that you can see.`,
-      );
-    return found;
+    return orNotFound(found, notVisible("invocation", params.invocation_id, query.runtime));
   },
 });
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/errors";
+import { orNotFound } from "@/lib/errors";
 import { json, otherMethods, withRoute } from "@/lib/http/route";
 import { deleteSavedView } from "@/lib/queue/saved-views";
 import { deletedSchema } from "@/lib/http/schemas";
@@ -14,8 +14,7 @@ export const DELETE = withRoute({
   response: deletedSchema,
   params: z.object({ id: z.uuid() }),
   handler: async ({ db, principal, params }) => {
-    if (!(await deleteSavedView(db, principal.user.id, params.id)))
-      throw new ApiError("NOT_FOUND", "You have no saved view with that id.");
+    orNotFound(await deleteSavedView(db, principal.user.id, params.id), "You have no saved view with that id.");
     return json({ deleted: true });
   },
 });

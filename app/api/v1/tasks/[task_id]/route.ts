@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/errors";
+import { orNotFound, notVisible } from "@/lib/errors";
 import { scopeOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { getTask } from "@/lib/invocations/read";
 import { taskSchema } from "@/lib/invocations/schemas";
-import { idParamSchema, runtimeNameSchema } from "@/lib/outcome/record-fields";
+import { idParamSchema, runtimeChoiceSchema } from "@/lib/outcome/record-fields";
 
 // A task and its invocations. `runtime` names the runtime when the same task
 // id exists in several.
@@ -17,16 +17,11 @@ export const GET = withRoute({
   response: taskSchema,
   params: z.object({ task_id: idParamSchema }),
   query: z.object({
-    runtime: runtimeNameSchema.optional().describe("The runtime's name, when several runtimes use this task id."),
+    runtime: runtimeChoiceSchema,
   }),
   handler: async ({ db, principal, params, query }) => {
     const found = await getTask(db, scopeOf(principal), params.task_id, { runtime: query.runtime });
-    if (!found)
-      throw new ApiError(
-        "NOT_FOUND",
-        `No task ${params.task_id}${query.runtime ? ` in runtime ${query.runtime}` : ""} that you can see.`,
-      );
-    return found;
+    return orNotFound(found, notVisible("task", params.task_id, query.runtime));
   },
 });
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/errors";
+import { orNotFound } from "@/lib/errors";
 import { otherMethods, withRoute } from "@/lib/http/route";
 import {
   catalogEntryPatchSchema,
@@ -22,8 +22,7 @@ export const GET = withRoute({
   params,
   handler: async ({ db, params }) => {
     const entry = await getToolCatalogEntry(db, params.entry_id);
-    if (!entry) throw new ApiError("NOT_FOUND", `No tool catalog entry ${params.entry_id}.`);
-    return entry;
+    return orNotFound(entry, `No tool catalog entry ${params.entry_id}.`);
   },
 });
 
@@ -50,7 +49,7 @@ export const DELETE = withRoute({
   params,
   handler: async ({ db, params, principal }) => {
     const removed = await removeToolCatalogEntry(db, params.entry_id, principal.user.email);
-    if (!removed) throw new ApiError("NOT_FOUND", `No tool catalog entry ${params.entry_id}.`);
+    orNotFound(removed, `No tool catalog entry ${params.entry_id}.`);
     return { deleted: true as const };
   },
 });

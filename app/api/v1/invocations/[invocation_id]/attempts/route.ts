@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/errors";
+import { orNotFound, notVisible } from "@/lib/errors";
 import { scopeOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { listAttempts } from "@/lib/invocations/read";
 import { getRuntimeScope } from "@/lib/invocations/read";
 import { attemptPageSchema } from "@/lib/invocations/schemas";
-import { idParamSchema, runtimeNameSchema } from "@/lib/outcome/record-fields";
+import { idParamSchema, runtimeChoiceSchema } from "@/lib/outcome/record-fields";
 
 // An invocation's attempts a page at a time, newest pages first: the
 // invocation itself carries the latest ones and `attempts_earlier`.
@@ -18,7 +18,7 @@ export const GET = withRoute({
   response: attemptPageSchema,
   params: z.object({ invocation_id: idParamSchema }),
   query: z.object({
-    runtime: runtimeNameSchema.optional().describe("The runtime's name, when several runtimes use this invocation id."),
+    runtime: runtimeChoiceSchema,
     before: z
       .string()
       .max(2048)
@@ -29,12 +29,7 @@ export const GET = withRoute({
   handler: async ({ db, principal, params, query }) => {
     const scope = await getRuntimeScope(db, scopeOf(principal), query.runtime);
     const page = scope ? await listAttempts(db, scope, params.invocation_id, query) : null;
-    if (!page)
-      throw new ApiError(
-        "NOT_FOUND",
-        `No invocation ${params.invocation_id}${query.runtime ? ` in runtime ${query.runtime}` : ""} that you can see.`,
-      );
-    return page;
+    return orNotFound(page, notVisible("invocation", params.invocation_id, query.runtime));
   },
 });
 

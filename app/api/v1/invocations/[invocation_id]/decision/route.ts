@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/errors";
+import { orNotFound } from "@/lib/errors";
 import { json, otherMethods, withRoute } from "@/lib/http/route";
 import { awaitDecision, decisionQuerySchema, parseIfNoneMatch, decisionSchema } from "@/lib/invocations/decision-view";
 import { idParamSchema } from "@/lib/outcome/record-fields";
@@ -28,10 +28,10 @@ export const GET = withRoute({
       ifNoneMatch: parseIfNoneMatch(req.headers.get("if-none-match")),
       signal: req.signal,
     });
-    if (!answer) throw new ApiError("NOT_FOUND", `No invocation ${params.invocation_id} in this runtime.`);
-    const headers = { etag: answer.etag, "cache-control": "no-store" };
-    if (answer.notModified) return new Response(null, { status: 304, headers });
-    return json(answer.view, 200, headers);
+    const found = orNotFound(answer, `No invocation ${params.invocation_id} in this runtime.`);
+    const headers = { etag: found.etag, "cache-control": "no-store" };
+    if (found.notModified) return new Response(null, { status: 304, headers });
+    return json(found.view, 200, headers);
   },
 });
 

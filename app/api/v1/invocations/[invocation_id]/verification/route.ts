@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/errors";
+import { orNotFound } from "@/lib/errors";
 import { scopeOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { getVerification, noVerificationSchema, verificationViewSchema } from "@/lib/verify/view";
-import { idParamSchema, runtimeNameSchema } from "@/lib/outcome/record-fields";
+import { idParamSchema, runtimeChoiceSchema } from "@/lib/outcome/record-fields";
 
 // Where Settle's asking a verifier stands for one invocation: its page shows it beside the timeline.
 export const GET = withRoute({
@@ -17,12 +17,11 @@ export const GET = withRoute({
   response: z.union([verificationViewSchema, noVerificationSchema]),
   params: z.object({ invocation_id: idParamSchema }),
   query: z.object({
-    runtime: runtimeNameSchema.optional().describe("The runtime's name, when several runtimes use this invocation id."),
+    runtime: runtimeChoiceSchema,
   }),
   handler: async ({ db, principal, params, query }) => {
     const found = await getVerification(db, scopeOf(principal), params.invocation_id, query.runtime);
-    if (!found) throw new ApiError("NOT_FOUND", `No invocation ${params.invocation_id}.`);
-    return found;
+    return orNotFound(found, `No invocation ${params.invocation_id}.`);
   },
 });
 

@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/errors";
+import { orNotFound, notVisible } from "@/lib/errors";
 import { scopeOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { getTaskStory } from "@/lib/invocations/task-page";
 import { env } from "@/lib/env";
 import { taskStorySchema } from "@/lib/http/schemas";
-import { idParamSchema, runtimeNameSchema } from "@/lib/outcome/record-fields";
+import { idParamSchema, runtimeChoiceSchema } from "@/lib/outcome/record-fields";
 
 // A task's timeline events, oldest first: what the task page's story loads on
 // demand, a page at a time, so the page itself stays small.
@@ -20,7 +20,7 @@ export const GET = withRoute({
   response: taskStorySchema,
   params: z.object({ task_id: idParamSchema }),
   query: z.object({
-    runtime: runtimeNameSchema.optional().describe("The runtime's name, when several runtimes use this task id."),
+    runtime: runtimeChoiceSchema,
     limit: z.coerce.number().int().min(1).max(5000).default(150).describe("How many events, from the first."),
   }),
   handler: async ({ db, principal, params, query }) => {
@@ -32,12 +32,7 @@ export const GET = withRoute({
       query.limit,
       env().SETTLE_STALL_WINDOW_S,
     );
-    if (!found)
-      throw new ApiError(
-        "NOT_FOUND",
-        `No task ${params.task_id}${query.runtime ? ` in runtime ${query.runtime}` : ""} that you can see.`,
-      );
-    return found;
+    return orNotFound(found, notVisible("task", params.task_id, query.runtime));
   },
 });
 

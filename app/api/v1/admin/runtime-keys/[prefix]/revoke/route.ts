@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/errors";
+import { orNotFound } from "@/lib/errors";
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { revokeRuntimeKeyOnce, RUNTIME_KEY_PREFIX, runtimeKeyInfoSchema } from "@/lib/identity/runtime-keys";
 
@@ -18,8 +18,7 @@ export const POST = withRoute({
   }),
   handler: async ({ db, principal, params }) => {
     const revoked = await revokeRuntimeKeyOnce(db, params.prefix, principal.user.email);
-    if (!revoked) throw new ApiError("NOT_FOUND", `No runtime key ${params.prefix}.`);
-    return revoked;
+    return orNotFound(revoked, `No runtime key ${params.prefix}.`);
   },
 });
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/errors";
+import { orNotFound } from "@/lib/errors";
 import { otherMethods, withRoute } from "@/lib/http/route";
 import { PERSONAL_TOKEN_PREFIX, revokeOwnToken, personalTokenInfoSchema } from "@/lib/identity/personal-tokens";
 
@@ -20,8 +20,7 @@ export const POST = withRoute({
   }),
   handler: async ({ db, principal, params }) => {
     const revoked = await revokeOwnToken(db, principal.user, params.prefix);
-    if (!revoked) throw new ApiError("NOT_FOUND", `You have no token ${params.prefix}.`);
-    return revoked;
+    return orNotFound(revoked, `You have no token ${params.prefix}.`);
   },
 });
 
