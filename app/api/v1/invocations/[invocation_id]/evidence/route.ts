@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/errors";
+import { notVisible, orNotFound } from "@/lib/errors";
 import { canonicalJson } from "@/lib/evidence/canonical";
 import { getEvidencePack } from "@/lib/evidence/pack";
 import { evidencePackSchema } from "@/lib/evidence/schemas";
 import { scopeOf } from "@/lib/identity/principal";
 import { otherMethods, withRoute } from "@/lib/http/route";
-import { idParamSchema, runtimeNameSchema } from "@/lib/outcome/record-fields";
+import { idParamSchema, runtimeChoiceSchema } from "@/lib/outcome/record-fields";
 
 // The invocation's evidence pack: its whole history as one canonical JSON document, signed (docs/audit.md).
 export const GET = withRoute({
@@ -24,16 +24,14 @@ export const GET = withRoute({
   },
   params: z.object({ invocation_id: idParamSchema }),
   query: z.object({
-    runtime: runtimeNameSchema.optional().describe("The runtime's name, when several runtimes use this invocation id."),
+    runtime: runtimeChoiceSchema,
     download: z.enum(["1"]).optional().describe("1: answered as a file to save."),
   }),
   handler: async ({ db, principal, params, query }) => {
-    const pack = await getEvidencePack(db, scopeOf(principal), params.invocation_id, { runtime: query.runtime });
-    if (!pack)
-      throw new ApiError(
-        "NOT_FOUND",
-        `No invocation ${params.invocation_id}${query.runtime ? ` in runtime ${query.runtime}` : ""} that you can see.`,
-      );
+    const pack = orNotFound(
+      await getEvidencePack(db, scopeOf(principal), params.invocation_id, { runtime: query.runtime }),
+      notVisible("invocation", params.invocation_id, query.runtime),
+    );
     const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8" };
     if (query.download) {
       const name = `evidence-${pack.pack.invocation.runtime}-${pack.pack.invocation.invocation_id}.json`;
