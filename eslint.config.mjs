@@ -51,6 +51,8 @@ const config = [
       "cli/**/*.ts",
       "server/**/*.ts",
       "proxy.ts",
+      "packages/*/src/**/*.ts",
+      "packages/*/test/**/*.ts",
     ],
     rules: { "max-lines": ["error", { max: 400 }] },
   },
