@@ -2,6 +2,7 @@
 
 import { useState, type FormEvent } from "react";
 import type { ToolCatalogItem } from "@/lib/catalog/catalog";
+import type { CatalogEntryServed, VerifierServingView } from "@/lib/verify/liveness";
 import { effectClassFor } from "@/lib/catalog/effect-class";
 import { effectClasses } from "@/lib/outcome/queue-order";
 import type { EffectClass } from "@/lib/outcome/vocabulary";
@@ -15,7 +16,7 @@ import { actionsColumn, DataTable, type Column } from "../ui/data-table";
 import { fieldText } from "../ui/dialog";
 import { ErrorAlert, errorText } from "../ui/error-alert";
 import { SelectField, TextField } from "../ui/field";
-import { EmptyState, PageSection } from "../ui/page";
+import { EmptyState, PageSection, StateLabel } from "../ui/page";
 import { useCollection, useCollectionMutation } from "./use-collection";
 import { RunbookEditor } from "./runbook-editor";
 import { VerifyEditor } from "./verify-editor";
@@ -203,13 +204,34 @@ function ToolCheck({ entries, runtime }: { entries: ToolCatalogItem[]; runtime: 
   );
 }
 
-export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogItem[]; runtimes: string[] }) {
+/** Under a verifier: whether anyone serves it now (a worker's recent poll, or push), so a silent one is seen here. */
+function ServingLine({ serving }: { serving: VerifierServingView }) {
+  const last = serving.last_poll_at ? formatUtc(serving.last_poll_at) : null;
+  return (
+    <div className="mt-1 text-xs" data-testid="verifier-serving">
+      {serving.running ? (
+        <StateLabel state="running">
+          {serving.push ? "by webhook (push)" : `: ${serving.worker ?? "a worker"} asked at ${last}`}
+        </StateLabel>
+      ) : (
+        <StateLabel state="not_running">
+          : no verifier is running for this runtime ({last ? `last poll ${last}` : "no worker has asked yet"}); its
+          unknown calls go to a person
+        </StateLabel>
+      )}
+    </div>
+  );
+}
+
+export function ToolCatalogAdmin({ initial, runtimes }: { initial: CatalogEntryServed[]; runtimes: string[] }) {
   const [runtime, setRuntime] = useState<string>(ALL);
   const [notice, setNotice] = useState<string | null>(null);
   const { data, error } = useCollection({
     queryKey: queryKeys.admin.toolCatalog,
     queryFn: () => api.get("/api/v1/admin/tool-catalog"),
     initialData: { items: initial },
+    // Whether each verifier is served changes without anyone editing: read again now and then.
+    refetchInterval: 15_000,
   });
   const remove = useCollectionMutation(queryKeys.admin.toolCatalog, {
     mutationFn: (entry: ToolCatalogItem) =>
@@ -218,7 +240,7 @@ export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogIt
   });
   // In the server's order: by runtime, each runtime's most specific entry first (the order they are tried in).
   const shown = data.items.filter((e) => runtime === ALL || e.runtime === runtime);
-  const columns: Array<Column<ToolCatalogItem>> = [
+  const columns: Array<Column<CatalogEntryServed>> = [
     { header: "Runtime", className: "font-medium", cell: (e) => e.runtime },
     { header: "Tool name or pattern", className: "break-all mono", cell: (e) => e.pattern },
     { header: "Effect class", className: "nowrap", cell: (e) => <ClassPicker entry={e} onChanged={setNotice} /> },
@@ -226,7 +248,15 @@ export function ToolCatalogAdmin({ initial, runtimes }: { initial: ToolCatalogIt
       header: "Volatile arguments",
       cell: (e) => <VolatileArgsEditor key={e.updated_at} entry={e} onChanged={setNotice} />,
     },
-    { header: "Verifier", cell: (e) => <VerifyEditor entry={e} onChanged={setNotice} /> },
+    {
+      header: "Verifier",
+      cell: (e) => (
+        <>
+          <VerifyEditor entry={e} onChanged={setNotice} />
+          {e.serving ? <ServingLine serving={e.serving} /> : null}
+        </>
+      ),
+    },
     { header: "Summary & runbook", cell: (e) => <RunbookEditor entry={e} onChanged={setNotice} /> },
     { header: "Changed", className: "nowrap", cell: (e) => formatUtc(e.updated_at, { seconds: false }) },
     actionsColumn((e) => (

@@ -100,6 +100,8 @@ const states = {
   expired: ["⌛", waiting, "Expired"],
   failed: ["✕", bad, "Failed"],
   disabled: ["⏸", off, "Disabled"],
+  running: ["●", ok, "Running"],
+  not_running: ["✕", bad, "Not running"],
   deactivated: ["○", off, "Deactivated"],
   revoked: ["⊘", off, "Revoked"],
 } as const;

@@ -97,7 +97,7 @@ export async function collectFromTransitions(
   const candidates: Candidate[] = [];
   for (const t of transitions) {
     const hasVerifier = verified(t.runtimeId, t.tool);
-    const notice = notificationEventFor({ fromStatus: t.fromStatus, status: t.status, hasVerifier });
+    const notice = notificationEventFor({ fromStatus: t.fromStatus, status: t.status, hasVerifier, reason: t.reason });
     if (!notice) continue;
     candidates.push({
       source: `t:${t.id}`,

@@ -1,5 +1,6 @@
 import type { InvocationStatus } from "../outcome/status";
 import { unsettledStatuses } from "../outcome/status";
+import { NO_VERIFIER_REASON, NO_VERIFIER_RUNNING } from "../outcome/verification";
 
 // What a person is told about, pure: which status changes (and scans) become a notification, and how each
 // reads. The fan-out hands every transition to notificationEventFor; the stall and duplicate scans name
@@ -21,6 +22,8 @@ export type TransitionForNotice = {
   status: InvocationStatus;
   /** Whether the call's tool has a verifier: its unknowns are told only when verification ends unsettled. */
   hasVerifier: boolean;
+  /** Why Settle's own action made this state, when it says. */
+  reason?: string | null;
 };
 
 export type Notice = { event: NotificationEvent; why: string };
@@ -28,6 +31,9 @@ export type Notice = { event: NotificationEvent; why: string };
 const unknownStatuses: readonly InvocationStatus[] = ["outcome_unknown", "partially_applied"];
 
 export function notificationEventFor(t: TransitionForNotice): Notice | null {
+  // Nobody serves the runtime's verifier: Settle handed the call over without asking, and says why.
+  if (t.reason === NO_VERIFIER_REASON && t.status === "escalated")
+    return { event: "unknown", why: NO_VERIFIER_RUNNING };
   // A verifier asked and gave up (a failed probe escalates; a partial answer stays partial): now a person must.
   if (t.fromStatus === "verifying" && unsettledStatuses.includes(t.status) && t.status !== "verifying")
     return { event: "unknown", why: "verification ended without settling it" };

@@ -28,6 +28,11 @@ describe("notificationEventFor", () => {
       "unknown",
     ],
     ["verification settled it", { fromStatus: "verifying", status: "reconciled", hasVerifier: true }, null],
+    [
+      "nobody serves the verifier (an unknown Settle never asked about)",
+      { fromStatus: "outcome_unknown", status: "escalated", hasVerifier: true, reason: "no_verifier_running" },
+      "unknown",
+    ],
     ["an SLA escalation", { fromStatus: "outcome_unknown", status: "escalated", hasVerifier: false }, "escalated"],
     ["approval needed", { fromStatus: null, status: "awaiting_approval", hasVerifier: false }, "approval_needed"],
     ["settled", { fromStatus: "outcome_unknown", status: "reconciled", hasVerifier: false }, null],

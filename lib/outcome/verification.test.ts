@@ -1,5 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { firstAskAt, gaveUpNote, readFinding, stillAsking, verifyConfigSchema, type AskingState } from "./verification";
+import {
+  firstAskAt,
+  gaveUpNote,
+  NO_VERIFIER_RUNNING,
+  noVerifierNote,
+  readFinding,
+  silenceLimitS,
+  stillAsking,
+  unserved,
+  verifierRunning,
+  verifyConfigSchema,
+  type AskingState,
+} from "./verification";
 
 const config = { after_s: 30, every_s: 60, max_tries: 3, absent_after_s: 120, lease_s: 30 };
 const T0 = new Date("2026-12-03T10:00:00.000Z");
@@ -68,5 +80,31 @@ describe("stillAsking", () => {
     expect(stillAsking("escalated", 1, 1)).toBe(false);
     // A new attempt started: the ask was about the old one.
     expect(stillAsking("verifying", 2, 1)).toBe(false);
+  });
+});
+
+describe("verifier liveness", () => {
+  const fast = { every_s: 10 };
+  const slow = { every_s: 300 };
+  const polled = (at: Date | null) => ({ lastPollAt: at, push: false });
+
+  it("waits two every_s, and at least a minute, without a poll", () => {
+    expect(silenceLimitS(fast)).toBe(60);
+    expect(silenceLimitS(slow)).toBe(600);
+    expect(verifierRunning(polled(s(0)), fast, s(59))).toBe(true);
+    expect(verifierRunning(polled(s(0)), fast, s(60))).toBe(false);
+    expect(verifierRunning(polled(s(0)), slow, s(599))).toBe(true);
+    expect(verifierRunning(polled(null), fast, s(0))).toBe(false);
+    expect(verifierRunning({ lastPollAt: null, push: true }, fast, s(10_000))).toBe(true);
+  });
+
+  it("an ask is unserved once it has waited the limit with nobody asking", () => {
+    const ask = { waitingSince: s(0), config: fast };
+    expect(unserved(ask, polled(null), s(59))).toBe(false);
+    expect(unserved(ask, polled(null), s(60))).toBe(true);
+    // A worker asked 30 s ago: it will take the ask at its next poll.
+    expect(unserved(ask, polled(s(30)), s(60))).toBe(false);
+    expect(unserved(ask, { lastPollAt: null, push: true }, s(3_600))).toBe(false);
+    expect(noVerifierNote("billing-agent", null)).toContain(NO_VERIFIER_RUNNING);
   });
 });

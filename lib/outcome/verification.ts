@@ -115,3 +115,47 @@ export function firstAskAt(unknownSince: Date, config: VerifyConfig): Date {
 export function leaseUntil(now: Date, config: VerifyConfig): Date {
   return addS(now, config.lease_s);
 }
+
+// Liveness: a runtime's verifier is asked by pull (a worker polls GET /api/v1/verifications) or push (an enabled
+// webhook endpoint takes the asks). With neither, nobody ever answers and the call would wait forever at `try 0`:
+// once no worker has asked for two `every_s` (and at least a minute), a person decides.
+
+/** Who Settle's own verifier steps are by, in the audit trail and on the answers. */
+export const VERIFIER_ACTOR = "settle:verifier";
+/** What a person reads when Settle hands a call over because nobody serves the runtime's verifier. */
+export const NO_VERIFIER_RUNNING = "no verifier is running for this runtime";
+/** The reason stored with Settle's escalation (the action's payload), so a notification says why. */
+export const NO_VERIFIER_REASON = "no_verifier_running";
+const MIN_SILENCE_S = 60;
+
+/** How long without a poll means no worker is running for an entry with these settings. */
+export const silenceLimitS = (config: Pick<VerifyConfig, "every_s">): number =>
+  Math.max(2 * config.every_s, MIN_SILENCE_S);
+
+export type VerifierServing = { lastPollAt: Date | null; push: boolean };
+
+/** Whether a runtime's verifier is being served now, for an entry with these settings. */
+export function verifierRunning(serving: VerifierServing, config: Pick<VerifyConfig, "every_s">, now: Date): boolean {
+  if (serving.push) return true;
+  return serving.lastPollAt !== null && now.getTime() - serving.lastPollAt.getTime() < silenceLimitS(config) * 1000;
+}
+
+/**
+ * Whether an ask has waited for nobody: Settle has waited on it (since it was due, it existed and Settle was
+ * watching — the latest of these, `waitingSince`) for the silence limit, and no worker asked within it. A live
+ * worker takes a due ask at its next poll, so it never waits that long.
+ */
+export function unserved(
+  ask: { waitingSince: Date; config: Pick<VerifyConfig, "every_s"> },
+  serving: VerifierServing,
+  now: Date,
+): boolean {
+  const limitMs = silenceLimitS(ask.config) * 1000;
+  return now.getTime() - ask.waitingSince.getTime() >= limitMs && !verifierRunning(serving, ask.config, now);
+}
+
+/** The note with Settle's escalation: why a person decides, and since when nobody asked. */
+export function noVerifierNote(runtime: string, lastPollAt: Date | null): string {
+  const since = lastPollAt ? `since ${lastPollAt.toISOString()}` : "ever";
+  return `Settle hands this call to a person: ${NO_VERIFIER_RUNNING} (${runtime}: no worker has asked for its verifications ${since}, and it has no webhook endpoint). Its outcome stays unknown until someone checks.`;
+}

@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { Db } from "../db/client";
 import { effectClassSchema } from "../outcome/vocabulary";
 import { processWide } from "../process-wide";
+import { noteVerifierPoll } from "./liveness";
 import { openTaken, scheduleVerifications } from "./schedule";
 import { leaseRequests, selectAsked, type AskedRow, type RequestRow } from "./queries";
 
@@ -112,6 +113,8 @@ const SCHEDULE_EVERY_MS = 1_000;
 
 async function leaseOnce(db: Db, runtime: { id: string }, worker: string, limit: number): Promise<VerificationItem[]> {
   const now = new Date();
+  // Every ask, a waiting one too, says a worker is running (lib/verify/liveness.ts).
+  await noteVerifierPoll(db, runtime.id, worker, now);
   if (now.getTime() - (scheduledAt.get(runtime.id) ?? 0) >= SCHEDULE_EVERY_MS) {
     scheduledAt.set(runtime.id, now.getTime());
     await scheduleVerifications(db, now, runtime.id);

@@ -49,7 +49,7 @@ export type AskedRow = {
   attempt_count: number;
 };
 
-const REQUEST_COLUMNS = `v.runtime_id::text AS runtime_id, v.id::text AS id, v.invocation_uid::text AS invocation_uid, v.attempt,
+export const REQUEST_COLUMNS = `v.runtime_id::text AS runtime_id, v.id::text AS id, v.invocation_uid::text AS invocation_uid, v.attempt,
   v.state, v.tries, v.config, v.due_at, v.leased_until, v.leased_by, v.first_dispatched_at, v.answers`;
 const ASKED_COLUMNS = `r.name AS runtime, i.invocation_id, i.task_id, i.tool, i.effect_class, i.idempotency_key, i.status,
   i.stall_at, i.version, i.attempt_count`;
@@ -112,11 +112,18 @@ export type NewRequest = {
 };
 
 /** Schedules requests of one runtime in one statement; one already there for the attempt is left as it is. */
-export async function insertRequests(q: Query, runtimeId: string, rows: readonly NewRequest[]): Promise<number> {
+export async function insertRequests(
+  q: Query,
+  runtimeId: string,
+  rows: readonly NewRequest[],
+  now: Date,
+): Promise<number> {
   if (rows.length === 0) return 0;
   const inserted = await q.query(
-    `INSERT INTO verification_requests (runtime_id, id, invocation_uid, attempt, state, config, due_at, first_dispatched_at)
-     SELECT $1::uuid, gen_random_uuid(), r.uid, r.attempt, 'scheduled', r.config, r.due_at, r.first_dispatched_at
+    `INSERT INTO verification_requests (runtime_id, id, invocation_uid, attempt, state, config, due_at, first_dispatched_at,
+                                        created_at, updated_at)
+     SELECT $1::uuid, gen_random_uuid(), r.uid, r.attempt, 'scheduled', r.config, r.due_at, r.first_dispatched_at,
+            $7::timestamptz, $7::timestamptz
        FROM unnest($2::uuid[], $3::int[], $4::jsonb[], $5::timestamptz[], $6::timestamptz[])
             AS r(uid, attempt, config, due_at, first_dispatched_at)
      ON CONFLICT (runtime_id, invocation_uid, attempt) DO NOTHING
@@ -128,6 +135,7 @@ export async function insertRequests(q: Query, runtimeId: string, rows: readonly
       rows.map((r) => JSON.stringify(r.config)),
       rows.map((r) => r.dueAt.toISOString()),
       rows.map((r) => r.firstDispatchedAt.toISOString()),
+      now.toISOString(),
     ],
   );
   return inserted.length;

@@ -4,7 +4,8 @@ import { loadToolCatalog } from "../catalog/load";
 import { verifyFor } from "../catalog/effect-class";
 import type { ActRefusal } from "../invocations/act";
 import { actOnInvocationsQuietly } from "../invocations/act-many";
-import { firstAskAt, gaveUpNote, stillAsking } from "../outcome/verification";
+import { firstAskAt, gaveUpNote, stillAsking, VERIFIER_ACTOR } from "../outcome/verification";
+import { escalateUnserved } from "./liveness";
 import { recordVerifierProbe } from "./probe";
 import {
   insertRequests,
@@ -23,13 +24,20 @@ import {
 // back to a person what `max_tries` asks could not settle. Every step acts only if the row is still where it
 // was seen, so several app instances may run it at once.
 
-export const VERIFIER_ACTOR = "settle:verifier";
+export { VERIFIER_ACTOR };
 const SCHEDULE_BATCH = 5_000;
 const REVIEW_BATCH = 1_000;
 /** Requests closed or given up at once (each its own statements) on PostgreSQL. */
 const REVIEW_CONCURRENCY = 8;
 
-export type VerificationTick = { scheduled: number; opened: number; cancelled: number; gaveUp: number };
+export type VerificationTick = {
+  scheduled: number;
+  opened: number;
+  cancelled: number;
+  gaveUp: number;
+  /** Handed to a person because nobody serves the runtime's verifier (lib/verify/liveness.ts). */
+  unserved: number;
+};
 
 /** Schedules a request for every new unknown of a tool with a verifier, `after_s` after it became unknown. */
 export async function scheduleVerifications(db: Db, now: Date, only: string | null = null): Promise<number> {
@@ -53,7 +61,7 @@ export async function scheduleVerifications(db: Db, now: Date, only: string | nu
         firstDispatchedAt: new Date(c.first_seen_at),
       });
     }
-    scheduled += await insertRequests(db.driver, runtimeId, rows);
+    scheduled += await insertRequests(db.driver, runtimeId, rows, now);
   }
   return scheduled;
 }
@@ -165,7 +173,7 @@ export async function reviewRequests(
   db: Db,
   now: Date,
   runtimeId: string | null = null,
-): Promise<Omit<VerificationTick, "scheduled">> {
+): Promise<Omit<VerificationTick, "scheduled" | "unserved">> {
   const tick = { opened: 0, cancelled: 0, gaveUp: 0 };
   const due = await selectRequestsToReview(db.driver, now, runtimeId, REVIEW_BATCH);
   await openRequests(
@@ -190,5 +198,6 @@ export async function reviewRequests(
 
 export async function runVerifications(db: Db, now: Date): Promise<VerificationTick> {
   const scheduled = await scheduleVerifications(db, now);
-  return { scheduled, ...(await reviewRequests(db, now)) };
+  const reviewed = await reviewRequests(db, now);
+  return { scheduled, ...reviewed, unserved: await escalateUnserved(db, now) };
 }

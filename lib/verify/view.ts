@@ -4,6 +4,8 @@ import type { Db } from "../db/client";
 import { verificationStates, verifyConfigSchema } from "../outcome/verification";
 import { loadToolCatalog } from "../catalog/load";
 import { verifyFor } from "../catalog/effect-class";
+import { servingView, verifierServingSchema } from "./liveness";
+import { selectServing } from "./liveness-queries";
 import { selectInvocationTool, selectRequestOf } from "./queries";
 
 // Where Settle's asking stands for one invocation, for its page ("Settle is checking: try 2 of 5, next at …").
@@ -22,6 +24,9 @@ export const verificationViewSchema = z
     leased_by: z.string().nullable(),
     first_dispatched_at: time,
     config: verifyConfigSchema,
+    serving: verifierServingSchema.describe(
+      "Whether anyone serves the runtime's verifier now: with nobody, an ask that waits two every_s (at least a minute) goes to a person.",
+    ),
     answers: z.array(
       z.object({
         try: z.number().int(),
@@ -72,6 +77,7 @@ export async function getVerification(
     return noVerification(verifyFor(await loadToolCatalog(db, call.runtime_id), call.tool) !== null);
   }
   const open = r.state === "open" || r.state === "scheduled";
+  const serving = (await selectServing(db.driver, [r.runtime_id])).get(r.runtime_id);
   const leased = r.leased_until && new Date(r.leased_until) > now ? r.leased_until : null;
   return {
     id: r.id,
@@ -84,6 +90,7 @@ export async function getVerification(
     leased_by: open && leased ? r.leased_by : null,
     first_dispatched_at: iso(r.first_dispatched_at)!,
     config: r.config,
+    serving: servingView(serving, r.config, now),
     answers: r.answers,
   };
 }

@@ -36,6 +36,8 @@ export type TransitionFacts = {
   previous: { commitState: string; resolutionBy: string | null; notBefore: Date | null } | null;
   /** The person (or `system`) whose action made this state, when an action did. */
   actor: string | null;
+  /** Why Settle's own action made this state, when it says (e.g. no_verifier_running, lib/verify/liveness.ts). */
+  reason?: string | null;
   invocationId: string;
   taskId: string;
   tool: string;

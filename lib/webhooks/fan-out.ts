@@ -31,6 +31,7 @@ type Row = {
   summary: string | null;
   runtime: string | null;
   actor: string | null;
+  reason: string | null;
   prev_commit_state: string | null;
   prev_resolution_by: string | null;
   prev_not_before: string | null;
@@ -40,7 +41,7 @@ type Row = {
 const CLAIM = `
   SELECT t.id::text AS id, t.invocation_uid::text AS invocation_uid, t.runtime_id::text AS runtime_id,
          t.to_status, t.from_status, t.commit_state, t.resolution_by, t.not_before, t.version, t.at,
-         t.tool, t.effect_class, i.invocation_id, i.task_id, i.idempotency_key, i.summary, r.name AS runtime, a.actor,
+         t.tool, t.effect_class, i.invocation_id, i.task_id, i.idempotency_key, i.summary, r.name AS runtime, a.actor, a.payload->>'reason' AS reason,
          p.commit_state AS prev_commit_state, p.resolution_by AS prev_resolution_by, p.not_before AS prev_not_before,
          p.commit_state IS NOT NULL AS has_previous
     FROM invocation_transitions t
@@ -87,6 +88,7 @@ function factsOf(row: Row): TransitionFacts | null {
         }
       : null,
     actor: row.actor,
+    reason: row.reason,
     invocationId: row.invocation_id,
     taskId: row.task_id,
     tool: row.tool,

@@ -1,11 +1,7 @@
 import { z } from "zod";
 import { json, otherMethods, withRoute } from "@/lib/http/route";
-import {
-  addToolCatalogEntry,
-  listToolCatalog,
-  newCatalogEntrySchema,
-  toolCatalogItemSchema,
-} from "@/lib/catalog/catalog";
+import { addToolCatalogEntry, newCatalogEntrySchema, toolCatalogItemSchema } from "@/lib/catalog/catalog";
+import { catalogEntryServedSchema, listToolCatalogServed } from "@/lib/verify/liveness";
 import { itemsOf } from "@/lib/http/schemas";
 
 // Runtimes' tool catalogs: tool name or pattern → effect class, for runtimes that send no effect class (OTLP, the MCP gateway).
@@ -14,9 +10,11 @@ export const GET = withRoute({
   permission: "administer",
   summary: "Tool catalog entries (admins), by runtime, most specific first",
   tags: ["Tool catalog"],
-  response: itemsOf(toolCatalogItemSchema),
+  description:
+    "An entry with a verifier says whether anyone serves it now (`serving`): a worker that asked within two every_s (at least a minute), or an enabled webhook endpoint.",
+  response: itemsOf(catalogEntryServedSchema),
   query: z.object({ runtime: z.string().trim().min(1).max(200).optional().describe("Only this runtime's entries.") }),
-  handler: async ({ db, query }) => ({ items: await listToolCatalog(db, query) }),
+  handler: async ({ db, query }) => ({ items: await listToolCatalogServed(db, query) }),
 });
 
 export const POST = withRoute({
