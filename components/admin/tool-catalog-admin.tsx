@@ -211,11 +211,11 @@ function ServingLine({ serving }: { serving: VerifierServingView }) {
     <div className="mt-1 text-xs" data-testid="verifier-serving">
       {serving.running ? (
         <StateLabel state="running">
-          {serving.push ? "by webhook (push)" : `: ${serving.worker ?? "a worker"} asked at ${last}`}
+          {serving.push ? "(by webhook)" : `(${serving.worker ?? "a worker"} asked at ${last})`}
         </StateLabel>
       ) : (
         <StateLabel state="not_running">
-          : no verifier is running for this runtime ({last ? `last poll ${last}` : "no worker has asked yet"}); its
+          — no verifier is running for this runtime ({last ? `last poll ${last}` : "no worker has asked yet"}); its
           unknown calls go to a person
         </StateLabel>
       )}
