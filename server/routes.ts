@@ -47,6 +47,8 @@ import * as webhookDeliveries from "@/app/api/v1/admin/webhooks/[endpoint_id]/de
 import * as webhookDelivery from "@/app/api/v1/admin/webhooks/[endpoint_id]/deliveries/[delivery_id]/route";
 import * as webhookDeliveryResend from "@/app/api/v1/admin/webhooks/[endpoint_id]/deliveries/[delivery_id]/resend/route";
 import * as slackSettings from "@/app/api/v1/admin/integrations/slack/route";
+import * as mySlackLinks from "@/app/api/v1/me/slack-links/route";
+import * as mySlackLinkConfirm from "@/app/api/v1/me/slack-links/confirm/route";
 import * as slackInteractions from "@/app/api/v1/integrations/slack/interactions/route";
 import * as slackLinks from "@/app/api/v1/admin/slack-links/route";
 import * as slackLink from "@/app/api/v1/admin/slack-links/[slack_user_id]/route";
@@ -133,6 +135,8 @@ export const apiRoutes = {
   "/api/v1/admin/notifications/{channel_id}/messages/{message_id}/resend": notificationMessageResend,
   "/api/v1/admin/integrations/slack": slackSettings,
   "/api/v1/admin/slack-links": slackLinks,
+  "/api/v1/me/slack-links": mySlackLinks,
+  "/api/v1/me/slack-links/confirm": mySlackLinkConfirm,
   "/api/v1/integrations/slack/interactions": slackInteractions,
   "/api/v1/admin/slack-links/{slack_user_id}": slackLink,
   "/api/health": health,

@@ -14,7 +14,8 @@ import { callSlackApi, type SlackAnswer } from "./web-api";
 // console, a new report), the message is redrawn with chat.update — buttons while a person can still act,
 // who decided what and when after.
 
-const NOT_SET_UP = "The Slack app is not set up (Admin → Integrations → Slack), or its secrets cannot be read.";
+const NOT_SET_UP =
+  "The Slack app is not set up (PUT /api/v1/admin/integrations/slack, docs/slack.md), or its secrets cannot be read.";
 
 function tryResult(answer: SlackAnswer, started: number): TryResult {
   return {

@@ -76,7 +76,10 @@ const ok = () => new Response(null, { status: 200 });
 export async function answerSlackInteraction(db: Db, req: Request, now = new Date()): Promise<Response> {
   const raw = await readBodyBytes(req, { maxBytes: MAX_BODY, advice: "Slack's interaction payloads are smaller." });
   const app = await loadSlackApp(db);
-  if (!app) throw unauthenticated("the Slack app is not set up in Settle (Admin → Integrations → Slack).");
+  if (!app)
+    throw unauthenticated(
+      "the Slack app is not set up in Settle (PUT /api/v1/admin/integrations/slack, docs/slack.md).",
+    );
   const signature = req.headers.get("x-slack-signature");
   const check = checkSlackSignature(
     app.signingSecret,

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as channelsRoute from "@/app/api/v1/admin/notifications/route";
+import * as mySlackLinks from "@/app/api/v1/me/slack-links/route";
+import { POST as confirmSlackLink } from "@/app/api/v1/me/slack-links/confirm/route";
 import { POST as actionsRoute } from "@/app/api/v1/invocations/[invocation_id]/actions/route";
 import { webhookJob } from "@/lib/jobs/webhooks";
 import { setSlackSettings } from "@/lib/slack/settings";
@@ -122,5 +124,32 @@ describe("slack_app notification channel", () => {
     expect(text).not.toContain(ACTION_IDS.approve);
     await webhookJob.run(t.db, new Date());
     expect(slack.to("/api/chat.update")).toHaveLength(1);
+  });
+
+  it("a person links their own Slack user with the code the bot posts them: one guess, then it is gone", async () => {
+    const path = "/api/v1/me/slack-links";
+    const start = () => call(mySlackLinks.POST, { key: operator.token, path, body: { slack_user_id: "UOPERATOR1" } });
+    expect((await start()).status).toBe(200);
+    const dm = slack.to("/api/chat.postMessage").at(-1)!;
+    expect(dm.body.channel).toBe("UOPERATOR1");
+    const code = /code is (\d{8})/.exec(String(dm.body.text))![1]!;
+    const wrong = code === "00000000" ? "11111111" : "00000000";
+    const confirm = (c: string) =>
+      call(confirmSlackLink, { key: operator.token, path: `${path}/confirm`, body: { code: c } });
+    expect((await confirm(wrong)).status).toBe(400);
+    // The wrong guess ended that code: the right one no longer works either.
+    expect((await confirm(code)).status).toBe(400);
+
+    expect((await start()).status).toBe(200);
+    const second = /code is (\d{8})/.exec(String(slack.to("/api/chat.postMessage").at(-1)!.body.text))![1]!;
+    const linked = await confirm(second);
+    expect(linked.status, JSON.stringify(linked.body)).toBe(200);
+    expect(linked.body).toEqual({ linked: "UOPERATOR1" });
+    const mine = await call(mySlackLinks.GET, { key: operator.token, path });
+    expect(mine.body.items).toEqual([
+      expect.objectContaining({ slack_user_id: "UOPERATOR1", email: operator.user.email }),
+    ]);
+    const stored = await t.db.driver.query(`SELECT * FROM slack_link_codes`);
+    expect(stored).toEqual([]);
   });
 });
