@@ -71,6 +71,7 @@ export const ref = (c: Call, invocationId: string, attempt: number, taskId = c.i
   idempotencyKey: c.id.idempotencyKey,
   effect: c.effect,
   argsDigest: c.id.argsDigest,
+  arguments: c.id.arguments,
 });
 
 export function logCall(

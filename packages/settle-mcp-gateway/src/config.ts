@@ -74,6 +74,12 @@ const toolRuleSchema = z.strictObject({
     .describe(
       "A top-level argument the gateway sets to Settle's stable key for the call before forwarding it, whatever the model put there (models mint a new key on every retry). The argument is left out of the key and the digest, so a re-issue with a new key is the same intent, and one effect at the provider too.",
     ),
+  send_arguments: z
+    .boolean()
+    .optional()
+    .describe(
+      "Send the call's arguments to Settle (default true): it redacts secrets, shows them on the invocation page and summarises the call. false keeps them in the gateway and sends only their digest.",
+    ),
   approval: z.boolean().optional().describe("A person approves every call in Settle before it is forwarded."),
   probe: probeSchema.optional(),
   timeout_s: z.number().positive().max(86_400).optional().describe("This tool's call timeout."),

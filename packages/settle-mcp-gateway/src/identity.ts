@@ -64,7 +64,20 @@ export type CallIdentity = {
   taskId: string;
   idempotencyKey: string;
   argsDigest: string;
+  /** What Settle is sent of the call (it redacts, digests and summarises them); null: only the digest. */
+  arguments: Record<string, unknown> | null;
 };
+
+/** Settle stores at most 64 KiB of a call's arguments: larger ones go as their digest alone. */
+const ARGUMENTS_SENT_MAX = 60_000;
+
+/** The call's arguments as Settle is sent them, unless the tool's rule keeps them here (send_arguments: false). */
+function sentArguments(args: unknown, rule: ToolRule | null): Record<string, unknown> | null {
+  if (rule?.send_arguments === false) return null;
+  const own = withoutKeyArg(args, rule);
+  if (own === null || typeof own !== "object" || Array.isArray(own) || Object.keys(own).length === 0) return null;
+  return canonicalJson(own).length > ARGUMENTS_SENT_MAX ? null : (own as Record<string, unknown>);
+}
 
 /**
  * `mcp:<tool>:<digest>`, with the task folded into the digest when the rule
@@ -82,6 +95,7 @@ export function identify(tool: string, args: unknown, taskId: string, rule: Tool
         ? `${scope ? `${taskId}:` : ""}${named}`.slice(0, 512)
         : `mcp:${tool}:${sha256(`${scope}${canonicalJson(keyedArguments(args, rule))}`).slice(0, 32)}`,
     argsDigest: digestArguments(withoutKeyArg(args, rule)),
+    arguments: sentArguments(args, rule),
   };
 }
 

@@ -14,6 +14,8 @@ export type AttemptRef = {
   idempotencyKey: string;
   effect: EffectOrUnclassified;
   argsDigest: string;
+  /** Sent on every record of the call, so Settle digests the same arguments each time; null: the digest alone. */
+  arguments: Record<string, unknown> | null;
 };
 
 export function attemptRecord(
@@ -34,7 +36,7 @@ export function attemptRecord(
     at: at.toISOString(),
     idempotency_key: ref.idempotencyKey,
     ...(ref.effect === "unclassified" ? {} : { effect_class: ref.effect }),
-    args_digest: ref.argsDigest,
+    ...(ref.arguments ? { arguments: ref.arguments } : { args_digest: ref.argsDigest }),
     ...(envelope === undefined ? {} : { envelope: fitEnvelope(envelope) }),
   };
 }

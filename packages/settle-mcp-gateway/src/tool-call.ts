@@ -139,7 +139,7 @@ async function runWrite(c: Call): Promise<ClientReply> {
       ...(c.effect === "unclassified" ? {} : { effect_class: c.effect }),
       at: c.deps.now().toISOString(),
       budget_left_s: Math.ceil(c.timeoutMs / 1000),
-      args_digest: c.id.argsDigest,
+      ...(c.id.arguments ? { arguments: c.id.arguments } : { args_digest: c.id.argsDigest }),
       envelope: fitEnvelope(intentEnvelope(c.client.params, "forwarded", { effect: c.effect, source: c.effectSource })),
     });
     c.trail.settleMs += Date.now() - asked;

@@ -102,6 +102,7 @@ describe("records Settle refuses", () => {
     idempotencyKey: "k",
     effect: "create" as const,
     argsDigest: "sha256:x",
+    arguments: null,
   };
 
   it("a record over Settle's limit is dead-lettered once (413), and the record beside it is sent", async () => {
