@@ -35,6 +35,14 @@ const EXEMPT: Record<string, string> = {
   retention_settings: "global settings: retention periods",
   retention_archives: "the retention job's own record of archives",
   server_addresses: "where people reach the servers, a small reference table",
+  audit_chain_heads: "one row a chain (a runtime's or the admin trail's): its head, locked to append (decision 041)",
+  audit_checkpoints: "the retention job's checkpoints of retired months, a small reference table (decision 041)",
+  evidence_keys: "the keys that sign evidence packs, a small reference table",
+  slack_settings: "one row: the Slack app's settings",
+  slack_links: "identity: a person's Slack user",
+  slack_link_codes: "identity: one-time codes that link a Slack user",
+  slack_requests_seen: "Slack's signatures seen lately, refused if replayed",
+  slack_messages: "the messages a Slack channel holds, keyed by channel like the outbox",
 };
 
 type Key = { table: string; name: string; columns: string[] };
