@@ -3,6 +3,7 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { CurrentUserProvider } from "@/components/current-user";
 import { SignOutButton } from "@/components/sign-out-button";
+import { listBrokenChainsForBanner } from "@/lib/chain/watch";
 import { can } from "@/lib/identity/roles";
 import { requireUser } from "@/lib/identity/session";
 
@@ -35,6 +36,8 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
     { href: "/admin/policies", label: "Policies" },
     { href: "/admin/retention", label: "Data retention" },
   ];
+  // The hourly check of the audit trail's hash chains (docs/audit.md): a broken chain is every admin's business.
+  const brokenChains = can(user.role, "administer") ? await listBrokenChainsForBanner() : [];
   const accountLinks = [
     { href: "/account/tokens", label: "Access tokens" },
     { href: "/account/password", label: "Password" },
@@ -70,6 +73,20 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           </div>
         </div>
       </header>
+      {brokenChains.length > 0 ? (
+        <div role="alert" data-testid="audit-chain-broken" className="bg-rose-700 text-white">
+          <div className="console-frame py-2 text-sm">
+            <p className="font-semibold">
+              The audit trail was changed outside Settle: a hash chain is broken. Run settle audit verify.
+            </p>
+            <ul className="list-disc pl-5">
+              {brokenChains.map((line) => (
+                <li key={line}>{line}</li>
+              ))}
+            </ul>
+          </div>
+        </div>
+      ) : null}
       <CurrentUserProvider user={user}>{children}</CurrentUserProvider>
     </div>
   );

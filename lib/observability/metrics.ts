@@ -49,7 +49,12 @@ function create() {
     "Webhook and notification deliveries waiting to be sent (pending), by target: an endpoint or a notification channel.",
     "target",
   );
-  return { registry, requests, records, queue, unknowns, verifications, deliveries };
+  const chainBroken = new Gauge({
+    name: "settle_audit_chain_broken",
+    help: "Hash chains of the audit trail the hourly check found broken (docs/audit.md): 0 when every chain is whole.",
+    registers: [registry],
+  });
+  return { registry, requests, records, queue, unknowns, verifications, deliveries, chainBroken };
 }
 
 const metrics = processWide("prometheus", create);
@@ -80,7 +85,7 @@ export function countIngested(counts: { accepted: number; duplicates: number; re
 
 /** The backlog gauges, read from the database once per scrape (each query once, every gauge from its rows). */
 async function readBacklogs(db: Db): Promise<void> {
-  const [counts, requests, pending] = await Promise.all([
+  const [counts, requests, pending, chains] = await Promise.all([
     queueCounts(db),
     db.driver.query<{ state: string; n: number }>(
       `SELECT state, count(*)::int AS n FROM verification_requests WHERE state IN ('scheduled', 'open') GROUP BY state
@@ -91,7 +96,9 @@ async function readBacklogs(db: Db): Promise<void> {
       `SELECT CASE WHEN channel_id IS NULL THEN 'endpoint' ELSE 'channel' END AS target, count(*)::int AS n
          FROM webhook_deliveries WHERE status = 'pending' GROUP BY 1`,
     ),
+    db.driver.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_chain_heads WHERE broken IS NOT NULL`),
   ]);
+  metrics.chainBroken.set(chains[0]?.n ?? 0);
   const { queue, unknowns, verifications, deliveries } = metrics;
   for (const gauge of [queue, unknowns, verifications, deliveries]) gauge.reset();
   const byClass = new Map<string, number>();

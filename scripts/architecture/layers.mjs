@@ -60,6 +60,7 @@ export const units = [
       "server",
       "lib/audit",
       "lib/catalog",
+      "lib/chain",
       "lib/db",
       "lib/env.ts",
       "lib/errors.ts",
@@ -145,8 +146,9 @@ export const units = [
   ),
   lib(
     "jobs",
-    "the scheduler and its jobs, one line each calling its area (verifications, policies, queue samples, webhooks, rollups, retention)",
+    "the scheduler and its jobs, one line each calling its area (verifications, policies, queue samples, webhooks, rollups, retention, the audit chain's check)",
     [
+      "lib/chain",
       "lib/db",
       "lib/env.ts",
       "lib/invocations",
