@@ -154,17 +154,28 @@ export function contentSql(kind: ChainKind, value: (column: string) => string): 
 export const CHAIN_COLUMNS = "chain_seq, chain_content, chain_prev";
 
 /**
+ * The CTEs that link new rows of `kind` to their chain, for a statement that has them as CTE `values` — every
+ * column of the kind's content and `ord`, their order in the chain: `chain_c` (each row's content hash) and
+ * `chain_l` (each row's place and predecessor's link hash). The chain's head is locked by the statement and stays
+ * locked until the transaction ends. `chain` is the SQL of the chain's name.
+ */
+export function chainCtes(kind: ChainKind, chain: string, values: string): string {
+  return `chain_c AS (SELECT v.ord, ${contentSql(kind, (column) => `v.${column}`)} AS content FROM ${values} v),
+    chain_l AS (SELECT * FROM settle_chain_append(${chain}, ARRAY(SELECT content FROM chain_c ORDER BY ord)))`;
+}
+
+/** The INSERT of `values`' rows (named `columns`) with their chain columns, after `chainCtes`. */
+export function chainedInsert(kind: ChainKind, values: string, columns: readonly string[], returning = ""): string {
+  return `INSERT INTO ${CHAINED[kind].table} (${columns.join(", ")}, ${CHAIN_COLUMNS})
+    SELECT ${columns.map((column) => `v.${column}`).join(", ")}, chain_l.seq, chain_c.content, chain_l.prev
+      FROM ${values} v JOIN chain_c ON chain_c.ord = v.ord JOIN chain_l ON chain_l.ord = v.ord${returning ? `\n    RETURNING ${returning}` : ""}`;
+}
+
+/**
  * One INSERT of chained rows of `kind`, in a single statement: `values` is a SELECT of the new rows — every
  * column of `columns` (which must include every column of the kind's content) and `ord`, their order in the
- * chain. Their chain's head is locked by the statement (and stays locked until the transaction ends), each row
- * gets its place, its content hash and its predecessor's link hash. `chain` is the SQL of the chain's name.
+ * chain (see `chainCtes`).
  */
 export function chainedInsertSql(kind: ChainKind, chain: string, values: string, columns: readonly string[]): string {
-  const list = columns.join(", ");
-  return `WITH v AS (${values}),
-    c AS (SELECT v.ord, ${contentSql(kind, (column) => `v.${column}`)} AS content FROM v),
-    l AS (SELECT * FROM settle_chain_append(${chain}, ARRAY(SELECT content FROM c ORDER BY ord)))
-    INSERT INTO ${CHAINED[kind].table} (${list}, ${CHAIN_COLUMNS})
-    SELECT ${columns.map((column) => `v.${column}`).join(", ")}, l.seq, c.content, l.prev
-      FROM v JOIN c ON c.ord = v.ord JOIN l ON l.ord = v.ord`;
+  return `WITH v AS (${values}),\n    ${chainCtes(kind, chain, "v")}\n    ${chainedInsert(kind, "v", columns)}`;
 }

@@ -184,10 +184,11 @@ export async function walkChain(sql: Sql, head: ChainHead, options: WalkOptions 
       if (broken) return fail(broken);
     }
   }
-  const [beyond] = await readPage(sql, head.chain, Math.max(head.seq, expected - 1), Number.MAX_SAFE_INTEGER);
-  if (beyond) return fail(check(beyond)!);
+  // Places missing at the end come before whatever lies past the head, in the chain's order.
   const tail = crossGap(head.seq);
   if (tail) return fail(tail);
+  const [beyond] = await readPage(sql, head.chain, Math.max(head.seq, expected - 1), Number.MAX_SAFE_INTEGER);
+  if (beyond) return fail(check(beyond)!);
   if (prev && head.hash && head.seq > 0 && !prev.equals(head.hash))
     return fail({ seq: head.seq, kind: null, key: null, reason: "is not the entry the chain's head recorded last" });
   return report;

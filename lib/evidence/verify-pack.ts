@@ -85,8 +85,9 @@ function sectionProblem(pack: Record<string, unknown>): string | null {
 
 /** Where a chained column's value is in a pack's entry, when not under the column's own name. */
 const PACK_PATHS: Record<string, (entry: Record<string, unknown>, pack: Record<string, unknown>) => unknown> = {
-  runtime_id: (_, pack) => (pack.invocation as Record<string, unknown>).runtime_id,
-  invocation_uid: (_, pack) => (pack.invocation as Record<string, unknown>).invocation_uid,
+  // A changed byte may have renamed `invocation`: then nothing matches, and the link is refused, not thrown on.
+  runtime_id: (_, pack) => (pack.invocation as Record<string, unknown> | undefined)?.runtime_id,
+  invocation_uid: (_, pack) => (pack.invocation as Record<string, unknown> | undefined)?.invocation_uid,
   attempt_no: (entry) => entry.attempt,
   retry_directive: (entry) => (entry.retry as Record<string, unknown> | undefined)?.directive,
   not_before: (entry) => ("retry" in entry ? (entry.retry as Record<string, unknown>).not_before : entry.not_before),
@@ -140,7 +141,8 @@ function chainProblem(pack: Record<string, unknown>): string | null {
     named.add(link.entry);
   }
   for (const section of Object.keys(CHAINED_SECTIONS)) {
-    const entries = pack[section] as unknown[];
+    const entries = pack[section];
+    if (!Array.isArray(entries)) return `its ${section} are not a list`;
     for (let i = 0; i < entries.length; i++)
       if (!named.has(`${section}/${i}`)) return `${section}/${i} has no chain link`;
   }

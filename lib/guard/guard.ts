@@ -1,4 +1,5 @@
 import "server-only";
+import { chainedInsertSql } from "../chain/entries";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { ApiError } from "../errors";
@@ -127,8 +128,14 @@ const lastAttemptQuery = {
 
 const recordCheckQuery = {
   name: "settle_guard_check",
-  text: `INSERT INTO guard_checks (id, runtime_id, task_id, invocation_id, tool, idempotency_key, allow, reason, at)
-         VALUES (gen_random_uuid(), $1::uuid, $2, $3, $4, $5, $6, $7, $8::timestamptz)`,
+  // A refusal joins the runtime's hash chain (lib/chain) in this statement; the candidates are locked already.
+  text: chainedInsertSql(
+    "guard",
+    "$1::uuid::text",
+    `SELECT 1 AS ord, gen_random_uuid() AS id, $1::uuid AS runtime_id, $2::text AS task_id, $3::text AS invocation_id,
+            $4::text AS tool, $5::text AS idempotency_key, $6::boolean AS allow, $7::text AS reason, $8::timestamptz AS at`,
+    ["id", "runtime_id", "task_id", "invocation_id", "tool", "idempotency_key", "allow", "reason", "at"],
+  ),
 };
 
 async function recordCheck(

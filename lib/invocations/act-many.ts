@@ -1,4 +1,5 @@
 import "server-only";
+import { insertActionsSql } from "./action-insert";
 import type { Db } from "../db/client";
 import { isRetryableConflict } from "../db/errors";
 import type { OperatorAction } from "../outcome/actions";
@@ -97,10 +98,13 @@ function actInOneTransaction(
       }
       if (audits.length > 0) {
         await tx.query(
-          `INSERT INTO invocation_actions (runtime_id, id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
-           SELECT $10::uuid, gen_random_uuid(), a.uid, a.seq, $1, $2, $3::timestamptz, a.from_status, a.to_status, $4, a.payload
-             FROM unnest($5::uuid[], $6::int[], $7::text[], $8::text[], $9::jsonb[])
-                  AS a(uid, seq, from_status, to_status, payload)`,
+          insertActionsSql(
+            `SELECT a.ord::int AS ord, $10::uuid AS runtime_id, gen_random_uuid() AS id, a.uid AS invocation_uid, a.seq,
+                    $1::text AS action, $2::text AS actor, $3::timestamptz AS at, a.from_status, a.to_status, $4::text AS note, a.payload
+               FROM unnest($5::uuid[], $6::int[], $7::text[], $8::text[], $9::jsonb[]) WITH ORDINALITY
+                    AS a(uid, seq, from_status, to_status, payload, ord)`,
+            "$10::uuid",
+          ),
           [
             action.action,
             ctx.actor,

@@ -1,4 +1,5 @@
 import "server-only";
+import { insertActionsSql, oneAction } from "./action-insert";
 import { z } from "zod";
 import { ApiError } from "../errors";
 import type { Db } from "../db/client";
@@ -49,8 +50,21 @@ const lockQuery = {
 
 const auditQuery = {
   name: "settle_action_audit",
-  text: `INSERT INTO invocation_actions (runtime_id, id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
-         VALUES ($10::uuid, gen_random_uuid(), $1::uuid, $2, $3, $4, $5::timestamptz, $6, $7, $8, $9::jsonb)`,
+  text: insertActionsSql(
+    oneAction({
+      runtime: "$10",
+      uid: "$1",
+      seq: "$2",
+      action: "$3",
+      actor: "$4",
+      at: "$5",
+      from: "$6",
+      to: "$7",
+      note: "$8",
+      payload: "$9",
+    }),
+    "$10::uuid",
+  ),
 };
 
 export type ActRefusal = Omit<Refusal, "ok" | "current">;

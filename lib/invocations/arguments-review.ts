@@ -1,4 +1,5 @@
 import "server-only";
+import { insertActionsSql, oneAction } from "./action-insert";
 import { z } from "zod";
 import { ApiError } from "../errors";
 import type { Db } from "../db/client";
@@ -62,8 +63,21 @@ export async function checkRanArguments(
     await tx.query(`UPDATE invocations SET args_review = 'checked' WHERE id = $1::uuid`, [row.id]);
     // Its place among the records: after those of the invocation's current version.
     await tx.query(
-      `INSERT INTO invocation_actions (runtime_id, id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
-       VALUES ($8::uuid, gen_random_uuid(), $1::uuid, $2, $3, $4, $5::timestamptz, $6, $6, $7, '{}'::jsonb)`,
+      insertActionsSql(
+        oneAction({
+          runtime: "$8",
+          uid: "$1",
+          seq: "$2",
+          action: "$3",
+          actor: "$4",
+          at: "$5",
+          from: "$6",
+          to: "$6",
+          note: "$7",
+          payload: "'{}'",
+        }),
+        "$8::uuid",
+      ),
       [row.id, row.version, CHECK_ARGUMENTS, actor, now.toISOString(), row.status, note, row.runtime_id],
     );
     return row.runtime_id;

@@ -1,4 +1,5 @@
 import "server-only";
+import { insertActionsSql, oneAction } from "./action-insert";
 import { z } from "zod";
 import { ApiError } from "../errors";
 import type { Db } from "../db/client";
@@ -66,8 +67,21 @@ const lockQuery = {
 
 const auditQuery = {
   name: "settle_duplicate_review_audit",
-  text: `INSERT INTO invocation_actions (runtime_id, id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
-         VALUES ($9::uuid, gen_random_uuid(), $1::uuid, $2, $3, $4, $5::timestamptz, $6, $6, $7, $8::jsonb)`,
+  text: insertActionsSql(
+    oneAction({
+      runtime: "$9",
+      uid: "$1",
+      seq: "$2",
+      action: "$3",
+      actor: "$4",
+      at: "$5",
+      from: "$6",
+      to: "$6",
+      note: "$7",
+      payload: "$8",
+    }),
+    "$9::uuid",
+  ),
 };
 
 const clearQuery = {

@@ -1,4 +1,5 @@
 import "server-only";
+import { insertActionsTail } from "./action-insert";
 import type { SqlDriver, Tx } from "../db/driver";
 import { duplicateOf, OPEN_REVIEW, reviewedInQueue, type DuplicateCandidate } from "../outcome/duplicates";
 import type { GuardCandidate } from "../outcome/guard-rules";
@@ -101,12 +102,13 @@ const flagQuery = {
         UPDATE invocations i SET possible_duplicate_of = f.earlier, duplicate_review = f.review
           FROM f
          WHERE i.id = f.uid AND i.id IN (SELECT id FROM locked)
-        RETURNING i.runtime_id, i.id, i.version, i.status, f.earlier, f.note)
-    INSERT INTO invocation_actions (runtime_id, id, invocation_uid, seq, action, actor, at, from_status, to_status, note, payload)
-    SELECT runtime_id, gen_random_uuid(), id, version, 'flag_possible_duplicate', 'system', $3::timestamptz, status, status, note,
-           jsonb_build_object('possible_duplicate_of', earlier)
-      FROM flagged
-    RETURNING invocation_uid::text AS uid`,
+        RETURNING i.runtime_id, i.id, i.version, i.status, f.earlier, f.note),
+      flags AS (
+        SELECT row_number() OVER (ORDER BY id)::int AS ord, runtime_id, gen_random_uuid() AS id, id AS invocation_uid,
+               version AS seq, 'flag_possible_duplicate'::text AS action, 'system'::text AS actor, $3::timestamptz AS at,
+               status AS from_status, status AS to_status, note, jsonb_build_object('possible_duplicate_of', earlier) AS payload
+          FROM flagged),
+      ${insertActionsTail("flags", "$1::uuid", "invocation_uid::text AS uid")}`,
 };
 
 /** A row the write path just stored, as flagging reads it. */

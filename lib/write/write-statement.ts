@@ -1,5 +1,6 @@
 import type { Statement } from "../db/driver";
 import { processWide } from "../process-wide";
+import { CHAIN_COLUMNS, CHAIN_VALUES, chainLinks } from "./chain-links";
 
 // The write path's one statement (written by states.ts's writeStates), built for
 // the parts a write has. One statement, so one round trip and no transaction
@@ -145,12 +146,16 @@ function build(p: WriteParts): string {
     );
     barrier = "created_n";
   }
+  // Attempts, transitions and guard answers join the runtime's hash chain (lib/chain, decision 041): their
+  // inputs as rows (with `ord`, their order in the chain), then the links, taken after the invocations' locks.
+  const chained = chainLinks(p, param, barrier, ATTEMPT_COLUMNS.map((c, i) => element(c, i + 2)).join(", "));
+  ctes.push(...chained.ctes);
   if (p.attempts) {
     ctes.push(`stored AS (
-      INSERT INTO attempts (runtime_id, invocation_uid, seq, ${ATTEMPT_NAMES.join(", ")})
-      SELECT $1::uuid, (r ->> 0)::uuid, (r ->> 1)::int, ${ATTEMPT_COLUMNS.map((c, i) => element(c, i + 2)).join(", ")}
-        FROM ${after()}jsonb_array_elements(${param.attempts}) AS r
-       ORDER BY r ->> 2
+      INSERT INTO attempts (runtime_id, invocation_uid, seq, ${ATTEMPT_NAMES.join(", ")}, received_at, ${CHAIN_COLUMNS})
+      SELECT a.runtime_id, a.invocation_uid, a.seq, ${ATTEMPT_NAMES.map((c) => `a.${c}`).join(", ")}, a.received_at, ${CHAIN_VALUES}
+        FROM ${chained.from("attempt_in", "a")}
+       ORDER BY a.event_key
       ON CONFLICT (runtime_id, event_key, shelf) DO NOTHING
       RETURNING 1)`);
     checks.push(
@@ -173,13 +178,15 @@ function build(p: WriteParts): string {
     // nobody to fan a change out to: it is written as fanned out, so the job neither rewrites it nor finds it
     // in its index.
     ctes.push(`transitions AS (
-      INSERT INTO invocation_transitions (invocation_uid, runtime_id, tool, effect_class, from_status, to_status, commit_state, resolution_by, not_before, version, at, fanned_out)
-      SELECT t.uid, $1::uuid, t.tool, t.effect_class, t.from_status, t.to_status, t.commit_state, t.resolution_by, t.not_before, t.version, t.at,
+      INSERT INTO invocation_transitions (invocation_uid, runtime_id, tool, effect_class, from_status, to_status, commit_state, resolution_by,
+                                          not_before, version, at, recorded_at, fanned_out, ${CHAIN_COLUMNS})
+      SELECT t.invocation_uid, t.runtime_id, t.tool, t.effect_class, t.from_status, t.to_status, t.commit_state, t.resolution_by,
+             t.not_before, t.version, t.at, t.recorded_at,
              NOT EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.runtime_id = $1::uuid AND e.enabled)
              AND NOT EXISTS (SELECT 1 FROM notification_channels c WHERE c.enabled
-                              AND (cardinality(c.runtimes) = 0 OR (SELECT name FROM runtimes WHERE id = $1::uuid) = ANY(c.runtimes)))
-        FROM jsonb_to_recordset(${param.transitions}) AS t(uid uuid, tool text, effect_class text, from_status text, to_status text,
-                                                 commit_state text, resolution_by text, not_before timestamptz, version int, at timestamptz))`);
+                              AND (cardinality(c.runtimes) = 0 OR (SELECT name FROM runtimes WHERE id = $1::uuid) = ANY(c.runtimes))),
+             ${CHAIN_VALUES}
+        FROM ${chained.from("transition_in", "t")})`);
   }
   if (p.search) {
     ctes.push(`search AS (
@@ -217,9 +224,9 @@ function build(p: WriteParts): string {
   if (p.checks) {
     // The guard's answer (lib/guard/guard.ts), kept with the intent it allowed.
     ctes.push(`checks AS (
-      INSERT INTO guard_checks (id, runtime_id, task_id, invocation_id, tool, idempotency_key, allow, reason, at)
-      SELECT gen_random_uuid(), $1::uuid, g.task_id, g.invocation_id, g.tool, g.idempotency_key, g.allow, g.reason, g.at
-        FROM jsonb_to_recordset(${param.checks}) AS g(task_id text, invocation_id text, tool text, idempotency_key text, allow boolean, reason text, at timestamptz))`);
+      INSERT INTO guard_checks (id, runtime_id, task_id, invocation_id, tool, idempotency_key, allow, reason, at, ${CHAIN_COLUMNS})
+      SELECT gen_random_uuid(), g.runtime_id, g.task_id, g.invocation_id, g.tool, g.idempotency_key, g.allow, g.reason, g.at, ${CHAIN_VALUES}
+        FROM ${chained.from("check_in", "g")})`);
   }
   const verdict =
     checks.length > 0 ? `CASE ${checks.map((c) => `WHEN ${c}`).join("\n             ")} ELSE true END` : "true";

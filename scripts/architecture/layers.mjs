@@ -228,6 +228,7 @@ export const units = [
   ),
   lib("guard", "`POST /api/v1/guard`: the check and the write-ahead intent under an advisory lock", [
     "lib/catalog",
+    "lib/chain",
     "lib/db",
     "lib/errors.ts",
     "lib/ingest",
@@ -265,6 +266,7 @@ export const units = [
     "reading an invocation and a task (one reader), the timeline builder (pure, also in the browser), operator actions (through lib/write), the policy job's work, decisions for runtimes",
     [
       "lib/catalog",
+      "lib/chain",
       "lib/db",
       "lib/errors.ts",
       "lib/identity",
@@ -278,7 +280,7 @@ export const units = [
   lib(
     "write",
     "the write path (decision 012): a writer's prepared records folded onto their invocations' rows (the rows this process wrote last, or read), the one statement that writes attempts, states, transitions and the rest and checks what it folded from, the contended retry, coalescing a runtime's concurrent requests",
-    ["lib/db", "lib/env.ts", "lib/json", "lib/outcome", "lib/process-wide.ts"],
+    ["lib/chain", "lib/db", "lib/env.ts", "lib/json", "lib/outcome", "lib/process-wide.ts"],
   ),
   lib(
     "observability",
@@ -326,11 +328,13 @@ export const units = [
       "lib/webhooks",
     ],
   ),
-  lib(
-    "webhooks",
-    "events, the outbox, safe delivery, signatures, endpoints and their log; `otlp` endpoints, which get each settled or escalated call as an OTLP span (the official serializer) through the same outbox",
-    ["lib/audit", "lib/db", "lib/env.ts", "lib/errors.ts", "lib/invocations", "lib/outcome"],
-  ),
+  lib("webhooks", "events, the outbox, safe delivery, signatures, endpoints and their log", [
+    "lib/audit",
+    "lib/db",
+    "lib/env.ts",
+    "lib/errors.ts",
+    "lib/outcome",
+  ]),
   lib(
     "catalog",
     "tool catalogs: a runtime's tool names or patterns → effect class, the reading (pure, `effect-class.ts`), the kept read for ingest (checked against the settings version), editing with audit",

@@ -7,7 +7,6 @@ import { GET as evidenceRoute } from "@/app/api/v1/invocations/[invocation_id]/e
 import { GET as keysRoute } from "@/app/api/v1/evidence-keys/route";
 import { getDb } from "@/lib/db/client";
 import { setEnv } from "@/lib/env";
-import { CHAINED, contentSql } from "@/lib/chain/entries";
 import { canonicalJson, digestOf } from "@/lib/evidence/canonical";
 import { keyIdOf } from "@/lib/evidence/format";
 import { rotateEvidenceKey } from "@/lib/evidence/keys";
@@ -114,8 +113,10 @@ describe("evidence packs", () => {
     ]);
     expect(doc.pack.final).toMatchObject({ status: "succeeded", commit_state: "committed", decision: "do_not_retry" });
     expect(doc.pack.contents.attempts.count).toBe(2);
-    expect(doc.pack.chain).toBeNull();
-    expect(verifyEvidence(text, null)).toMatchObject({ ok: true, kind: "pack", trusted: false });
+    // Every entry joined its runtime's chain as it was written (lib/chain): each carries its link.
+    expect(doc.pack.chain.unchained).toEqual([]);
+    expect(doc.pack.chain.links).toHaveLength(2 + 3 + doc.pack.actions.length);
+    expect(verifyEvidence(text, null)).toMatchObject({ ok: true, kind: "pack", trusted: false, unchained: 0 });
   });
 
   it("is read like the invocation: another runtime's key finds nothing", async () => {
@@ -199,7 +200,7 @@ describe("evidence packs", () => {
     const bundle = await exportEvidence(t.db, {}, { taskId: "ord-9" });
     expect(bundle.packs.map((p) => p.pack.invocation.invocation_id)).toEqual(["ev-1", "ev-2"]);
     const text = canonicalJson(bundle);
-    expect(verifyEvidence(text, null)).toMatchObject({ ok: true, kind: "bundle", packs: 2, unchained: 2 });
+    expect(verifyEvidence(text, null)).toMatchObject({ ok: true, kind: "bundle", packs: 2, unchained: 0 });
     const short = parseExactJson(text) as any;
     short.packs.pop();
     expect(verifyEvidence(canonicalJson(short), null)).toMatchObject({
@@ -242,20 +243,7 @@ describe("evidence packs", () => {
   });
 
   it("carries each chained entry's link; the offline check recomputes it and matches it to the entry", async () => {
-    // ev-2's rows joined their runtime's chain as the writer joins them (lib/chain/entries.ts): content hashed
-    // in SQL, placed and linked by settle_chain_append.
-    const keys = { attempt: "event_key", transition: "id", action: "id" } as const;
-    for (const kind of ["attempt", "transition", "action"] as const) {
-      const table = CHAINED[kind].table;
-      await t.db.driver.query(
-        `WITH c AS (SELECT t.${keys[kind]} AS k, t.runtime_id,
-                           row_number() OVER (ORDER BY t.${keys[kind]})::int AS ord, ${contentSql(kind, (c) => `t.${c}`)} AS content
-                      FROM ${table} t JOIN invocations i ON i.id = t.invocation_uid WHERE i.invocation_id = 'ev-2'),
-              l AS (SELECT * FROM settle_chain_append((SELECT runtime_id::text FROM c LIMIT 1), ARRAY(SELECT content FROM c ORDER BY ord)))
-         UPDATE ${table} t SET chain_seq = l.seq, chain_content = c.content, chain_prev = l.prev
-           FROM c JOIN l ON l.ord = c.ord WHERE t.${keys[kind]} = c.k AND t.runtime_id = c.runtime_id`,
-      );
-    }
+    // ev-2's rows joined their runtime's chain as they were written (lib/write, lib/invocations/action-insert.ts).
     const text = await packText("ev-2");
     const doc = parseExactJson(text) as any;
     expect(doc.pack.chain.links.map((l: { entry: string }) => l.entry).sort()).toEqual(
