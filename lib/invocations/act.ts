@@ -11,7 +11,7 @@ import { quorumFor } from "../policies/policies";
 import { runtimeChoiceSchema } from "../outcome/record-fields";
 import { redact } from "../redact/redact";
 import { stringifyExactJson } from "../json/exact";
-import { prepareEdit, refuseEditedArguments } from "./approval-edit";
+import { prepareEdit, refuseEditedArguments, volatileArgsOfCall } from "./approval-edit";
 
 export type ActionTarget = { invocationId: string; runtimeId?: string };
 export type ActionContext = {
@@ -83,6 +83,7 @@ export async function actOnInvocationQuietly(
   const edited = given.action === "approve" ? given.arguments : undefined;
   const refused = edited ? refuseEditedArguments(edited) : null;
   if (refused) return { code: "INVALID_REQUEST", message: `Nothing was changed: ${refused}` };
+  const volatileArgs = edited ? await volatileArgsOfCall(db, target.invocationId, target.runtimeId) : [];
   // A person's note or evidence is often a pasted reply (`Authorization: Bearer …`): redacted like any envelope.
   let action = redact(given) as OperatorAction;
   return db.driver.transaction(
@@ -114,7 +115,7 @@ export async function actOnInvocationQuietly(
       const quorum =
         action.action === "approve" ? (ctx.quorum ?? (await quorumFor(tx, current.effectClass))) : ctx.quorum;
       // Edited arguments equal to those the approvals are for are no edit: the approval is stored without them.
-      const edit = edited ? await prepareEdit(db, tx, row, current, edited) : null;
+      const edit = edited ? await prepareEdit(tx, row, current, edited, volatileArgs) : null;
       if (edited && !edit) action = { ...action, arguments: undefined } as OperatorAction;
       // The action comes after every record that has arrived: it folds onto the stored state.
       const { snapshot, result } = resumeWithAction(current, action, {

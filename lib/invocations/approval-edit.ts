@@ -37,19 +37,37 @@ const storedArguments = {
           ORDER BY seq DESC LIMIT 1`,
 };
 
+const callQuery = {
+  name: "settle_edit_call",
+  text: `SELECT runtime_id::text, tool FROM invocations
+          WHERE invocation_id = $1 AND ($2::uuid IS NULL OR runtime_id = $2::uuid) LIMIT 1`,
+};
+
+/**
+ * The tool's volatile arguments, read before the action's transaction: the embedded database has one
+ * connection, which the transaction holds, so the catalog cannot be read inside it.
+ */
+export async function volatileArgsOfCall(db: Db, invocationId: string, runtimeId?: string): Promise<string[]> {
+  const [call] = await db.driver.query<{ runtime_id: string; tool: string }>(callQuery.text, [
+    invocationId,
+    runtimeId ?? null,
+  ]);
+  if (!call) return [];
+  return [...volatileArgsFor(await loadToolCatalog(db, call.runtime_id), call.tool)];
+}
+
 /**
  * The edit's digest and what it changed against the arguments the approvals so far are for (a pending edit's,
  * else the call's latest); null when the digests are equal (a change of volatile arguments only is no edit).
  */
 export async function prepareEdit(
-  db: Db,
   tx: Tx,
   row: { id: string; runtime_id: string },
   current: FoldSnapshot,
   args: Record<string, unknown>,
+  volatileArgs: readonly string[],
 ): Promise<PreparedEdit | null> {
-  const entries = await loadToolCatalog(db, row.runtime_id);
-  const digest = argsDigest(args, volatileArgsFor(entries, current.tool));
+  const digest = argsDigest(args, volatileArgs);
   const beforeDigest = approvalTargetDigest(current) || null;
   if (digest === beforeDigest) return null;
   let before: unknown = current.pendingEdit?.arguments ?? null;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { argsDigest } from "@/lib/write/args-digest";
-import { call, createOperator, openSettle, type TestContext } from "./harness";
+import { call, createOperator, openSettle, type Backend, type TestContext } from "./harness";
 import { getDecision, getInvocation, ingest, invocationActions } from "./routes";
 
 // Approve with edits and a reply to the agent (docs/outcome-model.md §4): the approval binds to the edited
@@ -10,12 +10,12 @@ import { getDecision, getInvocation, ingest, invocationActions } from "./routes"
 const ORIGINAL = { charge: "ch_1", amount: 100, currency: "EUR", reason: "damaged" };
 const EDITED = { charge: "ch_1", amount: 50, currency: "EUR", reason: "damaged", ticket: "T-9" };
 
-describe("approve with edits; answer the agent", () => {
+describe.each<Backend>(["postgres", "pglite"])("approve with edits; answer the agent, on %s", (backend) => {
   let t: TestContext;
   let ana: string;
 
   beforeAll(async () => {
-    t = await openSettle("postgres");
+    t = await openSettle(backend);
     ana = (await createOperator(t.db, "operator", "ana@example.com")).token;
   });
   afterAll(async () => {
