@@ -1,12 +1,28 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useRef, useState, type FormEvent } from "react";
+import { useRef, useState, type FormEvent, type InputHTMLAttributes, type Ref } from "react";
 import { authClient } from "@/lib/identity/auth-client";
 import { ScriptsMissing, useHydrated } from "./scripts-gate";
 
 // The credentials must never reach a URL: the form posts, its fields have no
 // `name`, and its button waits for React (scripts-gate.tsx says why).
+
+/** A field with its label above it; no `name`, read through its ref. */
+function Credential({
+  label,
+  id,
+  ...input
+}: InputHTMLAttributes<HTMLInputElement> & { label: string; id: string; ref: Ref<HTMLInputElement> }) {
+  return (
+    <div className="space-y-1">
+      <label htmlFor={id} className="block text-sm font-medium">
+        {label}
+      </label>
+      <input id={id} {...input} className="w-full rounded-md border border-slate-300 px-3 py-2 text-sm shadow-sm" />
+    </div>
+  );
+}
 
 export function SignInForm({ next, expectedUrl }: { next: string; expectedUrl: string }) {
   const router = useRouter();
@@ -43,33 +59,15 @@ export function SignInForm({ next, expectedUrl }: { next: string; expectedUrl: s
 
   return (
     <form method="post" action="/sign-in" onSubmit={submit} className="space-y-4" noValidate>
-      <div className="space-y-1">
-        <label htmlFor="email" className="block text-sm font-medium">
-          Email
-        </label>
-        <input
-          ref={email}
-          id="email"
-          type="email"
-          autoComplete="username"
-          required
-          autoFocus
-          className="w-full rounded-md border border-slate-300 px-3 py-2 text-sm shadow-sm"
-        />
-      </div>
-      <div className="space-y-1">
-        <label htmlFor="password" className="block text-sm font-medium">
-          Password
-        </label>
-        <input
-          ref={password}
-          id="password"
-          type="password"
-          autoComplete="current-password"
-          required
-          className="w-full rounded-md border border-slate-300 px-3 py-2 text-sm shadow-sm"
-        />
-      </div>
+      <Credential ref={email} id="email" label="Email" type="email" autoComplete="username" required autoFocus />
+      <Credential
+        ref={password}
+        id="password"
+        label="Password"
+        type="password"
+        autoComplete="current-password"
+        required
+      />
       {error ? (
         <p role="alert" className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-800">
           {error}

@@ -15,7 +15,7 @@ const base = state.baseURL;
 const dir = process.env.SETTLE_SCREENSHOTS_DIR || path.join(OUT_DIR, "screenshots");
 
 test.skip(!process.env.SETTLE_SCREENSHOTS, "set SETTLE_SCREENSHOTS=1 to take the screenshots");
-test.setTimeout(300_000);
+test.setTimeout(1_500_000);
 
 let receiver: Receiver;
 test.beforeAll(async () => {

@@ -310,6 +310,46 @@ test("the whole row opens its invocation; the row's Actions menu is a readable m
   await expect(row(page, id)).toContainText("you");
 });
 
+test("at 1440 px every row's Actions button is whole on screen, with long ids, messages and a summary", async ({
+  page,
+  request,
+}) => {
+  const wide = `queue-wide-${run}`;
+  keys[wide] = settleCli(state.databaseUrl, ["keys", "create", wide]);
+  const long = `mcp:create_order:${"9f".repeat(32)}:${run}`;
+  const records = [long, `short-${run}`].map((id) => ({
+    event_id: `${id}-o1`,
+    task_id: `task-${id}`,
+    invocation_id: id,
+    attempt: 1,
+    tool: "create_order_for_the_customer_account",
+    effect_class: "money",
+    idempotency_key: `key-${id}`,
+    arguments: { customer: "cus_123456789", cart: "cart-long-123456789", amount: 123456, currency: "EUR" },
+    at: new Date(Date.now() - 60_000).toISOString(),
+    envelope: { ...unknownEnvelope, user_message: "We are checking whether this went through. ".repeat(4) },
+  }));
+  const res = await request.post(`${base}/api/v1/envelopes`, {
+    headers: { authorization: `Bearer ${keys[wide]}` },
+    data: { records },
+  });
+  expect((await res.json()).rejected).toBe(0);
+  await signIn(page, base, op, password);
+  await page.goto(`${base}/?runtime=${wide}`);
+  await expect(rows(page)).toHaveCount(2);
+  // 1440 px, and 1400: the same screen less a browser's scroll bar and window edges.
+  for (const width of [1440, 1400]) {
+    await page.setViewportSize({ width, height: 900 });
+    const section = (await page.getByRole("region", { name: "Invocations" }).boundingBox())!;
+    for (const button of await page.getByRole("button", { name: /^Actions for / }).all()) {
+      const box = (await button.boundingBox())!;
+      expect(box.x + box.width, `Actions at ${width} px`).toBeLessThanOrEqual(section.x + section.width);
+    }
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+  }
+  await page.setViewportSize({ width: 1400, height: 900 });
+});
+
 test("screenshot: the queue at realistic data", async ({ page }) => {
   test.setTimeout(240_000);
   // On the console's own runtime, where the other specs look for simulated data too.

@@ -77,7 +77,8 @@ export async function waitFor<T>(
   output: () => string,
   child: ChildProcess,
 ): Promise<T> {
-  const deadline = Date.now() + 60_000;
+  // Three minutes: a first start (migrations, the embedded database) took over a minute on a loaded machine.
+  const deadline = Date.now() + 180_000;
   while (Date.now() < deadline) {
     const value = await probe().catch(() => null);
     if (value) return value;
@@ -85,7 +86,7 @@ export async function waitFor<T>(
     await new Promise((r) => setTimeout(r, 250));
   }
   child.kill("SIGTERM");
-  throw new Error(`${what} within 60 s. Output:\n${output()}`);
+  throw new Error(`${what} within 180 s. Output:\n${output()}`);
 }
 
 export const healthy = async (baseURL: string) => (await fetch(`${baseURL}/api/health`)).ok;

@@ -93,7 +93,10 @@ function Source({ p }: { p: Policy }) {
   const who =
     p.updated_by && p.updated_at ? (
       <span className="block text-xs text-slate-500">
-        changed by {p.updated_by}, <time dateTime={p.updated_at}>{formatUtc(p.updated_at, { seconds: false })}</time>
+        changed by {p.updated_by},{" "}
+        <time dateTime={p.updated_at} className="whitespace-nowrap">
+          {formatUtc(p.updated_at, { seconds: false })}
+        </time>
       </span>
     ) : null;
   if (p.source === "own")

@@ -32,8 +32,12 @@ function RunbookDialog({ entry, onClose, onDone }: { entry: ToolCatalogItem } & 
     onSuccess: (e) => onDone(`${e.pattern}: calls are summarised by ${describeTexts(e)}.`),
   });
   const text = (v: string) => (v.trim() === "" ? null : v.trim());
-  const set = (name: keyof Texts) => (e: { target: { value: string } }) =>
-    setValues((v) => ({ ...v, [name]: e.target.value }));
+  /** A text field's name, its value here, and what keeps the two in step. */
+  const bind = (name: keyof Texts) => ({
+    name,
+    value: values[name],
+    onChange: (e: { target: { value: string } }) => setValues((v) => ({ ...v, [name]: e.target.value })),
+  });
   return (
     <FormDialog
       title={`Summary and runbook for ${entry.pattern}`}
@@ -52,29 +56,23 @@ function RunbookDialog({ entry, onClose, onDone }: { entry: ToolCatalogItem } & 
     >
       <TextField
         label="Summary"
-        name="summary"
+        {...bind("summary")}
         maxLength={200}
         placeholder="{{args.amount}} {{args.currency}} to {{args.customer}}"
-        value={values.summary}
-        onChange={set("summary")}
         hint="One line, at most 200 characters. Empty: the call's first few arguments."
       />
       <TextField
         label="Where to check it (link)"
-        name="runbook_url"
+        {...bind("runbook_url")}
         type="url"
         placeholder="https://dashboard.example.com/refunds?q={{idempotency_key}}"
-        value={values.runbook_url}
-        onChange={set("runbook_url")}
         hint="http(s) only; the scheme and host are fixed, each value is URL-encoded."
       />
       <TextArea
         label="Steps"
-        name="runbook"
+        {...bind("runbook")}
         maxLength={2000}
         placeholder="Search refunds by the key. A refund listed there means it happened."
-        value={values.runbook}
-        onChange={set("runbook")}
       />
     </FormDialog>
   );

@@ -8,7 +8,7 @@ import { allowedFrom, type ActionName } from "@/lib/outcome/transitions";
 import { invocationStatuses } from "@/lib/outcome/status";
 import { actionMeta } from "../actions/action-meta";
 import { Button } from "../ui/button";
-import { SelectField, TextField } from "../ui/field";
+import { SelectField, TextField, withCurrent, type Option } from "../ui/field";
 import type { AuditParams } from "./params";
 
 // The audit filters live in the URL (bookmark it, send it to a colleague);
@@ -34,10 +34,9 @@ export function AuditFilters({ params, runtimes }: { params: AuditParams; runtim
   const router = useRouter();
   const value = (name: string) => params[name] ?? "";
   // A value in the URL that is not in the list (a comma-separated one) is kept as an option, not silently dropped.
-  const withCurrent = (options: Array<{ value: string; label: string }>, name: string) =>
-    value(name) && !options.some((o) => o.value === value(name))
-      ? [...options, { value: value(name), label: value(name) }]
-      : options;
+  const select = (label: string, name: string, options: Option[]) => (
+    <SelectField label={label} name={name} defaultValue={value(name)} options={withCurrent(options, value(name))} />
+  );
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -60,31 +59,11 @@ export function AuditFilters({ params, runtimes }: { params: AuditParams; runtim
     >
       <TextField label="Task or invocation" name="q" defaultValue={value("q")} placeholder="ord-7741 or inv-7f3" />
       <TextField label="Actor" name="actor" defaultValue={value("actor")} placeholder="ana@" hint="Part of an email" />
-      <SelectField
-        label="Action"
-        name="action"
-        defaultValue={value("action")}
-        options={withCurrent(actionOptions, "action")}
-      />
-      <SelectField
-        label="Runtime"
-        name="runtime"
-        defaultValue={value("runtime")}
-        options={withCurrent([any, ...runtimes.map((r) => ({ value: r, label: r }))], "runtime")}
-      />
+      {select("Action", "action", actionOptions)}
+      {select("Runtime", "runtime", [any, ...runtimes.map((r) => ({ value: r, label: r }))])}
       <TextField label="Tool" name="tool" defaultValue={value("tool")} placeholder="create_invoice" hint="Exact name" />
-      <SelectField
-        label="From status"
-        name="from_status"
-        defaultValue={value("from_status")}
-        options={withCurrent(statusOptions, "from_status")}
-      />
-      <SelectField
-        label="To status"
-        name="to_status"
-        defaultValue={value("to_status")}
-        options={withCurrent(statusOptions, "to_status")}
-      />
+      {select("From status", "from_status", statusOptions)}
+      {select("To status", "to_status", statusOptions)}
       <DayField label="From (UTC)" name="from" value={value("from")} hint="From 00:00 UTC that day" />
       <DayField label="To (UTC)" name="to" value={value("to")} hint="Through the end of that day" />
       <div className="flex items-end gap-2 pb-5">

@@ -21,6 +21,7 @@ import { InvocationHeader } from "./invocation-header";
 import { attemptAnchor, evidenceHref, taskHref } from "@/lib/invocations/links";
 import { NextStep } from "./next-step";
 import { PossibleDuplicate } from "./possible-duplicate";
+import { InvocationGuardRefusals } from "./guard-refusals";
 import { ArgumentsCheck } from "./arguments-check";
 import { VerificationPanel } from "./verification-panel";
 
@@ -89,6 +90,7 @@ export function InvocationDetail({ initial, renderedAt, stallWindowS }: Props) {
       </p>
 
       <PossibleDuplicate inv={inv} />
+      <InvocationGuardRefusals refusals={inv.guard_refusals} runtime={inv.runtime} />
       <ArgumentsCheck inv={inv} />
       <VerificationPanel inv={inv} now={now} />
       <CallFacts inv={inv} />

@@ -21,6 +21,27 @@ import { useShowUpdated } from "./show-updated";
 
 type Ask = { kind: "confirmed" | "dismissed" } | { kind: "not_duplicate"; key: string };
 
+const WORDS: Record<Ask["kind"], { title: string; description: string; submit: string }> = {
+  confirmed: {
+    title: "Confirm: a duplicate effect",
+    description:
+      "Say what was done about the second effect (a refund, an apology). It leaves the queue; the note is in the audit trail.",
+    submit: "Confirm duplicate",
+  },
+  dismissed: {
+    title: "Dismiss: not a duplicate",
+    description:
+      "This call was meant to happen again. It leaves the queue, and its key is cleared against the earlier invocation, so the guard lets its retries through.",
+    submit: "Dismiss",
+  },
+  not_duplicate: {
+    title: "Not a duplicate",
+    description:
+      "The write under this key is a call of its own, though its arguments match this invocation's. The guard allows it from now on.",
+    submit: "Not a duplicate",
+  },
+};
+
 function AnswerDialog({ inv, ask, onClose }: { inv: InvocationView; ask: Ask; onClose: () => void }) {
   const [note, setNote] = useState("");
   const send = useMutation({
@@ -39,26 +60,13 @@ function AnswerDialog({ inv, ask, onClose }: { inv: InvocationView; ask: Ask; on
           }),
     onSuccess: useShowUpdated(inv, onClose),
   });
-  const title =
-    ask.kind === "confirmed"
-      ? "Confirm: a duplicate effect"
-      : ask.kind === "dismissed"
-        ? "Dismiss: not a duplicate"
-        : "Not a duplicate";
-  const description =
-    ask.kind === "confirmed"
-      ? "Say what was done about the second effect (a refund, an apology). It leaves the queue; the note is in the audit trail."
-      : ask.kind === "dismissed"
-        ? "This call was meant to happen again. It leaves the queue, and its key is cleared against the earlier invocation, so the guard lets its retries through."
-        : "The write under this key is a call of its own, though its arguments match this invocation's. The guard allows it from now on.";
+  const words = WORDS[ask.kind];
   const noteRequired = ask.kind === "confirmed";
   return (
     <FormDialog
-      title={title}
-      description={description}
-      submitLabel={
-        ask.kind === "confirmed" ? "Confirm duplicate" : ask.kind === "dismissed" ? "Dismiss" : "Not a duplicate"
-      }
+      title={words.title}
+      description={words.description}
+      submitLabel={words.submit}
       pendingLabel="Saving…"
       step={{ isPending: send.isPending || (noteRequired && note.trim() === ""), error: send.error }}
       onSubmit={() => send.mutate()}

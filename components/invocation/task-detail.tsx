@@ -20,6 +20,7 @@ import { invocationHref } from "@/lib/invocations/links";
 import { nextActionLabel } from "@/components/queue/filters";
 import { TaskChart } from "./task-chart";
 import { TaskStory, taskStoryKey } from "./task-story";
+import { TaskGuardRefusals } from "./guard-refusals";
 
 // A task, kept live: the server renders the first page of its invocations
 // (those that need a person, then the latest) and their chart; the task's
@@ -172,6 +173,8 @@ export function TaskDetail({ initial, overview }: Props) {
           }
         />
       </Subsection>
+
+      <TaskGuardRefusals refusals={data?.guard_refusals ?? initial.refusals} runtime={runtime} />
 
       <section aria-labelledby="timeline-heading" className="space-y-4 rounded-lg border border-slate-200 bg-white p-4">
         <h2 id="timeline-heading" className="text-sm font-semibold">

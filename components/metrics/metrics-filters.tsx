@@ -1,8 +1,21 @@
 import Link from "next/link";
+import type { ReactNode } from "react";
 import { apiQuery, presets, type MetricsParams } from "./range";
 
 // The time-range picker and the tool and runtime filters: plain links and a
 // GET form, so every view is a URL that can be shared or bookmarked.
+
+const control = "rounded-md border border-slate-300 px-2 py-1 text-sm";
+
+/** A small control with its label above it, the label wrapping it. */
+function Labelled({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <label className="flex flex-col text-xs text-slate-600">
+      {label}
+      {children}
+    </label>
+  );
+}
 
 export function MetricsFilters({
   params,
@@ -39,48 +52,28 @@ export function MetricsFilters({
       </nav>
       <form method="get" action="/metrics" className="flex flex-wrap items-end gap-3 text-sm">
         <input type="hidden" name="range" value="custom" />
-        <label className="flex flex-col text-xs text-slate-600">
-          From (UTC day)
-          <input
-            type="date"
-            name="from"
-            defaultValue={params.from}
-            required
-            className="rounded-md border border-slate-300 px-2 py-1 text-sm"
-          />
-        </label>
-        <label className="flex flex-col text-xs text-slate-600">
-          To (included)
-          <input
-            type="date"
-            name="to"
-            defaultValue={params.to}
-            required
-            className="rounded-md border border-slate-300 px-2 py-1 text-sm"
-          />
-        </label>
-        <label className="flex flex-col text-xs text-slate-600">
-          Tool
+        <Labelled label="From (UTC day)">
+          <input type="date" name="from" defaultValue={params.from} required className={control} />
+        </Labelled>
+        <Labelled label="To (included)">
+          <input type="date" name="to" defaultValue={params.to} required className={control} />
+        </Labelled>
+        <Labelled label="Tool">
           <input
             name="tool"
             list="metrics-tools"
             defaultValue={params.tool}
             placeholder="any"
-            className="w-40 rounded-md border border-slate-300 px-2 py-1 text-sm"
+            className={`w-40 ${control}`}
           />
-        </label>
+        </Labelled>
         <datalist id="metrics-tools">
           {tools.map((t) => (
             <option key={t} value={t} />
           ))}
         </datalist>
-        <label className="flex flex-col text-xs text-slate-600">
-          Runtime
-          <select
-            name="runtime"
-            defaultValue={params.runtime}
-            className="rounded-md border border-slate-300 px-2 py-1 text-sm"
-          >
+        <Labelled label="Runtime">
+          <select name="runtime" defaultValue={params.runtime} className={control}>
             <option value="">any</option>
             {runtimes.map((r) => (
               <option key={r} value={r}>
@@ -88,7 +81,7 @@ export function MetricsFilters({
               </option>
             ))}
           </select>
-        </label>
+        </Labelled>
         <button
           type="submit"
           className="rounded-md border border-slate-300 bg-white px-3 py-1.5 font-medium shadow-sm hover:bg-slate-50"

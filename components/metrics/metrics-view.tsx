@@ -16,35 +16,22 @@ const seconds = (s: number | null) => {
   return `${(s / 86_400).toFixed(1)} d`;
 };
 
-function CaseLink({
-  metric,
-  tool,
-  value,
-  label,
-  from,
-  to,
-  runtime,
-  danger,
-}: {
-  metric: MetricName;
-  tool: string;
-  value: string | number;
-  label: string;
-  from: Date;
-  to: Date;
-  runtime: string;
-  danger?: boolean;
-}) {
-  return (
-    <Link
-      href={`/metrics/cases?${apiQuery(from, to, tool, runtime, { metric })}`}
-      aria-label={`${label}: ${value}`}
-      data-metric={metric}
-      className={`tabular-nums underline-offset-2 hover:underline ${danger ? "font-semibold text-rose-700" : ""}`}
-    >
-      {value}
-    </Link>
-  );
+type CaseScope = { tool: string; runtime: string; from: Date; to: Date };
+
+/** The numbers of one scope (the whole range, or one tool's row), each a link to the invocations behind it. */
+function caseLinks({ tool, runtime, from, to }: CaseScope) {
+  return function caseLink(metric: MetricName, value: string | number, label: string, danger = false) {
+    return (
+      <Link
+        href={`/metrics/cases?${apiQuery(from, to, tool, runtime, { metric })}`}
+        aria-label={`${label}: ${value}`}
+        data-metric={metric}
+        className={`tabular-nums underline-offset-2 hover:underline ${danger ? "font-semibold text-rose-700" : ""}`}
+      >
+        {value}
+      </Link>
+    );
+  };
 }
 
 function Card({ title, children, note }: { title: string; children: React.ReactNode; note?: React.ReactNode }) {
@@ -58,18 +45,7 @@ function Card({ title, children, note }: { title: string; children: React.ReactN
 }
 
 export function MetricsView({ metrics: m, params, from, to }: Props) {
-  const link = (metric: MetricName, value: string | number, label: string, danger = false) => (
-    <CaseLink
-      metric={metric}
-      tool={params.tool}
-      runtime={params.runtime}
-      from={from}
-      to={to}
-      value={value}
-      label={label}
-      danger={danger}
-    />
-  );
+  const link = caseLinks({ tool: params.tool, runtime: params.runtime, from, to });
   const totalEscalations = Object.values(m.escalations_by_tool).reduce((s, n) => s + n, 0);
   return (
     <div className="space-y-6">
@@ -201,16 +177,7 @@ export function MetricsView({ metrics: m, params, from, to }: Props) {
 function ToolTable({ rows, params, from, to }: { rows: ToolRow[]; params: MetricsParams; from: Date; to: Date }) {
   const cell = (metric: MetricName, tool: string, value: string | number, label: string, danger = false) => (
     <td className="px-3 py-1.5 text-right">
-      <CaseLink
-        metric={metric}
-        tool={tool}
-        runtime={params.runtime}
-        from={from}
-        to={to}
-        value={value}
-        label={`${tool} ${label}`}
-        danger={danger}
-      />
+      {caseLinks({ tool, runtime: params.runtime, from, to })(metric, value, `${tool} ${label}`, danger)}
     </td>
   );
   if (rows.length === 0)

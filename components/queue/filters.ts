@@ -2,6 +2,7 @@ import { queueFilterKeys, type QueueFilterKey } from "@/lib/queue/filters";
 import type { InvocationStatus } from "@/lib/outcome/status";
 import type { NextAction } from "@/lib/outcome/vocabulary";
 import { effectClasses } from "@/lib/outcome/queue-order";
+import type { Option } from "../ui/field";
 
 // The queue's filter lives in the URL: these read it, write it, and name
 // what it holds. Kept free of React so server and client agree on it.
@@ -38,7 +39,7 @@ export function filterQuery(filters: QueueFilterState): string {
 
 export const isFiltered = (filters: QueueFilterState) => queueFilterKeys.some((k) => Boolean(filters[k]));
 
-export const statusOptions: Array<{ value: string; label: string }> = [
+export const statusOptions: Option[] = [
   { value: "", label: "Needs a person (all)" },
   { value: "outcome_unknown,stalled", label: "Unknown or stalled" },
   { value: "outcome_unknown", label: "Outcome unknown" },
@@ -64,13 +65,6 @@ export const ageFilterOptions = [
   { value: "1d", label: "Waiting 1 day +" },
   { value: "7d", label: "Waiting 7 days +" },
 ];
-
-/** A value the URL holds that no option names (a shared link, a hand-edited query) stays visible. */
-export function withCurrent(options: Array<{ value: string; label: string }>, current: string | undefined) {
-  return current && !options.some((o) => o.value === current)
-    ? [...options, { value: current, label: current }]
-    : options;
-}
 
 const nextActionWords: Record<NextAction, string> = {
   none: "—",

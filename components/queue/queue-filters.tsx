@@ -2,14 +2,8 @@
 
 import { useEffect, useId, useRef, useState, type Ref } from "react";
 import { Button } from "../ui/button";
-import {
-  ageFilterOptions,
-  effectClassOptions,
-  isFiltered,
-  statusOptions,
-  withCurrent,
-  type QueueFilterState,
-} from "./filters";
+import { withCurrent, type Option } from "../ui/field";
+import { ageFilterOptions, effectClassOptions, isFiltered, statusOptions, type QueueFilterState } from "./filters";
 import type { QueueFilterKey } from "@/lib/queue/filters";
 
 type Props = {
@@ -31,7 +25,7 @@ function Select({
 }: {
   label: string;
   value: string | undefined;
-  options: Array<{ value: string; label: string }>;
+  options: Option[];
   onChange: (v: string) => void;
 }) {
   const id = useId();

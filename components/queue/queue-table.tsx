@@ -96,15 +96,21 @@ function buildColumns(canAct: boolean) {
     column.accessor("tool", {
       header: "Tool",
       cell: ({ row }) => (
+        // A long tool name breaks and the summary takes the cell's width, not its own: the column can narrow, so
+        // the Actions column stays on screen at 1440 px with a scroll bar.
         <div className="max-w-[17rem]">
           <Link
             href={invocationHref(row.original.invocation_id, row.original.runtime)}
-            className="font-medium text-slate-900 hover:underline"
+            className="font-medium text-slate-900 [overflow-wrap:anywhere] hover:underline"
           >
             {row.original.tool}
           </Link>
           {row.original.summary ? (
-            <div data-testid="call-summary" className="truncate text-xs text-slate-600" title={row.original.summary}>
+            <div
+              data-testid="call-summary"
+              className="w-0 min-w-full truncate text-xs text-slate-600"
+              title={row.original.summary}
+            >
               {row.original.summary}
             </div>
           ) : null}

@@ -1,4 +1,5 @@
 import type { GapEvent, MarkerEvent, RecordEvent, TimelineEvent } from "@/lib/invocations/timeline-builder";
+import { GUARD_INTENT_PREFIX } from "@/lib/outcome/vocabulary";
 import { actionMeta, type ConsoleAction } from "@/components/actions/action-meta";
 import { formatClock, formatDuration } from "./format";
 
@@ -12,15 +13,23 @@ const commitWords = {
   partial: "partial",
 } as const;
 
+// A client that asks the guard and also reports its own intent (wrapTool) leaves two intents on one attempt.
+const byGuard = (e: RecordEvent) => e.record.event_id.startsWith(GUARD_INTENT_PREFIX);
+
 export function recordTitle(e: RecordEvent): string {
-  if (e.phase === "intent") return `Intent, attempt ${e.attempt}`;
+  if (e.phase === "intent")
+    return `Intent, attempt ${e.attempt}, ${byGuard(e) ? "from Settle's guard" : "reported by the runtime"}`;
   if (e.phase === "probe") return `Probe of attempt ${e.attempt}`;
   return `Outcome, attempt ${e.attempt}`;
 }
 
 export function recordSummary(e: RecordEvent): string {
-  if (e.phase === "intent")
-    return e.unanswered ? "written before dispatch; no outcome was ever reported" : "written before dispatch";
+  if (e.phase === "intent") {
+    const written = byGuard(e)
+      ? "the guard allowed the call and wrote its intent before dispatch"
+      : "written before dispatch";
+    return e.unanswered ? `${written}; no outcome was ever reported` : written;
+  }
   const commit = commitWords[e.record.commit_state];
   if (e.phase === "probe") {
     return e.record.commit_state === "committed"

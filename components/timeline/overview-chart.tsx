@@ -5,7 +5,7 @@ import { useSyncExternalStore } from "react";
 import { Glyph, type GlyphCode } from "./event-glyph";
 import { formatClock } from "./format";
 import { OVERVIEW_SCALE, type Overview, type OverviewBar, type OverviewLane } from "./overview";
-import { ChartFrame, hatch, levels } from "./timeline-chart";
+import { ChartFrame, CountBadge, hatch, levels } from "./timeline-chart";
 
 // The task page's chart, drawn in the browser from compact marks
 // (overview.ts), so the server's HTML carries lane labels and not a mark per
@@ -69,11 +69,7 @@ function Track({ lane, start }: { lane: OverviewLane; start: number }) {
           style={{ left: pct(px), top: levels[level] }}
         >
           <Glyph code={code} small />
-          {count > 1 ? (
-            <span className="absolute -right-2 -top-1.5 rounded-full bg-slate-800 px-1 text-[9px] font-semibold leading-3 text-white">
-              {count}
-            </span>
-          ) : null}
+          <CountBadge count={count} />
         </span>
       ))}
     </div>

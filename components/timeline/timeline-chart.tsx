@@ -53,6 +53,15 @@ function GapBar({ gap, x }: { gap: GapEvent; x: (iso: string) => number }) {
   );
 }
 
+/** How many events one mark stands for, at its corner, when it stands for more than one. */
+export function CountBadge({ count }: { count: number }) {
+  return count > 1 ? (
+    <span className="absolute -right-2 -top-1.5 rounded-full bg-slate-800 px-1 text-[9px] font-semibold leading-3 text-white">
+      {count}
+    </span>
+  ) : null;
+}
+
 export const levels = ["50%", "18%", "82%"];
 
 // Events closer than a bin (0.4% of the width) cannot be told apart on screen:
@@ -130,11 +139,7 @@ function Track({
         const body = (
           <>
             <EventGlyph event={e} small />
-            {count > 1 ? (
-              <span className="absolute -right-2 -top-1.5 rounded-full bg-slate-800 px-1 text-[9px] font-semibold leading-3 text-white">
-                {count}
-              </span>
-            ) : null}
+            <CountBadge count={count} />
           </>
         );
         return hrefFor ? (

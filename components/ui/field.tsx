@@ -8,6 +8,15 @@ import {
 
 // Labelled form controls: every input has a visible label tied to it.
 
+export type Option = { value: string; label: string };
+
+/** A value the URL holds that no option names (a shared link, a hand-edited query) stays visible, not dropped. */
+export function withCurrent(options: Option[], current: string | undefined): Option[] {
+  return current && !options.some((o) => o.value === current)
+    ? [...options, { value: current, label: current }]
+    : options;
+}
+
 const control = "w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm shadow-sm disabled:bg-slate-50";
 
 /** A label tied to its control by an id (the control's own, or one made here), and a hint under it. */
@@ -58,7 +67,7 @@ export function SelectField({
   hint,
   options,
   ...rest
-}: SelectHTMLAttributes<HTMLSelectElement> & Labelled & { options: Array<{ value: string; label: string }> }) {
+}: SelectHTMLAttributes<HTMLSelectElement> & Labelled & { options: Option[] }) {
   return (
     <Field label={label} hint={hint} id={rest.id}>
       {(id) => (

@@ -56,11 +56,13 @@ export function DeliveryLog({ source }: { source: DeliverySource }) {
     },
     {
       header: "Invocation",
+      // A long id breaks anywhere rather than push the row's buttons out of the frame.
+      className: "max-w-[14rem]",
       cell: (d) =>
         d.invocation_id && source.kind === "endpoint" ? (
           <Link
             href={invocationHref(d.invocation_id, source.runtime)}
-            className="font-mono text-xs underline underline-offset-2"
+            className="break-all font-mono text-xs underline underline-offset-2"
           >
             {d.invocation_id}
           </Link>

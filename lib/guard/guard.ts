@@ -18,6 +18,7 @@ import { storeRecords } from "../write/store-records";
 import { INVOCATION_COLUMNS, type InvocationRow } from "../write/states";
 import { cleanText } from "../redact/redact";
 import { decideGuard, guardReasons, type GuardCandidate, type GuardReason } from "../outcome/guard-rules";
+import { GUARD_INTENT_PREFIX } from "../outcome/vocabulary";
 import { duplicateOf } from "../outcome/duplicates";
 import { loadDuplicateWindowS, loadDuplicateCandidates } from "../invocations/duplicates";
 import {
@@ -295,7 +296,7 @@ export async function guardWrite(
       const attempt = (verdict.reopens?.lastAttempt ?? 0) + 1;
       const intent = prepareRecord(
         {
-          event_id: `guard:${randomUUID()}`,
+          event_id: `${GUARD_INTENT_PREFIX}${randomUUID()}`,
           task_id: verdict.reopens?.taskId ?? taskId,
           invocation_id: invocationId,
           attempt,

@@ -8,7 +8,9 @@ import type {
   invocationSummarySchema,
   ListQuery,
   taskSchema,
+  GuardRefusal,
 } from "./schemas";
+import { selectGuardRefusals, selectTaskGuardRefusals } from "./guard-refusals";
 import type { Db } from "../db/client";
 import type { Prisma as P } from "../db/generated/client";
 import { effectiveStatus, type InvocationStatus, type StoredStatus } from "../outcome/status";
@@ -139,6 +141,7 @@ export type InvocationRowWithHistory = Row & {
   attemptsTotal?: number;
   attemptsEarlier?: string | null;
   duplicateRefusals?: DuplicateRefusalRow[];
+  guardRefusals?: GuardRefusal[];
   /** Its tool's catalog entry, for where to check it (the invocation page reads it; a task page does not). */
   catalogEntry?: Pick<ToolCatalogEntry, "runbook_url" | "runbook"> | null;
 };
@@ -183,6 +186,7 @@ export function toInvocationView(row: InvocationRowWithHistory, policies: Policy
       cleared_by: d.clearedBy,
       cleared_at: iso(d.clearedAt),
     })),
+    guard_refusals: row.guardRefusals ?? [],
   };
 }
 
@@ -219,11 +223,12 @@ function lookupOf<R extends { runtime: string | { name: string } }>(rows: R[], r
 
 /** The docs/outcome-model.md §8 view of a row the lookup found: the latest attempts, the audit trail, the policy in effect. */
 async function invocationView(db: Db, row: InvocationRow, now: Date): Promise<InvocationView> {
-  const [page, actions, policies, duplicateRefusals, catalog] = await Promise.all([
+  const [page, actions, policies, duplicateRefusals, guardRefusals, catalog] = await Promise.all([
     selectAttemptsPage(db, row, { limit: INVOCATION_ATTEMPTS_SHOWN }),
     selectActions(db, row.id),
     loadPolicies(db.driver),
     selectDuplicateRefusals(db, row),
+    selectGuardRefusals(db, row),
     loadToolCatalog(db, row.runtimeId),
   ]);
   return toInvocationView(
@@ -234,6 +239,7 @@ async function invocationView(db: Db, row: InvocationRow, now: Date): Promise<In
       attemptsTotal: page.total,
       attemptsEarlier: page.earlier,
       duplicateRefusals,
+      guardRefusals,
       catalogEntry: entryFor(catalog, row.tool),
     },
     policies,
@@ -270,8 +276,7 @@ export async function getInvocationRow(
   invocationId: string,
   { runtime }: Pick<GetOptions, "runtime"> = {},
 ): Promise<InvocationRow | null> {
-  const [row] = await selectInvocationRows(db, rowScope(scope, runtime), invocationId, 1);
-  return row ?? null;
+  return (await selectInvocationRows(db, rowScope(scope, runtime), invocationId, 1))[0] ?? null;
 }
 
 /** The invocation page: one runtime's invocation, or the runtimes to choose from when the id is in several. */
@@ -322,8 +327,11 @@ const resolved = (t: TaskRow): ResolvedTask => ({
 });
 
 async function taskView(db: Db, t: TaskRow, now: Date): Promise<TaskView> {
-  const invocations = await selectTaskInvocationRows(db, t.runtimeId, t.taskId);
-  return { ...resolved(t).task, invocations: invocations.map((r) => toSummary(r, now)) };
+  const [invocations, refusals] = await Promise.all([
+    selectTaskInvocationRows(db, t.runtimeId, t.taskId),
+    selectTaskGuardRefusals(db, t.runtimeId, t.taskId),
+  ]);
+  return { ...resolved(t).task, invocations: invocations.map((r) => toSummary(r, now)), guard_refusals: refusals };
 }
 
 /** A task in the caller's scope, in the runtime named; without one, the one seen last of any runtime using the id (as the API always did). */

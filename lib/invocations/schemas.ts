@@ -2,6 +2,7 @@ import { z } from "zod";
 import { commaList } from "../outcome/list-param";
 import { approvalsSchema, slaSchema } from "../outcome/sla";
 import { duplicateReviewSchema, ignoredHintSchema, invocationStatusSchema } from "../outcome/vocabulary";
+import { guardReasons } from "../outcome/guard-rules";
 import { effectClassTextSchema, RUNTIME_NAME_MAX, TOOL_MAX } from "../outcome/record-fields";
 import {
   categorySchema,
@@ -22,6 +23,27 @@ import {
 // generated from those declarations.
 
 const time = z.string().meta({ format: "date-time" });
+
+// The guard's refusals (lib/invocations/guard-refusals.ts): a call asked again for a blocked intent, refused without a call.
+const guardReason = z.enum(guardReasons);
+const refusedCount = z.number().int().describe("How many times the guard refused it.");
+
+export const guardRefusalSchema = z.object({
+  reason: guardReason,
+  task_id: z.string().describe("The task of the refused call."),
+  idempotency_key: z.string(),
+  refused: refusedCount,
+  last_at: time,
+});
+export const taskGuardRefusalSchema = z.object({
+  reason: guardReason,
+  invocation_id: z.string().describe("The invocation that blocked the call."),
+  idempotency_key: z.string(),
+  refused: refusedCount,
+  last_at: time,
+});
+export type GuardRefusal = z.infer<typeof guardRefusalSchema>;
+export type TaskGuardRefusal = z.infer<typeof taskGuardRefusalSchema>;
 
 export const resolutionSchema = z
   .object({
@@ -228,6 +250,11 @@ export const invocationSchema = invocationSummarySchema
       .describe(
         "Writes under other keys the guard refused as possible duplicates of this invocation (same tool and arguments), the latest first (at most 20).",
       ),
+    guard_refusals: z
+      .array(guardRefusalSchema)
+      .describe(
+        "Calls under this invocation's own key the guard refused while it blocked them (already committed, unknown, in flight), by reason and task, the latest first (at most 20).",
+      ),
   })
   .meta({ id: "Invocation" });
 
@@ -249,6 +276,11 @@ export const taskSchema = z
     first_seen_at: time,
     last_seen_at: time,
     invocations: z.array(invocationSummarySchema),
+    guard_refusals: z
+      .array(taskGuardRefusalSchema)
+      .describe(
+        "Calls of this task the guard refused, possible duplicates included, by reason, blocking invocation and key, the latest first (at most 20).",
+      ),
   })
   .meta({ id: "Task" });
 

@@ -15,6 +15,8 @@ import { loadPolicies } from "../policies/policies";
 import { compareRelevance, countNeedingPerson, TASK_PAGE_SIZE } from "./task-order";
 import { buildTimeline, type TimelineEvent } from "./timeline-builder";
 import { selectHistories, selectTaskInvocationRows, selectTaskInvocations } from "./queries";
+import { selectTaskGuardRefusals } from "./guard-refusals";
+import type { TaskGuardRefusal } from "./schemas";
 
 export type TaskPageData = {
   task: ResolvedTask["task"];
@@ -24,6 +26,8 @@ export type TaskPageData = {
   rows: InvocationSummary[];
   /** The same invocations with their attempts (no envelopes) and actions, for the chart. */
   invocations: InvocationView[];
+  /** Calls of the task the guard refused (a run asking again for a committed intent, a possible duplicate). */
+  refusals: TaskGuardRefusal[];
 };
 
 export async function findTaskPage(
@@ -40,13 +44,14 @@ export async function findTaskPage(
     .map((row) => ({ row, summary: toSummary(row, now) }))
     .sort((a, b) => compareRelevance(a.summary, b.summary));
   const first = ranked.slice(0, TASK_PAGE_SIZE);
-  const [histories, policies] = await Promise.all([
+  const [histories, policies, refusals] = await Promise.all([
     selectHistories(
       db,
       first.map((r) => r.row),
       true,
     ),
     loadPolicies(db.driver),
+    selectTaskGuardRefusals(db, found.value.runtimeId, taskId),
   ]);
   return {
     kind: "found",
@@ -56,6 +61,7 @@ export async function findTaskPage(
       need_person: countNeedingPerson(ranked.map((r) => r.summary)),
       rows: first.map((r) => r.summary),
       invocations: histories.map((h) => toInvocationView(h, policies, now)),
+      refusals,
     },
   };
 }
@@ -77,9 +83,10 @@ export async function findTaskTimeline(
 ): Promise<Lookup<TaskTimelineData>> {
   const found = await findTask(db, scope, taskId, { runtime });
   if (found.kind !== "found") return found;
-  const [rows, policies] = await Promise.all([
+  const [rows, policies, refusals] = await Promise.all([
     selectTaskInvocations(db, found.value.runtimeId, taskId, light),
     loadPolicies(db.driver),
+    selectTaskGuardRefusals(db, found.value.runtimeId, taskId),
   ]);
   const invocations = rows.map((r) => toInvocationView(r, policies, now));
   const summaries = invocations.map(
@@ -91,12 +98,16 @@ export async function findTaskTimeline(
       sla: _c,
       approvals: _d,
       duplicate_refusals: _r,
+      guard_refusals: _gr,
       runbook: _k,
       arguments_edit: _g,
       ...summary
     }) => summary,
   );
-  return { kind: "found", value: { task: { ...found.value.task, invocations: summaries }, invocations } };
+  return {
+    kind: "found",
+    value: { task: { ...found.value.task, invocations: summaries, guard_refusals: refusals }, invocations },
+  };
 }
 
 export type StoryLane = { invocation_id: string; tool: string; runtime: string };

@@ -39,6 +39,7 @@ export type TimelineInvocation = Omit<
   | "sla"
   | "approvals"
   | "duplicate_refusals"
+  | "guard_refusals"
   | "runbook"
   | "arguments_edit"
 > & { attempts: TimelineAttempt[] };

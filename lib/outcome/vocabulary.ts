@@ -10,6 +10,9 @@ export const ignoredHintSchema = z.object({
 });
 export type IgnoredHint = z.infer<typeof ignoredHintSchema>;
 
+/** How the intent Settle's guard writes when it allows a call begins its event id (lib/guard); the timeline tells it from the runtime's own. */
+export const GUARD_INTENT_PREFIX = "guard:";
+
 // The closed vocabularies of docs/outcome-model.md §2–§4. Their string values are the public
 // contract: API responses, stored rows and the console all use them verbatim.
 

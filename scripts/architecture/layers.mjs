@@ -328,13 +328,11 @@ export const units = [
       "lib/webhooks",
     ],
   ),
-  lib("webhooks", "events, the outbox, safe delivery, signatures, endpoints and their log", [
-    "lib/audit",
-    "lib/db",
-    "lib/env.ts",
-    "lib/errors.ts",
-    "lib/outcome",
-  ]),
+  lib(
+    "webhooks",
+    "events, the outbox, safe delivery, signatures, endpoints and their log; `otlp` endpoints, which get each settled or escalated call as an OTLP span (the official serializer) through the same outbox",
+    ["lib/audit", "lib/db", "lib/env.ts", "lib/errors.ts", "lib/invocations", "lib/outcome"],
+  ),
   lib(
     "catalog",
     "tool catalogs: a runtime's tool names or patterns → effect class, the reading (pure, `effect-class.ts`), the kept read for ingest (checked against the settings version), editing with audit",

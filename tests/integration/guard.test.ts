@@ -9,7 +9,7 @@ import { guardWrite } from "@/lib/guard/guard";
 import type { OperatorAction } from "@/lib/outcome/actions";
 import { createRuntimeKey } from "@/lib/identity/runtime-keys";
 import { call, createOperator, openSettle, type Backend, type TestContext } from "./harness";
-import { getInvocation, guard, ingest } from "./routes";
+import { getInvocation, getTask, guard, ingest } from "./routes";
 
 // POST /api/v1/guard (docs/outcome-model.md §5): the table of lib/outcome/guard-rules.ts through
 // the API and the database, the intent it writes ahead, guard_checks, and
@@ -156,6 +156,28 @@ describe.each<Backend>(["postgres", "pglite"])("guard on %s", (backend) => {
       reason: "already_committed",
       invocation_id: byOperator.id,
     });
+  });
+
+  it("the invocation and its task show the guard's refusals: the refused duplicate of a committed call, by reason", async () => {
+    const task = `t-shown-${backend}`;
+    const key = fresh();
+    const first = await askFor(task, key, { at: iso(-10) });
+    await outcome(first.body.invocation_id, task, key, { ok: true, commit_state: "committed" });
+    for (let i = 0; i < 2; i += 1) expect((await askFor(task, key)).body.allow).toBe(false);
+    const shown = await read(first.body.invocation_id);
+    expect(shown.guard_refusals).toEqual([
+      { reason: "already_committed", task_id: task, idempotency_key: key, refused: 2, last_at: expect.any(String) },
+    ]);
+    const taskView = (await call(getTask, { key: t.key, params: { task_id: task } })).body;
+    expect(taskView.guard_refusals).toEqual([
+      {
+        reason: "already_committed",
+        invocation_id: first.body.invocation_id,
+        idempotency_key: key,
+        refused: 2,
+        last_at: shown.guard_refusals[0].last_at,
+      },
+    ]);
   });
 
   it("denies outcome_unknown while the outcome is unknown, partial, stalled, being verified or escalated", async () => {
