@@ -16,6 +16,7 @@ import { SERVER_PRIVATE_HINT, type LookupFn } from "@/lib/webhooks/safe-url";
 import { call, createOperator, openSettle, type Backend, type TestContext } from "./harness";
 import { ingest } from "./routes";
 import { startReceiver, type Receiver } from "./webhook-receiver";
+import { stringifyExactJson } from "@/lib/json/exact";
 
 // Webhook URLs cannot reach Settle's own machine or network (SSRF): refused
 // when saved, and again at every try on the address the name has then (DNS
@@ -460,7 +461,7 @@ describe.each<Backend>(["postgres", "pglite"])("webhook SSRF guard on %s", (back
         after: null,
       },
     ]);
-    expect(JSON.stringify(rows)).not.toMatch(/whsec_|secret"/);
+    expect(stringifyExactJson(rows)).not.toMatch(/whsec_|secret"/);
 
     // A refused save is not a change: nothing recorded.
     const before = await db.prisma.adminAction.count();
