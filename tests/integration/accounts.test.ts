@@ -7,6 +7,7 @@ import { getDb } from "@/lib/db/client";
 import { call, createOperator, openSettle, type TestContext } from "./harness";
 import { asSession, signIn } from "./sessions";
 import { listInvocations } from "./routes";
+import { stringifyExactJson } from "@/lib/json/exact";
 
 // Accounts: a person changes their own password with the current one; an admin resets someone's as a
 // one-time link or a temporary password that must be changed first; `settle users reset-password` for a
@@ -58,7 +59,7 @@ describe("accounts", () => {
       where: { action: "password_changed", targetId: ana.user.email },
     });
     expect(entry?.actor).toBe(ana.user.email);
-    expect(JSON.stringify(entry)).not.toContain("brand new");
+    expect(stringifyExactJson(entry)).not.toContain("brand new");
   });
 
   it("a temporary password signs out everywhere and must be changed before anything else", async () => {
@@ -104,7 +105,7 @@ describe("accounts", () => {
       [admin.user.email, "password_reset"],
       [bo.user.email, "password_changed"],
     ]);
-    expect(JSON.stringify(trail)).not.toContain(temporary);
+    expect(stringifyExactJson(trail)).not.toContain(temporary);
   });
 
   it("a one-time link sets a password once, before it expires; only admins make one", async () => {
