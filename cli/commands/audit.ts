@@ -1,4 +1,4 @@
-import { verifyChains, type ChainReport } from "@/lib/chain/verify";
+import { ONE_MOMENT, verifyChains, type ChainReport } from "@/lib/chain/verify";
 import { stringOption, type Command } from "../args";
 import { withDatabase } from "../database";
 import { UsageError } from "../errors";
@@ -42,7 +42,9 @@ Example:
     const from = fromText === undefined ? undefined : new Date(fromText);
     if (from && Number.isNaN(from.getTime())) throw new UsageError(`--from takes a time (ISO 8601), not ${fromText}`);
     const runtime = stringOption(values, "runtime");
-    const reports = await withDatabase((db) => verifyChains(db.driver, { runtime, from }));
+    const reports = await withDatabase((db) =>
+      db.driver.transaction((tx) => verifyChains(tx, { runtime, from }), { settings: ONE_MOMENT }),
+    );
     if (runtime && reports.length === 0) throw new UsageError(`No runtime ${runtime}.`);
     const broken = reports.filter((r) => r.broken);
     if (values.json) printLine(io.stdout, JSON.stringify(reports, null, 2));

@@ -194,7 +194,16 @@ export async function walkChain(sql: Sql, head: ChainHead, options: WalkOptions 
   return report;
 }
 
-/** Walks every chain (or one runtime's and, unless `runtime` is given, the admin chain). */
+/**
+ * A walk's transaction settings: heads and entries read as of one moment. Read in several snapshots beside the
+ * writers, a walk finds entries committed after it read their head, and names them "past the head".
+ */
+export const ONE_MOMENT: readonly string[] = [
+  "transaction_isolation = 'repeatable read'",
+  "transaction_read_only = on",
+];
+
+/** Walks every chain (or one runtime's and, unless `runtime` is given, the admin chain); run it in a ONE_MOMENT transaction. */
 export async function verifyChains(sql: Sql, options: WalkOptions & { runtime?: string } = {}): Promise<ChainReport[]> {
   const heads = await loadChainHeads(sql);
   const chosen = options.runtime

@@ -1,6 +1,6 @@
 import { getDb } from "../db/client";
-import type { Sql } from "../db/driver";
-import { loadChainHeads, walkChain, type ChainReport } from "./verify";
+import type { Sql, SqlDriver } from "../db/driver";
+import { loadChainHeads, ONE_MOMENT, walkChain, type ChainReport } from "./verify";
 
 // The job's look at the newest links (lib/jobs/audit-chain.ts): once an hour, each chain's last NEWEST entries
 // walked and the rows written in the last two hours looked for outside the chain; the answer is kept on the
@@ -19,7 +19,7 @@ export function describeBroken(report: ChainReport): string {
 }
 
 /** Walks the newest links of every chain not checked in the last hour. Returns the chains it found broken. */
-export async function checkNewestLinks(sql: Sql, now: Date): Promise<string[]> {
+export async function checkNewestLinks(sql: SqlDriver, now: Date): Promise<string[]> {
   const due = await sql.query<{ chain: string }>(
     `SELECT chain FROM audit_chain_heads WHERE checked_at IS NULL OR checked_at <= $1::timestamptz`,
     [new Date(now.getTime() - EVERY_MS).toISOString()],
@@ -27,15 +27,23 @@ export async function checkNewestLinks(sql: Sql, now: Date): Promise<string[]> {
   if (due.length === 0) return [];
   const wanted = new Set(due.map((d) => d.chain));
   const broken: string[] = [];
-  for (const head of (await loadChainHeads(sql)).filter((h) => wanted.has(h.chain))) {
-    const report = await walkChain(sql, head, {
-      newest: NEWEST,
-      unchainedSince: new Date(now.getTime() - 2 * EVERY_MS),
-    });
+  const reports = await sql.transaction(
+    async (tx) => {
+      const walked: ChainReport[] = [];
+      for (const head of (await loadChainHeads(tx)).filter((h) => wanted.has(h.chain))) {
+        walked.push(
+          await walkChain(tx, head, { newest: NEWEST, unchainedSince: new Date(now.getTime() - 2 * EVERY_MS) }),
+        );
+      }
+      return walked;
+    },
+    { settings: ONE_MOMENT },
+  );
+  for (const report of reports) {
     const line = report.broken ? describeBroken(report) : null;
     if (line) broken.push(line);
     await sql.query(`UPDATE audit_chain_heads SET checked_at = $2::timestamptz, broken = $3 WHERE chain = $1`, [
-      head.chain,
+      report.chain,
       now.toISOString(),
       line,
     ]);

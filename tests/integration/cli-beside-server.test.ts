@@ -148,6 +148,12 @@ describe("the CLI beside a server that holds the embedded database", () => {
     writeFileSync(log, `${JSON.stringify(line)}\n`);
     await ok("ingest", log, "--url", serverUrl, "--key", key);
     await ok("simulate", "--url", serverUrl, "--key", key, "--tasks", "3", "--seed", "7");
+    // The trail written meanwhile is whole, and a task's evidence leaves and checks offline.
+    await ok("audit", "verify");
+    expect(await ok("evidence", "key")).not.toBe("");
+    const bundle = join(dir, "evidence.json");
+    await ok("evidence", "export", "--task", "cli-1", "--out", bundle);
+    await ok("evidence", "verify", bundle);
     await ok("keys", "revoke", key.split("_").slice(0, 3).join("_"));
 
     // Every command the CLI has ran above.
