@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, openSettle, type Backend, type TestContext } from "./harness";
 import { getInvocation, getTask, ingest } from "./routes";
+import { stringifyExactJson } from "@/lib/json/exact";
 
 // A secret inside a text part (JSON in text, or a credential in prose) reaches
 // neither the stored envelope nor any field read from it, through the whole
@@ -20,7 +21,7 @@ const pem = ["-----BEGIN OPENSSH PRIVATE KEY-----", pemBody, "-----END OPENSSH P
 const secrets = [openaiKey, anthropicKey, githubToken, bearerToken, dbPassword, pemBody, "hunter2"];
 
 function expectNoSecret(value: unknown) {
-  const text = JSON.stringify(value);
+  const text = stringifyExactJson(value);
   for (const secret of secrets) expect(text).not.toContain(secret);
 }
 
