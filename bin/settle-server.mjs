@@ -23,7 +23,8 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 }
 
 // The app reads its port from the environment (its address in links, noted for the CLI): the one given here.
-process.env.PORT = String(port);
+// Port 0 (any free port) is known only once listening, and the settings take no port 0: left as it was.
+if (port > 0) process.env.PORT = String(port);
 
 // What this script and the app share, under the names lib/process-wide.ts gives them: the app
 // reads serverScript (x-settle-socket-address comes from here; under plain `next start` it is
