@@ -92,7 +92,6 @@ class GuardInput(_GuardRequired, total=False):
     invocation_id: str
     effect_class: str
     at: str
-    arguments: Dict[str, Any]
 
 
 class GuardAnswer(TypedDict):
