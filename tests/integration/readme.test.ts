@@ -71,9 +71,7 @@ describe("the README's quick starts, run one after the other", () => {
 
   async function run(title: string): Promise<string> {
     const section = sections.find((s) => s.title === title)!;
-    const script = ["set -euo pipefail", ...section.script]
-      .join("\n")
-      .replaceAll("http://localhost:3000", settle.url);
+    const script = ["set -euo pipefail", ...section.script].join("\n").replaceAll("http://localhost:3000", settle.url);
     // Not spawnSync: the Settle under test answers from this process's event loop.
     const child = spawn("bash", ["-c", script], {
       cwd: root,
