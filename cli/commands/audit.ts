@@ -52,10 +52,11 @@ Example:
       const rows = reports.map((r) => [
         r.name,
         formatCount(r.checked),
+        formatCount(r.archived),
         r.head === 0 ? "-" : `#${r.from}–#${r.head}`,
         r.broken ? `BROKEN at #${r.broken.seq}` : "whole",
       ]);
-      printLine(io.stdout, formatTable(["CHAIN", "ENTRIES CHECKED", "PLACES", "STATE"], rows));
+      printLine(io.stdout, formatTable(["CHAIN", "ENTRIES CHECKED", "ARCHIVED", "PLACES", "STATE"], rows));
     }
     for (const r of broken) printLine(io.stderr, describeBreak(r));
     return broken.length === 0 ? 0 : 1;

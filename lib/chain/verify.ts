@@ -14,6 +14,8 @@ export type ChainReport = {
   name: string;
   /** Entries read (archived places are not counted). */
   checked: number;
+  /** Places crossed because retention archived them (their checkpoints held). */
+  archived: number;
   from: number;
   head: number;
   broken: BrokenEntry | null;
@@ -124,7 +126,15 @@ const hex = (b: Uint8Array | null) => (b ? Buffer.from(b).toString("hex") : "");
 
 /** Walks one chain (see the top of this file). */
 export async function walkChain(sql: Sql, head: ChainHead, options: WalkOptions = {}): Promise<ChainReport> {
-  const report: ChainReport = { chain: head.chain, name: head.name, checked: 0, from: 1, head: head.seq, broken: null };
+  const report: ChainReport = {
+    chain: head.chain,
+    name: head.name,
+    checked: 0,
+    archived: 0,
+    from: 1,
+    head: head.seq,
+    broken: null,
+  };
   const fail = (broken: BrokenEntry) => ({ ...report, broken });
   const outside = await findUnchained(sql, head.chain, options.unchainedSince?.toISOString() ?? head.startedAt);
   if (outside) return fail(outside);
@@ -136,7 +146,8 @@ export async function walkChain(sql: Sql, head: ChainHead, options: WalkOptions 
   if (options.from) expected = (await firstPlaceSince(sql, head.chain, options.from)) ?? head.seq + 1;
   if (expected > 1) prev = null;
   report.from = expected;
-  const runs = await loadRuns(sql, head.chain);
+  const { runs, unsound } = await loadRuns(sql, head.chain);
+  if (unsound) return fail({ ...unsound, kind: null, key: null });
 
   /** Places `expected`…`upTo` are missing: each must be in an archived run; the hash after the last, if known. */
   const crossGap = (upTo: number): BrokenEntry | null => {
@@ -152,6 +163,7 @@ export async function walkChain(sql: Sql, head: ChainHead, options: WalkOptions 
           reason: "was archived, but its archive's checkpoint does not follow the entry before it",
         };
       const end = Math.min(run.to, upTo);
+      report.archived += end - expected + 1;
       prev = end === run.to ? Buffer.from(run.lastHash, "hex") : null;
       expected = end + 1;
     }

@@ -28,6 +28,16 @@ export type ArchiveHeader = {
   migration: string | null;
 };
 
+/** A checkpoint an archive left in a hash chain (lib/chain/checkpoints.ts), as its manifest entry names it. */
+export type ManifestCheckpoint = {
+  chain: string;
+  entries: number;
+  last_hash: string;
+  sha256: string;
+  /** The evidence key that signed it. */
+  key_id: string | null;
+};
+
 export type ArchiveEntry = {
   file: string;
   table: string;
@@ -37,6 +47,8 @@ export type ArchiveEntry = {
   bytes: number;
   sha256: string;
   archived_at: string;
+  /** The checkpoints the file's rows left in the audit chains, when they were chained. */
+  checkpoints?: ManifestCheckpoint[];
 };
 
 export type Manifest = { format: typeof ARCHIVE_FORMAT; files: ArchiveEntry[] };
@@ -103,6 +115,7 @@ export async function writeArchive(
   file: string,
   header: Omit<ArchiveHeader, "format">,
   pages: AsyncIterable<string[]>,
+  checkpoints: ManifestCheckpoint[] = [],
 ): Promise<ArchiveEntry> {
   claimArchiveDirectory(dir);
   const target = path.join(dir, file);
@@ -126,6 +139,7 @@ export async function writeArchive(
     bytes: (await stat(target)).size,
     sha256: await sha256Of(target),
     archived_at: header.archived_at,
+    ...(checkpoints.length > 0 ? { checkpoints } : {}),
   };
   await recordInManifest(dir, entry);
   return entry;

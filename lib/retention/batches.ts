@@ -1,7 +1,9 @@
 import path from "node:path";
 import type { Db } from "../db/client";
 import type { Sql } from "../db/driver";
-import { readArchive, readManifest, removePartial, verifyArchive, writeArchive } from "./archive";
+import { readArchive, readManifest, recordInManifest, removePartial, verifyArchive, writeArchive } from "./archive";
+import { saveCheckpoints } from "../chain/checkpoints";
+import { manifestCheckpoints, takeCheckpoints } from "./checkpoints";
 import { ident } from "./partitions";
 import { shelfKeyOf } from "./shelves";
 
@@ -47,12 +49,13 @@ export type BatchSource = {
 
 const keyRecordset = (keys: readonly KeyColumn[]) => keys.map(([c, t]) => `${ident(c)} ${t}`).join(", ");
 
-async function deleteByKeys(sql: Sql, from: BatchRelation, rows: Record<string, unknown>[]) {
+const keyMatch = (keys: readonly KeyColumn[]) => keys.map(([c]) => `t.${ident(c)} = k.${ident(c)}`).join(" AND ");
+
+/** Deletes the rows with these keys (objects of the relation's key columns). */
+async function deleteByKeys(sql: Sql, from: BatchRelation, keyRows: Record<string, unknown>[]) {
   const keys = batchRelations[from];
-  const match = keys.map(([c]) => `t.${ident(c)} = k.${ident(c)}`).join(" AND ");
-  const keyRows = rows.map((r) => Object.fromEntries(keys.map(([c]) => [c, r[c]])));
   await sql.query(
-    `DELETE FROM ${ident(from)} AS t USING jsonb_to_recordset($1::jsonb) AS k(${keyRecordset(keys)}) WHERE ${match}`,
+    `DELETE FROM ${ident(from)} AS t USING jsonb_to_recordset($1::jsonb) AS k(${keyRecordset(keys)}) WHERE ${keyMatch(keys)}`,
     [JSON.stringify(keyRows)],
   );
 }
@@ -157,12 +160,31 @@ export async function archiveBatch(
   }
 }
 
-/** Deletes the rows a whole archive file holds and closes its record, in one transaction. */
+/**
+ * Deletes the rows a whole archive file holds and closes its record, in one transaction, with the checkpoints
+ * the rows leave in the audit chains (named in the file's manifest entry first).
+ */
 async function finishBatch(db: Db, dir: string, name: string, from: BatchRelation, file: string): Promise<void> {
-  const { pages } = await readArchive(path.join(dir, file));
-  const entry = (await readManifest(dir)).files.find((f) => f.file === file)!;
+  const { header, pages } = await readArchive(path.join(dir, file));
+  const keys = batchRelations[from];
+  const keyRows: Record<string, unknown>[] = [];
+  for await (const page of pages) keyRows.push(...page.map((r) => Object.fromEntries(keys.map(([c]) => [c, r[c]]))));
+  const checkpoints = await takeCheckpoints(
+    db,
+    header.table,
+    file,
+    `${ident(from)} AS t JOIN jsonb_to_recordset($1::jsonb) AS k(${keyRecordset(keys)}) ON ${keyMatch(keys)}`,
+    "true",
+    [JSON.stringify(keyRows)],
+  );
+  let entry = (await readManifest(dir)).files.find((f) => f.file === file)!;
+  if (checkpoints.length > 0) {
+    entry = { ...entry, checkpoints: manifestCheckpoints(checkpoints) };
+    await recordInManifest(dir, entry);
+  }
   await db.driver.transaction(async (tx) => {
-    for await (const page of pages) await deleteByKeys(tx, from, page);
+    for (let i = 0; i < keyRows.length; i += PAGE) await deleteByKeys(tx, from, keyRows.slice(i, i + PAGE));
+    await saveCheckpoints(tx, checkpoints, new Date());
     await tx.query(
       `UPDATE retention_archives SET phase = 'deleted', file = $2, rows = $3::bigint, bytes = $4::bigint, sha256 = $5,
               finished_at = now() WHERE name = $1`,

@@ -18,13 +18,16 @@ import {
 } from "./shelves";
 import { sweepAudit } from "./audit-sweep";
 import { allPages, archiveBatch, finishBatches } from "./batches";
+import { saveCheckpoints } from "../chain/checkpoints";
+import { manifestCheckpoints, takeCheckpoints } from "./checkpoints";
 
 // Retiring a month (decision 035), in steps that each leave the database whole, recorded in
 // retention_archives so that a run that stopped part-way resumes where it stopped:
 //   1. one transaction moves the month's rows that must stay (rules.ts) to the kept shelf and detaches the
 //      month's partition (phase `detached`): from here no reader sees its rows and no writer adds any;
 //   2. the detached table is written to the archive and its checksum recorded (phase `archived`);
-//   3. the table is dropped (phase `dropped`), and the admin audit trail says so (actor `system`).
+//   3. the table is dropped (phase `dropped`), and the admin audit trail says so (actor `system`); the checkpoints
+//      its rows leave in the audit chains (checkpoints.ts, listed in the manifest with the file) are kept with it.
 // A table is dropped only after its archive is on disk with the checksum it was recorded with.
 
 export type RetentionRun = {
@@ -160,6 +163,8 @@ async function archiveAndDrop(
   const found = table?.found === true;
   const listed = (await readManifest(dir)).files.find((f) => f.file === file);
   let entry = listed && row.phase === "archived" && (await verifyArchive(dir, listed)) === "ok" ? listed : null;
+  // What the month's rows leave in the audit chains, worked out from the table until the drop that saves it.
+  const checkpoints = found ? await takeCheckpoints(db, row.source, file, `${ident(row.name)} t`) : [];
   if (!entry) {
     if (!found) throw new Error(`${row.name} was detached but neither its table nor a whole archive of it remains`);
     entry = await writeArchive(
@@ -167,6 +172,7 @@ async function archiveAndDrop(
       file,
       { table: row.source, source: row.name, shelf: row.shelf, archived_at: now.toISOString(), migration: null },
       allPages(db.driver, row.name, shelfKeyOf(row.source)),
+      manifestCheckpoints(checkpoints),
     );
     await db.driver.query(
       `UPDATE retention_archives SET phase = 'archived', file = $2, rows = $3::bigint, bytes = $4::bigint, sha256 = $5 WHERE name = $1`,
@@ -178,6 +184,7 @@ async function archiveAndDrop(
   const done = entry;
   started = performance.now();
   await db.driver.transaction(async (tx) => {
+    await saveCheckpoints(tx, checkpoints, now);
     await tx.query(`DROP TABLE IF EXISTS ${ident(row.name)}`);
     await tx.query(`UPDATE retention_archives SET phase = 'dropped', finished_at = $2::timestamptz WHERE name = $1`, [
       row.name,

@@ -164,7 +164,16 @@ export const units = [
   lib(
     "retention",
     "a year of data (decision 035): the month partitions made ahead, retention settings, retiring months through the archive (gzipped JSON Lines, manifest, checksums), the kept shelf and audit-trail sweeps, restore",
-    ["lib/audit", "lib/db", "lib/env.ts", "lib/errors.ts", "lib/outcome", "lib/process-wide.ts"],
+    [
+      "lib/audit",
+      "lib/chain",
+      "lib/db",
+      "lib/env.ts",
+      "lib/errors.ts",
+      "lib/evidence",
+      "lib/outcome",
+      "lib/process-wide.ts",
+    ],
   ),
   lib(
     "verify",

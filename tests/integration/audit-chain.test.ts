@@ -109,7 +109,7 @@ describe("settle audit verify", () => {
   it("exits 0 when every chain is whole, and 1 naming the first broken entry", async () => {
     const whole = await runSettleCli(["audit", "verify"]);
     expect(whole).toMatchObject({ code: 0, stderr: "" });
-    expect(whole.stdout).toMatch(/admin\s+1\s+#1–#1\s+whole/);
+    expect(whole.stdout).toMatch(/admin\s+1\s+0\s+#1–#1\s+whole/);
     // The command closed the database it opened: open it again to tamper.
     const db = await getDb();
     await db.driver.query(`UPDATE admin_actions SET target_id = 'another' WHERE chain_seq = 1`);
