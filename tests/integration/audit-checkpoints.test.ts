@@ -134,21 +134,15 @@ describe.each<Backend>(["postgres", "pglite"])("retention checkpoints on %s", (b
       firstUnsound: row!.first_unsound,
     });
     const runs = JSON.stringify(body.runs.map((r) => [r.from, r.to, r.firstPrev, r.lastHash]));
-    await q(`UPDATE audit_checkpoints SET runs = $3::jsonb, sha256 = $4, entries = $5 WHERE archive = $1 AND chain = $2`, [
-      row!.archive,
-      row!.chain,
-      runs,
-      rehash ? checkpointSha256(body) : row!.sha256,
-      body.entries,
-    ]);
+    await q(
+      `UPDATE audit_checkpoints SET runs = $3::jsonb, sha256 = $4, entries = $5 WHERE archive = $1 AND chain = $2`,
+      [row!.archive, row!.chain, runs, rehash ? checkpointSha256(body) : row!.sha256, body.entries],
+    );
     const broken = of(await reports(), t.runtime).broken;
-    await q(`UPDATE audit_checkpoints SET runs = $3::jsonb, sha256 = $4, entries = $5 WHERE archive = $1 AND chain = $2`, [
-      row!.archive,
-      row!.chain,
-      JSON.stringify(row!.runs),
-      row!.sha256,
-      row!.entries,
-    ]);
+    await q(
+      `UPDATE audit_checkpoints SET runs = $3::jsonb, sha256 = $4, entries = $5 WHERE archive = $1 AND chain = $2`,
+      [row!.archive, row!.chain, JSON.stringify(row!.runs), row!.sha256, row!.entries],
+    );
     return { broken, archive: row!.archive as string };
   }
   // A run said to end one place later hides a deletion of the entry after it.
