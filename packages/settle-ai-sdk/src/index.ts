@@ -117,7 +117,8 @@ export async function settleApprovals(
       responses.push({
         type: "tool-approval-response",
         approvalId: request.approvalId,
-        approved: answer.state !== "rejected",
+        // Escalated with a reply counts as a no for now: the model reads the reply (a later call runs once approved).
+        approved: answer.state === "approved" || answer.state === "not_needed",
         ...(answer.reason ? { reason: answer.reason } : {}),
       });
   }

@@ -61,7 +61,9 @@ export function createHookHandlers(options: SettleHookOptions, store: CallStore)
     const call = callOf(input as ToolInput);
     const id = await gate.identify(call);
     if (id.effect === "read") return {};
-    const asked = await gate.ask(call, id);
+    // Approved with edits since it was held: the guard is asked with the approved arguments (see the end).
+    const approvedBefore = await gate.approvedArguments(call, id);
+    const asked = await gate.ask(approvedBefore ? { ...call, args: approvedBefore } : call, id);
     const facts = { tool: call.tool, invocationId: null, idempotencyKey: id.idempotencyKey };
     if (asked === null)
       return gate.whenUnreachable(call.tool, id.effect) === "refuse"
@@ -70,14 +72,25 @@ export function createHookHandlers(options: SettleHookOptions, store: CallStore)
     if ("text" in asked) return deny(asked);
     if (!asked.allow) return deny(await gate.answerFor(call.tool, id, asked.invocation_id, asked.reason));
     let allowed = asked;
+    let edited = approvedBefore;
     if (gate.needsApproval(call.tool, id.effect)) {
       const held = await gate.approvalHold(call, id, asked);
       if ("text" in held) return deny(held, held.kind === "awaiting_approval" ? "ask" : "deny");
       if (!held.allow) return deny(await gate.answerFor(call.tool, id, held.invocation_id, held.reason));
       allowed = held;
+      edited = held.approvedArguments ?? edited;
     }
     await store.put(input.tool_use_id, { invocationId: allowed.invocation_id, attempt: allowed.attempt, ...id });
-    return {};
+    if (!edited) return {};
+    // A person approved other arguments in Settle: Claude Code runs the tool with exactly those.
+    return {
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        permissionDecision: "allow",
+        permissionDecisionReason: `Approved in Settle with edited arguments.`,
+        updatedInput: edited,
+      },
+    };
   }
 
   /** Reports one outcome; says so to the model when it is unknown. */

@@ -29,6 +29,7 @@ export {
   type GateContext,
   type GateOptions,
   type GateResult,
+  type HeldAnswer,
   type Identity,
 } from "./gate/gate.js";
 export { approvalFor, awaitApproval, type ApprovalAnswer } from "./gate/approvals.js";

@@ -105,6 +105,10 @@ export type Decision = {
   decided_by: string | null;
   decided_at: string | null;
   version: number;
+  /** The arguments a person approved in place of the call's own (approve with edits); run the call with these. */
+  approved_arguments?: Record<string, unknown> | null;
+  /** A person's message to the agent with a rejection or an escalation: the model reads it as the tool's result. */
+  reply?: string | null;
 };
 
 /** One stored attempt record of an invocation, as GET /api/v1/invocations/{id} lists it. */

@@ -72,6 +72,13 @@ export type ToolRun<R> = {
   idempotencyKey: string;
   /** Tool calls this run made; 0 when the guard said the work was done or unresolved elsewhere. */
   calls: number;
+  /**
+   * A person's message to the agent with the rejection or escalation that ended the run (`abandoned`, or
+   * `unresolved` while escalated): hand it to the model as the tool's result. Null when none was given.
+   */
+  reply: string | null;
+  /** The arguments a person approved in place of the call's own, when the tool ran with them (approve with edits). */
+  approvedArguments: Record<string, unknown> | null;
 };
 
 const pick = <A>(value: PerCall<A>, args: A) => (typeof value === "function" ? value(args) : value);
@@ -129,6 +136,9 @@ export function wrapTool<A, R>(
       idempotency_key: key,
       effect_class: options.effectClass,
     });
+    /** What the tool is called with: the call's own arguments, or those a person approved in their place. */
+    let callArgs: A = args;
+    let approvedArguments: Record<string, unknown> | null = null;
     const finish = (status: ToolRunStatus, decision: Decision | null): ToolRun<R> => ({
       status,
       value,
@@ -136,13 +146,15 @@ export function wrapTool<A, R>(
       invocationId,
       idempotencyKey: key,
       calls,
+      reply: typeof decision?.reply === "string" && decision.reply.trim() !== "" ? decision.reply : null,
+      approvedArguments,
     });
 
     /** Writes the intent before dispatch. A `duplicate` on first delivery means an earlier run used this attempt number. */
     async function writeIntent(n: number): Promise<number> {
       for (;;) {
         const budget = options.timeoutMs ? { budget_left_s: Math.ceil(options.timeoutMs / 1000) } : {};
-        const result = await reportOne(deps, { ...base(n, "intent"), ...budget, ...argumentsOf(args) });
+        const result = await reportOne(deps, { ...base(n, "intent"), ...budget, ...argumentsOf(callArgs) });
         if (result.status === "accepted" || result.resent) return n;
         n += 1;
       }
@@ -151,7 +163,7 @@ export function wrapTool<A, R>(
     async function callOnce(n: number): Promise<CallResult<R>> {
       const controller = new AbortController();
       const running = Promise.resolve()
-        .then(() => fn(args, { idempotencyKey: key, invocationId, attempt: n, signal: controller.signal }))
+        .then(() => fn(callArgs, { idempotencyKey: key, invocationId, attempt: n, signal: controller.signal }))
         .then(
           (v): CallResult<R> => ({ kind: "returned", value: v }),
           (error: unknown): CallResult<R> => ({ kind: "threw", error }),
@@ -248,6 +260,11 @@ export function wrapTool<A, R>(
         }
         if ((d.decision === "retry_allowed" || d.decision === "proceed") && deniedAt !== d.version) {
           if (calls >= maxCalls) return finish("unresolved", d);
+          if (d.decision === "proceed" && isPlainObject(d.approved_arguments)) {
+            // Approved with edits: the tool runs with exactly what the person approved, and its intent says so.
+            approvedArguments = d.approved_arguments;
+            callArgs = d.approved_arguments as A;
+          }
           d = await attemptOnce();
           continue;
         }

@@ -119,7 +119,7 @@ export async function settleInterruptions(
     if (answer.state === "approved" || answer.state === "not_needed") {
       result.state.approve(item);
       approved += 1;
-    } else if (answer.state === "rejected") {
+    } else if (answer.state === "rejected" || answer.state === "escalated") {
       result.state.reject(item, { message: answer.reason ?? "Rejected in Settle." });
       rejected += 1;
     } else pending.push(item);

@@ -30,6 +30,18 @@ function stateOf(decision: Decision): ApprovalAnswer | null {
         decisionFields(decision).reply ??
         `Rejected${decision.decided_by ? ` by ${decision.decided_by}` : ""} in Settle.`,
     };
+  if (decision.status === "escalated" && decision.commit_state !== "unknown") {
+    // Escalated instead of approved: not run now. A reply with it is the model's to read, as with a rejection.
+    const reply = decisionFields(decision).reply;
+    const by = decision.decided_by ? ` by ${decision.decided_by}` : "";
+    return reply
+      ? {
+          state: "escalated",
+          invocationId: inv,
+          reason: `Escalated${by} in Settle; not run yet. They said: "${reply}"`,
+        }
+      : { state: "pending", invocationId: inv, reason: "Escalated in Settle; waiting for a person's decision." };
+  }
   if (decision.status === "awaiting_approval")
     return { state: "pending", invocationId: inv, reason: "Waiting for a person's approval in Settle." };
   return null;

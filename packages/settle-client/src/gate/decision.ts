@@ -36,7 +36,7 @@ export function approvedSinceRequest(detail: InvocationDetail): boolean {
 
 export type DecisionFields = {
   /** Arguments a person approved in place of the call's own, when the decision carries them. */
-  arguments?: unknown;
+  arguments?: Record<string, unknown>;
   /** Words a person sent the agent with the decision. */
   reply?: string | null;
 };
@@ -45,8 +45,9 @@ export type DecisionFields = {
 export function decisionFields(decision: Decision | null | undefined): DecisionFields {
   const extra = (decision ?? {}) as Record<string, unknown>;
   const fields: DecisionFields = {};
-  const approved = extra.approved_arguments ?? extra.arguments;
-  if (approved !== null && typeof approved === "object" && !Array.isArray(approved)) fields.arguments = approved;
+  const approved = extra.approved_arguments;
+  if (approved !== null && typeof approved === "object" && !Array.isArray(approved))
+    fields.arguments = approved as Record<string, unknown>;
   if (typeof extra.reply === "string" && extra.reply.trim() !== "") fields.reply = extra.reply;
   return fields;
 }
@@ -56,5 +57,7 @@ export type ApprovalState =
   | "not_needed"
   | "approved"
   | "rejected"
+  /** Escalated with a person's reply: not run now; the reply is for the model (a later call runs once it is approved). */
+  | "escalated"
   /** Waiting for a person in Settle's console (the request is recorded). */
   | "pending";

@@ -57,6 +57,9 @@ export type GateResult<R> =
   /** The tool threw and nothing landed (a read, or what Settle read as not committed): the framework may handle it as usual. */
   | { kind: "threw"; error: unknown; invocationId: string | null };
 
+/** The guard's allowance after a person's approval, with the arguments they approved when they edited them. */
+export type HeldAnswer = GuardAnswer & { approvedArguments?: Record<string, unknown> };
+
 export type Identity = { taskId: string; idempotencyKey: string; effect: EffectClass | null };
 
 export type Gate<C extends GateContext = GateContext> = {
@@ -81,9 +84,17 @@ export type Gate<C extends GateContext = GateContext> = {
     envelope: unknown,
     suffix?: string,
   ) => Promise<void>;
-  /** For a write that needs approval and was allowed: runs only once a person approved it after its latest request. */
-  approvalHold: (call: GateCall<C>, id: Identity, allowed: GuardAnswer) => Promise<GuardAnswer | Answer>;
+  /**
+   * For a write that needs approval and was allowed: runs only once a person approved it after its latest request.
+   * `approvedArguments`: a person approved other arguments than the call's; run the tool with these.
+   */
+  approvalHold: (call: GateCall<C>, id: Identity, allowed: GuardAnswer) => Promise<HeldAnswer | Answer>;
   whenUnreachable: (tool: string, effect: EffectClass | null) => "run" | "refuse";
+  /**
+   * For a call that needs approval: the arguments a person approved for it (with edits) since it was held, or null.
+   * Ask the guard with these and run the tool with them, so the intent Settle records matches the approval.
+   */
+  approvedArguments: (call: GateCall<C>, id: Identity) => Promise<Record<string, unknown> | null>;
 };
 
 const isClient = (s: GateOptions["settle"]): s is SettleClient =>
@@ -152,9 +163,14 @@ export function createGate<C extends GateContext = GateContext>(options: GateOpt
     if (status === "partially_applied") return answerFor("partially_applied", facts);
     if (status === "awaiting_approval") return answerFor("awaiting_approval", facts);
     if (status === "retry_scheduled") return answerFor("retry_later", facts);
-    if (status === "rejected") {
+    if (status === "rejected" || (status === "escalated" && detail?.commit_state !== "unknown")) {
       const decision = await client.getDecision(blocking).catch(() => null);
-      return answerFor("rejected", { ...facts, decidedBy: decision?.decided_by ?? null, ...decisionFields(decision) });
+      const { reply } = decisionFields(decision);
+      return answerFor(status === "rejected" ? "rejected" : "escalated", {
+        ...facts,
+        decidedBy: decision?.decided_by ?? null,
+        reply,
+      });
     }
     if (reason === "in_flight" || status === "pending" || status === "approved") return answerFor("in_flight", facts);
     return answerFor("outcome_unknown", facts);
@@ -227,24 +243,47 @@ export function createGate<C extends GateContext = GateContext>(options: GateOpt
   }
 
   /** An allowed write that needs approval: runs only once a person approved it after its latest request. */
-  async function approvalHold(call: GateCall<C>, id: Identity, allowed: GuardAnswer): Promise<GuardAnswer | Answer> {
+  async function approvalHold(call: GateCall<C>, id: Identity, allowed: GuardAnswer): Promise<HeldAnswer | Answer> {
     const inv = allowed.invocation_id;
     const detail = allowed.attempt > 1 ? await client.getInvocation(inv).catch(() => null) : null;
-    if (detail && approvedSinceRequest(detail)) return allowed;
+    if (detail && approvedSinceRequest(detail)) {
+      const edited = await approvedEdit(inv);
+      return edited ? { ...allowed, approvedArguments: edited } : allowed;
+    }
     const base = recordOf(call, id, inv, allowed.attempt);
     await reportOutcome(base, approvalRequestEnvelope(call.tool), ":approval");
     const facts = { tool: call.tool, invocationId: inv, idempotencyKey: id.idempotencyKey };
     if (!options.approvalWaitMs) return answerFor("awaiting_approval", facts);
     const decided = await client
-      .awaitDecision(inv, { timeout: options.approvalWaitMs, until: (d) => d.decision !== "wait" })
+      .awaitDecision(inv, {
+        timeout: options.approvalWaitMs,
+        until: (d) => d.decision !== "wait" || d.status === "escalated",
+      })
       .catch(() => null);
+    const { arguments: edited, reply } = decisionFields(decided);
     if (decided?.decision === "proceed") {
-      const again = await ask(call, id, inv);
-      return again === null ? answerFor("settle_unreachable", facts) : again;
+      // Approved with edits: the guard records the intent with the approved arguments, so nothing is flagged.
+      const again = await ask(edited ? { ...call, args: edited } : call, id, inv);
+      if (again === null) return answerFor("settle_unreachable", facts);
+      return edited && !("text" in again) ? { ...again, approvedArguments: edited } : again;
     }
     if (decided?.decision === "abandon")
-      return answerFor("rejected", { ...facts, decidedBy: decided.decided_by, ...decisionFields(decided) });
+      return answerFor("rejected", { ...facts, decidedBy: decided.decided_by, reply });
+    if (decided?.status === "escalated")
+      return answerFor("escalated", { ...facts, decidedBy: decided.decided_by, reply });
     return answerFor("awaiting_approval", facts);
+  }
+
+  /** The arguments a person approved in place of the call's own, when the invocation's decision is to proceed with them. */
+  async function approvedEdit(invocationId: string): Promise<Record<string, unknown> | null> {
+    const decision = await client.getDecision(invocationId).catch(() => null);
+    return decision?.decision === "proceed" ? (decisionFields(decision).arguments ?? null) : null;
+  }
+
+  /** A call a person approved with edits between two of the framework's steps (named `task:key`, as Settle names it). */
+  async function approvedArguments(call: GateCall<C>, id: Identity): Promise<Record<string, unknown> | null> {
+    if (id.effect === "read" || !needsApproval(call.tool, id.effect)) return null;
+    return approvedEdit(`${id.taskId}:${id.idempotencyKey}`);
   }
 
   const recordOf = (call: GateCall<C>, id: Identity, inv: string, attempt: number): SettleRecord => ({
@@ -278,7 +317,10 @@ export function createGate<C extends GateContext = GateContext>(options: GateOpt
             invocationId: null,
           };
     }
-    let asked = await ask(call, id);
+    // A call a person approved with edits (between two of the framework's steps) asks the guard with the approved
+    // arguments, so the intent it records matches the approval (the invocation is named `task:key`, as Settle does).
+    const approvedBefore = await approvedArguments(call, id);
+    let asked: HeldAnswer | Answer | null = await ask(approvedBefore ? { ...call, args: approvedBefore } : call, id);
     const facts = { tool: call.tool, invocationId: null, idempotencyKey: id.idempotencyKey };
     if (asked === null) {
       if (whenUnreachable(call.tool, id.effect) === "refuse")
@@ -308,9 +350,9 @@ export function createGate<C extends GateContext = GateContext>(options: GateOpt
     }
     const inv = asked.invocation_id;
     const attempt = asked.attempt;
-    const decision = attempt > 1 ? await client.getDecision(inv).catch(() => null) : null;
-    // The one place a decision's fields reach the call (a person's edited arguments, when a decision carries them).
-    const args = decisionFields(decision).arguments ?? call.args;
+    const decision = attempt > 1 && !asked.approvedArguments ? await client.getDecision(inv).catch(() => null) : null;
+    // The one place a decision's fields reach the call: a person's edited arguments, when the approval carries them.
+    const args = asked.approvedArguments ?? decisionFields(decision).arguments ?? approvedBefore ?? call.args;
     const result = await callWithBudget(
       () => (signal) => execute(args, { idempotencyKey: id.idempotencyKey, invocationId: inv, attempt, signal }),
     );
@@ -351,6 +393,7 @@ export function createGate<C extends GateContext = GateContext>(options: GateOpt
       reportOutcome(recordOf(call, id, inv, attempt), envelope, suffix),
     approvalHold,
     whenUnreachable,
+    approvedArguments,
   };
 }
 

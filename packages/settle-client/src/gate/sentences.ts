@@ -13,6 +13,7 @@ export type AnswerKind =
   | "retry_later"
   | "awaiting_approval"
   | "rejected"
+  | "escalated"
   | "unknown_after_call"
   | "settle_unreachable"
   | "settle_refused";
@@ -27,7 +28,7 @@ export type AnswerFacts = {
   duplicate?: boolean;
   notBefore?: string | null;
   decidedBy?: string | null;
-  /** A person's words to the agent, when the decision carries them (a reply with a rejection). */
+  /** A person's words to the agent, when the decision carries them (a reply with a rejection or an escalation). */
   reply?: string | null;
   detail?: string | null;
 };
@@ -114,6 +115,15 @@ const shapes: Record<AnswerKind, Shape> = {
     directive: "never",
     text: (f) =>
       `Not run: ${f.tool} was rejected${f.decidedBy ? ` by ${f.decidedBy}` : ""} in Settle.${said(f)} Do not try it again; choose another way or ask the user.`,
+  },
+  escalated: {
+    code: "ESCALATED",
+    category: "authorization",
+    commit_state: "not_committed",
+    next_action: "escalate",
+    directive: "never",
+    text: (f) =>
+      `Not run: ${f.tool} was escalated${f.decidedBy ? ` by ${f.decidedBy}` : ""} in Settle and waits for a person's decision.${said(f)} Tell the user; do not call it again until it is decided.`,
   },
   unknown_after_call: {
     code: "OUTCOME_UNKNOWN",
