@@ -44,8 +44,8 @@ export type WrapToolOptions<A, R> = {
   /** Ask POST /api/v1/guard before the first call. Default true. */
   guard?: boolean;
   /**
-   * Send the call's arguments with its intent (when they are a plain JSON object), so the console shows what the
-   * call was and Settle can tell the same call under a new key. Settle redacts secrets under tell-tale keys; turn
+   * Send the call's arguments to the guard and with its intent (when they are a plain JSON object), so the console
+   * shows what the call was and Settle can tell the same call under a new key. Settle redacts secrets under tell-tale keys; turn
    * this off for a tool whose arguments must not leave the runtime at all. Default true.
    */
   sendArguments?: boolean;
@@ -192,6 +192,8 @@ export function wrapTool<A, R>(
         idempotency_key: key,
         effect_class: options.effectClass,
         at: iso(),
+        // The guard holds a write under a new key against the same call only if it sees the arguments (decision 028).
+        ...argumentsOf(args),
       });
       // Before the first call Settle names the invocation: this one, or the one that blocks it.
       if (!named) invocationId = answer.invocation_id;

@@ -68,19 +68,32 @@ describe("wrapTool", () => {
     });
   });
 
-  it("sends the call's arguments with its intent, unless the tool says not to; never a non-object", async () => {
+  it("sends the call's arguments to the guard and with its intent, unless the tool says not to; never a non-object", async () => {
     const { settle, client } = setup();
+    const asked: unknown[] = [];
+    settle.guard = (input) => (
+      asked.push(input.arguments),
+      { allow: true, reason: null, invocation_id: "i", attempt: 1 }
+    );
     await client.wrapTool(async (order: Order) => ({ id: order.sku }), options)({ sku: "a" });
     const intent = settle.records.find((r) => r.phase === "intent") as { arguments?: unknown };
     expect(intent.arguments).toEqual({ sku: "a" });
+    // The guard holds a write under a new key against the same call (decision 028) only if it sees the arguments.
+    expect(asked).toEqual([{ sku: "a" }]);
 
     const quiet = setup();
+    const quietAsked: unknown[] = [];
+    quiet.settle.guard = (input) => (
+      quietAsked.push(input.arguments),
+      { allow: true, reason: null, invocation_id: "q", attempt: 1 }
+    );
     await quiet.client.wrapTool(async (order: Order) => ({ id: order.sku }), { ...options, sendArguments: false })({
       sku: "b",
     });
     expect((quiet.settle.records.find((r) => r.phase === "intent") as { arguments?: unknown }).arguments).toBe(
       undefined,
     );
+    expect(quietAsked).toEqual([undefined]);
 
     const scalar = setup();
     await scalar.client.wrapTool(async (sku: string) => ({ id: sku }), options)("c");

@@ -48,7 +48,7 @@ class WrapToolTest(unittest.TestCase):
 
         self.assertEqual(create_order("a"), {"id": "order-a"})
         self.assertEqual(self.settle.log, ["POST guard", "post intent", "tool", "post outcome", "GET decision"])
-        self.assertEqual(self.settle.requests[0]["body"], {"task_id": "ord-1", "tool": "create_order", "idempotency_key": "key-1", "effect_class": "create", "at": self.settle.requests[0]["body"]["at"]})
+        self.assertEqual(self.settle.requests[0]["body"], {"task_id": "ord-1", "tool": "create_order", "idempotency_key": "key-1", "effect_class": "create", "at": self.settle.requests[0]["body"]["at"], "arguments": {"sku": "a"}})
         self.assertEqual((calls[0].idempotency_key, calls[0].invocation_id, calls[0].attempt, calls[0].task_id), ("key-1", "ord-1:key-1", 1, "ord-1"))
         self.assertEqual([r["event_id"] for r in self.settle.records], ["ord-1:key-1:a1:intent", "ord-1:key-1:a1:outcome"])
         intent = self.settle.records[0]
@@ -64,10 +64,20 @@ class WrapToolTest(unittest.TestCase):
         def create_order(sku: str, quantity: int = 1, card: Any = None) -> Dict[str, str]:
             return {"id": f"order-{sku}"}
 
+        asked: List[Any] = []
+        allow = self.settle.guard
+
+        def guard(body: Dict[str, Any]) -> Any:
+            asked.append(body.get("arguments"))
+            return allow(body)
+
+        self.settle.guard = guard
         create_order("a", card=Card())
         intent = self.settle.records[0]
         self.assertEqual(intent["phase"], "intent")
         self.assertEqual(intent["arguments"], {"sku": "a", "card": "Card(****4242)"})
+        # The guard holds a write under a new key against the same call only if it sees the arguments.
+        self.assertEqual(asked, [{"sku": "a", "card": "Card(****4242)"}])
 
         @self.client.tool(**{**OPTIONS, "idempotency_key": "key-2", "send_arguments": False})
         def quiet_order(sku: str) -> Dict[str, str]:
@@ -77,6 +87,7 @@ class WrapToolTest(unittest.TestCase):
         quiet_intent = [r for r in self.settle.records if r.get("phase") == "intent"][-1]
         self.assertEqual(quiet_intent["idempotency_key"], "key-2")
         self.assertNotIn("arguments", quiet_intent)
+        self.assertEqual(asked[-1], None)
 
     def test_unknown_outcome_probe_finds_the_effect_no_second_call(self) -> None:
         calls = []

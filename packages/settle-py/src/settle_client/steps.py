@@ -228,6 +228,9 @@ class Run:
         body: GuardInput = {"task_id": self.task_id, "tool": self.spec.tool, "idempotency_key": self.key, "effect_class": self.spec.effect_class, "at": self.at()}
         if named:
             body["invocation_id"] = self.invocation_id
+        if self.arguments is not None:
+            # The guard holds a write under a new key against the same call only if it sees the arguments.
+            body["arguments"] = self.arguments
         try:
             answer: GuardAnswer = yield AskGuard(body)
         except SettleUnreachable as error:

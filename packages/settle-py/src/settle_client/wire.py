@@ -92,6 +92,7 @@ class GuardInput(_GuardRequired, total=False):
     invocation_id: str
     effect_class: str
     at: str
+    arguments: Dict[str, Any]
 
 
 class GuardAnswer(TypedDict):

@@ -75,9 +75,9 @@ class ToolOptions:
     #: Tool calls one run may make, counting retries Settle allows.
     max_calls: int = 3
     guard: bool = True
-    #: Send the call's arguments (by parameter name) with its intent, so the console shows what the call was and
-    #: Settle can tell the same call under a new key. Settle redacts secrets under tell-tale keys; turn it off for a
-    #: tool whose arguments must not leave the process at all.
+    #: Send the call's arguments (by parameter name) to the guard and with its intent, so the console shows what the
+    #: call was and Settle can tell the same call under a new key. Settle redacts secrets under tell-tale keys; turn
+    #: it off for a tool whose arguments must not leave the process at all.
     send_arguments: bool = True
 
 

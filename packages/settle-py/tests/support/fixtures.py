@@ -209,7 +209,9 @@ class FixturesAgainstSettle(unittest.TestCase):
         """A refund whose first call the payment service holds for approval (a Settle envelope, source article 000 (docs/outcome-model.md))."""
         calls: List[int] = []
 
-        def refund(cents: int) -> Dict[str, Any]:
+        # Each test refunds its own order: the guard sees the arguments, and the same refund of an order already
+        # refunded (another test's, in this runtime) is held as a possible duplicate (decision 028).
+        def refund(cents: int, order: str) -> Dict[str, Any]:
             calls.append(cents)
             return {"held": len(calls) == 1, "refund": f"re_{len(calls)}"}
 
@@ -220,8 +222,8 @@ class FixturesAgainstSettle(unittest.TestCase):
                         "agent_message": "Refunds over 100 EUR need a manager's approval.", "user_message": "A person is approving this refund."}
             return {"outcome": "ok", "effect_applied": "yes", "attempt_id": context.attempt_id}
 
-        async def refund_async(cents: int) -> Dict[str, Any]:
-            return refund(cents)
+        async def refund_async(cents: int, order: str) -> Dict[str, Any]:
+            return refund(cents, order)
 
         tool = refund_async if self.mode == "async" else refund
         return self.settle.wrap_tool(tool, effect_class="money", task_id=task, idempotency_key=f"refund-{task}", classify=classify, decision_timeout_s=decision_timeout_s), calls
@@ -237,7 +239,7 @@ class FixturesAgainstSettle(unittest.TestCase):
 
         operator = threading.Thread(target=approve)
         operator.start()
-        value = self.call(refund, 12000)
+        value = self.call(refund, 12000, task)
         operator.join()
         self.assertEqual((value, calls), ({"held": False, "refund": "re_2"}, [12000, 12000]))
         self.assertEqual(self.read(invocation_id)["status"], "succeeded")
@@ -246,7 +248,7 @@ class FixturesAgainstSettle(unittest.TestCase):
         task = f"unapproved-{self.tag}"
         refund, calls = self.refund_needing_approval(task, decision_timeout_s=1)
         with self.assertRaises(AwaitingApproval) as caught:
-            self.call(refund, 12000)
+            self.call(refund, 12000, task)
         self.assertEqual(calls, [12000])
         self.assertEqual((caught.exception.commit_state, caught.exception.next_action, (caught.exception.decision or {}).get("status")), ("not_committed", "request_approval", "awaiting_approval"))
 

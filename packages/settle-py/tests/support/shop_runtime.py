@@ -111,6 +111,10 @@ class ShopRuntime:
     async def invoke(self, wrapped: Callable[..., Any], task: str, key: str, body: Any) -> Ended:
         """Runs a wrapped tool as the agent would: awaited when async, on a worker thread when blocking."""
         ended = Ended(invocation_id=f"{task}:{key}", key=key)
+        # As a real agent's call would, each names what it is for (here its task): the guard sees the arguments and
+        # holds a money or send call with the same arguments as an earlier one, under another key, as a possible
+        # duplicate (decision 028); the blocking and the asyncio fixtures share one runtime and send the same words.
+        body = {**body, "for_task": task} if isinstance(body, dict) else body
         before = self.tool_calls.get(key, 0)
         try:
             if self.mode == "async":
