@@ -192,8 +192,9 @@ export function wrapTool<A, R>(
         idempotency_key: key,
         effect_class: options.effectClass,
         at: iso(),
-        // The guard holds a write under a new key against the same call only if it sees the arguments (decision 028).
-        ...argumentsOf(args),
+        // The guard holds a write under a new key against the same call only if it sees the arguments (decision 028);
+        // after an approval with edits, those the tool runs with.
+        ...argumentsOf(callArgs),
       });
       // Before the first call Settle names the invocation: this one, or the one that blocks it.
       if (!named) invocationId = answer.invocation_id;

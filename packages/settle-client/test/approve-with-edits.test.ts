@@ -35,11 +35,17 @@ describe("wrapTool: a person's decision on a call that waits for approval", () =
   it("approved with edits: the tool runs again with the approved arguments, which its intent carries", async () => {
     const settle = createFakeSettle();
     const calls: unknown[] = [];
+    const asked: unknown[] = [];
+    const allow = settle.guard;
+    settle.guard = (input) => (asked.push(input.arguments), allow(input));
     const run = client(settle).wrapTool(ordering(calls), { ...options, classify });
     when(settle, "ord-1:key-1", "outcome_unknown", () =>
       settle.setDecision("ord-1:key-1", { status: "approved", decision: "proceed", approved_arguments: EDITED }),
     );
     const done = await run({ sku: "a", quantity: 3 });
+    // The guard before the second call is asked with what the tool runs with (a guard recording the call's own
+    // arguments after the approval would make the call look unlike what was approved).
+    expect(asked).toEqual([{ sku: "a", quantity: 3 }, EDITED]);
     expect(calls).toEqual([{ sku: "a", quantity: 3 }, EDITED]);
     expect(done).toMatchObject({ status: "done", calls: 2, approvedArguments: EDITED, reply: null });
     const intents = settle.records.filter((r) => r.phase === "intent") as Array<{ arguments?: unknown }>;
