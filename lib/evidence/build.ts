@@ -79,6 +79,17 @@ const actionOf = (a: Raw) => ({
   payload: a.payload ?? {},
 });
 
+const guardRefusalOf = (g: Raw) => ({
+  id: String(g.id),
+  task_id: g.task_id,
+  invocation_id: g.invocation_id,
+  tool: g.tool,
+  idempotency_key: g.idempotency_key,
+  allow: g.allow,
+  reason: g.reason ?? null,
+  at: iso(g.at),
+});
+
 const verificationOf = (v: Raw) => ({
   id: String(v.id),
   attempt: num(v.attempt),
@@ -149,6 +160,7 @@ export function buildPackBody({ row, history, issuedAt, issuerUrl }: PackInput):
     attempts,
     transitions: history.transitions.map(transitionOf),
     actions,
+    guard_refusals: history.guard_refusals.map(guardRefusalOf),
     approvals: approvalsOf(actions, attempts),
     verifications: history.verifications.map(verificationOf),
   } satisfies Record<PackSection, unknown[]>;

@@ -8,7 +8,14 @@ export const BUNDLE_FORMAT = "settle.evidence-bundle/1";
 export const SIGNATURE_ALGORITHM = "Ed25519";
 
 /** The lists of a pack whose count and digest `contents` states, so a missing or changed entry is named. */
-export const PACK_SECTIONS = ["attempts", "transitions", "actions", "approvals", "verifications"] as const;
+export const PACK_SECTIONS = [
+  "attempts",
+  "transitions",
+  "actions",
+  "guard_refusals",
+  "approvals",
+  "verifications",
+] as const;
 export type PackSection = (typeof PACK_SECTIONS)[number];
 
 export type Signature = {
@@ -39,7 +46,15 @@ export type ChainLink = {
 };
 
 /** The lists whose entries a chain covers, and the chain kind of each. */
-export const CHAINED_SECTIONS = { attempts: "attempt", transitions: "transition", actions: "action" } as const;
+export const CHAINED_SECTIONS = {
+  attempts: "attempt",
+  transitions: "transition",
+  actions: "action",
+  guard_refusals: "guard",
+} as const;
+
+/** Sections a pack made before they existed lacks (with their `contents` entry): such a pack still verifies. */
+export const LATER_SECTIONS: readonly PackSection[] = ["guard_refusals"];
 
 export type PackBody = {
   issued_at: string;
@@ -50,6 +65,8 @@ export type PackBody = {
   attempts: unknown[];
   transitions: unknown[];
   actions: unknown[];
+  /** The guard's refusals that name this call (a second try of its key, a possible duplicate of it). */
+  guard_refusals: unknown[];
   approvals: unknown[];
   verifications: unknown[];
   contents: Record<PackSection, SectionDigest>;

@@ -33,23 +33,39 @@ const ACTIONS = `
     FROM invocation_actions WHERE runtime_id = $1::uuid AND invocation_uid = $2::uuid
    ORDER BY seq`;
 
+// The guard's refusals that name the invocation (by its id in its runtime): each was a try the guard held back
+// because of this call. Only refusals are recorded (lib/guard).
+const GUARD_REFUSALS = `
+  SELECT id::text AS id, task_id, invocation_id, tool, idempotency_key, allow, reason, at, ${chainColumns("guard")}
+    FROM guard_checks
+   WHERE runtime_id = $1::uuid AND NOT allow
+     AND invocation_id = (SELECT invocation_id FROM invocations WHERE runtime_id = $1::uuid AND id = $2::uuid)
+   ORDER BY at, chain_seq, id`;
+
 const VERIFICATIONS = `
   SELECT id::text AS id, attempt, state, tries, config, due_at, first_dispatched_at, answers, created_at, updated_at
     FROM verification_requests WHERE runtime_id = $1::uuid AND invocation_uid = $2::uuid
    ORDER BY attempt`;
 
-export type HistoryRows = { attempts: Raw[]; transitions: Raw[]; actions: Raw[]; verifications: Raw[] };
+export type HistoryRows = {
+  attempts: Raw[];
+  transitions: Raw[];
+  actions: Raw[];
+  guard_refusals: Raw[];
+  verifications: Raw[];
+};
 
-/** The whole history of one invocation: its attempts, transitions, actions and verification requests. */
+/** The whole history of one invocation: its attempts, transitions, actions, guard refusals and verification requests. */
 export async function selectHistory(db: Db, runtimeId: string, uid: string): Promise<HistoryRows> {
   const params = [runtimeId, uid];
-  const [attempts, transitions, actions, verifications] = await Promise.all([
+  const [attempts, transitions, actions, guardRefusals, verifications] = await Promise.all([
     db.driver.query<Raw>(ATTEMPTS, params, { exactJson: true }),
     db.driver.query<Raw>(TRANSITIONS, params),
     db.driver.query<Raw>(ACTIONS, params, { exactJson: true }),
+    db.driver.query<Raw>(GUARD_REFUSALS, params),
     db.driver.query<Raw>(VERIFICATIONS, params, { exactJson: true }),
   ]);
-  return { attempts, transitions, actions, verifications };
+  return { attempts, transitions, actions, guard_refusals: guardRefusals, verifications };
 }
 
 /** What an export names: one task, or invocations first seen in [from, to). */

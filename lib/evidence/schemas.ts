@@ -34,6 +34,9 @@ export const evidencePackSchema = z
       attempts: entries.describe("Every attempt record with its envelope, in the fold's order."),
       transitions: entries.describe("Every change of status or commit state."),
       actions: entries.describe("Every operator and Settle action (the invocation's audit trail)."),
+      guard_refusals: entries.describe(
+        "The guard's refusals that name this call: a second try of its key, a possible duplicate of it.",
+      ),
       approvals: entries.describe("Who approved, when, and the arguments digest they approved."),
       verifications: entries.describe("Settle's verification requests with every answer."),
       contents: z

@@ -6,6 +6,7 @@ import { canonicalJson, digestOf } from "./canonical";
 import {
   BUNDLE_FORMAT,
   CHAINED_SECTIONS,
+  LATER_SECTIONS,
   PACK_FORMAT,
   PACK_SECTIONS,
   readPublicKey,
@@ -75,6 +76,7 @@ function sectionProblem(pack: Record<string, unknown>): string | null {
   for (const section of PACK_SECTIONS) {
     const entries = pack[section];
     const stated = contents[section] as { count?: unknown; sha256?: unknown } | undefined;
+    if (entries === undefined && stated === undefined && LATER_SECTIONS.includes(section)) continue;
     if (!Array.isArray(entries) || !isObject(stated)) return `its ${section} are missing`;
     if (stated.count !== entries.length)
       return `${section}: ${entries.length} entries where the pack lists ${String(stated.count)} (an entry was ${entries.length < Number(stated.count) ? "removed" : "added"})`;
@@ -140,8 +142,9 @@ function chainProblem(pack: Record<string, unknown>): string | null {
     if (problem) return problem;
     named.add(link.entry);
   }
-  for (const section of Object.keys(CHAINED_SECTIONS)) {
+  for (const section of Object.keys(CHAINED_SECTIONS) as Array<keyof typeof CHAINED_SECTIONS>) {
     const entries = pack[section];
+    if (entries === undefined && LATER_SECTIONS.includes(section)) continue;
     if (!Array.isArray(entries)) return `its ${section} are not a list`;
     for (let i = 0; i < entries.length; i++)
       if (!named.has(`${section}/${i}`)) return `${section}/${i} has no chain link`;

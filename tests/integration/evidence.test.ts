@@ -16,7 +16,7 @@ import { parseExactJson } from "@/lib/json/exact";
 import { actOnInvocation } from "@/lib/invocations/act";
 import { createRuntimeKey } from "@/lib/identity/runtime-keys";
 import { call, openSettle, runSettleCli, type TestContext } from "./harness";
-import { getInvocation, ingest } from "./routes";
+import { getInvocation, guard, ingest } from "./routes";
 
 // Section 2 of issue 41: an invocation's signed evidence pack, checked offline; a changed byte, a swapped
 // signature, a missing entry or another signer refused; bundles for a task; keys rotated and still verifying.
@@ -297,5 +297,71 @@ describe("evidence packs", () => {
     expect(verified.stdout).toContain("bundle of 2 packs verified");
     expect((await runSettleCli(["evidence", "export"])).code).toBe(1);
     t.db = await getDb();
+  });
+
+  it("carries the guard's refusals of the call with their links: a refused duplicate removed or changed is named", async () => {
+    const ask = () =>
+      call(guard, {
+        key: t.key,
+        path: "/api/v1/guard",
+        body: { task_id: "ord-9", tool: "create_refund", idempotency_key: "key-ev-1", effect_class: "money" },
+      });
+    const refused = (await ask()).body;
+    expect(refused).toMatchObject({ allow: false, invocation_id: "ev-1" });
+    const text = await packText("ev-1");
+    const doc = parseExactJson(text) as any;
+    expect(doc.pack.guard_refusals).toEqual([
+      expect.objectContaining({
+        invocation_id: "ev-1",
+        task_id: "ord-9",
+        idempotency_key: "key-ev-1",
+        allow: false,
+        reason: refused.reason,
+      }),
+    ]);
+    expect(doc.pack.contents.guard_refusals.count).toBe(1);
+    expect(doc.pack.chain.links.map((l: { entry: string }) => l.entry)).toContain("guard_refusals/0");
+    expect(verifyEvidence(text, null)).toMatchObject({ ok: true, unchained: 0 });
+
+    const missing = structuredClone(doc);
+    missing.pack.guard_refusals = [];
+    expect(verifyEvidence(canonicalJson(missing), null)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("guard_refusals: 0 entries where the pack lists 1 (an entry was removed)"),
+    });
+    // Changed and signed again by someone else: not what the chain recorded.
+    const forger = generateKeyPairSync("ed25519");
+    const der = forger.publicKey.export({ format: "der", type: "spki" });
+    const edited = structuredClone(doc.pack);
+    edited.guard_refusals[0].reason = "allowed";
+    edited.contents.guard_refusals.sha256 = digestOf(edited.guard_refusals);
+    const forged = {
+      ...doc,
+      pack: edited,
+      signature: {
+        algorithm: "Ed25519",
+        key_id: keyIdOf(der),
+        public_key: der.toString("base64"),
+        value: sign(null, Buffer.from(canonicalJson(edited)), forger.privateKey).toString("base64"),
+      },
+    };
+    expect(verifyEvidence(canonicalJson(forged), null)).toMatchObject({
+      ok: false,
+      reason: "guard_refusals/0: its reason differs from what its chain recorded",
+    });
+    // A pack made before refusals were carried (no list, no contents entry) still verifies as it was signed.
+    const older = structuredClone(doc.pack);
+    delete older.guard_refusals;
+    delete older.contents.guard_refusals;
+    older.chain.links = older.chain.links.filter((l: { entry: string }) => !l.entry.startsWith("guard_refusals/"));
+    const olderDoc = {
+      ...doc,
+      pack: older,
+      signature: {
+        ...forged.signature,
+        value: sign(null, Buffer.from(canonicalJson(older)), forger.privateKey).toString("base64"),
+      },
+    };
+    expect(verifyEvidence(canonicalJson(olderDoc), null)).toMatchObject({ ok: true, trusted: false });
   });
 });
