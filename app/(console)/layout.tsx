@@ -24,6 +24,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           { href: "/admin/users", label: "Users" },
           { href: "/admin/keys", label: "Runtime keys" },
           { href: "/admin/tool-catalog", label: "Tool catalog" },
+          { href: "/admin/integrations/slack", label: "Slack app" },
         ]
       : []),
     ...(can(user.role, "webhooks")

@@ -104,6 +104,8 @@ const states = {
   not_running: ["✕", bad, "Not running"],
   deactivated: ["○", off, "Deactivated"],
   revoked: ["⊘", off, "Revoked"],
+  set: ["●", ok, "Set"],
+  not_set: ["○", waiting, "Not set"],
 } as const;
 export type RowState = keyof typeof states;
 

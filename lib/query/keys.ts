@@ -39,8 +39,10 @@ export const queryKeys = {
       [...queryKeys.admin.notificationChannel(channelId), "messages", status] as const,
     notificationMessage: (channelId: string, messageId: string) =>
       [...queryKeys.admin.notificationChannel(channelId), "message", messageId] as const,
+    slackSettings: ["admin", "slack", "settings"] as const,
+    slackLinks: ["admin", "slack", "links"] as const,
   },
-  me: { tokens: ["me", "tokens"] as const },
+  me: { tokens: ["me", "tokens"] as const, slackLinks: ["me", "slack-links"] as const },
   policies: ["policies"] as const,
   retention: ["retention"] as const,
 };

@@ -6,6 +6,7 @@ import type { Sql } from "../db/driver";
 import { recordAdminAction } from "../audit/admin";
 import { env, publicUrl } from "../env";
 import { checkWebhookUrl, type LookupFn } from "../webhooks/safe-url";
+import { SLACK_WEB_API } from "./manifest";
 import { openSecret, sealSecret } from "./secret-box";
 import {
   mergeSlackActionPolicy,
@@ -19,7 +20,7 @@ import {
 // The Slack app's settings: one row, changed by admins, every change audited (never the secrets themselves).
 // The signing secret and bot token are answered never: GET says only whether they are set.
 
-export const SLACK_API_BASE_URL = "https://slack.com/api";
+export const SLACK_API_BASE_URL = SLACK_WEB_API;
 export const INTERACTIONS_PATH = "/api/v1/integrations/slack/interactions";
 
 const secretText = (what: string) => z.string().trim().min(8, `${what} looks too short`).max(512);
@@ -50,6 +51,18 @@ export type SlackSettingsInput = z.infer<typeof slackSettingsInputSchema>;
 export const slackSettingsSchema = z
   .object({
     configured: z.boolean().describe("Whether the signing secret and bot token are set and readable."),
+    signing_secret_set: z.boolean().describe("Whether a signing secret is stored and readable (never the secret)."),
+    signing_secret_changed_at: z
+      .string()
+      .meta({ format: "date-time" })
+      .nullable()
+      .describe("When the signing secret was last replaced."),
+    bot_token_set: z.boolean().describe("Whether a bot token is stored and readable (never the token)."),
+    bot_token_changed_at: z
+      .string()
+      .meta({ format: "date-time" })
+      .nullable()
+      .describe("When the bot token was last replaced."),
     interactivity_url: z.string().describe("Paste into the app's Interactivity & Shortcuts → Request URL."),
     api_base_url: z.string(),
     actions: z
@@ -71,22 +84,34 @@ type Row = {
   actions: unknown;
   updated_by: string;
   updated_at: Date | string;
+  signing_secret_changed_at: Date | string | null;
+  bot_token_changed_at: Date | string | null;
 };
 
-const SELECT = `SELECT signing_secret, bot_token, api_base_url, actions, updated_by, updated_at FROM slack_settings WHERE id = 1`;
+const SELECT = `SELECT signing_secret, bot_token, api_base_url, actions, updated_by, updated_at,
+                       signing_secret_changed_at, bot_token_changed_at
+                  FROM slack_settings WHERE id = 1`;
 
 async function selectRow(q: Sql): Promise<Row | null> {
   return (await q.query<Row>(SELECT))[0] ?? null;
 }
 
+const isoOrNull = (at: Date | string | null | undefined) => (at ? new Date(at).toISOString() : null);
+
 function viewOf(row: Row | null): SlackSettingsView {
+  const signingSecretSet = row !== null && openSecret(row.signing_secret) !== null;
+  const botTokenSet = row !== null && openSecret(row.bot_token) !== null;
   return {
-    configured: row !== null && openSecret(row.signing_secret) !== null && openSecret(row.bot_token) !== null,
+    configured: signingSecretSet && botTokenSet,
+    signing_secret_set: signingSecretSet,
+    signing_secret_changed_at: isoOrNull(row?.signing_secret_changed_at),
+    bot_token_set: botTokenSet,
+    bot_token_changed_at: isoOrNull(row?.bot_token_changed_at),
     interactivity_url: `${publicUrl()}${INTERACTIONS_PATH}`,
     api_base_url: row?.api_base_url ?? SLACK_API_BASE_URL,
     actions: readSlackActionPolicy(row?.actions),
     updated_by: row?.updated_by ?? null,
-    updated_at: row ? new Date(row.updated_at).toISOString() : null,
+    updated_at: isoOrNull(row?.updated_at),
   };
 }
 
@@ -143,12 +168,16 @@ export async function setSlackSettings(
       JSON.stringify(actions),
       actor,
     ];
+    // A secret's time moves only when that secret is sent ($6, $7), so the page can say which changed when.
     await tx.query(
-      `INSERT INTO slack_settings (id, signing_secret, bot_token, api_base_url, actions, updated_by, updated_at)
-       VALUES (1, $1, $2, $3, $4::jsonb, $5, now())
+      `INSERT INTO slack_settings (id, signing_secret, bot_token, api_base_url, actions, updated_by, updated_at,
+                                   signing_secret_changed_at, bot_token_changed_at)
+       VALUES (1, $1, $2, $3, $4::jsonb, $5, now(), now(), now())
        ON CONFLICT (id) DO UPDATE SET signing_secret = $1, bot_token = $2, api_base_url = $3, actions = $4::jsonb,
-              updated_by = $5, updated_at = now()`,
-      values,
+              updated_by = $5, updated_at = now(),
+              signing_secret_changed_at = CASE WHEN $6::boolean THEN now() ELSE slack_settings.signing_secret_changed_at END,
+              bot_token_changed_at = CASE WHEN $7::boolean THEN now() ELSE slack_settings.bot_token_changed_at END`,
+      [...values, Boolean(input.signing_secret), Boolean(input.bot_token)],
     );
     const after = viewOf(await selectRow(tx));
     const changed = [input.signing_secret && "signing secret", input.bot_token && "bot token"].filter(

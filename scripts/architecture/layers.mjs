@@ -102,6 +102,7 @@ export const units = [
       "lib/query",
       "lib/queue",
       "lib/retention",
+      "lib/slack",
       "lib/verify",
       "lib/webhooks",
     ],

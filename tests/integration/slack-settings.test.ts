@@ -30,6 +30,10 @@ describe("Slack settings and links", () => {
     expect(before.status).toBe(200);
     expect(before.body).toMatchObject({
       configured: false,
+      signing_secret_set: false,
+      signing_secret_changed_at: null,
+      bot_token_set: false,
+      bot_token_changed_at: null,
       interactivity_url: "https://settle.example.com/api/v1/integrations/slack/interactions",
       api_base_url: "https://slack.com/api",
       actions: { money: ["record", "escalate"], send: ["approve", "reject", "record", "escalate"] },
@@ -95,6 +99,26 @@ describe("Slack settings and links", () => {
     expect(audit).toHaveLength(2);
     expect(JSON.stringify(audit)).not.toMatch(/xoxb|8f742231/);
     expect(audit[0]!.after).toMatchObject({ replaced: ["signing secret", "bot token"] });
+  });
+
+  it("says whether each secret is set and when it was last replaced, moving only the one sent", async () => {
+    const first = await call(settingsRoute.GET, { key: admin.token, path });
+    expect(first.body).toMatchObject({ signing_secret_set: true, bot_token_set: true });
+    const signingAt = first.body.signing_secret_changed_at as string;
+    const tokenAt = first.body.bot_token_changed_at as string;
+    expect(Date.parse(signingAt)).toBeGreaterThan(0);
+    expect(Date.parse(tokenAt)).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const tokenOnly = await call(settingsRoute.PUT, {
+      key: admin.token,
+      path,
+      method: "PUT",
+      body: { bot_token: "xoxb-333-444-klmnopqrst" },
+    });
+    expect(tokenOnly.status).toBe(200);
+    expect(tokenOnly.body.signing_secret_changed_at).toBe(signingAt);
+    expect(Date.parse(tokenOnly.body.bot_token_changed_at)).toBeGreaterThan(Date.parse(tokenAt));
+    expect(JSON.stringify(tokenOnly.body)).not.toContain("xoxb-333");
   });
 
   it("links: admins add, list and remove; an unknown person or a malformed id is refused", async () => {
