@@ -42,6 +42,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   const accountLinks = [
     { href: "/account/tokens", label: "Access tokens" },
     { href: "/account/password", label: "Password" },
+    { href: "/account/slack", label: "Slack" },
   ];
   const linkClass = "whitespace-nowrap rounded-md px-2 py-1 text-slate-700 hover:bg-slate-100 hover:text-slate-900";
   return (
