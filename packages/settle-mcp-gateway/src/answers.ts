@@ -20,6 +20,7 @@ export type AnswerKind =
   | "retry_later"
   | "awaiting_approval"
   | "rejected"
+  | "escalated"
   | "settle_unreachable"
   | "settle_refused_key"
   | "settle_refused"
@@ -37,6 +38,8 @@ export type AnswerFacts = {
   consoleUrl?: string | null;
   detail?: string;
   decidedBy?: string | null;
+  /** A person's words to the agent with a rejection or an escalation (Settle's decision API), quoted to the model. */
+  reply?: string | null;
 };
 
 type Shape = {
@@ -49,6 +52,7 @@ type Shape = {
 };
 
 const link = (f: AnswerFacts) => (f.consoleUrl ? ` See ${f.consoleUrl}` : "");
+const said = (f: AnswerFacts) => (f.reply ? ` They said: "${f.reply}"` : "");
 const inv = (f: AnswerFacts) => (f.invocationId ? ` (Settle invocation ${f.invocationId})` : "");
 
 const shapes: Record<AnswerKind, Shape> = {
@@ -104,7 +108,16 @@ const shapes: Record<AnswerKind, Shape> = {
     directive: "never",
     next_action: "choose_alternative",
     text: (f) =>
-      `Not called: ${f.tool} was rejected${f.decidedBy ? ` by ${f.decidedBy}` : ""}${inv(f)}. Do not try it again; choose another way or ask the user.`,
+      `Not called: ${f.tool} was rejected${f.decidedBy ? ` by ${f.decidedBy}` : ""}${inv(f)}.${said(f)} Do not try it again; choose another way or ask the user.`,
+  },
+  escalated: {
+    code: "ESCALATED",
+    category: "authorization",
+    commit_state: "not_committed",
+    directive: "never",
+    next_action: "escalate",
+    text: (f) =>
+      `Not called: ${f.tool} was escalated${f.decidedBy ? ` by ${f.decidedBy}` : ""}${inv(f)} and waits for a person's decision.${said(f)} Tell the user; do not call it again until it is decided.${link(f)}`,
   },
   settle_unreachable: {
     code: "SETTLE_UNREACHABLE",

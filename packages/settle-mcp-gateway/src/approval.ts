@@ -1,4 +1,4 @@
-import type { Decision, InvocationDetail } from "@settle/client";
+import { decisionFields, type Decision, type InvocationDetail } from "@settle/client";
 import { isUnreachable, type SettleLink } from "./settle-link.js";
 
 // Human decisions without a custom client. A call whose class (or rule)
@@ -16,12 +16,15 @@ export type Elicit = (request: {
 }) => Promise<{ action: string; content?: Record<string, unknown> } | null>;
 
 export type HoldResult =
-  | { kind: "proceed" }
-  | { kind: "rejected"; decidedBy: string | null }
+  /** `arguments`: a person approved these in place of the call's own (approve with edits). */
+  | { kind: "proceed"; arguments: Record<string, unknown> | null }
+  /** `reply`: a person's words to the agent, which the client gets as the tool's result. */
+  | { kind: "rejected" | "escalated"; decidedBy: string | null; reply: string | null }
   | { kind: "waiting"; status: string | null }
   | { kind: "unreachable" };
 
-const notWaiting = (d: Decision) => d.decision !== "wait";
+// An escalation is a person's answer too (it may carry a reply): the hold ends there.
+const notWaiting = (d: Decision) => d.decision !== "wait" || d.status === "escalated";
 
 /** Whether a person approved the invocation after its latest request for approval (the guard's new intent hides the status). */
 export function approvedSinceRequest(detail: InvocationDetail): boolean {
@@ -62,8 +65,12 @@ export async function holdForApproval(
     const decision = await settle.awaitDecision(invocationId, options.waitMs, notWaiting);
     if (isUnreachable(decision)) return { kind: "unreachable" };
     last = decision;
-    if (decision.decision === "proceed") return { kind: "proceed" };
-    if (decision.decision === "abandon") return { kind: "rejected", decidedBy: decision.decided_by };
+    const { arguments: edited, reply } = decisionFields(decision);
+    if (decision.decision === "proceed") return { kind: "proceed", arguments: edited ?? null };
+    if (decision.decision === "abandon")
+      return { kind: "rejected", decidedBy: decision.decided_by, reply: reply ?? null };
+    if (decision.status === "escalated")
+      return { kind: "escalated", decidedBy: decision.decided_by, reply: reply ?? null };
     if (decision.decision !== "wait") break;
     if (!options.elicit || round === rounds - 1 || !(await keepWaiting(options.elicit, options.tool, options.link)))
       break;

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { GuardAnswer } from "@settle/client";
+import { decisionFields, type GuardAnswer } from "@settle/client";
 import { gatewayAnswer, isCallToolResult, replayAnswer, type CallToolResult } from "./answers.js";
 import { approvedSinceRequest, holdForApproval } from "./approval.js";
 import { answer, facts, logCall, ref, upstreamLabel, type Call } from "./call.js";
@@ -50,7 +50,8 @@ export async function answerCommitted(c: Call, invocationId: string, detail?: st
   return answer(gatewayAnswer("already_committed", facts(c, invocationId, { detail })));
 }
 
-export type Next = { reply: ClientReply } | { retry: string };
+/** `approved`: a person approved these arguments in place of the call's own; the call goes on with them. */
+export type Next = { reply: ClientReply } | { retry: string; approved?: Record<string, unknown> | null };
 
 /** After a probe, what Settle now says: committed, may go again, or still unknown. */
 async function probeThenDecide(c: Call, denied: GuardAnswer): Promise<Next | null> {
@@ -91,7 +92,8 @@ export async function onDenied(c: Call, denied: GuardAnswer): Promise<Next> {
   if (denied.reason === "already_committed") return { reply: await answerCommitted(c, inv) };
   const decision = await settle.getDecision(inv);
   const known = isUnreachable(decision) ? null : decision;
-  if (known && (known.decision === "retry_allowed" || known.decision === "proceed")) return { retry: inv };
+  if (known && (known.decision === "retry_allowed" || known.decision === "proceed"))
+    return { retry: inv, approved: decisionFields(known).arguments ?? null };
   if (denied.reason === "outcome_unknown") {
     const probed =
       known && (known.decision === "verify" || known.status === "outcome_unknown" || known.status === "stalled")
@@ -143,10 +145,12 @@ export async function approve(c: Call, invocationId: string, attempt?: number): 
     link,
     elicit: config.elicitation ? c.client.elicit : null,
   });
-  if (held.kind === "proceed") return { retry: invocationId };
-  if (held.kind === "rejected") {
-    logCall(c, "rejected", invocationId, null);
-    return { reply: answer(gatewayAnswer("rejected", facts(c, invocationId, { decidedBy: held.decidedBy }))) };
+  if (held.kind === "proceed") return { retry: invocationId, approved: held.arguments };
+  if (held.kind === "rejected" || held.kind === "escalated") {
+    // A person's reply, when they gave one, is what the client reads as the tool's result.
+    logCall(c, held.kind, invocationId, null);
+    const said = { decidedBy: held.decidedBy, reply: held.reply };
+    return { reply: answer(gatewayAnswer(held.kind, facts(c, invocationId, said))) };
   }
   logCall(c, "awaiting_approval", invocationId, attempt ?? null);
   return {

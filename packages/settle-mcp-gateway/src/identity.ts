@@ -110,6 +110,19 @@ function fillTemplate(template: string, args: unknown): string | null {
   return missing ? null : filled;
 }
 
+/**
+ * The call once a person approved other arguments in its place (approve with edits): the same key and invocation,
+ * the approved arguments sent and digested as the call's own would be (without `idempotency_arg`), so the records
+ * match the digest the approval is bound to.
+ */
+export function approvedIdentity(id: CallIdentity, approved: Record<string, unknown>, rule: ToolRule | null) {
+  return {
+    ...id,
+    argsDigest: digestArguments(withoutKeyArg(approved, rule)),
+    arguments: sentArguments(approved, rule),
+  };
+}
+
 export type TaskSources = { sources: Array<"meta" | "header" | "session">; meta_key: string; header: string };
 
 /** The first task id the configured sources give; the session's when none does. */

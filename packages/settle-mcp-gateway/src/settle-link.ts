@@ -42,6 +42,8 @@ export const isRefused = (v: unknown): v is Refused =>
 export type SettleLink = {
   guard: (input: GuardInput) => Promise<GuardAnswer | Unreachable | Refused>;
   getDecision: (invocationId: string) => Promise<Decision | Unreachable>;
+  /** The decision on an invocation that may not exist yet: null when Settle has none (or cannot say), never logged. */
+  findDecision: (invocationId: string) => Promise<Decision | null>;
   /** Long-polls until `until` holds or `timeoutMs` pass; the last decision read. */
   awaitDecision: (
     invocationId: string,
@@ -215,6 +217,7 @@ export function createSettleLink(options: LinkOptions): SettleLink {
   return {
     guard: (input) => ask(() => fast.guard(input)),
     getDecision: (id) => settle(() => fast.getDecision(id)),
+    findDecision: (id) => fast.getDecision(id).catch(() => null),
     awaitDecision: (id, timeoutMs, until) => settle(() => fast.awaitDecision(id, { timeout: timeoutMs, until })),
     getInvocation: (id) => settle(() => fast.getInvocation(id)),
     report: (records) => {

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
+import { decisionFields } from "@settle/client";
 import { gatewayAnswer } from "./answers.js";
 import { policyFor } from "./config.js";
 import { classifyEffect, ruleFor } from "./effects.js";
 import { fitEnvelope } from "./fit.js";
 import { forwardAttempt, replyFor, type ClientReply, type Dispatch } from "./forward.js";
-import { identify, resolveTask, withKeyArg } from "./identity.js";
+import { approvedIdentity, identify, resolveTask, withKeyArg } from "./identity.js";
 import { intentEnvelope, outcomeEnvelope } from "./outcomes.js";
 import { attemptRecord } from "./records.js";
 import { standingOfAnswer } from "./registry.js";
@@ -119,11 +120,32 @@ function onSettleRefused(c: Call, refusal: Refused): ClientReply {
   return answer(gatewayAnswer(kind, facts(c, null, { detail })));
 }
 
+/**
+ * Approved with edits: from here the call is the one the person approved. The server gets the approved arguments
+ * (with the gateway's own `idempotency_arg`), and Settle's records carry them, so nothing is flagged.
+ */
+function takeApproved(c: Call, approved: Record<string, unknown> | null | undefined): void {
+  if (!approved) return;
+  c.id = approvedIdentity(c.id, approved, c.rule);
+  const args = withKeyArg(approved, c.rule, c.id.idempotencyKey) as Record<string, unknown>;
+  c.client = { ...c.client, params: { ...c.client.params, arguments: args } };
+}
+
+/** A call that needs approval may have been approved with edits since the gateway answered "awaiting approval". */
+async function approvedSinceAnswered(c: Call): Promise<void> {
+  const policy = policyFor(c.deps.config, c.effect);
+  if (c.deps.config.dry_run || !(c.rule?.approval ?? policy.approval)) return;
+  // Settle names an invocation `task:key` (a longer one by its hash: not looked up; Settle then flags the run).
+  const known = await c.deps.settle.findDecision(`${c.id.taskId}:${c.id.idempotencyKey}`);
+  if (known?.decision === "proceed") takeApproved(c, decisionFields(known).arguments);
+}
+
 async function runWrite(c: Call): Promise<ClientReply> {
   const { settle, config } = c.deps;
   const approved = new Set<string>();
   let named: string | undefined;
   let last: ClientReply | null = null;
+  await approvedSinceAnswered(c);
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
     // A twin sent while Settle was unreachable is known here only: Settle's guard would let this one through.
     const unguarded = c.deps.registry.inFlight(c.id.idempotencyKey);
@@ -171,6 +193,7 @@ async function runWrite(c: Call): Promise<ClientReply> {
         if ("reply" in next) return next.reply;
         approved.add(next.retry);
         named = next.retry;
+        takeApproved(c, next.approved);
         continue;
       }
       return forward(c, guard.invocation_id, guard.attempt, round === 0 ? "forwarded" : "forwarded:after_decision");
@@ -201,6 +224,7 @@ async function runWrite(c: Call): Promise<ClientReply> {
     }
     if (next.retry) approved.add(next.retry);
     named = next.retry || undefined;
+    takeApproved(c, next.approved);
   }
   return last ?? answer(gatewayAnswer("in_flight", facts(c, named ?? null)));
 }
