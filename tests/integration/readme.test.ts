@@ -53,6 +53,17 @@ describe("the README", () => {
       "OpenTelemetry",
     ]);
   });
+
+  it("numbers each decision record once, and its title, when it carries a number, carries the file's", () => {
+    const records = readdirSync(path.join(root, "docs/decisions")).filter((f) => /^\d{3}-.*\.md$/.test(f));
+    const numbers = records.map((f) => f.slice(0, 3));
+    expect(numbers.filter((n, i) => numbers.indexOf(n) !== i)).toEqual([]);
+    const titles = records.flatMap((f) => {
+      const number = readFileSync(path.join(root, "docs/decisions", f), "utf8").match(/^# (\d{3}) /)?.[1];
+      return number && number !== f.slice(0, 3) ? [`${f}: # ${number}`] : [];
+    });
+    expect(titles).toEqual([]);
+  });
 });
 
 describe("the README's quick starts, run one after the other", () => {
