@@ -58,6 +58,18 @@ def python_calls(url: str, test: unittest.TestCase) -> None:
         return result
 
     settle.wrap_tool(read, tool="lookup_price", effect_class="read", task_id="ord-1", idempotency_key="k-read")()
+    held = {"ok": False, "code": "APPROVAL_REQUIRED", "commit_state": "not_committed", "next_action": "request_approval", "safe_details": {"approve_as": {"sku": "b"}}}
+    asked: List[str] = []
+
+    def edited(sku: str) -> Any:
+        asked.append(sku)
+        return held if len(asked) == 1 else {"id": f"order-{sku}"}
+
+    def approval(result: Any, context: Any) -> Any:
+        return held if result.kind == "returned" and result.value is held else {"outcome": "ok", "effect_applied": "yes"}
+
+    settle.wrap_tool(edited, idempotency_key="k-edited", classify=approval, **base)("a")
+    test.assertEqual(asked, ["a", "b"])
     settle.wrap_tool(lambda: "named", idempotency_key="k-named", invocation_id="inv-explicit", **base)()
     settle.flush()
 
@@ -90,8 +102,12 @@ class ContractTest(unittest.TestCase):
         python_calls(py_settle.url, self)
 
         ts, py = sent(ts_settle), sent(py_settle)
-        # 3 reported + 2 ok + 3 found by the probe + 5 retried + 2 with a budget + 4 read twice + 2 named
-        self.assertEqual(len(ts["records"]), 21)
+        # 3 reported + 2 ok + 3 found by the probe + 5 retried + 2 with a budget + 4 read twice
+        # + 4 approved with edits + 2 named
+        self.assertEqual(len(ts["records"]), 25)
+        # Approved with edits: both ran the tool again with the approved arguments, which the intent carries.
+        edited = [r.get("arguments") for r in ts["records"] if r.get("idempotency_key") == "k-edited" and r.get("phase") == "intent"]
+        self.assertEqual(edited, [{"sku": "a"}, {"sku": "b"}])
         self.assertEqual(py["records"], ts["records"])
         # Field for field in the same order too: the same bytes but for the times.
         self.assertEqual(json.dumps(py["records"]), json.dumps(ts["records"]))

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import inspect
 import threading
 import time
+from collections import OrderedDict
 from concurrent.futures import Future
 from typing import Any, Awaitable, Callable, Dict, Optional, Protocol, Tuple
 
-from .classify import CallResult, ProbeFinding
+from .classify import CallResult, InvalidInput, ProbeFinding
 from .errors import SettleError
 from .steps import AskGuard, Call, Op, Post, Probe, ProbeOutcome, ReadDecision, Steps, ToolCall, ToolRun, WaitDecision
 from .wire import Decision, GuardAnswer, GuardInput, ReportResult, SettleRecord
@@ -53,11 +55,34 @@ def to_finding(found: object) -> ProbeFinding[Any]:
     raise TypeError(f"a probe returns a ProbeFinding or a bool, not {type(found).__name__}")
 
 
-def _call_blocking(fn: Callable[..., Any], args: Args, call: ToolCall) -> CallResult[Any]:
+def approved_args(fn: Callable[..., Any], approved: Dict[str, Any]) -> Args:
+    """The arguments a person approved, by parameter name as the intent sent them, as the function takes them.
+
+    A name the function has no parameter for goes to its ``**kwargs``; without one the call cannot be made as
+    approved, which is `InvalidInput` before dispatch (not committed).
+    """
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return (), dict(approved)
+    params = signature.parameters
+    named = {name: approved[name] for name in params if name in approved}
+    extra = {name: value for name, value in approved.items() if name not in params}
+    var_kw = next((p.name for p in params.values() if p.kind is inspect.Parameter.VAR_KEYWORD), None)
+    if extra and var_kw is None:
+        raise InvalidInput(f"the approved arguments name what the tool does not take: {', '.join(sorted(extra))}")
+    if extra and var_kw is not None:
+        named[var_kw] = {**(named.get(var_kw) or {}), **extra}
+    bound = inspect.BoundArguments(signature, OrderedDict((name, named[name]) for name in params if name in named))
+    return tuple(bound.args), dict(bound.kwargs)
+
+
+def _call_blocking(fn: Callable[..., Any], args: Args, call: ToolCall, approved: Optional[Dict[str, Any]] = None) -> CallResult[Any]:
     def invoke() -> CallResult[Any]:
         token = current.set(call)
         try:
-            return CallResult("returned", value=fn(*args[0], **args[1]))
+            positional, named = approved_args(fn, approved) if approved is not None else args
+            return CallResult("returned", value=fn(*positional, **named))
         except Exception as error:
             return CallResult("threw", error=error)
         except BaseException as error:
@@ -106,7 +131,7 @@ def _perform_blocking(op: Op, backend: Backend, fn: Callable[..., Any], args: Ar
     if isinstance(op, WaitDecision):
         return backend.await_decision(op.invocation_id, op.timeout_s, op.until)
     if isinstance(op, Call):
-        return _call_blocking(fn, args, op.call)
+        return _call_blocking(fn, args, op.call, op.approved)
     return _probe_blocking(op, probe)
 
 
@@ -118,10 +143,11 @@ def _probe_blocking(op: Probe, probe: Optional[Callable[[str], Any]]) -> ProbeOu
         return None, error
 
 
-async def _call_async(fn: Callable[..., Awaitable[Any]], args: Args, call: ToolCall) -> CallResult[Any]:
+async def _call_async(fn: Callable[..., Awaitable[Any]], args: Args, call: ToolCall, approved: Optional[Dict[str, Any]] = None) -> CallResult[Any]:
     async def invoke() -> Any:
         current.set(call)  # the task runs in a copy of the context: this stays inside it
-        return await fn(*args[0], **args[1])
+        positional, named = approved_args(fn, approved) if approved is not None else args
+        return await fn(*positional, **named)
 
     task = asyncio.ensure_future(invoke())
     started = time.monotonic()
@@ -176,7 +202,7 @@ async def _perform_async(op: Op, backend: Backend, fn: Callable[..., Awaitable[A
     if isinstance(op, WaitDecision):
         return await asyncio.to_thread(backend.await_decision, op.invocation_id, op.timeout_s, op.until)
     if isinstance(op, Call):
-        return await _call_async(fn, args, op.call)
+        return await _call_async(fn, args, op.call, op.approved)
     assert probe is not None
     try:
         found = probe(op.idempotency_key)

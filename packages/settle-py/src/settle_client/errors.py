@@ -33,6 +33,7 @@ class SettleError(Exception):
         decision: Optional[Decision] = None,
         tool_error: Optional[BaseException] = None,
         calls: int = 0,
+        reply: Optional[str] = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -45,6 +46,8 @@ class SettleError(Exception):
         self.decision = decision
         self.tool_error = tool_error
         self.calls = calls
+        #: A person's words to the agent with a rejection or an escalation (the message quotes them too).
+        self.reply = reply
 
     def to_dict(self) -> Dict[str, Any]:
         """What an agent (or a log line) needs to act on this, as plain data."""
@@ -57,6 +60,7 @@ class SettleError(Exception):
             "next_action": self.next_action,
             "decision": self.decision,
             "envelope": self.envelope,
+            "reply": self.reply,
         }
 
 

@@ -68,7 +68,9 @@ def _message(kind: Type[SettleError], tool: str, run: ToolRun[Any]) -> str:
         text = f"{where}: {kind.__name__}, commit state {run.commit_state}, next action {run.next_action}"
     if run.offline:
         text += "; Settle could not be reached, so this is the client's own reading"
-    return f"{text}: {reason}" if reason else text
+    text = f"{text}: {reason}" if reason else text
+    # A person's words to the agent (a rejection's or an escalation's reply): the model reads them in the message.
+    return f'{text}. They said: "{run.reply}"' if run.reply else text
 
 
 def run_envelope(kind: Type[SettleError], run: ToolRun[Any], message: str) -> ErrorEnvelope:
@@ -105,6 +107,7 @@ def settle_run(tool: str, run: ToolRun[Any]) -> Any:
         "decision": run.decision,
         "tool_error": run.tool_error,
         "calls": run.calls,
+        "reply": run.reply,
     }
     if kind is DuplicateRefused:
         error: SettleError = DuplicateRefused(message, reason=run.guard_reason, **fields)

@@ -76,6 +76,8 @@ class WaitDecision:
 @dataclass(frozen=True)
 class Call:
     call: ToolCall
+    #: A person approved these arguments (by parameter name) in place of the call's own: the tool runs with them.
+    approved: Optional[Dict[str, Any]] = None
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,10 @@ class ToolRun(Generic[R]):
     guard_reason: Optional[str] = None
     tool_error: Optional[BaseException] = None
     offline: bool = False
+    #: A person's message to the agent with the rejection or escalation that ended the run: the model's to read.
+    reply: Optional[str] = None
+    #: The arguments a person approved in place of the call's own, when the tool ran with them (approve with edits).
+    approved_arguments: Optional[Dict[str, Any]] = None
 
 
 @dataclass(frozen=True)
@@ -121,6 +127,8 @@ class Spec:
     has_probe: bool = False
     #: Call the tool even when Settle cannot be reached before it (reads by default; see client.py).
     fail_open: bool = False
+    #: Send the call's arguments with its intent (the approved ones, after an approval with edits).
+    send_arguments: bool = True
     wall_clock: Callable[[], float] = time.time
     monotonic: Callable[[], float] = time.monotonic
 
@@ -151,6 +159,12 @@ def next_action_for(decision: Decision) -> str:
 UNKNOWN_STATUSES = ("outcome_unknown", "stalled")
 
 
+def _reply_of(decision: Optional[Decision]) -> Optional[str]:
+    """A person's words to the agent with the decision, when it carries any."""
+    reply = decision.get("reply") if decision is not None else None
+    return reply if isinstance(reply, str) and reply.strip() else None
+
+
 class Run:
     def __init__(
         self, spec: Spec, task_id: str, key: str, invocation_id: Optional[str], arguments: Optional[Dict[str, Any]] = None
@@ -171,6 +185,7 @@ class Run:
         self.guard_reason: Optional[str] = None
         self.tool_error: Optional[BaseException] = None
         self.last_envelope: Optional[Envelope] = None
+        self.approved: Optional[Dict[str, Any]] = None
 
     def steps(self) -> Steps[ToolRun[Any]]:
         first = yield from self.attempt_once()
@@ -270,7 +285,8 @@ class Run:
             return decision
         self.attempt = yield from self.write_intent(self.attempt + 1)
         self.calls += 1
-        result: CallResult[Any] = yield Call(ToolCall(self.task_id, self.invocation_id, self.key, self.attempt, self.spec.timeout_s))
+        call = ToolCall(self.task_id, self.invocation_id, self.key, self.attempt, self.spec.timeout_s)
+        result: CallResult[Any] = yield Call(call, self.approved)
         if result.kind == "returned":
             self.value, self.has_value = result.value, True
         self.tool_error = result.error
@@ -320,6 +336,11 @@ class Run:
             if d["decision"] in ("retry_allowed", "proceed") and self.denied_at != d["version"]:
                 if self.calls >= self.spec.max_calls:
                     return self.finish("unresolved", d)
+                approved = d.get("approved_arguments")
+                if d["decision"] == "proceed" and isinstance(approved, dict):
+                    # Approved with edits: the tool runs with exactly what the person approved, and its intent says so.
+                    self.approved = approved
+                    self.arguments = dict(approved) if self.spec.send_arguments and approved else None
                 d = yield from self.attempt_once()
                 continue
             if d["decision"] == "do_not_retry":
@@ -377,4 +398,6 @@ class Run:
             guard_reason=self.guard_reason,
             tool_error=self.tool_error,
             offline=offline,
+            reply=_reply_of(d),
+            approved_arguments=self.approved,
         )

@@ -110,6 +110,10 @@ class Decision(TypedDict):
     decided_by: Optional[str]
     decided_at: Optional[str]
     version: int
+    #: The arguments a person approved in place of the call's own (approve with edits); run the call with these.
+    approved_arguments: Optional[Dict[str, Any]]
+    #: A person's message to the agent with a rejection or an escalation: hand it to the model as the tool's result.
+    reply: Optional[str]
 
 
 Records = List[SettleRecord]

@@ -121,6 +121,7 @@ def wrap_tool(backend: Backend, fail_open: Callable[[str], bool], fn: Callable[.
         use_guard=options.guard,
         has_probe=options.probe is not None,
         fail_open=fail_open(options.effect_class),
+        send_arguments=options.send_arguments,
     )
 
     def start(args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Run:

@@ -62,6 +62,21 @@ await settle.wrapTool(
   },
   { tool: "lookup_price", effectClass: "read", taskId: "ord-1", idempotencyKey: "k-read" },
 )({});
+// Held for approval; a person approves it with other arguments (the fake approves as safe_details.approve_as):
+// the second call runs with them, and its intent carries them.
+const held = {
+  ok: false,
+  code: "APPROVAL_REQUIRED",
+  commit_state: "not_committed",
+  next_action: "request_approval",
+  safe_details: { approve_as: { sku: "b" } },
+};
+let asked = 0;
+await settle.wrapTool(async ({ sku }: { sku: string }) => (++asked === 1 ? held : { id: `order-${sku}` }), {
+  ...base,
+  idempotencyKey: "k-edited",
+  classify: (r) => (r.kind === "returned" && r.value === held ? held : { outcome: "ok", effect_applied: "yes" }),
+})({ sku: "a" });
 // The caller names the invocation.
 await settle.wrapTool(async () => "named", { ...base, idempotencyKey: "k-named", invocationId: "inv-explicit" })({});
 await settle.flush();

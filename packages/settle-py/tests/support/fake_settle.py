@@ -48,6 +48,13 @@ def decide(invocation_id: str, record: Dict[str, Any], version: int) -> Dict[str
         if envelope.get("effect_applied") == "no":
             return d("reconciled", "retry_allowed", "not_committed", decided_by="probe")
         return d("escalated", "wait", "unknown")
+    if envelope.get("next_action") == "request_approval":
+        # A person who answers at once: the envelope's safe_details.approve_as, when given, is approved (with those
+        # arguments as the edit, or as called when empty); without it the call awaits approval.
+        approve_as = (envelope.get("safe_details") or {}).get("approve_as")
+        if approve_as is None:
+            return d("awaiting_approval", "wait", "not_committed")
+        return d("approved", "proceed", "not_committed", decided_by="ana@example.com", approved_arguments=approve_as or None)
     outcome = envelope.get("outcome")
     if outcome == "ok":
         return d("succeeded", "do_not_retry", "committed")

@@ -12,7 +12,7 @@ import time
 import unittest
 from typing import Any, Callable, ClassVar, Dict, List, Optional, Tuple
 
-from settle_client import AwaitingApproval, CommittedWithoutResult, Decision, DuplicateRefused, Settle, intent_key
+from settle_client import Abandoned, AwaitingApproval, CommittedWithoutResult, Decision, DuplicateRefused, Settle, intent_key
 
 from .fake_shop import FakeShop
 from .settle_server import SettleServer, shared_settle
@@ -251,6 +251,43 @@ class FixturesAgainstSettle(unittest.TestCase):
             self.call(refund, 12000, task)
         self.assertEqual(calls, [12000])
         self.assertEqual((caught.exception.commit_state, caught.exception.next_action, (caught.exception.decision or {}).get("status")), ("not_committed", "request_approval", "awaiting_approval"))
+
+    def test_a_call_approved_with_edits_runs_with_the_approved_arguments_and_nothing_is_flagged(self) -> None:
+        task = f"edited-{self.tag}"
+        refund, calls = self.refund_needing_approval(task, decision_timeout_s=20)
+        invocation_id = f"{task}:refund-{task}"
+        edited = {"cents": 5000, "order": task}
+
+        def approve() -> None:
+            wait_for(lambda: self.read_or_none(invocation_id), lambda inv: inv is not None and inv["status"] == "awaiting_approval")
+            self.act(invocation_id, {"action": "approve", "arguments": edited, "note": "50 EUR, as agreed"})
+
+        operator = threading.Thread(target=approve)
+        operator.start()
+        value = self.call(refund, 12000, task)
+        operator.join()
+        self.assertEqual((value, calls), ({"held": False, "refund": "re_2"}, [12000, 5000]))
+        read = self.read(invocation_id)
+        self.assertEqual((read["status"], read["ran_with_other_arguments"], read["arguments_edit"]["state"], read["arguments_edit"]["arguments"]), ("succeeded", False, "approved", edited))
+
+    def test_a_rejection_with_a_reply_raises_abandoned_with_the_reply_in_its_message(self) -> None:
+        task = f"replied-{self.tag}"
+        refund, calls = self.refund_needing_approval(task, decision_timeout_s=20)
+        invocation_id = f"{task}:refund-{task}"
+        reply = "Refund at most 50 EUR; ask the customer"
+
+        def reject() -> None:
+            wait_for(lambda: self.read_or_none(invocation_id), lambda inv: inv is not None and inv["status"] == "awaiting_approval")
+            self.act(invocation_id, {"action": "reject", "reply": reply, "note": "too much"})
+
+        operator = threading.Thread(target=reject)
+        operator.start()
+        with self.assertRaises(Abandoned) as caught:
+            self.call(refund, 12000, task)
+        operator.join()
+        self.assertEqual((calls, caught.exception.reply), ([12000], reply))
+        self.assertIn(f'They said: "{reply}"', str(caught.exception))
+        self.assertIn(f'They said: "{reply}"', (caught.exception.envelope or {})["agent_message"])
 
     def call(self, wrapped: Callable[..., Any], *args: Any) -> Any:
         if self.mode == "async":
