@@ -252,10 +252,14 @@ export const claudeCodeAgent =
         seen.push(pre.permissionDecisionReason ?? "denied");
         continue;
       }
+      // A hook's updatedInput is what Claude Code runs the tool with (Settle's: arguments a person approved).
+      const input =
+        (pre as unknown as { updatedInput?: Record<string, unknown> } | undefined)?.updatedInput ?? turn.args;
+      base.tool_input = input;
       const abort = new AbortController();
       const timer = setTimeout(() => abort.abort(), options.timeoutMs ?? 60_000);
       try {
-        const args = turn.args as { payment: string; amount: number; payments: string[] };
+        const args = input as { payment: string; amount: number; payments: string[] };
         const response =
           turn.tool === "create_refund" ? await impl.create_refund(args, abort.signal) : await impl.refund_batch(args);
         const post = specific(

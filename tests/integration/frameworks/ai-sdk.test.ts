@@ -4,7 +4,16 @@ import { MockLanguageModelV4 } from "ai/test";
 import { settleApprovals, withSettle } from "@settle/ai-sdk";
 import { aiSdkAgent, aiSdkModel, aiSdkTools } from "@/examples/frameworks/agents";
 import { actOnInvocation } from "@/lib/invocations/act";
-import { invocationsOf, openEnv, providerTools, sixFailures, waitFor, type Env, type RunAgent } from "./kit";
+import {
+  decideWhenHeld,
+  invocationsOf,
+  openEnv,
+  providerTools,
+  sixFailures,
+  waitFor,
+  type Env,
+  type RunAgent,
+} from "./kit";
 
 // @settle/ai-sdk through the AI SDK's own agent loop (generateText with tools and
 // stopWhen) and its own mock model, against a real Settle over HTTP.
@@ -78,6 +87,61 @@ describe("@settle/ai-sdk with generateText (ai 7)", () => {
     });
     expect(env.provider.effects(payment)).toBe(1);
     expect(await invocationsOf(env, "ai-approval")).toMatchObject([{ status: "succeeded", commit_state: "committed" }]);
+  });
+
+  it("approved with edits in Settle: the approved refund runs once with the edited amount; nothing is flagged", async () => {
+    const payment = "pay_ai_edit";
+    const tools = withSettle(aiSdkTools(providerTools(env)), {
+      settle: env.client(),
+      taskId: "ai-edit",
+      approvals: ["money"],
+    });
+    const messages: ModelMessage[] = [{ role: "user", content: "Refund pay_ai_edit." }];
+    const seen: string[] = [];
+    const first = await generateText({
+      model: aiSdkModel([{ tool: "create_refund", args: { payment, amount: 70 } }], seen),
+      tools,
+      messages,
+      stopWhen: stepCountIs(3),
+    });
+    const edited = { payment, amount: 35 };
+    const id = await decideWhenHeld(env, "ai-edit", { action: "approve", arguments: edited });
+    const decided = await settleApprovals(tools, first.content, { waitMs: 5_000 });
+    expect(decided.message).toMatchObject({ content: [{ type: "tool-approval-response", approved: true }] });
+    await generateText({
+      model: aiSdkModel([], seen),
+      tools,
+      messages: [...messages, ...first.response.messages, decided.message!],
+      stopWhen: stepCountIs(2),
+    });
+    expect(JSON.parse(seen[0]!)).toMatchObject({ status: "succeeded", amount: 35 });
+    expect(env.provider.effects(payment)).toBe(1);
+    expect(await env.client().getInvocation(id)).toMatchObject({
+      status: "succeeded",
+      ran_with_other_arguments: false,
+      arguments_edit: { state: "approved", arguments: edited },
+    });
+  });
+
+  it("a rejection's reply in Settle is quoted in the denial's reason the model reads", async () => {
+    const tools = withSettle(aiSdkTools(providerTools(env)), {
+      settle: env.client(),
+      taskId: "ai-reply",
+      approvals: ["money"],
+    });
+    const first = await generateText({
+      model: aiSdkModel([{ tool: "create_refund", args: { payment: "pay_ai_reply", amount: 80 } }], []),
+      tools,
+      prompt: "Refund.",
+      stopWhen: stepCountIs(3),
+    });
+    const reply = "Refund at most 50 EUR; ask the customer";
+    await decideWhenHeld(env, "ai-reply", { action: "reject", reply });
+    const decided = await settleApprovals(tools, first.content, { waitMs: 5_000 });
+    expect(decided.message).toMatchObject({
+      content: [{ approved: false, reason: `Rejected by ana@example.com in Settle. They said: "${reply}"` }],
+    });
+    expect(env.provider.deliveries("pay_ai_reply")).toBe(0);
   });
 
   it("a rejection in Settle reaches the model as the denial's reason, and the refund never runs", async () => {

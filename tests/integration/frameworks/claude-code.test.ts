@@ -5,7 +5,16 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { settleHooks } from "@settle/claude-code";
 import { callHook, claudeCodeAgent } from "@/examples/frameworks/agents";
-import { BUDGET_MS, invocationsOf, openEnv, providerTools, sixFailures, type Env } from "./kit";
+import {
+  approvedWithEdits,
+  BUDGET_MS,
+  invocationsOf,
+  openEnv,
+  providerTools,
+  rejectedWithReply,
+  sixFailures,
+  type Env,
+} from "./kit";
 
 // @settle/claude-code: settleHooks() typed against the Claude Agent SDK's own hook types (the `hooks` option of
 // query()), driven the way Claude Code drives tool hooks — PreToolUse, the tool, then PostToolUse or
@@ -59,6 +68,14 @@ describe("@settle/claude-code hooks (Claude Agent SDK types) and the settle-hook
     it(`source article 002: ${name}`, async () => {
       await scenario(env, claudeCodeAgent(providerTools(env)), `cc-${name}`);
     });
+
+  it("approved with edits while PreToolUse holds: the hook hands the approved arguments as updatedInput; one refund of them", async () => {
+    await approvedWithEdits(env, claudeCodeAgent(providerTools(env)), "cc");
+  });
+
+  it("rejected with a reply while PreToolUse holds: the deny reason quotes the reply; the refund never runs", async () => {
+    await rejectedWithReply(env, claudeCodeAgent(providerTools(env)), "cc");
+  });
 
   it("settle-hook: PreToolUse allows the first call and denies its repeat with Settle's sentence; PostToolUseFailure reports it unknown", async () => {
     const state = mkdtempSync(join(tmpdir(), "settle-hook-"));

@@ -1,6 +1,8 @@
 import { expect } from "vitest";
 import { createSettleClient, type EffectClass, type SettleClient } from "@settle/client";
 import { addToolCatalogEntry } from "@/lib/catalog/catalog";
+import { actOnInvocation } from "@/lib/invocations/act";
+import type { OperatorAction } from "@/lib/outcome/actions";
 import { runVerifications } from "@/lib/verify/schedule";
 import { openSettle, type TestContext } from "@/tests/integration/harness";
 import { startServer, type TestServer } from "@/tests/integration/http-server";
@@ -20,6 +22,8 @@ export type AgentOptions = {
   timeoutMs?: number;
   effects?: Record<string, EffectClass>;
   idempotencyKey?: (tool: string, args: unknown, ctx: { toolCallId?: string }) => string;
+  approvals?: EffectClass[];
+  approvalWaitMs?: number;
 };
 /** Runs the framework's agent once; resolves with each tool result as the model saw it (text). */
 export type RunAgent = (turns: Turn[], options: AgentOptions) => Promise<string[]>;
@@ -264,6 +268,59 @@ export async function duplicateNewKey(env: Env, run: RunAgent, tag: string) {
   expect(rows).toHaveLength(1);
   expect(rows[0]).toMatchObject({ status: "succeeded", commit_state: "committed" });
   expect(env.provider.effects(payment)).toBe(1);
+}
+
+/** A person acts in the console on the task's one invocation once it awaits approval. */
+export async function decideWhenHeld(env: Env, taskId: string, action: OperatorAction): Promise<string> {
+  const [held] = await waitFor(
+    () => invocationsOf(env, taskId),
+    (r) => r[0]?.status === "awaiting_approval",
+  );
+  const detail = await env.client().getInvocation(held!.invocation_id);
+  const acted = await actOnInvocation(env.t.db, { invocationId: held!.invocation_id }, action, {
+    actor: "ana@example.com",
+    version: detail.version,
+  });
+  expect(acted.ok).toBe(true);
+  return held!.invocation_id;
+}
+
+/** Approve with edits (issue 40 §2), for a framework whose call is held while it waits: the refund runs once, with the approved amount; Settle flags nothing. */
+export async function approvedWithEdits(env: Env, run: RunAgent, tag: string) {
+  const taskId = `edit-${tag}`;
+  const payment = `pay_edit_${tag}`;
+  const options = { settle: env.client(), taskId, approvals: ["money" as const], approvalWaitMs: 20_000 };
+  const edited = { payment, amount: 40 };
+  const [seen, id] = await Promise.all([
+    run([refund(payment, 80)], options),
+    decideWhenHeld(env, taskId, { action: "approve", arguments: edited, note: "half" }),
+  ]);
+  expect(JSON.parse(seen[0]!)).toMatchObject({ status: "succeeded", amount: 40 });
+  expect({ effects: env.provider.effects(payment), deliveries: env.provider.deliveries(payment) }).toEqual({
+    effects: 1,
+    deliveries: 1,
+  });
+  expect(await env.client().getInvocation(id)).toMatchObject({
+    status: "succeeded",
+    ran_with_other_arguments: false,
+    arguments_edit: { state: "approved", arguments: edited },
+  });
+}
+
+/** A rejection's reply (issue 40 §2) is the tool's result the model reads; the refund never runs. */
+export async function rejectedWithReply(env: Env, run: RunAgent, tag: string) {
+  const taskId = `reply-${tag}`;
+  const payment = `pay_reply_${tag}`;
+  const options = { settle: env.client(), taskId, approvals: ["money" as const], approvalWaitMs: 20_000 };
+  const reply = "Refund at most 50 EUR; ask the customer";
+  const [seen] = await Promise.all([
+    run([refund(payment, 80)], options),
+    decideWhenHeld(env, taskId, { action: "reject", reply, note: "too much" }),
+  ]);
+  expect(seen[0]).toBe(
+    `Not run: create_refund was rejected by ana@example.com in Settle. They said: "${reply}" Do not try it again; choose another way or ask the user.`,
+  );
+  expect(env.provider.deliveries(payment)).toBe(0);
 }
 
 export const sixFailures = { timeoutAfterSend, crashMidCall, rateLimit, errorBody200, partialBulk, duplicateNewKey };

@@ -4,7 +4,17 @@ import { z } from "zod";
 import { settleMiddleware } from "@settle/langchain";
 import { langchainAgent } from "@/examples/frameworks/agents";
 import { actOnInvocation } from "@/lib/invocations/act";
-import { invocationsOf, openEnv, providerTools, sixFailures, waitFor, type Env, type Turn } from "./kit";
+import {
+  approvedWithEdits,
+  invocationsOf,
+  openEnv,
+  providerTools,
+  rejectedWithReply,
+  sixFailures,
+  waitFor,
+  type Env,
+  type Turn,
+} from "./kit";
 
 // @settle/langchain through LangChain's own agent loop (createAgent) and its own
 // fake tool-calling model, against a real Settle over HTTP — alone, and beside
@@ -26,6 +36,14 @@ describe("@settle/langchain with createAgent (langchain v1)", () => {
     it(`source article 002: ${name}`, async () => {
       await scenario(env, runner(env, "alone"), `lc-${name}`);
     });
+
+  it("a call held for approval and approved with edits runs the tool with the approved arguments, once; nothing is flagged", async () => {
+    await approvedWithEdits(env, runner(env, "alone"), "lc");
+  });
+
+  it("a rejection's reply is the ToolMessage the model reads; the refund never runs", async () => {
+    await rejectedWithReply(env, runner(env, "alone"), "lc");
+  });
 
   for (const placement of ["before retry", "after retry"] as const)
     it(`toolRetryMiddleware never re-runs an unknown write (Settle listed ${placement} it)`, async () => {

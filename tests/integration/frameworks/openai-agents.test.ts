@@ -3,7 +3,7 @@ import { Agent, run as runAgent, setTracingDisabled } from "@openai/agents";
 import { settleInterruptions, withSettle } from "@settle/openai-agents";
 import { agentsDefinitions, openaiAgentsAgent, ScriptedModel } from "@/examples/frameworks/agents";
 import { actOnInvocation } from "@/lib/invocations/act";
-import { invocationsOf, openEnv, providerTools, sixFailures, waitFor, type Env } from "./kit";
+import { decideWhenHeld, invocationsOf, openEnv, providerTools, sixFailures, waitFor, type Env } from "./kit";
 
 // @settle/openai-agents through the Agents SDK's own run loop (run(agent, …))
 // with a custom Model, against a real Settle over HTTP.
@@ -97,6 +97,50 @@ describe("@settle/openai-agents with run() (@openai/agents)", () => {
     await runAgent(agent, first.state, { maxTurns: 4 });
     expect(seen[0]).toBe("Rejected by ana@example.com in Settle.");
     expect(env.provider.deliveries(payment)).toBe(0);
+  });
+
+  it("approved with edits in Settle: the resumed run refunds the edited amount once; a rejection's reply is the model's message", async () => {
+    const payment = "pay_oa_edit";
+    const tools = withSettle(agentsDefinitions(providerTools(env)), {
+      settle: env.client(),
+      taskId: "oa-edit",
+      approvals: ["money"],
+    });
+    const seen: string[] = [];
+    const agent = new Agent({
+      name: "refunds",
+      instructions: "Refund.",
+      model: new ScriptedModel([{ tool: "create_refund", args: { payment, amount: 90 } }], seen),
+      tools,
+    });
+    const first = await runAgent(agent, "Refund.", { maxTurns: 4 });
+    const edited = { payment, amount: 45 };
+    const id = await decideWhenHeld(env, "oa-edit", { action: "approve", arguments: edited });
+    expect(await settleInterruptions(tools, first, { waitMs: 5_000 })).toMatchObject({ approved: 1, pending: [] });
+    await runAgent(agent, first.state, { maxTurns: 4 });
+    expect(JSON.parse(seen[0]!)).toMatchObject({ status: "succeeded", amount: 45 });
+    expect(env.provider.effects(payment)).toBe(1);
+    expect(await env.client().getInvocation(id)).toMatchObject({ ran_with_other_arguments: false });
+
+    const replied = withSettle(agentsDefinitions(providerTools(env)), {
+      settle: env.client(),
+      taskId: "oa-reply",
+      approvals: ["money"],
+    });
+    const heard: string[] = [];
+    const asking = new Agent({
+      name: "refunds",
+      instructions: "Refund.",
+      model: new ScriptedModel([{ tool: "create_refund", args: { payment: "pay_oa_reply", amount: 90 } }], heard),
+      tools: replied,
+    });
+    const held = await runAgent(asking, "Refund.", { maxTurns: 4 });
+    const reply = "Refund at most 50 EUR; ask the customer";
+    await decideWhenHeld(env, "oa-reply", { action: "reject", reply });
+    expect(await settleInterruptions(replied, held, { waitMs: 5_000 })).toMatchObject({ rejected: 1 });
+    await runAgent(asking, held.state, { maxTurns: 4 });
+    expect(heard[0]).toBe(`Rejected by ana@example.com in Settle. They said: "${reply}"`);
+    expect(env.provider.deliveries("pay_oa_reply")).toBe(0);
   });
 
   it("refuses a tool already built by tool(): its errors would reach Settle as a success", () => {

@@ -21,27 +21,18 @@ async function read<C extends GateContext>(gate: Gate<C>, invocationId: string):
 
 function stateOf(decision: Decision): ApprovalAnswer | null {
   const inv = decision.invocation_id;
+  const by = decision.decided_by ? ` by ${decision.decided_by}` : "";
+  // A person's reply is the model's to read: quoted after what happened, as in the gate's sentences.
+  const { reply } = decisionFields(decision);
+  const said = reply ? ` They said: "${reply}"` : "";
   if (decision.decision === "proceed") return { state: "approved", invocationId: inv, reason: null };
   if (decision.status === "rejected")
-    return {
-      state: "rejected",
-      invocationId: inv,
-      reason:
-        decisionFields(decision).reply ??
-        `Rejected${decision.decided_by ? ` by ${decision.decided_by}` : ""} in Settle.`,
-    };
-  if (decision.status === "escalated" && decision.commit_state !== "unknown") {
-    // Escalated instead of approved: not run now. A reply with it is the model's to read, as with a rejection.
-    const reply = decisionFields(decision).reply;
-    const by = decision.decided_by ? ` by ${decision.decided_by}` : "";
+    return { state: "rejected", invocationId: inv, reason: `Rejected${by} in Settle.${said}` };
+  if (decision.status === "escalated" && decision.commit_state !== "unknown")
+    // Escalated instead of approved: not run now. With a reply, the model reads it (a later call runs once approved).
     return reply
-      ? {
-          state: "escalated",
-          invocationId: inv,
-          reason: `Escalated${by} in Settle; not run yet. They said: "${reply}"`,
-        }
+      ? { state: "escalated", invocationId: inv, reason: `Escalated${by} in Settle; not run yet.${said}` }
       : { state: "pending", invocationId: inv, reason: "Escalated in Settle; waiting for a person's decision." };
-  }
   if (decision.status === "awaiting_approval")
     return { state: "pending", invocationId: inv, reason: "Waiting for a person's approval in Settle." };
   return null;
