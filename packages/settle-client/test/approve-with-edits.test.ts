@@ -39,7 +39,7 @@ describe("wrapTool: a person's decision on a call that waits for approval", () =
     const allow = settle.guard;
     settle.guard = (input) => (asked.push(input.arguments), allow(input));
     const run = client(settle).wrapTool(ordering(calls), { ...options, classify });
-    when(settle, "ord-1:key-1", "outcome_unknown", () =>
+    when(settle, "ord-1:key-1", "awaiting_approval", () =>
       settle.setDecision("ord-1:key-1", { status: "approved", decision: "proceed", approved_arguments: EDITED }),
     );
     const done = await run({ sku: "a", quantity: 3 });
@@ -56,7 +56,7 @@ describe("wrapTool: a person's decision on a call that waits for approval", () =
     const settle = createFakeSettle();
     const calls: unknown[] = [];
     const run = client(settle).wrapTool(ordering(calls), { ...options, classify });
-    when(settle, "ord-1:key-1", "outcome_unknown", () =>
+    when(settle, "ord-1:key-1", "awaiting_approval", () =>
       settle.setDecision("ord-1:key-1", { status: "approved", decision: "proceed", approved_arguments: null }),
     );
     expect(await run({ sku: "a" })).toMatchObject({ status: "done", approvedArguments: null });
@@ -68,7 +68,7 @@ describe("wrapTool: a person's decision on a call that waits for approval", () =
     const calls: unknown[] = [];
     const run = client(settle).wrapTool(ordering(calls), { ...options, classify });
     const reply = "Order at most one; ask the customer";
-    when(settle, "ord-1:key-1", "outcome_unknown", () =>
+    when(settle, "ord-1:key-1", "awaiting_approval", () =>
       settle.setDecision("ord-1:key-1", { status: "rejected", decision: "abandon", reply }),
     );
     expect(await run({ sku: "a" })).toMatchObject({ status: "abandoned", reply, calls: 1 });
@@ -79,7 +79,7 @@ describe("wrapTool: a person's decision on a call that waits for approval", () =
     const settle = createFakeSettle();
     const run = client(settle).wrapTool(ordering([]), { ...options, classify, decisionTimeoutMs: 300 });
     const reply = "A manager will decide.";
-    when(settle, "ord-1:key-1", "outcome_unknown", () =>
+    when(settle, "ord-1:key-1", "awaiting_approval", () =>
       settle.setDecision("ord-1:key-1", { status: "escalated", decision: "wait", reply }),
     );
     expect(await run({ sku: "a" })).toMatchObject({ status: "unresolved", reply, calls: 1 });
@@ -110,7 +110,7 @@ describe("the gate (framework adapters): a person's decision while the call is h
   it("approved with edits: the guard is asked with the approved arguments and the tool runs with them, once", async () => {
     const { settle, gate, guards } = setup();
     const edited = { payment: "p", amount: 50 };
-    when(settle, id, "outcome_unknown", () =>
+    when(settle, id, "awaiting_approval", () =>
       settle.setDecision(id, { status: "approved", decision: "proceed", approved_arguments: edited }),
     );
     const ran: unknown[] = [];
@@ -130,7 +130,7 @@ describe("the gate (framework adapters): a person's decision while the call is h
     ] as const) {
       const { settle, gate } = setup();
       const reply = "Refund at most 50 EUR; ask the customer";
-      when(settle, id, "outcome_unknown", () =>
+      when(settle, id, "awaiting_approval", () =>
         settle.setDecision(id, { status, decision, reply, decided_by: "ana@example.com" }),
       );
       let runs = 0;

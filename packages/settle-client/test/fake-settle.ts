@@ -22,7 +22,12 @@ export type FakeSettle = {
 };
 
 function decide(id: string, record: SettleRecord, version: number): Decision {
-  const envelope = (record.envelope ?? {}) as { outcome?: string; effect_applied?: string };
+  const envelope = (record.envelope ?? {}) as {
+    outcome?: string;
+    effect_applied?: string;
+    next_action?: string;
+    safe_details?: { approve_as?: Record<string, unknown> };
+  };
   const base = { invocation_id: id, reason: null, decided_by: null, decided_at: null, version };
   if (record.phase === "intent") return { ...base, status: "pending", decision: "wait", commit_state: "unknown" };
   if (record.phase === "probe") {
@@ -43,6 +48,21 @@ function decide(id: string, record: SettleRecord, version: number): Decision {
         decided_by: "probe",
       };
     return { ...base, status: "escalated", decision: "wait", commit_state: "unknown" };
+  }
+  if (envelope.next_action === "request_approval") {
+    // A person who answers at once, as in the Python fake: safe_details.approve_as, when given, is approved (those
+    // arguments as the edit, or as called when empty); without it the call awaits approval.
+    const approveAs = envelope.safe_details?.approve_as;
+    if (approveAs === undefined)
+      return { ...base, status: "awaiting_approval", decision: "wait", commit_state: "not_committed" };
+    return {
+      ...base,
+      status: "approved",
+      decision: "proceed",
+      commit_state: "not_committed",
+      decided_by: "ana@example.com",
+      approved_arguments: Object.keys(approveAs).length > 0 ? approveAs : null,
+    };
   }
   if (envelope.outcome === "ok")
     return { ...base, status: "succeeded", decision: "do_not_retry", commit_state: "committed" };
