@@ -1,8 +1,26 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJson, identify, resolveTask } from "../src/identity.js";
+import { approvedIdentity, canonicalJson, digestArguments, identify, resolveTask } from "../src/identity.js";
 
 // The key is the intent: the same tool and arguments in any order are one
 // call; a rule's key_args keep a timestamp or a nonce out of it.
+
+describe("approvedIdentity (approve with edits)", () => {
+  it("keeps the key and digests and sends the approved arguments as the call's own, without the idempotency_arg", () => {
+    const rule = { match: "create_order", idempotency_arg: "idempotency_key" };
+    const call = identify("create_order", { customer: "ana", qty: 5, idempotency_key: "model-1" }, "t", rule);
+    const approved = approvedIdentity(call, { customer: "ana", qty: 2, idempotency_key: "typed-by-a-person" }, rule);
+    expect(approved.idempotencyKey).toBe(call.idempotencyKey);
+    expect(approved.arguments).toEqual({ customer: "ana", qty: 2 });
+    expect(approved.argsDigest).toBe(digestArguments({ qty: 2, customer: "ana" }));
+    expect(approved.argsDigest).not.toBe(call.argsDigest);
+    // A rule that keeps the arguments here: the digest alone, still of the approved arguments.
+    const quiet = { ...rule, send_arguments: false };
+    expect(approvedIdentity(call, { customer: "ana", qty: 2 }, quiet)).toMatchObject({
+      arguments: null,
+      argsDigest: approved.argsDigest,
+    });
+  });
+});
 
 describe("identify", () => {
   it("gives the same key to the same arguments in another order, and another key to other arguments", () => {
