@@ -20,6 +20,7 @@ import { sweepAudit } from "./audit-sweep";
 import { allPages, archiveBatch, finishBatches } from "./batches";
 import { saveCheckpoints } from "../chain/checkpoints";
 import { manifestCheckpoints, takeCheckpoints } from "./checkpoints";
+import { signEvidence } from "../evidence/keys";
 
 // Retiring a month (decision 035), in steps that each leave the database whole, recorded in
 // retention_archives so that a run that stopped part-way resumes where it stopped:
@@ -73,6 +74,8 @@ export async function applyRetention(
     if (!lock?.got) return false;
     try {
       const settings = await loadRetention(db.driver);
+      // Checkpoints are signed: with an unusable key (another auth secret), stop before anything is detached.
+      await signEvidence(db, ["settle.retention-run", now.toISOString()]);
       await finishUnfinished(db, archiveDir, run);
       for (const { table, period } of shelvedTables) {
         const cutoffs = cutoffsFor(settings, period, now);

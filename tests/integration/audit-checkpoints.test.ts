@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkpointSha256, type CheckpointBody } from "@/lib/chain/checkpoints";
 import { verifyChains, type ChainReport } from "@/lib/chain/verify";
 import { getDb } from "@/lib/db/client";
+import { setEnv } from "@/lib/env";
+import { ensureEvidenceKey } from "@/lib/evidence/keys";
 import type { Db } from "@/lib/db/client";
 import { actOnInvocation } from "@/lib/invocations/act";
 import { readManifest } from "@/lib/retention/archive";
@@ -252,5 +254,30 @@ describe("a row edited before retention archived it", () => {
       seq: edited!.s,
       reason: expect.stringContaining("was changed or moved before retention archived it"),
     });
+  });
+});
+
+describe("retention with an evidence key it cannot use", () => {
+  let t: TestContext;
+  let dir: string;
+  beforeAll(async () => {
+    t = await openSettle("postgres");
+    dir = mkdtempSync(path.join(tmpdir(), "settle-checkpoints-"));
+  });
+  afterAll(async () => {
+    setEnv({ SETTLE_AUTH_SECRET: undefined });
+    await t?.teardown();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("takes nothing: its checkpoints could not be signed", async () => {
+    await ensureEvidenceKey(t.db);
+    setEnv({ SETTLE_AUTH_SECRET: "another-secret-of-at-least-32-characters" });
+    await expect(applyRetention(t.db, later(), dir)).rejects.toThrow(/sealed under another auth secret/);
+    const [archives] = await t.db.driver.query<{ n: number }>(`SELECT count(*)::int AS n FROM retention_archives`);
+    expect(archives!.n).toBe(0);
+    setEnv({ SETTLE_AUTH_SECRET: undefined });
+    const run = await applyRetention(t.db, later(), dir);
+    expect(run.retired.length).toBeGreaterThan(0);
   });
 });
