@@ -273,11 +273,11 @@ test("the audit page shows an action taken through the API with a CLI-made token
   const csv = readFileSync((await download.path())!, "utf8");
   const lines = csv.split("\r\n");
   expect(lines[0]).toBe(
-    "time,kind,actor,action,result,commit_state,assignee,from_status,to_status,note,version,runtime,task_id,invocation_id,tool,effect_class,target_type,target_id,before,after",
+    "time,kind,actor,action,result,commit_state,assignee,from_status,to_status,note,version,runtime,task_id,invocation_id,tool,effect_class,target_type,target_id,before,after,reply,edit",
   );
   expect(csv).toContain(
     `invocation,${operator.email},request_verification,,,,outcome_unknown,verifying,"${note.replaceAll('"', '""')}"`,
   );
-  expect(csv).toContain(`billing-agent,task-${invocationId},${invocationId},charge_card,money,,,,\r\n`);
+  expect(csv).toContain(`billing-agent,task-${invocationId},${invocationId},charge_card,money,,,,,,\r\n`);
   expect(lines.filter((l) => l.includes(invocationId))).toHaveLength(1);
 });

@@ -31,6 +31,22 @@ export const auditEntrySchema = z
     result: z.string().nullable().describe("record_verification: found, absent or inconclusive."),
     commit_state: z.string().nullable().describe("mark_reconciled: committed or not_committed."),
     assignee: z.string().nullable().describe("assign: who it was assigned to."),
+    reply: z
+      .string()
+      .nullable()
+      .describe("reject, escalate: the message to the agent it carried (the decision API hands it to the model)."),
+    edit: z
+      .object({
+        changes: z.array(
+          z.object({
+            path: z.string().describe("The member, dotted from the top (arrays are compared whole)."),
+            before: z.unknown().optional().describe("Absent: the edit added the member."),
+            after: z.unknown().optional().describe("Absent: the edit removed the member."),
+          }),
+        ),
+      })
+      .nullable()
+      .describe("approve with edits: the members the approver changed in the arguments, each before and after."),
     from_status: invocationStatusSchema.nullable(),
     to_status: invocationStatusSchema.nullable(),
     note: z.string().nullable(),
@@ -155,10 +171,23 @@ const include = {
 } as const;
 type Row = P.ActionGetPayload<{ include: typeof include }>;
 
-function detailOf(payload: unknown): { result: string | null; commit_state: string | null; assignee: string | null } {
-  const action = ((payload ?? {}) as { action?: Record<string, unknown> }).action ?? {};
+type Detail = Pick<AuditEntry, "result" | "commit_state" | "assignee" | "reply" | "edit">;
+
+/** What the entry's payload says beyond its columns (lib/invocations/act.ts writes it): the action's fields, an edit's diff. */
+function detailOf(payload: unknown): Detail {
+  const p = (payload ?? {}) as { action?: Record<string, unknown>; edit?: { changes?: unknown } };
+  const action = p.action ?? {};
   const text = (v: unknown) => (typeof v === "string" ? v : null);
-  return { result: text(action.result), commit_state: text(action.commit_state), assignee: text(action.assignee) };
+  const changes = Array.isArray(p.edit?.changes)
+    ? (p.edit.changes as NonNullable<AuditEntry["edit"]>["changes"])
+    : null;
+  return {
+    result: text(action.result),
+    commit_state: text(action.commit_state),
+    assignee: text(action.assignee),
+    reply: text(action.reply),
+    edit: changes ? { changes } : null,
+  };
 }
 
 function toEntry(row: Row): AuditEntry {
@@ -200,6 +229,8 @@ function adminEntry(row: AdminAuditRow): AuditEntry {
     result: null,
     commit_state: null,
     assignee: null,
+    reply: null,
+    edit: null,
     from_status: null,
     to_status: null,
     note: null,
@@ -267,6 +298,8 @@ export const auditCsvColumns = [
   "target_id",
   "before",
   "after",
+  "reply",
+  "edit",
 ] as const;
 
 /**
@@ -278,6 +311,13 @@ export function csvField(value: string | number | null): string {
   if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
+
+/** A change with its members in reading order (the database keeps JSON keys in its own order). */
+const readableChange = ({ path, ...c }: NonNullable<AuditEntry["edit"]>["changes"][number]) => ({
+  path,
+  ...("before" in c ? { before: c.before } : {}),
+  ...("after" in c ? { after: c.after } : {}),
+});
 
 function csvRow(e: AuditEntry): string {
   const cells: Record<(typeof auditCsvColumns)[number], string | number | null> = {
@@ -301,6 +341,8 @@ function csvRow(e: AuditEntry): string {
     target_id: e.target_id,
     before: e.before ? JSON.stringify(e.before) : null,
     after: e.after ? JSON.stringify(e.after) : null,
+    reply: e.reply,
+    edit: e.edit ? JSON.stringify(e.edit.changes.map(readableChange)) : null,
   };
   return `${auditCsvColumns.map((c) => csvField(cells[c])).join(",")}\r\n`;
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { argsDigest } from "@/lib/write/args-digest";
 import { call, createOperator, openSettle, type Backend, type TestContext } from "./harness";
+import { GET as auditGet } from "@/app/api/v1/audit/route";
 import { getDecision, getInvocation, ingest, invocationActions } from "./routes";
 
 // Approve with edits and a reply to the agent (docs/outcome-model.md §4): the approval binds to the edited
@@ -138,5 +139,36 @@ describe.each<Backend>(["postgres", "pglite"])("approve with edits; answer the a
     // A record that moves the status on hides the reply: it belonged to that decision.
     await run("reply-escalate", ORIGINAL);
     expect(await decision("reply-escalate")).toMatchObject({ reply: null });
+  });
+
+  it("the audit trail (page and CSV) shows who edited what and the reply sent", async () => {
+    await askApproval("audit-edit");
+    await act("audit-edit", { action: "approve", arguments: EDITED, note: "half" });
+    await askApproval("audit-reply");
+    await act("audit-reply", { action: "reject", reply: "Ask the customer first." });
+    const page = await call(auditGet, { key: ana, path: "/api/v1/audit?limit=200" });
+    expect(page.status).toBe(200);
+    const entry = (id: string, action: string) =>
+      page.body.items.find(
+        (e: { invocation_id: string; action: string }) => e.invocation_id === id && e.action === action,
+      );
+    expect(entry("audit-edit", "approve")).toMatchObject({
+      note: "half",
+      reply: null,
+      edit: {
+        changes: [
+          { path: "amount", before: 100, after: 50 },
+          { path: "ticket", after: "T-9" },
+        ],
+      },
+    });
+    expect(entry("audit-reply", "reject")).toMatchObject({ reply: "Ask the customer first.", edit: null });
+    const csv = await call(auditGet, { key: ana, path: "/api/v1/audit?format=csv" });
+    const text = csv.body as string;
+    expect(text.split("\r\n")[0]).toMatch(/,reply,edit$/);
+    expect(text).toContain(`,Ask the customer first.,\r\n`);
+    expect(text).toContain(
+      `"[{""path"":""amount"",""before"":100,""after"":50},{""path"":""ticket"",""after"":""T-9""}]"`,
+    );
   });
 });

@@ -145,6 +145,8 @@ describe.each<Backend>(["postgres", "pglite"])("the audit trail on %s", (backend
       result: "found",
       commit_state: null,
       assignee: null,
+      reply: null,
+      edit: null,
       from_status: "verifying",
       to_status: "reconciled",
       note: hostile,
