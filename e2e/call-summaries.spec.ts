@@ -150,7 +150,7 @@ test("a call that ran with other arguments than approved waits in the queue unti
   expect((await ask.json()).accepted).toBe(1);
   await signIn(page, base, state.adminEmail, state.adminPassword, `/invocations/${id}?runtime=billing-agent`);
   await page.goto(`${base}/invocations/${id}?runtime=billing-agent`);
-  await page.getByRole("button", { name: "Approve" }).click();
+  await page.getByRole("button", { name: "Approve a", exact: true }).click();
   await page
     .getByRole("dialog")
     .getByRole("button", { name: /^Approve/ })

@@ -43,7 +43,7 @@ test("the approver sees every digit of a long integer, and a run with other digi
   await page.reload();
   await expect(card).toContainText('"order": 12345678901234567890');
 
-  await page.getByRole("button", { name: "Approve" }).click();
+  await page.getByRole("button", { name: "Approve a", exact: true }).click();
   const dialog = page.getByRole("dialog");
   const decided = dialog.getByTestId("decided-call");
   await expect(decided).toContainText('"order": 12345678901234567890');

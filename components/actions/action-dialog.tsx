@@ -11,6 +11,7 @@ import { TextArea, TextField } from "../ui/field";
 import { useCurrentUser } from "../current-user";
 import { actionMeta, type ConsoleAction } from "./action-meta";
 import { stringifyExactJson } from "@/lib/json/exact";
+import { ApproveEditsDialog } from "./approve-edits-dialog";
 
 export type ActionTarget = {
   invocation_id: string;
@@ -22,6 +23,12 @@ export type ActionTarget = {
   summary?: string | null;
   /** The arguments a person approves, when the page has them (the queue's rows do not). */
   arguments?: unknown;
+  /** Who edited the arguments pending approval; absent: they are the call's own. */
+  editedBy?: string | null;
+  /** When an approval fails closed (the policy's expiry), when the page knows. */
+  expiresAt?: string | null;
+  /** Approvals the policy needs, when the page knows. */
+  quorum?: number;
 };
 
 /** What is being decided on: the call's summary, and for an approval the arguments approved. */
@@ -34,7 +41,9 @@ function WhatIsDecided({ target, action }: { target: ActionTarget; action: Conso
         target.arguments != null ? (
           <div>
             <p className="text-xs text-slate-600">
-              You approve these arguments (secrets redacted); an outcome that reports others is flagged.
+              {target.editedBy
+                ? `You approve ${target.editedBy}'s edited arguments (secrets redacted); the call is to run with them, and an outcome that reports others is flagged.`
+                : "You approve these arguments (secrets redacted); an outcome that reports others is flagged."}
             </p>
             <pre className="mt-1 max-h-48 overflow-auto whitespace-pre-wrap break-all rounded bg-white p-2 font-mono text-xs ring-1 ring-inset ring-slate-200">
               {stringifyExactJson(target.arguments, 2)}
@@ -70,6 +79,9 @@ function fromForm(action: ConsoleAction, form: FormData, me: string): Record<str
       return { action, result: text("result"), evidence: text("evidence") };
     case "mark_reconciled":
       return { action, commit_state: text("commit_state"), note: text("note") };
+    case "reject":
+    case "escalate":
+      return { action, note: text("note"), reply: text("reply") };
     default:
       return { action, note: text("note") };
   }
@@ -171,6 +183,19 @@ function Choice({
   );
 }
 
+/** Words for the agent with a rejection or an escalation: the decision API's `reply`. */
+function ReplyField() {
+  return (
+    <TextArea
+      label="Message to the agent (optional)"
+      name="reply"
+      maxLength={4000}
+      placeholder="e.g. Refund at most 50 EUR; ask the customer first."
+      hint="The agent receives this as the tool's result, in place of a bare refusal: say what it should do instead. Leave it empty to send none."
+    />
+  );
+}
+
 /** The fields an action asks for; the server validates them again. */
 export function ActionFields({
   action,
@@ -206,7 +231,19 @@ export function ActionFields({
         </div>
       );
     case "escalate":
-      return <TextArea label="Reason (required)" name="note" required />;
+      return (
+        <div className="space-y-3">
+          <TextArea label="Reason (required)" name="note" hint="For the people who take it over." required />
+          <ReplyField />
+        </div>
+      );
+    case "reject":
+      return (
+        <div className="space-y-3">
+          <TextArea label="Note (optional)" name="note" hint="For the audit trail." />
+          <ReplyField />
+        </div>
+      );
     case "comment":
       return <TextArea label="Comment" name="note" required />;
     default:
@@ -218,6 +255,8 @@ type DialogProps = { target: ActionTarget; action: ConsoleAction | null; onClose
 
 /** One dialog per opening: a choice made for one action never carries over to the next. */
 export function ActionDialog(props: DialogProps) {
+  if (props.action === "approve_with_edits")
+    return <ApproveEditsDialog target={props.target} onClose={props.onClose} />;
   return props.action ? <OpenActionDialog key={props.action} {...props} action={props.action} /> : null;
 }
 

@@ -2,9 +2,14 @@ import { allowedFrom, type ActionName } from "@/lib/outcome/transitions";
 import type { InvocationStatus } from "@/lib/outcome/status";
 
 // How each operator action is named, explained and reached from the keyboard.
-// `claim` is `assign` to oneself. There is deliberately no "retry".
+// `claim` is `assign` to oneself; `approve_with_edits` is `approve` carrying the arguments the person changed.
+// There is deliberately no "retry".
 
-export type ConsoleAction = ActionName | "claim";
+export type ConsoleAction = ActionName | "claim" | "approve_with_edits";
+
+/** The state machine's action a console action takes. */
+export const machineAction = (a: ConsoleAction): ActionName =>
+  a === "claim" ? "assign" : a === "approve_with_edits" ? "approve" : a;
 
 export const actionMeta: Record<ConsoleAction, { label: string; key: string; help: string }> = {
   request_verification: {
@@ -22,9 +27,22 @@ export const actionMeta: Record<ConsoleAction, { label: string; key: string; hel
     key: "m",
     help: "Settle it as committed or not committed, with the evidence.",
   },
-  escalate: { label: "Escalate", key: "e", help: "Hand it to a manager, with the reason." },
+  escalate: {
+    label: "Escalate",
+    key: "e",
+    help: "Hand it to a manager, with the reason; you may also tell the agent.",
+  },
   approve: { label: "Approve", key: "a", help: "Let the runtime proceed." },
-  reject: { label: "Reject", key: "d", help: "Deny it: the runtime must abandon it." },
+  approve_with_edits: {
+    label: "Approve with edits",
+    key: "w",
+    help: "Change the arguments (say, the amount), then approve: the call runs with yours.",
+  },
+  reject: {
+    label: "Reject",
+    key: "d",
+    help: "Deny it: the runtime must abandon it; you may tell the agent why or what to do instead.",
+  },
   claim: { label: "Claim", key: "c", help: "Assign it to yourself." },
   assign: { label: "Assign", key: "s", help: "Assign it to someone." },
   unassign: { label: "Unassign", key: "u", help: "Nobody owns it any more." },
@@ -37,6 +55,7 @@ export const consoleActionOrder: ConsoleAction[] = [
   "mark_reconciled",
   "escalate",
   "approve",
+  "approve_with_edits",
   "reject",
   "claim",
   "assign",
@@ -49,7 +68,7 @@ export function actionsFor(status: InvocationStatus, assignee: string | null, me
   return consoleActionOrder.filter((a) => {
     if (a === "claim") return assignee !== me;
     if (a === "unassign") return assignee !== null;
-    const from = allowedFrom[a];
+    const from = allowedFrom[machineAction(a)];
     return from === null || from.includes(status);
   });
 }

@@ -6,7 +6,8 @@ import Link from "next/link";
 import type { AuditEntry, AuditPage } from "@/lib/audit/audit";
 import { invocationHref, taskHref } from "@/lib/invocations/links";
 import { queryKeys } from "@/lib/query/keys";
-import { actionMeta } from "../actions/action-meta";
+import { ActionExtras } from "../actions/action-extras";
+import { entryActionName } from "../timeline/event-text";
 import { api } from "../api";
 import { StatusChange } from "../status-badge";
 import { Button } from "../ui/button";
@@ -21,7 +22,7 @@ import { stringifyExactJson } from "@/lib/json/exact";
 const PAGE_SIZE = 50;
 
 function actionLabel(e: AuditEntry): { label: string; detail: string | null } {
-  const label = actionMeta[e.action as keyof typeof actionMeta]?.label ?? e.action;
+  const label = entryActionName({ action: e.action, edit: e.edit });
   if (e.result) return { label, detail: e.result };
   if (e.commit_state) return { label, detail: `as ${e.commit_state.replace("_", " ")}` };
   // An assignment without a note of its own already reads "assigned to …" in the note column.
@@ -114,8 +115,17 @@ const columns: Array<Column<AuditEntry>> = [
   { header: "Status change", cell: (e) => <StatusChange from={e.from_status!} to={e.to_status!} /> },
   {
     header: "Note / evidence",
-    className: "max-w-md whitespace-pre-wrap break-words text-slate-800",
-    cell: (e) => e.note ?? <span className="text-slate-400">—</span>,
+    className: "max-w-md break-words text-slate-800",
+    cell: (e) => (
+      <>
+        {e.note ? (
+          <p className="whitespace-pre-wrap">{e.note}</p>
+        ) : e.edit || e.reply ? null : (
+          <span className="text-slate-400">—</span>
+        )}
+        <ActionExtras entry={e} />
+      </>
+    ),
   },
 ];
 

@@ -1,6 +1,7 @@
 import type { InvocationView } from "@/lib/invocations/read";
 import { StatusChange } from "@/components/status-badge";
-import { actionName } from "@/components/timeline/event-text";
+import { entryActionName } from "@/components/timeline/event-text";
+import { ActionExtras } from "@/components/actions/action-extras";
 import { formatDateTime } from "@/components/timeline/format";
 import { DataTable, type Column } from "@/components/ui/data-table";
 
@@ -15,13 +16,22 @@ const columns: Array<Column<Action>> = [
     cell: (a) => <time dateTime={a.at}>{formatDateTime(a.at)}</time>,
   },
   { header: "Who", className: "break-all text-xs", cell: (a) => a.actor },
-  { header: "Action", className: "nowrap", cell: (a) => actionName(a.action) },
+  { header: "Action", className: "nowrap", cell: (a) => entryActionName(a) },
   {
     header: "From → to",
     className: "nowrap",
     cell: (a) => <StatusChange from={a.from_status} to={a.to_status} />,
   },
-  { header: "Note", className: "max-w-md whitespace-pre-wrap break-words text-slate-800", cell: (a) => a.note ?? "" },
+  {
+    header: "Note, edit, message to the agent",
+    className: "max-w-xl break-words text-slate-800",
+    cell: (a) => (
+      <>
+        {a.note ? <p className="whitespace-pre-wrap">{a.note}</p> : null}
+        <ActionExtras entry={a} />
+      </>
+    ),
+  },
 ];
 
 export function AuditTrail({ actions }: { actions: InvocationView["actions"] }) {

@@ -8,6 +8,7 @@ import { useCan, useCurrentUser } from "@/components/current-user";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { isUnsettled } from "@/lib/outcome/status";
+import { approvalArguments } from "@/components/actions/edited-arguments";
 
 // What the operator can do here: only the actions the state machine allows
 // from this status, each with its key. The form captures the version on
@@ -25,7 +26,18 @@ function targetOf(inv: InvocationView): ActionTarget {
     status: inv.status,
     tool: inv.tool,
     summary: inv.summary,
-    arguments: inv.attempts.findLast((a) => a.arguments != null)?.arguments ?? null,
+    ...approvalTarget(inv),
+  };
+}
+
+/** What an approval approves here: the edit pending approval, else the call's own arguments; its expiry and quorum. */
+function approvalTarget(inv: InvocationView): Pick<ActionTarget, "arguments" | "editedBy" | "expiresAt" | "quorum"> {
+  const found = approvalArguments(inv);
+  return {
+    arguments: found.arguments,
+    editedBy: found.editedBy,
+    expiresAt: inv.sla?.expires_at ?? null,
+    quorum: inv.approvals?.quorum,
   };
 }
 

@@ -23,6 +23,7 @@ import { NextStep } from "./next-step";
 import { PossibleDuplicate } from "./possible-duplicate";
 import { InvocationGuardRefusals } from "./guard-refusals";
 import { ArgumentsCheck } from "./arguments-check";
+import { ArgumentsEdit } from "./arguments-edit";
 import { VerificationPanel } from "./verification-panel";
 
 // The invocation page, kept live: the server renders it once, then the
@@ -94,6 +95,7 @@ export function InvocationDetail({ initial, renderedAt, stallWindowS }: Props) {
       <ArgumentsCheck inv={inv} />
       <VerificationPanel inv={inv} now={now} />
       <CallFacts inv={inv} />
+      <ArgumentsEdit inv={inv} />
 
       <div className="grid gap-4 lg:grid-cols-2">
         <NextStep inv={inv} now={now} />

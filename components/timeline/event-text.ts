@@ -45,6 +45,11 @@ export function actionName(action: string): string {
   return action in actionMeta ? actionMeta[action as ConsoleAction].label : action;
 }
 
+/** An entry's action as the console names it: an approval that changed the arguments is "Approve with edits". */
+export function entryActionName(entry: { action: string; edit?: unknown }): string {
+  return entry.action === "approve" && entry.edit ? actionMeta.approve_with_edits.label : actionName(entry.action);
+}
+
 export function gapText(e: GapEvent, now: string): string {
   const duration = formatDuration(e.ms);
   if (e.gap === "before_retry") return `${duration} before attempt ${e.attempt}, a retry of the same invocation`;
@@ -80,7 +85,7 @@ export function eventLabel(e: TimelineEvent, now: string): string {
     case "record":
       return `${time} ${recordTitle(e)}: ${recordSummary(e)}${e.retry_of ? ` (retry of attempt ${e.retry_of})` : ""}`;
     case "action":
-      return `${time} ${e.entry.actor}: ${actionName(e.entry.action)} (${e.entry.from_status} → ${e.entry.to_status})`;
+      return `${time} ${e.entry.actor}: ${entryActionName(e.entry)} (${e.entry.from_status} → ${e.entry.to_status})`;
     case "marker":
       return `${time} ${markerText(e)}`;
     case "gap":

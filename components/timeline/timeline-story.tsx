@@ -5,7 +5,8 @@ import type { ActionEvent, RecordEvent, Timeline, TimelineEvent } from "@/lib/in
 import { CommitStateLabel, StatusBadge } from "@/components/status-badge";
 import { Button } from "@/components/ui/button";
 import { EventGlyph } from "./event-glyph";
-import { actionName, gapText, markerText, recordSummary, recordTitle } from "./event-text";
+import { entryActionName, gapText, markerText, recordSummary, recordTitle } from "./event-text";
+import { ActionExtras } from "@/components/actions/action-extras";
 import { formatClock, formatDateTime, formatDuration, spansDays } from "./format";
 
 // The story, top to bottom: every event in time order with what it said, the
@@ -85,7 +86,7 @@ function ActionBody({ e, tag }: { e: ActionEvent; tag: ReactNode }) {
     <>
       <p className="flex flex-wrap items-center gap-x-2 gap-y-1">
         {tag}
-        <span className="font-medium text-slate-900">{actionName(e.entry.action)}</span>
+        <span className="font-medium text-slate-900">{entryActionName(e.entry)}</span>
         <span className="text-sm text-slate-700">
           by <span className="font-medium">{e.entry.actor}</span>
         </span>
@@ -103,6 +104,7 @@ function ActionBody({ e, tag }: { e: ActionEvent; tag: ReactNode }) {
           {e.entry.note}
         </p>
       ) : null}
+      <ActionExtras entry={e.entry} />
     </>
   );
 }

@@ -5,25 +5,36 @@ import { useState, type ReactNode } from "react";
 import { Button, type ButtonProps, type StepState } from "./button";
 import { ErrorAlert } from "./error-alert";
 
-// An accessible modal (focus trapped, Escape closes, labelled by its title).
+const widths = {
+  normal: "w-[min(36rem,calc(100vw-2rem))]",
+  wide: "w-[min(52rem,calc(100vw-2rem))]",
+} as const;
+export type DialogWidth = keyof typeof widths;
+
+// An accessible modal (focus trapped, Escape closes, labelled by its title); taller than the window, it scrolls.
 export function Dialog({
   open,
   onOpenChange,
   title,
   description,
+  width = "normal",
   children,
 }: {
   open: boolean;
   onOpenChange: (open: boolean) => void;
   title: string;
   description?: ReactNode;
+  /** wide: room for an editor beside what it changes (approve with edits). */
+  width?: DialogWidth;
   children: ReactNode;
 }) {
   return (
     <RadixDialog.Root open={open} onOpenChange={onOpenChange}>
       <RadixDialog.Portal>
         <RadixDialog.Overlay className="fixed inset-0 z-40 bg-slate-900/40" />
-        <RadixDialog.Content className="fixed left-1/2 top-24 z-50 w-[min(36rem,calc(100vw-2rem))] -translate-x-1/2 rounded-lg bg-white p-5 shadow-xl focus:outline-none">
+        <RadixDialog.Content
+          className={`fixed left-1/2 top-24 z-50 max-h-[calc(100vh-7rem)] ${widths[width]} -translate-x-1/2 overflow-y-auto rounded-lg bg-white p-5 shadow-xl focus:outline-none`}
+        >
           <RadixDialog.Title className="text-base font-semibold">{title}</RadixDialog.Title>
           {description ? (
             <RadixDialog.Description className="mt-1 text-sm text-slate-600">{description}</RadixDialog.Description>
@@ -95,10 +106,12 @@ export function FormDialog({
   onSubmit,
   onClose,
   aside,
+  width,
   children,
 }: {
   title: string;
   description?: ReactNode;
+  width?: DialogWidth;
   /** The step's label; null leaves only the way out (the step no longer applies). */
   submitLabel: string | null;
   pendingLabel?: string;
@@ -111,7 +124,13 @@ export function FormDialog({
   children: ReactNode;
 }) {
   return (
-    <Dialog open onOpenChange={(open) => (open ? null : onClose())} title={title} description={description}>
+    <Dialog
+      open
+      onOpenChange={(open) => (open ? null : onClose())}
+      title={title}
+      description={description}
+      width={width}
+    >
       <form
         onSubmit={(event) => {
           event.preventDefault();

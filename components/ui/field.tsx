@@ -54,10 +54,19 @@ export function TextField({ label, hint, ...rest }: InputHTMLAttributes<HTMLInpu
   );
 }
 
-export function TextArea({ label, hint, ...rest }: TextareaHTMLAttributes<HTMLTextAreaElement> & Labelled) {
+/** `code`: a monospaced editor for JSON, unwrapped, without the browser's spelling marks. */
+export function TextArea({
+  label,
+  hint,
+  code = false,
+  ...rest
+}: TextareaHTMLAttributes<HTMLTextAreaElement> & Labelled & { code?: boolean }) {
+  const look = code
+    ? `${control} whitespace-pre font-mono text-xs leading-5 aria-[invalid=true]:border-rose-500`
+    : control;
   return (
     <Field label={label} hint={hint} id={rest.id}>
-      {(id) => <textarea id={id} rows={3} className={control} {...rest} />}
+      {(id) => <textarea id={id} rows={3} className={look} spellCheck={code ? false : undefined} {...rest} />}
     </Field>
   );
 }
