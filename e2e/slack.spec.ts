@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { expect, test, type Page } from "@playwright/test";
 import { startSlackReceiver, type SlackReceiver } from "../tests/integration/slack-receiver";
 import { readState } from "./server";
@@ -60,9 +61,11 @@ test("an admin saves the app's secrets, which are never shown again, and reads t
   await expect(page.getByTestId("slack-interactivity-url")).toHaveText(
     `${base}/api/v1/integrations/slack/interactions`,
   );
+  await expect(page.getByTestId("slack-command-url")).toHaveText(`${base}/api/v1/integrations/slack/commands`);
   await expect(page.getByTestId("slack-manifest")).toContainText(
     `request_url: ${base}/api/v1/integrations/slack/interactions`,
   );
+  await expect(page.getByTestId("slack-manifest")).toContainText(`url: ${base}/api/v1/integrations/slack/commands`);
   await expect(page.getByTestId("slack-links-empty")).toBeVisible();
   // Money and destructive approvals stay in the console by default.
   const money = page.locator('[data-testid="slack-policy-row"][data-class="money"]');
@@ -143,6 +146,57 @@ test("a person links their Slack user with the code the bot posted; a wrong code
   await page.getByRole("dialog").getByRole("button", { name: "Remove link" }).click();
   await expect(page.getByRole("status").first()).toContainText(`${SLACK_USER} is no longer linked`);
   await expect(row).toHaveCount(0);
+});
+
+/** What Slack sends for a slash command: form-encoded, signed with the app's signing secret. */
+function slashCommand(userId: string, text: string) {
+  const body = new URLSearchParams({ command: "/settle", text, user_id: userId, team_id: "T0E2E" }).toString();
+  const ts = String(Math.floor(Date.now() / 1000));
+  const signature = `v0=${createHmac("sha256", SIGNING_SECRET).update(`v0:${ts}:${body}`).digest("hex")}`;
+  return {
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      "x-slack-request-timestamp": ts,
+      "x-slack-signature": signature,
+    },
+    data: body,
+  };
+}
+
+test("a person links from Slack by typing the command the page shows", async ({ page, request }) => {
+  await signIn(page, base, state.adminEmail, state.adminPassword, "/account/slack");
+  const step = page.getByTestId("slack-command-step");
+  await step.getByRole("button", { name: "Show me a code" }).click();
+  const command = (await page.getByTestId("slack-command").textContent()) ?? "";
+  expect(command).toMatch(/^\/settle link [0-9A-Z]{4}(-[0-9A-Z]{4}){3}$/);
+  await page.screenshot({ path: "docs/screenshots/slack-account-command.png" });
+  const code = command.replace("/settle link ", "");
+
+  // Unsigned: refused, nothing linked. Then Slack's own, signed request.
+  const unsigned = await request.post(`${base}/api/v1/integrations/slack/commands`, {
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    data: `command=%2Fsettle&text=link+${code}&user_id=U0E2ESLASH`,
+  });
+  expect(unsigned.status()).toBe(401);
+  const answer = await request.post(
+    `${base}/api/v1/integrations/slack/commands`,
+    slashCommand("U0E2ESLASH", `link ${code}`),
+  );
+  expect(answer.status()).toBe(200);
+  expect(await answer.json()).toMatchObject({
+    response_type: "ephemeral",
+    text: expect.stringContaining(`act as ${state.adminEmail}`),
+  });
+  // The page was waiting for it.
+  await expect(page.getByRole("status").first()).toContainText("U0E2ESLASH is linked to you from Slack", {
+    timeout: 10_000,
+  });
+  await expect(page.getByTestId("my-slack-link")).toContainText("U0E2ESLASH");
+  const again = await request.post(
+    `${base}/api/v1/integrations/slack/commands`,
+    slashCommand("U0E2EOTHER", `link ${code}`),
+  );
+  expect((await again.json()).text).toContain("wrong, used or expired");
 });
 
 test("an admin links a Slack user for someone", async ({ page }) => {

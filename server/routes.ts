@@ -50,6 +50,8 @@ import * as slackSettings from "@/app/api/v1/admin/integrations/slack/route";
 import * as mySlackLinks from "@/app/api/v1/me/slack-links/route";
 import * as mySlackLinkConfirm from "@/app/api/v1/me/slack-links/confirm/route";
 import * as slackInteractions from "@/app/api/v1/integrations/slack/interactions/route";
+import * as slackCommands from "@/app/api/v1/integrations/slack/commands/route";
+import * as mySlackCommandCode from "@/app/api/v1/me/slack-links/command-code/route";
 import * as slackLinks from "@/app/api/v1/admin/slack-links/route";
 import * as slackLink from "@/app/api/v1/admin/slack-links/[slack_user_id]/route";
 import * as notificationChannels from "@/app/api/v1/admin/notifications/route";
@@ -138,6 +140,8 @@ export const apiRoutes = {
   "/api/v1/me/slack-links": mySlackLinks,
   "/api/v1/me/slack-links/confirm": mySlackLinkConfirm,
   "/api/v1/integrations/slack/interactions": slackInteractions,
+  "/api/v1/integrations/slack/commands": slackCommands,
+  "/api/v1/me/slack-links/command-code": mySlackCommandCode,
   "/api/v1/admin/slack-links/{slack_user_id}": slackLink,
   "/api/health": health,
   "/api/health/live": healthLive,

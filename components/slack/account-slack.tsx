@@ -14,12 +14,13 @@ import { fieldText } from "../ui/dialog";
 import { ErrorAlert } from "../ui/error-alert";
 import { TextField } from "../ui/field";
 import { EmptyState, PageSection, Subsection } from "../ui/page";
+import { CommandCodeStep, type CommandCode } from "./command-code";
 
 // Account → Slack: a person links their own Slack user. They give their member id, Settle's bot posts them a
 // one-time code in Slack, they type it here. One guess: a wrong code ends the attempt, and they ask again.
 
 const ACTING_ROLES = new Set(["operator", "manager", "admin"]);
-const formBox = "max-w-xl space-y-3 rounded-lg border border-slate-200 bg-white p-4 shadow-sm";
+const formBox = "space-y-3 rounded-lg border border-slate-200 bg-white p-4 shadow-sm";
 
 type Sent = { slackUserId: string; expiresAt: string };
 
@@ -36,6 +37,7 @@ function CodeStep({ sent, onLinked, onAgain }: { sent: Sent; onLinked: (id: stri
   const ended = Boolean(confirm.error);
   return (
     <form onSubmit={submit} className={formBox} data-testid="slack-code-step">
+      <h3 className="text-sm font-medium text-slate-800">Get a code from Settle&apos;s bot</h3>
       <p className="text-sm text-slate-700">
         Settle&apos;s bot sent a direct message to <span className="font-mono">{sent.slackUserId}</span> in Slack with
         an 8-digit code. Type it here before {formatUtc(sent.expiresAt, { seconds: false })}. You have one try.
@@ -78,6 +80,7 @@ function StartStep({ onSent }: { onSent: (sent: Sent) => void }) {
   };
   return (
     <form onSubmit={submit} className={formBox} data-testid="slack-start-step">
+      <h3 className="text-sm font-medium text-slate-800">Get a code from Settle&apos;s bot</h3>
       <TextField
         label="Your Slack member id"
         name="slack_user_id"
@@ -108,11 +111,19 @@ export function AccountSlack({ configured, initial }: { configured: boolean; ini
   const isAdmin = useCan("administer");
   const [sent, setSent] = useState<Sent | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  // While a slash-command code is shown, the list is read every few seconds: the link is made in Slack.
+  const [command, setCommand] = useState<{ code: CommandCode; before: string[] } | null>(null);
   const { data, error } = useCollection({
     queryKey: queryKeys.me.slackLinks,
     queryFn: () => api.get("/api/v1/me/slack-links"),
     initialData: { items: initial },
+    refetchInterval: command ? 3_000 : undefined,
   });
+  const fromSlack = command ? data.items.find((l) => !command.before.includes(l.slack_user_id)) : undefined;
+  if (command && fromSlack) {
+    setCommand(null);
+    setNotice(`${fromSlack.slack_user_id} is linked to you from Slack: your clicks there now act as ${me.email}.`);
+  }
   const mayAct = ACTING_ROLES.has(me.role);
   const description = (
     <>
@@ -170,22 +181,34 @@ export function AccountSlack({ configured, initial }: { configured: boolean; ini
           <p className="text-sm text-slate-600">
             The Slack app is not set up any more, so no code can be sent: ask an admin.
           </p>
-        ) : sent ? (
-          <CodeStep
-            sent={sent}
-            onLinked={(id) => {
-              setSent(null);
-              setNotice(`${id} is linked to you: your clicks in Slack now act as ${me.email}.`);
-            }}
-            onAgain={() => setSent(null)}
-          />
         ) : (
-          <StartStep
-            onSent={(s) => {
-              setNotice(null);
-              setSent(s);
-            }}
-          />
+          <div className="grid max-w-5xl gap-4 md:grid-cols-2">
+            {sent ? (
+              <CodeStep
+                sent={sent}
+                onLinked={(id) => {
+                  setSent(null);
+                  setNotice(`${id} is linked to you: your clicks in Slack now act as ${me.email}.`);
+                }}
+                onAgain={() => setSent(null)}
+              />
+            ) : (
+              <StartStep
+                onSent={(s) => {
+                  setNotice(null);
+                  setSent(s);
+                }}
+              />
+            )}
+            <CommandCodeStep
+              box={formBox}
+              shown={command?.code ?? null}
+              onShown={(code) => {
+                setNotice(null);
+                setCommand(code ? { code, before: data.items.map((l) => l.slack_user_id) } : null);
+              }}
+            />
+          </div>
         )}
       </Subsection>
     </PageSection>

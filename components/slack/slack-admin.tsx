@@ -10,15 +10,18 @@ import { useCollection } from "../admin/use-collection";
 import { api } from "../api";
 import { ErrorAlert } from "../ui/error-alert";
 import { PageSection, StateLabel, Subsection } from "../ui/page";
-import { InteractivityUrl, SlackCredentials } from "./slack-credentials";
+import { SlackCredentials, SlackUrls } from "./slack-credentials";
 import { SlackLinksAdmin } from "./slack-links-admin";
 import { SlackPolicy } from "./slack-policy";
 
 // Admin → Integrations → Slack (docs/slack.md): the app's credentials, where Slack sends clicks, what may be
 // done from Slack, and who acts as whom.
 
-function Manifest({ interactivityUrl }: { interactivityUrl: string }) {
-  const manifest = slackAppManifest(interactivityUrl);
+function Manifest({ settings }: { settings: SlackSettingsView }) {
+  const manifest = slackAppManifest({
+    interactivity: settings.interactivity_url,
+    slashCommand: settings.slash_command_url,
+  });
   return (
     <Subsection
       id="slack-manifest-heading"
@@ -71,8 +74,8 @@ export function SlackAdmin({ initial, links }: { initial: SlackSettingsView; lin
     >
       <ErrorAlert error={error} prefix="Could not refresh the settings:" />
       <SlackCredentials settings={settings} onSaved={setNotice} />
-      <InteractivityUrl url={settings.interactivity_url} />
-      <Manifest interactivityUrl={settings.interactivity_url} />
+      <SlackUrls settings={settings} />
+      <Manifest settings={settings} />
       <SlackPolicy policy={settings.actions} onSaved={setNotice} />
       <SlackLinksAdmin initial={links} onChanged={setNotice} />
     </PageSection>

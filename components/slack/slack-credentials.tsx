@@ -138,22 +138,32 @@ export function SlackCredentials({
   );
 }
 
-export function InteractivityUrl({ url }: { url: string }) {
+function UrlLine({ testId, url, label }: { testId: string; url: string; label: string }) {
   return (
-    <Subsection id="slack-url-heading" title="Interactivity URL">
+    <div className="flex max-w-3xl items-center gap-2">
+      <code
+        data-testid={testId}
+        className="min-w-0 flex-1 break-all rounded-md border border-slate-200 bg-slate-50 px-3 py-1.5 font-mono text-sm"
+      >
+        {url}
+      </code>
+      <CopyButton text={url} label={label} />
+    </div>
+  );
+}
+
+/** Where Slack sends clicks and the slash command: pasted into the app (the manifest has both already). */
+export function SlackUrls({ settings }: { settings: SlackSettingsView }) {
+  return (
+    <Subsection id="slack-url-heading" title="Addresses to paste into Slack">
       <p className="max-w-3xl text-sm text-slate-600">
-        Paste it into your Slack app under Interactivity &amp; Shortcuts → Request URL (the manifest below has it
-        already). Slack sends every button click and form there, signed with the signing secret.
+        The <strong>interactivity URL</strong> goes under Interactivity &amp; Shortcuts → Request URL: Slack sends every
+        button click and form there. The <strong>slash command URL</strong> is the Request URL of the{" "}
+        <span className="font-mono">/settle</span> command (Slash Commands), with which people link their Slack user.
+        The manifest below has both already. Slack signs every request with the signing secret.
       </p>
-      <div className="flex max-w-3xl items-center gap-2">
-        <code
-          data-testid="slack-interactivity-url"
-          className="min-w-0 flex-1 break-all rounded-md border border-slate-200 bg-slate-50 px-3 py-1.5 font-mono text-sm"
-        >
-          {url}
-        </code>
-        <CopyButton text={url} label="Copy URL" />
-      </div>
+      <UrlLine testId="slack-interactivity-url" url={settings.interactivity_url} label="Copy interactivity URL" />
+      <UrlLine testId="slack-command-url" url={settings.slash_command_url} label="Copy slash command URL" />
     </Subsection>
   );
 }

@@ -2,14 +2,13 @@ import "server-only";
 import type { Db } from "../db/client";
 import { ApiError } from "../errors";
 import { json } from "../http/route";
-import { readBodyBytes } from "../http/read-body";
 import { log } from "../observability/log";
 import { processWide } from "../process-wide";
 import { getInvocation } from "../invocations/read";
 import { ACTION_IDS, readBound, recordModal, RECORD_CALLBACK, type Bound } from "./blocks";
 import { takeSlackClick, type Click } from "./act";
-import { loadSlackApp, type SlackApp } from "./settings";
-import { checkSlackSignature, SLACK_TOLERANCE_S } from "./signature";
+import type { SlackApp } from "./settings";
+import { readSignedSlackRequest } from "./signed-request";
 import { callSlackApi } from "./web-api";
 
 // Slack's interactivity requests (POST /api/v1/integrations/slack/interactions). Nothing is believed before
@@ -32,20 +31,6 @@ function takeLater(db: Db, app: SlackApp, click: Click): void {
     .catch((error: unknown) => log.error({ err: error, slack_user_id: click.slackUserId }, "a Slack click failed"))
     .finally(() => pending.delete(work));
   pending.add(work);
-}
-
-const unauthenticated = (why: string) => new ApiError("UNAUTHENTICATED", `Not a signed Slack request: ${why}`);
-
-/** A signature seen before is a replay. Seen ones older than the window are swept: the timestamp refuses those. */
-async function firstTimeSeen(db: Db, signature: string, now: Date): Promise<boolean> {
-  const fresh = await db.driver.query(
-    `INSERT INTO slack_requests_seen (signature, seen_at) VALUES ($1, $2::timestamptz) ON CONFLICT DO NOTHING RETURNING 1`,
-    [signature, now.toISOString()],
-  );
-  await db.driver.query(`DELETE FROM slack_requests_seen WHERE seen_at < $1::timestamptz`, [
-    new Date(now.getTime() - 2 * SLACK_TOLERANCE_S * 1000).toISOString(),
-  ]);
-  return fresh.length === 1;
 }
 
 type Payload = {
@@ -74,21 +59,12 @@ type RecordMetadata = { b: Bound; a: "found" | "not_found"; u: string | null };
 const ok = () => new Response(null, { status: 200 });
 
 export async function answerSlackInteraction(db: Db, req: Request, now = new Date()): Promise<Response> {
-  const raw = await readBodyBytes(req, { maxBytes: MAX_BODY, advice: "Slack's interaction payloads are smaller." });
-  const app = await loadSlackApp(db);
-  if (!app)
-    throw unauthenticated(
-      "the Slack app is not set up in Settle (PUT /api/v1/admin/integrations/slack, docs/slack.md).",
-    );
-  const signature = req.headers.get("x-slack-signature");
-  const check = checkSlackSignature(
-    app.signingSecret,
-    { timestamp: req.headers.get("x-slack-request-timestamp"), signature },
-    raw,
+  const { app, raw } = await readSignedSlackRequest(
+    db,
+    req,
+    { maxBytes: MAX_BODY, advice: "Slack's interaction payloads are smaller." },
     now,
   );
-  if (!check.ok) throw unauthenticated(check.why);
-  if (!(await firstTimeSeen(db, signature!, now))) throw unauthenticated("this request was already received once.");
 
   let payload: Payload;
   try {

@@ -22,6 +22,7 @@ import {
 
 export const SLACK_API_BASE_URL = SLACK_WEB_API;
 export const INTERACTIONS_PATH = "/api/v1/integrations/slack/interactions";
+export const COMMANDS_PATH = "/api/v1/integrations/slack/commands";
 
 const secretText = (what: string) => z.string().trim().min(8, `${what} looks too short`).max(512);
 
@@ -64,6 +65,7 @@ export const slackSettingsSchema = z
       .nullable()
       .describe("When the bot token was last replaced."),
     interactivity_url: z.string().describe("Paste into the app's Interactivity & Shortcuts → Request URL."),
+    slash_command_url: z.string().describe("The Request URL of the app's /settle slash command (Slash Commands)."),
     api_base_url: z.string(),
     actions: z
       .record(z.enum(slackPolicyClasses), z.array(z.enum(slackActions)))
@@ -108,6 +110,7 @@ function viewOf(row: Row | null): SlackSettingsView {
     bot_token_set: botTokenSet,
     bot_token_changed_at: isoOrNull(row?.bot_token_changed_at),
     interactivity_url: `${publicUrl()}${INTERACTIONS_PATH}`,
+    slash_command_url: `${publicUrl()}${COMMANDS_PATH}`,
     api_base_url: row?.api_base_url ?? SLACK_API_BASE_URL,
     actions: readSlackActionPolicy(row?.actions),
     updated_by: row?.updated_by ?? null,

@@ -303,6 +303,10 @@ const SIGNED_BY_THIRD_PARTY: Record<string, { method: Method; reason: string }> 
     method: "POST",
     reason: "Slack's interactivity requests: only Slack's v0 signature is a credential (lib/slack/interactions.ts).",
   },
+  "/api/v1/integrations/slack/commands": {
+    method: "POST",
+    reason: "Slack's slash commands: only Slack's v0 signature is a credential (lib/slack/commands.ts).",
+  },
 };
 
 function expectedFor(row: Pick<Row, "path" | "method" | "rule">, caller: CallerSpec): Expected {

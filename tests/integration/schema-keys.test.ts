@@ -41,6 +41,7 @@ const EXEMPT: Record<string, string> = {
   slack_settings: "one row: the Slack app's settings",
   slack_links: "identity: a person's Slack user",
   slack_link_codes: "identity: one-time codes that link a Slack user",
+  slack_command_codes: "identity: one-time codes a person types into Slack's /settle link",
   slack_requests_seen: "Slack's signatures seen lately, refused if replayed",
   slack_messages: "the messages a Slack channel holds, keyed by channel like the outbox",
 };
