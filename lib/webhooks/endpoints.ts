@@ -35,17 +35,31 @@ const RESERVED_HEADERS = new Set([
   "connection",
 ]);
 
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/;
+
+/** Why a header name cannot be given; null when it can. */
+function headerNameProblem(name: string): string | null {
+  if (!HEADER_NAME.test(name)) return "not a header name (1 to 100 letters, digits, - and the like)";
+  if (RESERVED_HEADERS.has(name.toLowerCase())) return "a header Settle sets itself (Host, Content-Type and the like)";
+  return null;
+}
+
+// Names are checked by the record's own refinement, not a key schema: zod answers a refused key only as
+// "Invalid key in record", and the admin must learn which rule the name broke.
 export const otlpHeadersSchema = z
   .record(
-    z
-      .string()
-      .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, "a header name (letters, digits, - and the like)")
-      .refine((name) => !RESERVED_HEADERS.has(name.toLowerCase()), "a header Settle sets itself"),
+    z.string(),
     z
       .string()
       .max(4000)
       .regex(/^[^\r\n\0]*$/, "no line breaks"),
   )
+  .superRefine((headers, ctx) => {
+    for (const name of Object.keys(headers)) {
+      const problem = headerNameProblem(name);
+      if (problem) ctx.addIssue({ code: "custom", path: [name], message: problem });
+    }
+  })
   .refine((h) => Object.keys(h).length <= 20, "at most 20 headers")
   .describe(
     "otlp only: headers sent with every export (e.g. a collector's API key). Never answered, only their names.",

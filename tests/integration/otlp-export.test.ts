@@ -7,7 +7,8 @@ import { actOnInvocation } from "@/lib/invocations/act";
 import { createWebhookEndpoint } from "@/lib/webhooks/endpoints";
 import { deliverDue } from "@/lib/webhooks/deliver";
 import { fanOutTransitions } from "@/lib/webhooks/fan-out";
-import { call, openSettle, type TestContext } from "./harness";
+import { apiRoutes } from "@/server/routes";
+import { call, createOperator, openSettle, type TestContext } from "./harness";
 import { getInvocation, ingest, otlpTraces } from "./routes";
 
 // Section 3 of issue 41: a runtime's OTLP destination gets each settled or escalated call as a span, through
@@ -224,5 +225,21 @@ describe("outcomes exported to a runtime's OTLP destination (PostgreSQL)", () =>
       `SELECT DISTINCT d.event_type FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.kind = 'otlp'`,
     );
     expect(types).toEqual([{ event_type: "otlp.outcome" }]);
+  });
+
+  it("refuses a header Settle sets itself or a name that is not a header, saying which and why", async () => {
+    const admin = (await createOperator(t.db, "admin")).token;
+    const add = (headers: Record<string, string>) =>
+      call(apiRoutes["/api/v1/admin/webhooks"].POST!, {
+        key: admin,
+        path: "/api/v1/admin/webhooks",
+        body: { runtime: t.runtime, url: collector.url, kind: "otlp", headers },
+      });
+    const reserved = await add({ "x-team": "a", "Content-Type": "text/plain" });
+    expect(reserved.status).toBe(400);
+    expect(JSON.stringify(reserved.body)).toContain("headers.Content-Type: a header Settle sets itself");
+    const odd = await add({ "not a name": "a" });
+    expect(odd.status).toBe(400);
+    expect(JSON.stringify(odd.body)).toContain("headers.not a name: not a header name");
   });
 });
