@@ -4,6 +4,7 @@ import { countUsers, createUser } from "./identity/users";
 import { noteServerAddress } from "./identity/server-address";
 import { env, publicUrl } from "./env";
 import { ensureEvidenceKey } from "./evidence/keys";
+import { outcomeUnknownExample } from "./outcome/example-envelopes";
 
 // At start-up Settle notes where people reach it (for the CLI's links), makes its evidence signing key if it
 // has none, and on an empty embedded database it makes itself usable at once: a runtime key named "local"
@@ -17,17 +18,7 @@ const sample = {
   attempt: 1,
   tool: "create_invoice",
   effect_class: "create",
-  envelope: {
-    ok: false,
-    code: "OUTCOME_UNKNOWN",
-    category: "dependency",
-    commit_state: "unknown",
-    retry: { directive: "never", max_attempts_remaining: 0 },
-    next_action: "verify_operation",
-    operation_ref: "run_81/step_4",
-    agent_message: "The write may have completed. Verify operation_ref before any new write.",
-    user_message: "The request is being checked before anything is sent again.",
-  },
+  envelope: outcomeUnknownExample,
 };
 
 export function curlExample(url: string, key: string): string {

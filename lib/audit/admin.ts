@@ -71,6 +71,20 @@ export async function recordAdminAction(sql: Sql, input: AdminActionInput): Prom
   ]);
 }
 
+/**
+ * Deletes the row `entry.targetId` of `table` (one of Settle's own table names, never input) and records who did,
+ * in one transaction. False, with nothing written, when no such row is left (deleted by someone else since it was
+ * read: theirs is the entry); the caller answers its own 404.
+ */
+export async function deleteAudited(db: Db, table: string, entry: AdminActionInput): Promise<boolean> {
+  return db.driver.transaction(async (tx) => {
+    const deleted = await tx.query(`DELETE FROM ${table} WHERE id = $1::uuid RETURNING id`, [entry.targetId]);
+    if (deleted.length === 0) return false;
+    await recordAdminAction(tx, entry);
+    return true;
+  });
+}
+
 export type AdminAuditRow = {
   id: string;
   at: Date;

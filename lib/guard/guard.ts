@@ -20,7 +20,7 @@ import { cleanText } from "../redact/redact";
 import { decideGuard, guardReasons, type GuardCandidate, type GuardReason } from "../outcome/guard-rules";
 import { GUARD_INTENT_PREFIX } from "../outcome/vocabulary";
 import { duplicateOf } from "../outcome/duplicates";
-import { loadDuplicateWindowS, loadDuplicateCandidates } from "../invocations/duplicates";
+import { loadDuplicateWindowS, loadDuplicateCandidates, toCandidate } from "../invocations/duplicates";
 import {
   argsDigestSchema,
   argumentsSchema,
@@ -232,18 +232,7 @@ export async function guardWrite(
         );
         for (const r of rows) if (r.last_attempt === null) r.last_attempt = counted.get(r.id) ?? 0;
       }
-      const candidates: GuardCandidate[] = rows.map((r) => ({
-        invocationId: r.invocation_id,
-        taskId: r.task_id,
-        idempotencyKey: r.idempotency_key as string | null,
-        status: r.status as GuardCandidate["status"],
-        commitState: String(r.commit_state),
-        stallAt: r.stall_at as string | null,
-        notBefore: r.not_before as string | null,
-        resolution: r.resolution as GuardCandidate["resolution"],
-        lastAttempt: Number(r.last_attempt),
-        lastAttemptAt: String(r.last_attempt_at),
-      }));
+      const candidates: GuardCandidate[] = rows.map(toCandidate);
 
       const verdict = decideGuard(candidates, { taskId, invocationId: named, idempotencyKey: key }, now);
       if (verdict.kind === "refuse") throw new ApiError(verdict.code, verdict.message);

@@ -38,11 +38,7 @@ export async function actOnInvocationsQuietly(
 }
 
 function actInOneTransaction(
-  db: Db,
-  runtimeId: string,
-  entries: readonly ManyEntry[],
-  action: Action,
-  ctx: { actor: string; now: Date },
+  ...[db, runtimeId, entries, action, ctx]: Parameters<typeof actOnInvocationsQuietly>
 ): Promise<Array<ActRefusal | null>> {
   const at = ctx.now.toISOString();
   return db.driver.transaction(

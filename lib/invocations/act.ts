@@ -1,5 +1,5 @@
 import "server-only";
-import { insertActionsSql, oneAction } from "./action-insert";
+import { insertOneActionSql } from "./action-insert";
 import { z } from "zod";
 import { ApiError } from "../errors";
 import type { Db } from "../db/client";
@@ -48,24 +48,7 @@ const lockQuery = {
           ORDER BY id FOR UPDATE`,
 };
 
-const auditQuery = {
-  name: "settle_action_audit",
-  text: insertActionsSql(
-    oneAction({
-      runtime: "$10",
-      uid: "$1",
-      seq: "$2",
-      action: "$3",
-      actor: "$4",
-      at: "$5",
-      from: "$6",
-      to: "$7",
-      note: "$8",
-      payload: "$9",
-    }),
-    "$10::uuid",
-  ),
-};
+const auditQuery = { name: "settle_action_audit", text: insertOneActionSql };
 
 export type ActRefusal = Omit<Refusal, "ok" | "current">;
 

@@ -44,3 +44,23 @@ export const oneAction = (p: {
   `SELECT 1 AS ord, ${p.runtime}::uuid AS runtime_id, gen_random_uuid() AS id, ${p.uid}::uuid AS invocation_uid,
           ${p.seq}::int AS seq, ${p.action}::text AS action, ${p.actor}::text AS actor, ${p.at}::timestamptz AS at,
           ${p.from}::text AS from_status, ${p.to}::text AS to_status, ${p.note}::text AS note, ${p.payload}::jsonb AS payload`;
+
+/**
+ * One action from parameters: $1 invocation uid, $2 seq, $3 action, $4 actor, $5 at, $6 from status, $7 to status,
+ * $8 note, $9 payload (JSON text), $10 runtime id. The entry of an operator's action and of each review.
+ */
+export const insertOneActionSql = insertActionsSql(
+  oneAction({
+    runtime: "$10",
+    uid: "$1",
+    seq: "$2",
+    action: "$3",
+    actor: "$4",
+    at: "$5",
+    from: "$6",
+    to: "$7",
+    note: "$8",
+    payload: "$9",
+  }),
+  "$10::uuid",
+);

@@ -1,5 +1,5 @@
 import "server-only";
-import { insertActionsSql, oneAction } from "./action-insert";
+import { insertOneActionSql } from "./action-insert";
 import { z } from "zod";
 import { ApiError } from "../errors";
 import type { Db } from "../db/client";
@@ -62,24 +62,18 @@ export async function checkRanArguments(
     }
     await tx.query(`UPDATE invocations SET args_review = 'checked' WHERE id = $1::uuid`, [row.id]);
     // Its place among the records: after those of the invocation's current version.
-    await tx.query(
-      insertActionsSql(
-        oneAction({
-          runtime: "$8",
-          uid: "$1",
-          seq: "$2",
-          action: "$3",
-          actor: "$4",
-          at: "$5",
-          from: "$6",
-          to: "$6",
-          note: "$7",
-          payload: "'{}'",
-        }),
-        "$8::uuid",
-      ),
-      [row.id, row.version, CHECK_ARGUMENTS, actor, now.toISOString(), row.status, note, row.runtime_id],
-    );
+    await tx.query(insertOneActionSql, [
+      row.id,
+      row.version,
+      CHECK_ARGUMENTS,
+      actor,
+      now.toISOString(),
+      row.status,
+      row.status,
+      note,
+      "{}",
+      row.runtime_id,
+    ]);
     return row.runtime_id;
   });
   return (await getInvocation(db, { runtimeId: runtime }, invocationId))!;

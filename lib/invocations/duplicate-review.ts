@@ -1,5 +1,5 @@
 import "server-only";
-import { insertActionsSql, oneAction } from "./action-insert";
+import { insertOneActionSql } from "./action-insert";
 import { z } from "zod";
 import { ApiError } from "../errors";
 import type { Db } from "../db/client";
@@ -65,24 +65,7 @@ const lockQuery = {
           ORDER BY id FOR UPDATE`,
 };
 
-const auditQuery = {
-  name: "settle_duplicate_review_audit",
-  text: insertActionsSql(
-    oneAction({
-      runtime: "$9",
-      uid: "$1",
-      seq: "$2",
-      action: "$3",
-      actor: "$4",
-      at: "$5",
-      from: "$6",
-      to: "$6",
-      note: "$7",
-      payload: "$8",
-    }),
-    "$9::uuid",
-  ),
-};
+const auditQuery = { name: "settle_duplicate_review_audit", text: insertOneActionSql };
 
 const clearQuery = {
   name: "settle_duplicate_clear",
@@ -119,6 +102,7 @@ async function audit(
     entry.actor,
     entry.at,
     row.status,
+    row.status,
     entry.note,
     JSON.stringify(entry.payload),
     row.runtime_id,
@@ -137,6 +121,28 @@ async function clearKey(
   return (await tx.query(clearQuery, [row.runtime_id, earlier, key, actor, at, noteText])).length > 0;
 }
 
+/**
+ * Runs `act` on the invocation, locked, in one transaction (the note cleaned, the time as text), and answers the
+ * invocation as it reads after: the frame of both reviews.
+ */
+async function onLocked(
+  db: Db,
+  invocationId: string,
+  request: { runtime?: string; note?: string | null },
+  now: Date,
+  act: (tx: Tx, row: LockedRow, at: string, noteText: string | null) => Promise<void>,
+): Promise<InvocationView> {
+  const runtimeId = await runtimeIdOf(db, request.runtime);
+  const at = now.toISOString();
+  const noteText = request.note ? cleanText(request.note) : null;
+  const runtime = await db.driver.transaction(async (tx) => {
+    const row = await lockInvocation(tx, invocationId, runtimeId);
+    await act(tx, row, at, noteText);
+    return row.runtime_id;
+  });
+  return (await getInvocation(db, { runtimeId: runtime }, invocationId))!;
+}
+
 /** Confirms or dismisses the possible duplicate effect an invocation was flagged as. */
 export async function reviewPossibleDuplicate(
   db: Db,
@@ -145,11 +151,7 @@ export async function reviewPossibleDuplicate(
   actor: string,
   now = new Date(),
 ): Promise<InvocationView> {
-  const runtimeId = await runtimeIdOf(db, request.runtime);
-  const at = now.toISOString();
-  const noteText = request.note ? cleanText(request.note) : null;
-  const runtime = await db.driver.transaction(async (tx) => {
-    const row = await lockInvocation(tx, invocationId, runtimeId);
+  return onLocked(db, invocationId, request, now, async (tx, row, at, noteText) => {
     if (row.possible_duplicate_of === null)
       throw new ApiError(
         "TRANSITION_REFUSED",
@@ -172,9 +174,7 @@ export async function reviewPossibleDuplicate(
     // Not a duplicate: the same arguments under this key are allowed again (the guard, later records).
     if (request.verdict === "dismissed" && row.idempotency_key !== null)
       await clearKey(tx, row, earlier, row.idempotency_key, actor, at, noteText);
-    return row.runtime_id;
   });
-  return (await getInvocation(db, { runtimeId: runtime }, invocationId))!;
 }
 
 /** "Not a duplicate": a write under `idempotency_key` with this invocation's arguments is its own; the guard allows it from now on. */
@@ -185,13 +185,9 @@ export async function clearPossibleDuplicate(
   actor: string,
   now = new Date(),
 ): Promise<InvocationView> {
-  const runtimeId = await runtimeIdOf(db, request.runtime);
-  const at = now.toISOString();
-  const noteText = request.note ? cleanText(request.note) : null;
   // As the guard stores the key it refused (lib/guard/guard.ts).
   const key = cleanText(request.idempotency_key);
-  const runtime = await db.driver.transaction(async (tx) => {
-    const row = await lockInvocation(tx, invocationId, runtimeId);
+  return onLocked(db, invocationId, request, now, async (tx, row, at, noteText) => {
     if (row.idempotency_key === key) {
       throw new ApiError(
         "INVALID_REQUEST",
@@ -209,7 +205,5 @@ export async function clearPossibleDuplicate(
         payload: { idempotency_key: key },
       });
     }
-    return row.runtime_id;
   });
-  return (await getInvocation(db, { runtimeId: runtime }, invocationId))!;
 }

@@ -51,7 +51,8 @@ const candidatesQuery = {
          LIMIT 20) AS c ON true`,
 };
 
-const toCandidate = (r: CandidateRow): DuplicateCandidate => ({
+/** An invocation row (with the number of its last attempt) as the guard's and the duplicate rules read it: one reading for both. */
+export const toCandidate = (r: InvocationRow & { last_attempt: number | null }): DuplicateCandidate => ({
   invocationId: r.invocation_id,
   taskId: r.task_id,
   idempotencyKey: r.idempotency_key as string | null,

@@ -2,7 +2,7 @@ import "server-only";
 import { z } from "zod";
 import { ApiError } from "../errors";
 import type { Db } from "../db/client";
-import { recordAdminAction } from "../audit/admin";
+import { deleteAudited, recordAdminAction } from "../audit/admin";
 import { env } from "../env";
 import { effectClasses } from "../outcome/queue-order";
 import type { LookupFn } from "../webhooks/safe-url";
@@ -361,16 +361,13 @@ export async function updateNotificationChannel(
 /** Deletes the channel with what waits for it and its messages' log. */
 export async function deleteNotificationChannel(db: Db, id: string, actor: string): Promise<{ deleted: true }> {
   const before = await getNotificationChannel(db, id);
-  await db.driver.transaction(async (tx) => {
-    const deleted = await tx.query(`DELETE FROM notification_channels WHERE id = $1::uuid RETURNING id`, [id]);
-    if (deleted.length === 0) throw new ApiError("NOT_FOUND", `No notification channel ${id}.`);
-    await recordAdminAction(tx, {
-      actor,
-      action: "notification_channel_deleted",
-      targetType: "notification_channel",
-      targetId: id,
-      before: snapshotOf(before),
-    });
+  const deleted = await deleteAudited(db, "notification_channels", {
+    actor,
+    action: "notification_channel_deleted",
+    targetType: "notification_channel",
+    targetId: id,
+    before: snapshotOf(before),
   });
+  if (!deleted) throw new ApiError("NOT_FOUND", `No notification channel ${id}.`);
   return { deleted: true };
 }

@@ -10,16 +10,8 @@ import { OPEN_REVIEW } from "../outcome/duplicates";
 import { containsPattern } from "../db/like";
 import { boundParams } from "../db/params";
 import { toSummary, type InvocationSummary, type Scope } from "../invocations/read";
-import {
-  ageOptions,
-  BULK_MAX_TARGETS,
-  effectClasses,
-  QUEUE_COUNT_LIMIT,
-  QUEUE_IDS_LIMIT,
-  queueFilterKeys,
-  UNCLASSIFIED,
-  type QueueFilterKey,
-} from "./filters";
+import type { InvocationSqlRow } from "../invocations/sql-row";
+import { effectClasses, QUEUE_COUNT_LIMIT, QUEUE_IDS_LIMIT, queueFilterKeys, UNCLASSIFIED } from "./filters";
 
 // The queue (docs/outcome-model.md §4 "in the queue"): everything that needs a person, the
 // headline (outcome unknown, stalled) first, then money before destructive
@@ -37,7 +29,7 @@ export {
   queueFilterKeys,
   UNCLASSIFIED,
   type QueueFilterKey,
-};
+} from "./filters";
 
 export { queueFilterSchema, queueItemSchema, queuePageSchema, queueQuerySchema, queueTargetsSchema } from "./schemas";
 export type { QueueFilters, QueueItem, QueueQuery } from "./schemas";
@@ -167,37 +159,8 @@ function buildFilter(filters: QueueFilters, ctx: QueueContext, narrowSearch = fa
 
 const whereSql = (where: string[]) => (where.length > 0 ? `WHERE ${where.join(" AND ")}` : "");
 
-type QueueRow = {
-  id: string;
-  runtime_id: string;
-  runtime: string;
-  invocation_id: string;
-  task_id: string;
-  tool: string;
-  effect_class: string | null;
-  idempotency_key: string | null;
-  status: string;
-  commit_state: string;
-  next_action: string;
-  version: number;
-  conflict: boolean;
-  attempt_count: number;
-  first_seen_at: Date | string;
-  last_attempt_at: Date | string;
-  status_since: Date | string;
-  stall_at: Date | string | null;
-  not_before: Date | string | null;
-  updated_at: Date | string;
-  assignee: string | null;
-  user_message: string | null;
-  last_code: string | null;
-  resolution: unknown;
-  args_digest: string | null;
-  summary: string | null;
+type QueueRow = InvocationSqlRow & {
   args_mismatch: boolean;
-  possible_duplicate_of: string | null;
-  duplicate_review: string | null;
-  args_review: string | null;
   k_tier: number;
   k_rank: number;
   k_since: Date | string;

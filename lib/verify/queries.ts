@@ -4,6 +4,7 @@ import { statusFilterSql } from "../outcome/status";
 import { askingStoredStatuses, verifiableStatuses, type VerifyConfig } from "../outcome/verification";
 import { boundParams } from "../db/params";
 import { likePatternOf } from "../catalog/effect-class";
+import type { InvocationSqlRow } from "../invocations/sql-row";
 
 // The SQL of verification requests: bound parameters only; the statuses that start one come from lib/outcome.
 
@@ -36,18 +37,18 @@ export type StoredAnswer = {
 };
 
 /** The invocation a request is about, with what a verifier needs to look it up. */
-export type AskedRow = {
-  runtime: string;
-  invocation_id: string;
-  task_id: string;
-  tool: string;
-  effect_class: string | null;
-  idempotency_key: string | null;
-  status: string;
-  stall_at: Date | null;
-  version: number;
-  attempt_count: number;
-};
+export type AskedRow = Pick<
+  InvocationSqlRow,
+  | "runtime"
+  | "invocation_id"
+  | "task_id"
+  | "tool"
+  | "effect_class"
+  | "idempotency_key"
+  | "status"
+  | "version"
+  | "attempt_count"
+> & { stall_at: Date | null };
 
 export const REQUEST_COLUMNS = `v.runtime_id::text AS runtime_id, v.id::text AS id, v.invocation_uid::text AS invocation_uid, v.attempt,
   v.state, v.tries, v.config, v.due_at, v.leased_until, v.leased_by, v.first_dispatched_at, v.answers`;

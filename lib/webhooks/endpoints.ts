@@ -2,7 +2,7 @@ import "server-only";
 import { z } from "zod";
 import { ApiError } from "../errors";
 import type { Db } from "../db/client";
-import { recordAdminAction } from "../audit/admin";
+import { deleteAudited, recordAdminAction } from "../audit/admin";
 import { env } from "../env";
 import { checkWebhookUrl, type LookupFn } from "./safe-url";
 import { newWebhookSecret } from "./signature";
@@ -313,17 +313,14 @@ export async function rotateWebhookSecret(
 /** Deletes the endpoint with its deliveries and their log. */
 export async function deleteWebhookEndpoint(db: Db, id: string, actor: string): Promise<{ deleted: true }> {
   const before = await getWebhookEndpoint(db, id);
-  await db.driver.transaction(async (tx) => {
-    const deleted = await tx.query(`DELETE FROM webhook_endpoints WHERE id = $1::uuid RETURNING id`, [id]);
-    // Deleted by someone else since it was read: theirs is the entry.
-    if (deleted.length === 0) throw new ApiError("NOT_FOUND", `No webhook endpoint ${id}.`);
-    await recordAdminAction(tx, {
-      actor,
-      action: "webhook_endpoint_deleted",
-      targetType: "webhook_endpoint",
-      targetId: id,
-      before: snapshotOf(before),
-    });
+  const deleted = await deleteAudited(db, "webhook_endpoints", {
+    actor,
+    action: "webhook_endpoint_deleted",
+    targetType: "webhook_endpoint",
+    targetId: id,
+    before: snapshotOf(before),
   });
+  // Deleted by someone else since it was read: theirs is the entry.
+  if (!deleted) throw new ApiError("NOT_FOUND", `No webhook endpoint ${id}.`);
   return { deleted: true };
 }

@@ -203,7 +203,7 @@ export const units = [
   libFile(
     "first-run",
     "start-up's first look at the database: the server's address noted for the CLI, the evidence signing key made if there is none; an empty embedded database's first runtime key and admin, printed once",
-    ["lib/db", "lib/env.ts", "lib/evidence", "lib/identity"],
+    ["lib/db", "lib/env.ts", "lib/evidence", "lib/identity", "lib/outcome"],
   ),
   lib(
     "otlp",

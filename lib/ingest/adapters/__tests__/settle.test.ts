@@ -1,4 +1,5 @@
 import { describe, it } from "vitest";
+import { outcomeUnknownExample } from "../../../outcome/example-envelopes";
 import { check, type Case } from "./helpers";
 
 // The examples of source article 000 (docs/outcome-model.md) ("Agent Tool Error Envelopes"), verbatim.
@@ -31,18 +32,7 @@ const cases: Case[] = [
   },
   {
     name: "OUTCOME_UNKNOWN after a write timeout",
-    envelope: {
-      ok: false,
-      code: "OUTCOME_UNKNOWN",
-      category: "dependency",
-      commit_state: "unknown",
-      retry: { directive: "never", max_attempts_remaining: 0 },
-      next_action: "verify_operation",
-      operation_ref: "run_81/step_4",
-      safe_details: { verification_tool: "get_invoice_by_operation_ref" },
-      agent_message: "The write may have completed. Verify operation_ref before any new write.",
-      user_message: "The request is being checked before anything is sent again.",
-    },
+    envelope: { ...outcomeUnknownExample, safe_details: { verification_tool: "get_invoice_by_operation_ref" } },
     expect: {
       dialect: "settle",
       commit_state: "unknown",

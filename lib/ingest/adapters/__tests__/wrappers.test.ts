@@ -1,15 +1,6 @@
 import { describe, it } from "vitest";
+import { outcomeUnknownExample } from "../../../outcome/example-envelopes";
 import { check, type Case } from "./helpers";
-
-const outcomeUnknown = {
-  ok: false,
-  code: "OUTCOME_UNKNOWN",
-  category: "dependency",
-  commit_state: "unknown",
-  retry: { directive: "never", max_attempts_remaining: 0 },
-  next_action: "verify_operation",
-  operation_ref: "run_81/step_4",
-};
 
 const cases: Case[] = [
   {
@@ -41,7 +32,7 @@ const cases: Case[] = [
   },
   {
     name: "MCP text content holding a source article 000 (docs/outcome-model.md) envelope is unwrapped",
-    envelope: { content: [{ type: "text", text: JSON.stringify(outcomeUnknown) }], isError: true },
+    envelope: { content: [{ type: "text", text: JSON.stringify(outcomeUnknownExample) }], isError: true },
     expect: { dialect: "settle", wrapper_dialect: "mcp", code: "OUTCOME_UNKNOWN", commit_state: "unknown" },
   },
   {
