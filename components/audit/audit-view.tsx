@@ -18,6 +18,7 @@ import { AuditFilters } from "./audit-filters";
 import { withParams, type AuditParams } from "./params";
 import { formatUtc } from "./time";
 import { stringifyExactJson } from "@/lib/json/exact";
+import { InvocationId } from "../ui/invocation-id";
 
 const PAGE_SIZE = 50;
 
@@ -91,9 +92,9 @@ const columns: Array<Column<AuditEntry>> = [
       <>
         <Link
           href={invocationHref(e.invocation_id!, e.runtime!)}
-          className="break-all font-mono text-xs text-indigo-700 underline-offset-2 hover:underline"
+          className="font-mono text-xs text-indigo-700 underline-offset-2 hover:underline"
         >
-          {e.invocation_id}
+          <InvocationId id={e.invocation_id!} />
         </Link>
         <div className="text-xs text-slate-600">
           <span className="whitespace-nowrap">{e.tool}</span> · <span className="whitespace-nowrap">{e.runtime}</span>

@@ -2,6 +2,7 @@ import Link from "next/link";
 import type { GuardRefusal, TaskGuardRefusal } from "@/lib/invocations/schemas";
 import { invocationHref, taskHref } from "@/lib/invocations/links";
 import { formatUtc } from "@/components/audit/time";
+import { InvocationId } from "../ui/invocation-id";
 
 // The guard's refusals where a person reads a call or a task: a run that asked again for an intent that was
 // committed, unknown or in flight was answered "no" without a call. The quick start's "a refused duplicate"
@@ -64,9 +65,9 @@ export function TaskGuardRefusals({ refusals, runtime }: { refusals: TaskGuardRe
         const blocking = (
           <Link
             href={invocationHref(r.invocation_id, runtime)}
-            className="break-all font-mono text-xs text-indigo-700 hover:underline"
+            className="font-mono text-xs text-indigo-700 hover:underline"
           >
-            {r.invocation_id}
+            <InvocationId id={r.invocation_id} />
           </Link>
         );
         return (

@@ -25,6 +25,7 @@ import { InvocationGuardRefusals } from "./guard-refusals";
 import { ArgumentsCheck } from "./arguments-check";
 import { ArgumentsEdit } from "./arguments-edit";
 import { VerificationPanel } from "./verification-panel";
+import { InvocationId } from "@/components/ui/invocation-id";
 
 // The invocation page, kept live: the server renders it once, then the
 // invocation is read again every 2 s and the whole story rebuilt from it.
@@ -69,7 +70,7 @@ export function InvocationDetail({ initial, renderedAt, stallWindowS }: Props) {
           { href: "/", label: "Queue" },
           { href: taskHref(inv.task_id, inv.runtime), label: `Task ${inv.task_id}` },
         ]}
-        current={inv.invocation_id}
+        current={<InvocationId id={inv.invocation_id} />}
       />
 
       <InvocationHeader inv={inv} now={now} />

@@ -6,6 +6,7 @@ import { SlaSentence } from "@/components/sla-note";
 import { formatAgo, formatClock, formatDateTime } from "@/components/timeline/format";
 import { nextActionLabel } from "@/components/queue/filters";
 import { taskHref } from "@/lib/invocations/links";
+import { InvocationId } from "../ui/invocation-id";
 
 // The facts an operator decides on, at the top of the invocation page.
 
@@ -118,7 +119,7 @@ export function InvocationHeader({ inv, now }: { inv: InvocationView; now: strin
           </Link>
         </Fact>
         <Fact term="Invocation id" mono>
-          <span className="break-all">{inv.invocation_id}</span>
+          <InvocationId id={inv.invocation_id} copy />
         </Fact>
         <Fact term="Runtime" mono>
           {inv.runtime}

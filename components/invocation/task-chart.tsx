@@ -5,6 +5,7 @@ import { StatusBadge } from "@/components/status-badge";
 import { OverviewChart } from "@/components/timeline/overview-chart";
 import type { Overview, OverviewLane } from "@/components/timeline/overview";
 import { invocationHref } from "@/lib/invocations/links";
+import { InvocationId } from "../ui/invocation-id";
 
 // The task page's chart: a lane for each invocation of the page's first
 // page, from the compact marks the server computed (components/timeline/overview.ts).
@@ -21,7 +22,7 @@ function LaneLabel({ lane }: { lane: OverviewLane }) {
         </span>
         <StatusBadge status={lane.status} />
       </span>
-      <span className="truncate font-mono text-[11px] text-slate-500">{lane.invocation_id}</span>
+      <InvocationId id={lane.invocation_id} className="truncate text-[11px] text-slate-500" />
     </Link>
   );
 }

@@ -21,6 +21,7 @@ import { nextActionLabel } from "@/components/queue/filters";
 import { TaskChart } from "./task-chart";
 import { TaskStory, taskStoryKey } from "./task-story";
 import { TaskGuardRefusals } from "./guard-refusals";
+import { InvocationId } from "../ui/invocation-id";
 
 // A task, kept live: the server renders the first page of its invocations
 // (those that need a person, then the latest) and their chart; the task's
@@ -48,7 +49,9 @@ const columns: Array<Column<InvocationSummary>> = [
         >
           {s.tool}
         </Link>
-        <div className="break-all font-mono text-[11px] text-slate-500">{s.invocation_id}</div>
+        <div className="text-[11px] text-slate-500">
+          <InvocationId id={s.invocation_id} copy />
+        </div>
         {s.user_message && queueStatuses.includes(s.status) ? (
           <div className="mt-0.5 whitespace-pre-wrap break-words text-xs text-slate-600">“{s.user_message}”</div>
         ) : null}

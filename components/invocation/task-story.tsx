@@ -7,6 +7,7 @@ import { queryKeys } from "@/lib/query/keys";
 import { api } from "@/components/api";
 import { TimelineStory } from "@/components/timeline/timeline-story";
 import { attemptAnchor, invocationHref } from "@/lib/invocations/links";
+import { InvocationId } from "../ui/invocation-id";
 
 // The task's story, every event in words, loaded after the page a page at a
 // time (GET /api/v1/tasks/{id}/timeline): a task with a thousand attempts
@@ -48,7 +49,7 @@ export function TaskStory({ taskId, runtime }: { taskId: string; runtime: string
       paging={{ total: data.total, loading: isFetching, onMore: (n) => setLimit(data.events.length + n) }}
       laneTag={(e) => (
         <span className="inline-block max-w-full truncate rounded bg-slate-100 px-1.5 py-0.5 font-mono text-[11px] text-slate-700">
-          {lane(e.lane).tool} · {lane(e.lane).invocation_id}
+          {lane(e.lane).tool} · <InvocationId id={lane(e.lane).invocation_id} />
         </span>
       )}
       recordHref={(e) => invocationHref(lane(e.lane).invocation_id, lane(e.lane).runtime, attemptAnchor(e.index))}

@@ -20,6 +20,7 @@ import { Dialog, DialogActions } from "../ui/dialog";
 import { ErrorAlert } from "../ui/error-alert";
 import type { BulkChoice } from "./bulk-bar";
 import { invocationHref } from "./filters";
+import { InvocationId } from "../ui/invocation-id";
 
 // One action on many invocations, sent in requests of at most 100, each item
 // with the version the operator saw when they selected it. Afterwards, a
@@ -64,12 +65,8 @@ const resultColumns: Array<Column<ItemResult>> = [
     className: "font-mono",
     cell: (r) => (
       <>
-        <Link
-          href={invocationHref(r.invocation_id, r.runtime)}
-          className="block truncate hover:underline"
-          title={r.invocation_id}
-        >
-          {r.invocation_id}
+        <Link href={invocationHref(r.invocation_id, r.runtime)} className="block truncate hover:underline">
+          <InvocationId id={r.invocation_id} short />
         </Link>
         <div className="truncate text-slate-500" title={r.runtime}>
           {r.runtime}

@@ -12,6 +12,7 @@ import { CommitStateLabel, StatusBadge } from "../status-badge";
 import { effectClassLabel, formatAge, headline, invocationHref, nextActionLabel, rowKey } from "./filters";
 import { RowActions } from "./row-actions";
 import type { ConsoleAction } from "../actions/action-meta";
+import { InvocationId } from "../ui/invocation-id";
 
 declare module "@tanstack/react-table" {
   // Declaration merging with TanStack's own TableMeta needs an interface, with its type parameter.
@@ -131,8 +132,8 @@ function buildColumns(canAct: boolean) {
               {row.original.task_id}
             </div>
           )}
-          <div className="truncate text-slate-500" title={row.original.invocation_id}>
-            {row.original.invocation_id}
+          <div className="truncate text-slate-500">
+            <InvocationId id={row.original.invocation_id} short />
           </div>
         </div>
       ),

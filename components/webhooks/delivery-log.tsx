@@ -13,6 +13,7 @@ import { ErrorAlert } from "../ui/error-alert";
 import { EmptyState, Notice, StateLabel, Subsection } from "../ui/page";
 import { DeliveryDetails } from "./delivery-details";
 import { deliverySource, type DeliverySource } from "./delivery-source";
+import { InvocationId } from "../ui/invocation-id";
 
 // An endpoint's deliveries, newest first, refreshed every few seconds: status,
 // tries, the last answer, when the next try is due, and Resend.
@@ -62,9 +63,9 @@ export function DeliveryLog({ source }: { source: DeliverySource }) {
         d.invocation_id && source.kind === "endpoint" ? (
           <Link
             href={invocationHref(d.invocation_id, source.runtime)}
-            className="break-all font-mono text-xs underline underline-offset-2"
+            className="font-mono text-xs underline underline-offset-2"
           >
-            {d.invocation_id}
+            <InvocationId id={d.invocation_id} />
           </Link>
         ) : (
           "—"

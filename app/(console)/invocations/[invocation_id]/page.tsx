@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { elideId } from "@/components/ui/elide-id";
 import { notFound } from "next/navigation";
 import { InvocationDetail } from "@/components/invocation/invocation-detail";
 import { invocationHref } from "@/lib/invocations/links";
@@ -19,7 +20,7 @@ async function read({ params, searchParams }: Props) {
 
 export async function generateMetadata(props: Props): Promise<Metadata> {
   const { id } = await read(props);
-  return { title: `Invocation ${id} · Settle` };
+  return { title: `Invocation ${elideId(id)} · Settle` };
 }
 
 export default async function InvocationPage(props: Props) {

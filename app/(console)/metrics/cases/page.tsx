@@ -4,6 +4,7 @@ import { ApiError } from "@/lib/errors";
 import { requireUser } from "@/lib/identity/session";
 import { listMetricCases } from "@/lib/metrics/metrics";
 import { metricCasesQuerySchema, type MetricCasesPage } from "@/lib/metrics/schema";
+import { InvocationId } from "@/components/ui/invocation-id";
 
 export const dynamic = "force-dynamic";
 
@@ -113,7 +114,7 @@ export default async function MetricCasesPage({ searchParams }: { searchParams: 
                       className="underline"
                       href={`/invocations/${encodeURIComponent(c.invocation_id)}?runtime=${encodeURIComponent(c.runtime)}`}
                     >
-                      {c.invocation_id}
+                      <InvocationId id={c.invocation_id} />
                     </Link>
                   </td>
                   <td className="px-3 py-1.5 font-mono text-xs">{c.task_id}</td>
