@@ -6,7 +6,7 @@ import { can } from "../identity/roles";
 import { performAction } from "../invocations/act";
 import { getInvocation, type InvocationView } from "../invocations/read";
 import type { OperatorAction } from "../outcome/actions";
-import { slackMessageFor, type Bound } from "./blocks";
+import { shownDigest, slackMessageFor, type Bound } from "./blocks";
 import { getLinkedPerson } from "./links";
 import { slackMayTake, type SlackAction } from "./policy";
 import type { SlackApp } from "./settings";
@@ -16,13 +16,20 @@ import { postToResponseUrl } from "./web-api";
 // policy lets this class be decided from Slack, whether the call is still what the button was drawn for, then
 // the console's own action (lib/invocations/act.ts: state machine, version check, quorum), audited "via
 // Slack" with the Slack user id. Every refusal changes nothing and is told only to the person who clicked.
+// A button that opens a modal gets the same checks before it opens (mayOpenModal) and again when the modal is
+// submitted: the submission is the click, carrying the edited arguments, a note or a message to the agent.
 
 export type Click = {
   action: "approve" | "reject" | "escalate" | "found" | "not_found";
   slackUserId: string;
   responseUrl: string | null;
   bound: Bound;
+  /** Found / Not found: the evidence; an approval with edits: the approver's note. */
   note?: string;
+  /** Approve with edits: the arguments the call is to run with. */
+  arguments?: Record<string, unknown>;
+  /** Reject / escalate: the message to the agent. */
+  reply?: string;
 };
 
 const policyAction: Record<Click["action"], SlackAction> = {
@@ -40,11 +47,13 @@ function operatorAction(click: Click, email: string, slackUserId: string): Opera
   const via = `via Slack (${slackUserId})`;
   switch (click.action) {
     case "approve":
-      return { action: "approve", note: via };
+      return click.arguments
+        ? { action: "approve", note: click.note ? `${click.note} (${via})` : via, arguments: click.arguments }
+        : { action: "approve", note: via };
     case "reject":
-      return { action: "reject", note: via };
+      return { action: "reject", note: via, reply: click.reply ?? null };
     case "escalate":
-      return { action: "escalate", note: `Escalated from Slack by ${email}` };
+      return { action: "escalate", note: `Escalated from Slack by ${email}`, reply: click.reply ?? null };
     case "found":
     case "not_found":
       return {
@@ -61,7 +70,7 @@ function operatorAction(click: Click, email: string, slackUserId: string): Opera
  * only other people's approvals since (counted, so the quorum can be met from one message).
  */
 async function stillBound(db: Db, view: InvocationView, bound: Bound): Promise<boolean> {
-  if (view.args_digest !== bound.d) return false;
+  if (shownDigest(view) !== bound.d) return false;
   if (view.version === bound.v) return true;
   if (view.version < bound.v || view.status !== "awaiting_approval") return false;
   const [row] = await db.driver.query<{ n: number; other: number }>(
@@ -81,46 +90,73 @@ export type ClickOutcome = {
   invocation: InvocationView | null;
 };
 
-type Reply = (body: Record<string, unknown>) => Promise<unknown>;
+type Answers = {
+  tell: (text: string) => Promise<unknown>;
+  redraw: (view: InvocationView, note?: string) => Promise<unknown>;
+};
 
-export async function takeSlackClick(db: Db, app: SlackApp, click: Click): Promise<ClickOutcome> {
-  const reply: Reply = (body) =>
+function answersTo(app: SlackApp, click: Click): Answers {
+  const reply = (body: Record<string, unknown>) =>
     click.responseUrl ? postToResponseUrl(click.responseUrl, body) : Promise.resolve(null);
-  const tell = (text: string) => reply({ response_type: "ephemeral", replace_original: false, text });
-  const redraw = (view: InvocationView, note?: string) =>
-    reply({ replace_original: true, ...slackMessageFor(view, app.actions, publicUrl(), note) });
+  return {
+    tell: (text) => reply({ response_type: "ephemeral", replace_original: false, text }),
+    redraw: (view, note) => reply({ replace_original: true, ...slackMessageFor(view, app.actions, publicUrl(), note) }),
+  };
+}
 
+type Checked = { ok: true; person: { email: string }; view: InvocationView } | ({ ok: false } & ClickOutcome);
+
+/** Who acts, the call now, the policy, and whether the call is what the button showed; a refusal is told. */
+async function check(db: Db, app: SlackApp, click: Click, { tell, redraw }: Answers): Promise<Checked> {
   const person = await getLinkedPerson(db, click.slackUserId);
   if (!person) {
     await tell(
       "Your Slack account is not linked to anyone in Settle, so nothing was changed. Link it in Settle under Account → Slack, or ask an admin.",
     );
-    return { result: "unlinked", invocation: null };
+    return { ok: false, result: "unlinked", invocation: null };
   }
   if (!can(person.role, "act")) {
     await tell(`Your role in Settle (${person.role ?? "deactivated"}) cannot act on calls, so nothing was changed.`);
-    return { result: "role", invocation: null };
+    return { ok: false, result: "role", invocation: null };
   }
+  const view = await getInvocation(db, {}, click.bound.i, { runtime: click.bound.r });
+  if (!view) {
+    await tell(`Settle has no call ${click.bound.i} of ${click.bound.r} any more; nothing was changed.`);
+    return { ok: false, result: "missing", invocation: null };
+  }
+  if (!slackMayTake(app.actions, view.effect_class, policyAction[click.action])) {
+    await tell(
+      `Settle's policy keeps this for the console: ${policyAction[click.action]} on ${view.effect_class ?? "unclassified"} calls is not taken from Slack. Nothing was changed; decide in Settle: ${publicUrl()}`,
+    );
+    return { ok: false, result: "policy", invocation: view };
+  }
+  if (!(await stillBound(db, view, click.bound))) {
+    await redraw(view, "A click on an earlier state of this call was not taken: this is the call now.");
+    await tell(
+      "This call changed since the message was drawn (decided, new arguments or a newer report): nothing was changed.",
+    );
+    return { ok: false, result: "changed", invocation: view };
+  }
+  return { ok: true, person, view };
+}
+
+/**
+ * Before a button's modal opens: the checks its submission will get, so nobody fills in a form that cannot be
+ * taken. The call as it is now when the modal may open; else null, the refusal told (and a stale message redrawn).
+ */
+export async function mayOpenModal(db: Db, app: SlackApp, click: Click): Promise<InvocationView | null> {
+  const checked = await check(db, app, click, answersTo(app, click));
+  return checked.ok ? checked.view : null;
+}
+
+export async function takeSlackClick(db: Db, app: SlackApp, click: Click): Promise<ClickOutcome> {
+  const answers = answersTo(app, click);
+  const { tell, redraw } = answers;
   const audit = { via: "slack", slack_user_id: click.slackUserId };
   for (let attempt = 1; ; attempt += 1) {
-    const view = await getInvocation(db, {}, click.bound.i, { runtime: click.bound.r });
-    if (!view) {
-      await tell(`Settle has no call ${click.bound.i} of ${click.bound.r} any more; nothing was changed.`);
-      return { result: "missing", invocation: null };
-    }
-    if (!slackMayTake(app.actions, view.effect_class, policyAction[click.action])) {
-      await tell(
-        `Settle's policy keeps this for the console: ${policyAction[click.action]} on ${view.effect_class ?? "unclassified"} calls is not taken from Slack. Nothing was changed; decide in Settle: ${publicUrl()}`,
-      );
-      return { result: "policy", invocation: view };
-    }
-    if (!(await stillBound(db, view, click.bound))) {
-      await redraw(view, "A click on an earlier state of this call was not taken: this is the call now.");
-      await tell(
-        "This call changed since the message was drawn (decided, new arguments or a newer report): nothing was changed.",
-      );
-      return { result: "changed", invocation: view };
-    }
+    const checked = await check(db, app, click, answers);
+    if (!checked.ok) return { result: checked.result, invocation: checked.invocation };
+    const { person, view } = checked;
     try {
       const after = await performAction(
         db,

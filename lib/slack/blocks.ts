@@ -3,33 +3,39 @@ import { invocationHref } from "../invocations/links";
 import { statusLabels } from "../outcome/labels";
 import { allowedFrom } from "../outcome/transitions";
 import { redact } from "../redact/redact";
+import { editableText, shownArguments } from "./editable";
 import { slackMayTake, type SlackAction, type SlackActionPolicy } from "./policy";
 
 // How a call reads in Slack, pure: an approval request (summary, arguments redacted, runbook, Approve /
-// Reject / Escalate), an unknown (Found / Not found, each asking for a note, Escalate), and once decided the
-// buttons replaced by who decided what and when. Every button carries what it was drawn for (the invocation,
-// its version, the arguments digest shown), so a click on a call that changed since changes nothing.
+// Approve with edits / Reject / Escalate), an unknown (Found / Not found, each asking for a note, Escalate), and
+// once decided the buttons replaced by who decided what and when (with an edit's changed members and a reply to
+// the agent). Every button carries what it was drawn for (the invocation, its version, the digest of the
+// arguments shown: a pending edit's while one waits for more approvals), so a click on a call that changed since
+// changes nothing. The modals the buttons open are lib/slack/modals.ts.
 
 export type Bound = { i: string; r: string; v: number; d: string | null };
 export const ACTION_IDS = {
   approve: "settle_approve",
+  approve_edit: "settle_approve_edit",
   reject: "settle_reject",
   escalate: "settle_escalate",
   found: "settle_found",
   not_found: "settle_not_found",
 } as const;
-export const RECORD_CALLBACK = "settle_record";
-
 export type SlackMessage = { text: string; blocks: unknown[] };
 
 /** Slack's mrkdwn control characters: upstream text is shown, never read as markup or a mention. */
 export const escapeMrkdwn = (s: string) => s.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 
+/** The digest of the arguments an approval now approves: a pending edit's, else the call's. */
+export const shownDigest = (v: Pick<InvocationView, "args_digest" | "arguments_edit">): string | null =>
+  v.arguments_edit?.state === "pending" ? v.arguments_edit.digest : v.args_digest;
+
 export const boundOf = (v: InvocationView): Bound => ({
   i: v.invocation_id,
   r: v.runtime,
   v: v.version,
-  d: v.args_digest,
+  d: shownDigest(v),
 });
 
 export function readBound(value: unknown): Bound | null {
@@ -48,20 +54,18 @@ const when = (iso: string) => {
   return `<!date^${s}^{date_short} {time}|${iso.slice(0, 16).replace("T", " ")} UTC>`;
 };
 
-function latestArguments(v: InvocationView): unknown {
-  for (let i = v.attempts.length - 1; i >= 0; i -= 1)
-    if (v.attempts[i]!.arguments != null) return v.attempts[i]!.arguments;
-  return null;
-}
-
 const ARGS_CHARS = 2500;
 
 function argumentsBlock(v: InvocationView): unknown | null {
-  const args = latestArguments(v);
+  const args = shownArguments(v);
   if (args == null) return null;
   let text = JSON.stringify(redact(args), null, 1);
   if (text.length > ARGS_CHARS) text = `${text.slice(0, ARGS_CHARS)}…`;
-  return { type: "section", text: { type: "mrkdwn", text: `*Arguments*\n\`\`\`${escapeMrkdwn(text)}\`\`\`` } };
+  const edit = v.arguments_edit;
+  const title = edit
+    ? `*Arguments* (edited by ${escapeMrkdwn(edit.by)}${edit.state === "pending" ? ", awaiting approval" : ""})`
+    : "*Arguments*";
+  return { type: "section", text: { type: "mrkdwn", text: `${title}\n\`\`\`${escapeMrkdwn(text)}\`\`\`` } };
 }
 
 function button(text: string, actionId: string, bound: Bound, style?: "primary" | "danger", confirm?: unknown) {
@@ -75,10 +79,24 @@ function button(text: string, actionId: string, bound: Bound, style?: "primary" 
   };
 }
 
-function headline(v: InvocationView): string {
+export function headline(v: InvocationView): string {
   const what = escapeMrkdwn(v.summary ?? v.tool);
   const cls = v.effect_class ? ` · ${v.effect_class}` : "";
   return `*${what}*\n\`${escapeMrkdwn(v.tool)}\` · ${escapeMrkdwn(v.runtime)}${cls} · ${statusLabels[v.status]}`;
+}
+
+type ActionEntry = InvocationView["actions"][number];
+
+/** What an action carried beyond its note: the members an edit changed, the message to the agent. */
+function carried(a: ActionEntry): string {
+  const changes = a.edit?.changes ?? [];
+  const paths = changes.slice(0, 8).map((c) => escapeMrkdwn(c.path));
+  const edited =
+    changes.length > 0
+      ? ` — with edits: ${paths.join(", ")}${changes.length > paths.length ? ` and ${changes.length - paths.length} more` : ""}`
+      : "";
+  const reply = a.reply ? ` — to the agent: “${escapeMrkdwn(a.reply.slice(0, 500))}”` : "";
+  return `${edited}${reply}`;
 }
 
 /** Who decided what, and when: the latest action that brought it to its status, or its settlement. */
@@ -90,7 +108,8 @@ export function decisionLine(v: InvocationView): string {
   const last = [...v.actions].reverse().find((a) => a.to_status === v.status && a.from_status !== a.to_status);
   const label = statusLabels[v.status];
   if (!last) return `${label} since ${when(v.status_since)}`;
-  return `${label} by ${escapeMrkdwn(last.actor)} at ${when(last.at)}${last.note ? ` — “${escapeMrkdwn(last.note)}”` : ""}`;
+  const note = last.note ? ` — “${escapeMrkdwn(last.note)}”` : "";
+  return `${label} by ${escapeMrkdwn(last.actor)} at ${when(last.at)}${note}${carried(last)}`;
 }
 
 function may(policy: SlackActionPolicy, v: InvocationView, action: SlackAction, name: keyof typeof allowedFrom) {
@@ -129,6 +148,8 @@ export function slackMessageFor(
           deny: { type: "plain_text", text: "Cancel" },
         }),
       );
+    if (may(policy, v, "approve", "approve") && editableText(v) !== null)
+      buttons.push(button("Approve with edits", ACTION_IDS.approve_edit, bound));
     if (may(policy, v, "reject", "reject")) buttons.push(button("Reject", ACTION_IDS.reject, bound, "danger"));
     if (!slackMayTake(policy, v.effect_class, "approve"))
       context.push(`Approving ${v.effect_class ?? "unclassified"} calls is done in Settle, not from Slack.`);
@@ -143,32 +164,4 @@ export function slackMessageFor(
   blocks.push({ type: "context", elements: context.map((text) => ({ type: "mrkdwn", text })) });
   const title = awaiting ? "Approval needed" : unknown ? "Outcome unknown" : statusLabels[v.status];
   return { text: `${title}: ${v.summary ?? v.tool} (${v.runtime})`, blocks };
-}
-
-/** The modal Found / Not found opens: the evidence note is required. */
-export function recordModal(v: InvocationView, result: "found" | "absent", metadata: string): Record<string, unknown> {
-  return {
-    type: "modal",
-    callback_id: RECORD_CALLBACK,
-    private_metadata: metadata,
-    title: { type: "plain_text", text: result === "found" ? "Found" : "Not found" },
-    submit: { type: "plain_text", text: "Record" },
-    close: { type: "plain_text", text: "Cancel" },
-    blocks: [
-      { type: "section", text: { type: "mrkdwn", text: headline(v) } },
-      {
-        type: "input",
-        block_id: "note",
-        label: { type: "plain_text", text: "Evidence note" },
-        hint: {
-          type: "plain_text",
-          text:
-            result === "found"
-              ? "Where you saw that it happened (an id, a dashboard). Settles the call as committed."
-              : "Where you checked that it did not happen. Settles the call as not committed.",
-        },
-        element: { type: "plain_text_input", action_id: "note", multiline: true, max_length: 4000 },
-      },
-    ],
-  };
 }

@@ -5,7 +5,8 @@ import { addSlackLink } from "@/lib/slack/links";
 import { setSlackSettings } from "@/lib/slack/settings";
 import { slackSignature } from "@/lib/slack/signature";
 import { slackClicksTaken } from "@/lib/slack/interactions";
-import { ACTION_IDS, RECORD_CALLBACK } from "@/lib/slack/blocks";
+import { ACTION_IDS } from "@/lib/slack/blocks";
+import { RECORD_CALLBACK } from "@/lib/slack/modals";
 import { call, createOperator, openSettle, type TestContext } from "./harness";
 import { getInvocation, ingest } from "./routes";
 import { startSlackReceiver, type SlackReceiver } from "./slack-receiver";
@@ -203,8 +204,16 @@ describe("Slack interactivity", () => {
     await slackClicksTaken();
     expect((await read("ap-guarded")).version).toBe(view.version);
 
-    // The same signed body twice: the first is taken, the second refused.
-    const once = signed(clickPayload("UAAAA", "reject", view));
+    // The same signed body twice: the first is taken, the second refused. (Reject opens its modal first.)
+    const opens = slack.to("/api/views.open").length;
+    expect((await post(signed(clickPayload("UAAAA", "reject", view)))).status).toBe(200);
+    await slackClicksTaken();
+    const modal = slack.to("/api/views.open")[opens]!.body.view as { callback_id: string; private_metadata: string };
+    const once = signed({
+      type: "view_submission",
+      user: { id: "UAAAA" },
+      view: { ...modal, state: { values: { reply: { reply: { value: null } } } } },
+    });
     expect((await post(once)).status).toBe(200);
     const again = await post(once);
     expect(again.status).toBe(401);
