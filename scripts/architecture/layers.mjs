@@ -331,6 +331,7 @@ export const units = [
       "lib/http",
       "lib/identity",
       "lib/invocations",
+      "lib/json",
       "lib/observability",
       "lib/outcome",
       "lib/process-wide.ts",
