@@ -28,7 +28,7 @@ test("an admin adds an endpoint, sees a failed try in the delivery log, and rese
   await expect(page.getByRole("heading", { name: "Webhooks", level: 1 })).toBeVisible();
 
   await page.getByRole("button", { name: "Add endpoint" }).click();
-  const form = page.getByRole("dialog", { name: "Add a webhook endpoint" });
+  const form = page.getByRole("dialog", { name: "Add an endpoint" });
   await form.getByLabel("Runtime").selectOption(runtime);
   await form.getByLabel("URL").fill(receiver.url(`/${runtime}`));
   await form.getByRole("button", { name: "Add endpoint" }).click();

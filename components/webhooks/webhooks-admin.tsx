@@ -5,48 +5,17 @@ import { useState } from "react";
 import type { WebhookEndpointInfo } from "@/lib/webhooks/endpoints";
 import { queryKeys } from "@/lib/query/keys";
 import { ShownOnceDialog } from "../admin/shown-once";
-import { useCollection, useCollectionMutation } from "../admin/use-collection";
+import { useCollection } from "../admin/use-collection";
 import { api } from "../api";
 import { formatUtc } from "../audit/time";
 import { DataTable, type Column, type RowSpec } from "../ui/data-table";
-import { DialogButton, fieldText, FormDialog, type DialogProps } from "../ui/dialog";
-import { SelectField, TextField } from "../ui/field";
+import { DialogButton } from "../ui/dialog";
 import { EmptyState, PageSection, StateLabel } from "../ui/page";
+import { CreateEndpointDialog, type Created } from "./create-endpoint";
 import { VerifyHelp } from "./verify-help";
-
-type Created = { endpoint: WebhookEndpointInfo; secret: string };
 
 export const SECRET_NOTE =
   "Copy it now. Settle keeps it to sign deliveries but will not show it again; rotating it gives a new one.";
-
-function CreateEndpointDialog({ runtimes, onClose, onDone }: { runtimes: string[] } & DialogProps<Created>) {
-  const create = useCollectionMutation(queryKeys.admin.webhooks, {
-    mutationFn: (body: { runtime: string; url: string }) => api.post("/api/v1/admin/webhooks", { body }),
-    onSuccess: onDone,
-  });
-  return (
-    <FormDialog
-      title="Add a webhook endpoint"
-      description="Settle POSTs a signed event to this URL whenever one of the runtime's invocations settles or its decision changes."
-      submitLabel="Add endpoint"
-      pendingLabel="Adding…"
-      step={create}
-      onSubmit={(form) => create.mutate({ runtime: fieldText(form, "runtime"), url: fieldText(form, "url") })}
-      onClose={onClose}
-    >
-      <SelectField label="Runtime" name="runtime" required options={runtimes.map((r) => ({ value: r, label: r }))} />
-      <TextField
-        label="URL"
-        name="url"
-        type="url"
-        required
-        placeholder="https://agent.example.com/settle-events"
-        autoComplete="off"
-        hint="http:// or https:// at a public address (not localhost or a private network). The receiver answers any 2xx within 10 seconds."
-      />
-    </FormDialog>
-  );
-}
 
 export function EndpointState({ enabled }: { enabled: boolean }) {
   return enabled ? <StateLabel state="enabled" /> : <StateLabel state="disabled" />;
@@ -79,6 +48,7 @@ const endpointRow: RowSpec<WebhookEndpointInfo> = {
 };
 const columns: Array<Column<WebhookEndpointInfo>> = [
   { header: "Runtime", className: "font-medium", cell: (e) => e.runtime },
+  { header: "Kind", className: "nowrap", cell: (e) => (e.kind === "otlp" ? "OTLP traces" : "Webhook") },
   {
     header: "URL",
     className: "max-w-sm truncate mono",
@@ -125,7 +95,9 @@ export function WebhooksAdmin({ initial, runtimes }: { initial: WebhookEndpointI
           Settle tells a runtime when one of its invocations settles (
           <span className="font-mono">invocation.settled</span>) or what it may do next changes (
           <span className="font-mono">invocation.decision_changed</span>), so agents need not poll. Every delivery is
-          signed, kept in an outbox and retried with exponential back-off until the receiver answers 2xx.
+          signed, kept in an outbox and retried with exponential back-off until the receiver answers 2xx. An OTLP
+          destination gets each settled or escalated call as a span in the team&apos;s own traces, through the same
+          outbox.
         </>
       }
       action={
@@ -133,7 +105,7 @@ export function WebhooksAdmin({ initial, runtimes }: { initial: WebhookEndpointI
           variant="primary"
           disabled={runtimes.length === 0}
           dialog={(props) => <CreateEndpointDialog runtimes={runtimes} {...props} />}
-          onDone={setCreated}
+          onDone={(made) => setCreated(made.endpoint.kind === "otlp" ? null : made)}
         >
           Add endpoint
         </DialogButton>

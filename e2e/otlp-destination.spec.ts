@@ -1,0 +1,119 @@
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { expect, test } from "@playwright/test";
+import protobuf from "protobufjs";
+import descriptor from "../lib/otlp/proto/trace-service.json";
+import { OUT_DIR, readState, settleCli } from "./server";
+import { signIn } from "./sign-in";
+
+// A runtime's OTLP destination added in the console (issue 41 §3): the admin picks the kind, the collector's
+// URL and a header; the console server's own job then exports a settled call to a collector stand-in in this
+// process, which decodes it with the official proto.
+
+const state = readState().console;
+const base = state.baseURL;
+const dir = path.join(OUT_DIR, "otlp-destination");
+
+const root = protobuf.Root.fromJSON(descriptor as protobuf.INamespace);
+const ExportRequest = root.lookupType("opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest");
+const ExportResponse = root.lookupType("opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse");
+
+type Got = { path: string; headers: IncomingHttpHeaders; body: Buffer };
+let server: Server;
+const got: Got[] = [];
+let collectorUrl = "";
+
+test.beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      got.push({ path: req.url ?? "/", headers: req.headers, body: Buffer.concat(chunks) });
+      res.writeHead(200, { "content-type": "application/x-protobuf" });
+      res.end(Buffer.from(ExportResponse.encode(ExportResponse.create({})).finish()));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  collectorUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`;
+});
+test.afterAll(async () => {
+  await new Promise<void>((resolve) => server?.close(() => resolve()));
+});
+
+type Attr = { key: string; value: { stringValue?: string } };
+function spanAttributes(body: Buffer): Array<Record<string, string | undefined>> {
+  const request = ExportRequest.toObject(ExportRequest.decode(body), { longs: String, bytes: String }) as {
+    resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<{ attributes: Attr[] }> }> }>;
+  };
+  return request.resourceSpans.flatMap((rs) =>
+    rs.scopeSpans.flatMap((ss) =>
+      ss.spans.map((s) => Object.fromEntries(s.attributes.map((a) => [a.key, a.value.stringValue]))),
+    ),
+  );
+}
+
+test("an admin adds an OTLP destination with a header; a settled call arrives there as a span", async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(60_000);
+  mkdirSync(dir, { recursive: true });
+  const runtime = `otlp-agent-${randomBytes(3).toString("hex")}`;
+  const key = settleCli(state.databaseUrl, ["keys", "create", runtime]);
+  await signIn(page, base, state.adminEmail, state.adminPassword, "/admin/webhooks");
+  await page.getByRole("button", { name: "Add endpoint" }).click();
+  const form = page.getByRole("dialog", { name: "Add an endpoint" });
+  await form.getByLabel("Runtime").selectOption(runtime);
+  await expect(form.getByLabel("Headers")).toHaveCount(0);
+  await form.getByLabel("Kind").selectOption("otlp");
+  await form.getByLabel("URL").fill(collectorUrl);
+  // A line that is not Name: value is refused in place, with its number.
+  await form.getByLabel("Headers").fill("x-team: settle-e2e\nnot a header");
+  await form.getByRole("button", { name: "Add endpoint" }).click();
+  await expect(form.getByText("Headers, line 2: write it as Name: value.")).toBeVisible();
+  // A header Settle sets itself is refused by the API, as a webhook's address rules are.
+  await form.getByLabel("Headers").fill("x-team: settle-e2e\nContent-Type: text/plain");
+  await form.getByRole("button", { name: "Add endpoint" }).click();
+  await expect(form.getByText(/a header Settle sets itself/)).toBeVisible();
+  await form.getByLabel("Headers").fill("x-team: settle-e2e");
+  await page.screenshot({ path: path.join(dir, "add-otlp-destination.png") });
+  await form.getByRole("button", { name: "Add endpoint" }).click();
+  await expect(form).toHaveCount(0);
+
+  const row = page.getByTestId("webhook-row").filter({ hasText: runtime });
+  await expect(row).toContainText("OTLP traces");
+  await expect(row).toContainText(collectorUrl);
+  await page.screenshot({ path: path.join(dir, "webhooks-with-otlp.png") });
+  await row.getByRole("link", { name: /Delivery log/ }).click();
+  await expect(page.getByRole("heading", { name: `OTLP traces for ${runtime}` })).toBeVisible();
+  await expect(page.getByTestId("otlp-endpoint")).toContainText("with the headers x-team");
+
+  const id = `inv-${randomBytes(4).toString("hex")}`;
+  const sent = await request.post(`${base}/api/v1/envelopes`, {
+    headers: { authorization: `Bearer ${key}` },
+    data: {
+      event_id: `${id}-o1`,
+      task_id: `task-${id}`,
+      invocation_id: id,
+      tool: "create_invoice",
+      effect_class: "create",
+      envelope: { outcome: "ok", effect_applied: "yes" },
+    },
+  });
+  expect(sent.status()).toBe(207);
+  // The server's job runs every few seconds.
+  await expect.poll(() => got.length, { timeout: 20_000 }).toBeGreaterThan(0);
+  const exported = got[0]!;
+  expect(exported.path).toBe("/v1/traces");
+  expect(exported.headers["x-team"]).toBe("settle-e2e");
+  expect(exported.headers["content-type"]).toBe("application/x-protobuf");
+  expect(spanAttributes(exported.body)).toEqual([
+    expect.objectContaining({ "settle.invocation_id": id, "settle.runtime": runtime, "settle.status": "succeeded" }),
+  ]);
+  const delivery = page.getByTestId("delivery-row").first();
+  await expect(delivery).toContainText("Delivered", { timeout: 15_000 });
+  await page.screenshot({ path: path.join(dir, "otlp-endpoint-page.png") });
+});
