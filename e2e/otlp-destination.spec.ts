@@ -1,11 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import protobuf from "protobufjs";
-import descriptor from "../lib/otlp/proto/trace-service.json";
 import { OUT_DIR, readState, settleCli } from "./server";
 import { signIn } from "./sign-in";
 
@@ -17,7 +16,9 @@ const state = readState().console;
 const base = state.baseURL;
 const dir = path.join(OUT_DIR, "otlp-destination");
 
-const root = protobuf.Root.fromJSON(descriptor as protobuf.INamespace);
+// The official proto definitions Settle's own OTLP reader uses, read as JSON.
+const descriptor = JSON.parse(readFileSync("lib/otlp/proto/trace-service.json", "utf8")) as protobuf.INamespace;
+const root = protobuf.Root.fromJSON(descriptor);
 const ExportRequest = root.lookupType("opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest");
 const ExportResponse = root.lookupType("opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse");
 
