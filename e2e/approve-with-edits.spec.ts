@@ -98,7 +98,13 @@ test("the operator edits the amount, sees the diff and approves; the decision ca
   await dialog.getByRole("button", { name: "Undo my changes" }).click();
   await expect(dialog.getByRole("alert")).toHaveCount(0);
 
-  await editAmount(page, "50");
+  // The amount's own field: text that is no number is pointed out and not taken; a number is.
+  const amount = dialog.getByTestId("argument-fields").getByLabel("amount", { exact: true });
+  await amount.fill("5O");
+  await expect(amount).toHaveAttribute("aria-invalid", "true");
+  await expect(dialog.getByTestId("edit-diff-empty")).toBeVisible();
+  await amount.fill("50");
+  await expect(editor).toHaveValue(/"amount": 50,/);
   const diff = dialog.getByTestId("edit-diff");
   await expect(diff.getByTestId("diff-row")).toHaveCount(1);
   const changed = diff.locator('[data-change="changed"]');

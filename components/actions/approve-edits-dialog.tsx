@@ -13,10 +13,12 @@ import { Button } from "../ui/button";
 import { FormDialog } from "../ui/dialog";
 import { TextArea } from "../ui/field";
 import type { ActionTarget } from "./action-dialog";
+import { ArgumentFields } from "./argument-fields";
 import { approvalArguments, approvalRefusal, readEditedArguments, type Arguments } from "./edited-arguments";
 
-// Approve with edits: the person changes the arguments the approval is for (the amount, say), sees what they
-// changed against them as they type, and approves; the call is to run with theirs (docs/outcome-model.md §4).
+// Approve with edits: the person changes the arguments the approval is for (the amount, say: a field per
+// top-level member, or the JSON), sees what they changed against them as they type, and approves; the call is to
+// run with theirs (docs/outcome-model.md §4).
 // Settle shows arguments redacted and refuses an edit that holds a redacted or secret-looking value.
 
 type Props = { target: ActionTarget; onClose: () => void };
@@ -94,6 +96,11 @@ function EditForm({
   const [refusal, setRefusal] = useState<{ text: string; final: boolean } | null>(null);
   const errorId = useId();
 
+  const edit = (next: string) => {
+    setText(next);
+    // A refusal of the arguments sent no longer speaks for the ones being edited.
+    if (refusal && !refusal.final) setRefusal(null);
+  };
   const read = useMemo(() => readEditedArguments(text), [text]);
   const changes = useMemo(() => (read.ok ? diffArguments(base, read.value) : []), [base, read]);
   const inexact = read.ok && holdsBigInt(read.value);
@@ -142,14 +149,7 @@ function EditForm({
       onClose={onClose}
       aside={
         text !== original ? (
-          <Button
-            size="sm"
-            variant="ghost"
-            onClick={() => {
-              setText(original);
-              if (refusal && !refusal.final) setRefusal(null);
-            }}
-          >
+          <Button size="sm" variant="ghost" onClick={() => edit(original)}>
             Undo my changes
           </Button>
         ) : undefined
@@ -157,7 +157,10 @@ function EditForm({
     >
       {target.summary ? <p className="break-words text-sm font-medium text-slate-900">{target.summary}</p> : null}
       <div className="grid gap-4 md:grid-cols-2">
-        <div className="space-y-1">
+        <div className="space-y-3">
+          {read.ok ? (
+            <ArgumentFields value={read.value} onChange={(next) => edit(stringifyExactJson(next, 2))} />
+          ) : null}
           <TextArea
             label="Arguments (JSON)"
             hint={
@@ -166,13 +169,9 @@ function EditForm({
                 : "The call's arguments as Settle stored them; secrets show as [redacted] and cannot be edited."
             }
             code
-            rows={Math.min(Math.max(original.split("\n").length + 2, 8), 18)}
+            rows={Math.min(Math.max(original.split("\n").length + 1, 6), 14)}
             value={text}
-            onChange={(event) => {
-              setText(event.target.value);
-              // A refusal of the text sent no longer speaks for the text being edited.
-              if (refusal && !refusal.final) setRefusal(null);
-            }}
+            onChange={(event) => edit(event.target.value)}
             aria-invalid={!read.ok}
             aria-describedby={read.ok ? undefined : errorId}
             data-testid="arguments-editor"
