@@ -48,7 +48,7 @@ function operatorAction(click: Click, email: string, slackUserId: string): Opera
   switch (click.action) {
     case "approve":
       return click.arguments
-        ? { action: "approve", note: click.note ? `${click.note} (${via})` : via, arguments: click.arguments }
+        ? { action: "approve", note: click.note ? `${click.note} — ${via}` : via, arguments: click.arguments }
         : { action: "approve", note: via };
     case "reject":
       return { action: "reject", note: via, reply: click.reply ?? null };

@@ -1,7 +1,7 @@
 import type { InvocationView } from "../invocations/read";
 import { parseExactJson } from "../json/exact";
 import { headline, readBound, type Bound } from "./blocks";
-import { EDIT_MAX_CHARS } from "./editable";
+import { EDIT_MAX_CHARS as SLACK_INPUT_MAX } from "./editable";
 
 // The modals a button opens, pure: Found / Not found ask for the evidence note (required); Approve with edits
 // holds the arguments as JSON to edit and an optional note; Reject and Escalate an optional message to the
@@ -43,7 +43,8 @@ function textInput(blockId: string, label: string, hint: string, options: Record
     block_id: blockId,
     label: plain(label),
     hint: plain(hint),
-    element: { type: "plain_text_input", action_id: blockId, multiline: true, max_length: 4000, ...options },
+    // Slack refuses a plain_text_input whose max_length is over 3000 (views.open answers invalid_arguments).
+    element: { type: "plain_text_input", action_id: blockId, multiline: true, max_length: SLACK_INPUT_MAX, ...options },
   };
 }
 
@@ -84,7 +85,7 @@ export function editModal(v: InvocationView, argumentsText: string, metadata: st
         "arguments",
         "Arguments (JSON)",
         "The call runs with exactly these. Secrets show as [redacted]: an edit that keeps one is refused, because Settle never stored it.",
-        { initial_value: argumentsText, max_length: EDIT_MAX_CHARS },
+        { initial_value: argumentsText },
       ),
       { ...textInput("note", "Note", "Why you changed them (kept in the audit trail)."), optional: true },
     ],

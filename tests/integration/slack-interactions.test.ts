@@ -276,6 +276,7 @@ describe("Slack interactivity", () => {
     expect(opened.body.trigger_id).toBe(payload.trigger_id);
     const view = opened.body.view as { callback_id: string; private_metadata: string };
     expect(view.callback_id).toBe(RECORD_CALLBACK);
+    expect(slack.refused).toEqual([]);
     expect((await read("un-1")).status).toBe("outcome_unknown");
 
     const submit = (note: string) => ({

@@ -257,4 +257,9 @@ describe("Slack modals: approve with edits, a message to the agent", () => {
     expect((await read("q-console")).status).toBe("awaiting_approval");
     expect((await actionRows("q-console")).map((r) => r.actor)).toEqual([people.a.user.email]);
   });
+
+  it("Slack accepted every modal Settle opened (Block Kit's limits)", () => {
+    expect(slack.to("/api/views.open").length).toBeGreaterThan(5);
+    expect(slack.refused).toEqual([]);
+  });
 });
