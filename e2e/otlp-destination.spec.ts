@@ -91,6 +91,8 @@ test("an admin adds an OTLP destination with a header; a settled call arrives th
   await row.getByRole("link", { name: /Delivery log/ }).click();
   await expect(page.getByRole("heading", { name: `OTLP traces for ${runtime}` })).toBeVisible();
   await expect(page.getByTestId("otlp-endpoint")).toContainText("with the headers x-team");
+  // Nothing is signed for a collector: no secret to rotate.
+  await expect(page.getByRole("button", { name: "Rotate secret" })).toHaveCount(0);
 
   const id = `inv-${randomBytes(4).toString("hex")}`;
   const sent = await request.post(`${base}/api/v1/envelopes`, {

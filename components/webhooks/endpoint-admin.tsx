@@ -68,16 +68,19 @@ export function EndpointAdmin({ initial }: { initial: WebhookEndpointInfo }) {
             <Button onClick={() => toggle.mutate(!endpoint.enabled)} disabled={toggle.isPending}>
               {endpoint.enabled ? "Disable" : "Enable"}
             </Button>
-            <ConfirmButton
-              variant="secondary"
-              title="Rotate the signing secret?"
-              description="Every delivery from now on, retries included, is signed with the new secret; the old one stops verifying at once. Update the receiver right after."
-              confirmLabel="Rotate secret"
-              step={rotate}
-              act={() => rotate.mutateAsync().then((answer) => setSecret(answer.secret))}
-            >
-              Rotate secret
-            </ConfirmButton>
+            {/* OTLP exports are not signed (the collector checks its own headers): no secret to rotate. */}
+            {endpoint.kind === "otlp" ? null : (
+              <ConfirmButton
+                variant="secondary"
+                title="Rotate the signing secret?"
+                description="Every delivery from now on, retries included, is signed with the new secret; the old one stops verifying at once. Update the receiver right after."
+                confirmLabel="Rotate secret"
+                step={rotate}
+                act={() => rotate.mutateAsync().then((answer) => setSecret(answer.secret))}
+              >
+                Rotate secret
+              </ConfirmButton>
+            )}
             <ConfirmButton
               title="Delete this endpoint?"
               description={`${endpoint.runtime} stops getting events at ${endpoint.url}, and its delivery log is deleted with it. This cannot be undone.`}
