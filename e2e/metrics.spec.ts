@@ -100,7 +100,9 @@ test("queue size over time draws a single sampled hour (as dots), and a line fro
   await signIn(page, base, state.adminEmail, state.adminPassword, "/metrics");
   await page.goto(`${base}/metrics?range=24h`);
   const panel = page.locator("figure").filter({ hasText: "Queue size over time" });
-  await expect(panel.getByRole("application")).toBeVisible();
+  // Recharts draws once the page is hydrated and has measured its panel: beside a busy machine (CI at load 15 on
+  // 2 cores) that took longer than the default 5 s and no chart was drawn yet.
+  await expect(panel.getByRole("application")).toBeVisible({ timeout: 30_000 });
   // What the page drew from: the API's series for the same range.
   const to = new Date();
   const from = new Date(to.getTime() - 24 * 3_600_000);
