@@ -17,7 +17,7 @@ const base = state.baseURL;
 const dir = path.join(OUT_DIR, "otlp-destination");
 
 // The official proto definitions Settle's own OTLP reader uses, read as JSON.
-const descriptor = JSON.parse(readFileSync("lib/otlp/proto/trace-service.json", "utf8")) as protobuf.INamespace;
+const descriptor = JSON.parse(readFileSync("lib/otlp/trace-service.json", "utf8")) as protobuf.INamespace;
 const root = protobuf.Root.fromJSON(descriptor);
 const ExportRequest = root.lookupType("opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest");
 const ExportResponse = root.lookupType("opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse");

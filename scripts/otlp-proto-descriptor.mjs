@@ -3,7 +3,7 @@
 import { fileURLToPath } from "node:url";
 import protobuf from "protobufjs";
 
-export const PROTO_ROOT = fileURLToPath(new URL("../lib/otlp/proto/", import.meta.url));
+export const PROTO_ROOT = fileURLToPath(new URL("../lib/otlp/vendor/", import.meta.url));
 
 export function otlpDescriptor() {
   const root = new protobuf.Root();

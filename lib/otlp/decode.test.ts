@@ -3,7 +3,7 @@ import protobuf from "protobufjs";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain .mjs helper shared with scripts/otlp-proto-json.mjs
 import { otlpDescriptor } from "../../scripts/otlp-proto-descriptor.mjs";
-import descriptor from "./proto/trace-service.json";
+import descriptor from "./trace-service.json";
 import { decodeAnswer, decodeJson, decodeProtobuf, encodeAnswer, MAX_SPANS } from "./decode";
 import { ApiError } from "../errors";
 
@@ -71,7 +71,7 @@ function code(fn: () => unknown): string | null {
 describe("OTLP trace decoding", () => {
   it("the committed descriptor is the vendored .proto files' (run scripts/otlp-proto-json.mjs after updating them)", () => {
     expect(JSON.parse(JSON.stringify(otlpDescriptor()))).toEqual(descriptor);
-    expect(readFileSync(new URL("./proto/LICENSE", import.meta.url), "utf8")).toContain("Apache License");
+    expect(readFileSync(new URL("./vendor/LICENSE", import.meta.url), "utf8")).toContain("Apache License");
   });
 
   it("protobuf and JSON read to the same spans", () => {

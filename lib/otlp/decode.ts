@@ -1,13 +1,13 @@
 import Long from "long";
 import protobuf from "protobufjs/light";
-import descriptor from "./proto/trace-service.json";
+import descriptor from "./trace-service.json";
 import { ApiError } from "../errors";
 import { scanJson, scanProtobuf, wireSchema } from "./scan";
 import { countSpans, spansOf, type ReadSpan } from "./read-spans";
 
 // OTLP/HTTP trace bodies into spans. Protobuf is decoded by protobufjs from
-// the official OpenTelemetry definitions (vendored in ./proto, v1.11.0;
-// ./proto/README.md), never by hand. Every failure to read a body is a 400
+// the official OpenTelemetry definitions (vendored in ./vendor, v1.11.0;
+// ./vendor/README.md), never by hand. Every failure to read a body is a 400
 // the caller can act on; a span's own problems reject that span only.
 
 export const MAX_SPANS = 1024;

@@ -4,7 +4,7 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import protobuf from "protobufjs";
 import { describe, expect, it } from "vitest";
-import descriptor from "./proto/trace-service.json";
+import descriptor from "./trace-service.json";
 import { decodeJson, decodeProtobuf } from "./decode";
 import {
   jsonShape,

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import protobuf from "protobufjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorEnvelopeSchema } from "@/lib/errors";
-import descriptor from "@/lib/otlp/proto/trace-service.json";
+import descriptor from "@/lib/otlp/trace-service.json";
 import { decodeAnswer } from "@/lib/otlp/decode";
 import { call, openSettle, type TestContext } from "./harness";
 import { MAX_DEPTH, MAX_ELEMENTS } from "@/lib/otlp/scan";

@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import protobuf from "protobufjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import descriptor from "@/lib/otlp/proto/trace-service.json";
+import descriptor from "@/lib/otlp/trace-service.json";
 import { actOnInvocation } from "@/lib/invocations/act";
 import { createWebhookEndpoint } from "@/lib/webhooks/endpoints";
 import { deliverDue } from "@/lib/webhooks/deliver";

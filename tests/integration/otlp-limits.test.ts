@@ -1,7 +1,7 @@
 import { gzipSync } from "node:zlib";
 import protobuf from "protobufjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import descriptor from "@/lib/otlp/proto/trace-service.json";
+import descriptor from "@/lib/otlp/trace-service.json";
 import { decodeAnswer } from "@/lib/otlp/decode";
 import { MAX_EVIDENCE_BYTES } from "@/lib/otlp/ingest-spans";
 import { call, openSettle, type TestContext } from "./harness";
