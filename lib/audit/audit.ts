@@ -7,7 +7,7 @@ import { storableIso } from "../db/storable";
 import { listAdminActions, shownSnapshot, type AdminAuditRow } from "./admin";
 import { decodeTimeIdCursor, encodeTimeIdCursor, type TimeIdCursor } from "../db/cursor";
 import { type InvocationStatus } from "../outcome/status";
-import { invocationStatusSchema } from "../outcome/vocabulary";
+import { argumentEditSchema, invocationStatusSchema } from "../outcome/vocabulary";
 
 // The audit trail, newest first: every entry of the append-only
 // `invocation_actions` table with the invocation it touched, and every admin
@@ -35,16 +35,7 @@ export const auditEntrySchema = z
       .string()
       .nullable()
       .describe("reject, escalate: the message to the agent it carried (the decision API hands it to the model)."),
-    edit: z
-      .object({
-        changes: z.array(
-          z.object({
-            path: z.string().describe("The member, dotted from the top (arrays are compared whole)."),
-            before: z.unknown().optional().describe("Absent: the edit added the member."),
-            after: z.unknown().optional().describe("Absent: the edit removed the member."),
-          }),
-        ),
-      })
+    edit: argumentEditSchema
       .nullable()
       .describe("approve with edits: the members the approver changed in the arguments, each before and after."),
     from_status: invocationStatusSchema.nullable(),

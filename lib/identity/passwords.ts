@@ -81,6 +81,29 @@ async function spendResetLinks(db: Db, userId: string, now: Date): Promise<void>
   await db.prisma.passwordReset.updateMany({ where: { userId, usedAt: null }, data: { usedAt: now } });
 }
 
+/**
+ * A person's new password, by their own hand (the current one or a reset link proved it): set, every session
+ * but `sessionId` ended, unspent reset links spent, `password_changed` in the audit trail (with `after`).
+ */
+async function passwordChanged(
+  db: Db,
+  user: { id: string; email: string; sessionId?: string },
+  password: string,
+  now: Date,
+  after?: Record<string, unknown>,
+): Promise<void> {
+  await setPassword(db, user.id, password, false);
+  await endSessions(db, user.id, user.sessionId);
+  await spendResetLinks(db, user.id, now);
+  await recordAdminAction(db.driver, {
+    actor: user.email,
+    action: "password_changed",
+    targetType: "user",
+    targetId: user.email,
+    ...(after ? { after } : {}),
+  });
+}
+
 /** The signed-in person's own change: the current password proves it is them. */
 export async function changeOwnPassword(
   db: Db,
@@ -96,16 +119,8 @@ export async function changeOwnPassword(
     throw new ApiError("WRONG_PASSWORD", "The current password is not right.", { field: "current_password" });
   }
   await clearFailedSignIns(db, user.email);
-  await setPassword(db, user.id, input.new_password, false);
   // A stolen cookie must not outlive the change it prompted; the person stays signed in where they made it.
-  await endSessions(db, user.id, user.sessionId);
-  await spendResetLinks(db, user.id, now);
-  await recordAdminAction(db.driver, {
-    actor: user.email,
-    action: "password_changed",
-    targetType: "user",
-    targetId: user.email,
-  });
+  await passwordChanged(db, user, input.new_password, now);
   return { changed: true };
 }
 
@@ -174,15 +189,6 @@ export async function redeemResetLink(
   if (!spent[0])
     throw new ApiError("RESET_LINK_INVALID", "This reset link was used already, has expired, or never existed.");
   const target = await targetOf(db, spent[0].user_id);
-  await setPassword(db, target.id, input.new_password, false);
-  await endSessions(db, target.id);
-  await spendResetLinks(db, target.id, now);
-  await recordAdminAction(db.driver, {
-    actor: target.email,
-    action: "password_changed",
-    targetType: "user",
-    targetId: target.email,
-    after: { via: "reset link" },
-  });
+  await passwordChanged(db, target, input.new_password, now, { via: "reset link" });
   return { email: target.email };
 }

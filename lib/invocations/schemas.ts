@@ -1,7 +1,12 @@
 import { z } from "zod";
 import { commaList } from "../outcome/list-param";
 import { approvalsSchema, slaSchema } from "../outcome/sla";
-import { duplicateReviewSchema, ignoredHintSchema, invocationStatusSchema } from "../outcome/vocabulary";
+import {
+  argumentEditSchema,
+  duplicateReviewSchema,
+  ignoredHintSchema,
+  invocationStatusSchema,
+} from "../outcome/vocabulary";
 import { guardReasons } from "../outcome/guard-rules";
 import { effectClassTextSchema, RUNTIME_NAME_MAX, TOOL_MAX } from "../outcome/record-fields";
 import {
@@ -109,16 +114,7 @@ export const actionEntrySchema = z
     to_status: invocationStatusSchema,
     note: z.string().nullable(),
     reply: z.string().optional().describe("The message to the agent a rejection or escalation carried."),
-    edit: z
-      .object({
-        changes: z.array(
-          z.object({
-            path: z.string().describe("The member, dotted from the top (arrays are compared whole)."),
-            before: z.unknown().optional().describe("Absent: the edit added the member."),
-            after: z.unknown().optional().describe("Absent: the edit removed the member."),
-          }),
-        ),
-      })
+    edit: argumentEditSchema
       .optional()
       .describe("An approval with edited arguments: what it changed in the arguments it was given to approve."),
   })

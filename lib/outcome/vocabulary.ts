@@ -138,3 +138,14 @@ export type NormalizedAttempt = {
 
 /** Where an operator's review of a possible duplicate stands (duplicates.ts). */
 export const duplicateReviewSchema = z.enum(duplicateReviews);
+
+/** An approval with edited arguments: the members the approver changed, each before and after (invocations/arguments-diff.ts). */
+export const argumentEditSchema = z.object({
+  changes: z.array(
+    z.object({
+      path: z.string().describe("The member, dotted from the top (arrays are compared whole)."),
+      before: z.unknown().optional().describe("Absent: the edit added the member."),
+      after: z.unknown().optional().describe("Absent: the edit removed the member."),
+    }),
+  ),
+});
