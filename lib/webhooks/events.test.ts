@@ -29,6 +29,14 @@ function facts(over: Partial<TransitionFacts>): TransitionFacts {
 }
 
 const unknown = { commitState: "unknown", resolutionBy: null, notBefore: null };
+/** A verification a probe settled: reconciled as committed. */
+const probeReconciled = facts({
+  fromStatus: "verifying",
+  status: "reconciled",
+  commitState: "committed",
+  resolutionBy: "probe",
+  previous: unknown,
+});
 
 describe("which transitions become webhook events", () => {
   it.each([
@@ -59,17 +67,7 @@ describe("which transitions become webhook events", () => {
       }),
       ["invocation.settled", "retry_allowed", "wait"],
     ],
-    [
-      "→ reconciled committed by a probe",
-      facts({
-        fromStatus: "verifying",
-        status: "reconciled",
-        commitState: "committed",
-        resolutionBy: "probe",
-        previous: unknown,
-      }),
-      ["invocation.settled", "do_not_retry", "verify"],
-    ],
+    ["→ reconciled committed by a probe", probeReconciled, ["invocation.settled", "do_not_retry", "verify"]],
     [
       "a first state that succeeded",
       facts({ status: "succeeded", commitState: "committed" }),
@@ -173,18 +171,7 @@ describe("which transitions become webhook events", () => {
     expect(eventFor(facts({ status: "succeeded", commitState: "committed" }), createdAt)?.data.decided_by).toBe(
       "runtime",
     );
-    expect(
-      eventFor(
-        facts({
-          fromStatus: "verifying",
-          status: "reconciled",
-          commitState: "committed",
-          resolutionBy: "probe",
-          previous: unknown,
-        }),
-        createdAt,
-      )?.data.decided_by,
-    ).toBe("probe");
+    expect(eventFor(probeReconciled, createdAt)?.data.decided_by).toBe("probe");
   });
 
   it("sends the body in the documented key order, whatever order the outbox kept", () => {

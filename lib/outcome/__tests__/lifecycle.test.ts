@@ -146,6 +146,18 @@ describe("stall window", () => {
   });
 });
 
+/** An unknown outcome (seq 1), an operator's not-committed settlement at 60 s (seq 2), then `later`: the operator's
+ * settlement stands as the resolution, and the contradiction re-opens the invocation. */
+function expectReopenedOverOperator(later: ReturnType<typeof probe>) {
+  const actions = [{ seq: 2, at: T(60).toISOString(), actor: "ana", action: sample.mark_reconciled }];
+  const d = deriveInvocation([unknownOutcome(1, 5, { seq: 1 }), later], actions, config);
+  expect(d).toMatchObject({
+    status: "outcome_unknown",
+    conflict: true,
+    resolution: { by: "operator", commit_state: "not_committed" },
+  });
+}
+
 describe("folding evidence", () => {
   it("source article 002 (docs/outcome-model.md) fixture 1: unknown, then a probe finds it → reconciled as committed by the probe", () => {
     const d = deriveInvocation([intent(1, 0), unknownOutcome(1, 8), probe(1, 20, "committed")], [], config);
@@ -177,27 +189,11 @@ describe("folding evidence", () => {
   });
 
   it("an operator's settlement contradicted by a later probe re-opens it", () => {
-    const records = [unknownOutcome(1, 5, { seq: 1 }), probe(1, 90, "committed")];
-    records[1]!.seq = 3;
-    const actions = [{ seq: 2, at: T(60).toISOString(), actor: "ana", action: sample.mark_reconciled }];
-    const d = deriveInvocation(records, actions, config);
-    expect(d).toMatchObject({
-      status: "outcome_unknown",
-      conflict: true,
-      resolution: { by: "operator", commit_state: "not_committed" },
-    });
+    expectReopenedOverOperator({ ...probe(1, 90, "committed"), seq: 3 });
   });
 
   it("a probe with a stated result that contradicts an operator re-opens it once, never settling it over them", () => {
-    const found = { ...probe(1, 90, "committed"), probeResult: "found" as const, seq: 3 };
-    const records = [unknownOutcome(1, 5, { seq: 1 }), found];
-    const actions = [{ seq: 2, at: T(60).toISOString(), actor: "ana", action: sample.mark_reconciled }];
-    const d = deriveInvocation(records, actions, config);
-    expect(d).toMatchObject({
-      status: "outcome_unknown",
-      conflict: true,
-      resolution: { by: "operator", commit_state: "not_committed" },
-    });
+    expectReopenedOverOperator({ ...probe(1, 90, "committed"), probeResult: "found" as const, seq: 3 });
   });
 
   it("a retry after a tool's own not-committed answer is not a conflict", () => {

@@ -78,6 +78,18 @@ const deliveryArb: fc.Arbitrary<Delivery> = fc.oneof(
 );
 
 let counter = 0;
+/** A record's fields but its attempt, phase, time and evidence: all empty (the hand-written cases below). */
+const blank = {
+  budgetLeftS: null,
+  notBefore: null,
+  effectClass: null,
+  idempotencyKey: null,
+  userMessage: null,
+  code: null,
+  tool: "create_order" as const,
+  probeResult: null,
+};
+
 function toRecord(r: RawRecord, seq: number): FoldRecord {
   counter += 1;
   const phase = r.phase as FoldRecord["phase"];
@@ -175,16 +187,6 @@ describe("resuming a fold equals folding the whole history", () => {
   }, 30_000);
 
   it("an unnumbered probe with no numbered record before it refuses to resume once one arrives (it spoke for a default)", () => {
-    const blank = {
-      budgetLeftS: null,
-      notBefore: null,
-      effectClass: null,
-      idempotencyKey: null,
-      userMessage: null,
-      code: null,
-      tool: "create_order" as const,
-      probeResult: null,
-    };
     // The probe speaks for attempt 1 while nothing is numbered; an attempt 0 recorded at the same time makes it speak for 0.
     // (An operator's action after the probe, so the new record comes after it whatever its attempt.)
     const probe = toRecord({ ...blank, attemptNo: null, phase: "probe", t: 0, evidence: evidence[0] }, 1);
@@ -196,43 +198,9 @@ describe("resuming a fold equals folding the whole history", () => {
   });
 
   it("a late record that belongs before the stored ones refuses to resume", () => {
-    const first = [
-      toRecord(
-        {
-          attemptNo: 2,
-          phase: "intent",
-          t: 10,
-          evidence: evidence[0],
-          probeResult: null,
-          budgetLeftS: null,
-          notBefore: null,
-          effectClass: null,
-          idempotencyKey: null,
-          userMessage: null,
-          code: null,
-          tool: "create_order",
-        },
-        1,
-      ),
-    ];
+    const first = [toRecord({ ...blank, attemptNo: 2, phase: "intent", t: 10, evidence: evidence[0] }, 1)];
     const snapshot = foldInvocation(first, [], config);
-    const late = toRecord(
-      {
-        attemptNo: 1,
-        phase: "outcome",
-        t: 5,
-        evidence: evidence[2],
-        probeResult: null,
-        budgetLeftS: null,
-        notBefore: null,
-        effectClass: null,
-        idempotencyKey: null,
-        userMessage: null,
-        code: null,
-        tool: "create_order",
-      },
-      2,
-    );
+    const late = toRecord({ ...blank, attemptNo: 1, phase: "outcome", t: 5, evidence: evidence[2] }, 2);
     expect(resumeFold(snapshot, [late], config)).toBeNull();
   });
 });
