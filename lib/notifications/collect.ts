@@ -6,7 +6,6 @@ import { verifyFor, type ToolCatalogEntry } from "../catalog/effect-class";
 import type { EffectClass } from "../outcome/vocabulary";
 import type { VerifyConfig } from "../outcome/verification";
 import { invocationHref } from "../invocations/links";
-import type { InvocationStatus } from "../outcome/status";
 import type { TransitionFacts } from "../webhooks/events";
 import { notificationEventFor, type NotificationEvent } from "./events";
 import type { NoticeFacts } from "./message";
@@ -121,17 +120,11 @@ export async function collectFromTransitions(
   return insertItems(tx, candidates, now);
 }
 
-type ScannedRow = {
+/** The invocation's facts as a notice names them (message.ts), with its keys and `since` as the row holds it. */
+type ScannedRow = Omit<NoticeFacts, "event" | "why" | "since" | "link"> & {
   key: string;
   runtime_id: string;
   uid: string;
-  invocation_id: string;
-  task_id: string;
-  runtime: string;
-  tool: string;
-  effect_class: string | null;
-  status: InvocationStatus;
-  summary: string | null;
   since: Date;
 };
 

@@ -1,12 +1,11 @@
 import "server-only";
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { Db } from "../db/client";
-import { ApiError } from "../errors";
 import { json } from "../http/route";
 import { can, parseRole } from "../identity/roles";
 import { linkSlackUser, slackUserIdSchema } from "./links";
-import { loadSlackApp } from "./settings";
+import { hashOfCode, replaceCode, requireSlackApp } from "./codes";
 import { readSignedSlackRequest } from "./signed-request";
 
 // Linking from Slack itself: Account → Slack shows a person a one-time code, they type `/settle link CODE` in
@@ -16,7 +15,6 @@ import { readSignedSlackRequest } from "./signed-request";
 // one per person, for ten minutes, used once. Whoever reads the code can link their own Slack user to you, so
 // the page says to type it, not to share it; the link then shows on the page.
 
-const CODE_TTL_MS = 10 * 60_000;
 const MAX_BODY = 16 * 1024;
 const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 const CODE_RE = /^[0-9A-HJKMNP-TV-Z]{16}$/;
@@ -50,28 +48,19 @@ export function normalizeCommandCode(typed: string): string {
     .replace(/[IL]/g, "1");
 }
 
-const hashOf = (code: string) => createHash("sha256").update(code).digest("hex");
 const grouped = (code: string) => code.match(/.{4}/g)!.join("-");
 
 /** A new code for `person`, replacing any earlier one. Only its hash is stored. */
 export async function issueSlackCommandCode(db: Db, person: { id: string }, now = new Date()): Promise<CommandCode> {
-  if (!(await loadSlackApp(db)))
-    throw new ApiError(
-      "INVALID_REQUEST",
-      "The Slack app is not set up in Settle yet: ask an admin (PUT /api/v1/admin/integrations/slack, docs/slack.md).",
-    );
+  await requireSlackApp(db);
   const code = newCode();
-  const expiresAt = new Date(now.getTime() + CODE_TTL_MS);
-  await db.driver.transaction(async (tx) => {
-    await tx.query(`DELETE FROM slack_command_codes WHERE user_id = $1 OR expires_at < $2::timestamptz`, [
+  const expiresAt = await replaceCode(db, "slack_command_codes", person.id, now, (tx, expires) =>
+    tx.query(`INSERT INTO slack_command_codes (code_hash, user_id, expires_at) VALUES ($1, $2, $3::timestamptz)`, [
+      hashOfCode(code),
       person.id,
-      now.toISOString(),
-    ]);
-    await tx.query(
-      `INSERT INTO slack_command_codes (code_hash, user_id, expires_at) VALUES ($1, $2, $3::timestamptz)`,
-      [hashOf(code), person.id, expiresAt.toISOString()],
-    );
-  });
+      expires,
+    ]),
+  );
   const shown = grouped(code);
   return { code: shown, command: `${SLASH_COMMAND} link ${shown}`, expires_at: expiresAt.toISOString() };
 }
@@ -87,7 +76,7 @@ type Person = { id: string; email: string; role: string | null; banned: boolean 
 async function takeCode(db: Db, code: string, now: Date): Promise<Person | null> {
   const [gone] = await db.driver.query<{ user_id: string; expires_at: Date | string }>(
     `DELETE FROM slack_command_codes WHERE code_hash = $1 RETURNING user_id, expires_at`,
-    [hashOf(code)],
+    [hashOfCode(code)],
   );
   if (!gone || new Date(gone.expires_at) <= now) return null;
   const [person] = await db.driver.query<Person>(`SELECT id, email, role, banned FROM "user" WHERE id = $1`, [

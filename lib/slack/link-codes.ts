@@ -1,18 +1,16 @@
 import "server-only";
-import { createHash, randomInt } from "node:crypto";
+import { randomInt } from "node:crypto";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { ApiError } from "../errors";
 import { linkSlackUser, slackUserIdSchema } from "./links";
-import { loadSlackApp } from "./settings";
+import { hashOfCode, replaceCode, requireSlackApp } from "./codes";
 import { callSlackApi } from "./web-api";
 
 // A person links their own Slack identity (Account → Slack): they give their Slack user id, the bot posts a
 // one-time code to that Slack user, and they type it back. Only whoever reads that Slack user's messages can
 // finish, so nobody links a Slack identity that is not theirs. Only the code's SHA-256 is kept; it lasts ten
 // minutes and allows one guess: a wrong code ends it.
-
-const CODE_TTL_MS = 10 * 60_000;
 
 export const slackLinkStartSchema = z.object({ slack_user_id: slackUserIdSchema }).meta({ id: "SlackLinkStart" });
 export const slackLinkConfirmSchema = z
@@ -27,8 +25,6 @@ export const slackLinkStartedSchema = z
   .object({ sent: z.literal(true), expires_at: z.string().meta({ format: "date-time" }) })
   .meta({ id: "SlackLinkStarted" });
 
-const hashOf = (code: string) => createHash("sha256").update(code).digest("hex");
-
 type Person = { id: string; email: string };
 
 export async function startSlackLink(
@@ -37,24 +33,14 @@ export async function startSlackLink(
   slackUserId: string,
   now = new Date(),
 ): Promise<z.infer<typeof slackLinkStartedSchema>> {
-  const app = await loadSlackApp(db);
-  if (!app)
-    throw new ApiError(
-      "INVALID_REQUEST",
-      "The Slack app is not set up in Settle yet: ask an admin (PUT /api/v1/admin/integrations/slack, docs/slack.md).",
-    );
+  const app = await requireSlackApp(db);
   const code = String(randomInt(0, 100_000_000)).padStart(8, "0");
-  const expiresAt = new Date(now.getTime() + CODE_TTL_MS);
-  await db.driver.transaction(async (tx) => {
-    await tx.query(`DELETE FROM slack_link_codes WHERE user_id = $1 OR expires_at < $2::timestamptz`, [
-      person.id,
-      now.toISOString(),
-    ]);
-    await tx.query(
+  const expiresAt = await replaceCode(db, "slack_link_codes", person.id, now, (tx, expires) =>
+    tx.query(
       `INSERT INTO slack_link_codes (code_hash, user_id, slack_user_id, expires_at) VALUES ($1, $2, $3, $4::timestamptz)`,
-      [hashOf(code), person.id, slackUserId, expiresAt.toISOString()],
-    );
-  });
+      [hashOfCode(code), person.id, slackUserId, expires],
+    ),
+  );
   const sent = await callSlackApi(app, "chat.postMessage", {
     channel: slackUserId,
     text: `Your Settle link code is ${code}. Type it in Settle under Account → Slack within 10 minutes to act from Slack as ${person.email}. If you did not ask for this, ignore it.`,
@@ -81,7 +67,7 @@ export async function confirmSlackLink(
     `DELETE FROM slack_link_codes WHERE user_id = $1 RETURNING code_hash, slack_user_id, expires_at`,
     [person.id],
   );
-  const match = gone.find((g) => g.code_hash === hashOf(code) && new Date(g.expires_at) > now);
+  const match = gone.find((g) => g.code_hash === hashOfCode(code) && new Date(g.expires_at) > now);
   if (!match)
     throw new ApiError("INVALID_REQUEST", "That code is wrong or expired: ask for a new one.", { path: "code" });
   await db.driver.transaction((tx) =>
