@@ -29,6 +29,15 @@ const TASK_REFUSALS = `
    ORDER BY max(g.at) DESC
    LIMIT ${SHOWN}`;
 
+const reasonOf = (r: Raw) => text(r.reason) as GuardRefusal["reason"];
+
+/** What both readings of a group of refusals end with, in the schemas' order: its key, how many, the latest. */
+const counted = (r: Raw): Pick<GuardRefusal, "idempotency_key" | "refused" | "last_at"> => ({
+  idempotency_key: text(r.idempotency_key),
+  refused: int(r.refused),
+  last_at: date(r.last_at).toISOString(),
+});
+
 export async function selectGuardRefusals(
   db: Db,
   invocation: { runtimeId: string; invocationId: string; idempotencyKey: string | null },
@@ -39,24 +48,12 @@ export async function selectGuardRefusals(
     [invocation.runtimeId, invocation.idempotencyKey, invocation.invocationId],
     { prepareAs: "settle_read_guard_refusals" },
   );
-  return rows.map((r) => ({
-    reason: text(r.reason) as GuardRefusal["reason"],
-    task_id: text(r.task_id),
-    idempotency_key: text(r.idempotency_key),
-    refused: int(r.refused),
-    last_at: date(r.last_at).toISOString(),
-  }));
+  return rows.map((r) => ({ reason: reasonOf(r), task_id: text(r.task_id), ...counted(r) }));
 }
 
 export async function selectTaskGuardRefusals(db: Db, runtimeId: string, taskId: string): Promise<TaskGuardRefusal[]> {
   const rows = await db.driver.query<Raw>(TASK_REFUSALS, [runtimeId, taskId], {
     prepareAs: "settle_read_task_guard_refusals",
   });
-  return rows.map((r) => ({
-    reason: text(r.reason) as TaskGuardRefusal["reason"],
-    invocation_id: text(r.invocation_id),
-    idempotency_key: text(r.idempotency_key),
-    refused: int(r.refused),
-    last_at: date(r.last_at).toISOString(),
-  }));
+  return rows.map((r) => ({ reason: reasonOf(r), invocation_id: text(r.invocation_id), ...counted(r) }));
 }
