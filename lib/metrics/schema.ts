@@ -5,6 +5,8 @@ import { z } from "zod";
 // are added for the console's page and its CSV.
 
 const time = z.string().meta({ format: "date-time" });
+/** Every metric that counts something: a whole number. */
+const count = z.number().int();
 const percentiles = z
   .object({ p50: z.number().nullable(), p90: z.number().nullable() })
   .describe("Seconds; null when nothing in the range was measured.");
@@ -53,44 +55,42 @@ export function resolveRange(
 /** One tool's numbers; its key order is also the CSV export's column order. */
 export const toolRowSchema = z.object({
   tool: z.string(),
-  duplicates_prevented: z.number().int(),
-  guard_denials: z.number().int(),
-  probe_found: z.number().int(),
-  receiver_replays: z.number().int(),
-  possible_duplicate_effects: z.number().int(),
-  unknown_outcomes: z.number().int(),
-  resolved_by_probe: z.number().int(),
-  resolved_by_verifier: z.number().int(),
-  resolved_by_operator: z.number().int(),
-  escalated: z.number().int(),
-  open: z.number().int(),
+  duplicates_prevented: count,
+  guard_denials: count,
+  probe_found: count,
+  receiver_replays: count,
+  possible_duplicate_effects: count,
+  unknown_outcomes: count,
+  resolved_by_probe: count,
+  resolved_by_verifier: count,
+  resolved_by_operator: count,
+  escalated: count,
+  open: count,
   pending_recovery_p50: z.number().nullable(),
   pending_recovery_p90: z.number().nullable(),
-  escalations: z.number().int(),
-  invocations: z.number().int(),
+  escalations: count,
+  invocations: count,
   retries_per_invocation: z.number().nullable(),
   approval_wait_p50: z.number().nullable(),
   approval_wait_p90: z.number().nullable(),
-  sla_breaches: z.number().int(),
-  possible_duplicates_at_guard: z.number().int(),
-  possible_duplicates_after: z.number().int(),
-  verification_requests: z.number().int(),
-  verification_asks: z.number().int(),
-  verification_answers: z.number().int(),
+  sla_breaches: count,
+  possible_duplicates_at_guard: count,
+  possible_duplicates_after: count,
+  verification_requests: count,
+  verification_asks: count,
+  verification_answers: count,
 });
 export type ToolRow = z.infer<typeof toolRowSchema>;
 
 const seriesPointSchema = z.object({
   at: time.describe("Start of the bucket."),
-  guard_denials: z.number().int(),
-  probe_found: z.number().int(),
-  receiver_replays: z.number().int(),
-  unknown_outcomes: z.number().int(),
-  escalations: z.number().int(),
-  sla_breaches: z.number().int(),
-  queue_size_max: z
-    .number()
-    .int()
+  guard_denials: count,
+  probe_found: count,
+  receiver_replays: count,
+  unknown_outcomes: count,
+  escalations: count,
+  sla_breaches: count,
+  queue_size_max: count
     .nullable()
     .describe("Largest sampled queue (all matching runtimes together); null without samples."),
   queue_size_avg: z.number().nullable(),
@@ -102,35 +102,27 @@ export const metricsSchema = z
     from: time,
     to: time,
     duplicates_prevented: z.object({
-      total: z.number().int(),
-      guard_denials: z.number().int().describe("POST /api/v1/guard answers with allow: false."),
-      probe_found: z
-        .number()
-        .int()
-        .describe("Probes that found the effect: the invocation became reconciled as committed by probe."),
-      receiver_replays: z
-        .number()
-        .int()
-        .describe(
-          "A committed outcome for an attempt after an earlier attempt of the same invocation was already committed: the receiver recognised the key and returned the original result (source article 002 (docs/outcome-model.md) fixture 2).",
-        ),
-    }),
-    possible_duplicate_effects: z
-      .number()
-      .int()
-      .describe(
-        "(runtime, idempotency key) pairs with two or more committed invocations, counted when the second one committed.",
+      total: count,
+      guard_denials: count.describe("POST /api/v1/guard answers with allow: false."),
+      probe_found: count.describe(
+        "Probes that found the effect: the invocation became reconciled as committed by probe.",
       ),
+      receiver_replays: count.describe(
+        "A committed outcome for an attempt after an earlier attempt of the same invocation was already committed: the receiver recognised the key and returned the original result (source article 002 (docs/outcome-model.md) fixture 2).",
+      ),
+    }),
+    possible_duplicate_effects: count.describe(
+      "(runtime, idempotency key) pairs with two or more committed invocations, counted when the second one committed.",
+    ),
     unknown_outcomes: z.object({
-      total: z.number().int(),
-      resolved_by_probe: z.number().int().describe("Settled by the runtime's own probe or a later outcome record."),
-      resolved_by_verifier: z
-        .number()
-        .int()
-        .describe("Settled by the answer of the runtime's verifier to Settle's ask (decision 027)."),
-      resolved_by_operator: z.number().int(),
-      escalated: z.number().int(),
-      open: z.number().int(),
+      total: count,
+      resolved_by_probe: count.describe("Settled by the runtime's own probe or a later outcome record."),
+      resolved_by_verifier: count.describe(
+        "Settled by the answer of the runtime's verifier to Settle's ask (decision 027).",
+      ),
+      resolved_by_operator: count,
+      escalated: count,
+      open: count,
       settled_without_a_person: z
         .number()
         .nullable()
@@ -138,38 +130,28 @@ export const metricsSchema = z
     }),
     possible_duplicates: z
       .object({
-        at_guard: z
-          .number()
-          .int()
-          .describe("Writes under a new idempotency key the guard refused as possible_duplicate."),
-        after_the_fact: z
-          .number()
-          .int()
-          .describe("Invocations first seen in the range that were flagged a possible duplicate of an earlier one."),
+        at_guard: count.describe("Writes under a new idempotency key the guard refused as possible_duplicate."),
+        after_the_fact: count.describe(
+          "Invocations first seen in the range that were flagged a possible duplicate of an earlier one.",
+        ),
       })
       .describe("Duplicates the idempotency key could not catch: same runtime, tool and arguments (decision 028)."),
     verifications: z
       .object({
-        requests: z
-          .number()
-          .int()
-          .describe("Invocations Settle asked a runtime's verifier about (requests made in the range)."),
-        asks: z.number().int().describe("Asks made of them (each lease or push is one)."),
-        answers: z.number().int().describe("Asks a verifier answered, whatever it said."),
+        requests: count.describe("Invocations Settle asked a runtime's verifier about (requests made in the range)."),
+        asks: count.describe("Asks made of them (each lease or push is one)."),
+        answers: count.describe("Asks a verifier answered, whatever it said."),
         answer_rate: z.number().nullable().describe("answers / asks; null without asks."),
-        settled: z.number().int(),
-        gave_up: z.number().int().describe("Requests that ran out of tries: a person decided."),
+        settled: count,
+        gave_up: count.describe("Requests that ran out of tries: a person decided."),
       })
       .describe("Settle's asks of the runtimes' verifiers (decision 027)."),
     pending_recovery_seconds: percentiles,
-    escalations_by_tool: z.record(z.string(), z.number().int()),
+    escalations_by_tool: z.record(z.string(), count),
     retries_per_invocation: z.number().nullable(),
     approval_wait_seconds: percentiles,
-    sla_breaches: z.number().int(),
-    invocations: z
-      .number()
-      .int()
-      .describe("Invocations first seen in the range (the denominator of retries_per_invocation)."),
+    sla_breaches: count,
+    invocations: count.describe("Invocations first seen in the range (the denominator of retries_per_invocation)."),
     bucket: z.enum(["hour", "day"]),
     by_tool: z.array(toolRowSchema),
     series: z.array(seriesPointSchema),
