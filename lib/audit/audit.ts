@@ -181,13 +181,14 @@ function detailOf(payload: unknown): Detail {
   };
 }
 
+/** What every entry begins with, an invocation's action or an admin change. */
+function headOf(row: { id: string; at: Date; actor: string; action: string }, kind: AuditEntry["kind"]) {
+  return { id: row.id, kind, at: row.at.toISOString(), actor: row.actor, action: row.action };
+}
+
 function toEntry(row: Row): AuditEntry {
   return {
-    id: row.id,
-    kind: "invocation",
-    at: row.at.toISOString(),
-    actor: row.actor,
-    action: row.action,
+    ...headOf(row, "invocation"),
     ...detailOf(row.payload),
     from_status: row.fromStatus as InvocationStatus,
     to_status: row.toStatus as InvocationStatus,
@@ -212,11 +213,7 @@ const shown = (targetType: string, v: Record<string, unknown> | null) => (v ? sh
 
 function adminEntry(row: AdminAuditRow): AuditEntry {
   return {
-    id: row.id,
-    kind: "admin",
-    at: row.at.toISOString(),
-    actor: row.actor,
-    action: row.action,
+    ...headOf(row, "admin"),
     result: null,
     commit_state: null,
     assignee: null,

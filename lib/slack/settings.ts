@@ -49,21 +49,15 @@ export const slackSettingsInputSchema = z
   .meta({ id: "SlackSettingsInput" });
 export type SlackSettingsInput = z.infer<typeof slackSettingsInputSchema>;
 
+const time = z.string().meta({ format: "date-time" });
+
 export const slackSettingsSchema = z
   .object({
     configured: z.boolean().describe("Whether the signing secret and bot token are set and readable."),
     signing_secret_set: z.boolean().describe("Whether a signing secret is stored and readable (never the secret)."),
-    signing_secret_changed_at: z
-      .string()
-      .meta({ format: "date-time" })
-      .nullable()
-      .describe("When the signing secret was last replaced."),
+    signing_secret_changed_at: time.nullable().describe("When the signing secret was last replaced."),
     bot_token_set: z.boolean().describe("Whether a bot token is stored and readable (never the token)."),
-    bot_token_changed_at: z
-      .string()
-      .meta({ format: "date-time" })
-      .nullable()
-      .describe("When the bot token was last replaced."),
+    bot_token_changed_at: time.nullable().describe("When the bot token was last replaced."),
     interactivity_url: z.string().describe("Paste into the app's Interactivity & Shortcuts → Request URL."),
     slash_command_url: z.string().describe("The Request URL of the app's /settle slash command (Slash Commands)."),
     api_base_url: z.string(),
@@ -71,7 +65,7 @@ export const slackSettingsSchema = z
       .record(z.enum(slackPolicyClasses), z.array(z.enum(slackActions)))
       .describe("Per effect class, what may be done from a Slack message."),
     updated_by: z.string().nullable(),
-    updated_at: z.string().meta({ format: "date-time" }).nullable(),
+    updated_at: time.nullable(),
   })
   .meta({ id: "SlackSettings" });
 export type SlackSettingsView = z.infer<typeof slackSettingsSchema>;
