@@ -1,17 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { buildTimeline } from "./timeline-builder";
-import { at, inv, opts, rec, story } from "./__tests__/timeline-fixtures";
+import { at, inv, opts, rec, reconciledByProbe, story } from "./__tests__/timeline-fixtures";
 
 describe("buildTimeline", () => {
   it("source article 002 (docs/outcome-model.md) fixture 1: intent, unknown outcome, verification asked, probe found → reconciled", () => {
     const t = buildTimeline(
       [
-        inv({
-          status: "reconciled",
-          commit_state: "committed",
-          resolution: { commit_state: "committed", by: "probe", actor: null, at: at(20), note: null },
+        reconciledByProbe({
           attempts: [
-            rec({ phase: "intent", at: at(0) }),
             rec({ phase: "outcome", at: at(8), dispatch_stage: "dispatched", next_action: "verify_operation" }),
             rec({ phase: "probe", at: at(20), commit_state: "committed", outcome: "ok", dialect: "settle" }),
           ],
@@ -167,12 +163,8 @@ describe("buildTimeline", () => {
   it("an intent that cannot reopen an unknown outcome never stalls (source article 004 (docs/outcome-model.md)'s second dispatch)", () => {
     const t = buildTimeline(
       [
-        inv({
-          status: "reconciled",
-          commit_state: "committed",
-          resolution: { commit_state: "committed", by: "probe", actor: null, at: at(20), note: null },
+        reconciledByProbe({
           attempts: [
-            rec({ phase: "intent", at: at(0) }),
             rec({ phase: "outcome", at: at(3), dispatch_stage: "evidence_failed", dialect: "seed004" }),
             rec({ phase: "intent", attempt: 2, at: at(10), budget_left_s: 5 }),
             rec({ phase: "probe", attempt: 1, at: at(20), commit_state: "committed" }),

@@ -71,6 +71,17 @@ export function inv(p: Partial<TimelineInvocation>): TimelineInvocation {
   };
 }
 
+/** A call a probe found committed 20 s in, from its intent at 0 s: the records a case adds follow the intent. */
+export function reconciledByProbe(p: Partial<TimelineInvocation>): TimelineInvocation {
+  return inv({
+    status: "reconciled",
+    commit_state: "committed",
+    resolution: { commit_state: "committed", by: "probe", actor: null, at: at(20), note: null },
+    ...p,
+    attempts: [rec({ phase: "intent", at: at(0) }), ...(p.attempts ?? [])],
+  });
+}
+
 /** The story as short words, top to bottom. */
 export function story(events: TimelineEvent[]): string[] {
   return events.map((e) => {
