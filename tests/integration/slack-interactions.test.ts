@@ -3,12 +3,12 @@ import { POST as interactions } from "@/app/api/v1/integrations/slack/interactio
 import { putPolicy } from "@/lib/policies/policies";
 import { addSlackLink } from "@/lib/slack/links";
 import { setSlackSettings } from "@/lib/slack/settings";
-import { slackSignature } from "@/lib/slack/signature";
 import { slackClicksTaken } from "@/lib/slack/interactions";
 import { ACTION_IDS } from "@/lib/slack/blocks";
 import { RECORD_CALLBACK } from "@/lib/slack/modals";
 import { call, createOperator, openSettle, type TestContext } from "./harness";
 import { getInvocation, ingest } from "./routes";
+import { slackClient, type Drawn } from "./slack-client";
 import { startSlackReceiver, type SlackReceiver } from "./slack-receiver";
 
 // Slack's side simulated from its documentation: signed block_actions and view_submission payloads, form-encoded
@@ -30,7 +30,6 @@ describe("Slack interactivity", () => {
   let t: TestContext;
   let slack: SlackReceiver;
   const people = {} as Record<"a" | "b" | "viewer", { user: { email: string } }>;
-  let responses = 0;
 
   const read = async (id: string) => (await call(getInvocation, { key: t.key, params: { invocation_id: id } })).body;
   const actionRows = (id: string) =>
@@ -40,46 +39,13 @@ describe("Slack interactivity", () => {
       [id],
     );
 
-  function signed(payload: unknown, options: { at?: number; secret?: string } = {}) {
-    const raw = `payload=${encodeURIComponent(JSON.stringify(payload))}`;
-    const ts = String(options.at ?? Math.floor(Date.now() / 1000));
-    return {
-      raw,
-      headers: {
-        "x-slack-request-timestamp": ts,
-        "x-slack-signature": slackSignature(options.secret ?? SECRET, ts, raw),
-      },
-    };
-  }
-  const post = (req: { raw: string; headers: Record<string, string> }) =>
-    call(interactions, {
-      path: PATH,
-      raw: req.raw,
-      contentType: "application/x-www-form-urlencoded",
-      headers: req.headers,
-    });
-
-  function clickPayload(
-    user: string,
-    action: keyof typeof ACTION_IDS,
-    view: { invocation_id: string; runtime: string; version: number; args_digest: string | null },
-  ) {
-    responses += 1;
-    return {
-      type: "block_actions",
-      user: { id: user },
-      trigger_id: `trig-${responses}`,
-      response_url: slack.url(`/response/${responses}`),
-      actions: [
-        {
-          action_id: ACTION_IDS[action],
-          value: JSON.stringify({ i: view.invocation_id, r: view.runtime, v: view.version, d: view.args_digest }),
-        },
-      ],
-    };
-  }
-  const responseTo = (payload: { response_url: string }) =>
-    slack.calls.filter((c) => slack.url(c.path) === payload.response_url).map((c) => c.body);
+  // Signing, posting and drawing clicks as Slack does: the same client the modal tests use.
+  let client: ReturnType<typeof slackClient>;
+  const signed = (payload: unknown, options?: { at?: number; secret?: string }) => client.signed(payload, options);
+  const post = (req: { raw: string; headers: Record<string, string> }) => client.post(req);
+  const clickPayload = (user: string, action: keyof typeof ACTION_IDS, view: Drawn) =>
+    client.clickPayload(user, action, view);
+  const responseTo = (payload: { response_url: string }) => client.responseTo(payload);
 
   async function click(user: string, action: keyof typeof ACTION_IDS, id: string) {
     const payload = clickPayload(user, action, await read(id));
@@ -94,6 +60,7 @@ describe("Slack interactivity", () => {
       SETTLE_PUBLIC_URL: "https://settle.example.com",
     });
     slack = await startSlackReceiver();
+    client = slackClient(slack, SECRET);
     await setSlackSettings(
       t.db,
       { signing_secret: SECRET, bot_token: "xoxb-1-2-test", api_base_url: slack.url("/api") },
