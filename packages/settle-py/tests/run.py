@@ -22,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--json", help="where to write {passed, failed, skipped, tests, seconds}")
+    parser.add_argument("--json", help="where to write {passed, failed, skipped, tests, seconds, failures}")
     parser.add_argument("--require-server", action="store_true")
     args = parser.parse_args()
     if args.require_server:
@@ -40,6 +40,9 @@ def main() -> int:
         "failed": failed,
         "skipped": skipped,
         "seconds": round(time.monotonic() - started, 1),
+        # Which tests failed, so the end of a CI log names them.
+        "failures": [test.id() for test, _ in result.failures + result.errors]
+        + [test.id() for test in result.unexpectedSuccesses],
     }
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
