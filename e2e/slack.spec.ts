@@ -197,6 +197,14 @@ test("a person links from Slack by typing the command the page shows", async ({ 
     slashCommand("U0E2EOTHER", `link ${code}`),
   );
   expect((await again.json()).text).toContain("wrong, used or expired");
+
+  // A person removes their own link from the same page; it asks first.
+  const mine = page.getByTestId("my-slack-link").filter({ hasText: "U0E2ESLASH" });
+  await mine.getByRole("button", { name: "Remove your link to U0E2ESLASH" }).click();
+  await expect(page.getByRole("dialog")).toContainText("change nothing");
+  await page.getByRole("dialog").getByRole("button", { name: "Remove link" }).click();
+  await expect(page.getByRole("status").first()).toContainText("U0E2ESLASH is no longer linked to you");
+  await expect(mine).toHaveCount(0);
 });
 
 test("an admin links a Slack user for someone", async ({ page }) => {

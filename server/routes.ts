@@ -54,6 +54,7 @@ import * as slackCommands from "@/app/api/v1/integrations/slack/commands/route";
 import * as mySlackCommandCode from "@/app/api/v1/me/slack-links/command-code/route";
 import * as slackLinks from "@/app/api/v1/admin/slack-links/route";
 import * as slackLink from "@/app/api/v1/admin/slack-links/[slack_user_id]/route";
+import * as mySlackLink from "@/app/api/v1/me/slack-links/[slack_user_id]/route";
 import * as notificationChannels from "@/app/api/v1/admin/notifications/route";
 import * as notificationChannel from "@/app/api/v1/admin/notifications/[channel_id]/route";
 import * as notificationMessages from "@/app/api/v1/admin/notifications/[channel_id]/messages/route";
@@ -142,6 +143,7 @@ export const apiRoutes = {
   "/api/v1/integrations/slack/interactions": slackInteractions,
   "/api/v1/integrations/slack/commands": slackCommands,
   "/api/v1/me/slack-links/command-code": mySlackCommandCode,
+  "/api/v1/me/slack-links/{slack_user_id}": mySlackLink,
   "/api/v1/admin/slack-links/{slack_user_id}": slackLink,
   "/api/health": health,
   "/api/health/live": healthLive,

@@ -9,7 +9,8 @@ import { api } from "../api";
 import { formatUtc } from "../audit/time";
 import { useCan, useCurrentUser } from "../current-user";
 import { Button, SubmitButton } from "../ui/button";
-import { DataTable, type Column, type RowSpec } from "../ui/data-table";
+import { ConfirmButton } from "../ui/confirm";
+import { actionsColumn, DataTable, type Column, type RowSpec } from "../ui/data-table";
 import { fieldText } from "../ui/dialog";
 import { ErrorAlert } from "../ui/error-alert";
 import { TextField } from "../ui/field";
@@ -106,6 +107,31 @@ const columns: Array<Column<SlackLinkInfo>> = [
   { header: "By", className: "text-slate-600", cell: (l) => l.created_by },
 ];
 
+/** Removes one of your own links: that Slack user's clicks change nothing from then on. */
+function RemoveMyLink({ link, onRemoved }: { link: SlackLinkInfo; onRemoved: (message: string) => void }) {
+  const remove = useCollectionMutation(queryKeys.me.slackLinks, {
+    mutationFn: (slackUserId: string) =>
+      api.delete("/api/v1/me/slack-links/{slack_user_id}", { params: { slack_user_id: slackUserId } }),
+  });
+  return (
+    <ConfirmButton
+      size="sm"
+      aria-label={`Remove your link to ${link.slack_user_id}`}
+      title={`Remove your link to ${link.slack_user_id}?`}
+      description={`From now on, clicks by ${link.slack_user_id} on Settle's Slack messages change nothing; Slack answers "link your account". What you did from Slack stays in the audit trail.`}
+      confirmLabel="Remove link"
+      step={remove}
+      act={() =>
+        remove
+          .mutateAsync(link.slack_user_id)
+          .then(() => onRemoved(`${link.slack_user_id} is no longer linked to you.`))
+      }
+    >
+      Remove
+    </ConfirmButton>
+  );
+}
+
 export function AccountSlack({ configured, initial }: { configured: boolean; initial: SlackLinkInfo[] }) {
   const me = useCurrentUser();
   const isAdmin = useCan("administer");
@@ -159,7 +185,7 @@ export function AccountSlack({ configured, initial }: { configured: boolean; ini
       <Subsection id="my-slack-links-heading" title="Your Slack users">
         <DataTable
           caption="Slack users linked to you"
-          columns={columns}
+          columns={[...columns, actionsColumn((l: SlackLinkInfo) => <RemoveMyLink link={l} onRemoved={setNotice} />)]}
           rows={data.items}
           row={linkRow}
           error={error}
@@ -169,9 +195,6 @@ export function AccountSlack({ configured, initial }: { configured: boolean; ini
             </EmptyState>
           }
         />
-        {data.items.length > 0 ? (
-          <p className="text-xs text-slate-500">To remove a link, ask an admin (Admin → Slack app).</p>
-        ) : null}
       </Subsection>
       <Subsection
         id="slack-link-heading"

@@ -111,13 +111,28 @@ export async function addSlackLink(
   return toInfo(row!);
 }
 
-export async function removeSlackLink(db: Db, slackUserId: string, actor: string): Promise<{ deleted: true }> {
+/**
+ * Removes a Slack user's link. `ownerId` limits it to the links of one person (Account → Slack: a person removes
+ * their own); another person's link is then not found, as if it did not exist.
+ */
+export async function removeSlackLink(
+  db: Db,
+  slackUserId: string,
+  actor: string,
+  ownerId?: string,
+): Promise<{ deleted: true }> {
   await db.driver.transaction(async (tx) => {
     const [gone] = await tx.query<{ email: string }>(
-      `DELETE FROM slack_links l USING "user" u WHERE u.id = l.user_id AND l.slack_user_id = $1 RETURNING u.email`,
-      [slackUserId],
+      `DELETE FROM slack_links l USING "user" u
+        WHERE u.id = l.user_id AND l.slack_user_id = $1 AND ($2::text IS NULL OR l.user_id = $2::text)
+        RETURNING u.email`,
+      [slackUserId, ownerId ?? null],
     );
-    if (!gone) throw new ApiError("NOT_FOUND", `No Slack link for ${slackUserId}.`);
+    if (!gone)
+      throw new ApiError(
+        "NOT_FOUND",
+        ownerId ? `${slackUserId} is not linked to you.` : `No Slack link for ${slackUserId}.`,
+      );
     await recordAdminAction(tx, {
       actor,
       action: "slack_link_removed",

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as channelsRoute from "@/app/api/v1/admin/notifications/route";
 import * as mySlackLinks from "@/app/api/v1/me/slack-links/route";
 import { POST as confirmSlackLink } from "@/app/api/v1/me/slack-links/confirm/route";
+import { DELETE as removeMySlackLink } from "@/app/api/v1/me/slack-links/[slack_user_id]/route";
+import { addSlackLink } from "@/lib/slack/links";
 import { POST as actionsRoute } from "@/app/api/v1/invocations/[invocation_id]/actions/route";
 import { webhookJob } from "@/lib/jobs/webhooks";
 import { setSlackSettings } from "@/lib/slack/settings";
@@ -151,5 +153,32 @@ describe("slack_app notification channel", () => {
     ]);
     const stored = await t.db.driver.query(`SELECT * FROM slack_link_codes`);
     expect(stored).toEqual([]);
+  });
+
+  it("a person removes their own link, and only their own; the admin audit says who", async () => {
+    const path = "/api/v1/me/slack-links";
+    await addSlackLink(t.db, { email: operator.user.email, slack_user_id: "UMINE0001" }, admin.user.email);
+    await addSlackLink(t.db, { email: admin.user.email, slack_user_id: "UADMIN001" }, admin.user.email);
+    const remove = (key: string, id: string) =>
+      call(removeMySlackLink, { key, path: `${path}/${id}`, params: { slack_user_id: id } });
+
+    // Someone else's link is not theirs to remove: not found, and it stays.
+    const others = await remove(operator.token, "UADMIN001");
+    expect(others.status).toBe(404);
+    expect(others.body.code).toBe("NOT_FOUND");
+    expect(others.body.agent_message).toBe("UADMIN001 is not linked to you.");
+    expect(await t.db.driver.query(`SELECT 1 FROM slack_links WHERE slack_user_id = 'UADMIN001'`)).toHaveLength(1);
+
+    const mine = await remove(operator.token, "UMINE0001");
+    expect(mine.status, JSON.stringify(mine.body)).toBe(200);
+    expect(mine.body).toEqual({ deleted: true });
+    const left = await call(mySlackLinks.GET, { key: operator.token, path });
+    expect(left.body.items.map((l: { slack_user_id: string }) => l.slack_user_id)).not.toContain("UMINE0001");
+    const audit = await t.db.driver.query<{ actor: string; before: unknown }>(
+      `SELECT actor, before FROM admin_actions WHERE action = 'slack_link_removed' AND target_id = 'UMINE0001'`,
+    );
+    expect(audit).toEqual([{ actor: operator.user.email, before: { email: operator.user.email } }]);
+    // Gone is gone: a second removal is not found.
+    expect((await remove(operator.token, "UMINE0001")).status).toBe(404);
   });
 });
