@@ -6,6 +6,7 @@ import { decodeTimeIdCursor, encodeTimeIdCursor, type TimeIdCursor } from "../db
 import { bodyOf } from "./body";
 import { getWebhookEndpoint } from "./endpoints";
 import { webhookEventTypes } from "./events";
+import { OTLP_EVENT_TYPE } from "./otlp-outcomes";
 
 // The delivery log: what went to an endpoint, how each try went, and the
 // Resend button, which starts a delivery over (pending now, a fresh set of
@@ -13,8 +14,11 @@ import { webhookEventTypes } from "./events";
 
 const time = z.string().meta({ format: "date-time" });
 export const deliveryStatuses = ["pending", "delivered", "failed"] as const;
-/** What the outbox sends: runtimes' webhook events, and notification channels' digests (lib/notifications). */
-export const deliveryEventTypes = [...webhookEventTypes, "notification.digest"] as const;
+/**
+ * What the outbox sends: runtimes' webhook events, OTLP destinations' spans (otlp-outcomes.ts), and notification
+ * channels' digests (lib/notifications).
+ */
+export const deliveryEventTypes = [...webhookEventTypes, OTLP_EVENT_TYPE, "notification.digest"] as const;
 
 /** Whose deliveries: a webhook endpoint's, or a notification channel's messages. */
 export type DeliveryOwner = { endpointId: string } | { channelId: string };
@@ -97,9 +101,11 @@ type DeliveryRow = {
   payload: unknown;
 };
 
-function invocationIdOf(payload: unknown): string | null {
-  const data = (payload as { data?: { invocation_id?: unknown } } | null)?.data;
-  return typeof data?.invocation_id === "string" ? data.invocation_id : null;
+/** The invocation a delivery is about: a webhook event names it in its data, an OTLP span's facts at the top. */
+function invocationIdOf(eventType: string, payload: unknown): string | null {
+  const facts = eventType === OTLP_EVENT_TYPE ? payload : (payload as { data?: unknown } | null)?.data;
+  const id = (facts as { invocation_id?: unknown } | null | undefined)?.invocation_id;
+  return typeof id === "string" ? id : null;
 }
 
 function toInfo(row: DeliveryRow): WebhookDeliveryInfo {
@@ -107,7 +113,7 @@ function toInfo(row: DeliveryRow): WebhookDeliveryInfo {
     id: row.id,
     event_id: row.eventId,
     event_type: row.eventType as WebhookDeliveryInfo["event_type"],
-    invocation_id: invocationIdOf(row.payload),
+    invocation_id: invocationIdOf(row.eventType, row.payload),
     status: row.status as WebhookDeliveryInfo["status"],
     attempts: row.attempts,
     last_status_code: row.lastStatusCode,

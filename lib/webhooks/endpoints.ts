@@ -90,8 +90,16 @@ export const webhookEndpointPatchSchema = z
       .boolean()
       .optional()
       .describe("A disabled endpoint gets no new events, and its pending deliveries wait until it is enabled again."),
+    headers: otlpHeadersSchema
+      .optional()
+      .describe(
+        "otlp only: replaces every header it sends ({} sends none), checked as when it was added. Never answered, only their names.",
+      ),
   })
-  .refine((p) => p.url !== undefined || p.enabled !== undefined, "send url, enabled or both")
+  .refine(
+    (p) => p.url !== undefined || p.enabled !== undefined || p.headers !== undefined,
+    "send url, enabled, headers or several of them",
+  )
   .meta({ id: "WebhookEndpointPatch" });
 
 export const webhookEndpointSchema = z
@@ -263,12 +271,29 @@ export async function updateWebhookEndpoint(
   options: SaveOptions = {},
 ): Promise<WebhookEndpointInfo> {
   const before = await getWebhookEndpoint(db, id);
+  if (patch.headers !== undefined && before.kind !== "otlp") {
+    throw new ApiError(
+      "INVALID_REQUEST",
+      "headers are for otlp endpoints: a webhook's deliveries are signed instead.",
+      {
+        path: "headers",
+      },
+    );
+  }
   if (patch.url !== undefined) await assertSafeUrl(patch.url, "The webhook URL", options);
   await db.driver.transaction(async (tx) => {
-    // null leaves a field as it is.
-    const [row] = await tx.query<{ url: string; enabled: boolean }>(
-      `UPDATE webhook_endpoints SET url = COALESCE($2, url), enabled = COALESCE($3, enabled), updated_at = now() WHERE id = $1::uuid RETURNING url, enabled`,
-      [id, patch.url ?? null, patch.enabled ?? null],
+    // null leaves a field as it is; headers are replaced whole.
+    const [row] = await tx.query<{ url: string; enabled: boolean; header_names: string[] }>(
+      `UPDATE webhook_endpoints SET url = COALESCE($2, url), enabled = COALESCE($3, enabled),
+              headers = COALESCE($4::jsonb, headers), updated_at = now()
+        WHERE id = $1::uuid
+       RETURNING url, enabled, ARRAY(SELECT jsonb_object_keys(headers) ORDER BY 1) AS header_names`,
+      [
+        id,
+        patch.url ?? null,
+        patch.enabled ?? null,
+        patch.headers === undefined ? null : JSON.stringify(patch.headers),
+      ],
     );
     if (!row) throw new ApiError("NOT_FOUND", `No webhook endpoint ${id}.`);
     await recordAdminAction(tx, {
@@ -277,7 +302,11 @@ export async function updateWebhookEndpoint(
       targetType: "webhook_endpoint",
       targetId: id,
       before: snapshotOf(before),
-      after: snapshotOf({ ...before, url: row.url, enabled: row.enabled }),
+      after: {
+        ...snapshotOf({ ...before, url: row.url, enabled: row.enabled, header_names: row.header_names }),
+        // The values stay out, as at creation: that they were replaced is the entry (the names may be the same).
+        ...(patch.headers === undefined ? {} : { header_values: "replaced" }),
+      },
     });
   });
   return getWebhookEndpoint(db, id);

@@ -201,7 +201,21 @@ describe("hostile input to evidence packs, their keys and OTLP destinations", ()
           },
           { requiredKeys: ["runtime", "url"] },
         ),
-        fc.oneof(fc.record({ url, enabled: fc.oneof(fc.boolean(), hostileValue) }, { requiredKeys: [] }), hostileValue),
+        fc.oneof(
+          fc.record(
+            {
+              url,
+              enabled: fc.oneof(fc.boolean(), hostileValue),
+              headers: fc.oneof(
+                fc.dictionary(fc.constantFrom("x-team", "x-api-key"), headerValue),
+                fc.dictionary(headerName, headerValue, { maxKeys: 25 }),
+                hostileValue,
+              ),
+            },
+            { requiredKeys: [] },
+          ),
+          hostileValue,
+        ),
         fc.constantFrom<"admin" | "viewer" | "runtime">("admin", "admin", "admin", "viewer", "runtime"),
         async (body, patch, who) => {
           const key = { admin, viewer, runtime: t.key }[who];

@@ -4,6 +4,7 @@ import protobuf from "protobufjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import descriptor from "@/lib/otlp/trace-service.json";
 import { actOnInvocation } from "@/lib/invocations/act";
+import { webhookDeliveryPageSchema } from "@/lib/webhooks/deliveries";
 import { createWebhookEndpoint } from "@/lib/webhooks/endpoints";
 import { deliverDue } from "@/lib/webhooks/deliver";
 import { fanOutTransitions } from "@/lib/webhooks/fan-out";
@@ -84,6 +85,7 @@ const SPAN = "00f067aa0ba902b7";
 describe("outcomes exported to a runtime's OTLP destination (PostgreSQL)", () => {
   let t: TestContext;
   let collector: Awaited<ReturnType<typeof startCollector>>;
+  let endpointId: string;
   const now = new Date();
 
   beforeAll(async () => {
@@ -92,11 +94,13 @@ describe("outcomes exported to a runtime's OTLP destination (PostgreSQL)", () =>
       SETTLE_PUBLIC_URL: "https://settle.example.com",
     });
     collector = await startCollector();
-    await createWebhookEndpoint(
+    ({
+      endpoint: { id: endpointId },
+    } = await createWebhookEndpoint(
       t.db,
       { runtime: t.runtime, url: collector.url, kind: "otlp", headers: { "x-honeycomb-team": "k-123" } },
       "admin@example.com",
-    );
+    ));
   });
   afterAll(async () => {
     await collector?.close();
@@ -241,5 +245,91 @@ describe("outcomes exported to a runtime's OTLP destination (PostgreSQL)", () =>
     const odd = await add({ "not a name": "a" });
     expect(odd.status).toBe(400);
     expect(JSON.stringify(odd.body)).toContain("headers.not a name: not a header name");
+  });
+
+  it("the delivery log names the invocation each exported span is about, in the declared shape", async () => {
+    const admin = (await createOperator(t.db, "admin")).token;
+    const log = await call(apiRoutes["/api/v1/admin/webhooks/{endpoint_id}/deliveries"].GET!, {
+      key: admin,
+      path: `/api/v1/admin/webhooks/${endpointId}/deliveries`,
+      params: { endpoint_id: endpointId },
+    });
+    expect(log.status).toBe(200);
+    expect(webhookDeliveryPageSchema.safeParse(log.body).error).toBeUndefined();
+    const byInvocation = (log.body.items as Array<{ event_type: string; invocation_id: string | null }>)
+      .map((d) => [d.event_type, d.invocation_id])
+      .sort();
+    expect(byInvocation).toEqual([
+      ["otlp.outcome", "call-otlp-1"],
+      ["otlp.outcome", "esc-1"],
+    ]);
+  });
+
+  it("an admin replaces the headers: answered and audited by name only, checked as at creation, sent from the next export", async () => {
+    const admin = (await createOperator(t.db, "admin")).token;
+    const patch = (id: string, body: Record<string, unknown>) =>
+      call(apiRoutes["/api/v1/admin/webhooks/{endpoint_id}"].PATCH!, {
+        method: "PATCH",
+        key: admin,
+        path: `/api/v1/admin/webhooks/${id}`,
+        params: { endpoint_id: id },
+        body,
+      });
+    const replaced = await patch(endpointId, { headers: { "x-honeycomb-team": "k-456", "x-dataset": "settle" } });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body).toMatchObject({ kind: "otlp", header_names: ["x-dataset", "x-honeycomb-team"] });
+    expect(JSON.stringify(replaced.body)).not.toContain("k-456");
+
+    const reserved = await patch(endpointId, { headers: { Host: "elsewhere" } });
+    expect(reserved.status).toBe(400);
+    expect(JSON.stringify(reserved.body)).toContain("headers.Host: a header Settle sets itself");
+    const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`x-h${i}`, "v"]));
+    expect(JSON.stringify((await patch(endpointId, { headers: many })).body)).toContain("at most 20 headers");
+    expect((await patch(endpointId, { headers: { "x-a": "one\r\nx-b: two" } })).status).toBe(400);
+    const signed = await call(apiRoutes["/api/v1/admin/webhooks"].POST!, {
+      key: admin,
+      path: "/api/v1/admin/webhooks",
+      body: { runtime: t.runtime, url: "http://127.0.0.1:9/hook" },
+    });
+    const notOtlp = await patch(signed.body.endpoint.id, { headers: { "x-team": "a" } });
+    expect(notOtlp.body).toMatchObject({ code: "INVALID_REQUEST", safe_details: { path: "headers" } });
+    expect((await patch(signed.body.endpoint.id, { enabled: false })).body.enabled).toBe(false);
+
+    const audit = await t.db.driver.query<{ before: Record<string, unknown>; after: Record<string, unknown> }>(
+      `SELECT before, after FROM admin_actions WHERE action = 'webhook_endpoint_updated' AND target_id = $1`,
+      [endpointId],
+    );
+    expect(audit).toEqual([
+      {
+        before: expect.objectContaining({ header_names: ["x-honeycomb-team"] }),
+        after: expect.objectContaining({ header_names: ["x-dataset", "x-honeycomb-team"], header_values: "replaced" }),
+      },
+    ]);
+    expect(JSON.stringify(audit)).not.toMatch(/k-123|k-456/);
+
+    collector.got.length = 0;
+    await call(ingest, {
+      key: t.key,
+      body: {
+        records: [
+          {
+            event_id: "hdr-1-o1",
+            task_id: "ord-4",
+            invocation_id: "hdr-1",
+            attempt: 1,
+            tool: "create_invoice",
+            effect_class: "create",
+            envelope: { outcome: "ok", effect_applied: "yes" },
+          },
+        ],
+      },
+    });
+    await fanOutTransitions(t.db, now);
+    await deliverDue(t.db, new Date(now.getTime() + 10_800_000), { allowPrivate: true });
+    expect(collector.got).toHaveLength(1);
+    expect(collector.got[0]!.headers).toMatchObject({ "x-honeycomb-team": "k-456", "x-dataset": "settle" });
+
+    const none = await patch(endpointId, { headers: {} });
+    expect(none.body.header_names).toEqual([]);
   });
 });

@@ -23,11 +23,12 @@ export const GET = withRoute({
   handler: async ({ db, params }) => getWebhookEndpoint(db, params.endpoint_id),
 });
 
-// Change its URL (refused with UNSAFE_URL when it reaches a private address), or enable / disable it.
+// Change its URL (refused with UNSAFE_URL when it reaches a private address), enable / disable it, or replace an
+// OTLP destination's headers (answered by name only).
 export const PATCH = withRoute({
   auth: "user",
   permission: "webhooks",
-  summary: "Change a webhook endpoint's URL, or enable / disable it (admins)",
+  summary: "Change a webhook endpoint's URL or an OTLP destination's headers, or enable / disable it (admins)",
   tags: ["Webhooks"],
   errors: ["NOT_FOUND", "UNSAFE_URL"],
   response: webhookEndpointSchema,
