@@ -87,6 +87,13 @@ test("an admin adds an OTLP destination with a header; a settled call arrives th
   const row = page.getByTestId("webhook-row").filter({ hasText: runtime });
   await expect(row).toContainText("OTLP traces");
   await expect(row).toContainText(collectorUrl);
+  // OTLP exports are not signed: how to check a signature is said only while a (signed) webhook is listed, which
+  // other specs sharing this server may have added.
+  const listed = (await (await page.request.get(`${base}/api/v1/admin/webhooks`)).json()) as {
+    items: Array<{ kind: string }>;
+  };
+  const signed = listed.items.some((e) => e.kind !== "otlp");
+  await expect(page.getByText("How a receiver checks that an event came from Settle")).toHaveCount(signed ? 1 : 0);
   await page.screenshot({ path: path.join(dir, "webhooks-with-otlp.png") });
   await row.getByRole("link", { name: /Delivery log/ }).click();
   await expect(page.getByRole("heading", { name: `OTLP traces for ${runtime}` })).toBeVisible();
@@ -118,5 +125,66 @@ test("an admin adds an OTLP destination with a header; a settled call arrives th
   ]);
   const delivery = page.getByTestId("delivery-row").first();
   await expect(delivery).toContainText("Delivered", { timeout: 15_000 });
+  // The span is about one invocation: the log links it, as a webhook event's row does.
+  await expect(delivery.getByRole("link", { name: id })).toHaveAttribute(
+    "href",
+    `/invocations/${id}?runtime=${runtime}`,
+  );
   await page.screenshot({ path: path.join(dir, "otlp-endpoint-page.png") });
+});
+
+test("an admin replaces an OTLP destination's headers, seeing the old ones masked; the next export carries the new", async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(60_000);
+  mkdirSync(dir, { recursive: true });
+  const runtime = `otlp-hdr-${randomBytes(3).toString("hex")}`;
+  const key = settleCli(state.databaseUrl, ["keys", "create", runtime]);
+  await signIn(page, base, state.adminEmail, state.adminPassword, "/admin/webhooks");
+  await page.getByRole("button", { name: "Add endpoint" }).click();
+  const add = page.getByRole("dialog", { name: "Add an endpoint" });
+  await add.getByLabel("Runtime").selectOption(runtime);
+  await add.getByLabel("Kind").selectOption("otlp");
+  await add.getByLabel("URL").fill(collectorUrl);
+  await add.getByLabel("Headers").fill("x-team: old-key-e2e");
+  await add.getByRole("button", { name: "Add endpoint" }).click();
+  await expect(add).toHaveCount(0);
+
+  const row = page.getByTestId("webhook-row").filter({ hasText: runtime });
+  await row.getByRole("button", { name: /Edit headers/ }).click();
+  const edit = page.getByRole("dialog", { name: `Headers for ${runtime}'s OTLP destination` });
+  // The names it sends, each value masked: Settle never answers a value back.
+  await expect(edit.getByRole("list", { name: "Headers sent now" })).toContainText("x-team: ••••••••");
+  await expect(edit).not.toContainText("old-key-e2e");
+  // Checked as at creation, refused in place.
+  await edit.getByLabel("New headers").fill("Host: elsewhere.example");
+  await edit.getByRole("button", { name: "Save headers" }).click();
+  await expect(edit.getByText(/a header Settle sets itself/)).toBeVisible();
+  await edit.getByLabel("New headers").fill("x-team: new-key-e2e\nx-dataset: settle-e2e");
+  await page.screenshot({ path: path.join(dir, "edit-otlp-headers.png") });
+  await edit.getByRole("button", { name: "Save headers" }).click();
+  await expect(edit).toHaveCount(0);
+  await expect(page.getByText(`${runtime}'s OTLP destination now sends the headers x-dataset, x-team.`)).toBeVisible();
+  await page.screenshot({ path: path.join(dir, "otlp-headers-saved.png") });
+  await row.getByRole("link", { name: /Delivery log/ }).click();
+  await expect(page.getByTestId("otlp-endpoint")).toContainText("with the headers x-dataset, x-team");
+  await expect(page.getByRole("button", { name: /Edit headers/ })).toBeVisible();
+
+  const id = `inv-${randomBytes(4).toString("hex")}`;
+  const sent = await request.post(`${base}/api/v1/envelopes`, {
+    headers: { authorization: `Bearer ${key}` },
+    data: {
+      event_id: `${id}-o1`,
+      task_id: `task-${id}`,
+      invocation_id: id,
+      tool: "create_invoice",
+      effect_class: "create",
+      envelope: { outcome: "ok", effect_applied: "yes" },
+    },
+  });
+  expect(sent.status()).toBe(207);
+  const exportOf = () => got.find((g) => spanAttributes(g.body).some((a) => a["settle.invocation_id"] === id));
+  await expect.poll(() => exportOf() !== undefined, { timeout: 20_000 }).toBe(true);
+  expect(exportOf()!.headers).toMatchObject({ "x-team": "new-key-e2e", "x-dataset": "settle-e2e" });
 });

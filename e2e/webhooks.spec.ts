@@ -37,6 +37,8 @@ test("an admin adds an endpoint, sees a failed try in the delivery log, and rese
   expect(secret).toMatch(/^whsec_/);
   receiver.secrets.set(`/${runtime}`, secret);
   await shown.getByRole("button", { name: "I have copied it" }).click();
+  // A signed endpoint is listed: the page says how a receiver checks the signature.
+  await expect(page.getByText("How a receiver checks that an event came from Settle")).toBeVisible();
 
   receiver.failNext(1);
   const id = `inv-${randomBytes(4).toString("hex")}`;

@@ -13,9 +13,11 @@ import { ConfirmButton } from "../ui/confirm";
 import { Breadcrumb } from "../ui/page";
 import { ErrorAlert } from "../ui/error-alert";
 import { DeliveryLog } from "./delivery-log";
-import { EndpointState, SECRET_NOTE } from "./webhooks-admin";
+import { EditHeadersButton } from "./edit-headers";
+import { EndpointState, isSigned, SECRET_NOTE } from "./webhooks-admin";
 
-// One endpoint: enable / disable, rotate its secret, delete it, and its delivery log.
+// One endpoint: enable / disable, rotate its secret (a webhook) or edit its headers (OTLP), delete it, and its
+// delivery log.
 
 export function EndpointAdmin({ initial }: { initial: WebhookEndpointInfo }) {
   const router = useRouter();
@@ -69,7 +71,7 @@ export function EndpointAdmin({ initial }: { initial: WebhookEndpointInfo }) {
               {endpoint.enabled ? "Disable" : "Enable"}
             </Button>
             {/* OTLP exports are not signed (the collector checks its own headers): no secret to rotate. */}
-            {endpoint.kind === "otlp" ? null : (
+            {isSigned(endpoint) ? (
               <ConfirmButton
                 variant="secondary"
                 title="Rotate the signing secret?"
@@ -80,6 +82,8 @@ export function EndpointAdmin({ initial }: { initial: WebhookEndpointInfo }) {
               >
                 Rotate secret
               </ConfirmButton>
+            ) : (
+              <EditHeadersButton endpoint={endpoint} size="md" />
             )}
             <ConfirmButton
               title="Delete this endpoint?"

@@ -8,14 +8,18 @@ import { ShownOnceDialog } from "../admin/shown-once";
 import { useCollection } from "../admin/use-collection";
 import { api } from "../api";
 import { formatUtc } from "../audit/time";
-import { DataTable, type Column, type RowSpec } from "../ui/data-table";
+import { actionsColumn, DataTable, type Column, type RowSpec } from "../ui/data-table";
 import { DialogButton } from "../ui/dialog";
 import { EmptyState, PageSection, StateLabel } from "../ui/page";
 import { CreateEndpointDialog, type Created } from "./create-endpoint";
+import { EditHeadersButton, headersNotice } from "./edit-headers";
 import { VerifyHelp } from "./verify-help";
 
 export const SECRET_NOTE =
   "Copy it now. Settle keeps it to sign deliveries but will not show it again; rotating it gives a new one.";
+
+/** OTLP exports are not signed (the collector checks its own headers): only a webhook has a secret. */
+export const isSigned = (endpoint: Pick<WebhookEndpointInfo, "kind">) => endpoint.kind !== "otlp";
 
 export function EndpointState({ enabled }: { enabled: boolean }) {
   return enabled ? <StateLabel state="enabled" /> : <StateLabel state="disabled" />;
@@ -46,7 +50,7 @@ const endpointRow: RowSpec<WebhookEndpointInfo> = {
   testId: "webhook-row",
   dimmed: (e) => !e.enabled,
 };
-const columns: Array<Column<WebhookEndpointInfo>> = [
+const infoColumns: Array<Column<WebhookEndpointInfo>> = [
   { header: "Runtime", className: "font-medium", cell: (e) => e.runtime },
   { header: "Kind", className: "nowrap", cell: (e) => (e.kind === "otlp" ? "OTLP traces" : "Webhook") },
   {
@@ -62,29 +66,31 @@ const columns: Array<Column<WebhookEndpointInfo>> = [
     cell: (e) =>
       e.last_attempt_at ? `${formatUtc(e.last_attempt_at)} · ${e.last_status_code ?? "no answer"}` : "never",
   },
-  {
-    header: "Delivery log",
-    hidden: true,
-    className: "right",
-    cell: (e) => (
-      <Link
-        href={`/admin/webhooks/${e.id}`}
-        className="whitespace-nowrap text-sm font-medium text-slate-900 underline underline-offset-2 hover:text-slate-700"
-      >
-        Delivery log<span className="sr-only"> for {e.url}</span>
-      </Link>
-    ),
-  },
 ];
 
 export function WebhooksAdmin({ initial, runtimes }: { initial: WebhookEndpointInfo[]; runtimes: string[] }) {
   const [created, setCreated] = useState<Created | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
   const { data, error } = useCollection({
     queryKey: queryKeys.admin.webhooks,
     queryFn: () => api.get("/api/v1/admin/webhooks"),
     initialData: { items: initial },
     refetchInterval: 5000,
   });
+  const columns = [
+    ...infoColumns,
+    actionsColumn<WebhookEndpointInfo>((e) => (
+      <>
+        {isSigned(e) ? null : <EditHeadersButton endpoint={e} onDone={(saved) => setNotice(headersNotice(saved))} />}
+        <Link
+          href={`/admin/webhooks/${e.id}`}
+          className="whitespace-nowrap text-sm font-medium text-slate-900 underline underline-offset-2 hover:text-slate-700"
+        >
+          Delivery log<span className="sr-only"> for {e.url}</span>
+        </Link>
+      </>
+    )),
+  ];
 
   return (
     <PageSection
@@ -105,11 +111,15 @@ export function WebhooksAdmin({ initial, runtimes }: { initial: WebhookEndpointI
           variant="primary"
           disabled={runtimes.length === 0}
           dialog={(props) => <CreateEndpointDialog runtimes={runtimes} {...props} />}
-          onDone={(made) => setCreated(made.endpoint.kind === "otlp" ? null : made)}
+          onDone={(made) => {
+            setNotice(null);
+            setCreated(isSigned(made.endpoint) ? made : null);
+          }}
         >
           Add endpoint
         </DialogButton>
       }
+      notice={notice}
     >
       <DataTable
         caption="Webhook endpoints"
@@ -128,7 +138,8 @@ export function WebhooksAdmin({ initial, runtimes }: { initial: WebhookEndpointI
           </EmptyState>
         }
       />
-      {data.items.length > 0 ? (
+      {/* Only a webhook's deliveries carry a signature to check. */}
+      {data.items.some(isSigned) ? (
         <details className="rounded-lg border border-slate-200 bg-white p-4">
           <summary className="cursor-pointer text-sm font-medium">
             How a receiver checks that an event came from Settle
