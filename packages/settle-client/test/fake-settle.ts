@@ -111,7 +111,9 @@ export function createFakeSettle(options: { holdMs?: number } = {}): FakeSettle 
     },
     fetch: async (input, init) => {
       const url = new URL(input);
-      const headers = Object.fromEntries(new Headers(init?.headers).entries());
+      // forEach, not entries(): Headers' iterators are in lib "DOM.Iterable", which the client's packages leave out.
+      const headers: Record<string, string> = {};
+      new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
       const body = typeof init?.body === "string" ? (JSON.parse(init.body) as unknown) : undefined;
       fake.requests.push({ method: init?.method ?? "GET", path: url.pathname + url.search, body, headers });
       const faultAt = fake.faults.findIndex((f) => url.pathname === f.path);

@@ -60,7 +60,10 @@ async function serveHttp(port: number, withSessions: boolean): Promise<void> {
       for await (const c of req) chunks.push(c as Buffer);
       await socketOf.run(req.socket, async () => {
         const response = await handler.fetch(toRequest(req, Buffer.concat(chunks)));
-        res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
+        // forEach, not entries(): Headers' iterators are in lib "DOM.Iterable", which the packages leave out.
+        const headers: Record<string, string> = {};
+        response.headers.forEach((value, name) => (headers[name] = value));
+        res.writeHead(response.status, headers);
         if (response.body)
           Readable.fromWeb(response.body as never)
             .on("error", () => res.destroy())
