@@ -104,8 +104,9 @@ function checkInBackground(label, command, args) {
 const staticChecks = await Promise.all([
   checkInBackground("lint (ESLint, the layer table)", "npm", ["run", "-s", "lint"]),
   checkInBackground("typecheck", "npx", ["tsc", "--noEmit", "-p", "."]),
-  // The client package on its own terms: NodeNext ESM, DOM types only (no Node APIs).
-  checkInBackground("typecheck @settle/client", "npx", ["tsc", "--noEmit", "-p", "packages/settle-client"]),
+  // Each package on its own terms (its own `typecheck` script and tsconfig: the client's src NodeNext ESM with DOM
+  // types only, no Node APIs), as a fresh clone has them: nothing built (decision 046).
+  checkInBackground("typecheck packages/*", "node", ["scripts/typecheck-packages.mjs"]),
   checkInBackground("migrations match schema.prisma", "node", ["scripts/db-drift.mjs"]),
 ]);
 for (const { label, ok, seconds } of staticChecks) {
