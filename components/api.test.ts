@@ -52,6 +52,21 @@ describe("the console's API client", () => {
     expect(sent[1]!.url).toBe("/api/v1/audit?actor=ana%40example.com&limit=50");
   });
 
+  it("sends an integer past 2^53 (a BigInt, as the approve-with-edits dialog holds it) with every digit", async () => {
+    const sent = answering(200, {});
+    await api.post("/api/v1/invocations/{invocation_id}/actions", {
+      params: { invocation_id: "i1" },
+      body: {
+        action: "approve",
+        arguments: { order: 12345678901234567891n, lines: [{ sku: -18446744073709551617n, qty: 2 }] },
+        version: 3,
+      },
+    });
+    expect(sent[0]!.init.body).toBe(
+      '{"action":"approve","arguments":{"order":12345678901234567891,"lines":[{"sku":-18446744073709551617,"qty":2}]},"version":3}',
+    );
+  });
+
   it("throws ApiClientError carrying Settle's error envelope, whose message is the envelope's", async () => {
     answering(409, errorEnvelope("USER_EXISTS", "ana@example.com already has an account.", "req_1"));
     const error = await api

@@ -65,3 +65,41 @@ test("the approver sees every digit of a long integer, and a run with other digi
     fullPage: true,
   });
 });
+
+test("an operator approves with edits a long integer, and the runtime is handed every digit of the edit", async ({
+  page,
+  request,
+}) => {
+  const id = `long-edit-${randomBytes(3).toString("hex")}`;
+  const ask = `{"event_id": "${id}-ask", "task_id": "task-${id}", "invocation_id": "${id}", "tool": "create_refund",
+    "effect_class": "money", "idempotency_key": "key-${id}",
+    "arguments": {"order": 12345678901234567890, "amount": 5000, "currency": "EUR"},
+    "envelope": {"ok": false, "commit_state": "not_committed", "next_action": "request_approval"}}`;
+  const sent = await request.post(`${base}/api/v1/envelopes`, { headers, data: ask });
+  expect((await sent.json()).accepted).toBe(1);
+
+  await signIn(page, base, state.adminEmail, state.adminPassword, `/invocations/${id}?runtime=billing-agent`);
+  await page.goto(`${base}/invocations/${id}?runtime=billing-agent`);
+  await page.getByRole("button", { name: /^Approve with edits/ }).click();
+  const dialog = page.getByRole("dialog", { name: "Approve with edits: create_refund" });
+  const order = dialog.getByTestId("argument-fields").getByLabel("order", { exact: true });
+  await expect(order).toHaveValue("12345678901234567890");
+  await order.fill("12345678901234567891");
+  await expect(dialog.getByLabel("Arguments (JSON)")).toHaveValue(/"order": 12345678901234567891,/);
+  const changed = dialog.getByTestId("edit-diff").locator('[data-change="changed"]');
+  await expect(changed).toContainText("12345678901234567890");
+  await expect(changed).toContainText("12345678901234567891");
+  await page.screenshot({ path: `${process.env.SETTLE_E2E_OUT || "test-results"}/long-integers-edit.png` });
+  await dialog.getByRole("button", { name: "Approve with these edits" }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("Approved");
+  await expect(page.getByTestId("arguments-edit")).toContainText("12345678901234567891");
+
+  // What the runtime's client reads, as text: Playwright's own JSON.parse would round it.
+  const decision = await request.get(`${base}/api/v1/invocations/${id}/decision`, { headers });
+  const text = await decision.text();
+  expect(decision.status()).toBe(200);
+  expect(text).toContain('"decision":"proceed"');
+  expect(text).toMatch(/"approved_arguments":\{[^}]*"order":12345678901234567891[,}]/);
+  expect(text).not.toContain("12345678901234567000");
+});

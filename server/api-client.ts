@@ -143,7 +143,14 @@ function envelopeOf(body: unknown): ErrorEnvelope | null {
     : null;
 }
 
-export function createApiClient(transport: ApiTransport): ApiClient {
+/**
+ * How a JSON body is written; JSON.stringify by default. The console passes lib/json's stringifyExactJson, so an
+ * integer past 2^53 it holds as a BigInt (an approver's edited order number) is sent with every digit.
+ */
+export type ApiClientOptions = { writeJson?: (body: unknown) => string };
+
+export function createApiClient(transport: ApiTransport, options: ApiClientOptions = {}): ApiClient {
+  const writeJson = options.writeJson ?? ((body: unknown) => JSON.stringify(body));
   const request = async (method: Method, path: string, req: AnyRequest = {}) => {
     const headers: Record<string, string> = { accept: "application/json", ...req.headers };
     let body: string | undefined;
@@ -152,7 +159,7 @@ export function createApiClient(transport: ApiTransport): ApiClient {
       body = req.content.text;
     } else if (req.body !== undefined) {
       headers["content-type"] = "application/json";
-      body = JSON.stringify(req.body);
+      body = writeJson(req.body);
     }
     const answer = await transport({
       method,

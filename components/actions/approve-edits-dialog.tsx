@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useMemo, useState } from "react";
 import { diffArguments } from "@/lib/invocations/arguments-diff";
-import { holdsBigInt, stringifyExactJson } from "@/lib/json/exact";
+import { stringifyExactJson } from "@/lib/json/exact";
 import { ApiClientError } from "@/lib/query/fetch";
 import { queryKeys } from "@/lib/query/keys";
 import { api } from "../api";
@@ -19,7 +19,8 @@ import { approvalArguments, approvalRefusal, readEditedArguments, type Arguments
 // Approve with edits: the person changes the arguments the approval is for (the amount, say: a field per
 // top-level member, or the JSON), sees what they changed against them as they type, and approves; the call is to
 // run with theirs (docs/outcome-model.md §4).
-// Settle shows arguments redacted and refuses an edit that holds a redacted or secret-looking value.
+// Settle shows arguments redacted and refuses an edit that holds a redacted or secret-looking value. An integer
+// past 2^53 is read, shown, diffed and sent with every digit (a BigInt, lib/json; the typed client writes it so).
 
 type Props = { target: ActionTarget; onClose: () => void };
 
@@ -103,7 +104,6 @@ function EditForm({
   };
   const read = useMemo(() => readEditedArguments(text), [text]);
   const changes = useMemo(() => (read.ok ? diffArguments(base, read.value) : []), [base, read]);
-  const inexact = read.ok && holdsBigInt(read.value);
 
   const approve = useMutation({
     mutationFn: (edited: Arguments) =>
@@ -128,7 +128,7 @@ function EditForm({
       setRefusal(error instanceof ApiClientError ? approvalRefusal(error) : { text: error.message, final: false }),
   });
 
-  const ready = read.ok && changes.length > 0 && !inexact;
+  const ready = read.ok && changes.length > 0;
   const submit = () => {
     if (!read.ok || !ready) return;
     setRefusal(null);
@@ -181,12 +181,6 @@ function EditForm({
               {read.error}
             </p>
           )}
-          {inexact ? (
-            <p role="alert" className="text-xs text-rose-700">
-              These arguments hold an integer longer than the browser keeps exactly; the console cannot send it
-              unchanged. Approve with edits through the API, or approve as called.
-            </p>
-          ) : null}
         </div>
         <div className="space-y-1">
           <p className="text-sm font-medium text-slate-800">What you changed</p>

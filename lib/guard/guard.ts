@@ -15,7 +15,7 @@ import {
 } from "../ingest";
 import { catalogOnce, toolReadingOf, type CatalogOnce } from "../catalog/load";
 import { storeRecords } from "../write/store-records";
-import { INVOCATION_COLUMNS, type InvocationRow } from "../write/states";
+import { FOLD_READ, INVOCATION_COLUMNS, type InvocationRow } from "../write/states";
 import { cleanText } from "../redact/redact";
 import { decideGuard, guardReasons, type GuardCandidate, type GuardReason } from "../outcome/guard-rules";
 import { GUARD_INTENT_PREFIX } from "../outcome/vocabulary";
@@ -218,11 +218,11 @@ export async function guardWrite(
       if (duplicates)
         await tx.query(lockWithArgsQuery, [`${runtime.id}:${key}`, `${runtime.id}:${tool}:${duplicates.digest}`]);
       else await tx.query(lockQuery, [`${runtime.id}:${key}`]);
-      const rows = await tx.query<CandidateRow>(candidatesQuery, [
-        runtime.id,
-        key,
-        named === null ? [derived] : [named, derived],
-      ]);
+      const rows = await tx.query<CandidateRow>(
+        candidatesQuery,
+        [runtime.id, key, named === null ? [derived] : [named, derived]],
+        FOLD_READ,
+      );
       const unknownLast = rows.filter((r) => r.last_attempt === null).map((r) => r.id);
       if (unknownLast.length > 0) {
         const counted = new Map(

@@ -6,7 +6,14 @@ import type { OperatorAction } from "../outcome/actions";
 import { resumeWithAction } from "../outcome/fold";
 import type { FoldSnapshot } from "../outcome/fold";
 import { noteOf, type ActRefusal } from "./act";
-import { foldFromHistory, INVOCATION_COLUMNS, snapshotOf, writeStates, type InvocationRow } from "../write/states";
+import {
+  FOLD_READ,
+  foldFromHistory,
+  INVOCATION_COLUMNS,
+  snapshotOf,
+  writeStates,
+  type InvocationRow,
+} from "../write/states";
 
 // One action on many invocations of one runtime in one transaction, for a job that acts on many at once (the
 // verifier opening the asks a worker just took, lib/verify). Each invocation goes through the same state machine
@@ -47,6 +54,7 @@ function actInOneTransaction(
         `SELECT ${INVOCATION_COLUMNS} FROM invocations
           WHERE runtime_id = $1::uuid AND invocation_id = ANY($2::text[]) ORDER BY id FOR UPDATE`,
         [runtimeId, entries.map((e) => e.invocationId)],
+        FOLD_READ,
       );
       const byId = new Map(rows.map((r) => [r.invocation_id, r]));
       const unfolded = rows.filter((r) => snapshotOf(r) === null).map((r) => r.id);

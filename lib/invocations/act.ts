@@ -5,7 +5,14 @@ import { ApiError } from "../errors";
 import type { Db } from "../db/client";
 import { operatorActionSchema, type OperatorAction } from "../outcome/actions";
 import { resumeWithAction } from "../outcome/fold";
-import { foldFromHistory, INVOCATION_COLUMNS, snapshotOf, writeStates, type InvocationRow } from "../write/states";
+import {
+  FOLD_READ,
+  foldFromHistory,
+  INVOCATION_COLUMNS,
+  snapshotOf,
+  writeStates,
+  type InvocationRow,
+} from "../write/states";
 import { getInvocation, type InvocationView } from "./read";
 import { quorumFor } from "../policies/policies";
 import { runtimeChoiceSchema } from "../outcome/record-fields";
@@ -71,10 +78,11 @@ export async function actOnInvocationQuietly(
   let action = redact(given) as OperatorAction;
   return db.driver.transaction(
     async (tx) => {
-      const rows = await tx.query<InvocationRow & { runtime_id: string }>(lockQuery, [
-        target.invocationId,
-        target.runtimeId ?? null,
-      ]);
+      const rows = await tx.query<InvocationRow & { runtime_id: string }>(
+        lockQuery,
+        [target.invocationId, target.runtimeId ?? null],
+        FOLD_READ,
+      );
       const row = rows[0];
       if (!row || rows.length > 1) {
         return {

@@ -72,7 +72,9 @@ export async function prepareEdit(
   if (digest === beforeDigest) return null;
   let before: unknown = current.pendingEdit?.arguments ?? null;
   if (!current.pendingEdit && beforeDigest) {
-    const [stored] = await tx.query<{ arguments: unknown }>(storedArguments, [row.runtime_id, row.id, beforeDigest]);
+    const [stored] = await tx.query<{ arguments: unknown }>(storedArguments, [row.runtime_id, row.id, beforeDigest], {
+      exactJson: true,
+    });
     before = stored?.arguments ?? null;
   }
   return { digest, changes: diffArguments(before ?? {}, args), beforeDigest };

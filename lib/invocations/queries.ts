@@ -110,7 +110,7 @@ export async function selectInvocationRows(
   const rows = await db.driver.query<Raw>(
     INVOCATION_LOOKUP,
     [invocationId, scope.runtimeId ?? null, scope.runtime ?? null, limit],
-    { prepareAs: "settle_lookup_invocation" },
+    { prepareAs: "settle_lookup_invocation", exactJson: true },
   );
   return rows.map(invocationOf);
 }
@@ -273,7 +273,7 @@ export async function selectActions(db: Db, uid: string): Promise<ActionRow[]> {
   const rows = await db.driver.query<Raw>(
     `SELECT ${ACTION_COLUMNS} FROM invocation_actions WHERE invocation_uid = $1::uuid ORDER BY seq`,
     [uid],
-    { prepareAs: "settle_read_actions" },
+    { prepareAs: "settle_read_actions", exactJson: true },
   );
   return rows.map(actionOf);
 }
@@ -320,6 +320,7 @@ export async function selectDuplicateRefusals(
 export async function selectTaskInvocationRows(db: Db, runtimeId: string, taskId: string): Promise<InvocationRow[]> {
   const rows = await db.driver.query<Raw>(TASK_INVOCATIONS, [runtimeId, taskId], {
     prepareAs: "settle_read_task_invocations",
+    exactJson: true,
   });
   return rows.map(invocationOf);
 }
@@ -343,7 +344,8 @@ export async function selectHistories(
     db.driver.query<Raw>(
       `SELECT ${ACTION_COLUMNS} FROM invocation_actions WHERE invocation_uid = ANY($1::uuid[]) ORDER BY seq`,
       [ids],
-      { prepareAs: "settle_read_histories_actions" },
+      // An edit's diff and arguments, to the digit, as an edit's arguments (arguments_edit) are read above.
+      { prepareAs: "settle_read_histories_actions", exactJson: true },
     ),
   ]);
   const byId = new Map(rows.map((r) => [r.id, { ...r, attempts: [], actions: [] } as InvocationRowWithHistory]));
@@ -377,7 +379,8 @@ export async function selectDecisionRow(
   /** The edited arguments of the last approval, until the call asks for approval again (fold approvedEdit). */
   approvedArguments: Record<string, unknown> | null;
 } | null> {
-  const [row] = await db.driver.query<Raw>(DECISION, [runtimeId, invocationId], { prepareAs: "settle_read_decision" });
+  const options = { prepareAs: "settle_read_decision", exactJson: true };
+  const [row] = await db.driver.query<Raw>(DECISION, [runtimeId, invocationId], options);
   if (!row) return null;
   const lastChange =
     row.action_at === null || row.action_at === undefined

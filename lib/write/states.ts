@@ -39,6 +39,12 @@ const ROW_COLUMNS = [
   ...STATE_COLUMNS,
 ] as const;
 
+/**
+ * How a writer reads the fold it writes back, and the actions it folds: exactly (lib/json), so edited arguments
+ * (pendingEdit, approvedEdit) keep an integer past 2^53 to the digit through the next record or action.
+ */
+export const FOLD_READ = { exactJson: true } as const;
+
 /** What the write path selects of an invocation it folds onto. */
 export const INVOCATION_COLUMNS = ROW_COLUMNS.map(([c]) => c).join(", ");
 
@@ -71,11 +77,8 @@ export async function selectStates(
   eventKeys: string[],
   lock = false,
 ): Promise<{ rows: InvocationRow[]; stored: Set<string> }> {
-  const result = await tx.query<InvocationRow & { stored: string[] | null }>(readStatement(lock), [
-    runtimeId,
-    invocationIds,
-    eventKeys,
-  ]);
+  const params = [runtimeId, invocationIds, eventKeys];
+  const result = await tx.query<InvocationRow & { stored: string[] | null }>(readStatement(lock), params, FOLD_READ);
   const rows = result.filter((r) => r.stored === null);
   return { rows, stored: new Set(result.find((r) => r.stored !== null)?.stored ?? []) };
 }
@@ -238,7 +241,7 @@ export async function foldFromHistory(
   const out = new Map<string, FoldSnapshot>();
   if (uids.length === 0) return out;
   const records = await tx.query<HistoryRecordRow>(loadRecords, [runtimeId, uids]);
-  const actions = await tx.query<HistoryActionRow>(loadActions, [uids, FOLDLESS_ACTIONS]);
+  const actions = await tx.query<HistoryActionRow>(loadActions, [uids, FOLDLESS_ACTIONS], FOLD_READ);
   const byUid = new Map(uids.map((uid) => [uid, { records: [] as FoldRecord[], actions: [] as FoldAction[] }]));
   for (const r of records) byUid.get(r.invocation_uid)?.records.push(toFoldRecord(r));
   for (const a of actions)

@@ -1,12 +1,14 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { api } from "@/components/api";
 import { addToolCatalogEntry } from "@/lib/catalog/catalog";
 import { actOnInvocation } from "@/lib/invocations/act";
 import { parseExactJson } from "@/lib/json/exact";
 import { runVerifications } from "@/lib/verify/schedule";
 import { apiRoutes } from "@/server/routes";
 import { createOperator, openSettle, type Backend, type TestContext } from "./harness";
+import { routeFetch } from "./route-fetch";
 
 // Issue 36: an integer above 2^53 in a call's arguments reached the approver rounded
 // (12345678901234567890 read back as 12345678901234567000), and two calls that differed only in those
@@ -195,6 +197,74 @@ describe.each<Backend>(["postgres", "pglite"])("integers past 2^53 keep their di
       ran_with_other_arguments: false,
       arguments_review: null,
     });
+  });
+
+  it("approve with edits through the console's client: an edited long integer is stored, answered and kept to the digit", async () => {
+    const operator = (await createOperator(t.db, "operator")).token;
+    const record = (id: string, event: string, attempt: number, order: string, envelope: string) =>
+      `{"event_id": "${id}-${event}", "task_id": "task-${id}", "invocation_id": "${id}", "attempt": ${attempt},
+        "tool": "create_refund", "effect_class": "money", "idempotency_key": "key-${id}",
+        "arguments": {"order": ${order}, "amount": 5000}, "envelope": ${envelope}}`;
+    const ask = '{"ok": false, "commit_state": "not_committed", "next_action": "request_approval"}';
+    await send(ingest, { key: t.key, text: `[${record("ae-1", "ask", 1, "12345678901234567890", ask)}]` });
+    const before = await read("ae-1");
+    expect(before.body.status).toBe("awaiting_approval");
+
+    // The console's own client (components/api.ts) over the real routes, as the approve-with-edits dialog sends.
+    vi.stubGlobal("fetch", (path: string, init: RequestInit) => routeFetch(new URL(path, "http://settle.test"), init));
+    const edited = { order: 12345678901234567891n, amount: 5000 };
+    const approved = await api
+      .post("/api/v1/invocations/{invocation_id}/actions", {
+        params: { invocation_id: "ae-1" },
+        body: { action: "approve", arguments: edited, version: before.body.version },
+        headers: { authorization: `Bearer ${operator}` },
+      })
+      .finally(() => vi.unstubAllGlobals());
+    const digest = digestOf('{"amount":5000,"order":12345678901234567891}');
+    expect(approved).toMatchObject({
+      status: "approved",
+      arguments_edit: { state: "approved", arguments: edited, digest },
+    });
+    expect(approved.actions.at(-1)).toMatchObject({
+      edit: { changes: [{ path: "order", before: 12345678901234567890n, after: 12345678901234567891n }] },
+    });
+
+    // What the runtime's client reads: run the call with these digits.
+    const decision = await send(route("/api/v1/invocations/{invocation_id}/decision", "GET"), {
+      key: t.key,
+      params: { invocation_id: "ae-1" },
+    });
+    expect(decision.body).toMatchObject({ decision: "proceed", approved_arguments: edited });
+    expect(decision.text).toContain('"order":12345678901234567891');
+
+    // It runs with them: no other arguments, and the approved edit keeps its digits past the record's fold.
+    const done = '{"ok": true, "commit_state": "committed"}';
+    await send(ingest, { key: t.key, text: `[${record("ae-1", "ran", 2, "12345678901234567891", done)}]` });
+    const after = await read("ae-1");
+    expect(after.body).toMatchObject({ status: "succeeded", ran_with_other_arguments: false });
+    expect(after.body.arguments_edit).toMatchObject({ state: "approved", arguments: edited, digest });
+    for (const text of [decision.text, after.text]) expect(text).not.toContain("12345678901234567000");
+  });
+
+  it("approve with edits sent as JSON text: the route reads the edited arguments to the digit", async () => {
+    const operator = (await createOperator(t.db, "operator")).token;
+    const ask = `{"event_id": "ae-2-ask", "task_id": "task-ae-2", "invocation_id": "ae-2", "tool": "create_refund",
+      "effect_class": "money", "idempotency_key": "key-ae-2", "arguments": {"order": 12345678901234567890},
+      "envelope": {"ok": false, "commit_state": "not_committed", "next_action": "request_approval"}}`;
+    await send(ingest, { key: t.key, text: `[${ask}]` });
+    const version = (await read("ae-2")).body.version;
+    const acted = await send(route("/api/v1/invocations/{invocation_id}/actions", "POST"), {
+      key: operator,
+      params: { invocation_id: "ae-2" },
+      text: `{"action": "approve", "arguments": {"order": 12345678901234567891, "lines": [{"sku": -18446744073709551617}]}, "version": ${version}}`,
+    });
+    expect(acted.status).toBe(200);
+    expect(acted.body.arguments_edit.arguments).toEqual({
+      order: 12345678901234567891n,
+      lines: [{ sku: -18446744073709551617n }],
+    });
+    expect(acted.text).toContain('"order":12345678901234567891');
+    expect(acted.text).not.toContain("12345678901234567000");
   });
 
   it("from an OTLP span's arguments attribute (JSON text)", async () => {

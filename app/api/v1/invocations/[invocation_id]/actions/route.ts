@@ -17,6 +17,8 @@ export const POST = withRoute({
   response: { 200: { description: "The updated invocation.", schema: invocationSchema } },
   params: z.object({ invocation_id: idParamSchema }),
   body: actionRequestSchema,
+  // Edited arguments keep an integer past 2^53 to the digit, as the call's own did at ingest: the approval binds to them.
+  exactIn: ["arguments"],
   handler: ({ db, principal, params, body }) => performAction(db, params.invocation_id, body, actorOf(principal)),
 });
 
