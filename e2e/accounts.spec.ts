@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
+import { docScreenshot } from "./screenshots";
 import { readState, settleCli } from "./server";
 import { signIn } from "./sign-in";
 
@@ -34,7 +35,7 @@ test("a temporary password must be changed first; a one-time link sets a new one
   // Nothing is chosen for the admin.
   await expect(dialog.getByRole("button", { name: "Choose one" })).toBeDisabled();
   await dialog.getByLabel(/A temporary password/).check();
-  await adminPage.screenshot({ path: "docs/screenshots/password-reset-dialog.png" });
+  await adminPage.screenshot({ path: docScreenshot("password-reset-dialog.png") });
   await dialog.getByRole("button", { name: "Set a temporary password" }).click();
   const shown = adminPage.getByRole("dialog", { name: `Password reset for ${dee}` });
   const temporary = await shown.getByLabel("Temporary password").inputValue();
@@ -47,7 +48,7 @@ test("a temporary password must be changed first; a one-time link sets a new one
   await deePage.goto(`${base}/audit`);
   await expect(deePage).toHaveURL(`${base}/account/password?required=1`);
   await expect(deePage.getByRole("alert").filter({ hasText: "reset your password to a temporary one" })).toBeVisible();
-  await deePage.screenshot({ path: "docs/screenshots/password-required.png" });
+  await deePage.screenshot({ path: docScreenshot("password-required.png") });
   await deePage.getByLabel("Temporary password").fill(temporary);
   await deePage.getByLabel("New password", { exact: true }).fill("dee's own password");
   await deePage.getByLabel("New password again").fill("dee's own passw0rd");
@@ -71,7 +72,7 @@ test("a temporary password must be changed first; a one-time link sets a new one
   await eliPage.goto(`${base}${new URL(link).pathname}${new URL(link).search}`);
   await eliPage.getByLabel("New password", { exact: true }).fill("eli chose this");
   await eliPage.getByLabel("New password again").fill("eli chose this");
-  await eliPage.screenshot({ path: "docs/screenshots/password-reset-link.png" });
+  await eliPage.screenshot({ path: docScreenshot("password-reset-link.png") });
   await eliPage.getByRole("button", { name: "Set my password" }).click();
   await expect(eliPage.getByRole("status")).toContainText(`Your new password is set for ${eli}`);
   await eliPage.reload();
@@ -88,5 +89,5 @@ test("a temporary password must be changed first; a one-time link sets a new one
   await eliPage.getByLabel("New password again").fill("eli changed it again");
   await eliPage.getByRole("button", { name: "Change password" }).click();
   await expect(eliPage.getByRole("status").filter({ hasText: "Your password is changed" })).toBeVisible();
-  await eliPage.screenshot({ path: "docs/screenshots/password-change.png" });
+  await eliPage.screenshot({ path: docScreenshot("password-change.png") });
 });

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { docScreenshot } from "./screenshots";
 import { OUT_DIR, readState, settleCli } from "./server";
 import { signIn } from "./sign-in";
 
@@ -112,7 +113,7 @@ test("the operator edits the amount, sees the diff and approves; the decision ca
   await expect(changed).toContainText("100");
   await expect(changed).toContainText("50");
   await dialog.getByLabel("Note (optional)").fill("Half, as agreed with the customer (ticket T-9).");
-  await page.screenshot({ path: "docs/screenshots/approve-with-edits.png" });
+  await page.screenshot({ path: docScreenshot("approve-with-edits.png") });
   await approve.click();
   await expect(dialog).toBeHidden();
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Approved");
@@ -139,7 +140,7 @@ test("the operator edits the amount, sees the diff and approves; the decision ca
   await expect(trail).toContainText("Half, as agreed with the customer");
   await expect(trail.getByTestId("action-edit").getByTestId("diff-row")).toContainText("50");
   await panel.scrollIntoViewIfNeeded();
-  await page.screenshot({ path: "docs/screenshots/approved-with-edits.png" });
+  await page.screenshot({ path: docScreenshot("approved-with-edits.png") });
   await trail.scrollIntoViewIfNeeded();
   await page.screenshot({ path: `${OUT_DIR}/approved-with-edits-trail.png` });
 

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
+import { docScreenshot } from "./screenshots";
 import { readState } from "./server";
 import { addCatalogEntry } from "./catalog";
 import { signIn } from "./sign-in";
@@ -100,7 +101,7 @@ test("summaries in the queue, the runbook on the page, and a dialog with nothing
   await expect(summaries.filter({ hasText: "amount 5899 · currency USD · card card_39" })).toBeVisible();
   await expect(page.getByTestId("invocation-row")).toHaveCount(40);
   await expect(summaries).toHaveCount(40);
-  await page.screenshot({ path: "docs/screenshots/queue-summaries.png", fullPage: false });
+  await page.screenshot({ path: docScreenshot("queue-summaries.png"), fullPage: false });
 
   await page.goto(`${base}/invocations/${tool}-0?runtime=billing-agent`);
   await expect(page.getByTestId("call-summary")).toHaveText("1000 EUR to cus_ada");
@@ -112,7 +113,7 @@ test("summaries in the queue, the runbook on the page, and a dialog with nothing
   const args = page.getByTestId("call-arguments");
   await expect(args).toContainText('"customer": "cus_ada"');
   await expect(args).not.toContainText("sk_live_never_shown");
-  await page.screenshot({ path: "docs/screenshots/invocation-runbook.png", fullPage: false });
+  await page.screenshot({ path: docScreenshot("invocation-runbook.png"), fullPage: false });
 
   await page.getByRole("button", { name: "Record verification" }).click();
   const record = page.getByRole("dialog");
@@ -124,7 +125,7 @@ test("summaries in the queue, the runbook on the page, and a dialog with nothing
   await record.getByLabel("Evidence").press("Enter");
   await record.getByLabel("Evidence").press("Control+Enter");
   await expect(record).toBeVisible();
-  await page.screenshot({ path: "docs/screenshots/dialog-nothing-chosen.png", fullPage: false });
+  await page.screenshot({ path: docScreenshot("dialog-nothing-chosen.png"), fullPage: false });
   await record.getByRole("radio", { name: /Absent/ }).check();
   await expect(record.getByRole("button", { name: "Record: NOT found" })).toBeEnabled();
   await record.getByRole("button", { name: "Cancel" }).click();
@@ -180,7 +181,7 @@ test("a call that ran with other arguments than approved waits in the queue unti
   const dialog = page.getByRole("dialog", { name: "I checked what ran" });
   await expect(dialog.getByRole("button", { name: "Mark as checked" })).toBeDisabled();
   await dialog.getByLabel("What you found").fill("5000 EUR went out; refunded 4950 in the dashboard.");
-  await page.screenshot({ path: "docs/screenshots/arguments-check.png" });
+  await page.screenshot({ path: docScreenshot("arguments-check.png") });
   await dialog.getByRole("button", { name: "Mark as checked" }).click();
   await expect(check).toContainText(`Checked by ${state.adminEmail}`);
   await page.goto(`${base}/?runtime=billing-agent&tool=create_refund`);

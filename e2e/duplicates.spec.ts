@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
+import { docScreenshot } from "./screenshots";
 import { readState, settleCli } from "./server";
 import { signIn } from "./sign-in";
 
@@ -91,7 +92,7 @@ test("a possible duplicate effect waits in the queue; the operator dismisses it 
   await expect(panel.getByRole("link", { name: first })).toBeVisible();
   // The records show the arguments they carried, with the digest both calls share.
   await expect(page.locator("summary").filter({ hasText: "Arguments" }).first()).toContainText("sha256:");
-  await page.screenshot({ path: "docs/screenshots/possible-duplicate.png", fullPage: false });
+  await page.screenshot({ path: docScreenshot("possible-duplicate.png"), fullPage: false });
 
   await panel.getByRole("button", { name: "Not a duplicate…" }).click();
   const dialog = page.getByRole("dialog");
@@ -103,7 +104,7 @@ test("a possible duplicate effect waits in the queue; the operator dismisses it 
     `Dismissed: not a duplicate by ${state.adminEmail}`,
   );
   await expect(page.getByText("The customer returned two items: two refunds were due.").first()).toBeVisible();
-  await page.screenshot({ path: "docs/screenshots/possible-duplicate-dismissed.png", fullPage: false });
+  await page.screenshot({ path: docScreenshot("possible-duplicate-dismissed.png"), fullPage: false });
 
   // Out of the queue; the invocation's own status never changed.
   await page.goto(`${base}/?runtime=${runtime}`);

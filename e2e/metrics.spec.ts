@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { docScreenshot } from "./screenshots";
 import { readState } from "./server";
 import { signIn } from "./sign-in";
 
@@ -113,5 +114,5 @@ test("queue size over time draws a single sampled hour (as dots), and a line fro
   expect(sampled).toBeGreaterThan(0);
   if (sampled === 1) await expect(panel.locator(".recharts-line-dots circle").first()).toBeVisible();
   else expect(await panel.locator(".recharts-line-curve").first().getAttribute("d")).toMatch(/L/);
-  await page.screenshot({ path: "docs/screenshots/metrics-one-hour.png", fullPage: true });
+  await page.screenshot({ path: docScreenshot("metrics-one-hour.png"), fullPage: true });
 });

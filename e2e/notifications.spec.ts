@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { startReceiver, type Receiver } from "../tests/integration/webhook-receiver";
+import { docScreenshot } from "./screenshots";
 import { readState, settleCli } from "./server";
 import { signIn } from "./sign-in";
 
@@ -39,7 +40,7 @@ test("an admin adds a channel; three unknown money calls are one message with li
   await form.getByRole("group", { name: "Runtimes" }).getByLabel(runtime).check();
   await form.getByRole("group", { name: "Effect classes" }).getByLabel("money").check();
   await form.getByLabel("Digest window (seconds)").fill("0");
-  await page.screenshot({ path: "docs/screenshots/notifications-add.png" });
+  await page.screenshot({ path: docScreenshot("notifications-add.png") });
   await form.getByRole("button", { name: "Add channel" }).click();
   const shown = page.getByRole("dialog", { name: "Channel added" });
   const secret = await shown.getByLabel("Signing secret").inputValue();
@@ -82,7 +83,7 @@ test("an admin adds a channel; three unknown money calls are one message with li
   const row = page.getByTestId("channel-row").filter({ hasText: receiver.url(`/${runtime}`) });
   await expect(row).toContainText("1 sent", { timeout: 15_000 });
   await expect(row).toContainText(runtime);
-  await page.screenshot({ path: "docs/screenshots/notifications-admin.png", fullPage: true });
+  await page.screenshot({ path: docScreenshot("notifications-admin.png"), fullPage: true });
   await row.getByRole("link", { name: /Message log/ }).click();
   const delivered = page.getByTestId("delivery-row").first();
   await expect(delivered).toContainText("notification.digest");
@@ -91,5 +92,5 @@ test("an admin adds a channel; three unknown money calls are one message with li
   // The digest as queued: the calls it names, with their summaries.
   await expect(page.getByText(/"count": 3/)).toBeVisible();
   await expect(page.getByText(/customer cus_ada/).first()).toBeVisible();
-  await page.screenshot({ path: "docs/screenshots/notifications-log.png", fullPage: true });
+  await page.screenshot({ path: docScreenshot("notifications-log.png"), fullPage: true });
 });

@@ -8,7 +8,8 @@ import { expect, test } from "@playwright/test";
 import { generateText, stepCountIs, tool } from "ai-v6";
 import { MockLanguageModelV3 } from "ai-v6/test";
 import { z } from "zod";
-import { readState, settleCli } from "./server";
+import { docScreenshot } from "./screenshots";
+import { OUT_DIR, readState, settleCli } from "./server";
 import { signIn } from "./sign-in";
 
 // An agent on the Vercel AI SDK, its telemetry exported unchanged (the OTLP
@@ -107,7 +108,7 @@ test("an OTLP-sourced unknown call is in the queue with its convention, trace id
   await expect(row.getByTestId("trace-task")).toHaveAttribute("title", `trace ${traceId}`);
   await expect(row).not.toContainText(traceId);
   await expect(row).toContainText(callId);
-  await page.screenshot({ path: "docs/screenshots/queue-otlp-row.png" });
+  await page.screenshot({ path: docScreenshot("queue-otlp-row.png") });
   await row.getByRole("link", { name: "book_flight" }).click();
 
   await expect(page.getByRole("heading", { level: 1 })).toContainText("book_flight");
@@ -121,7 +122,7 @@ test("an OTLP-sourced unknown call is in the queue with its convention, trace id
   await expect(intent.getByTestId("span-trace-id")).toHaveText(traceId);
   await expect(intent.getByTestId("span-kept-on-outcome")).toBeVisible();
   await expect(page.locator("main")).toContainText("Booking gateway timed out after 30000 ms");
-  await page.screenshot({ path: "test-results/screenshots/otlp-invocation.png", fullPage: true });
+  await page.screenshot({ path: `${OUT_DIR}/screenshots/otlp-invocation.png`, fullPage: true });
 
   const before = await (
     await fetch(`${base}/api/v1/invocations/${encodeURIComponent(callId)}/decision`, {

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { docScreenshot } from "./screenshots";
 import { OUT_DIR, readState, settleCli } from "./server";
 import { signIn } from "./sign-in";
 
@@ -284,7 +285,7 @@ test("the whole row opens its invocation; the row's Actions menu is a readable m
   await expect(claim).toContainText("c");
   // Readable: the page's body size, not a squeezed control.
   expect(await claim.evaluate((el) => parseFloat(getComputedStyle(el).fontSize))).toBeGreaterThanOrEqual(14);
-  await page.screenshot({ path: "docs/screenshots/queue-row-menu.png" });
+  await page.screenshot({ path: docScreenshot("queue-row-menu.png") });
   // The queue's own keys wait while the menu is open; arrow keys move in it.
   await page.keyboard.press("j");
   await expect(page).toHaveURL(`${base}/?runtime=${live}`);
@@ -296,7 +297,7 @@ test("the whole row opens its invocation; the row's Actions menu is a readable m
   const table = (await page.getByRole("table", { name: "Queue" }).boundingBox())!;
   expect(Math.abs(table.x - brand.x)).toBeLessThanOrEqual(2);
   expect(Math.abs(table.x + table.width - (signOut.x + signOut.width))).toBeLessThanOrEqual(2);
-  await page.screenshot({ path: "docs/screenshots/queue-wide.png" });
+  await page.screenshot({ path: docScreenshot("queue-wide.png") });
   await page.setViewportSize({ width: 1400, height: 900 });
   await row(page, id)
     .getByRole("button", { name: `Actions for charge_card ${id}` })

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test, type APIResponse, type Page } from "@playwright/test";
-import { readState } from "./server";
+import { OUT_DIR, readState } from "./server";
 import { signIn } from "./sign-in";
 
 // The console under its strict, nonce-based Content-Security-Policy: every
@@ -101,7 +101,7 @@ test("the console works under the CSP: sign in, queue, an invocation, metrics, a
   await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
   await expect(page.getByTestId("invocation-row").filter({ hasText: id })).toBeVisible();
   await expectStyled(page);
-  await page.screenshot({ path: "/tmp/csp-queue.png" });
+  await page.screenshot({ path: `${OUT_DIR}/screenshots/csp-queue.png` });
   // A Radix dialog (the keyboard help): its portal, focus trap and scroll lock all run under the CSP.
   await page.getByRole("button", { name: /^Keyboard/ }).click();
   await expect(page.getByRole("dialog", { name: "Keyboard shortcuts" })).toBeVisible();

@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import { expect, test, type Page } from "@playwright/test";
 import { startSlackReceiver, type SlackReceiver } from "../tests/integration/slack-receiver";
+import { docScreenshot } from "./screenshots";
 import { readState } from "./server";
 import { signIn } from "./sign-in";
 
@@ -47,7 +48,7 @@ test("before the app is set up, Account → Slack says what an admin must do", a
   await expect(empty).toContainText("The Slack app is not set up yet");
   await expect(empty).toContainText("signing secret and bot token under Admin → Slack app");
   await expect(empty.getByRole("link", { name: "Set up the Slack app" })).toBeVisible();
-  await page.screenshot({ path: "docs/screenshots/slack-account-not-set-up.png" });
+  await page.screenshot({ path: docScreenshot("slack-account-not-set-up.png") });
 });
 
 test("an admin saves the app's secrets, which are never shown again, and reads the interactivity URL", async ({
@@ -91,7 +92,7 @@ test("an admin saves the app's secrets, which are never shown again, and reads t
   const html = await page.content();
   expect(html).not.toContain(SIGNING_SECRET);
   expect(html).not.toContain(BOT_TOKEN);
-  await page.screenshot({ path: "docs/screenshots/slack-admin.png", fullPage: true });
+  await page.screenshot({ path: docScreenshot("slack-admin.png"), fullPage: true });
 
   // A policy change: approving money calls from Slack, saved and read back.
   await money.getByRole("checkbox", { name: "Approve from Slack for money calls" }).check();
@@ -132,11 +133,11 @@ test("a person links their Slack user with the code the bot posted; a wrong code
   const posted = slack.to("/api/chat.postMessage").at(-1)!;
   expect(posted.authorization).toBe(`Bearer ${BOT_TOKEN}`);
   await page.getByLabel("Code from Slack").fill(lastCodeTo(SLACK_USER));
-  await page.screenshot({ path: "docs/screenshots/slack-account-code.png" });
+  await page.screenshot({ path: docScreenshot("slack-account-code.png") });
   await page.getByRole("button", { name: "Link my Slack user" }).click();
   await expect(page.getByRole("status").first()).toContainText(`${SLACK_USER} is linked to you`);
   await expect(page.getByTestId("my-slack-link")).toContainText(SLACK_USER);
-  await page.screenshot({ path: "docs/screenshots/slack-account-linked.png" });
+  await page.screenshot({ path: docScreenshot("slack-account-linked.png") });
 
   // The admin's table shows it; removing it asks first.
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Slack app" }).click();
@@ -169,7 +170,7 @@ test("a person links from Slack by typing the command the page shows", async ({ 
   await step.getByRole("button", { name: "Show me a code" }).click();
   const command = (await page.getByTestId("slack-command").textContent()) ?? "";
   expect(command).toMatch(/^\/settle link [0-9A-Z]{4}(-[0-9A-Z]{4}){3}$/);
-  await page.screenshot({ path: "docs/screenshots/slack-account-command.png" });
+  await page.screenshot({ path: docScreenshot("slack-account-command.png") });
   const code = command.replace("/settle link ", "");
 
   // Unsigned: refused, nothing linked. Then Slack's own, signed request.

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
-import { readState, settleCli } from "./server";
+import { OUT_DIR, readState, settleCli } from "./server";
 import { signIn } from "./sign-in";
 
 // Admin → Tool catalog on the console server (PostgreSQL): an admin gives a
@@ -41,7 +41,7 @@ test("an admin adds a catalog entry, sees it listed and checked, changes its cla
   const tool = pattern.replace("*", "full");
   await page.getByLabel("Check a tool name against billing-agent's catalog").fill(tool);
   await expect(page.getByRole("status").filter({ hasText: `${tool} is money.` })).toBeVisible();
-  await page.screenshot({ path: "test-results/screenshots/tool-catalog.png", fullPage: true });
+  await page.screenshot({ path: `${OUT_DIR}/screenshots/tool-catalog.png`, fullPage: true });
 
   // Volatile arguments: left out of the arguments' digest of its tools; empty is Settle's default list.
   const volatile = row.getByLabel(`Volatile arguments of ${pattern}`);

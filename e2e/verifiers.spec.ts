@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
-import { readState } from "./server";
+import { OUT_DIR, readState } from "./server";
 import { addCatalogEntry } from "./catalog";
 import { signIn } from "./sign-in";
 
@@ -80,5 +80,5 @@ test("an unknown refund is settled by the runtime's verifier while an operator w
   await expect(panel).toContainText("Settled by billing-agent's verifier on try 1 of 3");
   await expect(panel).toContainText("re_4200");
   await expect(page.getByText("Reconciled").first()).toBeVisible();
-  await page.screenshot({ path: "test-results/screenshots/verifier-settled.png", fullPage: true });
+  await page.screenshot({ path: `${OUT_DIR}/screenshots/verifier-settled.png`, fullPage: true });
 });
