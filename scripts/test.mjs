@@ -137,7 +137,9 @@ counted(
     }
     if (existsSync(`${results}/vitest-retried.json`))
       for (const t of JSON.parse(readFileSync(`${results}/vitest-retried.json`, "utf8")))
-        retriedTests.push(`vitest      ${t.file} > ${t.name} (${t.tries} tries)`);
+        retriedTests.push(
+          `vitest      ${t.file} > ${t.name} (${t.tries} tries)${t.error ? `: first try: ${t.error}` : ""}`,
+        );
     return { passed: r.numPassedTests, failed: r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0) };
   },
 );

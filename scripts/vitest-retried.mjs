@@ -15,6 +15,9 @@ export default class RetriedReporter {
       file: path.relative(process.cwd(), testCase.module.moduleId),
       name: testCase.fullName,
       tries: diagnostic.retryCount + 1,
+      // What the failed try threw (Vitest keeps it on the test): for a property test, fast-check's seed and
+      // counterexample are in its first lines, so the failure can be replayed.
+      error: (testCase.result().errors?.[0]?.message ?? "").split("\n").slice(0, 4).join(" | ").slice(0, 400),
     });
   }
 
