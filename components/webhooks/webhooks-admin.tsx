@@ -100,10 +100,10 @@ export function WebhooksAdmin({ initial, runtimes }: { initial: WebhookEndpointI
         <>
           Settle tells a runtime when one of its invocations settles (
           <span className="font-mono">invocation.settled</span>) or what it may do next changes (
-          <span className="font-mono">invocation.decision_changed</span>), so agents need not poll. Every delivery is
-          signed, kept in an outbox and retried with exponential back-off until the receiver answers 2xx. An OTLP
-          destination gets each settled or escalated call as a span in the team&apos;s own traces, through the same
-          outbox.
+          <span className="font-mono">invocation.decision_changed</span>), so agents need not poll. Every webhook
+          delivery is signed, kept in an outbox and retried with exponential back-off until the receiver answers 2xx. An
+          OTLP destination gets each settled or escalated call as a span in the team&apos;s own traces, through the same
+          outbox, sent with the headers you give it instead of a signature.
         </>
       }
       action={
