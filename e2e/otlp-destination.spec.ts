@@ -6,6 +6,7 @@ import path from "node:path";
 import { expect, test } from "@playwright/test";
 import protobuf from "protobufjs";
 import { OUT_DIR, readState, settleCli } from "./server";
+import { sendCommittedCall } from "./records";
 import { signIn } from "./sign-in";
 
 // A runtime's OTLP destination added in the console (issue 41 §3): the admin picks the kind, the collector's
@@ -101,19 +102,7 @@ test("an admin adds an OTLP destination with a header; a settled call arrives th
   // Nothing is signed for a collector: no secret to rotate.
   await expect(page.getByRole("button", { name: "Rotate secret" })).toHaveCount(0);
 
-  const id = `inv-${randomBytes(4).toString("hex")}`;
-  const sent = await request.post(`${base}/api/v1/envelopes`, {
-    headers: { authorization: `Bearer ${key}` },
-    data: {
-      event_id: `${id}-o1`,
-      task_id: `task-${id}`,
-      invocation_id: id,
-      tool: "create_invoice",
-      effect_class: "create",
-      envelope: { outcome: "ok", effect_applied: "yes" },
-    },
-  });
-  expect(sent.status()).toBe(207);
+  const id = await sendCommittedCall(request, base, key);
   // The server's job runs every few seconds.
   await expect.poll(() => got.length, { timeout: 20_000 }).toBeGreaterThan(0);
   const exported = got[0]!;
@@ -171,19 +160,7 @@ test("an admin replaces an OTLP destination's headers, seeing the old ones maske
   await expect(page.getByTestId("otlp-endpoint")).toContainText("with the headers x-dataset, x-team");
   await expect(page.getByRole("button", { name: /Edit headers/ })).toBeVisible();
 
-  const id = `inv-${randomBytes(4).toString("hex")}`;
-  const sent = await request.post(`${base}/api/v1/envelopes`, {
-    headers: { authorization: `Bearer ${key}` },
-    data: {
-      event_id: `${id}-o1`,
-      task_id: `task-${id}`,
-      invocation_id: id,
-      tool: "create_invoice",
-      effect_class: "create",
-      envelope: { outcome: "ok", effect_applied: "yes" },
-    },
-  });
-  expect(sent.status()).toBe(207);
+  const id = await sendCommittedCall(request, base, key);
   const exportOf = () => got.find((g) => spanAttributes(g.body).some((a) => a["settle.invocation_id"] === id));
   await expect.poll(() => exportOf() !== undefined, { timeout: 20_000 }).toBe(true);
   expect(exportOf()!.headers).toMatchObject({ "x-team": "new-key-e2e", "x-dataset": "settle-e2e" });

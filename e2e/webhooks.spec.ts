@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { startReceiver, type Receiver } from "../tests/integration/webhook-receiver";
 import { readState, settleCli } from "./server";
+import { sendCommittedCall } from "./records";
 import { signIn } from "./sign-in";
 
 // An admin adds a webhook endpoint in the console, the console server's own
@@ -41,19 +42,7 @@ test("an admin adds an endpoint, sees a failed try in the delivery log, and rese
   await expect(page.getByText("How a receiver checks that an event came from Settle")).toBeVisible();
 
   receiver.failNext(1);
-  const id = `inv-${randomBytes(4).toString("hex")}`;
-  const sent = await request.post(`${base}/api/v1/envelopes`, {
-    headers: { authorization: `Bearer ${key}` },
-    data: {
-      event_id: `${id}-o1`,
-      task_id: `task-${id}`,
-      invocation_id: id,
-      tool: "create_invoice",
-      effect_class: "create",
-      envelope: { outcome: "ok", effect_applied: "yes" },
-    },
-  });
-  expect(sent.status()).toBe(207);
+  const id = await sendCommittedCall(request, base, key);
 
   await page
     .getByRole("row")
