@@ -16,6 +16,7 @@ const settings = apiRoutes["/api/v1/admin/integrations/slack"];
 const links = apiRoutes["/api/v1/admin/slack-links"];
 const link = apiRoutes["/api/v1/admin/slack-links/{slack_user_id}"];
 const mine = apiRoutes["/api/v1/me/slack-links"];
+const mineOne = apiRoutes["/api/v1/me/slack-links/{slack_user_id}"];
 const confirm = apiRoutes["/api/v1/me/slack-links/confirm"];
 const commandCode = apiRoutes["/api/v1/me/slack-links/command-code"];
 const interactions = apiRoutes["/api/v1/integrations/slack/interactions"];
@@ -163,6 +164,10 @@ describe("hostile input to the Slack routes", () => {
             expectSettled("start", await call(mine.POST, { key, body: start }));
             expectSettled("confirm", await call(confirm.POST, { key, body: code }));
             expectSettled("command code", await call(commandCode.POST, { key, body: start }));
+            expectSettled(
+              "remove own link",
+              await call(mineOne.DELETE, { method: "DELETE", key, params: { slack_user_id: id } }),
+            );
           }
         },
       ),
