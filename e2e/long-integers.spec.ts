@@ -102,4 +102,11 @@ test("an operator approves with edits a long integer, and the runtime is handed 
   expect(text).toContain('"decision":"proceed"');
   expect(text).toMatch(/"approved_arguments":\{[^}]*"order":12345678901234567891[,}]/);
   expect(text).not.toContain("12345678901234567000");
+
+  // The admin audit page shows the approver's diff with every digit.
+  await page.goto(`${base}/audit?q=${id}`);
+  const edit = page.getByTestId("audit-row").getByTestId("action-edit");
+  await expect(edit).toContainText("12345678901234567890");
+  await expect(edit).toContainText("12345678901234567891");
+  await expect(edit).not.toContainText("12345678901234567000");
 });

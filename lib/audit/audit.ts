@@ -8,6 +8,7 @@ import { listAdminActions, shownSnapshot, type AdminAuditRow } from "./admin";
 import { decodeTimeIdCursor, encodeTimeIdCursor, type TimeIdCursor } from "../db/cursor";
 import { type InvocationStatus } from "../outcome/status";
 import { argumentEditSchema, invocationStatusSchema } from "../outcome/vocabulary";
+import { stringifyExactJson } from "../json/exact";
 
 // The audit trail, newest first: every entry of the append-only
 // `invocation_actions` table with the invocation it touched, and every admin
@@ -186,10 +187,31 @@ function headOf(row: { id: string; at: Date; actor: string; action: string }, ki
   return { id: row.id, kind, at: row.at.toISOString(), actor: row.actor, action: row.action };
 }
 
-function toEntry(row: Row): AuditEntry {
+// Prisma reads jsonb with JSON.parse, which rounds an integer past 2^53. An edit's before and after are a caller's
+// arguments and an approver's digits (decision 039): the payloads that hold one are read again exactly, as the
+// invocation's own trail reads them. By the primary key, one statement for the page.
+const EXACT_PAYLOADS = `
+  SELECT id::text, payload FROM invocation_actions
+   WHERE (runtime_id, id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`;
+
+/** Each row's payload, those with an edit read exactly. */
+async function payloadsOf(db: Db, rows: Row[]): Promise<Map<string, unknown>> {
+  const payloads = new Map<string, unknown>(rows.map((r) => [r.id, r.payload]));
+  const edited = rows.filter((r) => asRecord(r.payload)?.edit);
+  if (edited.length === 0) return payloads;
+  const exact = await db.driver.query<{ id: string; payload: unknown }>(
+    EXACT_PAYLOADS,
+    [edited.map((r) => r.runtimeId), edited.map((r) => r.id)],
+    { prepareAs: "settle_read_audit_edits", exactJson: true },
+  );
+  for (const r of exact) payloads.set(r.id, r.payload);
+  return payloads;
+}
+
+function toEntry(row: Row, payload: unknown): AuditEntry {
   return {
     ...headOf(row, "invocation"),
-    ...detailOf(row.payload),
+    ...detailOf(payload),
     from_status: row.fromStatus as InvocationStatus,
     to_status: row.toStatus as InvocationStatus,
     note: row.note,
@@ -256,7 +278,8 @@ export async function listAudit(
     }),
     invocationOnly(filters) ? [] : listAdminActions(db, filters, cursor, limit + 1),
   ]);
-  const all = [...rows.map(toEntry), ...adminRows.map(adminEntry)].sort(newestFirst);
+  const payloads = await payloadsOf(db, rows);
+  const all = [...rows.map((r) => toEntry(r, payloads.get(r.id))), ...adminRows.map(adminEntry)].sort(newestFirst);
   const page = all.slice(0, limit);
   const last = page[page.length - 1];
   return {
@@ -327,10 +350,10 @@ function csvRow(e: AuditEntry): string {
     effect_class: e.effect_class,
     target_type: e.target_type,
     target_id: e.target_id,
-    before: e.before ? JSON.stringify(e.before) : null,
-    after: e.after ? JSON.stringify(e.after) : null,
+    before: e.before ? stringifyExactJson(e.before) : null,
+    after: e.after ? stringifyExactJson(e.after) : null,
     reply: e.reply,
-    edit: e.edit ? JSON.stringify(e.edit.changes.map(readableChange)) : null,
+    edit: e.edit ? stringifyExactJson(e.edit.changes.map(readableChange)) : null,
   };
   return `${auditCsvColumns.map((c) => csvField(cells[c])).join(",")}\r\n`;
 }

@@ -363,6 +363,7 @@ export const units = [
   lib("audit", "the trail: invocation actions and admin changes (redacted), page and CSV", [
     "lib/chain",
     "lib/db",
+    "lib/json",
     "lib/outcome",
     "lib/redact",
   ]),
