@@ -1,5 +1,6 @@
 import { errorEnvelopeSchema, type ErrorEnvelope } from "@/lib/errors";
 import { createApiClient, type ApiClient } from "@/server/api-client";
+import { parseExactJson, stringifyExactJson } from "@/lib/json/exact";
 import type { Method } from "@/lib/http/route";
 import { CliError, EXIT_UNREACHABLE, UsageError } from "../errors";
 
@@ -9,7 +10,8 @@ import { CliError, EXIT_UNREACHABLE, UsageError } from "../errors";
 // of attempts. Resending is safe because ingest is idempotent by event_id.
 // Commands call Settle through `api`, the client typed from the routes' own
 // declarations (server/api-client.ts), so a changed route breaks them at
-// compile time rather than at a customer's.
+// compile time rather than at a customer's. Bodies are written and answers read as the console's client does
+// (decision 039): an integer past 2^53 is a BigInt with its digits, never rounded and never a TypeError.
 
 export type Answer = { status: number; body: unknown };
 
@@ -95,7 +97,7 @@ const backoff = (attempt: number) => Math.min(500 * 2 ** attempt, 15_000);
 async function readBody(res: Response): Promise<unknown> {
   const text = await res.text();
   try {
-    return JSON.parse(text) as unknown;
+    return parseExactJson(text);
   } catch {
     return undefined;
   }
@@ -169,5 +171,10 @@ export function createSettleClient(options: ClientOptions): SettleClient {
     throw new CliError(`gave up after ${retries + 1} attempts: ${last}`, EXIT_UNREACHABLE);
   }
 
-  return { url, api: createApiClient(({ method, path, headers, body }) => request(method, path, headers, body)) };
+  return {
+    url,
+    api: createApiClient(({ method, path, headers, body }) => request(method, path, headers, body), {
+      writeJson: stringifyExactJson,
+    }),
+  };
 }

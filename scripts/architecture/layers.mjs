@@ -122,6 +122,7 @@ export const units = [
       "lib/http",
       "lib/identity",
       "lib/ingest",
+      "lib/json",
       "lib/invocations",
       "lib/notifications",
       "lib/outcome",
