@@ -1,3 +1,4 @@
+import { stringifyExactJson } from "./exact-json.js";
 import type { RecordResult, ReportResult, SettleRecord } from "./types.js";
 
 // Records reported close together travel in one request: up to `batchSize`
@@ -65,7 +66,7 @@ export function createBatcher(options: BatcherOptions): Batcher {
     const promises = records.map(
       (record) =>
         new Promise<ReportResult>((resolve, reject) => {
-          queue.push({ record, bytes: encoder.encode(JSON.stringify(record)).length, resolve, reject });
+          queue.push({ record, bytes: encoder.encode(stringifyExactJson(record)).length, resolve, reject });
         }),
     );
     if (queue.length >= options.batchSize) void flush();

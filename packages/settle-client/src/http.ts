@@ -1,4 +1,5 @@
 import { isErrorEnvelope, SettleError } from "./errors.js";
+import { parseExactJson, stringifyExactJson } from "./exact-json.js";
 
 // One request to Settle, resent only when Settle's answer (or the lack of
 // one) says resending is safe and useful: a lost connection, a 429, or a 5xx
@@ -8,7 +9,8 @@ import { isErrorEnvelope, SettleError } from "./errors.js";
 // flight. A connection reset or closed before any byte of the answer (a pooled
 // connection the server had given up on) is resent at once, once, whatever
 // maxRetries says: the pool has dropped that connection, so the resend goes
-// out on another one.
+// out on another one. Bodies are written and answers read with exact-json.ts: an integer past 2^53 is a
+// bigint with its digits both ways (a person's approved edit of an order number reaches the tool as approved).
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
@@ -56,7 +58,7 @@ async function readJson(res: Response): Promise<unknown> {
   const text = await res.text();
   if (text === "") return null;
   try {
-    return JSON.parse(text) as unknown;
+    return parseExactJson(text);
   } catch {
     return text;
   }
@@ -80,7 +82,7 @@ export async function request(options: HttpOptions, input: RequestInput): Promis
     ...input.headers,
   };
   if (input.body !== undefined) headers["content-type"] = "application/json";
-  const body = input.body === undefined ? undefined : JSON.stringify(input.body);
+  const body = input.body === undefined ? undefined : stringifyExactJson(input.body);
   let last = new SettleError(`${input.path}: not sent`, { status: 0, code: "UNREACHABLE" });
   let wait = 0;
   let resent = false;

@@ -105,7 +105,11 @@ export type Decision = {
   decided_by: string | null;
   decided_at: string | null;
   version: number;
-  /** The arguments a person approved in place of the call's own (approve with edits); run the call with these. */
+  /**
+   * The arguments a person approved in place of the call's own (approve with edits); run the call with these. An
+   * integer past 2^53 (`Number.MAX_SAFE_INTEGER`) in them is a `bigint` holding its exact digits, as in every
+   * answer the client reads; the client writes a `bigint` back as those digits.
+   */
   approved_arguments?: Record<string, unknown> | null;
   /** A person's message to the agent with a rejection or an escalation: the model reads it as the tool's result. */
   reply?: string | null;

@@ -1,4 +1,5 @@
 import { SettleError } from "./errors.js";
+import { stringifyExactJson } from "./exact-json.js";
 import { request, type HttpOptions } from "./http.js";
 import type { EffectClass } from "./types.js";
 
@@ -16,7 +17,7 @@ export type VerificationItem = {
   tool: string;
   effect_class: EffectClass | null;
   idempotency_key: string | null;
-  /** The call's latest arguments, secrets redacted; null when the runtime sent none. */
+  /** The call's latest arguments, secrets redacted (an integer past 2^53 a `bigint`); null when none were sent. */
   arguments: Record<string, unknown> | null;
   /** When Settle first saw the call: "not found" counts only once it is the entry's absent_after_s old. */
   first_dispatched_at: string;
@@ -270,7 +271,7 @@ function answerFlusher(
       const batch: Answered[] = [];
       let bytes = 0;
       while (waiting.length > 0 && batch.length < BATCH_MAX) {
-        const size = utf8.encode(JSON.stringify(waiting[0]!.finding)).length + 64;
+        const size = utf8.encode(stringifyExactJson(waiting[0]!.finding)).length + 64;
         if (batch.length > 0 && bytes + size > BATCH_BYTES) break;
         bytes += size;
         batch.push(waiting.shift()!);

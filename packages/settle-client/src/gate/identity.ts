@@ -6,9 +6,13 @@ import type { EffectClass } from "../types.js";
 // same key, whatever the model named the attempt (source article 002: never from a
 // payload that changes between tries: the tool-call id is not in it).
 
-/** JSON with object keys sorted at every level: the same arguments give the same text. */
+/**
+ * JSON with object keys sorted at every level: the same arguments give the same text. A bigint (an integer past
+ * 2^53, as the client reads one) is its digits, as Settle's digest writes it.
+ */
 export function canonicalJson(value: unknown): string {
   if (value === undefined) return "null";
+  if (typeof value === "bigint") return value.toString();
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   const entries = Object.entries(value as Record<string, unknown>)
