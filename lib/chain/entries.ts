@@ -143,17 +143,18 @@ export const ADMIN_CHAIN = "admin";
 /** The first entry's predecessor: 32 zero bytes. */
 export const GENESIS = Buffer.alloc(32);
 
+/** A time as format 1 prints it (SQL text): UTC to the column's millisecond, whatever the session's time zone. */
+export function timeSql(value: string): string {
+  return `to_char((${value})::timestamptz(3) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
 /**
  * The canonical content of an entry of `kind` as SQL text: `value(column)` is the SQL of each column's value
  * (`t.at` for a stored row; the inserted value for a writer).
  */
 export function canonicalSql(kind: ChainKind, value: (column: string) => string): string {
   const parts = CHAINED[kind].columns.map(([name, form]) =>
-    form === "time"
-      ? `to_char((${value(name)})::timestamptz(3) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
-      : form === "jsonb"
-        ? `(${value(name)})::jsonb`
-        : value(name),
+    form === "time" ? timeSql(value(name)) : form === "jsonb" ? `(${value(name)})::jsonb` : value(name),
   );
   // json_build_array prints each value as jsonb_build_array(…)::text would (jsonb values through jsonb's own
   // output, text escaped the same way, the same ", " between elements) without first building a jsonb of the

@@ -1,4 +1,5 @@
 import { CHAIN_COLUMNS, contentSql } from "../chain/entries";
+import { isSpliceable, splicedContentSql, type SpliceForm } from "../chain/spliced";
 
 // The write statement's part of the hash chain (lib/chain, decision 041): the attempts, transitions and guard
 // answers it inserts, as rows numbered in one order (`ord`: attempts, then transitions, then answers), their
@@ -9,13 +10,45 @@ import { CHAIN_COLUMNS, contentSql } from "../chain/entries";
 
 export { CHAIN_COLUMNS };
 
-type ChainedParts = { attempts: boolean; transitions: boolean; checks: boolean };
+/** Which chained parts a write has, and whether its attempts' and transitions' rows are all spliceable. */
+type ChainedParts = Record<ChainedPart, boolean> & { spliced: boolean };
+type ChainedPart = "attempts" | "transitions" | "checks";
 
 /** The chain columns of an insert that reads its rows through `from(…)`. */
 export const CHAIN_VALUES = "chain_l.seq, chain_c.content, chain_l.prev";
 
-const TRANSITION_FIELDS = `uid uuid, tool text, effect_class text, from_status text, to_status text, commit_state text,
-  resolution_by text, not_before timestamptz, version int, at timestamptz`;
+/** A column of a row the write statement reads from a JSON array, and its SQL type. */
+export type RowColumn = readonly [name: string, type: "text" | "uuid" | "int" | "timestamptz" | "jsonb"];
+
+/**
+ * A transition's row: its columns in the order of its canonical content, between the runtime and recorded_at
+ * (lib/chain/entries.ts), so the row is spliceable (lib/chain/spliced.ts).
+ */
+export const TRANSITION_COLUMNS: readonly RowColumn[] = [
+  ["invocation_uid", "uuid"],
+  ["tool", "text"],
+  ["effect_class", "text"],
+  ["from_status", "text"],
+  ["to_status", "text"],
+  ["commit_state", "text"],
+  ["resolution_by", "text"],
+  ["not_before", "timestamptz"],
+  ["version", "int"],
+  ["at", "timestamptz"],
+];
+
+/** The SQL of column `i` of the JSON array `r`, typed. */
+export const elementSql = ([name, type]: RowColumn, i: number) =>
+  `${type === "jsonb" ? `nullif(r -> ${i}, 'null'::jsonb)` : type === "text" ? `r ->> ${i}` : `(r ->> ${i})::${type}`} AS ${name}`;
+
+const formOf = (type: RowColumn[1]): SpliceForm => (type === "timestamptz" ? "time" : type);
+
+/** Whether every row of `rows` (arrays of `columns`' values) is spliceable: its content made from the row's text. */
+export function rowsSpliceable(rows: ReadonlyArray<readonly unknown[]>, columns: readonly RowColumn[]): boolean {
+  const forms = columns.map(([, type]) => formOf(type));
+  return rows.every((row) => forms.every((form, i) => isSpliceable(form, row[i])));
+}
+
 const CHECK_FIELDS = `task_id text, invocation_id text, tool text, idempotency_key text, allow boolean, reason text, at timestamptz`;
 
 /**
@@ -24,28 +57,31 @@ const CHECK_FIELDS = `task_id text, invocation_id text, tool text, idempotency_k
  */
 export function chainLinks(
   p: ChainedParts,
-  param: Partial<Record<keyof ChainedParts, string>>,
+  param: Partial<Record<ChainedPart, string>>,
   barrier: string | null,
   attemptValues: string,
 ): { ctes: string[]; from: (cte: string, alias: string) => string } {
   const ctes: string[] = [];
   const contents: string[] = [];
   let before = "0";
+  const RUNTIME = "$1::uuid::text";
   const numbered = (part: string) => `jsonb_array_elements(${part}) WITH ORDINALITY AS x(r, o)`;
   if (p.attempts) {
     ctes.push(`attempt_in AS (
       SELECT x.o::int AS ord, $1::uuid AS runtime_id, (r ->> 0)::uuid AS invocation_uid, (r ->> 1)::int AS seq, ${attemptValues},
-             now() AS received_at
+             now() AS received_at${p.spliced ? `, ${splicedContentSql("attempt", RUNTIME, "x.r", "now()")} AS content` : ""}
         FROM ${numbered(param.attempts!)})`);
-    contents.push(`SELECT ord, ${contentSql("attempt", (c) => `a.${c}`)} FROM attempt_in a`);
+    contents.push(`SELECT ord, ${p.spliced ? "content" : contentSql("attempt", (c) => `a.${c}`)} FROM attempt_in a`);
     before = `jsonb_array_length(${param.attempts})`;
   }
   if (p.transitions) {
     ctes.push(`transition_in AS (
-      SELECT (${before} + x.o)::int AS ord, $1::uuid AS runtime_id, t.uid AS invocation_uid, t.tool, t.effect_class, t.from_status,
-             t.to_status, t.commit_state, t.resolution_by, t.not_before, t.version, t.at, now() AS recorded_at
-        FROM ${numbered(param.transitions!)}, jsonb_to_record(x.r) AS t(${TRANSITION_FIELDS}))`);
-    contents.push(`SELECT ord, ${contentSql("transition", (c) => `t.${c}`)} FROM transition_in t`);
+      SELECT (${before} + x.o)::int AS ord, $1::uuid AS runtime_id, ${TRANSITION_COLUMNS.map(elementSql).join(", ")},
+             now() AS recorded_at${p.spliced ? `, ${splicedContentSql("transition", RUNTIME, "x.r", "now()")} AS content` : ""}
+        FROM ${numbered(param.transitions!)})`);
+    contents.push(
+      `SELECT ord, ${p.spliced ? "content" : contentSql("transition", (c) => `t.${c}`)} FROM transition_in t`,
+    );
     before = `${before} + jsonb_array_length(${param.transitions})`;
   }
   if (p.checks) {

@@ -8,7 +8,8 @@ import type { ArgumentsEdit } from "../outcome/fold-action";
 import type { LifecycleState, Resolution } from "../outcome/lifecycle";
 import type { StoredStatus } from "../outcome/status";
 import { CHECK_ARGUMENTS, duplicateActions } from "../outcome/duplicates";
-import { STATE_COLUMNS, writeStatement, type WriteParts } from "./write-statement";
+import { rowsSpliceable, TRANSITION_COLUMNS } from "./chain-links";
+import { ATTEMPT_ROW_COLUMNS, STATE_COLUMNS, writeStatement, type WriteParts } from "./write-statement";
 
 type StateColumn = (typeof STATE_COLUMNS)[number][0];
 
@@ -269,32 +270,22 @@ export type TaskSpan = { taskId: string; first: string; last: string };
 /** An attempt row as the write travels it: its invocation's uid, its seq, then the columns of `attemptColumns`. */
 export type AttemptRow = [uid: string, seq: number, ...values: unknown[]];
 
-type Transition = {
-  uid: string;
-  tool: string;
-  effect_class: string | null;
-  from_status: string | null;
-  to_status: string;
-  commit_state: string;
-  resolution_by: string | null;
-  not_before: string | null;
-  version: number;
-  at: string;
-};
-
-const transitionOf = (uid: string, from: string | null, s: FoldSnapshot, version: number): Transition => ({
-  uid,
-  tool: s.tool,
-  effect_class: s.effectClass,
-  from_status: from,
-  to_status: s.status,
-  commit_state: s.commitState,
-  resolution_by: s.resolution?.by ?? null,
-  not_before: s.notBefore,
-  version,
-  // The status began at status_since (domain time), so metrics follow the runtime's clock.
-  at: s.statusSince,
-});
+/** A status change's row, in the order of TRANSITION_COLUMNS (its canonical content's). */
+const transitionOf = (uid: string, from: string | null, s: FoldSnapshot, version: number) =>
+  [
+    uid,
+    s.tool,
+    s.effectClass,
+    from,
+    s.status,
+    s.commitState,
+    s.resolution?.by ?? null,
+    s.notBefore,
+    version,
+    // The status began at status_since (domain time), so metrics follow the runtime's clock.
+    s.statusSince,
+  ] as const;
+type Transition = ReturnType<typeof transitionOf>;
 
 /**
  * Notes for the metrics rollups are due for an invocation first seen more than
@@ -394,6 +385,7 @@ export async function writeStates(tx: Tx, runtimeId: string, write: Write): Prom
   ];
   const present = parts.filter(([, rows]) => rows.length > 0);
   const shape = Object.fromEntries(parts.map(([name, rows]) => [name, rows.length > 0])) as WriteParts;
+  const spliced = rowsSpliceable(attempts, ATTEMPT_ROW_COLUMNS) && rowsSpliceable(transitions, TRANSITION_COLUMNS);
   // A caller's integers past 2^53 (BigInts in arguments and envelopes, lib/json) are written as their digits: jsonb keeps them.
-  await tx.query(writeStatement(shape), [runtimeId, ...present.map(([, rows]) => stringifyExactJson(rows))]);
+  await tx.query(writeStatement(shape, spliced), [runtimeId, ...present.map(([, rows]) => stringifyExactJson(rows))]);
 }

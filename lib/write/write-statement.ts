@@ -1,6 +1,6 @@
 import type { Statement } from "../db/driver";
 import { processWide } from "../process-wide";
-import { CHAIN_COLUMNS, CHAIN_VALUES, chainLinks } from "./chain-links";
+import { CHAIN_COLUMNS, CHAIN_VALUES, chainLinks, elementSql, type RowColumn } from "./chain-links";
 
 // The write path's one statement (written by states.ts's writeStates), built for
 // the parts a write has. One statement, so one round trip and no transaction
@@ -72,7 +72,13 @@ export const ATTEMPT_COLUMNS = [
   ["ignored", "jsonb"],
   ["arguments", "jsonb"],
   ["summary", "text"],
-] as const;
+] as const satisfies readonly RowColumn[];
+/** An attempt's row as the write statement reads it: its invocation's uid, its seq, then ATTEMPT_COLUMNS. */
+export const ATTEMPT_ROW_COLUMNS: readonly RowColumn[] = [
+  ["invocation_uid", "uuid"],
+  ["seq", "int"],
+  ...ATTEMPT_COLUMNS,
+];
 
 /** Which parts a write has; each present part is one jsonb parameter, in this order. */
 export type WriteParts = {
@@ -102,10 +108,8 @@ const recordset = (columns: ReadonlyArray<readonly [string, string]>) =>
   columns.map(([c, t]) => `${c} ${t}`).join(", ");
 const STATE_NAMES = STATE_COLUMNS.map(([c]) => c);
 const ATTEMPT_NAMES = ATTEMPT_COLUMNS.map(([c]) => c);
-const element = ([name, type]: readonly [string, string], i: number) =>
-  `${type === "jsonb" ? `nullif(r -> ${i}, 'null'::jsonb)` : type === "text" ? `r ->> ${i}` : `(r ->> ${i})::${type}`} AS ${name}`;
 
-function build(p: WriteParts): string {
+function build(p: WriteParts, spliced: boolean): string {
   // $1 is the runtime; each present part has the next parameter.
   const param: Partial<Record<keyof WriteParts, string>> = {};
   let n = 1;
@@ -148,7 +152,8 @@ function build(p: WriteParts): string {
   }
   // Attempts, transitions and guard answers join the runtime's hash chain (lib/chain, decision 041): their
   // inputs as rows (with `ord`, their order in the chain), then the links, taken after the invocations' locks.
-  const chained = chainLinks(p, param, barrier, ATTEMPT_COLUMNS.map((c, i) => element(c, i + 2)).join(", "));
+  const attemptValues = ATTEMPT_COLUMNS.map((c, i) => elementSql(c, i + 2)).join(", ");
+  const chained = chainLinks({ ...p, spliced }, param, barrier, attemptValues);
   ctes.push(...chained.ctes);
   if (p.attempts) {
     ctes.push(`stored AS (
@@ -236,10 +241,14 @@ function build(p: WriteParts): string {
 
 const built = processWide("writeStatements", () => new Map<string, Statement>());
 
-/** The statement for a write with these parts, named so each connection prepares it once. */
-export function writeStatement(parts: WriteParts): Statement {
-  const mask = ORDER.map((part) => (parts[part] ? "1" : "0")).join("");
+/**
+ * The statement for a write with these parts, named so each connection prepares it once. `spliced`: every
+ * attempt's and transition's row is spliceable (`rowsSpliceable`), so their content hashes are made from the rows'
+ * text (lib/chain/spliced.ts) instead of column by column.
+ */
+export function writeStatement(parts: WriteParts, spliced = false): Statement {
+  const mask = ORDER.map((part) => (parts[part] ? "1" : "0")).join("") + (spliced ? "s" : "");
   let statement = built.get(mask);
-  if (!statement) built.set(mask, (statement = { name: `settle_write_${mask}`, text: build(parts) }));
+  if (!statement) built.set(mask, (statement = { name: `settle_write_${mask}`, text: build(parts, spliced) }));
   return statement;
 }
