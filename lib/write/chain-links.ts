@@ -4,18 +4,16 @@ import { isSpliceable, splicedContentSql, type SpliceForm } from "../chain/splic
 // The write statement's part of the hash chain (lib/chain, decision 041): the attempts, transitions and guard
 // answers it inserts, as rows numbered in one order (`ord`: attempts, then transitions, then answers), their
 // content hashes (`chain_c`), and their places and predecessors' link hashes (`chain_l`) from
-// settle_chain_append, which locks the runtime's chain head. It is called after the barrier (the invocations'
-// locks and the created invocations), so the head is the statement's last lock and writers queue instead of
-// deadlocking; the head stays locked until the statement commits, so places follow commit order.
+// settle_chain_append, which locks the runtime's chain head. It is called after the steps named by `after` (the
+// invocations' locks, the created invocations and the writes keyed by them alone), so the head is the statement's
+// last lock but for the task rows, and writers queue instead of deadlocking; the head stays locked until the
+// statement commits, so places follow commit order, and what is written before it is not written under it.
 
 export { CHAIN_COLUMNS };
 
 /** Which chained parts a write has, and whether its attempts' and transitions' rows are all spliceable. */
 type ChainedParts = Record<ChainedPart, boolean> & { spliced: boolean };
 type ChainedPart = "attempts" | "transitions" | "checks";
-
-/** The chain columns of an insert that reads its rows through `from(…)`. */
-export const CHAIN_VALUES = "chain_l.seq, chain_c.content, chain_l.prev";
 
 /** A column of a row the write statement reads from a JSON array, and its SQL type. */
 export type RowColumn = readonly [name: string, type: "text" | "uuid" | "int" | "timestamptz" | "jsonb"];
@@ -52,15 +50,16 @@ export function rowsSpliceable(rows: ReadonlyArray<readonly unknown[]>, columns:
 const CHECK_FIELDS = `task_id text, invocation_id text, tool text, idempotency_key text, allow boolean, reason text, at timestamptz`;
 
 /**
- * The CTEs of the chained parts present. `param` holds each part's parameter; `attemptValues` is the SQL of an
- * attempt's typed columns from element `r`, as the insert names them.
+ * The CTEs of the chained parts present. `param` holds each part's parameter; `after` names the CTEs (each
+ * returning rows) that must run before the head is locked; `attemptValues` is the SQL of an attempt's typed
+ * columns from element `r`, as the insert names them.
  */
 export function chainLinks(
   p: ChainedParts,
   param: Partial<Record<ChainedPart, string>>,
-  barrier: string | null,
+  after: readonly string[],
   attemptValues: string,
-): { ctes: string[]; from: (cte: string, alias: string) => string } {
+): { ctes: string[]; from: (cte: string, alias: string) => string; values: (cte: string, alias: string) => string } {
   const ctes: string[] = [];
   const contents: string[] = [];
   let before = "0";
@@ -95,11 +94,14 @@ export function chainLinks(
     ctes.push(`chain_c AS (SELECT * FROM (${contents.join("\n       UNION ALL ")}) AS c(ord, content))`);
     ctes.push(`chain_l AS (
       SELECT * FROM settle_chain_append($1::uuid::text, ARRAY(SELECT content FROM chain_c ORDER BY ord),
-                                        ${barrier ? `(SELECT count(*) FROM ${barrier})` : "0"}))`);
+                                        ${after.length > 0 ? after.map((cte) => `(SELECT count(*) FROM ${cte})`).join(" + ") : "0"}))`);
   }
+  // A spliced row carries its content hash, so its insert joins only the links.
+  const own = (cte: string) => p.spliced && cte !== "check_in";
   return {
     ctes,
     from: (cte, alias) =>
-      `${cte} ${alias} JOIN chain_c ON chain_c.ord = ${alias}.ord JOIN chain_l ON chain_l.ord = ${alias}.ord`,
+      `${cte} ${alias}${own(cte) ? "" : ` JOIN chain_c ON chain_c.ord = ${alias}.ord`} JOIN chain_l ON chain_l.ord = ${alias}.ord`,
+    values: (cte, alias) => `chain_l.seq, ${own(cte) ? alias : "chain_c"}.content, chain_l.prev`,
   };
 }

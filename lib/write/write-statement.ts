@@ -1,14 +1,15 @@
 import type { Statement } from "../db/driver";
 import { processWide } from "../process-wide";
-import { CHAIN_COLUMNS, CHAIN_VALUES, chainLinks, elementSql, type RowColumn } from "./chain-links";
+import { CHAIN_COLUMNS, chainLinks, elementSql, type RowColumn } from "./chain-links";
 
 // The write path's one statement (written by states.ts's writeStates), built for
 // the parts a write has. One statement, so one round trip and no transaction
 // around it: a batch's writes all happen or none do.
 //
 // Locks are taken in one order by every writer — changed invocations (in
-// invocation id order), then new invocations, then attempts (by event key),
-// then the rest — each step reading an aggregate of the one before, so that
+// invocation id order), then new invocations, then the rows keyed by them
+// alone, then the runtime's chain head, then attempts (by event key), then
+// the rest — each step reading an aggregate of the one before, so that
 // it starts only when the one before has finished, and concurrent writers
 // queue instead of deadlocking. Afterwards it checks that it wrote exactly
 // what it was given: anything a concurrent writer did first (a version
@@ -150,32 +151,56 @@ function build(p: WriteParts, spliced: boolean): string {
     );
     barrier = "created_n";
   }
+  // What is keyed by this write's invocations alone (their states, search rows and digests: rows no other writer
+  // can touch while it holds them) is written before the chain's head is locked, so it is not written while
+  // other writers of the runtime wait for the head (decision 041).
+  const early: string[] = [];
+  if (p.changes) {
+    early.push("updated");
+    ctes.push(`updated AS (
+      UPDATE invocations AS i SET version = x.version, updated_at = now(), ${STATE_NAMES.map((c) => `${c} = x.${c}`).join(", ")},
+             args_review = CASE WHEN i.args_review IS NULL AND (x.fold ->> 'argsMismatch')::boolean THEN 'open' ELSE i.args_review END
+        FROM ${after()}changes AS x
+       WHERE i.runtime_id = $1::uuid AND i.id = x.id AND i.version = x.expected AND i.id = ANY(ARRAY(SELECT id FROM changes))
+      RETURNING 1)`);
+    checks.push(
+      `(SELECT count(*) FROM updated) <> jsonb_array_length(${param.changes}) THEN settle_write_conflict('an invocation changed since it was read')`,
+    );
+  }
+  if (p.search) {
+    early.push("search");
+    ctes.push(`search AS (
+      INSERT INTO invocation_search (runtime_id, invocation_uid, ids)
+      SELECT $1::uuid, s.uid, s.ids FROM ${after()}jsonb_to_recordset(${param.search}) AS s(uid uuid, ids text) ORDER BY s.uid
+      ON CONFLICT (runtime_id, invocation_uid) DO UPDATE SET ids = excluded.ids
+      RETURNING 1)`);
+  }
+  if (p.digests) {
+    early.push("digests");
+    // Which invocation carried which arguments digest (decision 028): written once per digest, never rewritten.
+    ctes.push(`digests AS (
+      INSERT INTO invocation_digests (runtime_id, tool, args_digest, invocation_uid)
+      SELECT $1::uuid, d.tool, d.args_digest, d.uid FROM ${after()}jsonb_to_recordset(${param.digests}) AS d(uid uuid, tool text, args_digest text)
+       ORDER BY d.tool, d.args_digest, d.uid
+      ON CONFLICT DO NOTHING
+      RETURNING 1)`);
+  }
   // Attempts, transitions and guard answers join the runtime's hash chain (lib/chain, decision 041): their
-  // inputs as rows (with `ord`, their order in the chain), then the links, taken after the invocations' locks.
+  // inputs as rows (with `ord`, their order in the chain), then the links, taken after the invocations' locks
+  // and the writes above.
   const attemptValues = ATTEMPT_COLUMNS.map((c, i) => elementSql(c, i + 2)).join(", ");
-  const chained = chainLinks({ ...p, spliced }, param, barrier, attemptValues);
+  const chained = chainLinks({ ...p, spliced }, param, barrier ? [barrier, ...early] : early, attemptValues);
   ctes.push(...chained.ctes);
   if (p.attempts) {
     ctes.push(`stored AS (
       INSERT INTO attempts (runtime_id, invocation_uid, seq, ${ATTEMPT_NAMES.join(", ")}, received_at, ${CHAIN_COLUMNS})
-      SELECT a.runtime_id, a.invocation_uid, a.seq, ${ATTEMPT_NAMES.map((c) => `a.${c}`).join(", ")}, a.received_at, ${CHAIN_VALUES}
+      SELECT a.runtime_id, a.invocation_uid, a.seq, ${ATTEMPT_NAMES.map((c) => `a.${c}`).join(", ")}, a.received_at, ${chained.values("attempt_in", "a")}
         FROM ${chained.from("attempt_in", "a")}
        ORDER BY a.event_key
       ON CONFLICT (runtime_id, event_key, shelf) DO NOTHING
       RETURNING 1)`);
     checks.push(
       `(SELECT count(*) FROM stored) <> jsonb_array_length(${param.attempts}) THEN settle_write_conflict('a record was stored meanwhile')`,
-    );
-  }
-  if (p.changes) {
-    ctes.push(`updated AS (
-      UPDATE invocations AS i SET version = x.version, updated_at = now(), ${STATE_NAMES.map((c) => `${c} = x.${c}`).join(", ")},
-             args_review = CASE WHEN i.args_review IS NULL AND (x.fold ->> 'argsMismatch')::boolean THEN 'open' ELSE i.args_review END
-        FROM changes AS x
-       WHERE i.runtime_id = $1::uuid AND i.id = x.id AND i.version = x.expected AND i.id = ANY(ARRAY(SELECT id FROM changes))
-      RETURNING 1)`);
-    checks.push(
-      `(SELECT count(*) FROM updated) <> jsonb_array_length(${param.changes}) THEN settle_write_conflict('an invocation changed since it was read')`,
     );
   }
   if (p.transitions) {
@@ -190,22 +215,8 @@ function build(p: WriteParts, spliced: boolean): string {
              NOT EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.runtime_id = $1::uuid AND e.enabled)
              AND NOT EXISTS (SELECT 1 FROM notification_channels c WHERE c.enabled
                               AND (cardinality(c.runtimes) = 0 OR (SELECT name FROM runtimes WHERE id = $1::uuid) = ANY(c.runtimes))),
-             ${CHAIN_VALUES}
+             ${chained.values("transition_in", "t")}
         FROM ${chained.from("transition_in", "t")})`);
-  }
-  if (p.search) {
-    ctes.push(`search AS (
-      INSERT INTO invocation_search (runtime_id, invocation_uid, ids)
-      SELECT $1::uuid, s.uid, s.ids FROM jsonb_to_recordset(${param.search}) AS s(uid uuid, ids text) ORDER BY s.uid
-      ON CONFLICT (runtime_id, invocation_uid) DO UPDATE SET ids = excluded.ids)`);
-  }
-  if (p.digests) {
-    // Which invocation carried which arguments digest (decision 028): written once per digest, never rewritten.
-    ctes.push(`digests AS (
-      INSERT INTO invocation_digests (runtime_id, tool, args_digest, invocation_uid)
-      SELECT $1::uuid, d.tool, d.args_digest, d.uid FROM jsonb_to_recordset(${param.digests}) AS d(uid uuid, tool text, args_digest text)
-       ORDER BY d.tool, d.args_digest, d.uid
-      ON CONFLICT DO NOTHING)`);
   }
   if (p.tasks) {
     ctes.push(`tasks AS (
@@ -230,7 +241,7 @@ function build(p: WriteParts, spliced: boolean): string {
     // The guard's answer (lib/guard/guard.ts), kept with the intent it allowed.
     ctes.push(`checks AS (
       INSERT INTO guard_checks (id, runtime_id, task_id, invocation_id, tool, idempotency_key, allow, reason, at, ${CHAIN_COLUMNS})
-      SELECT gen_random_uuid(), g.runtime_id, g.task_id, g.invocation_id, g.tool, g.idempotency_key, g.allow, g.reason, g.at, ${CHAIN_VALUES}
+      SELECT gen_random_uuid(), g.runtime_id, g.task_id, g.invocation_id, g.tool, g.idempotency_key, g.allow, g.reason, g.at, ${chained.values("check_in", "g")}
         FROM ${chained.from("check_in", "g")})`);
   }
   const verdict =
