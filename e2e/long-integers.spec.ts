@@ -109,4 +109,5 @@ test("an operator approves with edits a long integer, and the runtime is handed 
   await expect(edit).toContainText("12345678901234567890");
   await expect(edit).toContainText("12345678901234567891");
   await expect(edit).not.toContainText("12345678901234567000");
+  await page.screenshot({ path: `${process.env.SETTLE_E2E_OUT || "test-results"}/long-integers-audit.png` });
 });
