@@ -52,7 +52,7 @@ const CHECK_FIELDS = `task_id text, invocation_id text, tool text, idempotency_k
 /**
  * The CTEs of the chained parts present. `param` holds each part's parameter; `after` names the CTEs (each
  * returning rows) that must run before the head is locked; `attemptValues` is the SQL of an attempt's typed
- * columns from element `r`, as the insert names them.
+ * columns from element `r` (its uid, seq and the rest), as the insert names them.
  */
 export function chainLinks(
   p: ChainedParts,
@@ -67,7 +67,7 @@ export function chainLinks(
   const numbered = (part: string) => `jsonb_array_elements(${part}) WITH ORDINALITY AS x(r, o)`;
   if (p.attempts) {
     ctes.push(`attempt_in AS (
-      SELECT x.o::int AS ord, $1::uuid AS runtime_id, (r ->> 0)::uuid AS invocation_uid, (r ->> 1)::int AS seq, ${attemptValues},
+      SELECT x.o::int AS ord, $1::uuid AS runtime_id, ${attemptValues},
              now() AS received_at${p.spliced ? `, ${splicedContentSql("attempt", RUNTIME, "x.r", "now()")} AS content` : ""}
         FROM ${numbered(param.attempts!)})`);
     contents.push(`SELECT ord, ${p.spliced ? "content" : contentSql("attempt", (c) => `a.${c}`)} FROM attempt_in a`);
@@ -93,7 +93,7 @@ export function chainLinks(
   if (contents.length > 0) {
     ctes.push(`chain_c AS (SELECT * FROM (${contents.join("\n       UNION ALL ")}) AS c(ord, content))`);
     ctes.push(`chain_l AS (
-      SELECT * FROM settle_chain_append($1::uuid::text, ARRAY(SELECT content FROM chain_c ORDER BY ord),
+      SELECT * FROM settle_chain_append(${RUNTIME}, ARRAY(SELECT content FROM chain_c ORDER BY ord),
                                         ${after.length > 0 ? after.map((cte) => `(SELECT count(*) FROM ${cte})`).join(" + ") : "0"}))`);
   }
   // A spliced row carries its content hash, so its insert joins only the links.

@@ -188,7 +188,7 @@ function build(p: WriteParts, spliced: boolean): string {
   // Attempts, transitions and guard answers join the runtime's hash chain (lib/chain, decision 041): their
   // inputs as rows (with `ord`, their order in the chain), then the links, taken after the invocations' locks
   // and the writes above.
-  const attemptValues = ATTEMPT_COLUMNS.map((c, i) => elementSql(c, i + 2)).join(", ");
+  const attemptValues = ATTEMPT_ROW_COLUMNS.map(elementSql).join(", ");
   const chained = chainLinks({ ...p, spliced }, param, barrier ? [barrier, ...early] : early, attemptValues);
   ctes.push(...chained.ctes);
   if (p.attempts) {
